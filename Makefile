@@ -1,0 +1,151 @@
+# clustertwin build.
+#
+#   make run      build, install missing Debian packages (as root), run the default scenario
+#   make test     build and run every test (plain build and ASan+UBSan build)
+#   make bench    performance benchmarks, printed as ratios measured in one run
+#   make install  PREFIX=/usr/local DESTDIR=
+#   make clean
+#
+# Sources are found by wildcard: a new .c in sim/ models/ hw/ scenarios/
+# reports/ tui/ joins the library; tests/test_<name>.c becomes a cmocka test
+# binary linked with the library (an archive: only the modules it uses); cli/*.c make up the program.
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+CC      ?= cc
+PKG_CONFIG ?= pkg-config
+PKGS     = gsl sqlite3 libxml-2.0 ncursesw libcgraph
+TESTPKGS = cmocka
+
+B   = build
+BIN = $(B)/clustertwin
+VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+TEST_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(TESTPKGS) 2>/dev/null)
+TEST_LIBS   := $(shell $(PKG_CONFIG) --libs $(TESTPKGS) 2>/dev/null)
+
+WARN     = -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
+DEFS     = -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -DCT_VERSION='"$(VERSION)"'
+OPT     ?= -O2 -g
+CFLAGS_ALL = $(WARN) $(DEFS) $(OPT) -I. -I$(B)/gen $(PKG_CFLAGS) $(CFLAGS)
+SANFLAGS = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+LDLIBS_ALL = $(PKG_LIBS) -lm -ldl $(LDLIBS)
+
+LIB_SRC  := $(sort $(wildcard sim/*.c models/*.c hw/*.c scenarios/*.c reports/*.c tui/*.c))
+CLI_SRC  := $(sort $(wildcard cli/*.c))
+TEST_SRC := $(sort $(wildcard tests/test_*.c))
+BENCH_SRC := $(sort $(wildcard tests/bench_*.c))
+GEN_SRC  := $(B)/gen/embedded.c
+EMBED    := $(sort $(wildcard models/catalog/*.xml)) scenarios/scenario.rng
+
+LIB_OBJ   := $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/embedded.o
+LIB_SOBJ  := $(LIB_SRC:%.c=$(B)/san/%.o) $(B)/san/gen/embedded.o
+CLI_OBJ   := $(CLI_SRC:%.c=$(B)/obj/%.o)
+CLI_SOBJ  := $(CLI_SRC:%.c=$(B)/san/%.o)
+TESTS     := $(TEST_SRC:tests/%.c=$(B)/tests/%)
+STESTS    := $(TEST_SRC:tests/%.c=$(B)/san/tests/%)
+BENCHES   := $(BENCH_SRC:tests/%.c=$(B)/tests/%)
+
+.PHONY: all run test unit-test cli-test bench install uninstall clean deps check-deps
+.SUFFIXES:
+.DELETE_ON_ERROR:
+
+all: check-deps $(BIN)
+
+deps:
+	@tools/deps.sh install
+
+check-deps:
+	@tools/deps.sh check
+
+run: deps
+	@$(MAKE) --no-print-directory $(BIN)
+	@mkdir -p out
+	$(BIN) run scenarios/default.xml --json out/default.json
+
+test: deps
+	@$(MAKE) --no-print-directory $(BIN) $(B)/san/clustertwin $(TESTS) $(STESTS)
+	@$(MAKE) --no-print-directory unit-test cli-test
+
+unit-test: $(TESTS) $(STESTS)
+	@fail=0; for t in $(TESTS) $(STESTS); do \
+	  if ASAN_OPTIONS=detect_leaks=1 $$t >$$t.log 2>&1; then echo "ok   $$t"; \
+	  else echo "FAIL $$t (log: $$t.log)"; tail -n 30 $$t.log; fail=1; fi; done; exit $$fail
+
+cli-test: $(BIN) $(B)/san/clustertwin
+	@tests/cli.sh $(BIN)
+	@tests/cli.sh $(B)/san/clustertwin
+
+bench: check-deps $(BENCHES) $(BIN)
+	@for b in $(BENCHES); do $$b || exit 1; done
+
+# The library is an archive so a test links only the modules it uses.
+$(B)/libclustertwin.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/san/libclustertwin.a: $(LIB_SOBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BIN): $(CLI_OBJ) $(B)/libclustertwin.a
+	@mkdir -p $(@D)
+	$(CC) $(OPT) -o $@ $^ $(LDLIBS_ALL)
+
+$(B)/san/clustertwin: $(CLI_SOBJ) $(B)/san/libclustertwin.a
+	@mkdir -p $(@D)
+	$(CC) $(SANFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+$(B)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
+
+$(B)/san/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) $(SANFLAGS) -MMD -MP -c -o $@ $<
+
+$(B)/obj/gen/embedded.o: $(GEN_SRC)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+
+$(B)/san/gen/embedded.o: $(GEN_SRC)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) $(SANFLAGS) -c -o $@ $<
+
+# The catalog and the schema are compiled into the program so it runs from
+# any directory and after `make install` without data files to find.
+$(GEN_SRC): $(EMBED) tools/embed.sh
+	@mkdir -p $(@D)
+	tools/embed.sh $(EMBED) > $@.tmp && mv $@.tmp $@
+
+$(B)/tests/%: $(B)/obj/tests/%.o $(B)/libclustertwin.a
+	@mkdir -p $(@D)
+	$(CC) $(OPT) -o $@ $^ $(TEST_LIBS) $(LDLIBS_ALL)
+
+$(B)/obj/tests/%.o: tests/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) $(TEST_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(B)/san/tests/%: $(B)/san/obj/tests/%.o $(B)/san/libclustertwin.a
+	@mkdir -p $(@D)
+	$(CC) $(SANFLAGS) -o $@ $^ $(TEST_LIBS) $(LDLIBS_ALL)
+
+$(B)/san/obj/tests/%.o: tests/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) $(SANFLAGS) $(TEST_CFLAGS) -MMD -MP -c -o $@ $<
+
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/clustertwin/scenarios
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/clustertwin
+	install -m 644 scenarios/*.xml scenarios/scenario.rng $(DESTDIR)$(PREFIX)/share/clustertwin/scenarios/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/clustertwin
+	rm -rf $(DESTDIR)$(PREFIX)/share/clustertwin
+
+clean:
+	rm -rf $(B) out
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,46 @@
+/*
+ * metrics: the metric bus. Entities publish samples (a number at a time)
+ * and events (something happened, with a text); sinks subscribe without the
+ * publishers knowing them (JSON summary, SQLite store, dashboard ring).
+ *
+ * Names are interned once (metrics_register) so publishing on the hot path
+ * is an integer id, a time and a value: O(sinks) per call, no allocation.
+ */
+#ifndef CT_METRICS_H
+#define CT_METRICS_H
+
+#include "sim/engine.h"
+
+typedef struct metric_bus metric_bus;
+typedef int metric_id;               /* >= 0; -1 means "not registered" */
+
+typedef struct metric_sink {
+    void *ctx;
+    /* Any callback may be NULL. Names stay valid for the bus's lifetime. */
+    void (*on_register)(void *ctx, metric_id id, const char *entity, const char *name);
+    void (*on_sample)(void *ctx, metric_id id, sim_time t, double value);
+    void (*on_event)(void *ctx, sim_time t, const char *entity, const char *kind,
+                     const char *detail);
+    void (*on_close)(void *ctx, sim_time t);
+} metric_sink;
+
+metric_bus *metrics_new(void);                  /* NULL when out of memory */
+void metrics_free(metric_bus *b);               /* NULL is a no-op; does not close */
+
+/* Add a sink (copied). It is told of every metric registered so far.
+ * Returns 0, or -1 when out of memory (bus unchanged). */
+int metrics_subscribe(metric_bus *b, const metric_sink *s);
+
+/* Intern (entity, name); the same pair returns the same id. -1 on OOM. */
+metric_id metrics_register(metric_bus *b, const char *entity, const char *name);
+const char *metrics_entity(const metric_bus *b, metric_id id);
+const char *metrics_name(const metric_bus *b, metric_id id);
+int metrics_count(const metric_bus *b);
+
+void metrics_sample(metric_bus *b, metric_id id, sim_time t, double value);
+void metrics_event(metric_bus *b, sim_time t, const char *entity, const char *kind,
+                   const char *detail);
+/* Tell every sink the run ended at time t. */
+void metrics_close(metric_bus *b, sim_time t);
+
+#endif

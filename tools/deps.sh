@@ -1,0 +1,38 @@
+#!/bin/sh
+# Check (and, as root with `install`, install) the Debian packages clustertwin
+# needs. Prints what is missing and the command to install it.
+#   tools/deps.sh check     exit 1 when something is missing
+#   tools/deps.sh install   install what is missing when root, else as check
+set -u
+mode=${1:-check}
+# pkg-config module -> Debian package
+pairs="gsl:libgsl-dev sqlite3:libsqlite3-dev libxml-2.0:libxml2-dev ncursesw:libncurses-dev libcgraph:libgraphviz-dev cmocka:libcmocka-dev"
+missing=""
+command -v pkg-config >/dev/null 2>&1 || missing="pkg-config"
+command -v cc >/dev/null 2>&1 || missing="$missing gcc"
+command -v make >/dev/null 2>&1 || missing="$missing make"
+for p in $pairs; do
+  mod=${p%%:*}; pkg=${p#*:}
+  if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists "$mod" 2>/dev/null; then
+    missing="$missing $pkg"
+  fi
+done
+# gnuplot draws the report charts; not needed to build, only for reports.
+command -v gnuplot >/dev/null 2>&1 || optional="gnuplot-nox"
+missing=$(echo $missing)
+[ -z "$missing" ] && [ -z "${optional:-}" ] && exit 0
+if [ "$mode" = install ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "installing missing Debian packages: $missing ${optional:-}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y --no-install-recommends $missing ${optional:-} >/dev/null 2>&1 || {
+    apt-get update >/dev/null 2>&1 &&
+    apt-get install -y --no-install-recommends $missing ${optional:-} >/dev/null; } || {
+    echo "error: apt-get could not install: $missing ${optional:-}" >&2; exit 1; }
+  exit 0
+fi
+if [ -n "$missing" ]; then
+  echo "error: missing Debian packages: $missing" >&2
+  echo "install them with: sudo apt-get install $missing ${optional:-}" >&2
+  exit 1
+fi
+exit 0
