@@ -1,0 +1,196 @@
+/*
+ * catalog: the hardware and model data every cost model reads. GPUs, node
+ * types, NICs, storage kinds and LLM architectures, as plain structs.
+ *
+ * The data lives in models/catalog/ (XML) (compiled into the program) and a
+ * scenario may add or override entries with the same elements inside
+ * <catalog>. Each struct's attributes are described by a field table
+ * (catalog_fields_*) that the XML loader, the documentation and calibration
+ * use to set a field by name: to add a figure, add a member and a table row.
+ *
+ * Every figure that is not a vendor peak is an efficiency with a name, a
+ * default in the table and its source in the XML comment beside it.
+ */
+#ifndef CT_CATALOG_H
+#define CT_CATALOG_H
+
+#include <stddef.h>
+
+#define CATALOG_NAME_MAX 48
+
+typedef enum precision {
+    PREC_FP64, PREC_FP32, PREC_TF32, PREC_BF16, PREC_FP16, PREC_FP8, PREC_INT8, PREC_INT4,
+    PREC_COUNT
+} precision;
+
+/* "bf16" -> PREC_BF16; returns -1 for an unknown name. */
+int precision_parse(const char *z);
+const char *precision_name(precision p);
+/* Bytes per element: fp32 4, bf16 2, fp8 1, int4 0.5. */
+double precision_bytes(precision p);
+
+typedef struct gpu_spec {
+    char name[CATALOG_NAME_MAX];
+    char vendor[16];
+    double tflops[PREC_COUNT];        /* dense tensor peak by precision, TFLOP/s; 0 = none */
+    double vector_tflops;             /* non-tensor FP32 peak, TFLOP/s */
+    double hbm_bytes;
+    double hbm_bw_bytes_per_s;
+    double l2_bytes;
+    int sms;                          /* streaming multiprocessors / compute units */
+    double tdp_w;
+    double idle_w;
+    double price_per_hour_usd;        /* on-demand cloud list price per GPU-hour */
+    /* Efficiencies (fractions of the peaks above). */
+    double eff_gemm;                  /* achievable fraction of tensor peak, large GEMMs */
+    double eff_hbm;                   /* achievable fraction of HBM bandwidth (stream copy) */
+    double eff_attention;             /* fused attention kernels vs tensor peak */
+    double gemm_half_dim;             /* GEMM size (geometric mean of m,n,k) at which
+                                         efficiency is half of eff_gemm */
+    double eff_sustained;             /* fraction of the benchmark rates above held in a
+                                         long run at the power limit (clock throttling) */
+} gpu_spec;
+
+typedef struct nic_spec {
+    char name[CATALOG_NAME_MAX];
+    char kind[16];                    /* infiniband | roce | ethernet */
+    double bw_bytes_per_s;            /* per direction */
+    double latency_s;                 /* one-way small-message latency, host to host */
+    double eff_bw;                    /* achievable fraction of line rate for large transfers */
+    /* NCCL's network transport (models/collective.c). */
+    double eff_coll;                  /* fraction of line rate collectives reach per NIC */
+    double hop_ll_s;                  /* per-hop proxy/transport latency beyond latency_s, LL */
+    double hop_ll128_s;               /* ... LL128 */
+    double hop_simple_s;              /* ... Simple */
+} nic_spec;
+
+typedef struct node_spec {
+    char name[CATALOG_NAME_MAX];
+    char gpu[CATALOG_NAME_MAX];       /* gpu_spec name */
+    int gpus;                         /* GPUs per node */
+    double nvlink_bw_bytes_per_s;     /* per GPU, per direction, into the NVLink fabric */
+    int nvswitch;                     /* 1: all-to-all through NVSwitch */
+    int nvls;                         /* 1: NVLink SHARP (in-switch reduction) available */
+    double nvlink_latency_s;
+    char nic[CATALOG_NAME_MAX];       /* nic_spec name of the compute-fabric NICs */
+    int nics;                         /* compute-fabric NICs per node */
+    double pcie_bw_bytes_per_s;       /* host<->GPU per GPU, per direction */
+    double host_mem_bytes;
+    double host_mem_bw_bytes_per_s;
+    double nvme_bytes;
+    double nvme_bw_bytes_per_s;
+    double storage_nic_bw_bytes_per_s;/* front-end (storage) network per node */
+    double overhead_w;                /* CPUs, fans, NICs: node power beyond its GPUs at load */
+    double price_per_hour_usd;        /* whole node, cloud on-demand */
+    double eff_nvlink;                /* achievable fraction of NVLink bandwidth */
+    /* Collectives on this node type (models/collective.c; NCCL's tuning model). */
+    double eff_nvls;                  /* NVLS all-reduce: fraction of the ideal multicast rate */
+    double eff_tree;                  /* tree bandwidth relative to ring */
+    double eff_ll;                    /* LL protocol bandwidth relative to Simple */
+    double eff_ll128;                 /* LL128 protocol bandwidth relative to Simple */
+    int coll_channels;                /* NCCL channels (parallel rings/trees) at full size */
+    double coll_window_bytes;         /* Simple: bytes per channel per pipeline step */
+    double ll_channel_bytes;          /* LL/LL128: bytes per rank a channel needs before
+                                         another channel is added */
+    double coll_launch_s;             /* per collective: launch and host enqueue */
+    double coll_base_ll_s;            /* per collective base latency by protocol */
+    double coll_base_ll128_s;
+    double coll_base_simple_s;
+    double nvlink_hop_ll_s;           /* per NVLink hop (pipeline step) by protocol */
+    double nvlink_hop_ll128_s;
+    double nvlink_hop_simple_s;
+    double nvls_latency_s;            /* NVLS operation latency inside the node */
+} node_spec;
+
+typedef struct storage_spec {
+    char name[CATALOG_NAME_MAX];      /* nfs | parallel-fs | object (the kinds) */
+    double bw_bytes_per_s;            /* default aggregate bandwidth of a system */
+    double per_client_bw_bytes_per_s; /* ceiling per client node */
+    double latency_s;                 /* per request / metadata operation */
+    double price_per_tb_month_usd;
+} storage_spec;
+
+typedef struct llm_spec {
+    char name[CATALOG_NAME_MAX];
+    int layers;
+    int hidden;
+    int ffn_hidden;
+    int heads;
+    int kv_heads;
+    int vocab;
+    int max_context;                  /* tokens */
+    int experts;                      /* 0 or 1: dense */
+    int experts_per_token;
+    int gated_ffn;                    /* 1: SwiGLU-style three matrices */
+    int tied_embeddings;
+} llm_spec;
+
+typedef struct catalog catalog;
+
+catalog *catalog_new(void);                     /* empty; NULL when out of memory */
+void catalog_free(catalog *c);                  /* NULL is a no-op */
+
+/* Add an entry, replacing one of the same name. Copies the struct.
+ * Returns 0, or -1 when out of memory (catalog unchanged). */
+int catalog_put_gpu(catalog *c, const gpu_spec *g);
+int catalog_put_nic(catalog *c, const nic_spec *n);
+int catalog_put_node(catalog *c, const node_spec *n);
+int catalog_put_storage(catalog *c, const storage_spec *s);
+int catalog_put_llm(catalog *c, const llm_spec *m);
+
+/* Lookup by exact name; NULL when absent. Pointers stay valid until the
+ * next put of the same kind or catalog_free(). */
+const gpu_spec *catalog_gpu(const catalog *c, const char *name);
+const nic_spec *catalog_nic(const catalog *c, const char *name);
+const node_spec *catalog_node(const catalog *c, const char *name);
+const storage_spec *catalog_storage(const catalog *c, const char *name);
+const llm_spec *catalog_llm(const catalog *c, const char *name);
+
+/* Iteration: count and i-th entry (in insertion order). */
+int catalog_count(const catalog *c, const char *kind);  /* "gpu" "nic" "node" "storage" "llm" */
+const void *catalog_at(const catalog *c, const char *kind, int i);
+
+/* Comma-separated names of one kind, for "expected one of" messages. */
+void catalog_names(const catalog *c, const char *kind, char *buf, size_t len);
+
+/* ---- Field tables: attribute name -> member --------------------------- */
+
+typedef enum field_type {
+    FIELD_STR,        /* char[size] */
+    FIELD_INT,        /* int; a count (units "count") */
+    FIELD_BOOL,       /* int 0/1; "true"/"false"/"1"/"0"/"yes"/"no" */
+    FIELD_NUMBER,     /* double, plain number */
+    FIELD_SIZE,       /* double, bytes */
+    FIELD_BW,         /* double, bytes/s */
+    FIELD_DURATION,   /* double, seconds */
+    FIELD_FRACTION    /* double in (0, 1] */
+} field_type;
+
+typedef struct catalog_field {
+    const char *attr;      /* XML attribute name, e.g. "hbm-bw" */
+    field_type type;
+    size_t offset;         /* offsetof in the struct */
+    size_t size;           /* for FIELD_STR: buffer size */
+    int required;          /* 1: an entry without it is an error */
+    double def;            /* default for numbers when absent */
+    const char *doc;       /* one line for the README and `check --catalog` */
+} catalog_field;
+
+/* Each table ends with an entry whose attr is NULL. */
+extern const catalog_field catalog_fields_gpu[];
+extern const catalog_field catalog_fields_nic[];
+extern const catalog_field catalog_fields_node[];
+extern const catalog_field catalog_fields_storage[];
+extern const catalog_field catalog_fields_llm[];
+
+/* Table for an XML element name ("gpu", "nic", "node", "storage", "llm");
+ * NULL for an unknown element. *struct_size receives sizeof the struct. */
+const catalog_field *catalog_fields_for(const char *element, size_t *struct_size);
+
+/* Set every numeric field of an entry to its table default (strings empty). */
+void catalog_defaults(const catalog_field *fields, void *entry);
+
+/* Put an entry of element kind ("gpu", ...) built from a field table. */
+int catalog_put(catalog *c, const char *element, const void *entry);
+
+#endif
