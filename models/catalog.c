@@ -239,6 +239,10 @@ const catalog_field catalog_fields_storage[] = {
     { "per-client-bw", FIELD_BW, N(storage_spec, per_client_bw_bytes_per_s), 0, 0, "ceiling per client node" },
     { "latency", FIELD_DURATION, N(storage_spec, latency_s), 0, 1e-3, "per request" },
     { "price-per-tb-month", FIELD_NUMBER, N(storage_spec, price_per_tb_month_usd), 0, 0, "USD per TB-month" },
+    /* Checkpoint I/O (models/checkpoint.c); sources per kind in models/catalog/storage.xml. */
+    { "read-bw-ratio", FIELD_NUMBER, N(storage_spec, read_bw_ratio), 0, 1, "read over write bandwidth (aggregate and per client)" },
+    { "part-size", FIELD_SIZE, N(storage_spec, part_size_bytes), 0, 0, "bytes per request of a large transfer (object multipart part); 0: one request per file" },
+    { "max-requests", FIELD_INT, N(storage_spec, max_requests), 0, 1, "requests one writing process keeps in flight" },
     { NULL, 0, 0, 0, 0, 0, NULL }
 };
 

@@ -108,6 +108,11 @@ typedef struct storage_spec {
     double per_client_bw_bytes_per_s; /* ceiling per client node */
     double latency_s;                 /* per request / metadata operation */
     double price_per_tb_month_usd;
+    /* The bandwidths above are for writing; models/checkpoint.c reads these. */
+    double read_bw_ratio;             /* read over write bandwidth (aggregate and per client) */
+    double part_size_bytes;           /* bytes per request of a large transfer (object
+                                         multipart part); 0: one request per file */
+    int max_requests;                 /* requests one writing process keeps in flight */
 } storage_spec;
 
 typedef struct llm_spec {

@@ -1,0 +1,112 @@
+/*
+ * collective: time of one NCCL-style collective on the cluster's topology.
+ *
+ * Alpha-beta model per algorithm (ring, tree, NVLink SHARP) with a protocol
+ * efficiency per algorithm; hierarchical groups (NVLink inside the node, the
+ * NICs between nodes); several NICs per node shared by the groups that run
+ * at once; fat-tree oversubscription above the leaf switches; direct
+ * multi-NIC access vs an overlay network.
+ *
+ * Pure functions of plain structs: no engine, no I/O. Sizes follow
+ * nccl-tests: `bytes` is the per-rank buffer count*sizeof(type) as
+ * all_reduce_perf/all_gather_perf print in their "size" column (for
+ * all-gather and reduce-scatter that is the full, gathered buffer).
+ */
+#ifndef CT_COLLECTIVE_H
+#define CT_COLLECTIVE_H
+
+#include "models/catalog.h"
+
+typedef enum coll_op {
+    COLL_ALLREDUCE, COLL_ALLGATHER, COLL_REDUCESCATTER, COLL_ALLTOALL,
+    COLL_BROADCAST, COLL_SENDRECV, COLL_OP_COUNT
+} coll_op;
+
+typedef enum coll_algo { COLL_AUTO, COLL_RING, COLL_TREE, COLL_NVLS, COLL_ALGO_COUNT } coll_algo;
+
+typedef enum nic_mode { NIC_DIRECT, NIC_OVERLAY } nic_mode;
+
+typedef enum topology_kind { TOPO_FAT_TREE, TOPO_RAIL_OPTIMIZED, TOPO_SINGLE_SWITCH } topology_kind;
+
+/* NCCL's protocols: LL (8-byte flag+data stores, lowest latency), LL128
+ * (128-byte lines, 120 of data), Simple (bulk copies with a flag per step). */
+typedef enum coll_proto { COLL_LL, COLL_LL128, COLL_SIMPLE, COLL_PROTO_COUNT } coll_proto;
+
+/* "allreduce" -> COLL_ALLREDUCE; -1 when unknown. */
+int coll_op_parse(const char *z);
+const char *coll_op_name(coll_op op);
+const char *coll_algo_name(coll_algo a);
+const char *coll_proto_name(coll_proto p);   /* "LL", "LL128", "Simple" */
+
+/* What a collective sees of the cluster. */
+typedef struct fabric {
+    const node_spec *node;
+    const gpu_spec *gpu;
+    const nic_spec *nic;
+    topology_kind topology;
+    double oversubscription;        /* >= 1: leaf uplink bandwidth = downlink / this */
+    nic_mode mode;
+    int nodes_per_leaf;             /* nodes under one leaf switch (rail group) */
+    int nodes;                      /* nodes in the cluster */
+    /* Overlay network costs (used when mode == NIC_OVERLAY); defaults from
+     * fabric_defaults(). */
+    double overlay_latency_s;       /* added per message (encapsulation, vSwitch) */
+    double overlay_bw_fraction;     /* per-node bandwidth reachable through the overlay,
+                                       as a fraction of the direct (RDMA) figure */
+} fabric;
+
+/* Default network settings, no node: fat-tree, oversubscription 1, direct,
+ * 32 nodes per leaf, one node, the overlay costs the field reports. */
+void fabric_defaults(fabric *f);
+
+/* Fill the fabric for a node type from the catalog with default network
+ * settings (fabric_defaults). Returns 0, or -1 when node is NULL, nodes < 1
+ * or the node's GPU or NIC is not in the catalog (f unchanged). */
+int fabric_init(fabric *f, const catalog *c, const node_spec *node, int nodes);
+
+/* How a communicator lies on the cluster. */
+typedef struct coll_group {
+    int ranks;                      /* GPUs in the communicator */
+    int ranks_per_node;             /* of them in one node (1..node->gpus) */
+    int concurrent_per_node;        /* communicators of this shape running at the
+                                       same time on one node, sharing its NICs
+                                       (e.g. 8 DP groups under TP=8); >= 1 */
+} coll_group;
+
+typedef struct coll_result {
+    double time_s;
+    coll_algo algo;                 /* the algorithm chosen (or given) */
+    double algbw_bytes_per_s;       /* bytes / time */
+    double busbw_bytes_per_s;       /* nccl-tests bus bandwidth */
+    coll_proto proto;               /* the protocol chosen (fastest for the size) */
+} coll_result;
+
+/* Time of one collective of `bytes` on group g. algo COLL_AUTO picks the
+ * fastest algorithm available (NVLS only inside NVLS-capable nodes, as NCCL
+ * does). Returns 0, or -1 on invalid input (r unchanged).
+ *
+ * Invalid: NULL arguments, a fabric without node or NIC, op or algo out of
+ * range, bytes negative or not finite, ranks < 1, ranks_per_node outside
+ * 1..min(ranks, node->gpus), concurrent_per_node < 1, oversubscription < 1,
+ * or an algorithm NCCL does not offer for this op and group (tree:
+ * all-reduce only; NVLS: all-reduce, all-gather, reduce-scatter on NVLS
+ * nodes with >= 2 GPUs of the group per node, and across nodes all-reduce
+ * only). f->nodes is not a limit on the group. alltoall and sendrecv are
+ * point-to-point: they report COLL_RING.
+ *
+ * One rank: time 0, bandwidths 0. Pure and allocation-free; about 0.1 us. */
+int coll_time(const fabric *f, coll_op op, double bytes, const coll_group *g,
+              coll_algo algo, coll_result *r);
+
+/* nccl-tests bus bandwidth factor: allreduce 2(n-1)/n, allgather and
+ * reducescatter (n-1)/n, alltoall (n-1)/n, broadcast and sendrecv 1. */
+double coll_busbw_factor(coll_op op, int n);
+
+/* Point-to-point transfer of bytes between two GPUs (pipeline activations):
+ * same node over NVLink, else over the NICs. concurrent_per_node as above:
+ * transfers leaving one node at the same time (e.g. the tp GPUs of a stage).
+ * Returns seconds, or -1 on invalid input (as coll_time). Cross-leaf
+ * oversubscription is not applied: pipeline neighbours are adjacent nodes. */
+double p2p_time_s(const fabric *f, double bytes, int same_node, int concurrent_per_node);
+
+#endif

@@ -1,0 +1,69 @@
+/*
+ * gpu: roofline time per operation class (see gpu.h).
+ *
+ * Called a few dozen times per training-plan evaluation; plain arithmetic.
+ * A gpu_spec built by hand may leave efficiencies at 0: each then takes
+ * the default of its catalog field table (models/catalog.c).
+ */
+#include "models/gpu.h"
+
+#include <math.h>
+
+static double or_default(double v, double def) { return v > 0 ? v : def; }
+
+static double sustained(const gpu_spec *g) { return or_default(g->eff_sustained, 1.0); }
+
+double gpu_peak_flops(const gpu_spec *g, precision p) {
+    /* Fall back to a wider type with a tensor path: fp8/int8/int4 -> bf16,
+     * fp32 -> tf32 (what frameworks do by default on tensor-core GPUs). */
+    static const precision wider[PREC_COUNT] = {
+        [PREC_FP64] = PREC_FP64, [PREC_FP32] = PREC_TF32, [PREC_TF32] = PREC_BF16,
+        [PREC_BF16] = PREC_FP16, [PREC_FP16] = PREC_BF16, [PREC_FP8] = PREC_BF16,
+        [PREC_INT8] = PREC_BF16, [PREC_INT4] = PREC_INT8,
+    };
+    if (p < 0 || p >= PREC_COUNT) p = PREC_BF16;
+    for (int i = 0; i < 4; i++) {
+        if (g->tflops[p] > 0) return g->tflops[p] * 1e12;
+        p = wider[p];
+    }
+    return g->tflops[PREC_BF16] * 1e12;
+}
+
+double gpu_gemm_eff(const gpu_spec *g, double m, double n, double k) {
+    double d = cbrt(m * n * k);
+    double half = or_default(g->gemm_half_dim, 256);
+    if (!(d > 0)) return 0;
+    return or_default(g->eff_gemm, 0.75) * d / (d + half);
+}
+
+double gpu_hbm_bytes_per_s(const gpu_spec *g) {
+    /* HBM has its own clock: power throttling of the SMs leaves it be. */
+    return g->hbm_bw_bytes_per_s * or_default(g->eff_hbm, 0.85);
+}
+
+double gpu_gemm_flops_per_s(const gpu_spec *g, precision p, double m, double n, double k) {
+    return gpu_peak_flops(g, p) * gpu_gemm_eff(g, m, n, k) * sustained(g);
+}
+
+double gpu_gemm_s(const gpu_spec *g, precision p, double m, double n, double k, double batch) {
+    if (!(m > 0 && n > 0 && k > 0 && batch > 0)) return 0;
+    double w = precision_bytes(p), wout = w < 2 ? 2 : w;
+    double flops = 2 * m * n * k * batch;
+    double bytes = ((m * k + k * n) * w + m * n * wout) * batch;
+    double rate = gpu_gemm_flops_per_s(g, p, m, n, k);
+    double t_compute = rate > 0 ? flops / rate : 0;
+    double bw = gpu_hbm_bytes_per_s(g);
+    double t_memory = bw > 0 ? bytes / bw : 0;
+    return t_compute > t_memory ? t_compute : t_memory;
+}
+
+double gpu_attention_s(const gpu_spec *g, precision p, double flops) {
+    if (p == PREC_FP8 || p == PREC_INT8 || p == PREC_INT4) p = PREC_BF16;
+    double rate = gpu_peak_flops(g, p) * or_default(g->eff_attention, 0.55) * sustained(g);
+    return rate > 0 && flops > 0 ? flops / rate : 0;
+}
+
+double gpu_memory_s(const gpu_spec *g, double bytes) {
+    double bw = gpu_hbm_bytes_per_s(g);
+    return bw > 0 && bytes > 0 ? bytes / bw : 0;
+}

@@ -1,0 +1,50 @@
+/*
+ * gpu: how long one kernel takes on one GPU, by operation class.
+ *
+ * A roofline per class, each bound scaled by a named efficiency from the
+ * GPU's catalog entry (models/catalog/gpus.xml says where each comes from):
+ *
+ *   GEMM          max(flops / (peak·eff_gemm·shape), bytes / (hbm·eff_hbm))
+ *                 shape = d / (d + gemm_half_dim), d = cube root of m·n·k:
+ *                 small or skinny GEMMs leave tensor cores idle (tile
+ *                 quantisation, launch and tail effects).
+ *   attention     fused (FlashAttention-style) kernels: flops / (peak·eff_attention)
+ *   memory-bound  elementwise, norms, softmax, optimizer: bytes / (hbm·eff_hbm)
+ *
+ * Tensor-core rates are scaled by eff_sustained: the fraction of the
+ * short-benchmark rate a GPU holds when it runs dense work back to back for
+ * minutes at its power limit (SM clocks throttle; microbenchmarks measure
+ * cool, boosted chips). HBM bandwidth has its own clock and is not scaled.
+ * Pure functions; peaks in FLOP/s and bytes/s.
+ */
+#ifndef CT_GPU_H
+#define CT_GPU_H
+
+#include "models/catalog.h"
+
+/* Dense tensor peak in FLOP/s for a precision. A precision the GPU has no
+ * tensor path for runs at the next wider one it has (fp8 on an A100 runs
+ * as bf16). 0 only for a GPU without any tensor peak. */
+double gpu_peak_flops(const gpu_spec *g, precision p);
+
+/* Fraction of the tensor peak a GEMM of this shape reaches (compute bound,
+ * before eff_sustained). */
+double gpu_gemm_eff(const gpu_spec *g, double m, double n, double k);
+
+/* Time of `batch` GEMMs of m×k by k×n at precision p (inputs and output at
+ * that precision's width, at least 2 bytes for the output). */
+double gpu_gemm_s(const gpu_spec *g, precision p, double m, double n, double k, double batch);
+
+/* Time of fused attention kernels doing `flops` tensor FLOPs (as
+ * FlashAttention benchmarks count them). Attention runs in bf16/fp16 even
+ * when GEMMs use fp8. */
+double gpu_attention_s(const gpu_spec *g, precision p, double flops);
+
+/* Time of memory-bound kernels moving `bytes` to and from HBM. */
+double gpu_memory_s(const gpu_spec *g, double bytes);
+
+/* Achievable rates, for reports and microbenchmark predictions. */
+double gpu_gemm_flops_per_s(const gpu_spec *g, precision p, double m, double n, double k);
+double gpu_hbm_bytes_per_s(const gpu_spec *g);
+
+#endif

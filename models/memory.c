@@ -1,0 +1,233 @@
+/*
+ * memory: per-GPU bytes of a training plan (see memory.h for the model).
+ *
+ * A handful of multiplications per stage; mem_explain re-evaluates the
+ * plan under a few changes to suggest one that fits.
+ */
+#include "models/memory.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "models/transformer.h"
+
+#define ACT_BYTES 2.0          /* activations in bf16/fp16 */
+#define WEIGHT_BYTES 2.0       /* working copy of the weights in bf16/fp16 */
+
+static int floor_pos(double x) {
+    double f = floor(x + 1e-9);
+    return f > 0 ? (int)f : 0;
+}
+
+double mem_pp_layout(int layers, int pp, double e, double c, mem_layout *lay) {
+    if (pp <= 1) {
+        lay->first = lay->mid = lay->last = layers;
+        return layers + e + c;
+    }
+    double fe = e - floor(e), fc = c - floor(c);
+    int k0 = layers / pp - 2 - (int)ceil(e > c ? e : c);
+    if (k0 < 0) k0 = 0;
+    double best = -1;
+    for (int k = k0; best < 0 && k <= layers + (int)ceil(e + c) + 2; k++) {
+        double cand[3] = { k, k + fc, k + fe };
+        /* ascending order of the three candidates */
+        for (int i = 0; i < 3; i++)
+            for (int j = i + 1; j < 3; j++)
+                if (cand[j] < cand[i]) { double t = cand[i]; cand[i] = cand[j]; cand[j] = t; }
+        for (int i = 0; i < 3 && best < 0; i++) {
+            double M = cand[i];
+            long cap = (long)floor_pos(M - e) + floor_pos(M - c) + (long)(pp - 2) * floor_pos(M);
+            if (cap >= layers) best = M;
+        }
+    }
+    int first = floor_pos(best - e), last = floor_pos(best - c), mid = pp > 2 ? floor_pos(best) : 0;
+    long surplus = (long)first + last + (long)(pp - 2) * mid - layers;
+    int take = surplus < first ? (int)surplus : first;
+    first -= take;
+    surplus -= take;
+    take = surplus < last ? (int)surplus : last;
+    last -= take;
+    lay->first = first;
+    lay->mid = pp > 2 ? mid : (first > last ? first : last);
+    lay->last = last;
+    /* Busiest load as laid out (never above best). */
+    double load = first + e;
+    if (last + c > load) load = last + c;
+    if (pp > 2 && mid > load) load = mid;
+    return load;
+}
+
+/* Bytes per token of one layer's saved activations under recompute r
+ * (RECOMPUTE_FULL gives the working set of the layer being recomputed). */
+static double layer_act_per_token(const llm_spec *m, const train_plan *p, recompute r) {
+    tf_dims d;
+    tf_dims_of(m, &d);
+    double tp = p->tp > 0 ? p->tp : 1;
+    double hid_div = p->sequence_parallel ? tp : 1;
+    double ffn_out = (d.gated ? 2 : 1) * d.f;
+    double hidden, split, scores = 0;
+    if (r == RECOMPUTE_SELECTIVE) {
+        /* Keep the norm inputs (the residual stream) and what the GEMMs and
+         * the attention backward need; recompute norms, the activation
+         * function and (unfused) the attention scores. */
+        hidden = 2 * d.h;
+        split = 2 * d.q_dim + 2 * d.kv_dim + ffn_out;
+    } else {
+        hidden = 4 * d.h;                       /* norm inputs and outputs */
+        split = 2 * d.q_dim + 2 * d.kv_dim + ffn_out + d.f;
+        if (p->attn_unfused)                    /* softmax out, dropout mask and out */
+            scores = 5 * (d.heads / tp) * p->seq_len / ACT_BYTES;
+    }
+    return ACT_BYTES * (hidden / hid_div + split / tp + scores);
+}
+
+double mem_layer_activation_bytes(const llm_spec *m, const train_plan *p) {
+    double tokens = (double)p->micro_batch * p->seq_len / (p->cp > 0 ? p->cp : 1);
+    recompute r = p->recompute;
+    if (r == RECOMPUTE_FULL || (r == RECOMPUTE_SELECTIVE && p->selective == SELECTIVE_LAYERS))
+        r = RECOMPUTE_NONE;                     /* what a layer that is kept holds */
+    return tokens * layer_act_per_token(m, p, r);
+}
+
+/* Parameters held by one GPU of a stage with n layers. */
+static double stage_params(const llm_spec *m, const train_plan *p, int n, int first, int last) {
+    double tp = p->tp > 0 ? p->tp : 1;
+    double x = n * tf_layer_params(m);
+    if (first) x += tf_embedding_params(m);
+    if (last) x += (p->pp > 1 && m->tied_embeddings) ? tf_embedding_params(m) : tf_output_params(m);
+    return x / tp;
+}
+
+typedef struct stage_mem { double w, g, o, a, x; } stage_mem;
+
+static void stage_bytes(const llm_spec *m, const train_plan *p, int v, int n, int index,
+                        const train_params *q, int nmicro, stage_mem *s) {
+    int pp = p->pp > 0 ? p->pp : 1;
+    int first = index == 0, last = index == pp - 1;
+    /* Sharding spans the context-parallel ranks too (same weights). */
+    double dp = (double)(p->dp > 0 ? p->dp : 1) * (p->cp > 0 ? p->cp : 1), tp = p->tp > 0 ? p->tp : 1;
+    double params = stage_params(m, p, n, first, last);
+    int fsdp_flat = p->sharding == SHARD_FSDP && pp == 1;
+
+    if (fsdp_flat) {
+        /* The sharded parameters are the fp32 master copy (counted with the
+         * optimizer state); bf16 exists only for the gathered layers. */
+        int gathered = n < 2 ? n : 2;
+        s->w = WEIGHT_BYTES * gathered * tf_layer_params(m) / tp;
+    } else {
+        s->w = WEIGHT_BYTES * params;
+    }
+    s->g = train_grad_bytes(p, q) * params / ((p->sharding == SHARD_ZERO2 || fsdp_flat) ? dp : 1);
+    s->o = q->optimizer_state_bytes * params / (p->sharding == SHARD_NONE ? 1 : dp);
+
+    double in_flight = pp - index;
+    if (in_flight > nmicro) in_flight = nmicro;
+    if (in_flight < 1) in_flight = 1;
+    if (index == 0 && p->schedule == PP_INTERLEAVED && v > 1)
+        in_flight *= 1 + (double)(pp - 1) / ((double)pp * v);
+    double tokens = (double)p->micro_batch * p->seq_len / (p->cp > 0 ? p->cp : 1);
+    double input = ACT_BYTES * m->hidden / (p->sequence_parallel ? tp : 1);
+    double none = layer_act_per_token(m, p, RECOMPUTE_NONE);
+    double working = n > 0 ? none : 0;         /* the layer being recomputed */
+    if (p->recompute == RECOMPUTE_FULL) {
+        s->a = tokens * (in_flight * n * input + working);
+    } else if (p->recompute == RECOMPUTE_SELECTIVE && p->selective == SELECTIVE_LAYERS) {
+        int whole = (n + 1) / 2;               /* every other layer keeps its input only */
+        s->a = tokens * (in_flight * (whole * input + (n - whole) * none) + working);
+    } else {
+        s->a = tokens * in_flight * n * layer_act_per_token(m, p, p->recompute);
+    }
+    /* Logits in fp32 plus their bf16 copy on the last stage. */
+    s->x = q->reserved_bytes + (last ? tokens * m->vocab / tp * (4 + ACT_BYTES) : 0);
+}
+
+int mem_estimate(const llm_spec *m, const train_plan *p, int v, const mem_layout *lay,
+                 const gpu_spec *g, const train_params *q, memory_breakdown *out) {
+    int pp = p->pp > 0 ? p->pp : 1;
+    int nmicro = p->global_batch / ((p->dp > 0 ? p->dp : 1) * (p->micro_batch > 0 ? p->micro_batch : 1));
+    if (nmicro < 1) nmicro = 1;
+    int idx[3] = { 0, pp > 2 ? 1 : pp - 1, pp - 1 };
+    int layers[3] = { lay->first, pp > 2 ? lay->mid : lay->last, lay->last };
+    memset(out, 0, sizeof *out);
+    for (int i = 0; i < 3; i++) {
+        stage_mem s;
+        stage_bytes(m, p, v, layers[i], idx[i], q, nmicro, &s);
+        double total = s.w + s.g + s.o + s.a + s.x;
+        if (total > out->total_bytes) {
+            out->weights_bytes = s.w;
+            out->grads_bytes = s.g;
+            out->optimizer_bytes = s.o;
+            out->activations_bytes = s.a;
+            out->other_bytes = s.x;
+            out->total_bytes = total;
+        }
+    }
+    return out->total_bytes <= g->hbm_bytes;
+}
+
+/* Memory of plan p after the same layout rule training uses (output layer
+ * counted as one layer's worth: close enough to judge a fit). */
+static double total_of(const llm_spec *m, const train_plan *p, int v, const gpu_spec *g,
+                       const train_params *q) {
+    mem_layout lay;
+    memory_breakdown mb;
+    mem_pp_layout(m->layers, p->pp, 0, 1, &lay);
+    mem_estimate(m, p, v, &lay, g, q, &mb);
+    return mb.total_bytes;
+}
+
+void mem_explain(const llm_spec *m, const train_plan *p, int v, const gpu_spec *g,
+                 const train_params *q, const memory_breakdown *mb, char *why, size_t len) {
+    char tries[2][48];
+    int n = 0;
+    for (int i = 0; i < 7 && n < 2; i++) {
+        train_plan t = *p;
+        char z[48];
+        switch (i) {
+        case 0:
+            if (p->recompute == RECOMPUTE_FULL) continue;
+            t.recompute = RECOMPUTE_FULL;
+            snprintf(z, sizeof z, "recompute=full");
+            break;
+        case 1:
+            if (p->sharding != SHARD_NONE || p->dp < 2) continue;
+            t.sharding = SHARD_ZERO1;
+            snprintf(z, sizeof z, "sharding=zero1");
+            break;
+        case 2:
+            if (p->sharding == SHARD_FSDP || p->dp < 2) continue;
+            t.sharding = SHARD_FSDP;
+            snprintf(z, sizeof z, "sharding=fsdp");
+            break;
+        case 3:
+            if (p->micro_batch <= 1) continue;
+            t.micro_batch = 1;
+            snprintf(z, sizeof z, "micro-batch=1");
+            break;
+        case 4:
+        case 6:
+            /* Deeper pipeline on the same GPUs (dp shrinks when it can). */
+            t.pp = p->pp * (i == 4 ? 2 : 4);
+            if (t.pp > m->layers) continue;
+            if (p->dp % (t.pp / p->pp) == 0) t.dp = p->dp / (t.pp / p->pp);
+            snprintf(z, sizeof z, "pp=%d", t.pp);
+            break;
+        default:
+            if (p->tp * 2 > 8 || m->heads % (p->tp * 2) != 0) continue;
+            t.tp = p->tp * 2;
+            if (p->dp % 2 == 0) t.dp = p->dp / 2;
+            t.sequence_parallel = 1;
+            snprintf(z, sizeof z, "tp=%d", t.tp);
+            break;
+        }
+        if (total_of(m, &t, t.pp == p->pp ? v : 1, g, q) <= g->hbm_bytes)
+            snprintf(tries[n++], sizeof tries[0], "%s", z);
+    }
+    int w = snprintf(why, len, "needs %.1f GB per GPU, %s has %.0f GB", mb->total_bytes / 1e9,
+                     g->name, g->hbm_bytes / 1e9);
+    if (w < 0 || (size_t)w >= len) return;
+    if (n == 1) snprintf(why + w, len - (size_t)w, "; try %s", tries[0]);
+    else if (n == 2) snprintf(why + w, len - (size_t)w, "; try %s or %s", tries[0], tries[1]);
+    else snprintf(why + w, len - (size_t)w, "; no single change of recompute, sharding, pp or tp fits");
+}

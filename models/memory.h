@@ -1,0 +1,73 @@
+/*
+ * memory: bytes one GPU holds during a training step, and whether they fit.
+ *
+ * Per GPU of each pipeline stage:
+ *   weights     2 bytes per parameter held (bf16/fp16). Under FSDP without
+ *               pipelining a GPU keeps only two gathered layers in bf16 (the
+ *               one running and the one prefetched; its shard is the fp32
+ *               master copy in the optimizer state); with pipelining the
+ *               stage's weights stay gathered for the step.
+ *   grads       train_grad_bytes() per parameter (fp32 accumulation, fp16
+ *               under fp16 training), 1/dp of them under ZeRO-2 and FSDP
+ *               without pipelining.
+ *   optimizer   optimizer_state_bytes per parameter (Adam: fp32 master,
+ *               first and second moments = 12), 1/dp under ZeRO-1/2 and FSDP.
+ *               "dp" here is dp·cp: context-parallel ranks hold the same
+ *               weights and share the sharding.
+ *   activations per layer and micro-batch, following Korthikanti et al.,
+ *               "Reducing Activation Recomputation in Large Transformer
+ *               Models" (2022), Table 2, generalised to GQA and gated FFNs
+ *               and without dropout masks (modern LLMs train without
+ *               dropout): norm inputs and outputs on the hidden state
+ *               (replicated over tp unless sequence parallel), Q, K, V, the
+ *               attention output and FFN intermediates (split over tp), and
+ *               with unfused attention 5·heads·s bytes per token of scores,
+ *               softmax and dropout mask. Selective recompute of the
+ *               attention kind keeps only the norm inputs, Q, K, V, the
+ *               attention output and the FFN's first output; of the layers
+ *               kind, every other layer keeps only its input. Full
+ *               recompute keeps only each layer's input plus one layer's
+ *               working set. A 1F1B stage i holds min(m, p-i) micro-batches
+ *               in flight; the interleaved schedule multiplies the first
+ *               stage's by 1 + (p-1)/(p·v) (same paper, section 4.2.3).
+ *   other       the output logits in fp32 on the last stage, and reserved
+ *               bytes (CUDA context, NCCL buffers, allocator slack).
+ * The busiest stage is reported.
+ */
+#ifndef CT_MEMORY_H
+#define CT_MEMORY_H
+
+#include <stddef.h>
+
+#include "models/catalog.h"
+#include "models/training.h"
+
+/* Layers of each pipeline stage: first, middle and last (equal when pp=1). */
+typedef struct mem_layout {
+    int first, mid, last;
+} mem_layout;
+
+/* Estimate the busiest stage of plan p (defaults already applied) with
+ * model parameters q. v is the interleaving factor in use. Fills out and
+ * returns 1 when it fits the GPU's HBM, 0 when not. */
+int mem_estimate(const llm_spec *m, const train_plan *p, int v, const mem_layout *lay,
+                 const gpu_spec *g, const train_params *q, memory_breakdown *out);
+
+/* Activation bytes one layer keeps for one micro-batch on one GPU (not
+ * counting full recompute, which keeps only the layer input). */
+double mem_layer_activation_bytes(const llm_spec *m, const train_plan *p);
+
+/* "needs 93.1 GB per GPU, H100-SXM5-80GB has 80 GB; try recompute=full or
+ * pp=16": tries recompute=full, ZeRO-1, FSDP, doubling pp and tp (within a
+ * node), micro-batch 1, and names the first two that fit. */
+void mem_explain(const llm_spec *m, const train_plan *p, int v, const gpu_spec *g,
+                 const train_params *q, const memory_breakdown *mb, char *why, size_t len);
+
+/* Even-as-possible split of layers over pp stages when the first stage also
+ * carries embed_cost and the last out_cost (in layers' worth of time): the
+ * smallest busiest-stage load. Returns that load (layers plus extra), and
+ * the stage sizes in lay. Surplus capacity is taken from the first stage,
+ * which holds the most activations. */
+double mem_pp_layout(int layers, int pp, double embed_cost, double out_cost, mem_layout *lay);
+
+#endif

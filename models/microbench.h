@@ -1,0 +1,61 @@
+/*
+ * microbench: predictions for the microbenchmark cases a scenario lists
+ * (CONTRACT.md "Microbenchmarks"), the same cases hw/ measures for real.
+ *
+ *   collective  coll_time() on the scenario's fabric; nccl-tests sizes and
+ *               bus bandwidth
+ *   gemm        the GPU roofline (models/gpu) for one m x n x k GEMM, as a
+ *               short cuBLAS benchmark runs it (no sustained-clock derating)
+ *   copy        d2d: read + write through HBM; h2d/d2h: PCIe per GPU;
+ *               host: host DRAM memcpy (read + write)
+ *   storage     `files` files of size/files bytes written in parallel from
+ *               one node to the scenario's first storage (else local NVMe)
+ * Bandwidths are bytes moved / time (for d2d, the bytes copied once).
+ */
+#ifndef CT_MICROBENCH_H
+#define CT_MICROBENCH_H
+
+#include "models/catalog.h"
+#include "models/collective.h"
+
+typedef enum mb_case_kind { MBC_COLLECTIVE, MBC_GEMM, MBC_COPY, MBC_STORAGE } mb_case_kind;
+typedef enum copy_kind { COPY_D2D, COPY_H2D, COPY_D2H, COPY_HOST } copy_kind;
+
+int copy_kind_parse(const char *z);               /* -1 when unknown */
+const char *copy_kind_name(copy_kind k);
+
+typedef struct mb_case {
+    mb_case_kind kind;
+    coll_op op;                  /* collective */
+    int ranks;
+    double size_bytes;           /* collective, copy, storage (total) */
+    int m, n, k;                 /* gemm */
+    precision precision;
+    copy_kind copy;
+    int files;                   /* storage */
+} mb_case;
+
+/* Where a case runs. storage may be NULL (then the node's NVMe). */
+typedef struct mb_env {
+    const fabric *fabric;
+    const storage_spec *storage;
+    double storage_bw_bytes_per_s;   /* the scenario's aggregate (0 = the kind's default) */
+} mb_env;
+
+typedef struct mb_prediction {
+    double time_s;
+    double algbw_bytes_per_s;    /* size / time (collectives, copies, storage) */
+    double busbw_bytes_per_s;    /* collectives: nccl-tests bus bandwidth */
+    double tflops;               /* gemm */
+    const char *detail;          /* e.g. "nvls/Simple" (static string) */
+} mb_prediction;
+
+/* Predict one case. Returns 0, or -1 on a case the model cannot price
+ * (e.g. ranks > 1 with no fabric); p unchanged on error. */
+int mb_predict(const mb_case *c, const mb_env *env, mb_prediction *p);
+
+/* The nccl-tests size sweep: min, min*factor, ... <= max (at most `cap`
+ * sizes, rounded down to whole bytes). Returns how many were written. */
+int mb_sizes(double min_bytes, double max_bytes, double factor, double *out, int cap);
+
+#endif

@@ -1,0 +1,141 @@
+/*
+ * training: time, FLOPs and memory of one training step of a dense decoder
+ * transformer under tensor, pipeline, data/FSDP and context parallelism.
+ *
+ * Pure function of plain structs (the model architecture, the parallel plan
+ * and the fabric); the simulator calls it once per job and then schedules
+ * one event per step. Built from models/gpu (roofline per operation class),
+ * models/transformer (FLOPs and bytes per layer), models/memory and
+ * models/collective.
+ */
+#ifndef CT_TRAINING_H
+#define CT_TRAINING_H
+
+#include "models/catalog.h"
+#include "models/collective.h"
+
+typedef enum sharding { SHARD_NONE, SHARD_ZERO1, SHARD_ZERO2, SHARD_FSDP } sharding;
+typedef enum recompute { RECOMPUTE_NONE, RECOMPUTE_SELECTIVE, RECOMPUTE_FULL } recompute;
+typedef enum pp_schedule { PP_1F1B, PP_INTERLEAVED } pp_schedule;
+/* What selective recomputation recomputes. AUTO: ATTENTION when tp > 1,
+ * LAYERS when tp = 1 (see train_plan). */
+typedef enum selective_kind { SELECTIVE_AUTO, SELECTIVE_ATTENTION, SELECTIVE_LAYERS } selective_kind;
+
+int sharding_parse(const char *z);          /* -1 when unknown */
+const char *sharding_name(sharding s);
+int recompute_parse(const char *z);
+const char *recompute_name(recompute r);
+int pp_schedule_parse(const char *z);
+const char *pp_schedule_name(pp_schedule s);
+
+typedef struct train_plan {
+    int tp, pp, dp, cp;              /* gpus = tp*pp*dp*cp */
+    sharding sharding;
+    int global_batch;                /* sequences per step */
+    int micro_batch;                 /* sequences per micro-batch (>= 1) */
+    int seq_len;
+    precision precision;             /* compute precision of GEMMs (bf16, fp8) */
+    recompute recompute;
+    pp_schedule schedule;
+    int virtual_stages;              /* interleaving factor v (1 for 1F1B); 0 = auto: the
+                                        model picks 1F1B or interleaved with the v that is
+                                        fastest and fits (result.virtual_stages says which) */
+    int sequence_parallel;           /* 1: TP uses reduce-scatter/all-gather (Megatron SP) */
+    int attn_unfused;                /* 0: fused attention kernels (FlashAttention, causal
+                                        blocks skipped); 1: unfused QK^T, softmax, dropout
+                                        and PV kernels over the full s×s scores, as in
+                                        Megatron-LM 2021 */
+    selective_kind selective;        /* under recompute=selective: ATTENTION recomputes the
+                                        attention core and the elementwise ops between GEMMs
+                                        (Korthikanti et al. 2022, the Megatron-LM/NeMo
+                                        meaning, made for TP with sequence parallelism);
+                                        LAYERS recomputes every other layer whole (the
+                                        torchtitan/FSDP meaning: without TP there is no SP to
+                                        shard what attention-only recompute leaves). AUTO
+                                        (0): ATTENTION when tp > 1, else LAYERS */
+} train_plan;
+
+/* Where the time of one step goes (seconds, sums to step_s). */
+typedef struct step_breakdown {
+    double compute_s;                /* forward + backward (+ recompute) kernels */
+    double tp_comm_s;                /* exposed tensor- and context-parallel communication */
+    double pp_bubble_s;              /* pipeline fill/drain + exposed p2p */
+    double dp_comm_s;                /* exposed data-parallel / FSDP communication */
+    double optimizer_s;              /* optimizer step */
+    double other_s;                  /* launch overheads, embedding/loss, etc. */
+} step_breakdown;
+
+typedef struct memory_breakdown {
+    double weights_bytes, grads_bytes, optimizer_bytes, activations_bytes, other_bytes;
+    double total_bytes;              /* per GPU, the busiest pipeline stage */
+} memory_breakdown;
+
+typedef struct train_result {
+    double step_s;
+    step_breakdown t;
+    memory_breakdown mem;
+    double params;                   /* model parameters */
+    double tokens_per_step;
+    double model_flops_per_step;     /* whole job, model FLOPs only (MFU basis) */
+    double hw_flops_per_step;        /* whole job, including recomputed forward */
+    double model_tflops_per_gpu;
+    double hardware_tflops_per_gpu;
+    double mfu;                      /* model TFLOP/s per GPU / peak of the precision */
+    double tokens_per_s_per_gpu;
+    int micro_batches;               /* per pipeline per step */
+    int fits;                        /* 1 when the memory fits the GPU */
+    char why[256];                   /* when !fits: "needs 93.1 GB per GPU, ..." */
+    int virtual_stages;              /* interleaving factor used (resolves v = 0) */
+    int stage_layers;                /* layers on the busiest pipeline stage */
+    double bubble_fraction;          /* pp_bubble_s / step_s */
+} train_result;
+
+/* Figures of the step model that belong to the software rather than the
+ * hardware (hardware efficiencies live in the catalog: gpu_spec eff_*,
+ * node_spec eff_nvlink, nic_spec eff_bw). Each default says where it comes
+ * from in train_params_default(); calibration may replace any of them. */
+typedef struct train_params {
+    double tp_overlap;               /* fraction of TP communication hidden behind GEMMs */
+    double dp_overlap;               /* fraction of the last micro-batch's backward (and the
+                                        first one's forward) that gradient reduction (and
+                                        ZeRO parameter gathers) can hide under */
+    double p2p_overlap;              /* fraction of pipeline send/recv hidden */
+    double overlap_slowdown;         /* compute slows by this fraction while an overlapped
+                                        collective runs (NCCL kernels take SMs and HBM) */
+    double kernel_gap_s;             /* idle time between dependent kernels */
+    double kernels_per_layer;        /* kernels per layer per forward pass (backward: 2x) */
+    double step_overhead_s;          /* per step: data loading, loss scaling, logging */
+    double grad_bytes;               /* bytes per gradient element accumulated and reduced */
+    double optimizer_state_bytes;    /* per parameter (Adam: fp32 master, m, v = 12) */
+    double optimizer_traffic_bytes;  /* HBM bytes the optimizer step moves per parameter */
+    double attn_bwd_factor;          /* fused attention backward FLOPs / forward FLOPs */
+    double reserved_bytes;           /* per GPU: CUDA context, NCCL buffers, allocator slack */
+} train_params;
+
+void train_params_default(train_params *q);
+
+/* Bytes per gradient element for a plan: 2 under fp16 training (loss-scaled
+ * fp16 gradients accumulate and reduce in fp16, Megatron-LM's default),
+ * else q->grad_bytes (bf16 training keeps fp32 gradients). */
+double train_grad_bytes(const train_plan *p, const train_params *q);
+
+/* Fill the defaults a scenario may leave out: micro_batch 1, cp 1, sequence
+ * parallel on when tp > 1 (a negative value means "not given"), selective
+ * kind by tp. The schedule stays as given; virtual_stages 0 stays 0 (auto,
+ * see above) except with pp = 1, where it is 1. */
+void train_plan_defaults(train_plan *p);
+
+/* Check a plan against the architecture (divisibility of heads by tp, layers
+ * by pp*v, global batch by dp*micro_batch, ...). Returns 0, or -1 with a
+ * reason in why. */
+int train_plan_check(const llm_spec *m, const train_plan *p, char *why, size_t len);
+
+/* Evaluate one step. Returns 0 (r filled; r->fits says whether memory
+ * fits), or -1 on invalid input with r->why set. */
+int train_step(const llm_spec *m, const train_plan *p, const fabric *f, train_result *r);
+
+/* As train_step with explicit model parameters (q NULL: the defaults). */
+int train_step_with(const llm_spec *m, const train_plan *p, const fabric *f,
+                    const train_params *q, train_result *r);
+
+#endif

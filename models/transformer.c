@@ -1,0 +1,104 @@
+/*
+ * transformer: the arithmetic of a dense decoder layer (see transformer.h).
+ *
+ * Everything is a closed formula in the architecture's sizes; callers ask
+ * once per plan, so nothing is cached.
+ */
+#include "models/transformer.h"
+
+void tf_dims_of(const llm_spec *m, tf_dims *d) {
+    d->h = m->hidden;
+    d->f = m->ffn_hidden;
+    d->heads = m->heads > 0 ? m->heads : 1;
+    d->kv_heads = m->kv_heads > 0 ? m->kv_heads : d->heads;
+    d->head_dim = d->h / d->heads;
+    d->q_dim = d->heads * d->head_dim;
+    d->kv_dim = d->kv_heads * d->head_dim;
+    d->vocab = m->vocab;
+    d->layers = m->layers;
+    d->gated = m->gated_ffn != 0;
+}
+
+double tf_layer_matmul_params(const llm_spec *m) {
+    tf_dims d;
+    tf_dims_of(m, &d);
+    double qkv = d.h * (d.q_dim + 2 * d.kv_dim);
+    double out = d.q_dim * d.h;
+    double ffn = (d.gated ? 3 : 2) * d.h * d.f;
+    return qkv + out + ffn;
+}
+
+double tf_layer_params(const llm_spec *m) {
+    return tf_layer_matmul_params(m) + 2.0 * m->hidden;
+}
+
+double tf_embedding_params(const llm_spec *m) {
+    return (double)m->vocab * m->hidden;
+}
+
+double tf_output_params(const llm_spec *m) {
+    return m->tied_embeddings ? 0 : (double)m->vocab * m->hidden;
+}
+
+double tf_params(const llm_spec *m) {
+    return m->layers * tf_layer_params(m) + tf_embedding_params(m) + tf_output_params(m)
+           + m->hidden; /* final norm */
+}
+
+double tf_layer_gemm_flops(const llm_spec *m) {
+    return 2 * tf_layer_matmul_params(m);
+}
+
+double tf_layer_attn_flops(const llm_spec *m, double seq) {
+    tf_dims d;
+    tf_dims_of(m, &d);
+    return 2 * 2 * seq * d.q_dim;      /* QK^T and PV, each 2·s·q_dim per query */
+}
+
+double tf_output_flops(const llm_spec *m) {
+    return 2.0 * m->vocab * m->hidden; /* logits; tied or not, the matmul runs */
+}
+
+double tf_model_flops_per_token(const llm_spec *m, double seq) {
+    double layer = tf_layer_gemm_flops(m) + tf_layer_attn_flops(m, seq);
+    return 3 * (m->layers * layer + tf_output_flops(m));
+}
+
+double tf_hw_flops_per_token(const llm_spec *m, double seq, recompute r, double layer_fraction) {
+    double gemm = tf_layer_gemm_flops(m), attn = tf_layer_attn_flops(m, seq);
+    double layer = 3 * (gemm + attn);
+    if (r == RECOMPUTE_FULL) layer += gemm + attn;
+    else if (r == RECOMPUTE_SELECTIVE) layer += layer_fraction > 0 ? layer_fraction * (gemm + attn) : attn;
+    return m->layers * layer + 3 * tf_output_flops(m);
+}
+
+double tf_causal_fraction(double seq) {
+    return seq > 0 ? (seq + 1) / (2 * seq) : 1;
+}
+
+void tf_layer_gemms(const llm_spec *m, double tokens, int tp, tf_gemm out[4]) {
+    tf_dims d;
+    tf_dims_of(m, &d);
+    double t = tp > 0 ? tp : 1;
+    out[0] = (tf_gemm){ tokens, (d.q_dim + 2 * d.kv_dim) / t, d.h };
+    out[1] = (tf_gemm){ tokens, d.h, d.q_dim / t };
+    out[2] = (tf_gemm){ tokens, (d.gated ? 2 : 1) * d.f / t, d.h };
+    out[3] = (tf_gemm){ tokens, d.h, d.f / t };
+}
+
+void tf_layer_elementwise(const llm_spec *m, double act_bytes, tf_elementwise *e) {
+    tf_dims d;
+    tf_dims_of(m, &d);
+    /* Two norms (read h, write h) and two residual adds (read 2h, write h). */
+    e->hidden_bytes = (2 * 2 + 2 * 3) * d.h * act_bytes;
+    /* Activation function: SwiGLU reads gate and up and writes their
+     * product (3f), GeLU reads and writes f (2f). Rotary embedding reads
+     * and writes Q and K. */
+    double act = (d.gated ? 3 : 2) * d.f;
+    double rope = 2 * (d.q_dim + d.kv_dim);
+    e->split_bytes = (act + rope) * act_bytes;
+}
+
+double tf_unfused_score_bytes(double act_bytes) {
+    return 6 * act_bytes + 1;
+}

@@ -1,0 +1,125 @@
+/*
+ * test_gpu: roofline time per operation class (models/gpu.c).
+ *
+ * Expected figures come from the definitions and the catalog entries
+ * (models/catalog/gpus.xml): a large square BF16 GEMM on an H100 runs at
+ * peak x eff_gemm x d/(d + gemm_half_dim) x eff_sustained; a GEMM with
+ * one row (a decode step) is bound by reading its weights at
+ * hbm x eff_hbm; memory-bound kernels scale linearly with bytes and do
+ * not throttle; a precision without a tensor path falls back to bf16.
+ * The shape curve must rise monotonically with size and stay below the
+ * large-GEMM efficiency.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+
+#include "models/catalog.h"
+#include "models/gpu.h"
+#include "scenarios/catalog_xml.h"
+
+static catalog *cat;
+static const gpu_spec *a100, *h100;
+
+static int setup(void **state) {
+    (void)state;
+    char err[512];
+    cat = catalog_new();
+    if (!cat || catalog_load_builtin(cat, err, sizeof err) < 0) return -1;
+    a100 = catalog_gpu(cat, "A100-SXM4-80GB");
+    h100 = catalog_gpu(cat, "H100-SXM5-80GB");
+    return a100 && h100 ? 0 : -1;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    catalog_free(cat);
+    return 0;
+}
+
+static void assert_rel(double got, double want, double tol) {
+    if (fabs(got - want) > tol * fabs(want)) {
+        print_error("got %.6g want %.6g\n", got, want);
+        fail();
+    }
+}
+
+static void test_peaks(void **state) {
+    (void)state;
+    assert_rel(gpu_peak_flops(h100, PREC_BF16), 989e12, 1e-12);
+    assert_rel(gpu_peak_flops(h100, PREC_FP8), 1979e12, 1e-12);
+    assert_rel(gpu_peak_flops(a100, PREC_FP8), 312e12, 1e-12);    /* no fp8: runs bf16 */
+    assert_rel(gpu_peak_flops(a100, PREC_FP16), 312e12, 1e-12);
+}
+
+static void test_large_gemm(void **state) {
+    (void)state;
+    double d = 8192;
+    double t = gpu_gemm_s(h100, PREC_BF16, d, d, d, 1);
+    double rate = 989e12 * h100->eff_gemm * d / (d + h100->gemm_half_dim) * h100->eff_sustained;
+    assert_rel(t, 2 * d * d * d / rate, 1e-12);
+    assert_rel(gpu_gemm_flops_per_s(h100, PREC_BF16, d, d, d), rate, 1e-12);
+    /* Batched: the same GEMM four times takes four times as long. */
+    assert_rel(gpu_gemm_s(h100, PREC_BF16, 1024, 1024, 1024, 4), 4 * gpu_gemm_s(h100, PREC_BF16, 1024, 1024, 1024, 1),
+               1e-12);
+}
+
+static void test_skinny_gemm(void **state) {
+    (void)state;
+    /* One token through a 8192 x 28672 weight: read 470 MB of bf16 weights. */
+    double t = gpu_gemm_s(h100, PREC_BF16, 1, 28672, 8192, 1);
+    double bytes = (1.0 * 8192 + 8192.0 * 28672) * 2 + 28672.0 * 2;
+    assert_rel(t, bytes / (h100->hbm_bw_bytes_per_s * h100->eff_hbm), 1e-12);
+}
+
+static void test_shape_curve(void **state) {
+    (void)state;
+    double prev = 0;
+    for (double d = 64; d <= 65536; d *= 2) {
+        double e = gpu_gemm_eff(a100, d, d, d);
+        assert_true(e > prev);
+        assert_true(e < a100->eff_gemm);
+        prev = e;
+    }
+    assert_rel(gpu_gemm_eff(a100, a100->gemm_half_dim, a100->gemm_half_dim, a100->gemm_half_dim),
+               a100->eff_gemm / 2, 1e-12);
+}
+
+static void test_memory_and_attention(void **state) {
+    (void)state;
+    double bw = h100->hbm_bw_bytes_per_s * h100->eff_hbm;
+    assert_rel(gpu_memory_s(h100, 1e9), 1e9 / bw, 1e-12);
+    assert_rel(gpu_memory_s(h100, 3e9), 3 * gpu_memory_s(h100, 1e9), 1e-12);
+    assert_true(gpu_memory_s(h100, 0) == 0);
+    double rate = 989e12 * h100->eff_attention * h100->eff_sustained;
+    assert_rel(gpu_attention_s(h100, PREC_BF16, 1e15), 1e15 / rate, 1e-12);
+    /* Attention stays in bf16 under fp8 GEMMs. */
+    assert_rel(gpu_attention_s(h100, PREC_FP8, 1e15), 1e15 / rate, 1e-12);
+}
+
+static void test_defaults_for_hand_built(void **state) {
+    (void)state;
+    gpu_spec g = { 0 };
+    g.tflops[PREC_BF16] = 100;
+    g.hbm_bw_bytes_per_s = 1e12;
+    /* Efficiencies left at 0 take the field-table defaults. */
+    assert_true(gpu_gemm_s(&g, PREC_BF16, 4096, 4096, 4096, 1) > 0);
+    assert_rel(gpu_memory_s(&g, 1e12), 1 / 0.85, 1e-12);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_peaks),
+        cmocka_unit_test(test_large_gemm),
+        cmocka_unit_test(test_skinny_gemm),
+        cmocka_unit_test(test_shape_curve),
+        cmocka_unit_test(test_memory_and_attention),
+        cmocka_unit_test(test_defaults_for_hand_built),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,241 @@
+/*
+ * test_memory: per-GPU memory of a training plan and the pipeline layout
+ * (models/memory.c).
+ *
+ * Expected figures:
+ *   - Mixed-precision Adam holds 16 bytes per parameter without sharding
+ *     under fp16 (2 weights + 2 gradients + 12 optimizer state: Rajbhandari
+ *     et al., ZeRO, SC'20, section 3.1), 18 under bf16 with fp32 gradients;
+ *     ZeRO-1 divides the 12 by dp, FSDP everything.
+ *   - Activations per layer (Korthikanti et al. 2022, Table 2):
+ *     s·b·h·(10 + 24/t + 5·a·s/(h·t)) bytes with tensor parallelism and no
+ *     sequence parallelism, less the 2·s·b·h of dropout masks that this
+ *     model leaves out (modern LLMs train without dropout): checked to
+ *     rounding for a GPT layer with unfused attention.
+ *   - The pipeline layout against a brute-force search of every split of
+ *     up to 12 layers over up to 4 stages.
+ *   - An unfittable plan explains itself: "needs N GB per GPU, <gpu> has
+ *     80 GB; try ...".
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "models/catalog.h"
+#include "models/memory.h"
+#include "models/training.h"
+#include "models/transformer.h"
+#include "scenarios/catalog_xml.h"
+
+static catalog *cat;
+static const gpu_spec *h100;
+
+static int setup(void **state) {
+    (void)state;
+    char err[512];
+    cat = catalog_new();
+    if (!cat || catalog_load_builtin(cat, err, sizeof err) < 0) return -1;
+    h100 = catalog_gpu(cat, "H100-SXM5-80GB");
+    return h100 ? 0 : -1;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    catalog_free(cat);
+    return 0;
+}
+
+static train_plan plan(int tp, int pp, int dp, sharding sh, recompute rc) {
+    train_plan p;
+    memset(&p, 0, sizeof p);
+    p.tp = tp;
+    p.pp = pp;
+    p.dp = dp;
+    p.cp = 1;
+    p.sharding = sh;
+    p.recompute = rc;
+    p.global_batch = dp * 8;
+    p.micro_batch = 1;
+    p.seq_len = 4096;
+    p.precision = PREC_BF16;
+    p.sequence_parallel = -1;
+    p.virtual_stages = 1;
+    train_plan_defaults(&p);
+    return p;
+}
+
+static void test_bytes_per_param(void **state) {
+    (void)state;
+    const llm_spec *m = catalog_llm(cat, "llama3-8b");
+    assert_non_null(m);
+    train_params q;
+    train_params_default(&q);
+    memory_breakdown mb;
+    mem_layout lay;
+    mem_pp_layout(m->layers, 1, 0, 0, &lay);
+    double n = tf_params(m);
+
+    train_plan p = plan(1, 1, 8, SHARD_NONE, RECOMPUTE_FULL);
+    p.precision = PREC_FP16;
+    mem_estimate(m, &p, 1, &lay, h100, &q, &mb);
+    double states = mb.weights_bytes + mb.grads_bytes + mb.optimizer_bytes;
+    assert_true(fabs(states / n - 16) < 1e-4);
+
+    p.precision = PREC_BF16;
+    mem_estimate(m, &p, 1, &lay, h100, &q, &mb);
+    states = mb.weights_bytes + mb.grads_bytes + mb.optimizer_bytes;
+    assert_true(fabs(states / n - 18) < 1e-4);
+
+    p.sharding = SHARD_ZERO1;
+    mem_estimate(m, &p, 1, &lay, h100, &q, &mb);
+    assert_true(fabs(mb.optimizer_bytes / n - 12.0 / 8) < 1e-4);
+    assert_true(fabs(mb.grads_bytes / n - 4) < 1e-4);
+
+    p.sharding = SHARD_FSDP;
+    memory_breakdown fs;
+    mem_estimate(m, &p, 1, &lay, h100, &q, &fs);
+    assert_true(fs.grads_bytes < mb.grads_bytes && fs.weights_bytes < mb.weights_bytes);
+}
+
+static void test_korthikanti(void **state) {
+    (void)state;
+    /* GPT-3-like layer, t = 8, no SP, unfused attention, no recompute. */
+    llm_spec m;
+    memset(&m, 0, sizeof m);
+    m.layers = 96;
+    m.hidden = 12288;
+    m.ffn_hidden = 4 * 12288;
+    m.heads = 96;
+    m.kv_heads = 96;
+    m.vocab = 51200;
+    train_plan p = plan(8, 1, 1, SHARD_NONE, RECOMPUTE_NONE);
+    p.seq_len = 2048;
+    p.sequence_parallel = 0;
+    p.attn_unfused = 1;
+    double s = 2048, b = 1, h = 12288, a = 96, t = 8;
+    double want = s * b * h * (10 + 24 / t + 5 * a * s / (h * t)) - 2 * s * b * h;
+    double got = mem_layer_activation_bytes(&m, &p);
+    assert_true(fabs(got - want) / want < 1e-12);
+    /* Sequence parallel divides the replicated part by t too. */
+    p.sequence_parallel = 1;
+    want = s * b * h * ((10 - 2) / t + 24 / t + 5 * a * s / (h * t));
+    got = mem_layer_activation_bytes(&m, &p);
+    assert_true(fabs(got - want) / want < 1e-12);
+    /* Selective recompute drops the attention scores. */
+    p.recompute = RECOMPUTE_SELECTIVE;
+    p.selective = SELECTIVE_ATTENTION;
+    assert_true(mem_layer_activation_bytes(&m, &p) < s * b * h * 34 / t);
+}
+
+/* Smallest busiest-stage load over every split (brute force). */
+static double brute(int layers, int pp, double e, double c, int *first, int *last) {
+    double best = 1e30;
+    int n[4];
+    int total = 1;
+    for (int i = 0; i < pp; i++) total *= layers + 1;
+    for (int code = 0; code < total; code++) {
+        int x = code, sum = 0;
+        for (int i = 0; i < pp; i++) {
+            n[i] = x % (layers + 1);
+            x /= layers + 1;
+            sum += n[i];
+        }
+        if (sum != layers) continue;
+        double load = 0;
+        for (int i = 0; i < pp; i++) {
+            double l = n[i] + (i == 0 ? e : 0) + (i == pp - 1 ? c : 0);
+            if (l > load) load = l;
+        }
+        if (load < best - 1e-12) {
+            best = load;
+            *first = n[0];
+            *last = n[pp - 1];
+        }
+    }
+    return best;
+}
+
+static void test_layout_reference(void **state) {
+    (void)state;
+    static const double costs[] = { 0, 0.05, 0.3, 0.63, 1.0, 1.7, 2.4 };
+    int nc = (int)(sizeof costs / sizeof costs[0]);
+    for (int pp = 2; pp <= 4; pp++)
+        for (int layers = pp; layers <= 12; layers++)
+            for (int i = 0; i < nc; i++)
+                for (int j = 0; j < nc; j++) {
+                    double e = costs[i] / 4, c = costs[j];
+                    int f0, l0;
+                    double want = brute(layers, pp, e, c, &f0, &l0);
+                    mem_layout lay;
+                    double got = mem_pp_layout(layers, pp, e, c, &lay);
+                    if (fabs(got - want) > 1e-9) {
+                        print_error("layers %d pp %d e %.3f c %.3f: got %.3f want %.3f\n", layers, pp, e, c,
+                                    got, want);
+                        fail();
+                    }
+                    int total = lay.first + lay.last + (pp - 2) * lay.mid;
+                    assert_true(total >= layers);         /* mid is the largest middle stage */
+                    assert_true(lay.first + e <= got + 1e-9 && lay.last + c <= got + 1e-9);
+                }
+}
+
+static void test_layout_published(void **state) {
+    (void)state;
+    mem_layout lay;
+    /* Llama 3 405B: 126 layers on 16 stages, one fewer on the first and last. */
+    double load = mem_pp_layout(126, 16, 0.01, 0.63, &lay);
+    assert_int_equal(lay.first, 7);
+    assert_int_equal(lay.mid, 8);
+    assert_int_equal(lay.last, 7);
+    assert_true(fabs(load - 8) < 1e-9);
+    /* Megatron 1T: 128 layers on 64 stages, two each, output on the last. */
+    load = mem_pp_layout(128, 64, 0, 0.11, &lay);
+    assert_int_equal(lay.first, 2);
+    assert_int_equal(lay.last, 2);
+    assert_true(fabs(load - 2.11) < 1e-9);
+}
+
+static void test_explain(void **state) {
+    (void)state;
+    /* Llama 3 8B, FSDP on one node, 2 sequences of 8K per micro-batch, no
+     * recomputation: ~75 GB of activations; full recomputation fits. */
+    const llm_spec *m = catalog_llm(cat, "llama3-8b");
+    assert_non_null(m);
+    train_params q;
+    train_params_default(&q);
+    train_plan p = plan(1, 1, 8, SHARD_FSDP, RECOMPUTE_NONE);
+    p.global_batch = 64;
+    p.micro_batch = 2;
+    p.seq_len = 8192;
+    mem_layout lay;
+    mem_pp_layout(m->layers, 1, 0, 0, &lay);
+    memory_breakdown mb;
+    assert_int_equal(mem_estimate(m, &p, 1, &lay, h100, &q, &mb), 0);
+    char why[256];
+    mem_explain(m, &p, 1, h100, &q, &mb, why, sizeof why);
+    char head[64];
+    snprintf(head, sizeof head, "needs %.1f GB per GPU, H100-SXM5-80GB has 80 GB; try ", mb.total_bytes / 1e9);
+    if (strncmp(why, head, strlen(head)) != 0) {
+        print_error("why: \"%s\"\n", why);
+        fail();
+    }
+    if (!strstr(why, "recompute=full")) print_error("why: %s\n", why);
+    assert_non_null(strstr(why, "recompute=full"));
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bytes_per_param),
+        cmocka_unit_test(test_korthikanti),
+        cmocka_unit_test(test_layout_reference),
+        cmocka_unit_test(test_layout_published),
+        cmocka_unit_test(test_explain),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,168 @@
+/*
+ * test_transformer: parameter and FLOP counts of dense decoder layers
+ * (models/transformer.c).
+ *
+ * Expected figures:
+ *   - Megatron-LM (Narayanan et al., SC'21) Eq. 3: FLOPs per iteration with
+ *     full recomputation = 96·B·s·l·h²·(1 + s/6h + V/16lh) for MHA and a 4h
+ *     non-gated FFN; must hold to rounding for every model of its Table 1.
+ *   - Parameter counts of the catalog presets against their published sizes
+ *     (model cards / config.json): Llama 3 8B 8.03B, 70B 70.6B, 405B 405.9B,
+ *     Llama 2 7B 6.74B, 13B 13.0B, 70B 69.0B, GPT-3 175B 174.6B; within 0.5%
+ *     (the presets omit biases and position embeddings).
+ *   - The 6·N + 12·l·h·s rule of thumb (Kaplan et al. 2020; PaLM App. B) for
+ *     model FLOPs per token, which our count reproduces exactly when N is
+ *     the matmul parameters plus the output projection.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "models/catalog.h"
+#include "models/transformer.h"
+#include "scenarios/catalog_xml.h"
+
+static llm_spec mha(int layers, int h, int heads, int vocab) {
+    llm_spec m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.name, sizeof m.name, "gpt-%d-%d", layers, h);
+    m.layers = layers;
+    m.hidden = h;
+    m.ffn_hidden = 4 * h;
+    m.heads = heads;
+    m.kv_heads = heads;
+    m.vocab = vocab;
+    m.gated_ffn = 0;
+    return m;
+}
+
+static void assert_rel(double got, double want, double tol, const char *what) {
+    double e = fabs(got - want) / fabs(want);
+    if (e > tol) {
+        print_error("%s: got %.6g want %.6g (relative error %.2g > %.2g)\n", what, got, want, e, tol);
+        fail();
+    }
+}
+
+/* Megatron Table 1: (layers, hidden, heads). */
+static const int table1[][3] = {
+    { 24, 2304, 24 }, { 30, 3072, 32 }, { 36, 4096, 32 }, { 40, 6144, 48 }, { 48, 8192, 64 },
+    { 60, 10240, 80 }, { 80, 12288, 96 }, { 96, 16384, 128 }, { 105, 20480, 128 }, { 128, 25600, 160 },
+};
+
+static void test_eq3(void **state) {
+    (void)state;
+    const double s = 2048, V = 51200;
+    for (size_t i = 0; i < sizeof table1 / sizeof table1[0]; i++) {
+        llm_spec m = mha(table1[i][0], table1[i][1], table1[i][2], (int)V);
+        double l = m.layers, h = m.hidden;
+        double eq3 = 96 * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));   /* per sequence, B = 1 */
+        assert_rel(tf_hw_flops_per_token(&m, s, RECOMPUTE_FULL, 0) * s, eq3, 1e-12, m.name);
+        /* Without recomputation it is 3/4 of the layer part (72 instead of 96). */
+        double eq_none = 72 * s * l * h * h * (1 + s / (6 * h)) + 6 * s * h * V;
+        assert_rel(tf_hw_flops_per_token(&m, s, RECOMPUTE_NONE, 0) * s, eq_none, 1e-12, m.name);
+        assert_rel(tf_model_flops_per_token(&m, s) * s, eq_none, 1e-12, m.name);
+    }
+}
+
+static void test_recompute_order(void **state) {
+    (void)state;
+    llm_spec m = mha(32, 4096, 32, 50000);
+    double none = tf_hw_flops_per_token(&m, 4096, RECOMPUTE_NONE, 0);
+    double sel = tf_hw_flops_per_token(&m, 4096, RECOMPUTE_SELECTIVE, 0);
+    double half = tf_hw_flops_per_token(&m, 4096, RECOMPUTE_SELECTIVE, 0.5);
+    double full = tf_hw_flops_per_token(&m, 4096, RECOMPUTE_FULL, 0);
+    assert_true(none < sel && sel < half && half < full);
+    /* Selective (attention core) adds exactly one forward of the core. */
+    assert_rel(sel - none, m.layers * tf_layer_attn_flops(&m, 4096), 1e-12, "selective");
+    /* Half the layers recomputed: halfway between none and full. */
+    assert_rel(half - none, 0.5 * (full - none), 1e-12, "selective layers");
+}
+
+static void test_presets(void **state) {
+    (void)state;
+    char err[512];
+    catalog *c = catalog_new();
+    assert_non_null(c);
+    if (catalog_load_builtin(c, err, sizeof err) < 0) {
+        print_error("catalog: %s\n", err);
+        fail();
+    }
+    static const struct { const char *name; double params; } want[] = {
+        { "llama3-8b", 8.03e9 },   { "llama3-70b", 70.55e9 }, { "llama3-405b", 405.85e9 },
+        { "llama2-7b", 6.74e9 },   { "llama2-13b", 13.02e9 }, { "llama2-70b", 68.98e9 },
+        { "gpt3-175b", 174.6e9 },
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const llm_spec *m = catalog_llm(c, want[i].name);
+        assert_non_null(m);
+        assert_rel(tf_params(m), want[i].params, 0.005, want[i].name);
+    }
+    catalog_free(c);
+}
+
+static void test_six_n(void **state) {
+    (void)state;
+    /* GQA and a gated FFN: Llama 3 70B. */
+    llm_spec m = mha(80, 8192, 64, 128256);
+    m.kv_heads = 8;
+    m.ffn_hidden = 28672;
+    m.gated_ffn = 1;
+    double n = m.layers * tf_layer_matmul_params(&m) + tf_output_params(&m);
+    double s = 8192;
+    assert_rel(tf_model_flops_per_token(&m, s), 6 * n + 12.0 * m.layers * m.hidden * s, 1e-12, "6N+12lhs");
+    /* GQA: K and V have kv_heads·head_dim columns; gated FFN three matrices. */
+    double h = 8192, kv = 8 * 128, f = 28672;
+    assert_rel(tf_layer_matmul_params(&m), h * (h + 2 * kv) + h * h + 3 * h * f, 1e-12, "layer");
+}
+
+static void test_gemm_shapes(void **state) {
+    (void)state;
+    llm_spec m = mha(1, 12288, 96, 50000);
+    m.kv_heads = 8;
+    m.gated_ffn = 1;
+    m.ffn_hidden = 32768;
+    for (int tp = 1; tp <= 8; tp *= 2) {
+        tf_gemm g[4];
+        double tokens = 4096;
+        tf_layer_gemms(&m, tokens, tp, g);
+        double flops = 0;
+        for (int i = 0; i < 4; i++) {
+            assert_true(g[i].m == tokens && g[i].n > 0 && g[i].k > 0);
+            flops += 2 * g[i].m * g[i].n * g[i].k;
+        }
+        assert_rel(flops * tp, tokens * tf_layer_gemm_flops(&m), 1e-12, "gemm shapes");
+    }
+}
+
+static void test_causal_and_elementwise(void **state) {
+    (void)state;
+    assert_rel(tf_causal_fraction(8192), 0.5, 1e-3, "causal");
+    assert_true(tf_causal_fraction(1) == 1);
+    llm_spec gelu = mha(1, 4096, 32, 1000), glu = gelu;
+    glu.gated_ffn = 1;
+    tf_elementwise a, b;
+    tf_layer_elementwise(&gelu, 2, &a);
+    tf_layer_elementwise(&glu, 2, &b);
+    assert_true(a.hidden_bytes == b.hidden_bytes);
+    assert_true(b.split_bytes > a.split_bytes);         /* SwiGLU reads two inputs */
+    assert_true(tf_unfused_score_bytes(2) == 13);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_eq3),
+        cmocka_unit_test(test_recompute_order),
+        cmocka_unit_test(test_presets),
+        cmocka_unit_test(test_six_n),
+        cmocka_unit_test(test_gemm_shapes),
+        cmocka_unit_test(test_causal_and_elementwise),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
