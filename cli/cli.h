@@ -1,0 +1,31 @@
+/*
+ * cli: the command table and what the commands share.
+ *
+ * One file per command (cli/cmd_<name>.c, cmd_<name>()), like git's
+ * builtin/. A command returns the process exit status: 0 ok, 1 the run
+ * failed, 2 bad input (usage, scenario errors). Only main() exits.
+ */
+#ifndef CT_CLI_H
+#define CT_CLI_H
+
+#include <stdio.h>
+
+#define EXIT_OK 0
+#define EXIT_RUN_FAILED 1
+#define EXIT_BAD_INPUT 2
+
+int cmd_run(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+
+/* "--json PATH" style option at argv[*i]: stores the value, advances *i.
+ * Returns 1 when matched, 0 when not this option, -1 when the value is
+ * missing (message printed). Accepts "--name=value" too. */
+int cli_opt(int argc, char **argv, int *i, const char *name, const char **value);
+
+/* Print "clustertwin CMD: message" to stderr; returns EXIT_BAD_INPUT. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Monotonic wall clock in seconds. */
+double cli_wall_s(void);
+
+#endif

@@ -1,0 +1,83 @@
+/*
+ * clustertwin: a digital twin of GPU AI infrastructure.
+ *
+ * main() maps the first argument to a command (one file each in cli/) and
+ * exits with what the command returns.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/cli.h"
+
+static const struct command {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *summary;
+} commands[] = {
+    { "run", cmd_run, "simulate a scenario and write its results (summary, JSON)" },
+    { "check", cmd_check, "validate a scenario and print what it describes" },
+};
+
+static void usage(FILE *f) {
+    fprintf(f, "usage: clustertwin <command> [options]\n"
+               "       clustertwin --version | --help\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\n'clustertwin <command> --help' describes a command's options.\n"
+               "Exit status: 0 ok, 1 the run failed, 2 bad input.\n");
+}
+
+int cli_opt(int argc, char **argv, int *i, const char *name, const char **value) {
+    const char *a = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(a, name, n) != 0) return 0;
+    if (a[n] == '=') {
+        *value = a + n + 1;
+        return 1;
+    }
+    if (a[n] != 0) return 0;
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "clustertwin: %s needs a value\n", name);
+        return -1;
+    }
+    *value = argv[++*i];
+    return 1;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...) {
+    va_list ap;
+    fprintf(stderr, "clustertwin %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n(see 'clustertwin %s --help')\n", cmd);
+    return EXIT_BAD_INPUT;
+}
+
+double cli_wall_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_BAD_INPUT;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return EXIT_OK;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("clustertwin %s\n", CT_VERSION);
+        return EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "clustertwin: unknown command '%s'\n\n", argv[1]);
+    usage(stderr);
+    return EXIT_BAD_INPUT;
+}

@@ -1,0 +1,181 @@
+/*
+ * json: streaming JSON writer (see json.h). Pretty-printed, two spaces per
+ * level; depth is bounded by the caller's structure (a handful of levels).
+ */
+#include "reports/json.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_DEPTH 64
+
+struct json {
+    char *buf;
+    size_t len, cap;
+    int oom;
+    int depth;
+    int count[MAX_DEPTH];      /* values written at each level (for commas) */
+    char kind[MAX_DEPTH];      /* the closing bracket of each open level */
+};
+
+json *json_new(void) { return calloc(1, sizeof(json)); }
+
+void json_free(json *j) {
+    if (!j) return;
+    free(j->buf);
+    free(j);
+}
+
+static void put(json *j, const char *z, size_t n) {
+    if (j->oom) return;
+    if (j->len + n + 1 > j->cap) {
+        size_t cap = j->cap ? j->cap : 4096;
+        while (cap < j->len + n + 1) cap *= 2;
+        char *b = realloc(j->buf, cap);
+        if (!b) {
+            j->oom = 1;
+            return;
+        }
+        j->buf = b;
+        j->cap = cap;
+    }
+    memcpy(j->buf + j->len, z, n);
+    j->len += n;
+    j->buf[j->len] = 0;
+}
+
+static void puts_(json *j, const char *z) { put(j, z, strlen(z)); }
+
+static void printf_(json *j, const char *fmt, ...) {
+    char tmp[64];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n > 0) put(j, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+static void indent(json *j) {
+    put(j, "\n", 1);
+    for (int i = 0; i < j->depth; i++) put(j, "  ", 2);
+}
+
+static void string(json *j, const char *z) {
+    put(j, "\"", 1);
+    for (const unsigned char *p = (const unsigned char *)(z ? z : ""); *p; p++) {
+        switch (*p) {
+        case '"': puts_(j, "\\\""); break;
+        case '\\': puts_(j, "\\\\"); break;
+        case '\n': puts_(j, "\\n"); break;
+        case '\r': puts_(j, "\\r"); break;
+        case '\t': puts_(j, "\\t"); break;
+        default:
+            if (*p < 0x20) printf_(j, "\\u%04x", *p);
+            else put(j, (const char *)p, 1);
+        }
+    }
+    put(j, "\"", 1);
+}
+
+/* Comma, newline, indentation and "key": before a value. */
+static void begin_value(json *j, const char *key) {
+    if (j->depth > 0) {
+        if (j->count[j->depth]++) put(j, ",", 1);
+        indent(j);
+    }
+    if (key) {
+        string(j, key);
+        put(j, ": ", 2);
+    }
+}
+
+static void open_(json *j, const char *key, const char *bracket) {
+    begin_value(j, key);
+    puts_(j, bracket);
+    if (j->depth + 1 < MAX_DEPTH) j->depth++;
+    else j->oom = 1;
+    j->count[j->depth] = 0;
+    j->kind[j->depth] = bracket[0] == '{' ? '}' : ']';
+}
+
+void json_object(json *j, const char *key) { open_(j, key, "{"); }
+void json_array(json *j, const char *key) { open_(j, key, "["); }
+
+void json_end(json *j) {
+    if (j->depth == 0) return;
+    int had = j->count[j->depth];
+    char close = j->kind[j->depth];
+    j->depth--;
+    if (had) indent(j);
+    put(j, &close, 1);
+}
+
+void json_num(json *j, const char *key, double v) {
+    begin_value(j, key);
+    if (!isfinite(v)) puts_(j, "null");
+    else if (v == floor(v) && fabs(v) < 1e15) printf_(j, "%.0f", v == 0 ? 0.0 : v);
+    else printf_(j, "%.10g", v);
+}
+
+void json_int(json *j, const char *key, long long v) {
+    begin_value(j, key);
+    printf_(j, "%lld", v);
+}
+
+void json_str(json *j, const char *key, const char *z) {
+    begin_value(j, key);
+    string(j, z);
+}
+
+void json_bool(json *j, const char *key, int v) {
+    begin_value(j, key);
+    puts_(j, v ? "true" : "false");
+}
+
+void json_null(json *j, const char *key) {
+    begin_value(j, key);
+    puts_(j, "null");
+}
+
+const char *json_text(const json *j, size_t *len) {
+    if (j->oom) return NULL;
+    if (len) *len = j->len;
+    return j->buf ? j->buf : "";
+}
+
+int json_write_file(const json *j, const char *path, char *err, size_t errlen) {
+    size_t n;
+    const char *z = json_text(j, &n);
+    if (!z) {
+        snprintf(err, errlen, "%s: out of memory building the JSON", path);
+        return -1;
+    }
+    if (!strcmp(path, "-")) {
+        if (fwrite(z, 1, n, stdout) != n || fputc('\n', stdout) == EOF || fflush(stdout) != 0) {
+            snprintf(err, errlen, "stdout: write error: %s", strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        return -1;
+    }
+    int bad = fwrite(z, 1, n, f) != n || fputc('\n', f) == EOF;
+    bad |= fflush(f) != 0 || fsync(fileno(f)) != 0;
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path) != 0) {
+        snprintf(err, errlen, "%s: write error: %s", path, strerror(errno));
+        remove(tmp);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,36 @@
+/*
+ * json: a small streaming JSON writer into a memory buffer.
+ *
+ * The whole document is built in memory and written out at once by the
+ * caller (atomically, via a temporary file and rename), so a run that fails
+ * half-way never leaves half a JSON file. Numbers are printed with %.10g;
+ * NaN and infinities become null. Keys are given with each value; pass NULL
+ * inside arrays. Out of memory sets a flag that json_text() reports.
+ */
+#ifndef CT_JSON_H
+#define CT_JSON_H
+
+#include <stddef.h>
+
+typedef struct json json;
+
+json *json_new(void);                 /* NULL when out of memory */
+void json_free(json *j);              /* NULL is a no-op */
+
+void json_object(json *j, const char *key);   /* begin { */
+void json_array(json *j, const char *key);    /* begin [ */
+void json_end(json *j);                       /* close the innermost } or ] */
+void json_num(json *j, const char *key, double v);
+void json_int(json *j, const char *key, long long v);
+void json_str(json *j, const char *key, const char *z);
+void json_bool(json *j, const char *key, int v);
+void json_null(json *j, const char *key);
+
+/* The text so far (NUL-terminated), or NULL when out of memory. */
+const char *json_text(const json *j, size_t *len);
+
+/* Write the text to path atomically ("-" = stdout). Returns 0, or -1 with
+ * err set; on error the target file is left as it was. */
+int json_write_file(const json *j, const char *path, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,271 @@
+/*
+ * results: JSON and text views of a finished run.
+ */
+#include "reports/results.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "scenarios/units.h"
+
+/* A time that has not happened yet is null in JSON. */
+static void time_or_null(json *j, const char *key, double t) {
+    if (t < 0) json_null(j, key);
+    else json_num(j, key, t);
+}
+
+static void job_json(json *j, const job_result *r, double sim_end) {
+    json_object(j, NULL);
+    json_str(j, "name", r->name);
+    json_str(j, "kind", job_kind_name(r->kind));
+    json_int(j, "gpus", r->gpus);
+    json_str(j, "queue", r->queue);
+    json_str(j, "state", job_state_name(r->state));
+    json_num(j, "submit_s", r->submit_s);
+    time_or_null(j, "start_s", r->start_s);
+    time_or_null(j, "end_s", r->end_s);
+    time_or_null(j, "queue_wait_s", r->queue_wait_s);
+    if (r->kind == JOB_TRAINING) {
+        const train_result *p = &r->perf;
+        json_num(j, "step_time_s", p->step_s);
+        json_int(j, "steps_total", (long long)r->steps_total);
+        json_int(j, "steps_done", (long long)r->steps_done);
+        json_num(j, "tokens_done", r->tokens_done);
+        json_num(j, "model_tflops_per_gpu", p->model_tflops_per_gpu);
+        json_num(j, "hardware_tflops_per_gpu", p->hardware_tflops_per_gpu);
+        json_num(j, "mfu", p->mfu);
+        json_num(j, "tokens_per_s_per_gpu", p->tokens_per_s_per_gpu);
+        json_num(j, "params", p->params);
+        json_int(j, "micro_batches", p->micro_batches);
+        json_object(j, "breakdown");
+        json_num(j, "compute_s", p->t.compute_s);
+        json_num(j, "tp_comm_s", p->t.tp_comm_s);
+        json_num(j, "pp_bubble_s", p->t.pp_bubble_s);
+        json_num(j, "dp_comm_s", p->t.dp_comm_s);
+        json_num(j, "optimizer_s", p->t.optimizer_s);
+        json_num(j, "other_s", p->t.other_s);
+        json_end(j);
+        double elapsed = (r->end_s >= 0 ? r->end_s : sim_end) - r->start_s;
+        json_int(j, "interruptions", r->interruptions);
+        json_int(j, "planned_interruptions", r->planned_interruptions);
+        json_num(j, "lost_work_s", r->time.redone_s);
+        json_num(j, "checkpoint_size_bytes", r->checkpoint_size_bytes);
+        json_num(j, "checkpoint_write_s", r->checkpoint_write_s);
+        json_num(j, "checkpoint_stall_s", r->time.checkpoint_stall_s);
+        json_num(j, "checkpoint_interval_s", r->checkpoint_interval_s);
+        json_int(j, "checkpoints", r->checkpoints);
+        json_int(j, "shrinks", r->shrinks);
+        if (r->start_s >= 0 && elapsed > 0) json_num(j, "ettr", r->time.kept_s / elapsed);
+        else json_null(j, "ettr");
+        json_object(j, "time");
+        json_num(j, "elapsed_s", r->start_s >= 0 ? elapsed : 0);
+        json_num(j, "training_kept_s", r->time.kept_s);
+        json_num(j, "redone_s", r->time.redone_s);
+        json_num(j, "checkpoint_stall_s", r->time.checkpoint_stall_s);
+        json_num(j, "restart_s", r->time.restart_s);
+        json_num(j, "waiting_for_nodes_s", r->time.waiting_s);
+        json_end(j);
+        json_object(j, "memory_per_gpu");
+        json_num(j, "weights_bytes", p->mem.weights_bytes);
+        json_num(j, "grads_bytes", p->mem.grads_bytes);
+        json_num(j, "optimizer_bytes", p->mem.optimizer_bytes);
+        json_num(j, "activations_bytes", p->mem.activations_bytes);
+        json_num(j, "other_bytes", p->mem.other_bytes);
+        json_num(j, "total_bytes", p->mem.total_bytes);
+        json_end(j);
+    }
+    json_end(j);
+}
+
+/* One case: predicted figures, and measured ones as null until a hardware
+ * backend fills them (CONTRACT.md). */
+static void microbench_json(json *j, const mb_case *c, const mb_prediction *p) {
+    static const char *ops[] = { "collective", "gemm", "copy", "storage-write" };
+    json_object(j, NULL);
+    json_str(j, "op", c->kind == MBC_COLLECTIVE ? coll_op_name(c->op) : ops[c->kind]);
+    const char *rate = c->kind == MBC_GEMM ? "tflops" : c->kind == MBC_COLLECTIVE ? "busbw_GBps" : "GBps";
+    char pk[40], mk[40];
+    snprintf(pk, sizeof pk, "predicted_%s", rate);
+    snprintf(mk, sizeof mk, "measured_%s", rate);
+    switch (c->kind) {
+    case MBC_COLLECTIVE:
+        json_int(j, "ranks", c->ranks);
+        json_num(j, "size_bytes", c->size_bytes);
+        break;
+    case MBC_GEMM:
+        json_int(j, "m", c->m);
+        json_int(j, "n", c->n);
+        json_int(j, "k", c->k);
+        json_str(j, "precision", precision_name(c->precision));
+        break;
+    case MBC_COPY:
+        json_str(j, "kind", copy_kind_name(c->copy));
+        json_num(j, "size_bytes", c->size_bytes);
+        break;
+    case MBC_STORAGE:
+        json_num(j, "size_bytes", c->size_bytes);
+        json_int(j, "files", c->files);
+        break;
+    }
+    if (p) {
+        json_num(j, "predicted_s", p->time_s);
+        if (c->kind == MBC_GEMM) json_num(j, pk, p->tflops);
+        else if (c->kind == MBC_COLLECTIVE) json_num(j, pk, p->busbw_bytes_per_s / 1e9);
+        else json_num(j, pk, p->algbw_bytes_per_s / 1e9);
+        if (c->kind == MBC_COLLECTIVE) json_num(j, "predicted_algbw_GBps", p->algbw_bytes_per_s / 1e9);
+        json_str(j, "model", p->detail ? p->detail : "");
+    } else {
+        json_null(j, "predicted_s");
+        json_null(j, pk);
+    }
+    json_null(j, "measured_s");
+    json_null(j, mk);
+    json_null(j, "error_pct");
+    json_end(j);
+}
+
+/* Failure counts grouped by component (by = 0) or cause (by = 1), in the
+ * order kinds were declared; kinds sharing a name are summed. */
+static void failures_by(json *j, const world *w, int by) {
+    int n = world_failure_kinds(w);
+    for (int i = 0; i < n; i++) {
+        const char *comp, *cause, *key;
+        int count, dup = 0, sum = 0;
+        world_failure_kind(w, i, &comp, &cause, &count);
+        key = by ? cause : comp;
+        for (int k = 0; k < i && !dup; k++) {
+            const char *c2, *z2;
+            int n2;
+            world_failure_kind(w, k, &c2, &z2, &n2);
+            dup = !strcmp(by ? z2 : c2, key);
+        }
+        if (dup) continue;
+        for (int k = i; k < n; k++) {
+            const char *c2, *z2;
+            int n2;
+            world_failure_kind(w, k, &c2, &z2, &n2);
+            if (!strcmp(by ? z2 : c2, key)) sum += n2;
+        }
+        json_int(j, key, sum);
+    }
+}
+
+void results_json(json *j, const scenario *s, const world *w, double wall_s) {
+    world_totals t = world_get_totals(w);
+    json_object(j, NULL);
+    json_str(j, "scenario", s->name);
+    json_int(j, "seed", (long long)s->seed);
+    json_str(j, "version", CT_VERSION);
+    json_num(j, "simulated_s", t.simulated_s);
+    json_num(j, "wall_s", wall_s);
+    json_int(j, "events", (long long)t.events);
+
+    json_object(j, "cluster");
+    json_int(j, "nodes", t.nodes);
+    json_int(j, "gpus", t.gpus);
+    json_num(j, "gpu_utilization", t.gpu_hours > 0 ? t.gpu_busy_s / 3600.0 / t.gpu_hours : 0);
+    json_num(j, "gpu_hours", t.gpu_hours);
+    json_num(j, "gpu_busy_hours", t.gpu_busy_s / 3600.0);
+    json_num(j, "cost_usd", t.cost_usd);
+    json_object(j, "gpu_hours_by_state");
+    json_num(j, "training", t.gpu_training_s / 3600);
+    json_num(j, "checkpoint", t.gpu_checkpoint_s / 3600);
+    json_num(j, "restarting", t.gpu_restarting_s / 3600);
+    json_num(j, "batch", t.gpu_batch_s / 3600);
+    json_num(j, "idle", t.gpu_hours - t.gpu_busy_s / 3600);
+    json_end(j);
+    json_int(j, "nodes_drained", t.nodes_drained);
+    json_end(j);
+
+    json_object(j, "failures");
+    json_int(j, "total", t.failures);
+    json_object(j, "by_component");
+    failures_by(j, w, 0);
+    json_end(j);
+    json_object(j, "by_cause");
+    failures_by(j, w, 1);
+    json_end(j);
+    json_end(j);
+
+    if (world_microbench_count(w) > 0) {
+        json_array(j, "microbenchmarks");
+        for (int i = 0; i < world_microbench_count(w); i++)
+            microbench_json(j, world_microbench_case(w, i), world_microbench_prediction(w, i));
+        json_end(j);
+    }
+
+    json_array(j, "jobs");
+    for (int i = 0; i < world_job_count(w); i++) job_json(j, world_job(w, i), t.simulated_s);
+    json_end(j);
+    json_end(j);
+}
+
+static const char *dur(double s, char *buf, size_t len) {
+    if (s < 0) return "-";
+    return units_format(s, UNIT_DURATION, buf, len);
+}
+
+void results_summary(FILE *f, const scenario *s, const world *w, double wall_s) {
+    world_totals t = world_get_totals(w);
+    char a[64], b[64];
+    fprintf(f, "scenario %s (seed %llu): %d GPUs on %d nodes\n", s->name,
+            (unsigned long long)s->seed, t.gpus, t.nodes);
+    fprintf(f, "simulated %s in %.3f s wall, %llu events\n", dur(t.simulated_s, a, sizeof a),
+            wall_s, (unsigned long long)t.events);
+    fprintf(f, "cluster: GPU utilisation %.1f%%, %.4g GPU-hours, cost $%.4g\n",
+            t.gpu_hours > 0 ? 100 * t.gpu_busy_s / 3600.0 / t.gpu_hours : 0, t.gpu_hours, t.cost_usd);
+    int n = world_job_count(w), batch = 0, batch_done = 0;
+    double wait = 0;
+    for (int i = 0; i < n; i++) {
+        const job_result *r = world_job(w, i);
+        if (r->kind == JOB_BATCH) {
+            batch++;
+            if (r->state == JOB_DONE) batch_done++;
+            if (r->queue_wait_s >= 0) wait += r->queue_wait_s;
+            continue;
+        }
+        const train_result *p = &r->perf;
+        fprintf(f, "\ntraining %s: %d GPUs, %s, %lld/%lld steps, start %s, end %s\n", r->name, r->gpus,
+                job_state_name(r->state), (long long)r->steps_done, (long long)r->steps_total,
+                dur(r->start_s, a, sizeof a), dur(r->end_s, b, sizeof b));
+        fprintf(f, "  step %.3f s: %.1f model TFLOP/s per GPU (MFU %.1f%%), %.1f hardware TFLOP/s, "
+                   "%.0f tokens/s per GPU\n", p->step_s, p->model_tflops_per_gpu, 100 * p->mfu,
+                p->hardware_tflops_per_gpu, p->tokens_per_s_per_gpu);
+        double st = p->step_s > 0 ? p->step_s : 1;
+        fprintf(f, "  step breakdown: compute %.1f%%, TP comm %.1f%%, pipeline bubble %.1f%%, "
+                   "DP/FSDP comm %.1f%%, optimizer %.1f%%, other %.1f%%\n",
+                100 * p->t.compute_s / st, 100 * p->t.tp_comm_s / st, 100 * p->t.pp_bubble_s / st,
+                100 * p->t.dp_comm_s / st, 100 * p->t.optimizer_s / st, 100 * p->t.other_s / st);
+        if (r->start_s >= 0) {
+            double el = (r->end_s >= 0 ? r->end_s : t.simulated_s) - r->start_s;
+            const job_time *T = &r->time;
+            if (el > 0)
+                fprintf(f, "  time: %.1f%% training kept (ETTR), %.1f%% redone after failures, %.1f%% checkpoint stalls, "
+                           "%.1f%% detecting and restarting, %.1f%% waiting for nodes\n",
+                        100 * T->kept_s / el, 100 * T->redone_s / el, 100 * T->checkpoint_stall_s / el,
+                        100 * T->restart_s / el, 100 * T->waiting_s / el);
+            fprintf(f, "  %d interruptions (%d more caught by health checks), %d checkpoints of %.3g GB "
+                       "every %s (%.0f s to write)%s\n",
+                    r->interruptions, r->planned_interruptions, r->checkpoints, r->checkpoint_size_bytes / 1e9,
+                    r->checkpoint_interval_s > 0 ? dur(r->checkpoint_interval_s, a, sizeof a) : "never",
+                    r->checkpoint_write_s, r->shrinks ? ", shrank to fit the nodes left" : "");
+        }
+        fprintf(f, "  memory per GPU %.1f GB (weights %.1f, grads %.1f, optimizer %.1f, activations %.1f)\n",
+                p->mem.total_bytes / 1e9, p->mem.weights_bytes / 1e9, p->mem.grads_bytes / 1e9,
+                p->mem.optimizer_bytes / 1e9, p->mem.activations_bytes / 1e9);
+    }
+    if (t.failures) {
+        fprintf(f, "\nfailures: %d", t.failures);
+        for (int i = 0; i < world_failure_kinds(w); i++) {
+            const char *comp, *cause;
+            int count;
+            world_failure_kind(w, i, &comp, &cause, &count);
+            if (count) fprintf(f, "%s %s %d", i ? "," : ":", cause, count);
+        }
+        fprintf(f, "%s\n", t.nodes_drained ? "" : "");
+        if (t.nodes_drained) fprintf(f, "  %d lemon nodes drained\n", t.nodes_drained);
+    }
+    if (batch)
+        fprintf(f, "\nbatch jobs: %d/%d done, mean queue wait %s\n", batch_done, batch,
+                dur(batch ? wait / batch : 0, a, sizeof a));
+}

@@ -1,0 +1,1063 @@
+/*
+ * scenario: load, validate and check a scenario file into plain structs.
+ *
+ * Three passes, each stopping at the first error:
+ *   1. parse with libxml2: no network, no DTD loading, no entity expansion,
+ *      documents with a DOCTYPE are refused outright (no entity tricks),
+ *      input size and nesting bounded;
+ *   2. validate the structure against the embedded RELAX NG schema;
+ *   3. read every attribute with its unit (scenarios/units.c) and check
+ *      meaning: ranges, catalog references, tp*pp*dp*cp = gpus.
+ * Errors read "file:line: <element attr="value">: what was expected".
+ */
+#include "scenarios/scenario.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <libxml/parser.h>
+#include <libxml/relaxng.h>
+#include <libxml/tree.h>
+#include <libxml/xmlerror.h>
+
+#include "scenarios/catalog_xml.h"
+#include "scenarios/embedded.h"
+#include "scenarios/schema.h"
+#include "scenarios/units.h"
+
+#define MAX_FILE_BYTES (16u << 20)     /* a scenario is hand-written: 16 MiB is plenty */
+#define MAX_DEPTH 32                   /* the schema needs 4 levels */
+#define MAX_ITEMS 100000               /* elements of one kind */
+
+typedef struct loader {
+    const char *file;
+    char *err;
+    size_t errlen;
+    int failed;
+    scenario *s;
+    const char *text;              /* the document, for start-tag line numbers */
+    size_t text_len;
+    int lines;                     /* lines in the document */
+} loader;
+
+/* The line where an element's start tag begins. libxml2 records the line
+ * where the start tag ends, which for a tag spread over several lines is
+ * not where a reader looks: scan back from the end of that line to the
+ * nearest "<name". */
+static int line_of(const loader *L, const xmlNode *e) {
+    long n = xmlGetLineNo(e);
+    if (n < 1) return 1;
+    if (!L->text || e->type != XML_ELEMENT_NODE) return (int)n;
+    const char *p = L->text, *end = L->text + L->text_len;
+    long line = 1;
+    while (p < end && line < n) line += *p++ == '\n';
+    while (p < end && *p != '\n') p++;                 /* end of line n */
+    size_t k = strlen((const char *)e->name);
+    for (const char *q = p; q-- > L->text;) {
+        if (*q == '\n') n--;
+        if (*q == '<' && (size_t)(end - q) > k + 1 && !strncmp(q + 1, (const char *)e->name, k) &&
+            strchr(" \t\r\n/>", q[1 + k]))
+            return (int)(n < 1 ? 1 : n);
+    }
+    return line_of(L, e);
+}
+
+/* ---- errors ----------------------------------------------------------- */
+
+static void fail_at(loader *L, int line, const char *fmt, ...) {
+    if (L->failed) return;
+    L->failed = 1;
+    if (L->lines > 0 && line > L->lines) line = L->lines;   /* "end of data" errors */
+    int n = snprintf(L->err, L->errlen, "%s:%d: ", L->file, line);
+    if (n < 0 || (size_t)n >= L->errlen) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(L->err + n, L->errlen - (size_t)n, fmt, ap);
+    va_end(ap);
+}
+
+/* "<training tp="3">" or "<training>" for messages. */
+static const char *show(const xmlNode *e, const char *attr, char *buf, size_t len) {
+    xmlChar *v = attr ? xmlGetProp(e, (const xmlChar *)attr) : NULL;
+    if (v) {
+        char val[96];
+        snprintf(val, sizeof val, "%s", (const char *)v);
+        if (strlen((const char *)v) >= sizeof val) strcpy(val + sizeof val - 4, "...");
+        snprintf(buf, len, "<%s %s=\"%s\">", (const char *)e->name, attr, val);
+        xmlFree(v);
+    } else if ((v = xmlGetProp(e, (const xmlChar *)"name")) != NULL) {
+        snprintf(buf, len, "<%s name=\"%.60s\">", (const char *)e->name, (const char *)v);
+        xmlFree(v);
+    } else {
+        snprintf(buf, len, "<%s>", (const char *)e->name);
+    }
+    return buf;
+}
+
+static void fail(loader *L, const xmlNode *e, const char *attr, const char *fmt, ...) {
+    if (L->failed) return;
+    char what[512], tag[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    fail_at(L, line_of(L, e), "%s: %s", show(e, attr, tag, sizeof tag), what);
+}
+
+#define FAIL_RETURN(...) do { fail(__VA_ARGS__); return; } while (0)
+#define FAIL_AT_RETURN(...) do { fail_at(__VA_ARGS__); return; } while (0)
+
+/* ---- attribute readers -------------------------------------------------
+ * Each returns 1 when the attribute was present and valid, 0 when absent
+ * (and not required), -1 on error (L->failed set). */
+
+static int attr_str(loader *L, const xmlNode *e, const char *attr, char *out, size_t len,
+                    int required) {
+    xmlChar *v = xmlGetProp(e, (const xmlChar *)attr);
+    if (!v) {
+        if (required) fail(L, e, NULL, "missing attribute %s", attr);
+        return required ? -1 : 0;
+    }
+    size_t n = strlen((const char *)v);
+    if (n == 0 || n >= len) {
+        fail(L, e, attr, "%s must be 1 to %zu characters", attr, len - 1);
+        xmlFree(v);
+        return -1;
+    }
+    memcpy(out, v, n + 1);
+    xmlFree(v);
+    return 1;
+}
+
+/* A value with a unit; min_exclusive: value must be > 0. */
+static int attr_unit(loader *L, const xmlNode *e, const char *attr, unit_kind kind,
+                     double *out, int required, int positive) {
+    xmlChar *v = xmlGetProp(e, (const xmlChar *)attr);
+    if (!v) {
+        if (required) fail(L, e, NULL, "missing attribute %s (%s)", attr, units_expected(kind));
+        return required ? -1 : 0;
+    }
+    char why[128] = "";
+    double x = 0;
+    int rc = units_parse((const char *)v, kind, &x, why, sizeof why);
+    xmlFree(v);
+    if (rc < 0) {
+        char *cut = strstr(why, "; expected");      /* we say what is expected ourselves */
+        if (cut) *cut = 0;
+        fail(L, e, attr, "%s must be %s (%s)", attr, units_expected(kind), why);
+        return -1;
+    }
+    if (positive && !(x > 0)) {
+        fail(L, e, attr, "%s must be greater than zero", attr);
+        return -1;
+    }
+    *out = x;
+    return 1;
+}
+
+/* A whole count in [lo, hi] (counts accept 4k, 2M). */
+static int attr_int(loader *L, const xmlNode *e, const char *attr, int *out, int required,
+                    long long lo, long long hi) {
+    double x;
+    int rc = attr_unit(L, e, attr, UNIT_COUNT, &x, required, 0);
+    if (rc <= 0) return rc;
+    if (x != floor(x) || x < (double)lo || x > (double)hi) {
+        fail(L, e, attr, "%s must be a whole number from %lld to %lld", attr, lo, hi);
+        return -1;
+    }
+    *out = (int)x;
+    return 1;
+}
+
+static int attr_i64(loader *L, const xmlNode *e, const char *attr, int64_t *out, int required,
+                    long long lo, double hi) {
+    double x;
+    int rc = attr_unit(L, e, attr, UNIT_COUNT, &x, required, 0);
+    if (rc <= 0) return rc;
+    if (x != floor(x) || x < (double)lo || x > hi) {
+        fail(L, e, attr, "%s must be a whole number from %lld to %.0f", attr, lo, hi);
+        return -1;
+    }
+    *out = (int64_t)x;
+    return 1;
+}
+
+static int attr_bool(loader *L, const xmlNode *e, const char *attr, int *out) {
+    char z[16];
+    int rc = attr_str(L, e, attr, z, sizeof z, 0);
+    if (rc <= 0) return rc;
+    if (!strcmp(z, "true") || !strcmp(z, "1") || !strcmp(z, "yes")) *out = 1;
+    else if (!strcmp(z, "false") || !strcmp(z, "0") || !strcmp(z, "no")) *out = 0;
+    else {
+        fail(L, e, attr, "%s must be true or false", attr);
+        return -1;
+    }
+    return 1;
+}
+
+/* One of a fixed set of words. */
+static int attr_enum(loader *L, const xmlNode *e, const char *attr, int (*parse)(const char *),
+                     const char *choices, int *out) {
+    char z[32];
+    int rc = attr_str(L, e, attr, z, sizeof z, 0);
+    if (rc <= 0) return rc;
+    int v = parse(z);
+    if (v < 0) {
+        fail(L, e, attr, "%s must be one of %s", attr, choices);
+        return -1;
+    }
+    *out = v;
+    return 1;
+}
+
+static int is(const xmlNode *e, const char *name) {
+    return e->type == XML_ELEMENT_NODE && strcmp((const char *)e->name, name) == 0;
+}
+
+static int count_children(const xmlNode *e, const char *name) {
+    int n = 0;
+    for (const xmlNode *c = e->children; c; c = c->next) n += is(c, name);
+    return n;
+}
+
+/* Grow-by-one array append; the arrays are small and built once. */
+static void *push(loader *L, void **arr, int *n, size_t size, const xmlNode *e) {
+    if (*n >= MAX_ITEMS) {
+        fail(L, e, NULL, "too many <%s> elements (at most %d)", (const char *)e->name, MAX_ITEMS);
+        return NULL;
+    }
+    void *p = realloc(*arr, (size_t)(*n + 1) * size);
+    if (!p) {
+        fail(L, e, NULL, "out of memory");
+        return NULL;
+    }
+    *arr = p;
+    memset((char *)p + (size_t)*n * size, 0, size);
+    return (char *)p + (size_t)(*n)++ * size;
+}
+#define PUSH(L, arr, n, e) push((L), (void **)&(arr), &(n), sizeof *(arr), (e))
+
+/* ---- sections ----------------------------------------------------------- */
+
+static int parse_topology(const char *z) {
+    if (!strcmp(z, "fat-tree")) return TOPO_FAT_TREE;
+    if (!strcmp(z, "rail-optimized")) return TOPO_RAIL_OPTIMIZED;
+    if (!strcmp(z, "single-switch")) return TOPO_SINGLE_SWITCH;
+    return -1;
+}
+
+static int parse_nic_mode(const char *z) {
+    if (!strcmp(z, "direct")) return NIC_DIRECT;
+    if (!strcmp(z, "overlay")) return NIC_OVERLAY;
+    return -1;
+}
+
+#define MAX_CLUSTER_GPUS 10000000    /* 100x the largest clusters planned today */
+
+static void check_cluster_size(loader *L, const xmlNode *sec) {
+    long long gpus = 0;
+    for (int i = 0; i < L->s->n_nodes; i++)
+        gpus += (long long)L->s->nodes[i].count * catalog_node(L->s->cat, L->s->nodes[i].type)->gpus;
+    if (gpus > MAX_CLUSTER_GPUS)
+        fail(L, sec, NULL, "the cluster has %lld GPUs; at most %d are supported", gpus, MAX_CLUSTER_GPUS);
+}
+
+static void load_cluster(loader *L, const xmlNode *sec) {
+    scenario *s = L->s;
+    s->network.topology = TOPO_FAT_TREE;
+    s->network.oversubscription = 1;
+    s->network.nic_mode = NIC_DIRECT;
+    for (const xmlNode *e = sec->children; e && !L->failed; e = e->next) {
+        if (is(e, "nodes")) {
+            sc_nodes *n = PUSH(L, s->nodes, s->n_nodes, e);
+            if (!n) return;
+            n->line = line_of(L, e);
+            if (attr_str(L, e, "type", n->type, sizeof n->type, 1) < 0) return;
+            if (attr_int(L, e, "count", &n->count, 1, 1, 1000000) < 0) return;
+            if (!catalog_node(s->cat, n->type)) {
+                char names[1024];
+                catalog_names(s->cat, "node", names, sizeof names);
+                fail(L, e, "type", "unknown node type; expected one of: %s", names);
+                return;
+            }
+        } else if (is(e, "network")) {
+            int v;
+            s->network.line = line_of(L, e);
+            if (attr_enum(L, e, "topology", parse_topology, "fat-tree, rail-optimized, single-switch", &v) > 0)
+                s->network.topology = (topology_kind)v;
+            if (attr_enum(L, e, "nic-mode", parse_nic_mode, "direct, overlay", &v) > 0)
+                s->network.nic_mode = (nic_mode)v;
+            if (attr_unit(L, e, "oversubscription", UNIT_NUMBER, &s->network.oversubscription, 0, 1) > 0 &&
+                (s->network.oversubscription < 1 || s->network.oversubscription > 64))
+                fail(L, e, "oversubscription", "oversubscription must be from 1 (non-blocking) to 64");
+            attr_int(L, e, "nodes-per-leaf", &s->network.nodes_per_leaf, 0, 1, 100000);
+        } else if (is(e, "storage")) {
+            sc_storage *st = PUSH(L, s->storage, s->n_storage, e);
+            if (!st) return;
+            st->line = line_of(L, e);
+            if (attr_str(L, e, "name", st->name, sizeof st->name, 1) < 0) return;
+            if (attr_str(L, e, "kind", st->kind, sizeof st->kind, 1) < 0) return;
+            if (!catalog_storage(s->cat, st->kind)) {
+                char names[512];
+                catalog_names(s->cat, "storage", names, sizeof names);
+                fail(L, e, "kind", "unknown storage kind; expected one of: %s", names);
+                return;
+            }
+            for (int i = 0; i < s->n_storage - 1; i++)
+                if (!strcmp(s->storage[i].name, st->name))
+                    fail(L, e, "name", "storage name already used on line %d", s->storage[i].line);
+            attr_unit(L, e, "bandwidth", UNIT_BANDWIDTH, &st->bw_bytes_per_s, 0, 1);
+            attr_unit(L, e, "capacity", UNIT_SIZE, &st->capacity_bytes, 0, 1);
+        } else if (is(e, "spares")) {
+            attr_int(L, e, "warm", &s->spares_warm, 0, 0, 1000000);
+            attr_unit(L, e, "cold-provision", UNIT_DURATION, &s->cold_provision_s, 0, 1);
+        } else if (is(e, "cloud")) {
+            s->has_cloud = 1;
+            if (attr_str(L, e, "node-type", s->cloud_node_type, sizeof s->cloud_node_type, 1) < 0) return;
+            if (!catalog_node(s->cat, s->cloud_node_type)) {
+                char names[1024];
+                catalog_names(s->cat, "node", names, sizeof names);
+                fail(L, e, "node-type", "unknown node type; expected one of: %s", names);
+                return;
+            }
+            s->cloud_max_nodes = 0;
+            attr_int(L, e, "max-nodes", &s->cloud_max_nodes, 0, 0, 1000000);
+            s->cloud_provision_s = 900;
+            attr_unit(L, e, "provision-time", UNIT_DURATION, &s->cloud_provision_s, 0, 0);
+        }
+    }
+    if (!L->failed) check_cluster_size(L, sec);
+}
+
+static int known_profile(const char *z) { return strcmp(z, "llama3") == 0 ? 0 : -1; }
+
+static void load_failures(loader *L, const xmlNode *sec) {
+    scenario *s = L->s;
+    sc_failures_cfg *fc = &s->failure_cfg;
+    attr_unit(L, sec, "watchdog", UNIT_DURATION, &fc->watchdog_s, 0, 1);
+    attr_unit(L, sec, "crash-detect", UNIT_DURATION, &fc->crash_detect_s, 0, 0);
+    attr_unit(L, sec, "restart", UNIT_DURATION, &fc->restart_s, 0, 0);
+    attr_bool(L, sec, "health-check-at-start", &fc->health_at_start);
+    if (attr_unit(L, sec, "health-check-coverage", UNIT_NUMBER, &fc->health_coverage, 0, 0) > 0 &&
+        fc->health_coverage > 1)
+        fail(L, sec, "health-check-coverage", "health-check-coverage must be a fraction from 0 to 1");
+    attr_int(L, sec, "lemon-threshold", &fc->lemon_threshold, 0, 0, 1000);
+    attr_unit(L, sec, "lemon-window", UNIT_DURATION, &fc->lemon_window_s, 0, 1);
+    for (const xmlNode *e = sec->children; e && !L->failed; e = e->next) {
+        if (!is(e, "failure")) continue;
+        sc_failure *f = PUSH(L, s->failures, s->n_failures, e);
+        if (!f) return;
+        f->line = line_of(L, e);
+        strcpy(f->distribution, "exponential");
+        f->shape = 1;
+        int has_profile = attr_str(L, e, "profile", f->profile, sizeof f->profile, 0);
+        if (has_profile > 0 && known_profile(f->profile) < 0) {
+            fail(L, e, "profile", "unknown failure profile; expected llama3");
+            return;
+        }
+        if (attr_str(L, e, "component", f->component, sizeof f->component, has_profile <= 0) < 0) return;
+        if (attr_unit(L, e, "mtbf", UNIT_DURATION, &f->mtbf_s, has_profile <= 0, 1) < 0) return;
+        attr_str(L, e, "distribution", f->distribution, sizeof f->distribution, 0);
+        int has_shape = attr_unit(L, e, "shape", UNIT_NUMBER, &f->shape, 0, 1);
+        if (has_shape > 0 && strcmp(f->distribution, "weibull") != 0)
+            fail(L, e, "shape", "shape applies to distribution=\"weibull\" only");
+        if (!strcmp(f->distribution, "weibull") && has_shape == 0)
+            fail(L, e, NULL, "distribution=\"weibull\" needs a shape (e.g. shape=\"0.8\")");
+        if (f->shape > 20) fail(L, e, "shape", "shape must be from 0 to 20");
+        attr_unit(L, e, "mttr", UNIT_DURATION, &f->mttr_s, 0, 1);
+        attr_str(L, e, "cause", f->cause, sizeof f->cause, 0);
+    }
+}
+
+static void load_scheduler(loader *L, const xmlNode *sec) {
+    scenario *s = L->s;
+    attr_str(L, sec, "policy", s->sched_policy, sizeof s->sched_policy, 0);
+    attr_bool(L, sec, "preemption", &s->sched_preemption);
+    attr_str(L, sec, "backfill", s->sched_backfill, sizeof s->sched_backfill, 0);
+    for (const xmlNode *e = sec->children; e && !L->failed; e = e->next) {
+        if (!is(e, "queue")) continue;
+        sc_queue *q = PUSH(L, s->queues, s->n_queues, e);
+        if (!q) return;
+        q->line = line_of(L, e);
+        if (attr_str(L, e, "name", q->name, sizeof q->name, 1) < 0) return;
+        for (int i = 0; i < s->n_queues - 1; i++)
+            if (!strcmp(s->queues[i].name, q->name))
+                fail(L, e, "name", "queue name already used on line %d", s->queues[i].line);
+        attr_int(L, e, "quota-gpus", &q->quota_gpus, 0, 0, 100000000);
+    }
+}
+
+static int has_queue(const scenario *s, const char *z) {
+    if (s->n_queues == 0) return 1;          /* no queues declared: one implicit queue */
+    for (int i = 0; i < s->n_queues; i++)
+        if (!strcmp(s->queues[i].name, z)) return 1;
+    return 0;
+}
+
+static void load_queue_ref(loader *L, const xmlNode *e, char *queue, size_t len, int *priority) {
+    if (attr_str(L, e, "queue", queue, len, 0) > 0 && !has_queue(L->s, queue)) {
+        fail(L, e, "queue", "no <queue name=\"%s\"> in <scheduler>", queue);
+        return;
+    }
+    if (!queue[0]) snprintf(queue, len, "%s", L->s->n_queues ? L->s->queues[0].name : "default");
+    attr_int(L, e, "priority", priority, 0, -1000000, 1000000);
+}
+
+static void load_model(loader *L, const xmlNode *e, sc_training *t) {
+    scenario *s = L->s;
+    llm_spec *m = &t->model;
+    catalog_defaults(catalog_fields_llm, m);
+    if (attr_str(L, e, "preset", t->preset, sizeof t->preset, 0) > 0) {
+        const llm_spec *p = catalog_llm(s->cat, t->preset);
+        if (!p) {
+            char names[1024];
+            catalog_names(s->cat, "llm", names, sizeof names);
+            fail(L, e, "preset", "unknown model preset; expected one of: %s", names);
+            return;
+        }
+        *m = *p;
+    } else {
+        snprintf(m->name, sizeof m->name, "%.*s", (int)sizeof m->name - 1, t->name);
+    }
+    int req = t->preset[0] == 0;
+    attr_int(L, e, "layers", &m->layers, req, 1, 100000);
+    attr_int(L, e, "hidden", &m->hidden, req, 1, 10000000);
+    attr_int(L, e, "ffn-hidden", &m->ffn_hidden, req, 1, 100000000);
+    attr_int(L, e, "heads", &m->heads, req, 1, 100000);
+    if (attr_int(L, e, "kv-heads", &m->kv_heads, 0, 1, 100000) == 0 && req) m->kv_heads = m->heads;
+    attr_int(L, e, "vocab", &m->vocab, req, 1, 100000000);
+    attr_bool(L, e, "gated-ffn", &m->gated_ffn);
+    if (L->failed) return;
+    if (m->kv_heads == 0) m->kv_heads = m->heads;
+    if (m->hidden % m->heads != 0)
+        fail(L, e, "heads", "hidden (%d) must be a multiple of heads", m->hidden);
+    else if (m->kv_heads > m->heads || m->heads % m->kv_heads != 0)
+        fail(L, e, "kv-heads", "heads (%d) must be a multiple of kv-heads", m->heads);
+}
+
+static void load_checkpoint(loader *L, const xmlNode *e, sc_checkpoint *c) {
+    char z[32];
+    c->present = 1;
+    c->line = line_of(L, e);
+    strcpy(c->mode, "sync");
+    strcpy(c->layout, "sharded");
+    c->interval_auto = 1;
+    if (attr_str(L, e, "interval", z, sizeof z, 0) > 0 && strcmp(z, "auto") != 0) {
+        c->interval_auto = 0;
+        attr_unit(L, e, "interval", UNIT_DURATION, &c->interval_s, 0, 1);
+    }
+    attr_str(L, e, "mode", c->mode, sizeof c->mode, 0);
+    attr_str(L, e, "layout", c->layout, sizeof c->layout, 0);
+}
+
+/* The node type a job runs on, and how many GPUs of it the cluster has. */
+static long long gpus_of_type(const scenario *s, const char *type) {
+    long long n = 0;
+    for (int i = 0; i < s->n_nodes; i++)
+        if (!strcmp(s->nodes[i].type, type)) n += (long long)s->nodes[i].count * catalog_node(s->cat, type)->gpus;
+    return n;
+}
+
+static int parse_attention(const char *z) {
+    if (!strcmp(z, "fused")) return 0;
+    if (!strcmp(z, "unfused")) return 1;
+    return -1;
+}
+
+static void load_training(loader *L, const xmlNode *e) {
+    scenario *s = L->s;
+    sc_training *t = PUSH(L, s->training, s->n_training, e);
+    if (!t) return;
+    train_plan *p = &t->plan;
+    t->line = line_of(L, e);
+    if (attr_str(L, e, "name", t->name, sizeof t->name, 1) < 0) return;
+    for (int i = 0; i < s->n_training - 1; i++)
+        if (!strcmp(s->training[i].name, t->name))
+            FAIL_RETURN(L, e, "name", "a training job of this name is on line %d", s->training[i].line);
+
+    p->tp = p->pp = p->cp = 1;
+    p->dp = 0;
+    p->micro_batch = 1;
+    p->precision = PREC_BF16;
+    p->sharding = SHARD_NONE;
+    p->recompute = RECOMPUTE_NONE;
+    p->schedule = PP_1F1B;
+    p->virtual_stages = 0;                  /* the model picks the interleaving */
+    p->sequence_parallel = -1;              /* decided by train_plan_defaults */
+    p->attn_unfused = -1;                   /* decided by train_plan_defaults */
+    int v;
+    attr_int(L, e, "tp", &p->tp, 0, 1, 1024);
+    attr_int(L, e, "pp", &p->pp, 0, 1, 4096);
+    attr_int(L, e, "cp", &p->cp, 0, 1, 4096);
+    int has_dp = attr_int(L, e, "dp", &p->dp, 0, 1, 10000000);
+    int has_gpus = attr_int(L, e, "gpus", &t->gpus, 0, 1, 100000000);
+    if (attr_enum(L, e, "sharding", sharding_parse, "none, zero1, zero2, fsdp", &v) > 0) p->sharding = (sharding)v;
+    if (attr_enum(L, e, "recompute", recompute_parse, "none, selective, full", &v) > 0) p->recompute = (recompute)v;
+    if (attr_enum(L, e, "precision", precision_parse, "bf16, fp16, fp8, fp32, tf32", &v) > 0) p->precision = (precision)v;
+    if (attr_enum(L, e, "pipeline-schedule", pp_schedule_parse, "1f1b, interleaved", &v) > 0) {
+        p->schedule = (pp_schedule)v;
+        if (p->schedule == PP_1F1B) p->virtual_stages = 1;
+    }
+    attr_int(L, e, "virtual-stages", &p->virtual_stages, 0, 1, 1024);
+    attr_bool(L, e, "sequence-parallel", &p->sequence_parallel);
+    if (attr_enum(L, e, "attention", parse_attention, "fused, unfused", &v) > 0) p->attn_unfused = v;
+    attr_int(L, e, "micro-batch", &p->micro_batch, 0, 1, 1000000);
+    attr_int(L, e, "seq-len", &p->seq_len, 0, 1, 100000000);
+    int has_tokens = attr_unit(L, e, "tokens", UNIT_COUNT, &t->tokens, 0, 1);
+    int has_steps = attr_i64(L, e, "steps", &t->steps, 0, 1, 1e15);
+    attr_str(L, e, "storage", t->storage, sizeof t->storage, 0);
+    attr_str(L, e, "node-type", t->node_type, sizeof t->node_type, 0);
+    load_queue_ref(L, e, t->queue, sizeof t->queue, &t->priority);
+    attr_unit(L, e, "submit", UNIT_DURATION, &t->submit_s, 0, 0);
+    attr_bool(L, e, "elastic", &t->elastic);
+    if (L->failed) return;
+
+    for (const xmlNode *c = e->children; c && !L->failed; c = c->next) {
+        if (is(c, "model")) load_model(L, c, t);
+        else if (is(c, "checkpoint")) load_checkpoint(L, c, &t->checkpoint);
+    }
+    if (L->failed) return;
+
+    /* Sizes of the parallel plan. */
+    int tpc = p->tp * p->pp * p->cp;
+    if (!has_dp && !has_gpus)
+        FAIL_RETURN(L, e, NULL, "give gpus or dp (gpus = tp*pp*dp*cp)");
+    if (!has_dp) {
+        if (t->gpus % tpc != 0)
+            FAIL_RETURN(L, e, "gpus", "gpus must be a multiple of tp*pp*cp = %d", tpc);
+        p->dp = t->gpus / tpc;
+    }
+    long long prod = (long long)tpc * p->dp;
+    if (prod > 100000000) FAIL_RETURN(L, e, "dp", "tp*pp*dp*cp = %lld GPUs is too many", prod);
+    if (has_gpus && prod != t->gpus)
+        FAIL_RETURN(L, e, "gpus", "gpus must equal tp*pp*dp*cp = %d*%d*%d*%d = %lld",
+                    p->tp, p->pp, p->dp, p->cp, prod);
+    t->gpus = (int)prod;
+
+    if (has_tokens > 0 && has_steps > 0) FAIL_RETURN(L, e, "steps", "give steps or tokens, not both");
+    if (has_tokens <= 0 && has_steps <= 0) FAIL_RETURN(L, e, NULL, "give the job's length as steps=\"N\" or tokens=\"15.6T\"");
+
+    if (!p->seq_len) p->seq_len = t->model.max_context < 4096 ? t->model.max_context : 4096;
+    if (!p->global_batch) p->global_batch = 0;
+    int has_gb = attr_int(L, e, "global-batch", &p->global_batch, 0, 1, 100000000);
+    if (has_gb < 0) return;
+    if (!has_gb) p->global_batch = p->dp * p->micro_batch * (p->pp > 1 ? 4 * p->pp : 1);
+    if (p->global_batch % (p->dp * p->micro_batch) != 0)
+        FAIL_RETURN(L, e, "global-batch", "global-batch must be a multiple of dp*micro-batch = %d",
+                    p->dp * p->micro_batch);
+    if (p->schedule == PP_1F1B && p->virtual_stages > 1)
+        FAIL_RETURN(L, e, "virtual-stages", "virtual-stages > 1 needs pipeline-schedule=\"interleaved\"");
+
+    /* Where it runs. */
+    if (!t->node_type[0] && s->n_nodes > 0) snprintf(t->node_type, sizeof t->node_type, "%s", s->nodes[0].type);
+    if (s->n_nodes == 0) FAIL_RETURN(L, e, NULL, "the cluster has no <nodes> to run on");
+    if (!catalog_node(s->cat, t->node_type)) {
+        char names[1024];
+        catalog_names(s->cat, "node", names, sizeof names);
+        FAIL_RETURN(L, e, "node-type", "unknown node type; expected one of: %s", names);
+    }
+    long long avail = gpus_of_type(s, t->node_type);
+    if (t->gpus > avail && !(s->has_cloud && !strcmp(s->cloud_node_type, t->node_type)))
+        FAIL_RETURN(L, e, "gpus", "needs %d GPUs of node type %s, the cluster has %lld",
+                    t->gpus, t->node_type, avail);
+    if (t->checkpoint.present && !t->storage[0] && s->n_storage == 0)
+        FAIL_RETURN(L, e, NULL, "<checkpoint> needs somewhere to write: a <storage> in <cluster> (and storage=\"name\" here)");
+    if (t->storage[0]) {
+        int found = 0;
+        for (int i = 0; i < s->n_storage; i++) found |= !strcmp(s->storage[i].name, t->storage);
+        if (!found) FAIL_RETURN(L, e, "storage", "no <storage name=\"%s\"> in <cluster>", t->storage);
+    }
+
+    if (has_tokens > 0) {
+        double per_step = (double)p->global_batch * p->seq_len;
+        double steps = ceil(t->tokens / per_step);
+        if (steps > 1e15) FAIL_RETURN(L, e, "tokens", "tokens give more than 1e15 steps");
+        t->steps = (int64_t)steps;
+    } else {
+        t->tokens = (double)t->steps * p->global_batch * p->seq_len;
+    }
+
+    train_plan_defaults(p);
+    char why[256];
+    if (train_plan_check(&t->model, p, why, sizeof why) < 0) fail(L, e, NULL, "%s", why);
+}
+
+static void load_jobs(loader *L, const xmlNode *e) {
+    scenario *s = L->s;
+    sc_jobs *j = PUSH(L, s->jobs, s->n_jobs, e);
+    if (!j) return;
+    j->line = line_of(L, e);
+    strcpy(j->arrivals, "poisson");
+    strcpy(j->duration_distribution, "fixed");
+    if (attr_str(L, e, "name", j->name, sizeof j->name, 1) < 0) return;
+    for (int i = 0; i < s->n_jobs - 1; i++)
+        if (!strcmp(s->jobs[i].name, j->name))
+            FAIL_RETURN(L, e, "name", "a <jobs> of this name is on line %d", s->jobs[i].line);
+    attr_int(L, e, "count", &j->count, 1, 1, 10000000);
+    attr_str(L, e, "arrivals", j->arrivals, sizeof j->arrivals, 0);
+    int has_rate = attr_unit(L, e, "rate", UNIT_RATE, &j->rate_per_s, 0, 1);
+    attr_int(L, e, "gpus", &j->gpus, 1, 1, 100000000);
+    attr_unit(L, e, "duration", UNIT_DURATION, &j->duration_s, 1, 1);
+    attr_str(L, e, "duration-distribution", j->duration_distribution, sizeof j->duration_distribution, 0);
+    load_queue_ref(L, e, j->queue, sizeof j->queue, &j->priority);
+    if (!L->failed && has_rate == 0 && strcmp(j->arrivals, "poisson") == 0)
+        fail(L, e, NULL, "arrivals=\"poisson\" needs a rate (e.g. rate=\"6/h\")");
+    if (!L->failed && j->gpus > scenario_gpus(s) && !s->has_cloud)
+        fail(L, e, "gpus", "a job needs %d GPUs, the cluster has %d", j->gpus, scenario_gpus(s));
+}
+
+static void load_inference(loader *L, const xmlNode *e) {
+    scenario *s = L->s;
+    sc_inference *f = PUSH(L, s->inference, s->n_inference, e);
+    if (!f) return;
+    int v;
+    f->line = line_of(L, e);
+    f->precision = PREC_BF16;
+    f->tp = 1;
+    f->replicas = 1;
+    f->max_batch = 256;
+    f->input_tokens = 1000;
+    f->output_tokens = 200;
+    f->slo_percentile = 99;
+    strcpy(f->arrival_process, "offline");
+    if (attr_str(L, e, "name", f->name, sizeof f->name, 1) < 0) return;
+    for (int i = 0; i < s->n_inference - 1; i++)
+        if (!strcmp(s->inference[i].name, f->name))
+            FAIL_RETURN(L, e, "name", "an <inference> service of this name is on line %d", s->inference[i].line);
+    if (attr_str(L, e, "model", f->model, sizeof f->model, 1) < 0) return;
+    if (!catalog_llm(s->cat, f->model)) {
+        char names[1024];
+        catalog_names(s->cat, "llm", names, sizeof names);
+        FAIL_RETURN(L, e, "model", "unknown model; expected one of: %s", names);
+    }
+    if (attr_enum(L, e, "precision", precision_parse, "bf16, fp16, fp8, int8, int4", &v) > 0) f->precision = (precision)v;
+    if (attr_str(L, e, "gpu", f->gpu, sizeof f->gpu, 0) > 0 && !catalog_gpu(s->cat, f->gpu)) {
+        char names[1024];
+        catalog_names(s->cat, "gpu", names, sizeof names);
+        FAIL_RETURN(L, e, "gpu", "unknown GPU; expected one of: %s", names);
+    }
+    attr_int(L, e, "tp", &f->tp, 0, 1, 64);
+    attr_int(L, e, "replicas", &f->replicas, 0, 1, 1000000);
+    attr_int(L, e, "max-batch", &f->max_batch, 0, 1, 1000000);
+    for (const xmlNode *c = e->children; c && !L->failed; c = c->next) {
+        if (is(c, "arrivals")) {
+            attr_str(L, c, "process", f->arrival_process, sizeof f->arrival_process, 1);
+            int has_rate = attr_unit(L, c, "rate", UNIT_RATE, &f->rate_per_s, 0, 1);
+            f->count = 1000;
+            attr_i64(L, c, "count", &f->count, 0, 1, 1e9);
+            if (!L->failed && !strcmp(f->arrival_process, "poisson") && has_rate == 0)
+                fail(L, c, NULL, "process=\"poisson\" needs a rate (e.g. rate=\"20/s\")");
+        } else if (is(c, "requests")) {
+            attr_int(L, c, "input-tokens", &f->input_tokens, 0, 1, 100000000);
+            attr_int(L, c, "output-tokens", &f->output_tokens, 0, 1, 100000000);
+            const llm_spec *m = catalog_llm(s->cat, f->model);
+            if (!L->failed && f->input_tokens + f->output_tokens > m->max_context)
+                fail(L, c, NULL, "input + output tokens (%d) exceed %s's context of %d",
+                     f->input_tokens + f->output_tokens, f->model, m->max_context);
+        } else if (is(c, "slo")) {
+            attr_unit(L, c, "ttft", UNIT_DURATION, &f->slo_ttft_s, 0, 1);
+            attr_unit(L, c, "tpot", UNIT_DURATION, &f->slo_tpot_s, 0, 1);
+            if (attr_unit(L, c, "percentile", UNIT_NUMBER, &f->slo_percentile, 0, 1) > 0 &&
+                f->slo_percentile > 100)
+                fail(L, c, "percentile", "percentile must be in (0, 100]");
+        }
+    }
+    if (!L->failed && f->count == 0) f->count = 1000;
+    const llm_spec *m = catalog_llm(s->cat, f->model);
+    if (!L->failed && m->heads % f->tp != 0)
+        fail(L, e, "tp", "tp must divide the model's %d attention heads", m->heads);
+}
+
+static void load_workload(loader *L, const xmlNode *sec) {
+    scenario *s = L->s;
+    for (const xmlNode *e = sec->children; e && !L->failed; e = e->next) {
+        if (is(e, "training")) load_training(L, e);
+        else if (is(e, "jobs")) load_jobs(L, e);
+        else if (is(e, "inference")) load_inference(L, e);
+        else if (is(e, "trace")) {
+            if (s->trace_href[0]) FAIL_RETURN(L, e, NULL, "only one <trace> per workload");
+            attr_str(L, e, "href", s->trace_href, sizeof s->trace_href, 1);
+        }
+    }
+}
+
+static void load_sizes(loader *L, const xmlNode *e, sc_microbench *b, double def_min, double def_max) {
+    b->min_bytes = def_min;
+    b->factor = 2;
+    int has_min = attr_unit(L, e, "min-size", UNIT_SIZE, &b->min_bytes, 0, 1);
+    b->max_bytes = has_min > 0 ? b->min_bytes : def_max;
+    attr_unit(L, e, "max-size", UNIT_SIZE, &b->max_bytes, 0, 1);
+    attr_unit(L, e, "factor", UNIT_NUMBER, &b->factor, 0, 1);
+    if (L->failed) return;
+    if (b->max_bytes < b->min_bytes) fail(L, e, "max-size", "max-size must be >= min-size");
+    else if (b->max_bytes > 1e15) fail(L, e, "max-size", "max-size must be at most 1PB");
+    else if (b->max_bytes > b->min_bytes && b->factor <= 1.0001)
+        fail(L, e, "factor", "factor must be greater than 1");
+    else if (b->max_bytes > b->min_bytes && log(b->max_bytes / b->min_bytes) / log(b->factor) > 200)
+        fail(L, e, "factor", "more than 200 sizes from min-size to max-size; use a larger factor");
+}
+
+static int parse_coll_op(const char *z) { return coll_op_parse(z); }
+
+static void load_microbenchmarks(loader *L, const xmlNode *sec) {
+    scenario *s = L->s;
+    for (const xmlNode *e = sec->children; e && !L->failed; e = e->next) {
+        if (e->type != XML_ELEMENT_NODE) continue;
+        sc_microbench *b = PUSH(L, s->microbench, s->n_microbench, e);
+        if (!b) return;
+        int v;
+        b->line = line_of(L, e);
+        b->precision = PREC_BF16;
+        if (is(e, "collective")) {
+            b->kind = MB_COLLECTIVE;
+            if (attr_enum(L, e, "op", parse_coll_op, "allreduce, allgather, reducescatter, alltoall, broadcast, sendrecv", &v) > 0)
+                b->op = (coll_op)v;
+            int node_gpus = s->n_nodes ? catalog_node(s->cat, s->nodes[0].type)->gpus : 8;
+            b->ranks = node_gpus;
+            attr_int(L, e, "ranks", &b->ranks, 0, 2, 100000000);
+            if (!L->failed && b->ranks > scenario_gpus(s))
+                fail(L, e, "ranks", "ranks must be at most the cluster's %d GPUs", scenario_gpus(s));
+            load_sizes(L, e, b, 8, 128 << 20);
+        } else if (is(e, "gemm")) {
+            b->kind = MB_GEMM;
+            attr_int(L, e, "m", &b->m, 1, 1, 1 << 20);
+            attr_int(L, e, "n", &b->n, 1, 1, 1 << 20);
+            attr_int(L, e, "k", &b->k, 1, 1, 1 << 20);
+            if (attr_enum(L, e, "precision", precision_parse, "fp64, fp32, tf32, bf16, fp16, fp8", &v) > 0)
+                b->precision = (precision)v;
+        } else if (is(e, "copy")) {
+            b->kind = MB_COPY;
+            attr_str(L, e, "kind", b->copy_kind, sizeof b->copy_kind, 1);
+            load_sizes(L, e, b, 1 << 20, 1 << 20);
+        } else if (is(e, "storage-write")) {
+            b->kind = MB_STORAGE_WRITE;
+            attr_unit(L, e, "size", UNIT_SIZE, &b->size_bytes, 1, 1);
+            b->files = 1;
+            attr_int(L, e, "files", &b->files, 0, 1, 4096);
+            strcpy(b->path, "out/ckpt-bench");
+            attr_str(L, e, "path", b->path, sizeof b->path, 0);
+        }
+    }
+}
+
+/* ---- parse and validate ------------------------------------------------- */
+
+static void on_xml_error(void *ctx, xmlErrorPtr x) {
+    loader *L = ctx;
+    if (L->failed || !x) return;
+    char msg[400];
+    snprintf(msg, sizeof msg, "%s", x->message ? x->message : "malformed XML");
+    size_t n = strlen(msg);
+    while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' ')) msg[--n] = 0;
+    const char *elem = x->node && ((xmlNode *)x->node)->type == XML_ELEMENT_NODE
+                           ? (const char *)((xmlNode *)x->node)->name : NULL;
+    int line = x->line > 0 ? x->line : (x->node ? (int)xmlGetLineNo((xmlNode *)x->node) : 1);
+    if (x->domain == XML_FROM_RELAXNGV) {
+        if (elem) line = line_of(L, (xmlNode *)x->node);
+        fail_at(L, line, "<%s>: %s (see the schema in README.md)", elem ? elem : "scenario", msg);
+    } else {
+        fail_at(L, line, "malformed XML: %s", msg);
+    }
+}
+
+
+static const char *embedded(const char *path) {
+    for (const embedded_file *f = embedded_files; f->path; f++)
+        if (!strcmp(f->path, path)) return f->data;
+    return NULL;
+}
+
+/* The first element nested deeper than MAX_DEPTH, or NULL. */
+static const xmlNode *too_deep(const xmlNode *e, int depth) {
+    if (depth > MAX_DEPTH) return e;
+    for (const xmlNode *c = e->children; c; c = c->next) {
+        const xmlNode *d = c->type == XML_ELEMENT_NODE ? too_deep(c, depth + 1) : NULL;
+        if (d) return d;
+    }
+    return NULL;
+}
+
+/* Refuse a DOCTYPE before libxml2 sees it: no entity of any kind is
+ * declared, expanded or fetched. Scans the prolog (comments, processing
+ * instructions, blanks) up to the first element. Returns its line or 0. */
+static int doctype_line(const char *z, size_t len) {
+    const char *p = z, *end = z + len;
+    int line = 1;
+    while (p < end) {
+        if (*p == '\n') line++;
+        if (*p != '<') {
+            p++;
+            continue;
+        }
+        if (end - p >= 4 && !memcmp(p, "<!--", 4)) {
+            for (p += 4; p < end && !(end - p >= 3 && !memcmp(p, "-->", 3)); p++) line += *p == '\n';
+            p += 3;
+        } else if (end - p >= 2 && p[1] == '?') {
+            for (p += 2; p < end && !(end - p >= 2 && !memcmp(p, "?>", 2)); p++) line += *p == '\n';
+            p += 2;
+        } else if (end - p >= 9 && !memcmp(p, "<!DOCTYPE", 9)) {
+            return line;
+        } else {
+            return 0;                        /* the root element: the prolog is over */
+        }
+    }
+    return 0;
+}
+
+static int count_lines(const char *z, size_t len) {
+    int n = 1;
+    for (size_t i = 0; i < len; i++) n += z[i] == '\n' && i + 1 < len;
+    return n;
+}
+
+static void check_structure(loader *L, xmlNode *root) {
+    const char *rng = embedded("scenarios/scenario.rng");
+    char msg[1024];
+    schema *sc = rng ? schema_new(rng, strlen(rng), msg, sizeof msg) : NULL;
+    if (!sc) {
+        fail_at(L, 1, "internal error: the schema does not load");
+        return;
+    }
+    const void *bad = NULL;
+    const char *bad_attr = NULL;
+    if (schema_check(sc, root, msg, sizeof msg, &bad, &bad_attr) < 0)
+        fail(L, (const xmlNode *)bad, bad_attr, "%s", msg);
+    schema_free(sc);
+}
+
+static void validate(loader *L, xmlDoc *doc) {
+    const char *rng = embedded("scenarios/scenario.rng");
+    if (!rng) FAIL_AT_RETURN(L, 1, "internal error: the grammar is not compiled in");
+    xmlRelaxNGParserCtxtPtr pc = xmlRelaxNGNewMemParserCtxt(rng, (int)strlen(rng));
+    xmlRelaxNGPtr grammar = pc ? xmlRelaxNGParse(pc) : NULL;
+    xmlRelaxNGValidCtxtPtr vc = grammar ? xmlRelaxNGNewValidCtxt(grammar) : NULL;
+    if (!vc) {
+        fail_at(L, 1, "internal error: the grammar does not load");
+    } else {
+        xmlRelaxNGSetValidStructuredErrors(vc, on_xml_error, L);
+        if (xmlRelaxNGValidateDoc(vc, doc) != 0)
+            fail_at(L, 1, "the document does not match the scenario grammar");
+    }
+    xmlRelaxNGFreeValidCtxt(vc);
+    xmlRelaxNGFree(grammar);
+    xmlRelaxNGFreeParserCtxt(pc);
+}
+
+static int load(loader *L, const char *data, size_t len) {
+    scenario *s = L->s;
+    char cerr[1024];
+    xmlDoc *doc = NULL;
+
+    if (len == 0) {
+        fail_at(L, 1, "empty file; expected a <scenario> document");
+        return -1;
+    }
+    if (len > MAX_FILE_BYTES) {
+        fail_at(L, 1, "file is %zu bytes; a scenario may be at most %u bytes", len, MAX_FILE_BYTES);
+        return -1;
+    }
+    if (memchr(data, 0, len)) {
+        const char *z = memchr(data, 0, len);
+        int line = 1;
+        for (const char *p = data; p < z; p++) line += *p == '\n';
+        fail_at(L, line, "binary data (a NUL byte); expected an XML text file");
+        return -1;
+    }
+    s->xml_text = malloc(len + 1);
+    if (!s->xml_text) {
+        fail_at(L, 1, "out of memory");
+        return -1;
+    }
+    memcpy(s->xml_text, data, len);
+    s->xml_text[len] = 0;
+    s->xml_len = len;
+
+    L->text = s->xml_text;
+    L->text_len = len;
+    L->lines = count_lines(data, len);
+    int dt = doctype_line(data, len);
+    if (dt) {
+        fail_at(L, dt, "<!DOCTYPE>: document type declarations and entities are not allowed in scenarios");
+        return -1;
+    }
+    xmlSetStructuredErrorFunc(L, on_xml_error);
+    xmlSetGenericErrorFunc(NULL, NULL);
+    doc = xmlReadMemory(data, (int)len, L->file, NULL,
+                        XML_PARSE_NONET | XML_PARSE_NOCDATA | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES);
+    if (!doc) {
+        if (!L->failed) fail_at(L, 1, "malformed XML");
+        goto out;
+    }
+    if (doc->intSubset || doc->extSubset) {
+        fail_at(L, doc->intSubset ? (int)xmlGetLineNo((xmlNode *)doc->intSubset) : 1,
+                "<!DOCTYPE>: document type declarations and entities are not allowed in scenarios");
+        goto out;
+    }
+    xmlNode *root = xmlDocGetRootElement(doc);
+    if (!root || strcmp((const char *)root->name, "scenario") != 0) {
+        fail_at(L, root ? (int)xmlGetLineNo(root) : 1, "<%s>: expected <scenario> as the root element",
+                root ? (const char *)root->name : "");
+        goto out;
+    }
+    const xmlNode *deep = too_deep(root, 1);
+    if (deep) {
+        fail(L, deep, NULL, "elements nested more than %d deep", MAX_DEPTH);
+        goto out;
+    }
+    check_structure(L, root);
+    if (!L->failed) validate(L, doc);
+    if (L->failed) goto out;
+
+    /* Catalog: builtin, then the scenario's own additions. */
+    s->cat = catalog_new();
+    if (!s->cat || catalog_load_builtin(s->cat, cerr, sizeof cerr) < 0) {
+        fail_at(L, 1, "internal error: the built-in catalog does not load: %s", s->cat ? cerr : "out of memory");
+        goto out;
+    }
+    for (xmlNode *e = root->children; e; e = e->next)
+        if (is(e, "catalog") && catalog_load_element(s->cat, e, L->file, L->err, L->errlen) < 0) {
+            L->failed = 1;
+            goto out;
+        }
+
+    attr_str(L, root, "name", s->name, sizeof s->name, 1);
+    double seed = 1;
+    if (attr_unit(L, root, "seed", UNIT_NUMBER, &seed, 0, 0) > 0 &&
+        (seed < 0 || seed != floor(seed) || seed > 9007199254740992.0))
+        fail(L, root, "seed", "seed must be a whole number from 0 to 2^53");
+    s->seed = (uint64_t)seed;
+    attr_unit(L, root, "duration", UNIT_DURATION, &s->duration_s, 0, 1);
+    if (!L->failed && s->duration_s > 1000.0 * 365 * 86400)
+        fail(L, root, "duration", "duration must be at most 1000 years");
+
+    /* Defaults of <failures> attributes (see sc_failures_cfg). */
+    s->failure_cfg.watchdog_s = 600;           /* PyTorch NCCL watchdog default: 10 min */
+    s->failure_cfg.crash_detect_s = 30;        /* process exit seen by the launcher, ~seconds */
+    s->failure_cfg.restart_s = 300;            /* reschedule + container and process start */
+    s->failure_cfg.health_at_start = 1;
+    s->failure_cfg.lemon_window_s = 30 * 86400.0;
+
+    /* Sections in dependency order: the cluster before what runs on it. */
+    static const struct { const char *name; void (*fn)(loader *, const xmlNode *); } order[] = {
+        { "cluster", load_cluster }, { "scheduler", load_scheduler }, { "failures", load_failures },
+        { "workload", load_workload }, { "microbenchmarks", load_microbenchmarks },
+    };
+    for (size_t i = 0; i < sizeof order / sizeof order[0] && !L->failed; i++)
+        for (xmlNode *e = root->children; e && !L->failed; e = e->next)
+            if (is(e, order[i].name)) order[i].fn(L, e);
+    if (!L->failed && count_children(root, "cluster") == 0 &&
+        (count_children(root, "workload") || count_children(root, "microbenchmarks")))
+        fail(L, root, NULL, "a scenario with a workload or microbenchmarks needs a <cluster>");
+out:
+    xmlSetStructuredErrorFunc(NULL, NULL);
+    xmlFreeDoc(doc);
+    return L->failed ? -1 : 0;
+}
+
+int scenario_load_memory(const char *data, size_t len, const char *name, scenario **out,
+                         char *err, size_t errlen) {
+    *out = NULL;
+    scenario *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, errlen, "%s:1: out of memory", name);
+        return -1;
+    }
+    snprintf(s->file, sizeof s->file, "%s", name);
+    loader L = { .file = name, .err = err, .errlen = errlen, .s = s };
+    if (load(&L, data, len) < 0) {
+        scenario_free(s);
+        return -1;
+    }
+    *out = s;
+    return 0;
+}
+
+int scenario_load(const char *path, scenario **out, char *err, size_t errlen) {
+    *out = NULL;
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        snprintf(err, errlen, "%s:0: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s:0: is a directory; expected a scenario XML file", path);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s:0: not a regular file; expected a scenario XML file", path);
+        return -1;
+    }
+    if ((unsigned long long)st.st_size > MAX_FILE_BYTES) {
+        snprintf(err, errlen, "%s:1: file is %lld bytes; a scenario may be at most %u bytes",
+                 path, (long long)st.st_size, MAX_FILE_BYTES);
+        return -1;
+    }
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s:0: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    size_t cap = (size_t)st.st_size + 1, n = 0;
+    char *buf = malloc(cap);
+    if (!buf) {
+        fclose(f);
+        snprintf(err, errlen, "%s:0: out of memory", path);
+        return -1;
+    }
+    n = fread(buf, 1, cap, f);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(buf);
+        snprintf(err, errlen, "%s:0: read error: %s", path, strerror(errno));
+        return -1;
+    }
+    if (n == cap) {                      /* grew since stat: refuse rather than truncate */
+        free(buf);
+        snprintf(err, errlen, "%s:1: file changed while being read", path);
+        return -1;
+    }
+    int rc = scenario_load_memory(buf, n, path, out, err, errlen);
+    free(buf);
+    return rc;
+}
+
+void scenario_free(scenario *s) {
+    if (!s) return;
+    free(s->xml_text);
+    catalog_free(s->cat);
+    free(s->nodes);
+    free(s->storage);
+    free(s->failures);
+    free(s->queues);
+    free(s->training);
+    free(s->jobs);
+    free(s->inference);
+    free(s->microbench);
+    free(s);
+}
+
+int scenario_gpus(const scenario *s) {
+    long long n = 0;
+    for (int i = 0; i < s->n_nodes; i++) {
+        const node_spec *ns = catalog_node(s->cat, s->nodes[i].type);
+        n += (long long)s->nodes[i].count * (ns ? ns->gpus : 0);
+    }
+    return n > INT_MAX ? INT_MAX : (int)n;
+}
+
+int scenario_node_count(const scenario *s) {
+    long long n = 0;
+    for (int i = 0; i < s->n_nodes; i++) n += s->nodes[i].count;
+    return n > INT_MAX ? INT_MAX : (int)n;
+}
+
+const node_spec *scenario_node_spec(const scenario *s, int i) {
+    return (i >= 0 && i < s->n_nodes) ? catalog_node(s->cat, s->nodes[i].type) : NULL;
+}

@@ -1,0 +1,199 @@
+/*
+ * scenario: a validated scenario as plain config structs.
+ *
+ * scenario_load() parses the XML with libxml2 (no network, no external
+ * entities, bounded nesting and size), validates it against the RELAX NG
+ * schema scenarios/scenario.rng (compiled into the program), then checks its
+ * meaning (units, ranges, references to catalog names, tp*pp*dp*cp = gpus)
+ * and fills these structs. Values are in SI base units: bytes, bytes/s,
+ * seconds, events/s. Every struct keeps the line of its element for later
+ * messages ("scenarios/x.xml:14: ...").
+ *
+ * The scenario owns everything it points to; scenario_free() releases it.
+ */
+#ifndef CT_SCENARIO_H
+#define CT_SCENARIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "models/catalog.h"
+#include "models/collective.h"
+#include "models/training.h"
+
+#define SC_NAME_MAX 64
+
+typedef struct sc_nodes {
+    char type[CATALOG_NAME_MAX];     /* node_spec name */
+    int count;
+    int line;
+} sc_nodes;
+
+typedef struct sc_network {
+    topology_kind topology;
+    double oversubscription;         /* >= 1 */
+    nic_mode nic_mode;
+    int nodes_per_leaf;              /* 0 = default (the fabric's choice) */
+    int line;
+} sc_network;
+
+typedef struct sc_storage {
+    char name[SC_NAME_MAX];
+    char kind[CATALOG_NAME_MAX];     /* storage_spec name: nfs | parallel-fs | object */
+    double bw_bytes_per_s;           /* aggregate; 0 = the kind's default */
+    double capacity_bytes;           /* 0 = not given */
+    int line;
+} sc_storage;
+
+typedef struct sc_failure {
+    char component[16];              /* gpu | hbm | node | nic | switch | storage | software */
+    char profile[32];                /* "" or a built-in profile name, e.g. llama3 */
+    double mtbf_s;                   /* per component instance; 0 with a profile */
+    char distribution[16];           /* exponential | weibull */
+    double shape;                    /* weibull shape (1 for exponential) */
+    double mttr_s;                   /* time to repair; 0 = not given */
+    char cause[SC_NAME_MAX];
+    int line;
+} sc_failure;
+
+/* <failures> attributes: detection, recovery, health checks, lemons. */
+typedef struct sc_failures_cfg {
+    double watchdog_s;               /* a hang is seen after the collective watchdog (10 min) */
+    double crash_detect_s;           /* a crash is seen after this (30 s) */
+    double restart_s;                /* reschedule + process start, before loading (5 min) */
+    int health_at_start;             /* check nodes before a job uses them (true) */
+    double health_coverage;          /* share of hardware faults periodic checks catch first (0) */
+    int lemon_threshold;             /* failures in the window that drain a node (0 = never) */
+    double lemon_window_s;           /* (30 d) */
+} sc_failures_cfg;
+
+typedef struct sc_queue {
+    char name[SC_NAME_MAX];
+    int quota_gpus;
+    int line;
+} sc_queue;
+
+typedef struct sc_checkpoint {
+    int present;
+    int interval_auto;               /* interval="auto" (Young/Daly) */
+    double interval_s;               /* when !interval_auto; 0 = never */
+    char mode[8];                    /* sync | async */
+    char layout[16];                 /* sharded | rank0 */
+    int line;
+} sc_checkpoint;
+
+typedef struct sc_training {
+    char name[SC_NAME_MAX];
+    int gpus;
+    train_plan plan;
+    llm_spec model;                  /* resolved (preset or explicit) */
+    char preset[CATALOG_NAME_MAX];   /* "" when given explicitly */
+    double tokens;                   /* 0 when steps given */
+    int64_t steps;                   /* 0 when tokens given */
+    char storage[SC_NAME_MAX];       /* sc_storage name, "" for none */
+    char node_type[CATALOG_NAME_MAX];/* node type to run on ("" = the first <nodes>) */
+    char queue[SC_NAME_MAX];
+    int priority;
+    double submit_s;
+    int elastic;                     /* may shrink (drop DP replicas) when nodes are lost */
+    sc_checkpoint checkpoint;
+    int line;
+} sc_training;
+
+typedef struct sc_jobs {
+    char name[SC_NAME_MAX];
+    int count;
+    char arrivals[16];               /* poisson | fixed */
+    double rate_per_s;
+    int gpus;
+    double duration_s;
+    char duration_distribution[16];  /* fixed | exponential | lognormal */
+    char queue[SC_NAME_MAX];
+    int priority;
+    int line;
+} sc_jobs;
+
+typedef struct sc_inference {
+    char name[SC_NAME_MAX];
+    char model[CATALOG_NAME_MAX];    /* llm preset */
+    precision precision;
+    char gpu[CATALOG_NAME_MAX];      /* gpu_spec name ("" = the cluster's) */
+    int tp;
+    int replicas;
+    int max_batch;
+    char arrival_process[16];        /* poisson | offline */
+    double rate_per_s;
+    int64_t count;
+    int input_tokens;
+    int output_tokens;
+    double slo_ttft_s, slo_tpot_s;   /* 0 = none */
+    double slo_percentile;           /* e.g. 99 */
+    int line;
+} sc_inference;
+
+typedef enum mb_kind { MB_COLLECTIVE, MB_GEMM, MB_COPY, MB_STORAGE_WRITE } mb_kind;
+
+typedef struct sc_microbench {
+    mb_kind kind;
+    coll_op op;                      /* MB_COLLECTIVE */
+    int ranks;
+    double min_bytes, max_bytes, factor;
+    int m, n, k;                     /* MB_GEMM */
+    precision precision;
+    char copy_kind[8];               /* MB_COPY: d2d | h2d | d2h | host */
+    double size_bytes;               /* MB_STORAGE_WRITE */
+    int files;
+    char path[256];
+    int line;
+} sc_microbench;
+
+typedef struct scenario {
+    char file[512];                  /* as given on the command line */
+    char name[SC_NAME_MAX];
+    uint64_t seed;
+    double duration_s;               /* 0 = until the workload finishes */
+    char *xml_text;                  /* the file's bytes, for the results store */
+    size_t xml_len;
+    catalog *cat;                    /* builtin catalog + the scenario's <catalog> */
+
+    sc_nodes *nodes;            int n_nodes;
+    sc_network network;
+    sc_storage *storage;        int n_storage;
+    int spares_warm;
+    double cold_provision_s;         /* <spares cold-provision>: a failed node replaced after this; 0 = repair only */
+    int has_cloud;
+    char cloud_node_type[CATALOG_NAME_MAX];
+    int cloud_max_nodes;
+    double cloud_provision_s;
+    sc_failure *failures;       int n_failures;
+    sc_failures_cfg failure_cfg;
+    char sched_policy[16];           /* fifo | priority | fair */
+    int sched_preemption;
+    char sched_backfill[16];         /* none | easy */
+    sc_queue *queues;           int n_queues;
+    sc_training *training;      int n_training;
+    sc_jobs *jobs;              int n_jobs;
+    char trace_href[512];
+    sc_inference *inference;    int n_inference;
+    sc_microbench *microbench;  int n_microbench;
+} scenario;
+
+/* Load and check a scenario file. On success returns 0 and *out owns a new
+ * scenario. On error returns -1, *out is NULL and err holds one line
+ * "file:line: <element attr="value">: what was expected". Never prints. */
+int scenario_load(const char *path, scenario **out, char *err, size_t errlen);
+
+/* Same, from bytes in memory; `name` is used as the file in messages. */
+int scenario_load_memory(const char *data, size_t len, const char *name,
+                         scenario **out, char *err, size_t errlen);
+
+void scenario_free(scenario *s);                 /* NULL is a no-op */
+
+/* Total GPUs and nodes of the cluster. */
+int scenario_gpus(const scenario *s);
+int scenario_node_count(const scenario *s);
+
+/* The resolved node type of a <nodes> entry and its GPU. */
+const node_spec *scenario_node_spec(const scenario *s, int i);
+
+#endif

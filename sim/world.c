@@ -1,0 +1,1021 @@
+/*
+ * world: builds the cluster and the jobs from a scenario and runs them.
+ *
+ * Jobs take GPUs of one node pool at once (gang start, never partial).
+ * Dispatch is strict FIFO in submit order for now; the scheduler of a later
+ * issue (queues, priorities, backfill, preemption) replaces dispatch() and
+ * keeps this interface.
+ *
+ * A training job is a small state machine, one pending event at a time:
+ *
+ *   QUEUED -> RUNNING <-> CHECKPOINT (stall)            -> DONE
+ *                |  failure on one of its nodes
+ *                v
+ *              DOWN (crash seen at once, hang after the watchdog)
+ *                v
+ *            WAITING (no replacement node yet)  ->  RESTART (reschedule,
+ *                                                   process start, load)
+ *                                                      -> RUNNING
+ *
+ * Progress is counted in steps (fractional while running), so the event
+ * count is per segment (checkpoint, hourly progress report, failure), not
+ * per step: a 54-day 16K-GPU run is a few thousand events. An async
+ * checkpoint stalls only for the copy to host memory; the write to storage
+ * finishes in the background and only then becomes the restart point.
+ *
+ * Time of a training job, from first start to end, splits exactly into
+ * training kept + work redone after failures + checkpoint stalls + down and
+ * restarting + waiting for nodes (job_result.time).
+ */
+#include "sim/world.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/checkpoint.h"
+#include "models/reliability.h"
+#include "sim/cluster.h"
+#include "sim/failures.h"
+#include "sim/rng.h"
+
+#define REPORT_S 3600.0            /* a running job reports progress hourly */
+
+typedef enum phase {
+    PH_QUEUED, PH_RUNNING, PH_CHECKPOINT, PH_DOWN, PH_WAITING, PH_RESTART, PH_DONE
+} phase;
+
+/* GPU states for utilisation time series (CONTRACT: by state). */
+enum { GS_TRAINING, GS_CHECKPOINT, GS_RESTARTING, GS_BATCH, GS_COUNT };
+
+typedef struct job {
+    job_result r;
+    world *w;
+    int index;
+    int pool;
+    int *nodes;                    /* nodes held (-1: a lost node not yet replaced) */
+    int n_nodes;
+    int gpus_per_node;             /* GPUs used on each node */
+    phase ph;
+    sim_time ph_since;
+    event_id ev_phase;             /* the phase's pending event */
+    /* batch */
+    double duration_s;
+    /* training */
+    const sc_training *t;
+    double step_s;                 /* current step time (grows when a job shrinks) */
+    double progress;               /* steps done as of run_since */
+    sim_time run_since;
+    double durable;                /* steps saved by the last completed checkpoint */
+    double inflight;               /* steps an async write in flight will save; -1 none */
+    event_id ev_write;
+    double ckpt_every;             /* steps between checkpoints; 0 = none */
+    double next_ckpt;              /* progress at which the next checkpoint is due */
+    double stall_s, background_s, load_s;
+    int lost_nodes;                /* nodes to replace before a restart */
+    int planned;                   /* the current interruption was planned (health check) */
+    double fail_progress;          /* progress when the current interruption hit */
+    double run_s;                  /* time spent running (kept + redone) */
+    metric_id m_progress;
+} job;
+
+struct world {
+    const scenario *s;
+    engine *e;
+    metric_bus *bus;
+    cluster *c;
+    failures *f;
+    rng *r_health;                 /* health-check coverage draws */
+    job *jobs;
+    int n_jobs;
+    int *fifo;                     /* indices of submitted, not started jobs, in order */
+    int fifo_head, fifo_tail;
+    int *job_of_node;              /* a job running on each node, -1 none */
+    short *jobs_on_node;           /* how many jobs use each node */
+    short *latent;                 /* 1 + failure kind of a fault on an idle node nobody saw; 0 none */
+    struct repair *repairs;        /* one per node: the pending repair's argument */
+    event_id *repair_ev;
+    double *lemon_since;           /* start of each node's failure-count window */
+    int *lemon_count;
+    int gpus_state[GS_COUNT];
+    double gpu_state_s[GS_COUNT];
+    sim_time state_since;
+    int unfinished;
+    int n_fail_total;
+    int *fail_by_proc;
+    int drained;
+    metric_id m_state[GS_COUNT], m_queue, m_failed_nodes;
+    mb_case *mb;
+    mb_prediction *mb_pred;
+    int *mb_ok;
+    int n_mb;
+};
+
+const char *job_kind_name(job_kind k) { return k == JOB_TRAINING ? "training" : "batch"; }
+
+const char *job_state_name(job_state s) {
+    static const char *z[] = { "pending", "running", "done", "failed" };
+    return z[s];
+}
+
+static sim_time now_of(const world *w) { return engine_now(w->e); }
+static double now_s(const world *w) { return sim_to_s(engine_now(w->e)); }
+
+static void event(world *w, const char *entity, const char *kind, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void event(world *w, const char *entity, const char *kind, const char *fmt, ...) {
+    char detail[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    metrics_event(w->bus, now_of(w), entity, kind, detail);
+}
+
+/* ---- GPU state accounting ------------------------------------------------ */
+
+static void integrate(world *w) {
+    sim_time t = now_of(w);
+    double dt = sim_to_s(t - w->state_since);
+    for (int i = 0; i < GS_COUNT; i++) w->gpu_state_s[i] += w->gpus_state[i] * dt;
+    w->state_since = t;
+}
+
+static void add_state(world *w, int gs, int gpus) {
+    if (gpus == 0) return;
+    integrate(w);
+    w->gpus_state[gs] += gpus;
+    metrics_sample(w->bus, w->m_state[gs], now_of(w), w->gpus_state[gs]);
+}
+
+static int phase_state(const job *j) {
+    if (j->r.kind == JOB_BATCH) return j->ph == PH_RUNNING ? GS_BATCH : -1;
+    switch (j->ph) {
+    case PH_RUNNING: return GS_TRAINING;
+    case PH_CHECKPOINT: return GS_CHECKPOINT;
+    case PH_DOWN:
+    case PH_WAITING:
+    case PH_RESTART: return GS_RESTARTING;
+    default: return -1;
+    }
+}
+
+static int held_gpus(const job *j) {
+    int n = 0;
+    for (int i = 0; i < j->n_nodes; i++) n += j->nodes[i] >= 0;
+    return n * j->gpus_per_node;
+}
+
+/* Move a job to phase ph, keeping the time accounting and GPU states. */
+static void set_phase(job *j, phase ph) {
+    world *w = j->w;
+    double dt = sim_to_s(now_of(w) - j->ph_since);
+    job_time *T = &j->r.time;
+    switch (j->ph) {
+    case PH_RUNNING: j->run_s += dt; break;
+    case PH_CHECKPOINT: T->checkpoint_stall_s += dt; break;
+    case PH_DOWN:
+    case PH_RESTART: T->restart_s += dt; break;
+    case PH_WAITING: T->waiting_s += dt; break;
+    default: break;
+    }
+    int from = phase_state(j), g = held_gpus(j);
+    if (from >= 0) add_state(w, from, -g);
+    j->ph = ph;
+    j->ph_since = now_of(w);
+    int to = phase_state(j);
+    if (to >= 0) add_state(w, to, g);
+}
+
+/* ---- nodes held by jobs ----------------------------------------------- */
+
+static void release_nodes(job *j) {
+    world *w = j->w;
+    for (int i = 0; i < j->n_nodes; i++) {
+        int n = j->nodes[i];
+        if (n < 0) continue;
+        cluster_release(w->c, &n, 1, j->gpus_per_node);
+        w->jobs_on_node[n]--;
+        if (w->job_of_node[n] == j->index) w->job_of_node[n] = -1;
+        j->nodes[i] = -1;
+    }
+}
+
+static void dispatch(world *w);
+static void training_start_running(job *j);
+
+static void finish(job *j) {
+    world *w = j->w;
+    if (j->r.kind == JOB_TRAINING) j->progress = (double)j->r.steps_total;
+    if (j->ev_write) engine_cancel(w->e, j->ev_write);
+    j->ev_write = 0;
+    set_phase(j, PH_DONE);
+    j->r.time.kept_s = j->run_s - j->r.time.redone_s;
+    release_nodes(j);
+    j->r.state = JOB_DONE;
+    j->r.end_s = now_s(w);
+    event(w, j->r.name, "job_end", "done after %.0f s", j->r.end_s - j->r.start_s);
+    w->unfinished--;
+    if (w->unfinished == 0) engine_stop(w->e);
+    else dispatch(w);
+}
+
+/* ---- training: progress and checkpoints ---------------------------------- */
+
+static double progress_now(const job *j) {
+    if (j->ph != PH_RUNNING) return j->progress;
+    double p = j->progress + sim_to_s(now_of(j->w) - j->run_since) / j->step_s;
+    return p > (double)j->r.steps_total ? (double)j->r.steps_total : p;
+}
+
+static void commit_progress(job *j) {
+    j->progress = progress_now(j);
+    j->run_since = now_of(j->w);
+    j->r.steps_done = (int64_t)floor(j->progress + 1e-9);
+    j->r.tokens_done = (double)j->r.steps_done * j->r.perf.tokens_per_step;
+}
+
+static void on_run_event(engine *e, void *arg);
+static void on_stall_end(engine *e, void *arg);
+static void on_write_end(engine *e, void *arg);
+
+/* Schedule the next thing a running job does: finish, checkpoint or report. */
+static void schedule_run_event(job *j) {
+    double target = (double)j->r.steps_total;
+    if (j->ckpt_every > 0 && j->next_ckpt < target) target = j->next_ckpt;
+    double report = j->progress + REPORT_S / j->step_s;
+    if (report < target) target = report;
+    double dt = (target - j->progress) * j->step_s;
+    j->ev_phase = engine_after(j->w->e, sim_from_s(dt > 0 ? dt : 0), on_run_event, j);
+}
+
+static void training_start_running(job *j) {
+    set_phase(j, PH_RUNNING);
+    j->run_since = now_of(j->w);
+    schedule_run_event(j);
+}
+
+static void start_checkpoint(job *j) {
+    world *w = j->w;
+    if (j->inflight >= 0) {
+        /* The previous async write is still going: skip this one rather than
+         * queue writes (the storage is the bottleneck). */
+        j->next_ckpt = j->progress + j->ckpt_every;
+        j->r.checkpoints_skipped++;
+        schedule_run_event(j);
+        return;
+    }
+    set_phase(j, PH_CHECKPOINT);
+    j->r.checkpoints++;
+    event(w, j->r.name, "checkpoint_start", "step %lld", (long long)j->r.steps_done);
+    j->ev_phase = engine_after(w->e, sim_from_s(j->stall_s), on_stall_end, j);
+}
+
+static void on_run_event(engine *e, void *arg) {
+    (void)e;
+    job *j = arg;
+    j->ev_phase = 0;
+    commit_progress(j);
+    metrics_sample(j->w->bus, j->m_progress, now_of(j->w), j->progress / (double)j->r.steps_total);
+    if (j->progress >= (double)j->r.steps_total - 1e-9) {
+        finish(j);
+    } else if (j->ckpt_every > 0 && j->progress >= j->next_ckpt - 1e-9) {
+        start_checkpoint(j);
+    } else {
+        schedule_run_event(j);
+    }
+}
+
+static void on_stall_end(engine *e, void *arg) {
+    (void)e;
+    job *j = arg;
+    j->ev_phase = 0;
+    j->next_ckpt = j->progress + j->ckpt_every;
+    if (!strcmp(j->t->checkpoint.mode, "async")) {
+        j->inflight = j->progress;
+        j->ev_write = engine_after(j->w->e, sim_from_s(j->background_s), on_write_end, j);
+    } else {
+        j->durable = j->progress;
+        event(j->w, j->r.name, "checkpoint_end", "step %lld saved", (long long)j->r.steps_done);
+    }
+    training_start_running(j);
+}
+
+static void on_write_end(engine *e, void *arg) {
+    (void)e;
+    job *j = arg;
+    j->ev_write = 0;
+    j->durable = j->inflight;
+    j->inflight = -1;
+    event(j->w, j->r.name, "checkpoint_end", "step %.0f saved (async)", floor(j->durable));
+}
+
+/* ---- training: failures and recovery --------------------------------------- */
+
+static void on_detected(engine *e, void *arg);
+static void on_restarted(engine *e, void *arg);
+static void node_down(world *w, int node, const failure_proc *p);
+
+static void try_restart(job *j);
+
+/* A failure (or a health-check drain when planned) hits a running job. */
+static void interrupt(job *j, int node, const failure_proc *p, int planned) {
+    world *w = j->w;
+    if (j->ph == PH_QUEUED || j->ph == PH_DONE) return;
+    if (j->ph == PH_RUNNING) commit_progress(j);
+    if (j->ph != PH_DOWN && j->ev_phase) {     /* a detection under way goes on */
+        engine_cancel(w->e, j->ev_phase);
+        j->ev_phase = 0;
+    }
+    if (p->needs_repair || planned) {
+        for (int i = 0; i < j->n_nodes; i++)
+            if (j->nodes[i] == node) {
+                j->nodes[i] = -1;
+                j->lost_nodes++;
+                w->jobs_on_node[node]--;
+                add_state(w, phase_state(j), -j->gpus_per_node);
+            }
+        if (w->job_of_node[node] == j->index) w->job_of_node[node] = -1;
+    }
+    if (j->r.kind == JOB_BATCH) {
+        /* A batch job restarts from scratch on new GPUs: give back what it
+         * holds and queue it again at the head. */
+        j->r.interruptions++;
+        set_phase(j, PH_QUEUED);
+        release_nodes(j);
+        j->lost_nodes = 0;
+        w->fifo[--w->fifo_head] = j->index;
+        dispatch(w);
+        return;
+    }
+    if (j->ph == PH_DOWN) return;              /* recovering: the lost node is noted */
+    if (j->ph == PH_WAITING || j->ph == PH_RESTART) {
+        if (j->ph == PH_RESTART) set_phase(j, PH_WAITING);
+        try_restart(j);
+        return;
+    }
+    j->planned = planned;
+    j->fail_progress = j->progress;
+    if (planned) {
+        /* Found by a periodic health check before it hit the job: the job
+         * checkpoints and moves off the node, losing no work. */
+        j->r.planned_interruptions++;
+        j->durable = j->progress;
+        if (j->ev_write) engine_cancel(w->e, j->ev_write);
+        j->ev_write = 0;
+        j->inflight = -1;
+        set_phase(j, PH_CHECKPOINT);
+        j->ev_phase = engine_after(w->e, sim_from_s(j->stall_s), on_detected, j);
+        return;
+    }
+    j->r.interruptions++;
+    set_phase(j, PH_DOWN);
+    const sc_failures_cfg *fc = &w->s->failure_cfg;
+    double detect = p->detect == DETECT_HANG ? fc->watchdog_s : fc->crash_detect_s;
+    j->ev_phase = engine_after(w->e, sim_from_s(detect), on_detected, j);
+}
+
+static void on_detected(engine *e, void *arg) {
+    (void)e;
+    job *j = arg;
+    world *w = j->w;
+    j->ev_phase = 0;
+    /* Roll back to the last durable checkpoint; an async write in flight is lost. */
+    if (j->ev_write) engine_cancel(w->e, j->ev_write);
+    j->ev_write = 0;
+    j->inflight = -1;
+    double lost = j->fail_progress - j->durable;
+    if (lost > 0) j->r.time.redone_s += lost * j->step_s;
+    j->progress = j->durable;
+    j->next_ckpt = j->progress + j->ckpt_every;
+    commit_progress(j);
+    event(w, j->r.name, "job_down", "rolled back to step %.0f, %.0f s of work lost%s", floor(j->durable),
+          lost * j->step_s, j->planned ? " (planned)" : "");
+    set_phase(j, PH_WAITING);
+    try_restart(j);
+}
+
+/* Replace lost nodes from warm spares, then idle nodes, else wait (or
+ * shrink when the job is elastic); then restart. */
+static void try_restart(job *j) {
+    world *w = j->w;
+    if (j->ph != PH_WAITING) return;
+    for (int i = 0; i < j->n_nodes && j->lost_nodes > 0; i++) {
+        if (j->nodes[i] >= 0) continue;
+        int n = cluster_take_spare(w->c, j->pool, j->gpus_per_node);
+        const char *from = "warm spare";
+        if (n < 0) {
+            n = cluster_take_idle(w->c, j->pool, j->gpus_per_node);
+            from = "idle node";
+        }
+        if (n < 0) break;
+        if (w->latent[n]) {
+            /* A replacement node is always checked before use: its hidden
+             * fault is found now and it goes to repair. */
+            const failure_proc *lp = failures_proc(w->f, w->latent[n] - 1);
+            cluster_release(w->c, &n, 1, j->gpus_per_node);
+            w->latent[n] = 0;
+            node_down(w, n, lp);
+            i--;
+            continue;
+        }
+        j->nodes[i] = n;
+        j->lost_nodes--;
+        w->jobs_on_node[n]++;
+        w->job_of_node[n] = j->index;
+        add_state(w, phase_state(j), j->gpus_per_node);
+        event(w, j->r.name, "node_replaced", "node %d (%s)", n, from);
+    }
+    if (j->lost_nodes > 0 && j->t->elastic) {
+        /* Shrink: drop the data-parallel replicas that lost a node. */
+        int model_gpus = j->t->plan.tp * j->t->plan.pp * j->t->plan.cp;
+        int have = held_gpus(j);
+        int dp_new = have / model_gpus;
+        if (dp_new >= 1) {
+            double ratio = (double)j->t->plan.dp / dp_new;
+            j->step_s = j->r.perf.step_s * ratio;
+            j->r.gpus = dp_new * model_gpus;
+            j->r.shrinks++;
+            int removed = 0;
+            for (int i = 0; i < j->n_nodes; i++)
+                if (j->nodes[i] < 0) removed++;
+            j->lost_nodes = 0;
+            event(w, j->r.name, "job_shrink", "continues on %d GPUs (dp %d): %d nodes lost, none to replace them",
+                  j->r.gpus, dp_new, removed);
+        }
+    }
+    if (j->lost_nodes > 0) {
+        if (!j->r.waited_for_nodes)
+            event(w, j->r.name, "job_waiting", "waiting for %d replacement node(s): no spare or idle node", j->lost_nodes);
+        j->r.waited_for_nodes = 1;
+        return;
+    }
+    set_phase(j, PH_RESTART);
+    double t = w->s->failure_cfg.restart_s + j->load_s;
+    j->ev_phase = engine_after(w->e, sim_from_s(t), on_restarted, j);
+}
+
+static void on_restarted(engine *e, void *arg) {
+    (void)e;
+    job *j = arg;
+    j->ev_phase = 0;
+    event(j->w, j->r.name, "job_restart", "resumed at step %.0f", floor(j->progress));
+    training_start_running(j);
+}
+
+static void on_repaired(engine *e, void *arg);
+
+typedef struct repair { world *w; int node; } repair;
+
+/* Every job using the node. Whole-node jobs own their nodes, so the usual
+ * case is the one job in job_of_node; shared nodes need a scan. */
+static void hit_jobs(world *w, int node, const failure_proc *p, int planned) {
+    if (w->jobs_on_node[node] <= 0) return;
+    int ji = w->job_of_node[node];
+    if (w->jobs_on_node[node] == 1 && ji >= 0) {
+        interrupt(&w->jobs[ji], node, p, planned);
+        return;
+    }
+    for (int i = 0; i < w->n_jobs && w->jobs_on_node[node] > 0; i++) {
+        job *j = &w->jobs[i];
+        if (j->ph == PH_QUEUED || j->ph == PH_DONE) continue;
+        for (int k = 0; k < j->n_nodes; k++)
+            if (j->nodes[k] == node) {
+                interrupt(j, node, p, planned);
+                break;
+            }
+    }
+}
+
+/* The node leaves service: repair (or cold replacement), or drained when
+ * it has failed too often (a lemon). */
+static void node_down(world *w, int node, const failure_proc *p) {
+    const sc_failures_cfg *fc = &w->s->failure_cfg;
+    double t = now_s(w);
+    cluster_fail(w->c, node);
+    if (t - w->lemon_since[node] > fc->lemon_window_s) {
+        w->lemon_since[node] = t;
+        w->lemon_count[node] = 0;
+    }
+    w->lemon_count[node]++;
+    if (fc->lemon_threshold > 0 && w->lemon_count[node] >= fc->lemon_threshold) {
+        cluster_drain(w->c, node);
+        w->drained++;
+        event(w, "cluster", "node_drained", "node %d: %d failures in %.0f days (lemon)", node,
+              w->lemon_count[node], fc->lemon_window_s / 86400);
+        return;
+    }
+    if (w->repair_ev[node]) return;          /* already being repaired */
+    double mttr = p->mttr_s;
+    if (w->s->cold_provision_s > 0 && w->s->cold_provision_s < mttr) mttr = w->s->cold_provision_s;
+    w->repair_ev[node] = engine_after(w->e, sim_from_s(mttr), on_repaired, &w->repairs[node]);
+}
+
+static void node_failed(void *ctx, int node, int proc) {
+    world *w = ctx;
+    const failure_proc *p = failures_proc(w->f, proc);
+    const sc_failures_cfg *fc = &w->s->failure_cfg;
+    w->n_fail_total++;
+    w->fail_by_proc[proc]++;
+    int used = w->jobs_on_node[node] > 0;
+    event(w, "cluster", "failure", "node %d: %s (%s)%s", node, p->cause, p->component,
+          used ? "" : " on an unused node");
+    /* A share of hardware faults is caught by periodic health checks first. */
+    int planned = used && p->needs_repair && fc->health_coverage > 0 &&
+                  rng_uniform(w->r_health) < fc->health_coverage;
+    hit_jobs(w, node, p, planned);
+    if (!p->needs_repair) return;
+    if (!used && !fc->health_at_start && cluster_node_state(w->c, node) == NODE_UP) {
+        /* Nobody checks an idle node: the fault stays hidden until a job
+         * starts on it and crashes. */
+        if (!w->latent[node]) w->latent[node] = (short)(proc + 1);
+        return;
+    }
+    node_down(w, node, p);
+}
+
+static void on_repaired(engine *e, void *arg) {
+    (void)e;
+    repair *r = arg;
+    world *w = r->w;
+    int node = r->node;
+    w->repair_ev[node] = 0;
+    if (cluster_node_state(w->c, node) != NODE_FAILED) return;
+    cluster_repair(w->c, node);
+    failures_node_renewed(w->f, node);
+    event(w, "cluster", "node_repaired", "node %d back in service", node);
+    for (int i = 0; i < w->n_jobs; i++)
+        if (w->jobs[i].ph == PH_WAITING) try_restart(&w->jobs[i]);
+    dispatch(w);
+}
+
+/* ---- starting jobs ------------------------------------------------------ */
+
+static void on_batch_end(engine *e, void *arg) {
+    (void)e;
+    job *j = arg;
+    j->ev_phase = 0;
+    finish(j);
+}
+
+static void start(job *j) {
+    world *w = j->w;
+    int cap = j->n_nodes;
+    int n = cluster_alloc(w->c, j->pool, j->r.gpus, j->nodes, cap);
+    if (n < 0) return;                       /* dispatch checked; cannot happen */
+    for (int i = 0; i < n; i++) {
+        w->job_of_node[j->nodes[i]] = j->index;
+        w->jobs_on_node[j->nodes[i]]++;
+    }
+    j->r.state = JOB_RUNNING;
+    if (j->r.start_s < 0) {
+        j->r.start_s = now_s(w);
+        j->r.queue_wait_s = j->r.start_s - j->r.submit_s;
+    }
+    event(w, j->r.name, "job_start", "%d GPUs on %d nodes of %s", j->r.gpus, n,
+          cluster_pool_spec(w->c, j->pool)->name);
+    if (j->r.kind == JOB_TRAINING) {
+        training_start_running(j);
+    } else {
+        set_phase(j, PH_RUNNING);
+        j->ev_phase = engine_after(w->e, sim_from_s(j->duration_s), on_batch_end, j);
+    }
+    /* A node that failed unseen while idle (no start health check): the
+     * job crashes on it as soon as it starts. */
+    for (int i = 0; i < j->n_nodes; i++) {
+        int nd = j->nodes[i];
+        if (nd < 0 || !w->latent[nd]) continue;
+        const failure_proc *lp = failures_proc(w->f, w->latent[nd] - 1);
+        w->latent[nd] = 0;
+        event(w, "cluster", "failure", "node %d: %s found when job %s started on it", nd, lp->cause, j->r.name);
+        interrupt(j, nd, lp, 0);
+        node_down(w, nd, lp);
+        if (j->ph == PH_QUEUED) break;        /* a batch job went back to the queue */
+    }
+}
+
+/* Strict FIFO: start jobs from the head while the head fits. */
+static void dispatch(world *w) {
+    while (w->fifo_head < w->fifo_tail) {
+        job *j = &w->jobs[w->fifo[w->fifo_head]];
+        if (!cluster_can_alloc(w->c, j->pool, j->r.gpus)) break;
+        w->fifo_head++;
+        start(j);
+    }
+    metrics_sample(w->bus, w->m_queue, now_of(w), w->fifo_tail - w->fifo_head);
+}
+
+static void on_submit(engine *e, void *arg) {
+    (void)e;
+    job *j = arg;
+    world *w = j->w;
+    w->fifo[w->fifo_tail++] = j->index;
+    event(w, j->r.name, "job_submit", "%d GPUs", j->r.gpus);
+    dispatch(w);
+}
+
+/* ---- building ----------------------------------------------------------- */
+
+static int fabric_for(const world *w, int pool, fabric *f) {
+    const scenario *s = w->s;
+    const node_spec *ns = cluster_pool_spec(w->c, pool);
+    if (fabric_init(f, s->cat, ns, cluster_node_count(w->c)) < 0) return -1;
+    f->topology = s->network.topology;
+    f->oversubscription = s->network.oversubscription;
+    f->mode = s->network.nic_mode;
+    if (s->network.nodes_per_leaf > 0) f->nodes_per_leaf = s->network.nodes_per_leaf;
+    return 0;
+}
+
+static int alloc_nodes(job *j) {
+    const node_spec *ns = cluster_pool_spec(j->w->c, j->pool);
+    j->n_nodes = j->r.gpus < ns->gpus ? 1 : (j->r.gpus + ns->gpus - 1) / ns->gpus;
+    j->gpus_per_node = j->r.gpus < ns->gpus ? j->r.gpus : ns->gpus;
+    j->nodes = malloc((size_t)j->n_nodes * sizeof *j->nodes);
+    if (!j->nodes) return -1;
+    for (int i = 0; i < j->n_nodes; i++) j->nodes[i] = -1;
+    return 0;
+}
+
+/* Checkpoint size and costs from models/checkpoint, and the interval
+ * (fixed, or Daly's optimum for the job's own failure rate). */
+static void plan_checkpoints(world *w, job *j, const fabric *f) {
+    const sc_training *t = j->t;
+    const scenario *s = w->s;
+    j->inflight = -1;
+    if (!t->checkpoint.present) return;
+    const sc_storage *st = NULL;
+    for (int i = 0; i < s->n_storage; i++)
+        if (!strcmp(s->storage[i].name, t->storage)) st = &s->storage[i];
+    if (!st && s->n_storage > 0) st = &s->storage[0];
+    ckpt_size z;
+    ckpt_io io;
+    ckpt_io_params q;
+    ckpt_io_params_default(&q);
+    int layout = ckpt_layout_parse(t->checkpoint.layout), mode = ckpt_mode_parse(t->checkpoint.mode);
+    ckpt_job cj = { &t->plan, f, st ? catalog_storage(s->cat, st->kind) : NULL, st ? st->bw_bytes_per_s : 0,
+                    layout < 0 ? CKPT_SHARDED : (ckpt_layout)layout, mode < 0 ? CKPT_SYNC : (ckpt_mode)mode, 0 };
+    if (ckpt_job_size(&t->model, &t->plan, &z) < 0 || ckpt_io_time(&cj, &z, &q, &io) < 0) return;
+    j->r.checkpoint_size_bytes = z.total_bytes;
+    j->r.checkpoint_write_s = io.write_s;
+    j->r.checkpoint_stall_s = io.stall_s;
+    j->stall_s = io.stall_s;
+    j->background_s = io.background_s;
+    j->load_s = io.load_s;
+    double interval_s = t->checkpoint.interval_s;
+    if (t->checkpoint.interval_auto) {
+        double rate = w->f ? failures_rate_per_s(w->f, j->n_nodes) : 0;
+        interval_s = rate > 0 ? ckpt_auto_interval_s(&io, 1.0 / rate) : 0;
+    }
+    j->r.checkpoint_interval_s = interval_s;
+    j->ckpt_every = interval_s > 0 ? interval_s / j->step_s : 0;
+    if (j->ckpt_every > 0 && j->ckpt_every < 1) j->ckpt_every = 1;     /* at most every step */
+    j->next_ckpt = j->ckpt_every;
+}
+
+static int build_training(world *w, const sc_training *t, job *j, char *err, size_t errlen) {
+    const scenario *s = w->s;
+    j->t = t;
+    j->pool = cluster_pool_of_type(w->c, t->node_type);
+    fabric f;
+    if (j->pool < 0 || fabric_for(w, j->pool, &f) < 0) {
+        snprintf(err, errlen, "%s:%d: <training name=\"%s\">: node type %s has no GPU or NIC in the catalog",
+                 s->file, t->line, t->name, t->node_type);
+        return -1;
+    }
+    if (train_step(&t->model, &t->plan, &f, &j->r.perf) < 0 || !j->r.perf.fits) {
+        snprintf(err, errlen, "%s:%d: <training name=\"%s\">: %s", s->file, t->line, t->name, j->r.perf.why);
+        return -1;
+    }
+    j->r.kind = JOB_TRAINING;
+    j->r.gpus = t->gpus;
+    j->r.steps_total = t->steps;
+    j->r.submit_s = t->submit_s;
+    j->step_s = j->r.perf.step_s;
+    snprintf(j->r.name, sizeof j->r.name, "%s", t->name);
+    snprintf(j->r.queue, sizeof j->r.queue, "%s", t->queue);
+    if (alloc_nodes(j) < 0) return -1;
+    plan_checkpoints(w, j, &f);
+    return 0;
+}
+
+#define MAX_SIZES 256
+
+/* Expand the scenario's microbenchmarks over their size sweeps and price
+ * each case on the first node type's fabric. */
+static int build_microbench(world *w) {
+    const scenario *s = w->s;
+    int n = 0;
+    double sizes[MAX_SIZES];
+    for (int i = 0; i < s->n_microbench; i++) {
+        const sc_microbench *b = &s->microbench[i];
+        n += (b->kind == MB_COLLECTIVE || b->kind == MB_COPY)
+                 ? mb_sizes(b->min_bytes, b->max_bytes, b->factor, sizes, MAX_SIZES) : 1;
+    }
+    if (n == 0) return 0;
+    w->mb = calloc((size_t)n, sizeof *w->mb);
+    w->mb_pred = calloc((size_t)n, sizeof *w->mb_pred);
+    w->mb_ok = calloc((size_t)n, sizeof *w->mb_ok);
+    if (!w->mb || !w->mb_pred || !w->mb_ok) return -1;
+
+    fabric f;
+    int have_fabric = cluster_pool_count(w->c) > 0 && fabric_for(w, 0, &f) == 0;
+    mb_env env = { have_fabric ? &f : NULL, NULL, 0 };
+    if (s->n_storage > 0) {
+        env.storage = catalog_storage(s->cat, s->storage[0].kind);
+        env.storage_bw_bytes_per_s = s->storage[0].bw_bytes_per_s;
+    }
+    for (int i = 0; i < s->n_microbench; i++) {
+        const sc_microbench *b = &s->microbench[i];
+        mb_case c = { 0 };
+        c.precision = b->precision;
+        int ns = 1;
+        sizes[0] = b->size_bytes;
+        switch (b->kind) {
+        case MB_COLLECTIVE:
+            c.kind = MBC_COLLECTIVE;
+            c.op = b->op;
+            c.ranks = b->ranks;
+            ns = mb_sizes(b->min_bytes, b->max_bytes, b->factor, sizes, MAX_SIZES);
+            break;
+        case MB_GEMM:
+            c.kind = MBC_GEMM;
+            c.m = b->m;
+            c.n = b->n;
+            c.k = b->k;
+            break;
+        case MB_COPY:
+            c.kind = MBC_COPY;
+            c.copy = (copy_kind)copy_kind_parse(b->copy_kind);
+            ns = mb_sizes(b->min_bytes, b->max_bytes, b->factor, sizes, MAX_SIZES);
+            break;
+        case MB_STORAGE_WRITE:
+            c.kind = MBC_STORAGE;
+            c.files = b->files;
+            break;
+        }
+        for (int k = 0; k < ns; k++) {
+            c.size_bytes = sizes[k];
+            w->mb[w->n_mb] = c;
+            w->mb_ok[w->n_mb] = mb_predict(&c, &env, &w->mb_pred[w->n_mb]) == 0;
+            w->n_mb++;
+        }
+    }
+    return 0;
+}
+
+int world_microbench_count(const world *w) { return w->n_mb; }
+const mb_case *world_microbench_case(const world *w, int i) { return (i >= 0 && i < w->n_mb) ? &w->mb[i] : NULL; }
+const mb_prediction *world_microbench_prediction(const world *w, int i) {
+    return (i >= 0 && i < w->n_mb && w->mb_ok[i]) ? &w->mb_pred[i] : NULL;
+}
+
+/* The scenario's failure processes: its own <failure> elements, expanded
+ * profiles, with repair-time defaults from models/reliability. */
+static int build_failures(world *w, char *err, size_t errlen) {
+    const scenario *s = w->s;
+    if (s->n_failures == 0) return 0;
+    rel_spec *spec = calloc((size_t)s->n_failures, sizeof *spec);
+    if (!spec) return -1;
+    for (int i = 0; i < s->n_failures; i++) {
+        const sc_failure *sf = &s->failures[i];
+        spec[i] = (rel_spec){ sf->component, sf->profile, sf->mtbf_s, sf->distribution, sf->shape,
+                              sf->mttr_s, sf->cause };
+    }
+    char why[256];
+    int n = rel_expand(spec, s->n_failures, NULL, 0, why, sizeof why);
+    rel_process *rp = n > 0 ? calloc((size_t)n, sizeof *rp) : NULL;
+    failure_proc *fp = n > 0 ? calloc((size_t)n, sizeof *fp) : NULL;
+    w->fail_by_proc = calloc((size_t)(n > 0 ? n : 0) + 1, sizeof *w->fail_by_proc);
+    int rc = -1;
+    if (n < 0 || rel_expand(spec, s->n_failures, rp, n, why, sizeof why) != n) {
+        snprintf(err, errlen, "%s:%d: <failure>: %s", s->file, s->failures[0].line, why);
+        rc = -2;
+        goto out;
+    }
+    if (!rp || !fp || !w->fail_by_proc) goto out;
+    const node_spec *ns = cluster_pool_count(w->c) ? cluster_pool_spec(w->c, 0) : NULL;
+    for (int i = 0; i < n; i++) {
+        const rel_process *r = &rp[i];
+        failure_proc *f = &fp[i];
+        snprintf(f->component, sizeof f->component, "%s", rel_component_name(r->component));
+        snprintf(f->cause, sizeof f->cause, "%s", r->cause);
+        f->per_node = rel_instances_per_node(r->component, ns);
+        f->mtbf_s = r->mtbf_s;
+        f->weibull = r->distribution == REL_WEIBULL;
+        f->shape = r->shape;
+        f->mttr_s = r->mttr_s > 0 ? r->mttr_s : rel_mttr_default_s(r->component);
+        f->detect = r->detection == REL_DETECT_WATCHDOG ? DETECT_HANG : DETECT_CRASH;
+        f->needs_repair = r->needs_repair;
+    }
+    w->f = failures_new(w->e, w->c, fp, n, s->seed, node_failed, w);
+    rc = w->f ? 0 : -1;
+out:
+    free(spec);
+    free(rp);
+    free(fp);
+    return rc;
+}
+
+world *world_new(const scenario *s, metric_bus *bus, char *err, size_t errlen) {
+    world *w = calloc(1, sizeof *w);
+    if (!w) goto oom;
+    w->s = s;
+    w->bus = bus;
+    w->e = engine_new();
+    w->c = cluster_new(s);
+    w->r_health = rng_new(s->seed, "health-checks", 0);
+    if (!w->e || !w->c || !w->r_health) goto oom;
+    int nodes = cluster_node_count(w->c);
+    w->job_of_node = malloc(((size_t)nodes + 1) * sizeof *w->job_of_node);
+    w->jobs_on_node = calloc((size_t)nodes + 1, sizeof *w->jobs_on_node);
+    w->latent = calloc((size_t)nodes + 1, sizeof *w->latent);
+    w->repairs = calloc((size_t)nodes + 1, sizeof *w->repairs);
+    w->repair_ev = calloc((size_t)nodes + 1, sizeof *w->repair_ev);
+    if (!w->jobs_on_node || !w->repairs || !w->repair_ev) goto oom;
+    for (int i = 0; i < nodes; i++) {
+        w->repairs[i].w = w;
+        w->repairs[i].node = i;
+    }
+    w->lemon_since = calloc((size_t)nodes + 1, sizeof *w->lemon_since);
+    w->lemon_count = calloc((size_t)nodes + 1, sizeof *w->lemon_count);
+    if (!w->job_of_node || !w->latent || !w->lemon_since || !w->lemon_count) goto oom;
+    for (int i = 0; i < nodes; i++) w->job_of_node[i] = -1;
+    int frc = build_failures(w, err, errlen);
+    if (frc == -2) {
+        world_free(w);
+        return NULL;
+    }
+    if (frc < 0) goto oom;
+
+    int n = s->n_training;
+    for (int i = 0; i < s->n_jobs; i++) n += s->jobs[i].count;
+    w->jobs = calloc((size_t)n + 1, sizeof *w->jobs);
+    w->fifo = calloc((size_t)n + 1, sizeof *w->fifo);
+    if (!w->jobs || !w->fifo) goto oom;
+
+    for (int i = 0; i < s->n_training; i++) {
+        job *j = &w->jobs[w->n_jobs];
+        j->w = w;
+        j->index = w->n_jobs;
+        if (build_training(w, &s->training[i], j, err, errlen) < 0) {
+            world_free(w);
+            return NULL;
+        }
+        w->n_jobs++;
+    }
+
+    /* Generic batch jobs: arrivals and durations from their own streams. */
+    for (int i = 0; i < s->n_jobs; i++) {
+        const sc_jobs *g = &s->jobs[i];
+        rng *ra = rng_new(s->seed, "jobs/arrivals", (uint64_t)i);
+        rng *rd = rng_new(s->seed, "jobs/durations", (uint64_t)i);
+        if (!ra || !rd) {
+            rng_free(ra);
+            rng_free(rd);
+            goto oom;
+        }
+        double t = 0;
+        for (int k = 0; k < g->count; k++) {
+            job *j = &w->jobs[w->n_jobs];
+            j->w = w;
+            j->index = w->n_jobs++;
+            j->r.kind = JOB_BATCH;
+            j->r.gpus = g->gpus;
+            j->pool = 0;
+            snprintf(j->r.name, sizeof j->r.name, "%s-%d", g->name, k);
+            snprintf(j->r.queue, sizeof j->r.queue, "%s", g->queue);
+            if (!strcmp(g->arrivals, "poisson")) t += rng_exponential(ra, 1.0 / g->rate_per_s);
+            else if (g->rate_per_s > 0) t = k / g->rate_per_s;
+            j->r.submit_s = t;
+            if (!strcmp(g->duration_distribution, "exponential"))
+                j->duration_s = rng_exponential(rd, g->duration_s);
+            else if (!strcmp(g->duration_distribution, "lognormal"))
+                j->duration_s = rng_lognormal_mean_cv(rd, g->duration_s, 1.0);
+            else
+                j->duration_s = g->duration_s;
+            if (alloc_nodes(j) < 0) {
+                rng_free(ra);
+                rng_free(rd);
+                goto oom;
+            }
+        }
+        rng_free(ra);
+        rng_free(rd);
+    }
+
+    static const char *state_names[GS_COUNT] = { "gpus_training", "gpus_checkpoint", "gpus_restarting",
+                                                 "gpus_batch" };
+    for (int i = 0; i < GS_COUNT; i++) w->m_state[i] = metrics_register(bus, "cluster", state_names[i]);
+    w->m_queue = metrics_register(bus, "cluster", "queue_length");
+    for (int i = 0; i < w->n_jobs; i++) {
+        job *j = &w->jobs[i];
+        j->ph = PH_QUEUED;
+        j->r.state = JOB_PENDING;
+        j->r.start_s = j->r.end_s = j->r.queue_wait_s = -1;
+        if (j->r.gpus > cluster_pool_gpus(w->c, j->pool) + (j->pool == 0 ? s->spares_warm * cluster_pool_spec(w->c, 0)->gpus : 0)) {
+            snprintf(err, errlen, "%s:1: job %s needs %d GPUs, the cluster has %d of its node type in service",
+                     s->file, j->r.name, j->r.gpus, cluster_pool_gpus(w->c, j->pool));
+            world_free(w);
+            return NULL;
+        }
+        if (j->r.gpus > cluster_pool_gpus(w->c, j->pool)) {
+            snprintf(err, errlen, "%s:1: job %s needs %d GPUs, the cluster has %d of its node type once %d warm spare nodes are held back",
+                     s->file, j->r.name, j->r.gpus, cluster_pool_gpus(w->c, j->pool), s->spares_warm);
+            world_free(w);
+            return NULL;
+        }
+        if (j->r.kind == JOB_TRAINING) j->m_progress = metrics_register(bus, j->r.name, "progress");
+        if (!engine_schedule(w->e, sim_from_s(j->r.submit_s), on_submit, j)) goto oom;
+    }
+    w->unfinished = w->n_jobs;
+    if (build_microbench(w) < 0) goto oom;
+    return w;
+oom:
+    snprintf(err, errlen, "%s:0: out of memory building the world", s->file);
+    world_free(w);
+    return NULL;
+}
+
+void world_free(world *w) {
+    if (!w) return;
+    failures_free(w->f);
+    engine_free(w->e);
+    cluster_free(w->c);
+    rng_free(w->r_health);
+    free(w->jobs_on_node);
+    free(w->repairs);
+    free(w->repair_ev);
+    for (int i = 0; i < w->n_jobs; i++) free(w->jobs[i].nodes);
+    free(w->jobs);
+    free(w->fifo);
+    free(w->job_of_node);
+    free(w->latent);
+    free(w->lemon_since);
+    free(w->lemon_count);
+    free(w->fail_by_proc);
+    free(w->mb);
+    free(w->mb_pred);
+    free(w->mb_ok);
+    free(w);
+}
+
+engine *world_engine(world *w) { return w->e; }
+
+int world_run(world *w, double until_s) {
+    double limit = w->s->duration_s > 0 ? w->s->duration_s : 0;
+    if (until_s > 0 && (limit == 0 || until_s < limit)) limit = until_s;
+    if (w->unfinished > 0) engine_run(w->e, limit > 0 ? sim_from_s(limit) : SIM_FOREVER);
+    /* Close the books of jobs still going at the end of the run. */
+    for (int i = 0; i < w->n_jobs; i++) {
+        job *j = &w->jobs[i];
+        if (j->ph == PH_QUEUED || j->ph == PH_DONE) continue;
+        if (j->r.kind == JOB_TRAINING) commit_progress(j);
+        phase ph = j->ph;
+        set_phase(j, ph);               /* account the current phase up to now */
+        if (ph == PH_RUNNING) j->run_since = now_of(w);
+        j->r.time.kept_s = j->run_s - j->r.time.redone_s;
+    }
+    integrate(w);
+    metrics_close(w->bus, now_of(w));
+    return 0;
+}
+
+int world_job_count(const world *w) { return w->n_jobs; }
+
+const job_result *world_job(const world *w, int i) {
+    return (i >= 0 && i < w->n_jobs) ? &w->jobs[i].r : NULL;
+}
+
+world_totals world_get_totals(const world *w) {
+    world_totals t = { 0 };
+    t.simulated_s = sim_to_s(engine_now(w->e));
+    t.events = engine_dispatched(w->e);
+    for (int i = 0; i < GS_COUNT; i++) t.gpu_busy_s += w->gpu_state_s[i];
+    t.gpu_training_s = w->gpu_state_s[GS_TRAINING];
+    t.gpu_checkpoint_s = w->gpu_state_s[GS_CHECKPOINT];
+    t.gpu_restarting_s = w->gpu_state_s[GS_RESTARTING];
+    t.gpu_batch_s = w->gpu_state_s[GS_BATCH];
+    for (int i = 0; i < w->s->n_nodes; i++) {
+        const node_spec *ns = scenario_node_spec(w->s, i);
+        t.nodes += w->s->nodes[i].count;
+        t.gpus += w->s->nodes[i].count * ns->gpus;
+        t.cost_usd += w->s->nodes[i].count * ns->price_per_hour_usd * t.simulated_s / 3600.0;
+    }
+    t.gpu_hours = t.gpus * t.simulated_s / 3600.0;
+    t.failures = w->n_fail_total;
+    t.nodes_drained = w->drained;
+    return t;
+}
+
+int world_failure_kinds(const world *w) { return w->f ? failures_proc_count(w->f) : 0; }
+
+void world_failure_kind(const world *w, int i, const char **component, const char **cause, int *count) {
+    const failure_proc *p = failures_proc(w->f, i);
+    *component = p->component;
+    *cause = p->cause;
+    *count = w->fail_by_proc[i];
+}

@@ -1,0 +1,103 @@
+/*
+ * world: the simulated cluster built from a scenario, and its results.
+ *
+ * The world owns the engine, the node pool and the jobs. Entities publish
+ * what they do on the metric bus; sinks (reports/) turn that into the JSON
+ * summary, the results store and the dashboard. Job-level fidelity: a
+ * training job advances in segments of whole steps whose duration comes from
+ * models/training (one event per segment, not per step), so a 54-day
+ * 16K-GPU run is a few thousand events.
+ */
+#ifndef CT_WORLD_H
+#define CT_WORLD_H
+
+#include <stdint.h>
+
+#include "models/microbench.h"
+#include "models/training.h"
+#include "scenarios/scenario.h"
+#include "sim/engine.h"
+#include "sim/metrics.h"
+
+typedef enum job_kind { JOB_TRAINING, JOB_BATCH } job_kind;
+typedef enum job_state { JOB_PENDING, JOB_RUNNING, JOB_DONE, JOB_FAILED } job_state;
+
+const char *job_kind_name(job_kind k);
+const char *job_state_name(job_state s);
+
+/* Where a training job's time went, from its first start to its end (or
+ * the end of the run). The parts sum to the elapsed time. */
+typedef struct job_time {
+    double kept_s;                     /* training whose result was kept */
+    double redone_s;                   /* training lost to failures and done again */
+    double checkpoint_stall_s;         /* training stopped for checkpoints */
+    double restart_s;                  /* detecting a failure, restarting, loading */
+    double waiting_s;                  /* waiting for replacement nodes */
+} job_time;
+
+/* One job's outcome (CONTRACT.md jobs[]). Times in seconds; -1 = not yet. */
+typedef struct job_result {
+    char name[SC_NAME_MAX + 16];
+    job_kind kind;
+    job_state state;
+    int gpus;
+    char queue[SC_NAME_MAX];
+    double submit_s, start_s, end_s, queue_wait_s;
+    /* training only */
+    int64_t steps_total, steps_done;
+    double tokens_done;
+    train_result perf;                 /* the step model's figures for this job */
+    /* failures and checkpoints (training) */
+    int interruptions;                 /* unplanned: failures that hit the job */
+    int planned_interruptions;         /* faults found by health checks first */
+    int shrinks;                       /* times an elastic job shrank */
+    int waited_for_nodes;              /* 1 when it ever waited for a node */
+    int checkpoints, checkpoints_skipped;
+    double checkpoint_size_bytes;
+    double checkpoint_write_s;         /* one checkpoint, to durable storage */
+    double checkpoint_stall_s;         /* one checkpoint, training stopped */
+    double checkpoint_interval_s;      /* chosen interval; 0 = no checkpoints */
+    job_time time;
+} job_result;
+
+typedef struct world_totals {
+    int gpus, nodes;
+    double simulated_s;
+    double gpu_busy_s;                 /* integral of GPUs held by jobs over time (GPU-seconds) */
+    double gpu_training_s, gpu_checkpoint_s, gpu_restarting_s, gpu_batch_s;
+    double gpu_hours;                  /* provisioned GPU-hours */
+    double cost_usd;                   /* provisioned node-hours x node price */
+    uint64_t events;
+    int failures;                      /* component failures, all nodes */
+    int nodes_drained;                 /* lemon nodes taken out of service */
+} world_totals;
+
+typedef struct world world;
+
+/* Build the world for a loaded scenario. The scenario must outlive the
+ * world. Returns NULL with err set ("file:line: ..." for a plan that cannot
+ * run, e.g. does not fit in GPU memory). */
+world *world_new(const scenario *s, metric_bus *bus, char *err, size_t errlen);
+void world_free(world *w);                       /* NULL is a no-op */
+
+engine *world_engine(world *w);
+
+/* Run until every job finished, or the scenario's duration, or until_s
+ * (whichever is first; until_s <= 0 means no extra limit). Returns 0. */
+int world_run(world *w, double until_s);
+
+/* Microbenchmark cases of the scenario, expanded over their sizes, with
+ * the models' predictions (measured figures come from hw/). */
+int world_microbench_count(const world *w);
+const mb_case *world_microbench_case(const world *w, int i);
+const mb_prediction *world_microbench_prediction(const world *w, int i);  /* NULL: not priced */
+
+int world_job_count(const world *w);
+const job_result *world_job(const world *w, int i);
+world_totals world_get_totals(const world *w);
+
+/* Failure kinds (one per <failure> or profile cause) and how many happened. */
+int world_failure_kinds(const world *w);
+void world_failure_kind(const world *w, int i, const char **component, const char **cause, int *count);
+
+#endif

@@ -1,0 +1,93 @@
+#!/bin/sh
+# End-to-end tests of the command line. Usage: tests/cli.sh BINARY
+# Runs from the project root. Prints ok/FAIL per check; exits 1 on failure.
+set -u
+bin=${1:?usage: tests/cli.sh BINARY}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+ok() { echo "ok   cli: $1"; }
+no() { echo "FAIL cli: $1"; fails=$((fails + 1)); }
+expect_status() {   # expected-status description command...
+  want=$1; what=$2; shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err"; got=$?
+  if [ "$got" = "$want" ]; then ok "$what"; else no "$what (exit $got, want $want): $(head -c 300 "$tmp/err")"; fi
+}
+
+expect_status 0 "--version" "$bin" --version
+grep -q '^clustertwin [0-9]' "$tmp/out" || no "--version prints the version"
+expect_status 0 "--help" "$bin" --help
+grep -q 'run' "$tmp/out" && grep -q 'check' "$tmp/out" || no "--help lists the commands"
+for c in run check; do
+  expect_status 0 "$c --help" "$bin" $c --help
+  grep -q "usage: clustertwin $c" "$tmp/out" || no "$c --help prints usage"
+done
+expect_status 2 "no command" "$bin"
+expect_status 2 "unknown command" "$bin" frobnicate
+expect_status 2 "run without a file" "$bin" run
+expect_status 2 "run with an unknown option" "$bin" run scenarios/default.xml --bogus
+expect_status 2 "run with a bad --until" "$bin" run scenarios/default.xml --until 3GB
+expect_status 2 "run a missing file" "$bin" run "$tmp/nope.xml"
+grep -q "nope.xml:0: cannot open" "$tmp/err" || no "missing file message names the file"
+
+# Every example scenario checks and runs.
+for f in scenarios/*.xml; do
+  expect_status 0 "check $f" "$bin" check "$f"
+  expect_status 0 "run $f" "$bin" run "$f" --json "$tmp/r.json"
+  python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/r.json" 2>/dev/null \
+    && ok "$f writes valid JSON" || no "$f writes valid JSON"
+done
+
+# The contract's JSON names, and the summary on stdout.
+expect_status 0 "run default --json -" "$bin" run scenarios/default.xml --json -
+python3 - "$tmp/out" <<'PY' && ok "JSON has the contract's fields" || no "JSON has the contract's fields"
+import json, sys
+d = json.load(open(sys.argv[1]))
+for k in ("scenario", "seed", "simulated_s", "wall_s", "events", "cluster", "jobs"):
+    assert k in d, k
+for k in ("gpus", "gpu_utilization", "gpu_hours", "cost_usd"):
+    assert k in d["cluster"], k
+t = [j for j in d["jobs"] if j["kind"] == "training"][0]
+for k in ("name", "kind", "gpus", "state", "submit_s", "start_s", "end_s", "queue_wait_s",
+          "step_time_s", "steps_done", "model_tflops_per_gpu", "hardware_tflops_per_gpu",
+          "mfu", "tokens_per_s_per_gpu", "breakdown"):
+    assert k in t, k
+assert t["state"] == "done" and t["end_s"] > 0 and t["steps_done"] == t["steps_total"]
+assert 0 < t["mfu"] < 1
+assert any(j["kind"] == "batch" for j in d["jobs"])
+PY
+expect_status 0 "run default prints a summary" "$bin" run scenarios/default.xml
+grep -q "training pretrain-70b" "$tmp/out" || no "summary names the training job"
+
+# Determinism: same scenario and seed, identical bytes except wall_* fields.
+"$bin" run scenarios/default.xml --json "$tmp/a.json" >/dev/null 2>&1
+"$bin" run scenarios/default.xml --json "$tmp/b.json" >/dev/null 2>&1
+grep -v '"wall' "$tmp/a.json" >"$tmp/a2"; grep -v '"wall' "$tmp/b.json" >"$tmp/b2"
+cmp -s "$tmp/a2" "$tmp/b2" && ok "determinism: two runs give identical JSON" || no "determinism"
+"$bin" run scenarios/default.xml --seed 7 --json "$tmp/c.json" >/dev/null 2>&1
+grep -v '"wall' "$tmp/c.json" >"$tmp/c2"
+cmp -s "$tmp/a2" "$tmp/c2" && no "--seed changes the run" || ok "--seed changes the run"
+
+# Published training throughput replayed through the command line exactly as
+# the shared acceptance tool does (tests/replay-training, a copy of it).
+if command -v python3 >/dev/null 2>&1; then
+  python3 tests/replay-training --bin "$bin" >"$tmp/replay" 2>&1 \
+    && ok "training validation ($(tail -n 1 "$tmp/replay"); $(tail -n 2 "$tmp/replay" | head -n 1))" \
+    || { no "training validation"; cat "$tmp/replay"; }
+fi
+
+# Bad input: exit 2, one precise line, nothing written.
+if [ -f tests/cli_bad.sh ]; then
+  sh tests/cli_bad.sh "$bin" >"$tmp/bad" 2>&1 && ok "malformed scenarios ($(tail -n 1 "$tmp/bad"))" \
+    || { no "malformed scenarios"; grep FAIL "$tmp/bad" | head -20; }
+fi
+
+# A failed write leaves no file behind and exits 1.
+mkdir "$tmp/ro" && chmod 555 "$tmp/ro"
+if [ "$(id -u)" != 0 ]; then
+  expect_status 1 "unwritable --json path" "$bin" run scenarios/default.xml --json "$tmp/ro/x.json"
+fi
+expect_status 1 "--json into a missing directory" "$bin" run scenarios/default.xml --json "$tmp/none/x.json"
+
+[ $fails = 0 ] && echo "cli: all passed" || echo "cli: $fails failed"
+[ $fails = 0 ]

@@ -1,0 +1,74 @@
+#!/bin/sh
+# cli_bad.sh BINARY: the CLI on every malformed scenario in tests/bad/.
+#
+# For each case "FILE|LINE|SUBSTRING[|world]" of tests/bad/expected.txt, both
+#   BINARY check tests/bad/FILE
+#   BINARY run tests/bad/FILE --json OUT
+# must exit 2, print nothing on stdout, print exactly one line on stderr that
+# starts with "tests/bad/FILE:LINE: " and contains SUBSTRING, and (run) not
+# create OUT. Prints ok/FAIL per case and a summary; exits 1 on any failure.
+# Runs from the project root whatever the current directory.
+set -u
+
+[ $# -eq 1 ] || { echo "usage: $0 BINARY" >&2; exit 2; }
+bin=$1
+case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
+[ -x "$bin" ] || { echo "$0: $bin is not an executable" >&2; exit 2; }
+cd "$(dirname "$0")/.." || exit 2
+list=tests/bad/expected.txt
+[ -r "$list" ] || { echo "$0: cannot read $list" >&2; exit 2; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cli_bad.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT HUP INT PIPE TERM
+
+# check_one NAME CMD...: run CMD, check the status, stdout and stderr;
+# prints why it failed (nothing when it passed). Uses $prefix and $want.
+check_one() {
+    name=$1; shift
+    "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+    rc=$?
+    if [ $rc -ne 2 ]; then echo "$name: exit status $rc, want 2"; fi
+    if [ -s "$tmp/out" ]; then echo "$name: wrote to stdout: $(head -c 200 "$tmp/out")"; fi
+    lines=$(wc -l <"$tmp/err" | tr -d ' ')
+    first=$(head -n 1 "$tmp/err")
+    if [ "$lines" != 1 ] || [ -n "$(tail -n +2 "$tmp/err")" ]; then
+        echo "$name: stderr is not exactly one line: $(head -c 300 "$tmp/err")"
+    fi
+    case $first in
+        "$prefix"*) ;;
+        *) echo "$name: stderr '$first' does not start with '$prefix'" ;;
+    esac
+    if ! printf '%s\n' "$first" | grep -F -q -e "$want"; then
+        echo "$name: stderr '$first' lacks '$want'"
+    fi
+}
+
+n=0
+failed=0
+while IFS='|' read -r file line want extra; do
+    case $file in ''|'#'*) continue ;; esac
+    n=$((n + 1))
+    case $extra in
+        ''|world) ;;   # world: refused by world_new(); the CLI exits 2 all the same
+        *) failed=$((failed + 1)); echo "FAIL $file: fourth field '$extra' is not 'world'"; continue ;;
+    esac
+    prefix="tests/bad/$file:$line: "
+    out="$tmp/results.json"
+    why=$(check_one check "$bin" check "tests/bad/$file"
+          check_one run "$bin" run "tests/bad/$file" --json "$out"
+          if [ -e "$out" ]; then echo "run: created $out"; rm -f "$out"; fi)
+    if [ -z "$why" ]; then
+        echo "ok   $file"
+    else
+        failed=$((failed + 1))
+        echo "FAIL $file"
+        printf '%s\n' "$why" | sed 's/^/       /'
+    fi
+done <"$list"
+
+if [ $n -eq 0 ]; then
+    echo "cli_bad: no cases in $list"
+    exit 1
+fi
+echo "cli_bad: $n cases, $((n - failed)) passed, $failed failed"
+[ $failed -eq 0 ]
