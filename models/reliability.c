@@ -1,0 +1,329 @@
+/*
+ * reliability: failure processes per component instance, the built-in
+ * "llama3" profile, and the rate arithmetic to check them with.
+ *
+ * Load: called a handful of times per scenario when the world is built;
+ * nothing here is on the event path.
+ */
+#include "models/reliability.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const component_names[REL_COMPONENT_COUNT] = {
+    "gpu", "hbm", "node", "nic", "switch", "storage", "software"
+};
+
+int rel_component_parse(const char *z) {
+    for (int i = 0; z && i < REL_COMPONENT_COUNT; i++)
+        if (strcmp(z, component_names[i]) == 0) return i;
+    return -1;
+}
+
+const char *rel_component_name(rel_component c) {
+    return (unsigned)c < REL_COMPONENT_COUNT ? component_names[c] : "?";
+}
+
+rel_scope rel_component_scope(rel_component c) {
+    switch (c) {
+    case REL_NIC: return REL_PER_NIC;
+    case REL_NODE:
+    case REL_SWITCH:
+    case REL_STORAGE: return REL_PER_NODE;
+    default: return REL_PER_GPU;
+    }
+}
+
+int rel_instances_per_node(rel_component c, const node_spec *n) {
+    if (!n) return 0;
+    switch (rel_component_scope(c)) {
+    case REL_PER_GPU: return n->gpus;
+    case REL_PER_NIC: return n->nics;
+    default: return 1;
+    }
+}
+
+const char *rel_detection_name(rel_detection d) {
+    return d == REL_DETECT_WATCHDOG ? "watchdog" : "crash";
+}
+
+int rel_dist_parse(const char *z) {
+    if (!z || !*z || strcmp(z, "exponential") == 0) return REL_EXPONENTIAL;
+    if (strcmp(z, "weibull") == 0) return REL_WEIBULL;
+    return -1;
+}
+
+const char *rel_dist_name(rel_dist d) {
+    return d == REL_WEIBULL ? "weibull" : "exponential";
+}
+
+double rel_mttr_default_s(rel_component c) {
+    switch (c) {
+    case REL_GPU:
+    case REL_HBM: return REL_MTTR_GPU_SWAP_S;
+    case REL_NODE:
+    case REL_STORAGE: return REL_MTTR_NODE_PART_S;
+    case REL_NIC:
+    case REL_SWITCH: return REL_MTTR_LINK_S;
+    default: return 0;
+    }
+}
+
+/* How a class is detected and repaired when a scenario names only the
+ * class: a dead link or switch port usually leaves NCCL waiting on a peer
+ * until the watchdog fires (the IB transport retries for a while before
+ * reporting); everything else crashes. Software needs no repair. */
+static rel_detection default_detection(rel_component c) {
+    return c == REL_SWITCH ? REL_DETECT_WATCHDOG : REL_DETECT_CRASH;
+}
+
+static int default_needs_repair(rel_component c) {
+    return c != REL_SOFTWARE;
+}
+
+/* ---- Weibull ---------------------------------------------------------- */
+
+double rel_weibull_mean_s(double scale_s, double shape) {
+    if (!(scale_s > 0) || !(shape > 0)) return NAN;
+    return scale_s * tgamma(1 + 1 / shape);
+}
+
+double rel_weibull_scale_s(double mean_s, double shape) {
+    if (!(mean_s > 0) || !(shape > 0)) return NAN;
+    return mean_s / tgamma(1 + 1 / shape);
+}
+
+/* The scenario loader caps the shape at 20 (beyond it the distribution is
+ * a near-constant lifetime); keep the same range here. */
+#define REL_SHAPE_MAX 20.0
+
+int rel_process_init(rel_process *p, rel_component c, const char *cause, double mtbf_s,
+                     rel_dist d, double shape, double mttr_s, rel_detection det,
+                     int needs_repair) {
+    if (!p || (unsigned)c >= REL_COMPONENT_COUNT || !(mtbf_s > 0) || !isfinite(mtbf_s)) return -1;
+    if (d == REL_WEIBULL && !(shape > 0 && shape <= REL_SHAPE_MAX)) return -1;
+    if (!(mttr_s >= 0)) return -1;
+    rel_process q;
+    memset(&q, 0, sizeof q);
+    q.component = c;
+    q.scope = rel_component_scope(c);
+    snprintf(q.cause, sizeof q.cause, "%s", cause && *cause ? cause : rel_component_name(c));
+    q.mtbf_s = mtbf_s;
+    q.distribution = d;
+    q.shape = d == REL_WEIBULL ? shape : 1;
+    q.scale_s = d == REL_WEIBULL ? rel_weibull_scale_s(mtbf_s, shape) : mtbf_s;
+    q.mttr_s = mttr_s;
+    q.detection = det;
+    q.detect_s = det == REL_DETECT_WATCHDOG ? REL_WATCHDOG_S : REL_CRASH_DETECT_S;
+    q.needs_repair = needs_repair ? 1 : 0;
+    *p = q;
+    return 0;
+}
+
+/* ---- The llama3 profile ---------------------------------------------- */
+
+/*
+ * The Llama 3 Herd of Models (2024), section 3.3.4 and Table 5: a 54-day
+ * snapshot of Llama 3 405B pre-training on up to 16,384 H100 GPUs had 466
+ * interruptions, 47 planned and 419 unexpected. The 419, by root cause,
+ * are the rows below. The window is taken as 54 days of the full 16,384
+ * GPUs (the paper says "up to"; no finer split is published).
+ *
+ * Derivation of the per-instance rate. A cause c seen n_c times in a
+ * window T by a job with I_c instances of its component class has, under
+ * a Poisson process per instance, the per-instance rate
+ *
+ *     λ_c = n_c / (T · I_c),   MTBF_c = T · I_c / n_c,
+ *
+ * so the same job expects Σ_c λ_c · I_c · T = Σ n_c = 419 interruptions in
+ * 54 days: a mean time to interruption of 54·24 h / 419 = 3.09 h. I_c is
+ * the GPU count (16,384) for GPU, HBM and software causes (software per
+ * rank: a bug's chance to fire grows with the ranks running it), the
+ * compute-NIC count (16,384: eight per DGX H100) for NICs, and the node
+ * count (2,048) for host, SSD and network switch/cable causes (a node's
+ * links and its share of switch ports). Any job then sees each cause at a
+ * rate proportional to its own instance counts. Charging every cause to
+ * the GPUs instead gives one per-GPU MTBF of 16,384 · 54 · 24 h / 419 =
+ * 50,676 h; per node, 3.79 failures per 1000 node-days.
+ *
+ * Detection: crashes (Xid errors, ECC, NCCL errors, process exits) are
+ * seen within seconds; a hang waits for the watchdog: the NCCL watchdog
+ * timeouts themselves, GPU system processor (GSP) hangs, network switch
+ * or cable faults (NCCL waits on the lost peer) and silent data
+ * corruption (no error at all: found later by loss/gradient checks;
+ * charged the watchdog delay as the nearest stand-in).
+ *
+ * Repair: software bugs, dependency failures and unexplained watchdog
+ * timeouts only restart the job; every hardware cause and unplanned host
+ * maintenance drains the node for the cause's MTTR (REL_MTTR_*,
+ * engineering estimates: see reliability.h).
+ */
+#define LLAMA3_WINDOW_S (54 * 86400.0)
+
+static const rel_cause llama3_causes[] = {
+    { "faulty GPU",             REL_GPU,      148, REL_DETECT_CRASH,    1, REL_MTTR_GPU_SWAP_S },
+    { "GPU HBM3 memory",        REL_HBM,       72, REL_DETECT_CRASH,    1, REL_MTTR_GPU_SWAP_S },
+    { "software bug",           REL_SOFTWARE,  54, REL_DETECT_CRASH,    0, 0 },
+    { "network switch/cable",   REL_SWITCH,    35, REL_DETECT_WATCHDOG, 1, REL_MTTR_LINK_S },
+    { "host maintenance",       REL_NODE,      32, REL_DETECT_CRASH,    1, REL_MTTR_NODE_PART_S },
+    { "GPU SRAM memory",        REL_GPU,       19, REL_DETECT_CRASH,    1, REL_MTTR_GPU_SWAP_S },
+    { "GPU system processor",   REL_GPU,       17, REL_DETECT_WATCHDOG, 1, REL_MTTR_REBOOT_S },
+    { "NIC",                    REL_NIC,        7, REL_DETECT_CRASH,    1, REL_MTTR_LINK_S },
+    { "NCCL watchdog timeout",  REL_SOFTWARE,   7, REL_DETECT_WATCHDOG, 0, 0 },
+    { "silent data corruption", REL_GPU,        6, REL_DETECT_WATCHDOG, 1, REL_MTTR_GPU_SWAP_S },
+    { "GPU thermal interface",  REL_GPU,        6, REL_DETECT_CRASH,    1, REL_MTTR_NODE_PART_S },
+    { "SSD",                    REL_STORAGE,    3, REL_DETECT_CRASH,    1, REL_MTTR_NODE_PART_S },
+    { "power supply",           REL_NODE,       3, REL_DETECT_CRASH,    1, REL_MTTR_NODE_PART_S },
+    { "server chassis",         REL_NODE,       2, REL_DETECT_CRASH,    1, REL_MTTR_GPU_SWAP_S },
+    { "IO expansion board",     REL_NODE,       2, REL_DETECT_CRASH,    1, REL_MTTR_NODE_PART_S },
+    { "dependency",             REL_SOFTWARE,   2, REL_DETECT_CRASH,    0, 0 },
+    { "CPU",                    REL_NODE,       2, REL_DETECT_CRASH,    1, REL_MTTR_NODE_PART_S },
+    { "system memory",          REL_NODE,       2, REL_DETECT_CRASH,    1, REL_MTTR_NODE_PART_S },
+};
+
+static const rel_profile profiles[] = {
+    { "llama3", "The Llama 3 Herd of Models (2024), section 3.3.4, Table 5",
+      LLAMA3_WINDOW_S, 16384, 2048, 16384,
+      llama3_causes, (int)(sizeof llama3_causes / sizeof llama3_causes[0]) },
+};
+
+const rel_profile *rel_profile_find(const char *name) {
+    for (size_t i = 0; name && i < sizeof profiles / sizeof profiles[0]; i++)
+        if (strcmp(name, profiles[i].name) == 0) return &profiles[i];
+    return NULL;
+}
+
+int rel_profile_total(const rel_profile *p) {
+    int n = 0;
+    for (int i = 0; p && i < p->n_causes; i++) n += p->causes[i].count;
+    return n;
+}
+
+static double scope_count(rel_scope s, double gpus, double nodes, double nics) {
+    switch (s) {
+    case REL_PER_NIC: return nics;
+    case REL_PER_NODE: return nodes;
+    default: return gpus;
+    }
+}
+
+double rel_profile_cause_mtbf_s(const rel_profile *p, int i) {
+    if (!p || i < 0 || i >= p->n_causes || p->causes[i].count <= 0) return INFINITY;
+    const rel_cause *c = &p->causes[i];
+    double inst = scope_count(rel_component_scope(c->component), p->gpus, p->nodes, p->nics);
+    return p->window_s * inst / c->count;
+}
+
+double rel_profile_gpu_mtbf_s(const rel_profile *p) {
+    int n = rel_profile_total(p);
+    return n > 0 ? p->window_s * p->gpus / n : INFINITY;
+}
+
+/* ---- Expansion -------------------------------------------------------- */
+
+static int set_why(char *why, size_t len, const char *fmt, const char *arg) {
+    if (why && len) snprintf(why, len, fmt, arg ? arg : "");
+    return -1;
+}
+
+static int expand_one(const rel_spec *s, rel_process *out, int room, char *why, size_t len) {
+    int comp = -1;
+    if (s->component && *s->component) {
+        comp = rel_component_parse(s->component);
+        if (comp < 0)
+            return set_why(why, len, "unknown component \"%s\"; expected gpu, hbm, node, nic, "
+                           "switch, storage or software", s->component);
+    }
+    int d = rel_dist_parse(s->distribution);
+    if (d < 0)
+        return set_why(why, len, "unknown distribution \"%s\"; expected exponential or weibull",
+                       s->distribution);
+    if (d == REL_WEIBULL && !(s->shape > 0 && s->shape <= REL_SHAPE_MAX))
+        return set_why(why, len, "a Weibull shape must be in (0, 20]%s", NULL);
+    if (!(s->mttr_s >= 0) || !(s->mtbf_s >= 0))
+        return set_why(why, len, "mtbf and mttr must not be negative%s", NULL);
+
+    if (!s->profile || !*s->profile) {
+        if (comp < 0) return set_why(why, len, "a failure needs a component or a profile%s", NULL);
+        if (!(s->mtbf_s > 0)) return set_why(why, len, "mtbf must be positive%s", NULL);
+        if (room > 0) {
+            double mttr = s->mttr_s > 0 ? s->mttr_s : rel_mttr_default_s(comp);
+            if (rel_process_init(out, comp, s->cause, s->mtbf_s, d, s->shape, mttr,
+                                 default_detection(comp), default_needs_repair(comp)) < 0)
+                return set_why(why, len, "invalid failure process%s", NULL);
+        }
+        return 1;
+    }
+
+    const rel_profile *p = rel_profile_find(s->profile);
+    if (!p) return set_why(why, len, "unknown failure profile \"%s\"; expected llama3", s->profile);
+    /* mtbf given with a profile: scale every cause by the same factor so the
+     * per-GPU equivalent MTBF becomes mtbf (the mix is kept). */
+    double k = s->mtbf_s > 0 ? s->mtbf_s / rel_profile_gpu_mtbf_s(p) : 1;
+    int n = 0;
+    for (int i = 0; i < p->n_causes; i++) {
+        const rel_cause *c = &p->causes[i];
+        if (comp >= 0 && c->component != (rel_component)comp) continue;
+        if (c->count <= 0) continue;
+        if (n < room) {
+            double mttr = s->mttr_s > 0 ? s->mttr_s : c->mttr_s;
+            if (rel_process_init(&out[n], c->component, c->label, k * rel_profile_cause_mtbf_s(p, i),
+                                 d, s->shape, mttr, c->detection, c->needs_repair) < 0)
+                return set_why(why, len, "invalid failure process for cause \"%s\"", c->label);
+        }
+        n++;
+    }
+    return n;
+}
+
+int rel_expand(const rel_spec *s, int n, rel_process *out, int max, char *why, size_t len) {
+    if (why && len) why[0] = 0;
+    if (n < 0 || (n > 0 && !s) || max < 0 || (max > 0 && !out))
+        return set_why(why, len, "invalid arguments%s", NULL);
+    int total = 0;
+    for (int i = 0; i < n; i++) {
+        int room = max - total > 0 ? max - total : 0;
+        int k = expand_one(&s[i], room ? out + total : NULL, room, why, len);
+        if (k < 0) return -1;
+        total += k;
+    }
+    return total;
+}
+
+/* ---- Rates ------------------------------------------------------------ */
+
+int rel_fleet_of(rel_fleet *f, const node_spec *n, int nodes) {
+    if (!f || !n || nodes < 0) return -1;
+    f->nodes = nodes;
+    f->gpus = (double)nodes * n->gpus;
+    f->nics = (double)nodes * n->nics;
+    return 0;
+}
+
+double rel_instances(const rel_process *p, const rel_fleet *f) {
+    if (!p || !f) return 0;
+    return scope_count(p->scope, f->gpus, f->nodes, f->nics);
+}
+
+double rel_job_rate_per_s(const rel_process *p, int n, const rel_fleet *f) {
+    double r = 0;
+    for (int i = 0; p && f && i < n; i++)
+        if (p[i].mtbf_s > 0) r += rel_instances(&p[i], f) / p[i].mtbf_s;
+    return r;
+}
+
+double rel_rate_per_s(const double *count, const double *mtbf_s, int n) {
+    double r = 0;
+    for (int i = 0; count && mtbf_s && i < n; i++)
+        if (mtbf_s[i] > 0) r += count[i] / mtbf_s[i];
+    return r;
+}
+
+double rel_mean_interruptions(double instances, double t_s, double mtbf_s) {
+    return mtbf_s > 0 ? instances * t_s / mtbf_s : 0;
+}
+
+double rel_mtti_s(double rate_per_s) {
+    return rate_per_s > 0 ? 1 / rate_per_s : INFINITY;
+}

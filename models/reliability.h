@@ -1,0 +1,228 @@
+/*
+ * reliability: failure processes of a cluster's components, as pure data
+ * and arithmetic for sim/failures.c to instantiate.
+ *
+ * A failure process belongs to one component instance (a GPU, a node, a
+ * NIC, ...): it draws times to failure from an exponential or Weibull
+ * distribution with the instance's mean time between failures (MTBF), and
+ * says how the job finds out (a crash now, or a hang until a watchdog
+ * timeout) and what it takes to put the instance back (a restart only, or
+ * the node out of service for mttr_s). The simulator makes one process per
+ * instance; this module says which processes a scenario's <failure>
+ * elements or a built-in profile imply, and gives the rates, means and
+ * conversions to check them with.
+ *
+ *   scenario <failure> ──► rel_spec ──► rel_expand() ──► rel_process[]
+ *                                                          │ one per cause
+ *                          node_spec ──► rel_instances_per_node()
+ *                                                          │
+ *                                  sim: one RNG stream per instance
+ *
+ * Built-in profile "llama3": the 419 unexpected interruptions of a 54-day
+ * Llama 3 405B pre-training snapshot on 16,384 H100 GPUs (Llama 3 Herd of
+ * Models, 2024, section 3.3.4 and Table 5), split by cause, each cause
+ * charged to the component class it names, with a per-instance MTBF chosen
+ * so that a 16,384-GPU job (2,048 DGX H100 nodes, 16,384 compute NICs) sees
+ * exactly that cause's count in 54 days: a mean time to interruption of
+ * 3.09 h overall. See rel_profile_llama3 in reliability.c.
+ *
+ * Pure functions; nothing allocates; the profile tables are static const.
+ */
+#ifndef CT_RELIABILITY_H
+#define CT_RELIABILITY_H
+
+#include <stddef.h>
+
+#include "models/catalog.h"
+
+/* Component classes: what a failure takes out. */
+typedef enum rel_component {
+    REL_GPU,        /* the GPU die, its SRAM, GSP, thermal interface */
+    REL_HBM,        /* the GPU's HBM stacks */
+    REL_NODE,       /* host: CPU, DRAM, PSU, chassis, boards, unplanned maintenance */
+    REL_NIC,        /* a compute-fabric NIC */
+    REL_SWITCH,     /* network switch or cable: the node's links and its share of switch ports */
+    REL_STORAGE,    /* the node's local storage (SSD) */
+    REL_SOFTWARE,   /* software bug, dependency, unexplained hang (per rank) */
+    REL_COMPONENT_COUNT
+} rel_component;
+
+int rel_component_parse(const char *z);          /* "gpu" -> REL_GPU; -1 when unknown */
+const char *rel_component_name(rel_component c);
+
+/* What one instance of a component class is counted against. */
+typedef enum rel_scope { REL_PER_GPU, REL_PER_NODE, REL_PER_NIC } rel_scope;
+
+/* gpu, hbm, software: per GPU (software per rank, one rank per GPU);
+ * nic: per compute NIC; node, switch, storage: per node. */
+rel_scope rel_component_scope(rel_component c);
+
+/* Instances of a component class on one node of this type (gpus, nics or
+ * 1). Returns 0 when n is NULL. */
+int rel_instances_per_node(rel_component c, const node_spec *n);
+
+/* How a job notices a failure. */
+typedef enum rel_detection {
+    REL_DETECT_CRASH,     /* a process dies or NCCL reports an error: seconds */
+    REL_DETECT_WATCHDOG   /* the job hangs until the collective watchdog times out */
+} rel_detection;
+const char *rel_detection_name(rel_detection d);   /* "crash" | "watchdog" */
+
+typedef enum rel_dist { REL_EXPONENTIAL, REL_WEIBULL } rel_dist;
+int rel_dist_parse(const char *z);               /* NULL or "" -> exponential; -1 unknown */
+const char *rel_dist_name(rel_dist d);
+
+/* ---- Named defaults --------------------------------------------------- */
+
+/* Detection delays. */
+#define REL_CRASH_DETECT_S    30.0    /* crash -> every rank torn down: NCCL async error
+                                         handling aborts communicators and the launcher
+                                         (torchrun/Slurm) notices the exit; engineering
+                                         estimate, tens of seconds at 16K ranks */
+#define REL_WATCHDOG_S       600.0    /* hang -> watchdog abort: PyTorch ProcessGroupNCCL
+                                         default timeout, 10 min since PyTorch 2.2
+                                         (pytorch/pytorch PR #110947) */
+
+/* Time a failed instance keeps its node out of service (MTTR). Engineering
+ * estimates, not published figures: Meta, Alibaba and Microsoft report
+ * failure counts and job-level impact but not component repair times.
+ * With a warm spare the job does not wait for these: the spare takes the
+ * node's place in REL_SPARE_SWAP_S and the failed node rejoins the pool
+ * after its repair. */
+#define REL_MTTR_GPU_SWAP_S  (3 * 86400.0)  /* GPU/HBM replaced: vendor advance replacement
+                                               (next business day) + field service + burn-in */
+#define REL_MTTR_NODE_PART_S (1 * 86400.0)  /* a host part from local stock (PSU, DIMM, SSD,
+                                               CPU, IO board, thermal interface) + burn-in */
+#define REL_MTTR_LINK_S      (4 * 3600.0)   /* cable/optic or NIC swap from local stock */
+#define REL_MTTR_REBOOT_S    (15 * 60.0)    /* node reboot and health checks (GPU reset,
+                                               GSP hang, row remap pending) */
+#define REL_SPARE_SWAP_S     (5 * 60.0)     /* a warm spare replaces a drained node: scheduler
+                                               reassignment and container start */
+
+/* Default MTTR of a component class when a scenario gives none: GPU and
+ * HBM a GPU swap, node and storage a host part, NIC and switch a link
+ * repair, software 0 (restart only). */
+double rel_mttr_default_s(rel_component c);
+
+/* ---- Processes -------------------------------------------------------- */
+
+#define REL_CAUSE_MAX 48
+
+/* One failure process per instance of `component` (rel_instances_per_node
+ * per node). Times to failure are exponential with mean mtbf_s, or Weibull
+ * with the given shape and scale_s (scale_s = mtbf_s / Γ(1 + 1/shape), so
+ * the mean stays mtbf_s). */
+typedef struct rel_process {
+    rel_component component;
+    rel_scope scope;
+    char cause[REL_CAUSE_MAX];      /* "faulty GPU", "gpu", ... */
+    double mtbf_s;                  /* mean time between failures of one instance */
+    rel_dist distribution;
+    double shape;                   /* Weibull k (1 for exponential) */
+    double scale_s;                 /* Weibull λ; = mtbf_s for exponential */
+    double mttr_s;                  /* node out of service after the failure; 0: none */
+    rel_detection detection;
+    double detect_s;                /* failure -> job notices (REL_CRASH_DETECT_S or
+                                       REL_WATCHDOG_S) */
+    int needs_repair;               /* 1: the node is drained for mttr_s (or replaced by
+                                       a spare); 0: the job only restarts */
+} rel_process;
+
+/* What a <failure> element says (scenarios/scenario.h sc_failure, as plain
+ * strings so models/ does not depend on scenarios/). NULL and "" mean
+ * "not given" for strings, 0 for numbers. */
+typedef struct rel_spec {
+    const char *component;          /* without profile: required; with one: keep only
+                                       the profile's causes of this class */
+    const char *profile;            /* "llama3" or not given */
+    double mtbf_s;                  /* per instance; with a profile: 0 keeps the published
+                                       rates, > 0 rescales every cause so the profile's
+                                       per-GPU equivalent MTBF (rel_profile_gpu_mtbf_s)
+                                       becomes this */
+    const char *distribution;       /* exponential (default) | weibull */
+    double shape;                   /* Weibull shape, (0, 20]; ignored for exponential */
+    double mttr_s;                  /* 0: the cause's or the class's default */
+    const char *cause;              /* label; default: the component name (ignored with
+                                       a profile: its causes keep their labels) */
+} rel_spec;
+
+/* The processes n specs imply, in order (a profile expands to one process
+ * per cause). Writes at most max into out (out may be NULL when max is 0)
+ * and returns how many the specs imply, so a caller can size its array with
+ * a first call. Returns -1 on invalid input (unknown component, profile or
+ * distribution, mtbf <= 0 without a profile, a Weibull shape outside
+ * (0, 20], negative mttr) with one line in why; out may then be partly
+ * written. */
+int rel_expand(const rel_spec *s, int n, rel_process *out, int max, char *why, size_t len);
+
+/* Fill p for one instance class: the scale from mtbf and shape, the
+ * detection delay from the detection kind. Returns 0, or -1 when mtbf_s is
+ * not positive or a Weibull shape is outside (0, 20] (p unchanged). */
+int rel_process_init(rel_process *p, rel_component c, const char *cause, double mtbf_s,
+                     rel_dist d, double shape, double mttr_s, rel_detection det,
+                     int needs_repair);
+
+/* ---- Profiles --------------------------------------------------------- */
+
+/* One cause of a published failure table. */
+typedef struct rel_cause {
+    const char *label;
+    rel_component component;
+    int count;                      /* interruptions in the window */
+    rel_detection detection;
+    int needs_repair;
+    double mttr_s;
+} rel_cause;
+
+typedef struct rel_profile {
+    const char *name;               /* "llama3" */
+    const char *source;             /* where the table comes from */
+    double window_s;                /* observation window */
+    int gpus, nodes, nics;          /* instances the job had (the divisor of each rate) */
+    const rel_cause *causes;
+    int n_causes;
+} rel_profile;
+
+const rel_profile *rel_profile_find(const char *name);   /* NULL when unknown */
+
+/* Interruptions in the profile's window (sum of the counts). */
+int rel_profile_total(const rel_profile *p);
+
+/* Per-instance MTBF of cause i: window · instances of its scope / count. */
+double rel_profile_cause_mtbf_s(const rel_profile *p, int i);
+
+/* The MTBF per GPU if every interruption is charged to the GPU count:
+ * window · gpus / total (Llama 3: about 50,700 h). */
+double rel_profile_gpu_mtbf_s(const rel_profile *p);
+
+/* ---- Rates and conversions ------------------------------------------- */
+
+/* Instances a job (or a cluster) has of each scope. */
+typedef struct rel_fleet { double gpus, nodes, nics; } rel_fleet;
+
+/* nodes nodes of type n. Returns 0, or -1 when n is NULL or nodes < 0. */
+int rel_fleet_of(rel_fleet *f, const node_spec *n, int nodes);
+
+/* Instances of p's component in fleet f. */
+double rel_instances(const rel_process *p, const rel_fleet *f);
+
+/* Failure rate of a fleet: Σ instances / mtbf over the processes (the
+ * long-run renewal rate, also for Weibull: 1/mean per instance). */
+double rel_job_rate_per_s(const rel_process *p, int n, const rel_fleet *f);
+
+/* Σ count[i] / mtbf_s[i]: rate of a job from per-instance MTBFs and
+ * instance counts. mtbf_s[i] <= 0 entries are skipped. */
+double rel_rate_per_s(const double *count, const double *mtbf_s, int n);
+
+/* Mean interruptions of N instances over t: N·t / MTBF (0 when mtbf <= 0). */
+double rel_mean_interruptions(double instances, double t_s, double mtbf_s);
+
+/* Mean time to interruption for a rate (INFINITY for rate <= 0). */
+double rel_mtti_s(double rate_per_s);
+
+/* Weibull: mean = scale·Γ(1 + 1/shape); scale = mean / Γ(1 + 1/shape).
+ * Return NAN for a shape or argument that is not positive. */
+double rel_weibull_mean_s(double scale_s, double shape);
+double rel_weibull_scale_s(double mean_s, double shape);
+
+#endif

@@ -1,0 +1,78 @@
+/*
+ * cluster: the nodes of the simulated cluster, their state and who uses
+ * their GPUs.
+ *
+ * One record per node (a few tens of bytes: a 100K-GPU cluster is 12,500
+ * nodes). Nodes are grouped by node type into pools; a job takes GPUs of one
+ * pool. Multi-node jobs take whole nodes; a job smaller than a node takes
+ * GPUs from the fullest node that fits it (best fit, so big jobs still find
+ * whole nodes). Warm spares are nodes held out of the pool, handed to a job
+ * that lost a node. Per-pool lists are scanned linearly on allocation: jobs
+ * start far less often than events happen.
+ */
+#ifndef CT_CLUSTER_H
+#define CT_CLUSTER_H
+
+#include "models/catalog.h"
+#include "scenarios/scenario.h"
+
+typedef enum node_state {
+    NODE_UP,          /* in service: its GPUs are free or used by jobs */
+    NODE_FAILED,      /* down, waiting for repair or replacement */
+    NODE_SPARE,       /* warm spare, held out of the pool */
+    NODE_DRAINED      /* taken out of service (lemon) */
+} node_state;
+
+const char *node_state_name(node_state s);
+
+typedef struct cluster cluster;
+
+/* Build from the scenario's <nodes>; the first `warm` nodes of the first
+ * pool become spares (<spares warm=N>). NULL when out of memory. */
+cluster *cluster_new(const scenario *s);
+void cluster_free(cluster *c);
+
+int cluster_node_count(const cluster *c);
+int cluster_pool_count(const cluster *c);
+int cluster_pool_of_type(const cluster *c, const char *node_type);   /* -1: none */
+const node_spec *cluster_pool_spec(const cluster *c, int pool);
+int cluster_pool_gpus(const cluster *c, int pool);       /* GPUs in service (UP nodes) */
+int cluster_pool_free_gpus(const cluster *c, int pool);
+
+int cluster_node_pool(const cluster *c, int node);
+node_state cluster_node_state(const cluster *c, int node);
+int cluster_node_free_gpus(const cluster *c, int node);
+int cluster_node_failures(const cluster *c, int node);
+int cluster_gpus_per_node(const cluster *c, int node);
+
+/* Can `gpus` GPUs of pool be allocated right now? */
+int cluster_can_alloc(const cluster *c, int pool, int gpus);
+
+/* Allocate gpus GPUs of pool: whole idle nodes when gpus >= a node, else
+ * best fit inside one node. Writes the nodes used to nodes_out (at most
+ * cap) and returns how many, or -1 when it does not fit now (nothing
+ * allocated). */
+int cluster_alloc(cluster *c, int pool, int gpus, int *nodes_out, int cap);
+
+/* Give back `gpus_each` GPUs on each of n nodes (those still UP). */
+void cluster_release(cluster *c, const int *nodes, int n, int gpus_each);
+
+/* Mark a node failed: its GPUs leave service (the caller handles the jobs
+ * on it). The node's failure count goes up. */
+void cluster_fail(cluster *c, int node);
+/* A failed node is repaired: back in service (all GPUs free), or back to
+ * the spare pool when spares are below their target. */
+void cluster_repair(cluster *c, int node);
+/* Take a node out of service for good (lemon). */
+void cluster_drain(cluster *c, int node);
+
+/* A warm spare of the pool, now UP with all GPUs taken by the caller
+ * (gpus_each GPUs); -1 when none. */
+int cluster_take_spare(cluster *c, int pool, int gpus_each);
+/* An idle UP node of the pool, taken whole (gpus_each GPUs); -1 when none. */
+int cluster_take_idle(cluster *c, int pool, int gpus_each);
+
+/* Counts of nodes by state, for the metric bus. */
+void cluster_counts(const cluster *c, int counts[4]);
+
+#endif

@@ -1,0 +1,265 @@
+/*
+ * test_reliability: failure processes per component instance
+ * (models/reliability.c) against the Llama 3 failure table.
+ *
+ * What it models: one failure process per GPU, NIC or node of a job, each
+ * with a per-instance MTBF, a detection kind and a repair need; the built-in
+ * profile "llama3" splits the published interruptions by cause.
+ *
+ * Expected figures (validation README, "Failures"; The Llama 3 Herd of
+ * Models, 2024, section 3.3.4 and Table 5): 419 unexpected interruptions in
+ * 54 days on 16,384 H100 GPUs (2,048 DGX H100 nodes, eight compute NICs
+ * each), so a mean time to interruption of 54·24/419 = 3.09 h, about 3.8
+ * failures per 1000 node-days, and a per-GPU MTBF near 50,700 h if every
+ * failure is charged to the GPU count. Each cause's share of the job's rate
+ * must be its count over 419. Weibull conversions are checked against
+ * Γ(1 + 1/k) by hand (Γ(2.25) = 1.1330, Γ(1.5) = √π/2).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "models/catalog.h"
+#include "models/reliability.h"
+#include "scenarios/catalog_xml.h"
+
+#define DAY 86400.0
+#define HOUR 3600.0
+
+static void assert_near(double got, double want, double tol, const char *what) {
+    if (!(fabs(got - want) <= tol)) {
+        fprintf(stderr, "%s: got %.6g, want %.6g +- %.3g\n", what, got, want, tol);
+        fail();
+    }
+}
+
+/* The Llama 3 job as a fleet: 2,048 DGX H100 nodes from the catalog. */
+static rel_fleet llama3_fleet(void) {
+    char err[256];
+    catalog *c = catalog_new();
+    assert_non_null(c);
+    assert_int_equal(catalog_load_builtin(c, err, sizeof err), 0);
+    const node_spec *n = catalog_node(c, "dgx-h100");
+    assert_non_null(n);
+    rel_fleet f;
+    assert_int_equal(rel_fleet_of(&f, n, 2048), 0);
+    assert_int_equal(rel_instances_per_node(REL_GPU, n), 8);
+    assert_int_equal(rel_instances_per_node(REL_NIC, n), 8);
+    assert_int_equal(rel_instances_per_node(REL_SWITCH, n), 1);
+    catalog_free(c);
+    return f;
+}
+
+static int expand_llama3(rel_process *p, int max) {
+    rel_spec s = { .profile = "llama3" };
+    char why[128];
+    int n = rel_expand(&s, 1, p, max, why, sizeof why);
+    assert_true(n > 0);
+    return n;
+}
+
+/* The table as published: 18 causes summing to 419. */
+static void test_profile_table(void **state) {
+    (void)state;
+    const rel_profile *p = rel_profile_find("llama3");
+    assert_non_null(p);
+    assert_null(rel_profile_find("bloom"));
+    assert_int_equal(p->n_causes, 18);
+    assert_int_equal(rel_profile_total(p), 419);
+    assert_int_equal(p->gpus, 16384);
+    assert_near(p->window_s, 54 * DAY, 0, "window");
+    /* Two rows by label and class. */
+    assert_string_equal(p->causes[0].label, "faulty GPU");
+    assert_int_equal(p->causes[0].count, 148);
+    assert_int_equal(p->causes[2].component, REL_SOFTWARE);
+    assert_int_equal(p->causes[2].needs_repair, 0);
+}
+
+/* 419 ± 1 interruptions expected in 54 days at 16,384 GPUs; MTTI 3.09 h. */
+static void test_llama3_rate(void **state) {
+    (void)state;
+    rel_process p[32];
+    int n = expand_llama3(p, 32);
+    assert_int_equal(n, 18);
+    rel_fleet f = llama3_fleet();
+    assert_near(f.gpus, 16384, 0, "gpus");
+    assert_near(f.nics, 16384, 0, "nics");
+    double rate = rel_job_rate_per_s(p, n, &f);
+    double expect = rate * 54 * DAY;
+    printf("llama3 profile: %.2f interruptions in 54 d at 16,384 GPUs, MTTI %.3f h\n",
+           expect, rel_mtti_s(rate) / HOUR);
+    assert_near(expect, 419, 1, "interruptions in 54 d");
+    assert_near(rel_mtti_s(rate) / HOUR, 3.09, 0.01, "MTTI (h)");
+
+    /* Half the job, half the rate: every cause scales with instances. */
+    rel_fleet half = { f.gpus / 2, f.nodes / 2, f.nics / 2 };
+    assert_near(rel_job_rate_per_s(p, n, &half) * 54 * DAY, 419.0 / 2, 0.5, "8,192 GPUs");
+}
+
+/* Each cause's share of the rate is its count over 419. */
+static void test_cause_shares(void **state) {
+    (void)state;
+    const rel_profile *prof = rel_profile_find("llama3");
+    rel_process p[32];
+    int n = expand_llama3(p, 32);
+    rel_fleet f = llama3_fleet();
+    double rate = rel_job_rate_per_s(p, n, &f);
+    for (int i = 0; i < n; i++) {
+        double share = rel_job_rate_per_s(&p[i], 1, &f) / rate;
+        assert_string_equal(p[i].cause, prof->causes[i].label);
+        assert_near(share, prof->causes[i].count / 419.0, 1e-9, p[i].cause);
+    }
+    /* Per-instance MTBFs: faulty GPU 54 d · 16,384 / 148 = 143,468 h per GPU;
+     * network switch/cable 54 d · 2,048 / 35 = 75,835 h per node. */
+    assert_near(p[0].mtbf_s / HOUR, 54 * 24.0 * 16384 / 148, 1e-6, "faulty GPU MTBF");
+    assert_near(p[3].mtbf_s / HOUR, 54 * 24.0 * 2048 / 35, 1e-6, "switch MTBF");
+    assert_int_equal(p[3].scope, REL_PER_NODE);
+    assert_int_equal(p[7].scope, REL_PER_NIC);
+}
+
+/* The README's derived figures: per-GPU MTBF ~50,700 h; ~3.8 failures per
+ * 1000 node-days; N·t/MTBF gives the 419 back. */
+static void test_derived_figures(void **state) {
+    (void)state;
+    const rel_profile *p = rel_profile_find("llama3");
+    double m = rel_profile_gpu_mtbf_s(p);
+    assert_near(m / HOUR, 50700, 50, "per-GPU MTBF (h)");
+    assert_near(419.0 / (2048 * 54) * 1000, 3.79, 0.01, "failures per 1000 node-days");
+    assert_near(rel_mean_interruptions(16384, 54 * DAY, m), 419, 1e-6, "N t / MTBF");
+    double count[2] = { 16384, 2048 }, mtbf[2] = { 100000 * HOUR, 50000 * HOUR };
+    assert_near(rel_rate_per_s(count, mtbf, 2), 16384 / (100000 * HOUR) + 2048 / (50000 * HOUR),
+                1e-18, "rate from counts");
+    assert_true(isinf(rel_mtti_s(0)));
+}
+
+/* Detection and repair follow the cause: software restarts only; NCCL
+ * watchdog timeouts, GSP hangs, switch/cable faults and SDC wait for the
+ * watchdog (10 min); crashes are seen in seconds. */
+static void test_detection_repair(void **state) {
+    (void)state;
+    rel_process p[32];
+    int n = expand_llama3(p, 32);
+    int restart_only = 0, watchdog = 0;
+    for (int i = 0; i < n; i++) {
+        if (!p[i].needs_repair) {
+            restart_only += rel_profile_find("llama3")->causes[i].count;
+            assert_int_equal(p[i].component, REL_SOFTWARE);
+            assert_near(p[i].mttr_s, 0, 0, "software mttr");
+        } else {
+            assert_true(p[i].mttr_s >= REL_MTTR_REBOOT_S);
+        }
+        if (p[i].detection == REL_DETECT_WATCHDOG) {
+            watchdog += rel_profile_find("llama3")->causes[i].count;
+            assert_near(p[i].detect_s, REL_WATCHDOG_S, 0, "watchdog delay");
+        } else {
+            assert_near(p[i].detect_s, REL_CRASH_DETECT_S, 0, "crash delay");
+        }
+    }
+    assert_int_equal(restart_only, 54 + 7 + 2);
+    assert_int_equal(watchdog, 35 + 17 + 7 + 6);
+    assert_near(rel_mttr_default_s(REL_GPU), 3 * DAY, 0, "GPU swap");
+    assert_near(rel_mttr_default_s(REL_SOFTWARE), 0, 0, "software");
+}
+
+/* A profile restricted to one class, and rescaled by an mtbf. */
+static void test_profile_filter_scale(void **state) {
+    (void)state;
+    rel_process p[32];
+    char why[128];
+    rel_spec gpu = { .profile = "llama3", .component = "gpu" };
+    int n = rel_expand(&gpu, 1, p, 32, why, sizeof why);
+    assert_int_equal(n, 5);       /* faulty GPU, SRAM, GSP, SDC, thermal interface */
+    rel_fleet f = llama3_fleet();
+    assert_near(rel_job_rate_per_s(p, n, &f) * 54 * DAY, 148 + 19 + 17 + 6 + 6, 1e-6, "GPU causes");
+
+    /* mtbf="25350h" with the profile: twice the published rate, same mix. */
+    rel_spec twice = { .profile = "llama3", .mtbf_s = rel_profile_gpu_mtbf_s(rel_profile_find("llama3")) / 2 };
+    n = rel_expand(&twice, 1, p, 32, why, sizeof why);
+    assert_int_equal(n, 18);
+    assert_near(rel_job_rate_per_s(p, n, &f) * 54 * DAY, 838, 1e-6, "rescaled");
+}
+
+/* A plain <failure component="node" mtbf="1.2y" distribution="weibull"
+ * shape="0.8"/>: the scale keeps the mean; defaults fill the rest. */
+static void test_single_spec(void **state) {
+    (void)state;
+    rel_spec s[2] = {
+        { .component = "node", .mtbf_s = 1.2 * 365 * DAY, .distribution = "weibull", .shape = 0.8 },
+        { .component = "gpu", .mtbf_s = 50700 * HOUR, .mttr_s = 3600, .cause = "xid 79" },
+    };
+    rel_process p[2];
+    char why[128];
+    assert_int_equal(rel_expand(s, 2, p, 2, why, sizeof why), 2);
+    assert_int_equal(p[0].distribution, REL_WEIBULL);
+    assert_near(p[0].scale_s, 1.2 * 365 * DAY / 1.1330030963193471, 1, "Weibull scale");
+    assert_near(rel_weibull_mean_s(p[0].scale_s, 0.8), 1.2 * 365 * DAY, 1e-3, "Weibull mean");
+    assert_string_equal(p[0].cause, "node");
+    assert_near(p[0].mttr_s, REL_MTTR_NODE_PART_S, 0, "node default mttr");
+    assert_int_equal(p[0].needs_repair, 1);
+    assert_int_equal(p[1].distribution, REL_EXPONENTIAL);
+    assert_near(p[1].shape, 1, 0, "exponential shape");
+    assert_near(p[1].scale_s, p[1].mtbf_s, 0, "exponential scale");
+    assert_string_equal(p[1].cause, "xid 79");
+    assert_near(p[1].mttr_s, 3600, 0, "given mttr");
+
+    /* Counting call: max 0 returns the size to allocate. */
+    rel_spec both[2] = { s[0], { .profile = "llama3" } };
+    assert_int_equal(rel_expand(both, 2, NULL, 0, why, sizeof why), 19);
+    assert_int_equal(rel_expand(both, 2, p, 2, why, sizeof why), 19);
+}
+
+static void test_weibull(void **state) {
+    (void)state;
+    assert_near(rel_weibull_scale_s(100, 1), 100, 1e-12, "shape 1");
+    assert_near(rel_weibull_mean_s(100, 2), 100 * sqrt(M_PI) / 2, 1e-9, "shape 2: Γ(1.5)");
+    assert_near(rel_weibull_mean_s(rel_weibull_scale_s(7, 0.7), 0.7), 7, 1e-9, "round trip");
+    assert_true(isnan(rel_weibull_mean_s(100, 0)));
+    assert_true(isnan(rel_weibull_scale_s(-1, 1)));
+}
+
+static void test_errors(void **state) {
+    (void)state;
+    rel_process p[4];
+    char why[160];
+    rel_spec bad[] = {
+        { .component = "tpu", .mtbf_s = 1 },
+        { .component = "gpu" },
+        { .component = "gpu", .mtbf_s = 1, .distribution = "weibull" },
+        { .component = "gpu", .mtbf_s = 1, .distribution = "lognormal" },
+        { .profile = "bloom" },
+        { .component = "gpu", .mtbf_s = 1, .mttr_s = -1 },
+        { 0 },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        why[0] = 0;
+        assert_int_equal(rel_expand(&bad[i], 1, p, 4, why, sizeof why), -1);
+        assert_true(why[0] != 0);
+    }
+    rel_expand(&bad[0], 1, p, 4, why, sizeof why);
+    assert_non_null(strstr(why, "tpu"));
+    assert_int_equal(rel_component_parse("switch"), REL_SWITCH);
+    assert_int_equal(rel_component_parse(NULL), -1);
+    assert_int_equal(rel_process_init(p, REL_GPU, NULL, 0, REL_EXPONENTIAL, 1, 0, REL_DETECT_CRASH, 1), -1);
+    assert_int_equal(rel_fleet_of(NULL, NULL, 1), -1);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_profile_table),
+        cmocka_unit_test(test_llama3_rate),
+        cmocka_unit_test(test_cause_shares),
+        cmocka_unit_test(test_derived_figures),
+        cmocka_unit_test(test_detection_repair),
+        cmocka_unit_test(test_profile_filter_scale),
+        cmocka_unit_test(test_single_spec),
+        cmocka_unit_test(test_weibull),
+        cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
