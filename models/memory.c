@@ -14,6 +14,7 @@
 
 #define ACT_BYTES 2.0          /* activations in bf16/fp16 */
 #define WEIGHT_BYTES 2.0       /* working copy of the weights in bf16/fp16 */
+#define LOSS_BYTES_PER_LOGIT 4.0 /* the loss's fp32 softmax (see memory.h) */
 
 static int floor_pos(double x) {
     double f = floor(x + 1e-9);
@@ -138,8 +139,9 @@ static void stage_bytes(const llm_spec *m, const train_plan *p, int v, int n, in
     } else {
         s->a = tokens * in_flight * n * layer_act_per_token(m, p, p->recompute);
     }
-    /* Logits in fp32 plus their bf16 copy on the last stage. */
-    s->x = q->reserved_bytes + (last ? tokens * m->vocab / tp * (4 + ACT_BYTES) : 0);
+    /* The loss on the last stage keeps one fp32 copy of its (tp-local)
+     * logits for the backward (see memory.h). */
+    s->x = q->reserved_bytes + (last ? tokens * m->vocab / tp * LOSS_BYTES_PER_LOGIT : 0);
 }
 
 int mem_estimate(const llm_spec *m, const train_plan *p, int v, const mem_layout *lay,

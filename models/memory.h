@@ -22,7 +22,12 @@
  *               (replicated over tp unless sequence parallel), Q, K, V, the
  *               attention output and FFN intermediates (split over tp), and
  *               with unfused attention 5·heads·s bytes per token of scores,
- *               softmax and dropout mask. Selective recompute of the
+ *               softmax and dropout mask. With fused attention the kernel
+ *               keeps only its output (already counted) and a log-sum-exp
+ *               per row and head (negligible): no s×s term, and an MHA
+ *               layer with a 4h GeLU FFN holds 32·s·b·h bytes without tp,
+ *               Korthikanti's 34 less the 2 of dropout masks. Selective
+ *               recompute of the
  *               attention kind keeps only the norm inputs, Q, K, V, the
  *               attention output and the FFN's first output; of the layers
  *               kind, every other layer keeps only its input. Full
@@ -30,8 +35,15 @@
  *               working set. A 1F1B stage i holds min(m, p-i) micro-batches
  *               in flight; the interleaved schedule multiplies the first
  *               stage's by 1 + (p-1)/(p·v) (same paper, section 4.2.3).
- *   other       the output logits in fp32 on the last stage, and reserved
- *               bytes (CUDA context, NCCL buffers, allocator slack).
+ *   other       on the last stage, 4 bytes per tp-local logit: the one
+ *               fp32 copy the loss keeps for its backward (Megatron-LM's
+ *               vocab-parallel cross-entropy upcasts the logits and turns
+ *               the softmax into the gradient in place; torchtitan frees
+ *               the bf16 logits before the backward and keeps fp32
+ *               log-probabilities; llm-foundry's fused cross-entropy keeps
+ *               the bf16 logits and writes a bf16 gradient, 2 + 2);
+ *               and reserved bytes (CUDA context, NCCL buffers, allocator
+ *               slack).
  * The busiest stage is reported.
  */
 #ifndef CT_MEMORY_H

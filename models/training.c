@@ -45,6 +45,9 @@
  *
  * Cost: about 20 collective-model calls and a loop over candidate
  * interleaving factors with a memory estimate each: a few microseconds.
+ * An auto micro-batch (micro_batch 0) repeats that for each divisor of the
+ * sequences per pipeline up to the first that does not fit, at most
+ * MICRO_AUTO_MAX times.
  */
 #include "models/training.h"
 
@@ -144,7 +147,9 @@ void train_plan_defaults(train_plan *p) {
     if (p->tp < 1) p->tp = 1;
     if (p->pp < 1) p->pp = 1;
     if (p->cp < 1) p->cp = 1;
-    if (p->micro_batch < 1) p->micro_batch = 1;
+    if (p->micro_batch < 0) p->micro_batch = 0;
+    /* The software-stack rule (training.h): full recomputation without
+     * sharding is the Megatron-LM 2021 recipe. */
     int legacy = p->recompute == RECOMPUTE_FULL && p->sharding == SHARD_NONE;
     if (p->attn_unfused < 0) p->attn_unfused = legacy;
     if (p->sequence_parallel < 0) p->sequence_parallel = p->tp > 1 && !legacy;
@@ -181,11 +186,13 @@ int train_plan_check(const llm_spec *m, const train_plan *p, char *why, size_t l
     if (p->pp > m->layers) BAD("pp (%d) exceeds the model's %d layers", p->pp, m->layers);
     if (p->virtual_stages > 1 && (long)p->pp * p->virtual_stages > m->layers)
         BAD("pp*virtual-stages (%d*%d) exceeds the model's %d layers", p->pp, p->virtual_stages, m->layers);
-    if (p->micro_batch < 1) BAD("micro-batch must be at least 1");
+    if (p->micro_batch < 0) BAD("micro-batch must be at least 1 (0: the model picks)");
     if (p->seq_len < 1) BAD("seq-len must be at least 1");
     if (p->seq_len % p->cp != 0) BAD("seq-len (%d) must be a multiple of cp (%d)", p->seq_len, p->cp);
     if (p->global_batch < 1) BAD("global-batch must be at least 1");
-    if (p->global_batch % ((long)p->dp * p->micro_batch) != 0)
+    if (p->micro_batch == 0 && p->global_batch % p->dp != 0)
+        BAD("global-batch (%d) must be a multiple of dp (%d)", p->global_batch, p->dp);
+    if (p->micro_batch > 0 && p->global_batch % ((long)p->dp * p->micro_batch) != 0)
         BAD("global-batch (%d) must be a multiple of dp*micro-batch = %d*%d", p->global_batch, p->dp,
             p->micro_batch);
     if (p->precision < 0 || p->precision >= PREC_COUNT) BAD("unknown precision");
@@ -318,6 +325,11 @@ static void layer_costs(const llm_spec *m, const train_plan *p, const fabric *f,
 
 /* ---- Step ----------------------------------------------------------------- */
 
+/* Micro-batch sizes an auto plan tries at most (divisors of the sequences
+ * per pipeline, smallest first; each try costs one plan evaluation). Memory
+ * ends the search long before this in practice. */
+#define MICRO_AUTO_MAX 24
+
 typedef struct step_parts {
     double compute, comm, bubble, dp, opt, other;
 } step_parts;
@@ -331,23 +343,10 @@ int train_step(const llm_spec *m, const train_plan *p, const fabric *f, train_re
     return train_step_with(m, p, f, NULL, r);
 }
 
-int train_step_with(const llm_spec *m, const train_plan *plan, const fabric *f,
-                    const train_params *qp, train_result *r) {
-    if (!r) return -1;
+/* One step of a checked plan whose micro-batch is given (>= 1). */
+static void step_fixed(const llm_spec *m, const train_plan *p, const fabric *f,
+                       const train_params *q, train_result *r) {
     memset(r, 0, sizeof *r);
-    if (!m || !plan || !f) return fail(r, "train_step: missing model, plan or fabric");
-    if (!f->gpu || !f->node) return fail(r, "train_step: the fabric has no GPU or node type");
-    train_params qd;
-    if (!qp) {
-        train_params_default(&qd);
-        qp = &qd;
-    }
-    const train_params *q = qp;
-    train_plan pl = *plan;
-    train_plan_defaults(&pl);
-    const train_plan *p = &pl;
-    if (train_plan_check(m, p, r->why, sizeof r->why) < 0) return -1;
-
     const gpu_spec *g = f->gpu;
     int gpn = f->node->gpus > 0 ? f->node->gpus : 8;
     tf_dims d;
@@ -534,6 +533,42 @@ int train_step_with(const llm_spec *m, const train_plan *plan, const fabric *f,
         train_plan pv = *p;
         pv.virtual_stages = best_v;
         mem_explain(m, &pv, best_v, g, q, &r->mem, r->why, sizeof r->why);
+    }
+    r->micro_batch = p->micro_batch;
+}
+
+int train_step_with(const llm_spec *m, const train_plan *plan, const fabric *f,
+                    const train_params *qp, train_result *r) {
+    if (!r) return -1;
+    memset(r, 0, sizeof *r);
+    if (!m || !plan || !f) return fail(r, "train_step: missing model, plan or fabric");
+    if (!f->gpu || !f->node) return fail(r, "train_step: the fabric has no GPU or node type");
+    train_params qd;
+    if (!qp) {
+        train_params_default(&qd);
+        qp = &qd;
+    }
+    train_plan p = *plan;
+    train_plan_defaults(&p);
+    if (train_plan_check(m, &p, r->why, sizeof r->why) < 0) return -1;
+    if (p.micro_batch > 0) {
+        step_fixed(m, &p, f, qp, r);
+        return 0;
+    }
+    /* Auto micro-batch: the divisors b of the sequences per pipeline, in
+     * increasing order, until one does not fit (activations grow with b,
+     * so no larger one would) or MICRO_AUTO_MAX have been tried; the
+     * fastest that fits wins, ties to the smaller b. */
+    int n = p.global_batch / p.dp, tried = 0;
+    train_result c;
+    for (int b = 1; b <= n && tried < MICRO_AUTO_MAX; b++) {
+        if (n % b != 0) continue;
+        p.micro_batch = b;
+        step_fixed(m, &p, f, qp, &c);
+        tried++;
+        if (tried == 1 || (c.fits && !r->fits) || (c.fits == r->fits && c.step_s < r->step_s * (1 - 1e-9)))
+            *r = c;
+        if (!c.fits) break;
     }
     return 0;
 }

@@ -32,7 +32,9 @@ typedef struct train_plan {
     int tp, pp, dp, cp;              /* gpus = tp*pp*dp*cp */
     sharding sharding;
     int global_batch;                /* sequences per step */
-    int micro_batch;                 /* sequences per micro-batch (>= 1) */
+    int micro_batch;                 /* sequences per micro-batch; 0 = auto: the model tries
+                                        the divisors of global_batch/dp and keeps the fastest
+                                        that fits (result.micro_batch says which) */
     int seq_len;
     precision precision;             /* compute precision of GEMMs (bf16, fp8) */
     recompute recompute;
@@ -40,11 +42,14 @@ typedef struct train_plan {
     int virtual_stages;              /* interleaving factor v (1 for 1F1B); 0 = auto: the
                                         model picks 1F1B or interleaved with the v that is
                                         fastest and fits (result.virtual_stages says which) */
-    int sequence_parallel;           /* 1: TP uses reduce-scatter/all-gather (Megatron SP) */
+    int sequence_parallel;           /* 1: TP uses reduce-scatter/all-gather (Megatron SP);
+                                        negative: not given, the software-stack rule decides
+                                        (train_plan_defaults) */
     int attn_unfused;                /* 0: fused attention kernels (FlashAttention, causal
                                         blocks skipped); 1: unfused QK^T, softmax, dropout
                                         and PV kernels over the full s×s scores, as in
-                                        Megatron-LM 2021 */
+                                        Megatron-LM 2021; negative: not given, the
+                                        software-stack rule decides */
     selective_kind selective;        /* under recompute=selective: ATTENTION recomputes the
                                         attention core and the elementwise ops between GEMMs
                                         (Korthikanti et al. 2022, the Megatron-LM/NeMo
@@ -82,6 +87,7 @@ typedef struct train_result {
     double hardware_tflops_per_gpu;
     double mfu;                      /* model TFLOP/s per GPU / peak of the precision */
     double tokens_per_s_per_gpu;
+    int micro_batch;                 /* sequences per micro-batch used (resolves 0) */
     int micro_batches;               /* per pipeline per step */
     int fits;                        /* 1 when the memory fits the GPU */
     char why[256];                   /* when !fits: "needs 93.1 GB per GPU, ..." */
@@ -119,10 +125,42 @@ void train_params_default(train_params *q);
  * else q->grad_bytes (bf16 training keeps fp32 gradients). */
 double train_grad_bytes(const train_plan *p, const train_params *q);
 
-/* Fill the defaults a scenario may leave out: micro_batch 1, cp 1, sequence
- * parallel on when tp > 1 (a negative value means "not given"), selective
- * kind by tp. The schedule stays as given; virtual_stages 0 stays 0 (auto,
- * see above) except with pp = 1, where it is 1. */
+/* Fill the defaults a scenario may leave out (a negative value means "not
+ * given"): cp 1, micro_batch 0 (auto, see above), selective kind by tp, and
+ * the software stack, by this rule:
+ *
+ *   recompute=full and sharding=none  -> the Megatron-LM 2021 recipe
+ *       (Narayanan et al., SC'21): unfused attention, no sequence
+ *       parallelism (TP all-reduces whole activations).
+ *   anything else (selective or no recomputation, or any ZeRO/FSDP
+ *   sharding)                         -> the 2022+ stack: fused attention
+ *       (FlashAttention), sequence parallelism whenever tp > 1.
+ *
+ * Why: the two choices go together physically. With unfused attention
+ * each layer stores 5·heads·s² bytes of scores per sequence (Korthikanti et
+ * al. 2022, Table 2), so unsharded Megatron-LM before 2022 had to recompute
+ * whole layers to fit large models, and its SC'21 runs all did. Sequence
+ * parallelism with selective recomputation (Korthikanti et al. 2022) and
+ * FlashAttention (Dao et al. 2022) removed that need, so a 2022+ unsharded
+ * plan recomputes selectively or not at all; and the sharded stacks the
+ * model is checked against (PyTorch FSDP in torchtitan and llm-foundry,
+ * Llama 3's FSDP over pipeline stages) run fused attention whether or not
+ * they also recompute whole layers for memory. Known exceptions say so in
+ * the scenario: Megatron-DeepSpeed with ZeRO-1 before FlashAttention
+ * (BLOOM, 2022) needs attention="unfused" sequence-parallel="false".
+ *
+ * The rule reads only the plan, never the precision: gradient bytes follow
+ * the precision alone (train_grad_bytes), so a 2021 recipe replayed in
+ * bf16 reduces fp32 gradients, as Megatron-LM does under --bf16 (it forces
+ * accumulate_allreduce_grads_in_fp32), where the SC'21 runs in fp16
+ * reduced fp16 ones. The cost of the rule: a
+ * modern plan that recomputes fully without sharding (a DDP fine-tune
+ * short of memory) gets the 2021 kernels unless it says attention="fused"
+ * (and sequence-parallel="true"); explicit values always win.
+ *
+ * With tp = 1 sequence parallelism is off whatever was given. The schedule
+ * stays as given; virtual_stages 0 stays 0 (auto, see above) except with
+ * pp = 1, where it is 1. Idempotent. */
 void train_plan_defaults(train_plan *p);
 
 /* Check a plan against the architecture (divisibility of heads by tp, layers

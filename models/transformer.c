@@ -16,7 +16,11 @@ void tf_dims_of(const llm_spec *m, tf_dims *d) {
     d->kv_dim = d->kv_heads * d->head_dim;
     d->vocab = m->vocab;
     d->layers = m->layers;
-    d->gated = m->gated_ffn != 0;
+    /* Not given (negative): SwiGLU models shrink the FFN to keep its
+     * weights near a 4h GeLU FFN's (8/3·h rounded: Llama 11008 for 4096,
+     * 13824 for 5120; 3.25-3.5h in Llama 3), so exactly 4h means GeLU (GPT,
+     * MPT). */
+    d->gated = m->gated_ffn < 0 ? m->ffn_hidden != 4 * m->hidden : m->gated_ffn != 0;
 }
 
 double tf_layer_matmul_params(const llm_spec *m) {

@@ -16,7 +16,9 @@
  * is exactly Megatron's Eq. 3 divided by B·s: 96·l·h²·(1 + s/6h + V/16lh).
  *
  * GQA: K and V have kv_heads·head_dim columns each (head_dim = hidden/heads).
- * Gated FFN (SwiGLU): three h×f matrices instead of two.
+ * Gated FFN (SwiGLU): three h×f matrices instead of two. A negative
+ * gated_ffn means "not given": gated unless ffn_hidden is exactly 4·hidden
+ * (tf_dims_of says why).
  */
 #ifndef CT_TRANSFORMER_H
 #define CT_TRANSFORMER_H

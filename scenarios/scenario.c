@@ -432,7 +432,9 @@ static void load_model(loader *L, const xmlNode *e, sc_training *t) {
     attr_int(L, e, "heads", &m->heads, req, 1, 100000);
     if (attr_int(L, e, "kv-heads", &m->kv_heads, 0, 1, 100000) == 0 && req) m->kv_heads = m->heads;
     attr_int(L, e, "vocab", &m->vocab, req, 1, 100000000);
-    attr_bool(L, e, "gated-ffn", &m->gated_ffn);
+    /* Not given on a model without a preset: -1, and models/transformer.c
+     * infers it (gated unless ffn-hidden = 4 x hidden). */
+    if (attr_bool(L, e, "gated-ffn", &m->gated_ffn) == 0 && req) m->gated_ffn = -1;
     if (L->failed) return;
     if (m->kv_heads == 0) m->kv_heads = m->heads;
     if (m->hidden % m->heads != 0)
@@ -483,7 +485,7 @@ static void load_training(loader *L, const xmlNode *e) {
 
     p->tp = p->pp = p->cp = 1;
     p->dp = 0;
-    p->micro_batch = 1;
+    p->micro_batch = 0;                     /* not given: the model picks (train_step) */
     p->precision = PREC_BF16;
     p->sharding = SHARD_NONE;
     p->recompute = RECOMPUTE_NONE;
@@ -547,10 +549,11 @@ static void load_training(loader *L, const xmlNode *e) {
     if (!p->global_batch) p->global_batch = 0;
     int has_gb = attr_int(L, e, "global-batch", &p->global_batch, 0, 1, 100000000);
     if (has_gb < 0) return;
-    if (!has_gb) p->global_batch = p->dp * p->micro_batch * (p->pp > 1 ? 4 * p->pp : 1);
-    if (p->global_batch % (p->dp * p->micro_batch) != 0)
+    int mb = p->micro_batch > 0 ? p->micro_batch : 1;
+    if (!has_gb) p->global_batch = p->dp * mb * (p->pp > 1 ? 4 * p->pp : 1);
+    if (p->global_batch % (p->dp * mb) != 0)
         FAIL_RETURN(L, e, "global-batch", "global-batch must be a multiple of dp*micro-batch = %d",
-                    p->dp * p->micro_batch);
+                    p->dp * mb);
     if (p->schedule == PP_1F1B && p->virtual_stages > 1)
         FAIL_RETURN(L, e, "virtual-stages", "virtual-stages > 1 needs pipeline-schedule=\"interleaved\"");
 
@@ -687,12 +690,30 @@ static void load_workload(loader *L, const xmlNode *sec) {
     }
 }
 
+/* Microbenchmark sizes follow nccl-tests and CUDA samples, where 1K, 1M, 1G
+ * mean 1024, 1024^2, 1024^3: "1KB" .. "8GB" give 1024 .. 8589934592 bytes
+ * (CONTRACT.md's example prints 1073741824 for 1GB). Elsewhere KB is 1000. */
+static int attr_bench_size(loader *L, const xmlNode *e, const char *attr, double *out, int required) {
+    int rc = attr_unit(L, e, attr, UNIT_SIZE, out, required, 1);
+    if (rc <= 0) return rc;
+    xmlChar *v = xmlGetProp(e, (const xmlChar *)attr);
+    size_t n = v ? strlen((const char *)v) : 0;
+    while (n && strchr(" \t", v[n - 1])) n--;
+    static const char pre[] = "KMGTP";
+    if (n >= 2 && v[n - 1] == 'B' && strchr(pre, v[n - 2]) && v[n - 2]) {
+        int k = (int)(strchr(pre, v[n - 2]) - pre) + 1;
+        *out = floor(*out * pow(1.024, k) + 0.5);
+    }
+    xmlFree(v);
+    return rc;
+}
+
 static void load_sizes(loader *L, const xmlNode *e, sc_microbench *b, double def_min, double def_max) {
     b->min_bytes = def_min;
     b->factor = 2;
-    int has_min = attr_unit(L, e, "min-size", UNIT_SIZE, &b->min_bytes, 0, 1);
+    int has_min = attr_bench_size(L, e, "min-size", &b->min_bytes, 0);
     b->max_bytes = has_min > 0 ? b->min_bytes : def_max;
-    attr_unit(L, e, "max-size", UNIT_SIZE, &b->max_bytes, 0, 1);
+    attr_bench_size(L, e, "max-size", &b->max_bytes, 0);
     attr_unit(L, e, "factor", UNIT_NUMBER, &b->factor, 0, 1);
     if (L->failed) return;
     if (b->max_bytes < b->min_bytes) fail(L, e, "max-size", "max-size must be >= min-size");
@@ -704,6 +725,20 @@ static void load_sizes(loader *L, const xmlNode *e, sc_microbench *b, double def
 }
 
 static int parse_coll_op(const char *z) { return coll_op_parse(z); }
+
+static void load_cost(loader *L, const xmlNode *e) {
+    sc_cost *c = &L->s->cost;
+    c->line = line_of(L, e);
+    if (attr_unit(L, e, "pue", UNIT_NUMBER, &c->pue, 0, 1) > 0 && (c->pue < 1 || c->pue > 3))
+        fail(L, e, "pue", "pue must be from 1 (no overhead) to 3");
+    attr_unit(L, e, "carbon-per-kwh", UNIT_NUMBER, &c->carbon_kg_per_kwh, 0, 0);
+    if (!L->failed && c->carbon_kg_per_kwh > 2)
+        fail(L, e, "carbon-per-kwh", "carbon-per-kwh is kg CO2 per kWh, from 0 to 2 (coal is about 1)");
+    attr_unit(L, e, "electricity-price", UNIT_NUMBER, &c->electricity_usd_per_kwh, 0, 0);
+    if (!L->failed && c->electricity_usd_per_kwh > 5)
+        fail(L, e, "electricity-price", "electricity-price is USD per kWh, from 0 to 5");
+    attr_bool(L, e, "owned", &c->owned);
+}
 
 static void load_microbenchmarks(loader *L, const xmlNode *sec) {
     scenario *s = L->s;
@@ -737,7 +772,7 @@ static void load_microbenchmarks(loader *L, const xmlNode *sec) {
             load_sizes(L, e, b, 1 << 20, 1 << 20);
         } else if (is(e, "storage-write")) {
             b->kind = MB_STORAGE_WRITE;
-            attr_unit(L, e, "size", UNIT_SIZE, &b->size_bytes, 1, 1);
+            attr_bench_size(L, e, "size", &b->size_bytes, 1);
             b->files = 1;
             attr_int(L, e, "files", &b->files, 0, 1, 4096);
             strcpy(b->path, "out/ckpt-bench");
@@ -946,7 +981,7 @@ static int load(loader *L, const char *data, size_t len) {
     /* Sections in dependency order: the cluster before what runs on it. */
     static const struct { const char *name; void (*fn)(loader *, const xmlNode *); } order[] = {
         { "cluster", load_cluster }, { "scheduler", load_scheduler }, { "failures", load_failures },
-        { "workload", load_workload }, { "microbenchmarks", load_microbenchmarks },
+        { "workload", load_workload }, { "microbenchmarks", load_microbenchmarks }, { "cost", load_cost },
     };
     for (size_t i = 0; i < sizeof order / sizeof order[0] && !L->failed; i++)
         for (xmlNode *e = root->children; e && !L->failed; e = e->next)

@@ -147,6 +147,17 @@ typedef struct sc_microbench {
     int line;
 } sc_microbench;
 
+/* <cost>: prices and energy beyond the catalog's list prices. 0 = default. */
+typedef struct sc_cost {
+    double pue;                      /* power usage effectiveness of the facility (1.0-2.0) */
+    double carbon_kg_per_kwh;        /* grid carbon intensity */
+    double electricity_usd_per_kwh;  /* energy price (owned clusters pay it on top) */
+    int owned;                       /* 1: nodes are owned: compute cost = amortised capex
+                                        (catalog price-per-hour) + electricity; 0: cloud
+                                        on-demand price, energy included */
+    int line;
+} sc_cost;
+
 typedef struct scenario {
     char file[512];                  /* as given on the command line */
     char name[SC_NAME_MAX];
@@ -176,6 +187,7 @@ typedef struct scenario {
     char trace_href[512];
     sc_inference *inference;    int n_inference;
     sc_microbench *microbench;  int n_microbench;
+    sc_cost cost;
 } scenario;
 
 /* Load and check a scenario file. On success returns 0 and *out owns a new

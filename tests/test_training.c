@@ -21,23 +21,23 @@
  *   - mosaicml/llm-foundry scripts/train/benchmarking/README.md: MPT
  *     1B..70B with FSDP on H100 and A100 nodes.
  *
- * How a row becomes a plan (the same rule for every row, documented in
- * case_plan below): nodes = gpus/8 of node_type; micro_batch empty -> 1
- * (Megatron's Table 1 runs and Llama 3 used micro-batch 1: Narayanan et al.
- * show larger micro-batches lengthen the pipeline bubble at these batch
- * sizes, section 5.5); gated FFN when ffn_hidden != 4·hidden (SwiGLU
- * models use 8/3·h rounded, GPT/MPT use 4h); the software era follows the
- * source: Megatron-LM SC'21 ran fp16, no sequence parallelism (it came in
- * 2022), unfused attention kernels (FlashAttention came in 2022) and its
- * default non-interleaved 1F1B schedule (the paper's Fig. 12 calls it the
- * default; Table 1 does not say otherwise). Later sources run bf16 with
- * sequence parallelism when tp > 1, fused attention (except Korthikanti et
- * al. 2022, still Megatron's unfused kernels), and leave the pipeline
- * schedule to the model (virtual_stages 0: the fastest of 1F1B and
- * interleaved that fits; Llama 3 used interleaving without giving v).
- * Missing figures: dp = gpus/(tp·pp·cp), ffn_hidden = 4·hidden, cp = 1.
- * Replaying the Megatron rows with the model's choice instead moves the
- * pipelined ones up by 3-6%, still inside their tolerance.
+ * How a row becomes a plan: exactly as /work/shared/tools/replay-training
+ * writes the scenario and scenarios/scenario.c reads it, so this test and
+ * the CLI give the same figures. nodes = gpus/8 of node_type; precision
+ * bf16 for every row; tp, pp, dp, cp, sharding, recompute, global batch and
+ * sequence length from the row; micro-batch only when the row gives one
+ * (else 0: the model picks the fastest that fits, as Narayanan et al. did
+ * per model, section 5.5; their examples/sc21/run_table_1.sh used 16 up
+ * to 7.5B, then 8, 4, 2, 2, 1, 1, 1 from 18.4B to 1T); gated FFN not given
+ * (inferred: gated unless ffn_hidden = 4·hidden); pipeline schedule,
+ * sequence parallelism and attention kernels not given, so
+ * train_plan_defaults applies its software-stack rule (models/training.h):
+ * the Megatron rows, full recomputation without sharding, get the 2021
+ * stack (unfused attention, no sequence parallelism), every other row
+ * fused attention with sequence parallelism when tp > 1. Replayed in bf16,
+ * the Megatron rows reduce fp32 gradients where the paper's fp16 runs
+ * reduced fp16 ones; the interleaving factor is the model's choice
+ * (Table 1's 76B-530B runs interleaved, the others did not).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -222,7 +222,7 @@ static void case_plan(const pcase *c, llm_spec *m, train_plan *p) {
     m->kv_heads = c->kv_heads;
     m->vocab = c->vocab;
     m->max_context = c->seq;
-    m->gated_ffn = m->ffn_hidden != 4 * c->hidden;
+    m->gated_ffn = -1;                  /* not given: tf_dims_of infers it from ffn_hidden */
 
     memset(p, 0, sizeof *p);
     p->tp = c->tp > 0 ? c->tp : 1;
@@ -232,10 +232,10 @@ static void case_plan(const pcase *c, llm_spec *m, train_plan *p) {
     p->sharding = (sharding)sharding_of(c->sharding);
     p->recompute = (recompute)recompute_of(c->recompute);
     p->global_batch = c->batch;
-    p->micro_batch = c->micro > 0 ? c->micro : 1;
+    p->micro_batch = c->micro;          /* 0 when empty: the model picks */
     p->seq_len = c->seq;
     /* As the replay tool writes the scenario and the loader reads it:
-     * precision bf16 for every row, schedule, sequence parallelism and
+     * precision bf16 for every row; schedule, sequence parallelism and
      * attention kernels not given (train_plan_defaults decides). */
     p->precision = PREC_BF16;
     p->schedule = PP_1F1B;
@@ -276,8 +276,8 @@ static double run_case(const pcase *c, train_result *r, int verbose) {
     }
     double got = metric_of(c, r);
     double err = 100 * (got - c->expected) / c->expected;
-    printf("%-20s %-24s %9.1f %9.1f %+6.1f%% %4.0f%%  v=%-2d %5.2fs cmp%3.0f%% tp%3.0f%% pp%3.0f%% dp%3.0f%% %s\n",
-           c->id, c->metric, c->expected, got, err, c->tol, r->virtual_stages, r->step_s,
+    printf("%-20s %-24s %9.1f %9.1f %+6.1f%% %4.0f%%  b=%-2d v=%-2d %6.2fs cmp%3.0f%% tp%3.0f%% pp%3.0f%% dp%3.0f%% %s\n",
+           c->id, c->metric, c->expected, got, err, c->tol, r->micro_batch, r->virtual_stages, r->step_s,
            100 * r->t.compute_s / r->step_s, 100 * r->t.tp_comm_s / r->step_s,
            100 * r->t.pp_bubble_s / r->step_s, 100 * r->t.dp_comm_s / r->step_s,
            r->fits ? "" : "NOFIT");
@@ -576,7 +576,7 @@ static void test_names_and_defaults(void **state) {
     p.sequence_parallel = -1;
     train_plan_defaults(&p);
     assert_int_equal(p.sequence_parallel, 1);
-    assert_int_equal(p.micro_batch, 1);
+    assert_int_equal(p.micro_batch, 0);         /* auto */
     assert_int_equal(p.cp, 1);
     assert_int_equal(p.virtual_stages, 0);
     assert_int_equal(p.selective, SELECTIVE_ATTENTION);
@@ -587,6 +587,97 @@ static void test_names_and_defaults(void **state) {
     assert_int_equal(p.sequence_parallel, 0);
     assert_int_equal(p.virtual_stages, 1);
     assert_int_equal(p.selective, SELECTIVE_LAYERS);
+}
+
+/* The software-stack rule of train_plan_defaults (models/training.h):
+ * full recomputation without sharding is the 2021 Megatron-LM stack;
+ * anything else the fused-attention, sequence-parallel one; given values
+ * win; the rule ignores the precision; applying it twice changes nothing. */
+static void test_stack_rule(void **state) {
+    (void)state;
+    static const struct {
+        recompute rc;
+        sharding sh;
+        int unfused, sp;
+    } want[] = {
+        { RECOMPUTE_FULL, SHARD_NONE, 1, 0 },
+        { RECOMPUTE_FULL, SHARD_ZERO1, 0, 1 },
+        { RECOMPUTE_FULL, SHARD_FSDP, 0, 1 },
+        { RECOMPUTE_SELECTIVE, SHARD_NONE, 0, 1 },
+        { RECOMPUTE_SELECTIVE, SHARD_FSDP, 0, 1 },
+        { RECOMPUTE_NONE, SHARD_NONE, 0, 1 },
+        { RECOMPUTE_NONE, SHARD_ZERO2, 0, 1 },
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        for (int prec = 0; prec < 2; prec++) {
+            train_plan p;
+            memset(&p, 0, sizeof p);
+            p.tp = 8;
+            p.recompute = want[i].rc;
+            p.sharding = want[i].sh;
+            p.precision = prec ? PREC_FP16 : PREC_BF16;
+            p.sequence_parallel = -1;
+            p.attn_unfused = -1;
+            train_plan_defaults(&p);
+            assert_int_equal(p.attn_unfused, want[i].unfused);
+            assert_int_equal(p.sequence_parallel, want[i].sp);
+            train_plan again = p;
+            train_plan_defaults(&again);
+            assert_memory_equal(&again, &p, sizeof p);
+            /* Given values win. */
+            p.attn_unfused = !want[i].unfused;
+            p.sequence_parallel = !want[i].sp;
+            train_plan_defaults(&p);
+            assert_int_equal(p.attn_unfused, !want[i].unfused);
+            assert_int_equal(p.sequence_parallel, !want[i].sp);
+        }
+    }
+    /* No sequence parallelism without tensor parallelism. */
+    train_plan p;
+    memset(&p, 0, sizeof p);
+    p.sequence_parallel = 1;
+    p.attn_unfused = -1;
+    train_plan_defaults(&p);
+    assert_int_equal(p.sequence_parallel, 0);
+    assert_int_equal(p.attn_unfused, 0);
+}
+
+/* Micro-batch 0: the model tries the divisors of the sequences per
+ * pipeline and keeps the fastest that fits; it is at least as fast as any
+ * given size that fits, and says which it took. Megatron-LM 1.7B (SC'21
+ * Table 1, 32 A100s, 16 sequences per GPU): the paper ran 16 per
+ * micro-batch; a larger micro-batch hides the gradient all-reduce under a
+ * longer backward, so the model's pick must beat 1. */
+static void test_auto_micro_batch(void **state) {
+    (void)state;
+    pcase c;
+    assert_int_equal(parse_case(fallback_rows[0], &c), 0);
+    llm_spec m;
+    train_plan p;
+    case_plan(&c, &m, &p);
+    assert_int_equal(p.micro_batch, 0);
+    fabric f;
+    fabric_for(&f, c.node_type, c.gpus);
+    train_result ra;
+    assert_int_equal(train_step(&m, &p, &f, &ra), 0);
+    assert_true(ra.fits);
+    int n = c.batch / p.dp;
+    assert_true(ra.micro_batch >= 1 && n % ra.micro_batch == 0);
+    assert_int_equal(ra.micro_batches, n / ra.micro_batch);
+    for (int b = 1; b <= n; b++) {
+        if (n % b != 0) continue;
+        train_plan pb = p;
+        pb.micro_batch = b;
+        train_result rb;
+        assert_int_equal(train_step(&m, &pb, &f, &rb), 0);
+        assert_int_equal(rb.micro_batch, b);
+        if (rb.fits) assert_true(ra.step_s <= rb.step_s * (1 + 1e-12));
+        if (b == 1) assert_true(ra.step_s < rb.step_s);
+    }
+    /* A global batch that dp does not divide is refused with a reason. */
+    p.global_batch = c.batch + 1;
+    assert_int_equal(train_step(&m, &p, &f, &ra), -1);
+    assert_non_null(strstr(ra.why, "global-batch"));
 }
 
 int main(void) {
@@ -600,6 +691,8 @@ int main(void) {
         cmocka_unit_test(test_invalid),
         cmocka_unit_test(test_does_not_fit),
         cmocka_unit_test(test_names_and_defaults),
+        cmocka_unit_test(test_stack_rule),
+        cmocka_unit_test(test_auto_micro_batch),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -10,6 +10,8 @@
  *     (model cards / config.json): Llama 3 8B 8.03B, 70B 70.6B, 405B 405.9B,
  *     Llama 2 7B 6.74B, 13B 13.0B, 70B 69.0B, GPT-3 175B 174.6B; within 0.5%
  *     (the presets omit biases and position embeddings).
+ *   - A gated FFN left unsaid is inferred (gated unless ffn = 4·hidden) as
+ *     every preset has it: SwiGLU Llamas, GeLU GPT-3 and MPT-7B.
  *   - The 6·N + 12·l·h·s rule of thumb (Kaplan et al. 2020; PaLM App. B) for
  *     model FLOPs per token, which our count reproduces exactly when N is
  *     the matmul parameters plus the output projection.
@@ -107,6 +109,31 @@ static void test_presets(void **state) {
     catalog_free(c);
 }
 
+/* gated_ffn not given (-1): inferred from ffn_hidden, and the inference
+ * agrees with every preset's published architecture (SwiGLU Llamas, GeLU
+ * GPT-3 and MPT-7B with ffn = 4·hidden). */
+static void test_gated_inferred(void **state) {
+    (void)state;
+    char err[512];
+    catalog *c = catalog_new();
+    assert_non_null(c);
+    assert_int_equal(catalog_load_builtin(c, err, sizeof err), 0);
+    static const char *const names[] = { "llama3-8b", "llama3-70b", "llama3-405b", "llama2-7b",
+                                         "llama2-13b", "llama2-70b", "gpt3-175b", "mpt-7b" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const llm_spec *m = catalog_llm(c, names[i]);
+        assert_non_null(m);
+        llm_spec u = *m;
+        u.gated_ffn = -1;
+        tf_dims a, b;
+        tf_dims_of(m, &a);
+        tf_dims_of(&u, &b);
+        assert_int_equal(a.gated, b.gated);
+        assert_true(tf_params(&u) == tf_params(m));
+    }
+    catalog_free(c);
+}
+
 static void test_six_n(void **state) {
     (void)state;
     /* GQA and a gated FFN: Llama 3 70B. */
@@ -160,6 +187,7 @@ int main(void) {
         cmocka_unit_test(test_eq3),
         cmocka_unit_test(test_recompute_order),
         cmocka_unit_test(test_presets),
+        cmocka_unit_test(test_gated_inferred),
         cmocka_unit_test(test_six_n),
         cmocka_unit_test(test_gemm_shapes),
         cmocka_unit_test(test_causal_and_elementwise),
