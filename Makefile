@@ -14,7 +14,7 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 CC      ?= cc
 PKG_CONFIG ?= pkg-config
-PKGS     = gsl sqlite3 libxml-2.0 ncursesw libcgraph
+PKGS     = gsl sqlite3 libxml-2.0 ncursesw libcgraph libgvc
 TESTPKGS = cmocka
 
 B   = build
