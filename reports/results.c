@@ -21,6 +21,7 @@ static void job_json(json *j, const job_result *r, double sim_end) {
     json_int(j, "gpus", r->gpus);
     json_str(j, "queue", r->queue);
     json_str(j, "state", job_state_name(r->state));
+    json_int(j, "preemptions", r->preemptions);
     json_num(j, "submit_s", r->submit_s);
     time_or_null(j, "start_s", r->start_s);
     time_or_null(j, "end_s", r->end_s);
@@ -150,6 +151,27 @@ static void failures_by(json *j, const world *w, int by) {
     }
 }
 
+/* The cost model's parts and the parameters it used (models/cost.h). */
+static void cost_json(json *j, const cost_result *c) {
+    json_object(j, "cost");
+    json_bool(j, "owned", c->params.owned);
+    json_num(j, "compute_usd", c->compute_usd);
+    json_num(j, "storage_usd", c->storage_usd);
+    json_num(j, "cloud_usd", c->cloud_usd);
+    json_num(j, "electricity_usd", c->electricity_usd);
+    json_num(j, "cloud_gpu_hours", c->cloud_gpu_hours);
+    json_num(j, "storage_tb_months", c->storage_tb_months);
+    json_num(j, "gpu_kwh", c->gpu_kwh);
+    json_num(j, "overhead_kwh", c->overhead_kwh);
+    json_num(j, "it_kwh", c->it_kwh);
+    json_num(j, "avg_it_power_kw", c->avg_it_power_w / 1e3);
+    json_num(j, "avg_power_kw", c->avg_power_w / 1e3);
+    json_num(j, "pue", c->params.pue);
+    json_num(j, "carbon_kg_per_kwh", c->params.carbon_kg_per_kwh);
+    json_num(j, "electricity_usd_per_kwh", c->params.electricity_usd_per_kwh);
+    json_end(j);
+}
+
 void results_json(json *j, const scenario *s, const world *w, double wall_s) {
     world_totals t = world_get_totals(w);
     json_object(j, NULL);
@@ -167,6 +189,9 @@ void results_json(json *j, const scenario *s, const world *w, double wall_s) {
     json_num(j, "gpu_hours", t.gpu_hours);
     json_num(j, "gpu_busy_hours", t.gpu_busy_s / 3600.0);
     json_num(j, "cost_usd", t.cost_usd);
+    json_num(j, "energy_kwh", t.cost.energy_kwh);
+    json_num(j, "co2_kg", t.cost.co2_kg);
+    cost_json(j, &t.cost);
     json_object(j, "gpu_hours_by_state");
     json_num(j, "training", t.gpu_training_s / 3600);
     json_num(j, "checkpoint", t.gpu_checkpoint_s / 3600);
@@ -175,6 +200,10 @@ void results_json(json *j, const scenario *s, const world *w, double wall_s) {
     json_num(j, "idle", t.gpu_hours - t.gpu_busy_s / 3600);
     json_end(j);
     json_int(j, "nodes_drained", t.nodes_drained);
+    json_num(j, "fragmented_gpu_hours", t.fragmented_gpu_hours);
+    json_num(j, "fragmentation", t.gpu_hours > 0 ? t.fragmented_gpu_hours / t.gpu_hours : 0);
+    json_num(j, "cloud_node_hours", t.cloud_node_hours);
+    json_num(j, "cloud_cost_usd", t.cloud_cost_usd);
     json_end(j);
 
     json_object(j, "failures");
@@ -193,6 +222,24 @@ void results_json(json *j, const scenario *s, const world *w, double wall_s) {
             microbench_json(j, world_microbench_case(w, i), world_microbench_prediction(w, i));
         json_end(j);
     }
+
+    json_array(j, "queues");
+    for (int i = 0; i < world_queue_count(w); i++) {
+        queue_result q = world_queue(w, i);
+        json_object(j, NULL);
+        json_str(j, "name", q.name);
+        json_int(j, "quota_gpus", q.quota_gpus);
+        json_int(j, "jobs", q.jobs);
+        json_int(j, "started", q.started);
+        json_int(j, "waiting", q.waiting);
+        json_num(j, "gpu_hours", q.gpu_hours);
+        json_num(j, "quota_share", q.quota_share);
+        json_num(j, "mean_wait_s", q.mean_wait_s);
+        json_num(j, "p95_wait_s", q.p95_wait_s);
+        json_num(j, "slowdown", q.slowdown);
+        json_end(j);
+    }
+    json_end(j);
 
     json_array(j, "jobs");
     for (int i = 0; i < world_job_count(w); i++) job_json(j, world_job(w, i), t.simulated_s);
@@ -214,6 +261,20 @@ void results_summary(FILE *f, const scenario *s, const world *w, double wall_s) 
             wall_s, (unsigned long long)t.events);
     fprintf(f, "cluster: GPU utilisation %.1f%%, %.4g GPU-hours, cost $%.4g\n",
             t.gpu_hours > 0 ? 100 * t.gpu_busy_s / 3600.0 / t.gpu_hours : 0, t.gpu_hours, t.cost_usd);
+    {
+        const cost_result *c = &t.cost;
+        char parts[256] = "";
+        const struct { const char *name; double usd; } part[] = {
+            { "compute", c->compute_usd }, { "storage", c->storage_usd },
+            { "cloud burst", c->cloud_usd }, { "electricity", c->electricity_usd },
+        };
+        for (size_t i = 0, o = 0; i < sizeof part / sizeof part[0] && o < sizeof parts; i++)
+            if (part[i].usd > 0)
+                o += snprintf(parts + o, sizeof parts - o, "%s%s $%.4g", o ? ", " : "", part[i].name, part[i].usd);
+        fprintf(f, "cost and energy: $%.4g at %s prices (%s), %.4g MWh at PUE %.2g (%.3g MW average), %.4g t CO2\n",
+                c->cost_usd, c->params.owned ? "owned" : "cloud", parts, c->energy_kwh / 1e3, c->params.pue,
+                c->avg_power_w / 1e6, c->co2_kg / 1e3);
+    }
     int n = world_job_count(w), batch = 0, batch_done = 0;
     double wait = 0;
     for (int i = 0; i < n; i++) {
@@ -264,6 +325,22 @@ void results_summary(FILE *f, const scenario *s, const world *w, double wall_s) 
         }
         fprintf(f, "%s\n", t.nodes_drained ? "" : "");
         if (t.nodes_drained) fprintf(f, "  %d lemon nodes drained\n", t.nodes_drained);
+    }
+    if (world_queue_count(w) > 1 || batch) {
+        fprintf(f, "\nqueues:\n");
+        for (int i = 0; i < world_queue_count(w); i++) {
+            queue_result q = world_queue(w, i);
+            fprintf(f, "  %-12s %5d jobs (%d waiting at the end), %.4g GPU-hours%s", q.name, q.jobs, q.waiting,
+                    q.gpu_hours, q.quota_gpus ? "" : "\n");
+            if (q.quota_gpus) fprintf(f, " = %.0f%% of its %d-GPU quota\n", 100 * q.quota_share, q.quota_gpus);
+            fprintf(f, "               wait mean %s, p95 %s, slowdown %.2f\n", dur(q.mean_wait_s, a, sizeof a),
+                    dur(q.p95_wait_s, b, sizeof b), q.slowdown);
+        }
+        if (t.fragmented_gpu_hours > 0)
+            fprintf(f, "  fragmentation: %.1f%% of GPU-hours free but unusable by the queued jobs\n",
+                    100 * t.fragmented_gpu_hours / t.gpu_hours);
+        if (t.cloud_node_hours > 0)
+            fprintf(f, "  cloud: %.4g node-hours rented, $%.4g\n", t.cloud_node_hours, t.cloud_cost_usd);
     }
     if (batch)
         fprintf(f, "\nbatch jobs: %d/%d done, mean queue wait %s\n", batch_done, batch,

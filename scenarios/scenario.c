@@ -330,6 +330,10 @@ static void load_cluster(loader *L, const xmlNode *sec) {
             attr_int(L, e, "max-nodes", &s->cloud_max_nodes, 0, 0, 1000000);
             s->cloud_provision_s = 900;
             attr_unit(L, e, "provision-time", UNIT_DURATION, &s->cloud_provision_s, 0, 0);
+            s->cloud_scale_up_after_s = 300;
+            attr_unit(L, e, "scale-up-after", UNIT_DURATION, &s->cloud_scale_up_after_s, 0, 0);
+            s->cloud_idle_release_s = 1800;
+            attr_unit(L, e, "idle-release", UNIT_DURATION, &s->cloud_idle_release_s, 0, 0);
         }
     }
     if (!L->failed) check_cluster_size(L, sec);
@@ -380,6 +384,7 @@ static void load_scheduler(loader *L, const xmlNode *sec) {
     attr_str(L, sec, "policy", s->sched_policy, sizeof s->sched_policy, 0);
     attr_bool(L, sec, "preemption", &s->sched_preemption);
     attr_str(L, sec, "backfill", s->sched_backfill, sizeof s->sched_backfill, 0);
+    attr_str(L, sec, "placement", s->sched_placement, sizeof s->sched_placement, 0);
     for (const xmlNode *e = sec->children; e && !L->failed; e = e->next) {
         if (!is(e, "queue")) continue;
         sc_queue *q = PUSH(L, s->queues, s->n_queues, e);
@@ -518,6 +523,7 @@ static void load_training(loader *L, const xmlNode *e) {
     load_queue_ref(L, e, t->queue, sizeof t->queue, &t->priority);
     attr_unit(L, e, "submit", UNIT_DURATION, &t->submit_s, 0, 0);
     attr_bool(L, e, "elastic", &t->elastic);
+    attr_unit(L, e, "timeout", UNIT_DURATION, &t->timeout_s, 0, 1);
     if (L->failed) return;
 
     for (const xmlNode *c = e->children; c && !L->failed; c = c->next) {
@@ -609,6 +615,7 @@ static void load_jobs(loader *L, const xmlNode *e) {
     attr_unit(L, e, "duration", UNIT_DURATION, &j->duration_s, 1, 1);
     attr_str(L, e, "duration-distribution", j->duration_distribution, sizeof j->duration_distribution, 0);
     load_queue_ref(L, e, j->queue, sizeof j->queue, &j->priority);
+    attr_unit(L, e, "timeout", UNIT_DURATION, &j->timeout_s, 0, 1);
     if (!L->failed && has_rate == 0 && strcmp(j->arrivals, "poisson") == 0)
         fail(L, e, NULL, "arrivals=\"poisson\" needs a rate (e.g. rate=\"6/h\")");
     if (!L->failed && j->gpus > scenario_gpus(s) && !s->has_cloud)

@@ -96,6 +96,7 @@ typedef struct sc_training {
     int priority;
     double submit_s;
     int elastic;                     /* may shrink (drop DP replicas) when nodes are lost */
+    double timeout_s;                /* time limit per start; 0 = none */
     sc_checkpoint checkpoint;
     int line;
 } sc_training;
@@ -110,6 +111,7 @@ typedef struct sc_jobs {
     char duration_distribution[16];  /* fixed | exponential | lognormal */
     char queue[SC_NAME_MAX];
     int priority;
+    double timeout_s;                /* time limit per start; 0 = none */
     int line;
 } sc_jobs;
 
@@ -129,7 +131,49 @@ typedef struct sc_inference {
     double slo_ttft_s, slo_tpot_s;   /* 0 = none */
     double slo_percentile;           /* e.g. 99 */
     int line;
+    /* Serving stack (sim/serving.h says what each does; README "Inference serving"). */
+    precision kv_precision;          /* KV cache elements (default: fp8 with fp8 weights, else bf16) */
+    char node_type[CATALOG_NAME_MAX];/* pool to run on ("" = the first whose GPU is gpu) */
+    char batching[16];               /* continuous | static */
+    int chunked_prefill;             /* 1: prompts split to fill the token budget */
+    int token_budget;                /* tokens per iteration (8192) */
+    char kv_allocation[16];          /* reserve (whole request at admission) | on-demand (paged, preempts) */
+    char kv_preemption[16];          /* recompute | swap (on-demand only) */
+    int block_tokens;                /* KV block size in tokens (16) */
+    double kv_memory_fraction;       /* 0 = default 0.9 */
+    char router[24];                 /* round-robin | least-tokens */
+    double model_load_s;             /* multiplexing: load time; 0 = weights / PCIe */
+    /* <arrivals> beyond process/rate/count */
+    double arrival_cv;               /* bursty: gamma inter-arrivals' coefficient of variation */
+    double arrival_start_s;          /* first arrival not before this */
+    double arrival_duration_s;       /* stop arriving after start + this; 0 = count only */
+    double diurnal_amplitude;        /* rate·(1 + a·cos(2π(t - peak)/period)), a in [0, 1] */
+    double diurnal_period_s, diurnal_peak_s;
+    char trace_href[512];            /* process="trace": CSV path, relative to the scenario */
+    int arrivals_line;
+    /* <requests> length distributions (mean = input-tokens / output-tokens) */
+    char input_dist[16], output_dist[16];   /* fixed | exponential | lognormal | gamma | uniform */
+    double input_cv, output_cv;      /* lognormal / gamma (1 default) */
+    /* <autoscale> */
+    int autoscale;
+    char autoscale_metric[16];       /* queue | latency */
+    int min_replicas, max_replicas;
+    double autoscale_target;         /* queue: waiting requests per replica; latency: seconds of TTFT */
+    double autoscale_interval_s, autoscale_startup_s, autoscale_cooldown_s;
+    int autoscale_line;
+    /* <model> children: several models multiplexed on the same replicas */
+    struct sc_serve_model *models;
+    int n_models;
 } sc_inference;
+
+/* One model of a multiplexed <inference> (<model preset= precision= share=>). */
+typedef struct sc_serve_model {
+    char model[CATALOG_NAME_MAX];    /* llm preset */
+    precision precision;
+    precision kv_precision;
+    double share;                    /* relative share of the requests */
+    int line;
+} sc_serve_model;
 
 typedef enum mb_kind { MB_COLLECTIVE, MB_GEMM, MB_COPY, MB_STORAGE_WRITE } mb_kind;
 
@@ -176,11 +220,14 @@ typedef struct scenario {
     char cloud_node_type[CATALOG_NAME_MAX];
     int cloud_max_nodes;
     double cloud_provision_s;
+    double cloud_scale_up_after_s;   /* a job waiting this long rents nodes (5 min) */
+    double cloud_idle_release_s;     /* a rented node idle this long goes back (30 min) */
     sc_failure *failures;       int n_failures;
     sc_failures_cfg failure_cfg;
     char sched_policy[16];           /* fifo | priority | fair */
     int sched_preemption;
     char sched_backfill[16];         /* none | easy */
+    char sched_placement[16];        /* pack | spread */
     sc_queue *queues;           int n_queues;
     sc_training *training;      int n_training;
     sc_jobs *jobs;              int n_jobs;

@@ -3,12 +3,14 @@
  */
 #include "sim/cluster.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct node {
     unsigned char state;           /* node_state */
     unsigned char pool;
+    unsigned char cloud;           /* 1: a rentable cloud node */
     short free_gpus;
     int failures;
 } node;
@@ -19,6 +21,7 @@ typedef struct pool {
     int up_gpus, free_gpus;
     int idle;                      /* UP nodes with every GPU free */
     int spare_target, spares;
+    int cloud_first, cloud_count;  /* cloud nodes [cloud_first, +count), inside [first, first+count) */
 } pool;
 
 struct cluster {
@@ -26,53 +29,78 @@ struct cluster {
     int n_nodes;
     pool *pools;
     int n_pools;
+    int cloud_up;
+    int spread, per_leaf;
 };
 
+void cluster_set_spread(cluster *c, int spread, int nodes_per_leaf) {
+    c->spread = spread;
+    c->per_leaf = nodes_per_leaf > 0 ? nodes_per_leaf : 32;
+}
+
 const char *node_state_name(node_state s) {
-    static const char *z[] = { "up", "failed", "spare", "drained" };
-    return (s >= 0 && s <= NODE_DRAINED) ? z[s] : "?";
+    static const char *z[] = { "up", "failed", "spare", "drained", "off" };
+    return (s >= 0 && s <= NODE_OFF) ? z[s] : "?";
 }
 
 cluster *cluster_new(const scenario *s) {
     cluster *c = calloc(1, sizeof *c);
     if (!c) return NULL;
-    c->n_nodes = scenario_node_count(s);
+    int cloud = s->has_cloud ? s->cloud_max_nodes : 0;
+    c->n_nodes = scenario_node_count(s) + cloud;
     c->nodes = calloc((size_t)c->n_nodes + 1, sizeof *c->nodes);
-    c->pools = calloc((size_t)s->n_nodes + 1, sizeof *c->pools);
+    c->pools = calloc((size_t)s->n_nodes + 2, sizeof *c->pools);
     if (!c->nodes || !c->pools) {
         cluster_free(c);
         return NULL;
     }
-    /* Nodes of one type are contiguous: pool k owns [first, first+count). */
+    /* Pools by node type, in order of first appearance, the cloud type last
+     * if it is new. Nodes of a pool are contiguous: on-premises first, then
+     * its cloud nodes: pool k owns [first, first+count). */
+    const char *types[64];
+    int n_types = 0;
+    for (int t = 0; t < s->n_nodes && n_types < 63; t++) {
+        int seen = 0;
+        for (int i = 0; i < n_types; i++) seen |= !strcmp(types[i], s->nodes[t].type);
+        if (!seen) types[n_types++] = s->nodes[t].type;
+    }
+    if (cloud > 0) {
+        int seen = 0;
+        for (int i = 0; i < n_types; i++) seen |= !strcmp(types[i], s->cloud_node_type);
+        if (!seen) types[n_types++] = s->cloud_node_type;
+    }
     int next = 0;
-    for (int t = 0; t < s->n_nodes; t++) {
-        int k = -1;
-        for (int i = 0; i < c->n_pools; i++)
-            if (!strcmp(c->pools[i].spec->name, s->nodes[t].type)) k = i;
-        if (k >= 0) continue;                       /* merged below */
-        k = c->n_pools++;
-        pool *p = &c->pools[k];
-        p->spec = scenario_node_spec(s, t);
+    for (int k = 0; k < n_types; k++) {
+        pool *p = &c->pools[c->n_pools++];
+        p->spec = catalog_node(s->cat, types[k]);
         p->first = next;
-        for (int u = t; u < s->n_nodes; u++)
-            if (!strcmp(s->nodes[u].type, s->nodes[t].type)) p->count += s->nodes[u].count;
+        for (int u = 0; u < s->n_nodes; u++)
+            if (!strcmp(s->nodes[u].type, types[k])) p->count += s->nodes[u].count;
+        int onprem = p->count;
+        if (cloud > 0 && !strcmp(types[k], s->cloud_node_type)) {
+            p->cloud_first = next + onprem;
+            p->cloud_count = cloud;
+            p->count += cloud;
+        }
         for (int i = 0; i < p->count; i++) {
             node *n = &c->nodes[next + i];
             n->pool = (unsigned char)k;
-            n->state = NODE_UP;
-            n->free_gpus = (short)p->spec->gpus;
+            n->cloud = i >= onprem;
+            n->state = n->cloud ? NODE_OFF : NODE_UP;
+            n->free_gpus = n->cloud ? 0 : (short)p->spec->gpus;
         }
-        p->up_gpus = p->free_gpus = p->count * p->spec->gpus;
-        p->idle = p->count;
+        p->up_gpus = p->free_gpus = onprem * p->spec->gpus;
+        p->idle = onprem;
         next += p->count;
     }
-    /* Warm spares come out of the first pool. */
+    /* Warm spares come out of the first pool's on-premises nodes. */
     if (c->n_pools > 0 && s->spares_warm > 0) {
         pool *p = &c->pools[0];
-        int w = s->spares_warm < p->count ? s->spares_warm : p->count;
+        int onprem = p->count - p->cloud_count;
+        int w = s->spares_warm < onprem ? s->spares_warm : onprem;
         p->spare_target = w;
         for (int i = 0; i < w; i++) {
-            node *n = &c->nodes[p->first + p->count - 1 - i];
+            node *n = &c->nodes[p->first + onprem - 1 - i];
             n->state = NODE_SPARE;
             n->free_gpus = 0;
             p->up_gpus -= p->spec->gpus;
@@ -114,6 +142,8 @@ int cluster_gpus_per_node(const cluster *c, int n) { return c->pools[c->nodes[n]
 static void set_free(cluster *c, int i, int free_gpus) {
     node *n = &c->nodes[i];
     pool *p = &c->pools[n->pool];
+    /* No GPU is ever double-allocated or freed twice. */
+    assert(free_gpus >= 0 && free_gpus <= p->spec->gpus);
     p->idle -= n->free_gpus == p->spec->gpus;
     p->free_gpus += free_gpus - n->free_gpus;
     n->free_gpus = (short)free_gpus;
@@ -127,6 +157,10 @@ static int best_fit(const cluster *c, const pool *p, int gpus) {
     for (int i = p->first; i < p->first + p->count; i++) {
         const node *n = &c->nodes[i];
         if (n->state != NODE_UP || n->free_gpus < gpus) continue;
+        if (c->spread) {                       /* worst fit: the emptiest node */
+            if (best < 0 || n->free_gpus > c->nodes[best].free_gpus) best = i;
+            continue;
+        }
         if (best < 0 || n->free_gpus < c->nodes[best].free_gpus) best = i;
         if (n->free_gpus == gpus) break;
     }
@@ -154,12 +188,20 @@ int cluster_alloc(cluster *c, int pi, int gpus, int *out, int cap) {
     }
     int need = nodes_for(p, gpus), k = 0;
     if (need > cap) return -1;
-    for (int i = p->first; i < p->first + p->count && k < need; i++) {
-        node *n = &c->nodes[i];
-        if (n->state != NODE_UP || n->free_gpus != p->spec->gpus) continue;
-        set_free(c, i, 0);
-        out[k++] = i;
-    }
+    /* pack: in node order; spread: node r*L + l visited as (l, r), one
+     * node per leaf group before the next. */
+    int L = c->spread ? c->per_leaf : p->count;
+    int rows = (p->count + L - 1) / L;
+    for (int a = 0; a < L && k < need; a++)
+        for (int b = 0; b < rows && k < need; b++) {
+            int off = c->spread ? b * L + a : a * rows + b;
+            if (off >= p->count) continue;
+            int i = p->first + off;
+            node *n = &c->nodes[i];
+            if (n->state != NODE_UP || n->free_gpus != p->spec->gpus) continue;
+            set_free(c, i, 0);
+            out[k++] = i;
+        }
     return k;
 }
 
@@ -245,7 +287,39 @@ int cluster_take_idle(cluster *c, int pi, int gpus_each) {
     return -1;
 }
 
-void cluster_counts(const cluster *c, int counts[4]) {
-    counts[0] = counts[1] = counts[2] = counts[3] = 0;
+void cluster_counts(const cluster *c, int counts[5]) {
+    for (int i = 0; i < 5; i++) counts[i] = 0;
     for (int i = 0; i < c->n_nodes; i++) counts[c->nodes[i].state]++;
+}
+
+int cluster_is_cloud(const cluster *c, int n) { return c->nodes[n].cloud; }
+int cluster_cloud_up(const cluster *c) { return c->cloud_up; }
+
+int cluster_pool_capacity(const cluster *c, int pi) {
+    return c->pools[pi].count * c->pools[pi].spec->gpus;
+}
+
+int cluster_cloud_rent(cluster *c, int pi) {
+    pool *p = &c->pools[pi];
+    for (int i = p->cloud_first; i < p->cloud_first + p->cloud_count; i++) {
+        node *x = &c->nodes[i];
+        if (x->state != NODE_OFF) continue;
+        x->state = NODE_UP;
+        x->free_gpus = 0;
+        p->up_gpus += p->spec->gpus;
+        set_free(c, i, p->spec->gpus);
+        c->cloud_up++;
+        return i;
+    }
+    return -1;
+}
+
+void cluster_cloud_release(cluster *c, int n) {
+    node *x = &c->nodes[n];
+    pool *p = &c->pools[x->pool];
+    if (!x->cloud || x->state != NODE_UP || x->free_gpus != p->spec->gpus) return;
+    set_free(c, n, 0);
+    p->up_gpus -= p->spec->gpus;
+    x->state = NODE_OFF;
+    c->cloud_up--;
 }

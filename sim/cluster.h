@@ -20,15 +20,17 @@ typedef enum node_state {
     NODE_UP,          /* in service: its GPUs are free or used by jobs */
     NODE_FAILED,      /* down, waiting for repair or replacement */
     NODE_SPARE,       /* warm spare, held out of the pool */
-    NODE_DRAINED      /* taken out of service (lemon) */
+    NODE_DRAINED,     /* taken out of service (lemon) */
+    NODE_OFF          /* a cloud node not rented now (<cloud max-nodes>) */
 } node_state;
 
 const char *node_state_name(node_state s);
 
 typedef struct cluster cluster;
 
-/* Build from the scenario's <nodes>; the first `warm` nodes of the first
- * pool become spares (<spares warm=N>). NULL when out of memory. */
+/* Build from the scenario's <nodes>; the last `warm` nodes of the first
+ * pool become spares (<spares warm=N>); <cloud max-nodes=N> adds N nodes of
+ * its type, OFF until rented. NULL when out of memory. */
 cluster *cluster_new(const scenario *s);
 void cluster_free(cluster *c);
 
@@ -44,6 +46,12 @@ node_state cluster_node_state(const cluster *c, int node);
 int cluster_node_free_gpus(const cluster *c, int node);
 int cluster_node_failures(const cluster *c, int node);
 int cluster_gpus_per_node(const cluster *c, int node);
+
+/* Placement: pack (default) fills nodes and keeps a multi-node job on
+ * consecutive nodes (few leaf switches); spread takes the emptiest node
+ * for a sub-node job and strides whole nodes across leaf groups of
+ * nodes_per_leaf. */
+void cluster_set_spread(cluster *c, int spread, int nodes_per_leaf);
 
 /* Can `gpus` GPUs of pool be allocated right now? */
 int cluster_can_alloc(const cluster *c, int pool, int gpus);
@@ -73,6 +81,16 @@ int cluster_take_spare(cluster *c, int pool, int gpus_each);
 int cluster_take_idle(cluster *c, int pool, int gpus_each);
 
 /* Counts of nodes by state, for the metric bus. */
-void cluster_counts(const cluster *c, int counts[4]);
+void cluster_counts(const cluster *c, int counts[5]);
+
+/* Cloud nodes: is the node rentable, rent one (OFF -> UP, all GPUs free;
+ * returns the node or -1 when none is left), give one back (UP and idle ->
+ * OFF). */
+int cluster_is_cloud(const cluster *c, int node);
+int cluster_cloud_rent(cluster *c, int pool);
+void cluster_cloud_release(cluster *c, int node);
+int cluster_cloud_up(const cluster *c);          /* cloud nodes rented now */
+/* GPUs a pool can ever have (on-premises + every cloud node). */
+int cluster_pool_capacity(const cluster *c, int pool);
 
 #endif

@@ -40,6 +40,7 @@
 #include "sim/cluster.h"
 #include "sim/failures.h"
 #include "sim/rng.h"
+#include "sim/sched.h"
 
 #define REPORT_S 3600.0            /* a running job reports progress hourly */
 
@@ -78,6 +79,11 @@ typedef struct job {
     int planned;                   /* the current interruption was planned (health check) */
     double fail_progress;          /* progress when the current interruption hit */
     double run_s;                  /* time spent running (kept + redone) */
+    int queue;                     /* scheduler queue */
+    int priority;
+    int line;                      /* of its element, for messages */
+    double timeout_s;              /* per start; 0 = none */
+    event_id ev_timeout;
     metric_id m_progress;
 } job;
 
@@ -90,8 +96,19 @@ struct world {
     rng *r_health;                 /* health-check coverage draws */
     job *jobs;
     int n_jobs;
-    int *fifo;                     /* indices of submitted, not started jobs, in order */
-    int fifo_head, fifo_tail;
+    sched *q;                      /* queues, policies, backfill, preemption */
+    int in_dispatch, redispatch;   /* dispatch is not re-entered from its callbacks */
+    double frag_gpu_s;             /* integral of fragmented free GPUs */
+    int frag_now;
+    sim_time frag_since;
+    /* cloud autoscaling */
+    int cloud_pool;                /* pool of the cloud node type, -1 none */
+    int cloud_pending;             /* nodes being provisioned */
+    event_id ev_scale;             /* pending scale-up check */
+    double cloud_node_s;           /* rented node-seconds */
+    sim_time cloud_since;
+    double *idle_since;            /* per node: when it last became idle (cloud release) */
+    struct release_arg *release_args;
     int *job_of_node;              /* a job running on each node, -1 none */
     short *jobs_on_node;           /* how many jobs use each node */
     short *latent;                 /* 1 + failure kind of a fault on an idle node nobody saw; 0 none */
@@ -106,17 +123,20 @@ struct world {
     int n_fail_total;
     int *fail_by_proc;
     int drained;
-    metric_id m_state[GS_COUNT], m_queue, m_failed_nodes;
+    metric_id m_state[GS_COUNT], m_queue, m_failed, m_frag;
     mb_case *mb;
     mb_prediction *mb_pred;
     int *mb_ok;
     int n_mb;
 };
 
+typedef struct release_arg { world *w; int node; } release_arg;
+static void on_release_check(engine *e, void *arg);
+
 const char *job_kind_name(job_kind k) { return k == JOB_TRAINING ? "training" : "batch"; }
 
 const char *job_state_name(job_state s) {
-    static const char *z[] = { "pending", "running", "done", "failed" };
+    static const char *z[] = { "pending", "running", "done", "failed", "timeout" };
     return z[s];
 }
 
@@ -180,6 +200,9 @@ static void set_phase(job *j, phase ph) {
     case PH_DOWN:
     case PH_RESTART: T->restart_s += dt; break;
     case PH_WAITING: T->waiting_s += dt; break;
+    case PH_QUEUED:                   /* back in the queue after a preemption */
+        if (j->r.start_s >= 0) T->waiting_s += dt;
+        break;
     default: break;
     }
     int from = phase_state(j), g = held_gpus(j);
@@ -201,26 +224,53 @@ static void release_nodes(job *j) {
         w->jobs_on_node[n]--;
         if (w->job_of_node[n] == j->index) w->job_of_node[n] = -1;
         j->nodes[i] = -1;
+        if (cluster_is_cloud(w->c, n) && w->jobs_on_node[n] == 0) {
+            w->idle_since[n] = now_s(w);
+            engine_after(w->e, sim_from_s(w->s->cloud_idle_release_s), on_release_check, &w->release_args[n]);
+        }
     }
 }
 
 static void dispatch(world *w);
 static void training_start_running(job *j);
+static void on_release_check(engine *e, void *arg);
+static void on_restarted(engine *e, void *arg);
+static void commit_progress(job *j);
+static void requeue(job *j);
 
 static void finish(job *j) {
     world *w = j->w;
-    if (j->r.kind == JOB_TRAINING) j->progress = (double)j->r.steps_total;
+    if (j->r.kind == JOB_TRAINING && j->r.state != JOB_TIMEOUT) j->progress = (double)j->r.steps_total;
     if (j->ev_write) engine_cancel(w->e, j->ev_write);
     j->ev_write = 0;
+    if (j->ev_timeout) engine_cancel(w->e, j->ev_timeout);
+    j->ev_timeout = 0;
     set_phase(j, PH_DONE);
     j->r.time.kept_s = j->run_s - j->r.time.redone_s;
     release_nodes(j);
-    j->r.state = JOB_DONE;
+    sched_finished(w->q, j->index);
+    if (j->r.state != JOB_TIMEOUT) j->r.state = JOB_DONE;
     j->r.end_s = now_s(w);
-    event(w, j->r.name, "job_end", "done after %.0f s", j->r.end_s - j->r.start_s);
+    event(w, j->r.name, "job_end", "%s after %.0f s", job_state_name(j->r.state), j->r.end_s - j->r.start_s);
     w->unfinished--;
     if (w->unfinished == 0) engine_stop(w->e);
     else dispatch(w);
+}
+
+/* A job past its time limit is ended where it stands. */
+static void on_timeout(engine *e, void *arg) {
+    (void)e;
+    job *j = arg;
+    world *w = j->w;
+    j->ev_timeout = 0;
+    if (j->ph == PH_DONE || j->ph == PH_QUEUED) return;
+    if (j->r.kind == JOB_TRAINING && j->ph == PH_RUNNING) commit_progress(j);
+    if (j->ev_phase) engine_cancel(w->e, j->ev_phase);
+    j->ev_phase = 0;
+    j->r.state = JOB_TIMEOUT;
+    event(w, j->r.name, "job_timeout", "time limit of %.0f s reached", j->timeout_s);
+    if (j->r.kind == JOB_TRAINING) j->progress = j->durable;   /* only what was saved is kept */
+    finish(j);
 }
 
 /* ---- training: progress and checkpoints ---------------------------------- */
@@ -321,6 +371,65 @@ static void node_down(world *w, int node, const failure_proc *p);
 
 static void try_restart(job *j);
 
+static sched_job sched_view(const job *j) {
+    sched_job v = { j->index, j->queue, j->t ? j->t->priority : j->priority, j->pool, j->r.gpus,
+                    j->r.submit_s, 0, 0 };
+    if (j->r.kind == JOB_TRAINING) {
+        double left = ((double)j->r.steps_total - j->progress) * j->step_s;
+        v.expected_end_s = left + (j->r.start_s >= 0 ? j->w->s->failure_cfg.restart_s + j->load_s : 0);
+    } else {
+        v.expected_end_s = j->duration_s;
+    }
+    if (j->timeout_s > 0 && j->timeout_s < v.expected_end_s) v.expected_end_s = j->timeout_s;
+    return v;
+}
+
+/* Back to the queue (a batch job hit by a failure, a preempted job): give
+ * back every GPU; a training job keeps its durable progress. */
+static void requeue(job *j) {
+    world *w = j->w;
+    if (j->ev_phase) engine_cancel(w->e, j->ev_phase);
+    j->ev_phase = 0;
+    if (j->ev_timeout) engine_cancel(w->e, j->ev_timeout);
+    j->ev_timeout = 0;
+    set_phase(j, PH_QUEUED);
+    release_nodes(j);
+    j->lost_nodes = 0;
+    j->r.state = JOB_PENDING;
+    sched_finished(w->q, j->index);
+    sched_job v = sched_view(j);
+    sched_submit(w->q, &v);
+}
+
+/* The scheduler evicts a running job for a more important one. A training
+ * job with checkpoints saves on the way out (the scheduler's grace period;
+ * the save is counted as instantaneous); without, it loses the work since
+ * its last checkpoint. A batch job starts again from scratch. */
+static void preempt_job(void *ctx, int ji, int by) {
+    world *w = ctx;
+    job *j = &w->jobs[ji];
+    if (j->ph == PH_QUEUED || j->ph == PH_DONE) return;
+    if (j->r.kind == JOB_TRAINING) {
+        if (j->ph == PH_RUNNING) commit_progress(j);
+        if (j->ev_write) engine_cancel(w->e, j->ev_write);
+        j->ev_write = 0;
+        j->inflight = -1;
+        if (j->ckpt_every > 0) {
+            j->durable = j->progress;
+        } else if (j->progress > j->durable) {
+            j->r.time.redone_s += (j->progress - j->durable) * j->step_s;
+            j->progress = j->durable;
+            commit_progress(j);
+        }
+        j->next_ckpt = j->progress + j->ckpt_every;
+    }
+    j->r.preemptions++;
+    event(w, j->r.name, "job_preempted", "by %s", w->jobs[by].r.name);
+    requeue(j);
+}
+
+static void sched_start(void *ctx, int ji);
+
 /* A failure (or a health-check drain when planned) hits a running job. */
 static void interrupt(job *j, int node, const failure_proc *p, int planned) {
     world *w = j->w;
@@ -344,10 +453,7 @@ static void interrupt(job *j, int node, const failure_proc *p, int planned) {
         /* A batch job restarts from scratch on new GPUs: give back what it
          * holds and queue it again at the head. */
         j->r.interruptions++;
-        set_phase(j, PH_QUEUED);
-        release_nodes(j);
-        j->lost_nodes = 0;
-        w->fifo[--w->fifo_head] = j->index;
+        requeue(j);
         dispatch(w);
         return;
     }
@@ -490,6 +596,14 @@ static void hit_jobs(world *w, int node, const failure_proc *p, int planned) {
     }
 }
 
+/* GPUs out of service (failed or drained nodes), for the time series. */
+static void publish_failed(world *w) {
+    int counts[5];
+    cluster_counts(w->c, counts);
+    int per = cluster_pool_count(w->c) ? cluster_pool_spec(w->c, 0)->gpus : 8;
+    metrics_sample(w->bus, w->m_failed, now_of(w), (double)(counts[NODE_FAILED] + counts[NODE_DRAINED]) * per);
+}
+
 /* The node leaves service: repair (or cold replacement), or drained when
  * it has failed too often (a lemon). */
 static void node_down(world *w, int node, const failure_proc *p) {
@@ -501,6 +615,7 @@ static void node_down(world *w, int node, const failure_proc *p) {
         w->lemon_count[node] = 0;
     }
     w->lemon_count[node]++;
+    publish_failed(w);
     if (fc->lemon_threshold > 0 && w->lemon_count[node] >= fc->lemon_threshold) {
         cluster_drain(w->c, node);
         w->drained++;
@@ -546,6 +661,7 @@ static void on_repaired(engine *e, void *arg) {
     if (cluster_node_state(w->c, node) != NODE_FAILED) return;
     cluster_repair(w->c, node);
     failures_node_renewed(w->f, node);
+    publish_failed(w);
     event(w, "cluster", "node_repaired", "node %d back in service", node);
     for (int i = 0; i < w->n_jobs; i++)
         if (w->jobs[i].ph == PH_WAITING) try_restart(&w->jobs[i]);
@@ -571,13 +687,19 @@ static void start(job *j) {
         w->jobs_on_node[j->nodes[i]]++;
     }
     j->r.state = JOB_RUNNING;
-    if (j->r.start_s < 0) {
+    int again = j->r.start_s >= 0;
+    if (!again) {
         j->r.start_s = now_s(w);
         j->r.queue_wait_s = j->r.start_s - j->r.submit_s;
     }
-    event(w, j->r.name, "job_start", "%d GPUs on %d nodes of %s", j->r.gpus, n,
-          cluster_pool_spec(w->c, j->pool)->name);
-    if (j->r.kind == JOB_TRAINING) {
+    event(w, j->r.name, "job_start", "%d GPUs on %d nodes of %s%s", j->r.gpus, n,
+          cluster_pool_spec(w->c, j->pool)->name, again ? " (resumed)" : "");
+    if (j->timeout_s > 0) j->ev_timeout = engine_after(w->e, sim_from_s(j->timeout_s), on_timeout, j);
+    if (j->r.kind == JOB_TRAINING && again) {
+        /* Resumed after a preemption: restart overhead and checkpoint load. */
+        set_phase(j, PH_RESTART);
+        j->ev_phase = engine_after(w->e, sim_from_s(w->s->failure_cfg.restart_s + j->load_s), on_restarted, j);
+    } else if (j->r.kind == JOB_TRAINING) {
         training_start_running(j);
     } else {
         set_phase(j, PH_RUNNING);
@@ -597,24 +719,117 @@ static void start(job *j) {
     }
 }
 
-/* Strict FIFO: start jobs from the head while the head fits. */
+static void sched_start(void *ctx, int ji) { start(&((world *)ctx)->jobs[ji]); }
+
+static void autoscale(world *w);
+
+/* Let the scheduler start what it can; then sample the queue and the
+ * fragmentation, and see whether the cloud should grow. Callbacks from the
+ * scheduler may ask for another pass (a job requeued while it ran). */
 static void dispatch(world *w) {
-    while (w->fifo_head < w->fifo_tail) {
-        job *j = &w->jobs[w->fifo[w->fifo_head]];
-        if (!cluster_can_alloc(w->c, j->pool, j->r.gpus)) break;
-        w->fifo_head++;
-        start(j);
+    if (w->in_dispatch) {
+        w->redispatch = 1;
+        return;
     }
-    metrics_sample(w->bus, w->m_queue, now_of(w), w->fifo_tail - w->fifo_head);
+    w->in_dispatch = 1;
+    do {
+        w->redispatch = 0;
+        sched_dispatch(w->q, now_s(w));
+    } while (w->redispatch);
+    w->in_dispatch = 0;
+    sim_time t = now_of(w);
+    w->frag_gpu_s += w->frag_now * sim_to_s(t - w->frag_since);
+    w->frag_since = t;
+    w->frag_now = sched_fragmented_gpus(w->q);
+    metrics_sample(w->bus, w->m_queue, t, sched_queued(w->q));
+    metrics_sample(w->bus, w->m_frag, t, w->frag_now);
+    if (w->cloud_pool >= 0) autoscale(w);
 }
 
 static void on_submit(engine *e, void *arg) {
     (void)e;
     job *j = arg;
     world *w = j->w;
-    w->fifo[w->fifo_tail++] = j->index;
+    sched_job v = sched_view(j);
+    sched_submit(w->q, &v);
     event(w, j->r.name, "job_submit", "%d GPUs", j->r.gpus);
     dispatch(w);
+}
+
+/* ---- cloud autoscaling ------------------------------------------------------
+ * Scale up when the oldest queued job that could run on the cloud type has
+ * waited scale-up-after: rent enough nodes for it (up to max-nodes), ready
+ * after provision-time. A cloud node idle for idle-release goes back. Rented
+ * node-seconds are billed at the node type's price. */
+
+static void cloud_account(world *w) {
+    sim_time t = now_of(w);
+    w->cloud_node_s += cluster_cloud_up(w->c) * sim_to_s(t - w->cloud_since);
+    w->cloud_since = t;
+}
+
+static void on_provisioned(engine *e, void *arg) {
+    (void)e;
+    world *w = arg;
+    cloud_account(w);
+    int n = cluster_cloud_rent(w->c, w->cloud_pool);
+    w->cloud_pending--;
+    if (n >= 0) {
+        w->idle_since[n] = now_s(w);
+        event(w, "cluster", "cloud_node_up", "node %d rented", n);
+    }
+    dispatch(w);
+}
+
+static void on_scale_check(engine *e, void *arg) {
+    (void)e;
+    world *w = arg;
+    w->ev_scale = 0;
+    autoscale(w);
+}
+
+static void on_release_check(engine *e, void *arg);
+
+static void autoscale(world *w) {
+    const scenario *s = w->s;
+    /* The oldest queued job on the cloud pool. */
+    const job *head = NULL;
+    for (int i = 0; i < w->n_jobs; i++) {
+        const job *j = &w->jobs[i];
+        if (j->ph != PH_QUEUED || j->pool != w->cloud_pool || j->r.submit_s > now_s(w)) continue;
+        if (!engine_pending(w->e) && 0) break;
+        if (j->r.start_s < 0 && j->index >= 0 && (!head || j->r.submit_s < head->r.submit_s)) head = j;
+    }
+    if (!head || w->cloud_pending > 0) return;
+    double waited = now_s(w) - head->r.submit_s;
+    if (waited < s->cloud_scale_up_after_s) {
+        if (!w->ev_scale)
+            w->ev_scale = engine_after(w->e, sim_from_s(s->cloud_scale_up_after_s - waited), on_scale_check, w);
+        return;
+    }
+    const node_spec *ns = cluster_pool_spec(w->c, w->cloud_pool);
+    int short_gpus = head->r.gpus - cluster_pool_free_gpus(w->c, w->cloud_pool);
+    int want = short_gpus > 0 ? (short_gpus + ns->gpus - 1) / ns->gpus : 0;
+    int room = s->cloud_max_nodes - cluster_cloud_up(w->c) - w->cloud_pending;
+    if (want > room) want = room;
+    for (int i = 0; i < want; i++) {
+        w->cloud_pending++;
+        engine_after(w->e, sim_from_s(s->cloud_provision_s), on_provisioned, w);
+    }
+    if (want > 0) event(w, "cluster", "cloud_scale_up", "renting %d %s nodes for %s", want, ns->name, head->r.name);
+}
+
+static void on_release_check(engine *e, void *arg) {
+    (void)e;
+    release_arg *r = arg;
+    world *w = r->w;
+    int n = r->node;
+    if (cluster_node_state(w->c, n) == NODE_UP && w->jobs_on_node[n] == 0 &&
+        now_s(w) - w->idle_since[n] >= w->s->cloud_idle_release_s - 1e-6) {
+        cloud_account(w);
+        cluster_cloud_release(w->c, n);
+        event(w, "cluster", "cloud_node_down", "node %d released after %.0f s idle", n, now_s(w) - w->idle_since[n]);
+    }
 }
 
 /* ---- building ----------------------------------------------------------- */
@@ -697,6 +912,10 @@ static int build_training(world *w, const sc_training *t, job *j, char *err, siz
     j->step_s = j->r.perf.step_s;
     snprintf(j->r.name, sizeof j->r.name, "%s", t->name);
     snprintf(j->r.queue, sizeof j->r.queue, "%s", t->queue);
+    j->queue = sched_queue_of(w->q, t->queue);
+    j->priority = t->priority;
+    j->timeout_s = t->timeout_s;
+    j->line = t->line;
     if (alloc_nodes(j) < 0) return -1;
     plan_checkpoints(w, j, &f);
     return 0;
@@ -840,6 +1059,18 @@ world *world_new(const scenario *s, metric_bus *bus, char *err, size_t errlen) {
         w->repairs[i].w = w;
         w->repairs[i].node = i;
     }
+    w->idle_since = calloc((size_t)nodes + 1, sizeof *w->idle_since);
+    w->release_args = calloc((size_t)nodes + 1, sizeof *w->release_args);
+    if (!w->idle_since || !w->release_args) goto oom;
+    for (int i = 0; i < nodes; i++) {
+        w->release_args[i].w = w;
+        w->release_args[i].node = i;
+    }
+    cluster_set_spread(w->c, !strcmp(s->sched_placement, "spread"), s->network.nodes_per_leaf);
+    sched_ops ops = { w, sched_start, preempt_job };
+    w->q = sched_new(s, w->c, &ops);
+    if (!w->q) goto oom;
+    w->cloud_pool = s->has_cloud ? cluster_pool_of_type(w->c, s->cloud_node_type) : -1;
     w->lemon_since = calloc((size_t)nodes + 1, sizeof *w->lemon_since);
     w->lemon_count = calloc((size_t)nodes + 1, sizeof *w->lemon_count);
     if (!w->job_of_node || !w->latent || !w->lemon_since || !w->lemon_count) goto oom;
@@ -854,8 +1085,7 @@ world *world_new(const scenario *s, metric_bus *bus, char *err, size_t errlen) {
     int n = s->n_training;
     for (int i = 0; i < s->n_jobs; i++) n += s->jobs[i].count;
     w->jobs = calloc((size_t)n + 1, sizeof *w->jobs);
-    w->fifo = calloc((size_t)n + 1, sizeof *w->fifo);
-    if (!w->jobs || !w->fifo) goto oom;
+    if (!w->jobs) goto oom;
 
     for (int i = 0; i < s->n_training; i++) {
         job *j = &w->jobs[w->n_jobs];
@@ -888,6 +1118,10 @@ world *world_new(const scenario *s, metric_bus *bus, char *err, size_t errlen) {
             j->pool = 0;
             snprintf(j->r.name, sizeof j->r.name, "%s-%d", g->name, k);
             snprintf(j->r.queue, sizeof j->r.queue, "%s", g->queue);
+            j->queue = sched_queue_of(w->q, g->queue);
+            j->priority = g->priority;
+            j->timeout_s = g->timeout_s;
+            j->line = g->line;
             if (!strcmp(g->arrivals, "poisson")) t += rng_exponential(ra, 1.0 / g->rate_per_s);
             else if (g->rate_per_s > 0) t = k / g->rate_per_s;
             j->r.submit_s = t;
@@ -911,20 +1145,20 @@ world *world_new(const scenario *s, metric_bus *bus, char *err, size_t errlen) {
                                                  "gpus_batch" };
     for (int i = 0; i < GS_COUNT; i++) w->m_state[i] = metrics_register(bus, "cluster", state_names[i]);
     w->m_queue = metrics_register(bus, "cluster", "queue_length");
+    w->m_failed = metrics_register(bus, "cluster", "gpus_failed");
+    w->m_frag = metrics_register(bus, "cluster", "gpus_fragmented");
     for (int i = 0; i < w->n_jobs; i++) {
         job *j = &w->jobs[i];
         j->ph = PH_QUEUED;
         j->r.state = JOB_PENDING;
         j->r.start_s = j->r.end_s = j->r.queue_wait_s = -1;
-        if (j->r.gpus > cluster_pool_gpus(w->c, j->pool) + (j->pool == 0 ? s->spares_warm * cluster_pool_spec(w->c, 0)->gpus : 0)) {
-            snprintf(err, errlen, "%s:1: job %s needs %d GPUs, the cluster has %d of its node type in service",
-                     s->file, j->r.name, j->r.gpus, cluster_pool_gpus(w->c, j->pool));
-            world_free(w);
-            return NULL;
-        }
-        if (j->r.gpus > cluster_pool_gpus(w->c, j->pool)) {
-            snprintf(err, errlen, "%s:1: job %s needs %d GPUs, the cluster has %d of its node type once %d warm spare nodes are held back",
-                     s->file, j->r.name, j->r.gpus, cluster_pool_gpus(w->c, j->pool), s->spares_warm);
+        int capacity = cluster_pool_capacity(w->c, j->pool);
+        int spare_gpus = j->pool == 0 ? s->spares_warm * cluster_pool_spec(w->c, 0)->gpus : 0;
+        if (j->r.gpus > capacity - spare_gpus) {
+            snprintf(err, errlen, "%s:%d: job %s needs %d GPUs, the cluster has %d of its node type%s%s",
+                     s->file, j->line, j->r.name, j->r.gpus, capacity - spare_gpus,
+                     spare_gpus ? " once its warm spares are held back" : "",
+                     w->cloud_pool == j->pool ? " (cloud nodes included)" : "");
             world_free(w);
             return NULL;
         }
@@ -951,7 +1185,9 @@ void world_free(world *w) {
     free(w->repair_ev);
     for (int i = 0; i < w->n_jobs; i++) free(w->jobs[i].nodes);
     free(w->jobs);
-    free(w->fifo);
+    sched_free(w->q);
+    free(w->idle_since);
+    free(w->release_args);
     free(w->job_of_node);
     free(w->latent);
     free(w->lemon_since);
@@ -1003,12 +1239,96 @@ world_totals world_get_totals(const world *w) {
         const node_spec *ns = scenario_node_spec(w->s, i);
         t.nodes += w->s->nodes[i].count;
         t.gpus += w->s->nodes[i].count * ns->gpus;
-        t.cost_usd += w->s->nodes[i].count * ns->price_per_hour_usd * t.simulated_s / 3600.0;
     }
     t.gpu_hours = t.gpus * t.simulated_s / 3600.0;
+    /* Cost, energy and CO2 (models/cost.h). Every node is provisioned for
+     * the whole run (spares and failed nodes count as idle). GPU states are
+     * integrated for the whole cluster: each <nodes> entry gets its share by
+     * GPU count, exact with one node type. */
+    const sc_cost *sc = &w->s->cost;
+    cost_params cp = { .simulated_s = t.simulated_s, .pue = sc->pue, .carbon_kg_per_kwh = sc->carbon_kg_per_kwh,
+                       .electricity_usd_per_kwh = sc->electricity_usd_per_kwh, .owned = sc->owned };
+    int rc = cost_init(&t.cost, &cp);
+    for (int i = 0; i < w->s->n_nodes && rc == 0; i++) {
+        const node_spec *ns = scenario_node_spec(w->s, i);
+        const gpu_spec *g = catalog_gpu(w->s->cat, ns->gpu);
+        double share = t.gpus > 0 ? (double)w->s->nodes[i].count * ns->gpus / t.gpus : 0;
+        cost_pool p = { .gpus_per_node = ns->gpus, .node_s = w->s->nodes[i].count * t.simulated_s,
+                        .gpu_idle_w = g ? g->idle_w : 0, .gpu_tdp_w = g ? g->tdp_w : 0,
+                        .node_overhead_w = ns->overhead_w,
+                        .price_per_gpu_hour_usd = cost_price_per_gpu_hour(ns, g) };
+        p.gpu_state_s[COST_TRAINING] = share * t.gpu_training_s;
+        p.gpu_state_s[COST_CHECKPOINT] = share * t.gpu_checkpoint_s;
+        p.gpu_state_s[COST_RESTARTING] = share * t.gpu_restarting_s;
+        p.gpu_state_s[COST_BATCH] = share * t.gpu_batch_s;
+        rc = cost_add_pool(&t.cost, &p);
+    }
+    for (int i = 0; i < w->s->n_storage && rc == 0; i++) {
+        const storage_spec *k = catalog_storage(w->s->cat, w->s->storage[i].kind);
+        cost_storage st = { .capacity_bytes = w->s->storage[i].capacity_bytes,
+                            .price_per_tb_month_usd = k ? k->price_per_tb_month_usd : 0, .held_s = t.simulated_s };
+        rc = cost_add_storage(&t.cost, &st);
+    }
+    if (rc < 0)   /* a catalog override the model cannot price (e.g. tdp below idle): unknown */
+        t.cost.cost_usd = t.cost.energy_kwh = t.cost.co2_kg = NAN;
+    t.cost_usd = t.cost.cost_usd;
     t.failures = w->n_fail_total;
+    t.fragmented_gpu_hours = (w->frag_gpu_s + w->frag_now * sim_to_s(engine_now(w->e) - w->frag_since)) / 3600;
+    t.cloud_node_hours = (w->cloud_node_s + cluster_cloud_up(w->c) * sim_to_s(engine_now(w->e) - w->cloud_since)) / 3600;
+    if (w->cloud_pool >= 0) {
+        t.cloud_cost_usd = t.cloud_node_hours * cluster_pool_spec(w->c, w->cloud_pool)->price_per_hour_usd;
+        t.cost_usd += t.cloud_cost_usd;
+        t.cost.cloud_usd += t.cloud_cost_usd;
+        t.cost.cost_usd += t.cloud_cost_usd;
+    }
     t.nodes_drained = w->drained;
     return t;
+}
+
+int world_queue_count(const world *w) { return sched_queue_count(w->q); }
+
+/* Per-queue figures from the jobs' results: GPU-hours used against the
+ * quota over the run, waits (mean, p95) and slowdown ((wait + run) / run). */
+queue_result world_queue(const world *w, int qi) {
+    queue_result r = { 0 };
+    snprintf(r.name, sizeof r.name, "%s", sched_queue_name(w->q, qi));
+    r.quota_gpus = sched_queue_quota(w->q, qi);
+    double sim = sim_to_s(engine_now(w->e));
+    double *waits = malloc(((size_t)w->n_jobs + 1) * sizeof *waits);
+    double slow = 0;
+    for (int i = 0; i < w->n_jobs; i++) {
+        const job *j = &w->jobs[i];
+        if (j->queue != qi) continue;
+        r.jobs++;
+        if (j->r.start_s < 0) {
+            r.waiting++;
+            continue;
+        }
+        double end = j->r.end_s >= 0 ? j->r.end_s : sim;
+        r.gpu_hours += j->r.gpus * (end - j->r.start_s) / 3600;
+        if (waits) waits[r.started] = j->r.queue_wait_s;
+        r.mean_wait_s += j->r.queue_wait_s;
+        double run = end - j->r.start_s;
+        if (run > 0) slow += (j->r.queue_wait_s + run) / run;
+        r.started++;
+    }
+    if (r.started > 0) {
+        r.mean_wait_s /= r.started;
+        r.slowdown = slow / r.started;
+        if (waits) {
+            for (int i = 1; i < r.started; i++)            /* insertion sort: per-queue counts are small */
+                for (int k = i; k > 0 && waits[k] < waits[k - 1]; k--) {
+                    double t = waits[k];
+                    waits[k] = waits[k - 1];
+                    waits[k - 1] = t;
+                }
+            int k = (int)ceil(0.95 * r.started) - 1;
+            r.p95_wait_s = waits[k < 0 ? 0 : k];
+        }
+    }
+    if (r.quota_gpus > 0 && sim > 0) r.quota_share = r.gpu_hours / (r.quota_gpus * sim / 3600);
+    free(waits);
+    return r;
 }
 
 int world_failure_kinds(const world *w) { return w->f ? failures_proc_count(w->f) : 0; }

@@ -8,11 +8,26 @@
  * models/training (one event per segment, not per step), so a 54-day
  * 16K-GPU run is a few thousand events.
  */
+/*
+ * What the world publishes on the metric bus (names are stable: the results
+ * store and the dashboard read them):
+ *   samples, entity "cluster": gpus_training, gpus_checkpoint,
+ *     gpus_restarting, gpus_batch (GPUs held by jobs in each state),
+ *     gpus_failed (GPUs on failed or drained nodes), queue_length;
+ *     entity <job name>: progress (0..1).
+ *   events (entity, kind): <job> job_submit, job_start, job_end,
+ *     checkpoint_start, checkpoint_end, job_down, job_restart, job_waiting,
+ *     job_shrink, node_replaced; "cluster" failure, node_repaired,
+ *     node_drained. A failure's detail reads "node N: <cause> (<component>)".
+ * A sample is published when the value changes; idle GPUs are the cluster's
+ * GPUs minus the states above.
+ */
 #ifndef CT_WORLD_H
 #define CT_WORLD_H
 
 #include <stdint.h>
 
+#include "models/cost.h"
 #include "models/microbench.h"
 #include "models/training.h"
 #include "scenarios/scenario.h"
@@ -20,7 +35,7 @@
 #include "sim/metrics.h"
 
 typedef enum job_kind { JOB_TRAINING, JOB_BATCH } job_kind;
-typedef enum job_state { JOB_PENDING, JOB_RUNNING, JOB_DONE, JOB_FAILED } job_state;
+typedef enum job_state { JOB_PENDING, JOB_RUNNING, JOB_DONE, JOB_FAILED, JOB_TIMEOUT } job_state;
 
 const char *job_kind_name(job_kind k);
 const char *job_state_name(job_state s);
@@ -48,6 +63,7 @@ typedef struct job_result {
     double tokens_done;
     train_result perf;                 /* the step model's figures for this job */
     /* failures and checkpoints (training) */
+    int preemptions;                   /* evicted by the scheduler */
     int interruptions;                 /* unplanned: failures that hit the job */
     int planned_interruptions;         /* faults found by health checks first */
     int shrinks;                       /* times an elastic job shrank */
@@ -66,8 +82,11 @@ typedef struct world_totals {
     double gpu_busy_s;                 /* integral of GPUs held by jobs over time (GPU-seconds) */
     double gpu_training_s, gpu_checkpoint_s, gpu_restarting_s, gpu_batch_s;
     double gpu_hours;                  /* provisioned GPU-hours */
-    double cost_usd;                   /* provisioned node-hours x node price */
+    double cost_usd;                   /* cost.cost_usd: the cost model's total */
+    cost_result cost;                  /* money, energy and CO2 (models/cost.h) */
     uint64_t events;
+    double fragmented_gpu_hours;       /* free GPUs no queued job could use, integrated */
+    double cloud_node_hours, cloud_cost_usd;   /* rented cloud nodes (<cloud>) */
     int failures;                      /* component failures, all nodes */
     int nodes_drained;                 /* lemon nodes taken out of service */
 } world_totals;
@@ -95,6 +114,20 @@ const mb_prediction *world_microbench_prediction(const world *w, int i);  /* NUL
 int world_job_count(const world *w);
 const job_result *world_job(const world *w, int i);
 world_totals world_get_totals(const world *w);
+
+/* Scheduler queues (one "default" queue when the scenario has none). */
+typedef struct queue_result {
+    char name[SC_NAME_MAX];
+    int quota_gpus;
+    int jobs, started, waiting;        /* waiting: never started by the end */
+    double gpu_hours;                  /* used by its jobs */
+    double quota_share;                /* gpu_hours / (quota x run time); 0 without quota */
+    double mean_wait_s, p95_wait_s;
+    double slowdown;                   /* mean (wait + run) / run */
+} queue_result;
+
+int world_queue_count(const world *w);
+queue_result world_queue(const world *w, int i);
 
 /* Failure kinds (one per <failure> or profile cause) and how many happened. */
 int world_failure_kinds(const world *w);

@@ -1,0 +1,81 @@
+/*
+ * sched: the cluster scheduler. It decides which queued job starts next,
+ * where, and which running jobs to evict; the world carries it out.
+ *
+ *   policy    fifo      submit order
+ *             priority  higher priority first, then submit order
+ *             fair      the queue with the lowest dominant share
+ *                       (GPUs used / quota, or / cluster GPUs without a
+ *                       quota) goes first, then its own order
+ *   quotas    a queue is guaranteed quota-gpus; above it a job borrows
+ *             idle GPUs, and borrowed GPUs are reclaimable: a job of a
+ *             queue below its quota may evict borrowing jobs of others
+ *   gang      a job starts only when all its GPUs are free at once
+ *   backfill  easy: when the head job cannot start, it gets a reservation
+ *             (the earliest time enough GPUs free up as running jobs end);
+ *             a later job may start now only if it fits now and ends
+ *             before that reservation
+ *   preempt   with preemption on, a job may evict running jobs of lower
+ *             priority (fewest GPUs first) when that lets it start
+ *
+ * The scheduler keeps the queued jobs (an array in submit order; a few
+ * thousand at most in practice) and the running ones; a dispatch pass is
+ * O(queued x running) in the worst case, run when something changes.
+ */
+#ifndef CT_SCHED_H
+#define CT_SCHED_H
+
+#include "scenarios/scenario.h"
+#include "sim/cluster.h"
+
+typedef enum sched_policy { SCHED_FIFO, SCHED_PRIORITY, SCHED_FAIR } sched_policy;
+
+/* What the scheduler knows of a job. */
+typedef struct sched_job {
+    int id;                        /* the world's job index */
+    int queue;                     /* index into the scheduler's queues */
+    int priority;
+    int pool;                      /* node pool it runs on */
+    int gpus;
+    double submit_s;
+    double expected_end_s;         /* running: when it should end (backfill); queued: runtime */
+    int running;
+} sched_job;
+
+typedef struct sched sched;
+
+/* Callbacks into the world. start() must allocate and start the job
+ * (cluster_can_alloc was true). preempt() must stop the job and give its
+ * GPUs back; the job is requeued by the world with sched_submit(). */
+typedef struct sched_ops {
+    void *ctx;
+    void (*start)(void *ctx, int job);
+    void (*preempt)(void *ctx, int job, int by_job);
+} sched_ops;
+
+sched *sched_new(const scenario *s, cluster *c, const sched_ops *ops);
+void sched_free(sched *q);
+
+/* Queue index of a queue name ("" or unknown: 0). */
+int sched_queue_of(const sched *q, const char *name);
+int sched_queue_count(const sched *q);
+const char *sched_queue_name(const sched *q, int i);
+int sched_queue_quota(const sched *q, int i);
+int sched_queue_used(const sched *q, int i);     /* GPUs held by its running jobs */
+
+/* A job enters the queue (new, requeued after preemption or failure). */
+void sched_submit(sched *q, const sched_job *j);
+/* A running job ended (done, failed, preempted): its GPUs are free. */
+void sched_finished(sched *q, int job);
+/* A running job's expected end changed. */
+void sched_update_end(sched *q, int job, double expected_end_s);
+
+/* Start what can start now (and preempt if needed). now_s is the time. */
+void sched_dispatch(sched *q, double now_s);
+
+int sched_queued(const sched *q);
+/* Free GPUs no queued job can use now (whole nodes count as usable by any
+ * multi-node job; partly used nodes only by jobs that fit inside). */
+int sched_fragmented_gpus(const sched *q);
+
+#endif

@@ -1,0 +1,291 @@
+/*
+ * test_sched: the shared-cluster scheduler (issue 6) through the world.
+ *
+ * - M/M/c: single-GPU jobs with Poisson arrivals and exponential durations
+ *   under FIFO on c GPUs form an M/M/c queue; the mean wait must match
+ *   Erlang C, Wq = C(c, a) / (c mu - lambda), within 10% over seeds.
+ * - EASY backfill lets a short job jump ahead only when it does not delay
+ *   the head job's reservation.
+ * - Preemption by priority; quota reclaim of borrowed GPUs; time limits;
+ *   cloud autoscaling; pack vs spread placement; property runs over random
+ *   workloads (every job ends, gang starts, no GPU double-allocated: the
+ *   cluster asserts it on every change).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "scenarios/scenario.h"
+#include "sim/cluster.h"
+#include "sim/metrics.h"
+#include "sim/rng.h"
+#include "sim/world.h"
+
+typedef struct run {
+    scenario *s;
+    metric_bus *bus;
+    world *w;
+} run;
+
+static run simulate(const char *xml, unsigned long long seed) {
+    run r = { 0 };
+    char err[2048] = "";
+    if (scenario_load_memory(xml, strlen(xml), "sched.xml", &r.s, err, sizeof err) != 0)
+        fail_msg("scenario does not load: %s\n%s", err, xml);
+    r.s->seed = seed;
+    r.bus = metrics_new();
+    r.w = world_new(r.s, r.bus, err, sizeof err);
+    if (!r.w) fail_msg("world does not build: %s", err);
+    world_run(r.w, 0);
+    return r;
+}
+
+static void done(run *r) {
+    world_free(r->w);
+    metrics_free(r->bus);
+    scenario_free(r->s);
+}
+
+static const job_result *by_name(const run *r, const char *name) {
+    for (int i = 0; i < world_job_count(r->w); i++)
+        if (!strcmp(world_job(r->w, i)->name, name)) return world_job(r->w, i);
+    fail_msg("no job %s", name);
+    return NULL;
+}
+
+/* Erlang C: probability of waiting in M/M/c with offered load a. */
+static double erlang_c(int c, double a) {
+    double sum = 0, term = 1;
+    for (int k = 0; k < c; k++) {
+        if (k > 0) term *= a / k;
+        sum += term;
+    }
+    double last = term * a / c;                      /* a^c / c! */
+    double top = last * c / (c - a);
+    return top / (sum + top);
+}
+
+static void test_mmc_matches_erlang_c(void **state) {
+    (void)state;
+    const int c = 8;
+    const double mu = 1.0 / 3600, lambda = 6.0 / 3600;  /* rho = 0.75 */
+    double a = lambda / mu, wq = erlang_c(c, a) / (c * mu - lambda);
+    char xml[1024];
+    snprintf(xml, sizeof xml,
+             "<scenario name=\"mmc\"><cluster><nodes type=\"dgx-h100\" count=\"1\"/></cluster>"
+             "<scheduler policy=\"fifo\"/><workload><jobs name=\"j\" count=\"20000\" arrivals=\"poisson\""
+             " rate=\"6/h\" gpus=\"1\" duration=\"1h\" duration-distribution=\"exponential\"/></workload></scenario>");
+    double sum = 0;
+    const int R = 5;
+    for (int seed = 1; seed <= R; seed++) {
+        run r = simulate(xml, (unsigned long long)seed);
+        queue_result q = world_queue(r.w, 0);
+        assert_int_equal(q.waiting, 0);
+        sum += q.mean_wait_s;
+        done(&r);
+    }
+    double mean = sum / R;
+    printf("  M/M/8 at rho 0.75: mean wait %.0f s, Erlang C %.0f s\n", mean, wq);
+    assert_true(fabs(mean - wq) / wq < 0.10);
+}
+
+static const char *two_nodes =
+    "<scenario name=\"bf\"><cluster><nodes type=\"dgx-h100\" count=\"2\"/></cluster>"
+    "<scheduler policy=\"fifo\" backfill=\"%s\"/><workload>"
+    "<jobs name=\"a\" count=\"1\" arrivals=\"fixed\" gpus=\"8\" duration=\"10h\"/>"
+    "<jobs name=\"b\" count=\"1\" arrivals=\"fixed\" gpus=\"16\" duration=\"1h\"/>"
+    "<jobs name=\"c\" count=\"1\" arrivals=\"fixed\" gpus=\"8\" duration=\"2h\"/>"
+    "<jobs name=\"d\" count=\"1\" arrivals=\"fixed\" gpus=\"8\" duration=\"20h\"/>"
+    "</workload></scenario>";
+
+static void test_easy_backfill(void **state) {
+    (void)state;
+    char xml[2048];
+    snprintf(xml, sizeof xml, two_nodes, "easy");
+    run r = simulate(xml, 1);
+    /* All submitted at 0 in order a, b, c, d. a runs; b (16 GPUs) waits for
+     * a: its reservation is 10 h. c (2 h) fits now and ends before 10 h:
+     * backfilled. d (20 h) would delay b: not. */
+    assert_true(by_name(&r, "a-0")->start_s == 0);
+    assert_true(by_name(&r, "c-0")->start_s == 0);
+    assert_true(fabs(by_name(&r, "b-0")->start_s - 36000) < 1);
+    assert_true(by_name(&r, "d-0")->start_s >= by_name(&r, "b-0")->end_s - 1);
+    done(&r);
+    snprintf(xml, sizeof xml, two_nodes, "none");
+    run f = simulate(xml, 1);
+    assert_true(fabs(by_name(&f, "b-0")->start_s - 36000) < 1);   /* the head is not delayed either way */
+    assert_true(by_name(&f, "c-0")->start_s >= by_name(&f, "b-0")->start_s);
+    done(&f);
+}
+
+static void test_priority_preemption(void **state) {
+    (void)state;
+    const char *fmt =
+        "<scenario name=\"pre\"><cluster><nodes type=\"dgx-h100\" count=\"1\"/></cluster>"
+        "<scheduler policy=\"priority\" preemption=\"%s\"/><workload>"
+        "<jobs name=\"low\" count=\"1\" arrivals=\"fixed\" gpus=\"8\" duration=\"10h\" priority=\"0\"/>"
+        "<training name=\"high\" gpus=\"8\" dp=\"8\" sharding=\"fsdp\" global-batch=\"8\" seq-len=\"4096\""
+        " steps=\"1000\" priority=\"10\" submit=\"1h\"><model preset=\"llama3-8b\"/></training>"
+        "</workload></scenario>";
+    char xml[2048];
+    snprintf(xml, sizeof xml, fmt, "true");
+    run r = simulate(xml, 1);
+    const job_result *hi = by_name(&r, "high"), *lo = by_name(&r, "low-0");
+    assert_true(fabs(hi->start_s - 3600) < 1);
+    assert_int_equal(lo->preemptions, 1);
+    assert_string_equal(job_state_name(lo->state), "done");
+    assert_true(lo->end_s > hi->end_s);
+    done(&r);
+    snprintf(xml, sizeof xml, fmt, "false");
+    run n = simulate(xml, 1);
+    assert_true(fabs(by_name(&n, "high")->start_s - 36000) < 1);
+    assert_int_equal(by_name(&n, "low-0")->preemptions, 0);
+    done(&n);
+}
+
+static void test_quota_reclaim(void **state) {
+    (void)state;
+    const char *xml =
+        "<scenario name=\"quota\"><cluster><nodes type=\"dgx-h100\" count=\"2\"/></cluster>"
+        "<scheduler policy=\"fair\"><queue name=\"a\" quota-gpus=\"8\"/><queue name=\"b\" quota-gpus=\"8\"/>"
+        "</scheduler><workload>"
+        "<jobs name=\"big\" count=\"2\" arrivals=\"fixed\" gpus=\"8\" duration=\"10h\" queue=\"b\"/>"
+        "<training name=\"own\" gpus=\"8\" dp=\"8\" sharding=\"fsdp\" global-batch=\"8\" seq-len=\"4096\""
+        " steps=\"100\" queue=\"a\" submit=\"1h\"><model preset=\"llama3-8b\"/></training>"
+        "</workload></scenario>";
+    run r = simulate(xml, 1);
+    /* b borrowed a's 8 GPUs; a's job reclaims them at once. */
+    assert_true(fabs(by_name(&r, "own")->start_s - 3600) < 1);
+    int pre = by_name(&r, "big-0")->preemptions + by_name(&r, "big-1")->preemptions;
+    assert_int_equal(pre, 1);
+    done(&r);
+}
+
+static void test_timeout(void **state) {
+    (void)state;
+    const char *xml =
+        "<scenario name=\"to\"><cluster><nodes type=\"dgx-h100\" count=\"1\"/></cluster><workload>"
+        "<jobs name=\"long\" count=\"1\" arrivals=\"fixed\" gpus=\"8\" duration=\"2h\" timeout=\"1h\"/>"
+        "<jobs name=\"next\" count=\"1\" arrivals=\"fixed\" gpus=\"8\" duration=\"1h\"/>"
+        "</workload></scenario>";
+    run r = simulate(xml, 1);
+    const job_result *j = by_name(&r, "long-0");
+    assert_string_equal(job_state_name(j->state), "timeout");
+    assert_true(fabs(j->end_s - j->start_s - 3600) < 1);
+    assert_true(fabs(by_name(&r, "next-0")->start_s - 3600) < 1);
+    done(&r);
+}
+
+static void test_cloud_autoscaling(void **state) {
+    (void)state;
+    const char *fmt =
+        "<scenario name=\"cloud\"><cluster><nodes type=\"dgx-h100\" count=\"1\"/>%s</cluster><workload>"
+        "<jobs name=\"j\" count=\"4\" arrivals=\"fixed\" gpus=\"8\" duration=\"2h\"/>"
+        "</workload></scenario>";
+    char xml[2048];
+    snprintf(xml, sizeof xml, fmt,
+             "<cloud node-type=\"dgx-h100\" max-nodes=\"2\" provision-time=\"10min\" scale-up-after=\"5min\""
+             " idle-release=\"30min\"/>");
+    run r = simulate(xml, 1);
+    world_totals t = world_get_totals(r.w);
+    double last = 0;
+    for (int i = 0; i < 4; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "j-%d", i);
+        if (by_name(&r, name)->end_s > last) last = by_name(&r, name)->end_s;
+    }
+    printf("  cloud: %.2f node-hours rented ($%.0f), last job ends at %.2f h\n", t.cloud_node_hours,
+           t.cloud_cost_usd, last / 3600);
+    assert_true(t.cloud_node_hours > 3 && t.cloud_node_hours < 6);    /* 2 nodes x ~2.3 h */
+    assert_true(t.cloud_cost_usd > 0);
+    assert_true(last < 5 * 3600);                                       /* 8 h on one node */
+    done(&r);
+    snprintf(xml, sizeof xml, fmt, "");
+    run n = simulate(xml, 1);
+    assert_true(fabs(by_name(&n, "j-3")->end_s - 8 * 3600) < 1);
+    done(&n);
+}
+
+static void test_pack_and_spread(void **state) {
+    (void)state;
+    for (int spread = 0; spread <= 1; spread++) {
+        const char *xml = "<scenario name=\"p\"><cluster><nodes type=\"dgx-h100\" count=\"64\"/></cluster></scenario>";
+        scenario *s = NULL;
+        char err[512];
+        assert_int_equal(scenario_load_memory(xml, strlen(xml), "p.xml", &s, err, sizeof err), 0);
+        cluster *c = cluster_new(s);
+        cluster_set_spread(c, spread, 32);
+        int a[1], b[1], big[4];
+        assert_int_equal(cluster_alloc(c, 0, 4, a, 1), 1);
+        assert_int_equal(cluster_alloc(c, 0, 4, b, 1), 1);
+        assert_int_equal(cluster_alloc(c, 0, 32, big, 4), 4);
+        if (!spread) {
+            assert_int_equal(a[0], b[0]);             /* filled one node */
+            assert_int_equal(big[3] - big[0], 3);     /* consecutive: one leaf */
+        } else {
+            assert_true(a[0] != b[0]);
+            int leaves = 0;                           /* one per leaf group, round robin */
+            for (int i = 0; i < 4; i++) leaves |= 1 << (big[i] / 32);
+            assert_int_equal(leaves, 3);
+        }
+        cluster_free(c);
+        scenario_free(s);
+    }
+}
+
+/* Random workloads: every job ends, starts after its submission, and gets
+ * its full duration (no failures here); the cluster asserts no GPU is ever
+ * double-allocated. */
+static void test_random_workloads(void **state) {
+    (void)state;
+    rng *r = rng_new(7, "test-sched", 0);
+    static const char *policies[] = { "fifo", "priority", "fair" };
+    for (int round = 0; round < 30; round++) {
+        char xml[4096];
+        int n = snprintf(xml, sizeof xml,
+                         "<scenario name=\"rand\"><cluster><nodes type=\"dgx-h100\" count=\"%d\"/></cluster>"
+                         "<scheduler policy=\"%s\" preemption=\"%s\" backfill=\"%s\">"
+                         "<queue name=\"q0\" quota-gpus=\"16\"/><queue name=\"q1\" quota-gpus=\"8\"/></scheduler><workload>",
+                         4 + (int)rng_uniform_int(r, 8), policies[rng_uniform_int(r, 3)],
+                         rng_uniform_int(r, 2) ? "true" : "false", rng_uniform_int(r, 2) ? "easy" : "none");
+        int groups = 1 + (int)rng_uniform_int(r, 4);
+        for (int g = 0; g < groups; g++) {
+            static const int sizes[] = { 1, 2, 4, 8, 16, 32 };
+            n += snprintf(xml + n, sizeof xml - (size_t)n,
+                          "<jobs name=\"g%d\" count=\"%d\" rate=\"%d/h\" gpus=\"%d\" duration=\"%dmin\""
+                          " duration-distribution=\"exponential\" queue=\"q%d\" priority=\"%d\"/>",
+                          g, 20 + (int)rng_uniform_int(r, 60), 1 + (int)rng_uniform_int(r, 20),
+                          sizes[rng_uniform_int(r, 6)], 10 + (int)rng_uniform_int(r, 200), g % 2,
+                          (int)rng_uniform_int(r, 3));
+        }
+        snprintf(xml + n, sizeof xml - (size_t)n, "</workload></scenario>");
+        run x = simulate(xml, (unsigned long long)round + 1);
+        for (int i = 0; i < world_job_count(x.w); i++) {
+            const job_result *j = world_job(x.w, i);
+            assert_string_equal(job_state_name(j->state), "done");
+            assert_true(j->start_s >= j->submit_s - 1e-9);
+            if (j->preemptions == 0) assert_true(j->end_s > j->start_s);
+        }
+        done(&x);
+    }
+    rng_free(r);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_mmc_matches_erlang_c),
+        cmocka_unit_test(test_easy_backfill),
+        cmocka_unit_test(test_priority_preemption),
+        cmocka_unit_test(test_quota_reclaim),
+        cmocka_unit_test(test_timeout),
+        cmocka_unit_test(test_cloud_autoscaling),
+        cmocka_unit_test(test_pack_and_spread),
+        cmocka_unit_test(test_random_workloads),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
