@@ -4,29 +4,46 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "reports/json.h"
 #include "reports/results.h"
+#include "reports/store.h"
 #include "scenarios/scenario.h"
 #include "scenarios/units.h"
 #include "sim/metrics.h"
 #include "sim/world.h"
 
 static const char help[] =
-    "usage: clustertwin run FILE [--json PATH|-] [--seed N] [--until DURATION] [--quiet]\n"
+    "usage: clustertwin run FILE [--json PATH|-] [--db PATH | --no-db] [--seed N] [--until DURATION]\n"
+    "                       [--quiet]\n"
     "\n"
     "Simulate the scenario in FILE and print a summary of the results.\n"
     "  --json PATH     write the results as JSON (CONTRACT.md) to PATH; '-' = stdout\n"
     "                  (then the summary is not printed)\n"
+    "  --db PATH       also record the run in the SQLite results database PATH (created\n"
+    "                  when missing; one database holds many runs; see 'clustertwin report')\n"
+    "                  default: out/<scenario name>.db, skipped with a warning when it\n"
+    "                  cannot be written\n"
+    "  --no-db         do not record the run in a results database\n"
     "  --seed N        use seed N instead of the scenario's seed\n"
     "  --until D       stop at simulated time D (e.g. 30d) if the scenario runs longer\n"
     "  --quiet         no summary\n"
     "Exit status: 0 ok, 1 the run failed, 2 bad input.\n";
 
+/* out/<scenario name>.db, the name reduced to characters safe in a file name. */
+static void default_db_path(const char *name, char *buf, size_t len) {
+    snprintf(buf, len, "out/%s.db", name);
+    for (char *p = buf + 4; *p && strcmp(p, ".db"); p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '-' || *p == '_' || *p == '.'))
+            *p = '_';
+}
+
 int cmd_run(int argc, char **argv) {
-    const char *file = NULL, *json_path = NULL, *seed_z = NULL, *until_z = NULL;
-    int quiet = 0;
+    const char *file = NULL, *json_path = NULL, *seed_z = NULL, *until_z = NULL, *db_path = NULL;
+    int quiet = 0, no_db = 0;
     for (int i = 1; i < argc; i++) {
         const char *v;
         int m;
@@ -40,6 +57,10 @@ int cmd_run(int argc, char **argv) {
             if (m < 0) return EXIT_BAD_INPUT;
         } else if ((m = cli_opt(argc, argv, &i, "--until", &until_z)) != 0) {
             if (m < 0) return EXIT_BAD_INPUT;
+        } else if ((m = cli_opt(argc, argv, &i, "--db", &db_path)) != 0) {
+            if (m < 0) return EXIT_BAD_INPUT;
+        } else if (!strcmp(argv[i], "--no-db")) {
+            no_db = 1;
         } else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) {
             quiet = 1;
         } else if (argv[i][0] == '-' && argv[i][1]) {
@@ -52,6 +73,8 @@ int cmd_run(int argc, char **argv) {
         }
     }
     if (!file) return cli_usage_error("run", "missing scenario FILE");
+    if (db_path && !*db_path) return cli_usage_error("run", "--db needs a path (--no-db: no database)");
+    if (db_path && no_db) return cli_usage_error("run", "--db and --no-db together");
 
     double until_s = 0, seed = -1;
     char why[128];
@@ -70,6 +93,7 @@ int cmd_run(int argc, char **argv) {
     if (seed >= 0) s->seed = (unsigned long long)seed;
 
     int rc = EXIT_OK;
+    store *st = NULL;
     double t0 = cli_wall_s();
     metric_bus *bus = metrics_new();
     world *w = bus ? world_new(s, bus, err, sizeof err) : NULL;
@@ -78,20 +102,53 @@ int cmd_run(int argc, char **argv) {
         rc = bus ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
         goto out;
     }
+    /* The results database: the sink subscribes before the run; an explicit
+     * --db that cannot be written is an error, the default path a warning. */
+    char default_db[SC_NAME_MAX + 16];
+    if (!no_db) {
+        int given = db_path != NULL;
+        if (!given) {
+            default_db_path(s->name, default_db, sizeof default_db);
+            mkdir("out", 0777);
+            db_path = default_db;
+        }
+        int src = store_open(db_path, STORE_WRITE, &st, err, sizeof err);
+        if (src == STORE_OK) src = store_run_begin(st, s, bus, err, sizeof err);
+        if (src != STORE_OK) {
+            store_close(st);
+            st = NULL;
+            if (given) {
+                fprintf(stderr, "clustertwin run: %s\n", err);
+                rc = src == STORE_BAD_INPUT ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
+                goto out;
+            }
+            fprintf(stderr, "clustertwin run: warning: results not stored: %s (--db PATH or --no-db)\n", err);
+        }
+    }
     world_run(w, until_s);
     double wall = cli_wall_s() - t0;
 
-    if (json_path) {
+    if (json_path || st) {
         json *j = json_new();
         if (j) results_json(j, s, w, wall);
-        if (!j || json_write_file(j, json_path, err, sizeof err) < 0) {
+        if (json_path && (!j || json_write_file(j, json_path, err, sizeof err) < 0)) {
             fprintf(stderr, "clustertwin run: %s\n", j ? err : "out of memory");
+            rc = EXIT_RUN_FAILED;
+        }
+        if (st && store_run_finish(st, w, j ? json_text(j, NULL) : NULL, err, sizeof err) != STORE_OK) {
+            fprintf(stderr, "clustertwin run: %s\n", err);
             rc = EXIT_RUN_FAILED;
         }
         json_free(j);
     }
-    if (!quiet && !(json_path && !strcmp(json_path, "-"))) results_summary(stdout, s, w, wall);
+    if (!quiet && !(json_path && !strcmp(json_path, "-"))) {
+        results_summary(stdout, s, w, wall);
+        if (st && rc == EXIT_OK)
+            printf("\nstored as run %lld in %s ('clustertwin report %s')\n", (long long)store_run_id(st),
+                   store_path(st), store_path(st));
+    }
 out:
+    store_close(st);
     world_free(w);
     metrics_free(bus);
     scenario_free(s);

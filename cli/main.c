@@ -18,6 +18,8 @@ static const struct command {
 } commands[] = {
     { "run", cmd_run, "simulate a scenario and write its results (summary, JSON)" },
     { "check", cmd_check, "validate a scenario and print what it describes" },
+    { "topo", cmd_topo, "draw the scenario's cluster topology (SVG or Graphviz dot)" },
+    { "report", cmd_report, "write a report (HTML, Markdown, CSV) of runs in a results database" },
 };
 
 static void usage(FILE *f) {

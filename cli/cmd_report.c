@@ -1,0 +1,105 @@
+/*
+ * report: a stored run (or two, compared) as HTML, Markdown or CSV.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "reports/report.h"
+
+static const char help[] =
+    "usage: clustertwin report DB [--run ID] [--compare ID2] [--out DIR] [--format html|md|csv]\n"
+    "       clustertwin report DB --list\n"
+    "\n"
+    "Write a report of a run stored in the results database DB (by 'clustertwin run\n"
+    "FILE --db DB'; out/<scenario>.db by default).\n"
+    "  --run ID        the run to report (default: the latest complete run)\n"
+    "  --compare ID2   put run ID2 beside it, with the differences (absolute and %)\n"
+    "  --out DIR       where to write (created when missing; default: DB without .db)\n"
+    "  --format F      html (DIR/index.html with SVG charts and the topology, readable\n"
+    "                  offline), md (DIR/report.md) or csv (DIR/*.csv); default html\n"
+    "  --list          list the runs in DB\n"
+    "Charts need gnuplot (Debian: gnuplot-nox; or CLUSTERTWIN_GNUPLOT=PATH); without it\n"
+    "the report is written with a note instead of charts.\n"
+    "Exit status: 0 ok, 1 the report could not be written, 2 bad input.\n";
+
+/* A run id: a whole number >= 1. */
+static int parse_id(const char *z, long long *out) {
+    char *end;
+    if (!z || !*z) return -1;
+    long long v = strtoll(z, &end, 10);
+    if (*end || v < 1) return -1;
+    *out = v;
+    return 0;
+}
+
+int cmd_report(int argc, char **argv) {
+    const char *db = NULL, *run_z = NULL, *cmp_z = NULL, *out = NULL, *format = "html";
+    int list = 0;
+    for (int i = 1; i < argc; i++) {
+        int m;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(help, stdout);
+            return EXIT_OK;
+        }
+        if ((m = cli_opt(argc, argv, &i, "--run", &run_z)) != 0 ||
+            (m = cli_opt(argc, argv, &i, "--compare", &cmp_z)) != 0 ||
+            (m = cli_opt(argc, argv, &i, "--out", &out)) != 0 ||
+            (m = cli_opt(argc, argv, &i, "--format", &format)) != 0) {
+            if (m < 0) return EXIT_BAD_INPUT;
+        } else if (!strcmp(argv[i], "--list")) {
+            list = 1;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return cli_usage_error("report", "unknown option '%s'", argv[i]);
+        } else if (!db) {
+            db = argv[i];
+        } else {
+            return cli_usage_error("report", "one database at a time ('%s' and '%s')", db, argv[i]);
+        }
+    }
+    if (!db) return cli_usage_error("report", "missing the results database DB");
+    report_opts o = { .db_path = db };
+    long long id;
+    if (run_z) {
+        if (parse_id(run_z, &id) < 0) return cli_usage_error("report", "--run %s: expected a run id (1, 2, ...)", run_z);
+        o.run_id = id;
+    }
+    if (cmp_z) {
+        if (parse_id(cmp_z, &id) < 0)
+            return cli_usage_error("report", "--compare %s: expected a run id (1, 2, ...)", cmp_z);
+        o.compare_id = id;
+    }
+    if (!strcmp(format, "html")) o.format = REPORT_HTML;
+    else if (!strcmp(format, "md")) o.format = REPORT_MD;
+    else if (!strcmp(format, "csv")) o.format = REPORT_CSV;
+    else return cli_usage_error("report", "--format %s: expected html, md or csv", format);
+    if (out && !*out) return cli_usage_error("report", "--out needs a directory");
+
+    char err[1024] = "";
+    if (list) {
+        int rc = report_list(db, stdout, err, sizeof err);
+        if (rc) fprintf(stderr, "clustertwin report: %s\n", err);
+        return rc;
+    }
+    char dir[4096];
+    if (!out) {                                   /* DB without its .db */
+        size_t n = strlen(db);
+        snprintf(dir, sizeof dir, "%.*s", (int)(n > 3 && !strcmp(db + n - 3, ".db") ? n - 3 : n), db);
+        if (!strcmp(dir, db)) snprintf(dir, sizeof dir, "%s-report", db);
+        out = dir;
+    }
+    o.out_dir = out;
+    char main_file[4200], notes[2048];
+    int rc = report_write(&o, main_file, sizeof main_file, notes, sizeof notes, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "clustertwin report: %s\n", err);
+        return rc;
+    }
+    for (char *line = notes, *nl; *line; line = nl + 1) {
+        if (!(nl = strchr(line, '\n'))) break;
+        fprintf(stderr, "clustertwin report: note: %.*s\n", (int)(nl - line), line);
+    }
+    printf("%s\n", main_file);
+    return EXIT_OK;
+}

@@ -1,0 +1,410 @@
+/*
+ * charts: data files and one gnuplot script per report, run once.
+ *
+ * A chart costs O(points) to write (at most 2,000 buckets per series, so
+ * a few hundred KB at most); gnuplot draws them all in one process in
+ * about 0.2 s. Every chart is a fixed-size SVG (960x360) that the HTML
+ * scales down with CSS.
+ */
+#include "reports/charts.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+const char *charts_time_unit(double simulated_s, double *unit_s) {
+    if (!(simulated_s >= 2 * 3600)) {
+        *unit_s = 60;
+        return "minutes";
+    }
+    if (simulated_s < 3 * 86400) {
+        *unit_s = 3600;
+        return "hours";
+    }
+    *unit_s = 86400;
+    return "days";
+}
+
+const chart *charts_find(const charts *c, const char *key) {
+    for (int i = 0; i < c->n; i++)
+        if (!strcmp(c->c[i].key, key)) return &c->c[i];
+    return NULL;
+}
+
+typedef struct plan {
+    charts *out;
+    chart planned[CHARTS_MAX];
+    int n;
+    const char *dir, *prefix;
+    FILE *gp;                        /* the script */
+    double unit_s;
+    const char *unit;
+} plan;
+
+static FILE *open_in(const plan *p, const char *name, const char *ext) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s%s%s", p->dir, p->prefix, name, ext);
+    return fopen(path, "w");
+}
+
+/* gnuplot single-quoted string: ' doubled; the rest is literal. */
+static void gp_quote(FILE *f, const char *z) {
+    fputc('\'', f);
+    for (; *z; z++) {
+        if (*z == '\'') fputc('\'', f);
+        if ((unsigned char)*z >= 0x20) fputc(*z, f);
+    }
+    fputc('\'', f);
+}
+
+/* Data file string: double-quoted, with " and control characters dropped. */
+static void dat_quote(FILE *f, const char *z) {
+    fputc('"', f);
+    for (; *z; z++)
+        if (*z != '"' && *z != '\\' && (unsigned char)*z >= 0x20) fputc(*z, f);
+    fputc('"', f);
+}
+
+/* Start a chart: its output file in the script and its entry. */
+static void begin(plan *p, const char *key, const char *title, const char *caption) {
+    chart *c = &p->planned[p->n++];
+    snprintf(c->key, sizeof c->key, "%s", key);
+    snprintf(c->file, sizeof c->file, "%s%s.svg", p->prefix, key);
+    snprintf(c->title, sizeof c->title, "%s", title);
+    snprintf(c->caption, sizeof c->caption, "%s", caption);
+    fprintf(p->gp, "\nreset\nset output '%s'\n", c->file);
+    fprintf(p->gp, "set border 3\nset tics nomirror\nset grid ytics lc rgb '#dddddd'\n"
+                   "set key outside top center horizontal\n");
+}
+
+/* ---- GPUs by state ------------------------------------------------------- */
+
+static void util_chart(plan *p, sqlite3 *db, const rundata *r) {
+    static const char *names[] = { "gpus_training", "gpus_checkpoint", "gpus_restarting", "gpus_batch", "gpus_idle",
+                                   "gpus_failed" };
+    double *t[6], *dt[6], *mean[6], *mx[6];
+    int n[6], npts = -1;
+    for (int i = 0; i < 6; i++) {
+        n[i] = rundata_series(db, r, "cluster", names[i], &t[i], &dt[i], &mean[i], &mx[i]);
+        if (i < 5 && (npts < 0 || n[i] < npts)) npts = n[i];
+    }
+    FILE *f = npts > 0 ? open_in(p, "util", ".dat") : NULL;
+    if (f) {
+        fprintf(f, "# time (%s), then cumulative GPUs: training, +checkpoint, +restarting, +batch, +idle; "
+                   "GPUs out of service (bucket means, %g s buckets)\n", p->unit, r->bucket_s);
+        for (int k = 0; k < npts; k++) {
+            double c[5], s = 0;
+            for (int i = 0; i < 5; i++) c[i] = s += mean[i][k];
+            double out = k < n[5] ? mean[5][k] : 0;
+            for (int e = 0; e < 2; e++)
+                fprintf(f, "%.9g %.9g %.9g %.9g %.9g %.9g %.9g\n", (t[0][k] + e * dt[0][k]) / p->unit_s, c[0], c[1],
+                        c[2], c[3], c[4], out);
+        }
+        fclose(f);
+        begin(p, "util", "GPUs by state over time",
+              "GPUs held by jobs in each state and idle GPUs, stacked (their sum is the cluster's GPUs); the "
+              "dashed line counts GPUs on failed or drained nodes. Each step is the mean over one bucket.");
+        fprintf(p->gp,
+                "set xlabel 'time (%s)'\nset xrange [0:%.9g]\nset ylabel 'GPUs'\nset yrange [0:*]\n"
+                "set style fill solid 0.9 noborder\nd = '%sutil.dat'\n"
+                "plot d u 1:(0):2 w filledcurves lc rgb '#2e7d32' t 'training', \\\n"
+                "  d u 1:2:3 w filledcurves lc rgb '#f9a825' t 'checkpoint', \\\n"
+                "  d u 1:3:4 w filledcurves lc rgb '#c62828' t 'restarting', \\\n"
+                "  d u 1:4:5 w filledcurves lc rgb '#1565c0' t 'batch', \\\n"
+                "  d u 1:5:6 w filledcurves lc rgb '#d9d9d9' t 'idle', \\\n"
+                "  d u 1:7 w lines lw 1.5 dt 2 lc rgb '#000000' t 'out of service'\n",
+                p->unit, r->simulated_s / p->unit_s, p->prefix);
+    }
+    for (int i = 0; i < 6; i++) free(t[i]);
+}
+
+/* ---- cost so far --------------------------------------------------------- */
+
+static void cost_chart(plan *p, sqlite3 *db, const rundata *r) {
+    double *t, *dt, *mean, *mx;
+    int n = rundata_series(db, r, "cluster", "cost_usd", &t, &dt, &mean, &mx);
+    FILE *f = n > 0 ? open_in(p, "cost", ".dat") : NULL;
+    if (f) {
+        fprintf(f, "# time (%s), cost so far (USD)\n0 0\n", p->unit);
+        for (int k = 0; k < n; k++) fprintf(f, "%.9g %.9g\n", (t[k] + dt[k]) / p->unit_s, mx[k]);
+        fclose(f);
+        begin(p, "cost", "Cost so far", "What the run has cost up to each time (compute, storage and cloud burst, "
+                                        "as priced by the cost model).");
+        fprintf(p->gp, "set xlabel 'time (%s)'\nset xrange [0:%.9g]\nset ylabel 'USD'\nset format y '$%%.1s%%c'\n"
+                       "set yrange [0:*]\nunset key\nplot '%scost.dat' u 1:2 w lines lw 2 lc rgb '#6a1b9a'\n",
+                p->unit, r->simulated_s / p->unit_s, p->prefix);
+    }
+    free(t);
+}
+
+/* ---- failures and restarts ----------------------------------------------- */
+
+static const char *const timeline_kind[][2] = {
+    { "failure", "failure" },         { "node_drained", "node drained" }, { "job_down", "job down" },
+    { "node_replaced", "node replaced" }, { "job_waiting", "waiting for nodes" }, { "job_shrink", "job shrank" },
+    { "job_restart", "job restarted" }, { "node_repaired", "node repaired" },
+};
+#define N_TIMELINE (int)(sizeof timeline_kind / sizeof *timeline_kind)
+
+static void failures_chart(plan *p, sqlite3 *db, const rundata *r) {
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT t_s FROM events WHERE run_id = ? AND kind = ? ORDER BY seq", -1, &q, NULL))
+        return;
+    FILE *f = NULL;
+    int present[N_TIMELINE], np = 0;
+    for (int i = 0; i < N_TIMELINE; i++) {
+        sqlite3_bind_int64(q, 1, r->id);
+        sqlite3_bind_text(q, 2, timeline_kind[i][0], -1, SQLITE_STATIC);
+        int rows = 0;
+        while (sqlite3_step(q) == SQLITE_ROW) {
+            if (!f && !(f = open_in(p, "failures", ".dat"))) break;
+            if (!rows++) fprintf(f, "%s# %s: time (%s)\n", np ? "\n\n" : "", timeline_kind[i][0], p->unit);
+            fprintf(f, "%.9g\n", sqlite3_column_double(q, 0) / p->unit_s);
+        }
+        sqlite3_reset(q);
+        if (rows) present[np++] = i;
+    }
+    sqlite3_finalize(q);
+    if (!f) return;
+    fclose(f);
+    begin(p, "failures", "Failures and recovery",
+          "Each mark is one event: a component failure, a job brought down by it, the replacement node it got, "
+          "its restart, and the failed node's repair.");
+    /* Row np - i for the i-th kind present, top to bottom. */
+    fprintf(p->gp, "set xlabel 'time (%s)'\nset xrange [0:%.9g]\nset yrange [0.5:%d.5]\nunset key\nset ytics (",
+            p->unit, r->simulated_s / p->unit_s, np);
+    for (int i = 0; i < np; i++) {
+        fprintf(p->gp, "%s", i ? ", " : "");
+        gp_quote(p->gp, timeline_kind[present[i]][1]);
+        fprintf(p->gp, " %d", np - i);
+    }
+    fprintf(p->gp, ")\nset grid noytics\nplot ");
+    static const char *colour[] = { "#c62828", "#6d4c41", "#ef6c00", "#1565c0", "#8e24aa", "#5d4037", "#2e7d32",
+                                    "#00838f" };
+    for (int i = 0; i < np; i++)
+        fprintf(p->gp, "%s'%sfailures.dat' index %d u 1:(%d) w p pt 7 ps 0.5 lc rgb '%s'", i ? ", \\\n  " : "",
+                p->prefix, i, np - i, colour[present[i] % 8]);
+    fprintf(p->gp, "\n");
+}
+
+/* ---- step-time breakdown ------------------------------------------------- */
+
+static void steps_chart(plan *p, const rundata *r) {
+    FILE *f = NULL;
+    int n = 0;
+    for (int i = 0; i < r->n_jobs && n < 24; i++) {
+        const rd_job *j = &r->jobs[i];
+        if (strcmp(j->kind, "training") || isnan(j->step_time_s)) continue;
+        if (!f && !(f = open_in(p, "steps", ".dat"))) return;
+        if (!n++) {
+            fprintf(f, "# job");
+            for (int k = 0; k < RD_PARTS; k++) fprintf(f, ", %s (s)", rd_part_label[k]);
+            fprintf(f, "\n");
+        }
+        dat_quote(f, j->name);
+        for (int k = 0; k < RD_PARTS; k++) fprintf(f, " %.9g", isnan(j->part_s[k]) ? 0 : j->part_s[k]);
+        fprintf(f, "\n");
+    }
+    if (!f) return;
+    fclose(f);
+    begin(p, "steps", "Where a training step's time goes",
+          "One bar per training job: its step time split into compute, tensor-parallel communication, the "
+          "pipeline bubble, data-parallel (or FSDP) communication, the optimizer and the rest.");
+    fprintf(p->gp, "set ylabel 'seconds per step'\nset yrange [0:*]\nset style data histograms\n"
+                   "set style histogram rowstacked\nset style fill solid 0.9 border -1\nset boxwidth 0.6\n"
+                   "set xtics noenhanced\n");
+    static const char *colour[RD_PARTS] = { "#2e7d32", "#1565c0", "#f9a825", "#6a1b9a", "#00838f", "#9e9e9e" };
+    fprintf(p->gp, "plot ");
+    for (int k = 0; k < RD_PARTS; k++) {
+        fprintf(p->gp, "%s'%ssteps.dat' u %d%s lc rgb '%s' t ", k ? ", \\\n  " : "", p->prefix, k + 2,
+                k ? "" : ":xtic(1)", colour[k]);
+        gp_quote(p->gp, rd_part_label[k]);
+    }
+    fprintf(p->gp, "\n");
+}
+
+/* ---- training progress --------------------------------------------------- */
+
+static void progress_chart(plan *p, sqlite3 *db, const rundata *r) {
+    FILE *f = NULL;
+    int n = 0;
+    const char *names[8];
+    for (int i = 0; i < r->n_jobs && n < 8; i++) {
+        const rd_job *j = &r->jobs[i];
+        if (strcmp(j->kind, "training")) continue;
+        double *t, *dt, *mean, *mx;
+        int np = rundata_series(db, r, j->name, "progress", &t, &dt, &mean, &mx);
+        if (np > 0 && (f || (f = open_in(p, "progress", ".dat")))) {
+            fprintf(f, "%s# %s: time (%s), share of its steps done (bucket end)\n0 0\n", n ? "\n\n" : "", j->name,
+                    p->unit);
+            for (int k = 0; k < np; k++) fprintf(f, "%.9g %.9g\n", (t[k] + dt[k]) / p->unit_s, mx[k]);
+            names[n++] = j->name;
+        }
+        free(t);
+    }
+    if (!f) return;
+    fclose(f);
+    begin(p, "progress", "Training progress",
+          "Share of each training job's steps done over time; flat stretches are time lost to failures, "
+          "restarts and waits for nodes.");
+    fprintf(p->gp, "set xlabel 'time (%s)'\nset xrange [0:%.9g]\nset ylabel 'steps done (%%)'\nset yrange [0:105]\nplot ",
+            p->unit, r->simulated_s / p->unit_s);
+    for (int i = 0; i < n; i++) {
+        fprintf(p->gp, "%s'%sprogress.dat' index %d u 1:($2*100) w lines lw 2 t ", i ? ", \\\n  " : "", p->prefix, i);
+        gp_quote(p->gp, names[i]);
+    }
+    fprintf(p->gp, "\n");
+}
+
+/* ---- queue waits --------------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void waits_chart(plan *p, const rundata *r) {
+    double *w = malloc((size_t)(r->n_jobs ? r->n_jobs : 1) * sizeof *w), max = 0;
+    if (!w) return;
+    for (int i = 0; i < r->n_jobs; i++)
+        if (!isnan(r->jobs[i].queue_wait_s)) max = fmax(max, r->jobs[i].queue_wait_s);
+    double unit_s;
+    const char *unit = charts_time_unit(max, &unit_s);
+    FILE *f = NULL;
+    int nq = 0;
+    const char *queues[8];
+    for (int i = 0; i < r->n_jobs && nq < 8; i++) {
+        const char *qn = r->jobs[i].queue;
+        int seen = 0;
+        for (int k = 0; k < i && !seen; k++) seen = !strcmp(r->jobs[k].queue, qn);
+        if (seen) continue;
+        int n = 0;
+        for (int k = i; k < r->n_jobs; k++)
+            if (!strcmp(r->jobs[k].queue, qn) && !isnan(r->jobs[k].queue_wait_s)) w[n++] = r->jobs[k].queue_wait_s;
+        if (n < 5) continue;                     /* a CDF of fewer jobs says little */
+        if (!f && !(f = open_in(p, "waits", ".dat"))) break;
+        qsort(w, (size_t)n, sizeof *w, cmp_double);
+        fprintf(f, "%s# queue %s: wait (%s), share of its jobs waiting at most that long\n", nq ? "\n\n" : "", qn, unit);
+        for (int k = 0; k < n; k++) fprintf(f, "%.9g %.9g\n", w[k] / unit_s, (k + 1) / (double)n);
+        queues[nq++] = qn;
+    }
+    free(w);
+    if (!f) return;
+    fclose(f);
+    begin(p, "waits", "Queue waits",
+          "Cumulative distribution of the time jobs waited in each queue before they started.");
+    fprintf(p->gp, "set xlabel 'queue wait (%s)'\nset ylabel 'jobs (%%)'\nset yrange [0:100]\nset xrange [0:*]\nplot ",
+            unit);
+    for (int i = 0; i < nq; i++) {
+        fprintf(p->gp, "%s'%swaits.dat' index %d u 1:($2*100) w steps lw 2 t ", i ? ", \\\n  " : "", p->prefix, i);
+        gp_quote(p->gp, queues[i]);
+    }
+    fprintf(p->gp, "\n");
+}
+
+/* ---- running gnuplot ----------------------------------------------------- */
+
+/* Run PROGRAM script in dir with its output in log. Returns the exit
+ * status (127: could not be started). */
+static int run_gnuplot(const char *prog, const char *dir, const char *script, const char *log) {
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) return 127;
+    if (pid == 0) {
+        if (chdir(dir) != 0) _exit(126);
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644), nul = open("/dev/null", O_RDONLY);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+            close(fd);
+        }
+        if (nul >= 0) {
+            dup2(nul, 0);
+            close(nul);
+        }
+        execlp(prog, prog, script, (char *)NULL);
+        _exit(127);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) return 127;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/* The SVG exists and ends with </svg> (gnuplot finished it). */
+static int svg_complete(const char *dir, const char *file) {
+    char path[4096], tail[65] = "";
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    int ok = 0;
+    if (fseek(f, -64, SEEK_END) == 0 || fseek(f, 0, SEEK_SET) == 0) {
+        size_t n = fread(tail, 1, 64, f);
+        tail[n] = 0;
+        ok = strstr(tail, "</svg>") != NULL;
+    }
+    fclose(f);
+    return ok;
+}
+
+void charts_draw(sqlite3 *db, const rundata *r, const char *dir, const char *prefix, charts *out) {
+    memset(out, 0, sizeof *out);
+    plan p = { .out = out, .dir = dir, .prefix = prefix };
+    p.unit = charts_time_unit(r->simulated_s, &p.unit_s);
+    char script[128], log[128];
+    snprintf(script, sizeof script, "%scharts.gp", prefix);
+    snprintf(log, sizeof log, "%scharts.log", prefix);
+    if (!(p.gp = open_in(&p, "charts", ".gp"))) {
+        snprintf(out->note, sizeof out->note, "charts not drawn: cannot write %s/%s: %s", dir, script, strerror(errno));
+        return;
+    }
+    fprintf(p.gp, "# Charts of run %lld (%s), drawn by `clustertwin report`: gnuplot %s\n"
+                  "set terminal svg size 960,360 fixed noenhanced font 'Helvetica,12' background rgb 'white'\n"
+                  "set encoding utf8\n",
+            (long long)r->id, r->scenario, script);
+    if (r->simulated_s > 0) {
+        util_chart(&p, db, r);
+        cost_chart(&p, db, r);
+        failures_chart(&p, db, r);
+        progress_chart(&p, db, r);
+    }
+    steps_chart(&p, r);
+    waits_chart(&p, r);
+    fprintf(p.gp, "\nunset output\n");
+    int werr = ferror(p.gp);
+    fclose(p.gp);
+    if (werr) {
+        snprintf(out->note, sizeof out->note, "charts not drawn: cannot write %s/%s", dir, script);
+        return;
+    }
+    if (p.n == 0) {                          /* nothing to draw (no time simulated, no jobs) */
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, script);
+        unlink(path);
+        return;
+    }
+
+    const char *prog = getenv("CLUSTERTWIN_GNUPLOT");
+    if (!prog || !*prog) prog = "gnuplot";
+    int st = run_gnuplot(prog, dir, script, log);
+    for (int i = 0; i < p.n; i++)
+        if (svg_complete(dir, p.planned[i].file)) out->c[out->n++] = p.planned[i];
+    if (st == 127 && out->n == 0)
+        snprintf(out->note, sizeof out->note, "Charts are not drawn: %s could not be run (install Debian's "
+                 "gnuplot-nox, or point CLUSTERTWIN_GNUPLOT at gnuplot); their data and script are in %s "
+                 "(%s).", prog, dir, script);
+    else if (st != 0 || out->n < p.n)
+        snprintf(out->note, sizeof out->note, "gnuplot drew %d of %d charts (exit status %d; its messages are in "
+                 "%s/%s).", out->n, p.n, st, dir, log);
+    char logpath[4096];
+    struct stat sb;
+    snprintf(logpath, sizeof logpath, "%s/%s", dir, log);
+    if (st == 0 && stat(logpath, &sb) == 0 && sb.st_size == 0) unlink(logpath);
+}

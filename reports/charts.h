@@ -1,0 +1,53 @@
+/*
+ * charts: a run's charts drawn by gnuplot as SVG files, for the HTML report.
+ *
+ * charts_draw() writes, into the report's directory, one data file per
+ * chart (PREFIXutil.dat, ...) and a gnuplot script (PREFIXcharts.gp), then
+ * runs `gnuplot PREFIXcharts.gp` there as a child process (the program is
+ * $CLUSTERTWIN_GNUPLOT when set, else gnuplot from PATH). The data and the
+ * script stay in the directory so a reader can restyle a chart. A chart is
+ * listed only when its SVG file exists and is complete, so the report
+ * never points at a missing image; without gnuplot, none is, and the note
+ * says why.
+ *
+ * The charts: GPUs by state over time (stacked, with the GPUs out of
+ * service as a line), cost so far, failures and restarts on a timeline,
+ * the step-time breakdown of each training job, training progress, and
+ * the queue-wait CDF of each queue.
+ */
+#ifndef CT_CHARTS_H
+#define CT_CHARTS_H
+
+#include <stddef.h>
+
+#include <sqlite3.h>
+
+#include "reports/rundata.h"
+
+#define CHARTS_MAX 8
+
+typedef struct chart {
+    char key[16];                    /* util, cost, failures, steps, progress, waits */
+    char file[128];                  /* PREFIX key .svg, relative to the directory */
+    char title[96];
+    char caption[320];
+} chart;
+
+typedef struct charts {
+    chart c[CHARTS_MAX];
+    int n;
+    char note[512];                  /* why charts are missing, "" when none is */
+} charts;
+
+/* Draw r's charts into dir (which exists). Never fails as a whole: what
+ * could not be drawn is left out of out->c and explained in out->note. */
+void charts_draw(sqlite3 *db, const rundata *r, const char *dir, const char *prefix, charts *out);
+
+/* The chart with this key, or NULL when it was not drawn. */
+const chart *charts_find(const charts *c, const char *key);
+
+/* The time unit for a run of simulated_s seconds: its name ("days") and
+ * its length in seconds. */
+const char *charts_time_unit(double simulated_s, double *unit_s);
+
+#endif

@@ -1,0 +1,244 @@
+/*
+ * rundata: a stored run as plain structs. One query for the run row, one
+ * for its jobs (O(jobs); a 60,000-job run is ~25 MB in memory), one for its
+ * failure kinds; series are read on demand.
+ */
+#include "reports/rundata.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const rd_part_label[RD_PARTS] = { "compute", "TP comm", "pipeline bubble", "DP/FSDP comm",
+                                              "optimizer", "other" };
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void seterr(char *err, size_t errlen, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+static double col_num(sqlite3_stmt *q, int i) {
+    return sqlite3_column_type(q, i) == SQLITE_NULL ? NAN : sqlite3_column_double(q, i);
+}
+
+static void col_text(sqlite3_stmt *q, int i, char *buf, size_t len) {
+    const unsigned char *z = sqlite3_column_text(q, i);
+    snprintf(buf, len, "%s", z ? (const char *)z : "");
+}
+
+void rundata_free(rundata *r) {
+    if (!r) return;
+    free(r->scenario_xml);
+    free(r->jobs);
+    free(r->kinds);
+    free(r->queues);
+    free(r);
+}
+
+static const char run_sql[] =
+    "SELECT id, status, scenario, scenario_file, version, wall_started_at, seed, scenario_xml, wall_s, "
+    "simulated_s, events, failures_total, json_array_length(results_json, '$.microbenchmarks'), nodes, gpus, "
+    "gpu_utilization, gpu_hours, gpu_busy_hours, cost_usd, energy_kwh, co2_kg, gpu_hours_by_state_training, "
+    "gpu_hours_by_state_checkpoint, gpu_hours_by_state_restarting, gpu_hours_by_state_batch, "
+    "gpu_hours_by_state_idle, nodes_drained, series_bucket_s FROM runs ";
+
+static const char job_sql[] =
+    "SELECT name, kind, queue, state, gpus, submit_s, start_s, end_s, queue_wait_s, step_time_s, steps_total, "
+    "steps_done, mfu, model_tflops_per_gpu, tokens_per_s_per_gpu, breakdown_compute_s, breakdown_tp_comm_s, "
+    "breakdown_pp_bubble_s, breakdown_dp_comm_s, breakdown_optimizer_s, breakdown_other_s, interruptions, "
+    "lost_work_s, checkpoints, checkpoint_interval_s, checkpoint_write_s, ettr, time_elapsed_s, "
+    "time_training_kept_s, time_redone_s, time_checkpoint_stall_s, time_restart_s, time_waiting_for_nodes_s, "
+    "memory_per_gpu_total_bytes FROM jobs WHERE run_id = ? ORDER BY idx";
+
+int rundata_load(sqlite3 *db, int64_t id, rundata **out, char *err, size_t errlen) {
+    *out = NULL;
+    rundata *r = calloc(1, sizeof *r);
+    if (!r) {
+        seterr(err, errlen, "out of memory");
+        return 1;
+    }
+    char sql[2048];
+    snprintf(sql, sizeof sql, "%s%s", run_sql,
+             id > 0 ? "WHERE id = ?" : "ORDER BY status = 'complete' DESC, id DESC LIMIT 1");
+    sqlite3_stmt *q = NULL;
+    int rc = sqlite3_prepare_v2(db, sql, -1, &q, NULL), status = 0;
+    if (rc != SQLITE_OK) goto sqlfail;
+    if (id > 0) sqlite3_bind_int64(q, 1, id);
+    rc = sqlite3_step(q);
+    if (rc == SQLITE_DONE) {
+        if (id > 0) seterr(err, errlen, "no run %lld in the database", (long long)id);
+        else seterr(err, errlen, "no runs in the database");
+        status = 2;
+        goto fail;
+    }
+    if (rc != SQLITE_ROW) goto sqlfail;
+    r->id = sqlite3_column_int64(q, 0);
+    col_text(q, 1, r->status, sizeof r->status);
+    col_text(q, 2, r->scenario, sizeof r->scenario);
+    col_text(q, 3, r->scenario_file, sizeof r->scenario_file);
+    col_text(q, 4, r->version, sizeof r->version);
+    col_text(q, 5, r->wall_started_at, sizeof r->wall_started_at);
+    r->seed = sqlite3_column_int64(q, 6);
+    const unsigned char *xml = sqlite3_column_text(q, 7);
+    r->scenario_xml = strdup(xml ? (const char *)xml : "");
+    double *f[] = { &r->wall_s, &r->simulated_s, &r->events, &r->failures_total, &r->microbenchmarks, &r->nodes,
+                    &r->gpus, &r->gpu_utilization, &r->gpu_hours, &r->gpu_busy_hours, &r->cost_usd,
+                    &r->energy_kwh, &r->co2_kg, &r->hours_training, &r->hours_checkpoint, &r->hours_restarting,
+                    &r->hours_batch, &r->hours_idle, &r->nodes_drained, &r->bucket_s };
+    for (size_t i = 0; i < sizeof f / sizeof *f; i++) *f[i] = col_num(q, 8 + (int)i);
+    sqlite3_finalize(q);
+    q = NULL;
+    if (!r->scenario_xml) goto oom;
+
+    int cap = 0;
+    if ((rc = sqlite3_prepare_v2(db, job_sql, -1, &q, NULL)) != SQLITE_OK) goto sqlfail;
+    sqlite3_bind_int64(q, 1, r->id);
+    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+        if (r->n_jobs == cap) {
+            cap = cap ? 2 * cap : 64;
+            rd_job *p = realloc(r->jobs, (size_t)cap * sizeof *p);
+            if (!p) goto oom;
+            r->jobs = p;
+        }
+        rd_job *j = &r->jobs[r->n_jobs++];
+        col_text(q, 0, j->name, sizeof j->name);
+        col_text(q, 1, j->kind, sizeof j->kind);
+        col_text(q, 2, j->queue, sizeof j->queue);
+        col_text(q, 3, j->state, sizeof j->state);
+        j->gpus = sqlite3_column_int(q, 4);
+        double *g[] = { &j->submit_s, &j->start_s, &j->end_s, &j->queue_wait_s, &j->step_time_s, &j->steps_total,
+                        &j->steps_done, &j->mfu, &j->model_tflops_per_gpu, &j->tokens_per_s_per_gpu,
+                        &j->part_s[0], &j->part_s[1], &j->part_s[2], &j->part_s[3], &j->part_s[4], &j->part_s[5],
+                        &j->interruptions, &j->lost_work_s, &j->checkpoints, &j->checkpoint_interval_s,
+                        &j->checkpoint_write_s, &j->ettr, &j->elapsed_s, &j->kept_s, &j->redone_s,
+                        &j->checkpoint_stall_s, &j->restart_s, &j->waiting_s, &j->memory_bytes };
+        for (size_t i = 0; i < sizeof g / sizeof *g; i++) *g[i] = col_num(q, 5 + (int)i);
+    }
+    if (rc != SQLITE_DONE) goto sqlfail;
+    sqlite3_finalize(q);
+    q = NULL;
+
+    cap = 0;
+    rc = sqlite3_prepare_v2(db, "SELECT component, cause, count FROM failure_kinds WHERE run_id = ? ORDER BY idx",
+                            -1, &q, NULL);
+    if (rc != SQLITE_OK) goto sqlfail;
+    sqlite3_bind_int64(q, 1, r->id);
+    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+        if (r->n_kinds == cap) {
+            cap = cap ? 2 * cap : 16;
+            rd_kind *p = realloc(r->kinds, (size_t)cap * sizeof *p);
+            if (!p) goto oom;
+            r->kinds = p;
+        }
+        rd_kind *k = &r->kinds[r->n_kinds++];
+        col_text(q, 0, k->component, sizeof k->component);
+        col_text(q, 1, k->cause, sizeof k->cause);
+        k->count = sqlite3_column_int(q, 2);
+    }
+    if (rc != SQLITE_DONE) goto sqlfail;
+    sqlite3_finalize(q);
+    q = NULL;
+
+    cap = 0;
+    rc = sqlite3_prepare_v2(db, "SELECT name, quota_gpus, gpu_hours, mean_wait_s, p95_wait_s, slowdown FROM queues "
+                                "WHERE run_id = ? ORDER BY idx", -1, &q, NULL);
+    if (rc != SQLITE_OK) goto sqlfail;
+    sqlite3_bind_int64(q, 1, r->id);
+    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+        if (r->n_queues == cap) {
+            cap = cap ? 2 * cap : 8;
+            rd_queue *p = realloc(r->queues, (size_t)cap * sizeof *p);
+            if (!p) goto oom;
+            r->queues = p;
+        }
+        rd_queue *u = &r->queues[r->n_queues++];
+        col_text(q, 0, u->name, sizeof u->name);
+        u->quota_gpus = col_num(q, 1);
+        u->gpu_hours = col_num(q, 2);
+        u->mean_wait_s = col_num(q, 3);
+        u->p95_wait_s = col_num(q, 4);
+        u->slowdown = col_num(q, 5);
+    }
+    if (rc != SQLITE_DONE) goto sqlfail;
+    sqlite3_finalize(q);
+    *out = r;
+    return 0;
+oom:
+    seterr(err, errlen, "out of memory");
+    status = 1;
+    goto fail;
+sqlfail:
+    seterr(err, errlen, "cannot read the database: %s", sqlite3_errmsg(db));
+    status = 1;
+fail:
+    sqlite3_finalize(q);
+    rundata_free(r);
+    return status;
+}
+
+const rd_job *rundata_main_job(const rundata *r) {
+    const rd_job *best = NULL;
+    for (int i = 0; i < r->n_jobs; i++)
+        if (!strcmp(r->jobs[i].kind, "training") && (!best || r->jobs[i].gpus > best->gpus)) best = &r->jobs[i];
+    return best;
+}
+
+int rundata_series(sqlite3 *db, const rundata *r, const char *entity, const char *name, double **t,
+                   double **dt, double **mean, double **max) {
+    *t = *dt = *mean = *max = NULL;
+    sqlite3_stmt *q = NULL;
+    int rc = sqlite3_prepare_v2(db,
+                                "SELECT p.t_s, p.dt_s, p.mean, p.max FROM points p JOIN series s ON s.id = p.series_id "
+                                "WHERE s.run_id = ? AND s.entity = ? AND s.name = ? ORDER BY p.k", -1, &q, NULL);
+    if (rc != SQLITE_OK) return -1;
+    sqlite3_bind_int64(q, 1, r->id);
+    sqlite3_bind_text(q, 2, entity, -1, SQLITE_STATIC);
+    sqlite3_bind_text(q, 3, name, -1, SQLITE_STATIC);
+    int n = 0, cap = 0;
+    double *block = NULL;
+    while (sqlite3_step(q) == SQLITE_ROW) {
+        if (n == cap) {
+            int c2 = cap ? 2 * cap : 256;
+            double *p = realloc(block, (size_t)c2 * 4 * sizeof *p);
+            if (!p) {
+                free(block);
+                sqlite3_finalize(q);
+                return -1;
+            }
+            /* four arrays of cap each, moved apart to c2 each */
+            for (int a = 3; a >= 1; a--) memmove(p + (size_t)a * c2, p + (size_t)a * cap, (size_t)n * sizeof *p);
+            block = p;
+            cap = c2;
+        }
+        for (int a = 0; a < 4; a++) block[(size_t)a * cap + n] = sqlite3_column_double(q, a);
+        n++;
+    }
+    sqlite3_finalize(q);
+    if (!block) return 0;
+    *t = block;
+    *dt = block + cap;
+    *mean = block + 2 * (size_t)cap;
+    *max = block + 3 * (size_t)cap;
+    return n;
+}
+
+double rundata_cost_at(sqlite3 *db, const rundata *r, double t_s) {
+    double *t, *dt, *mean, *max;
+    int n = rundata_series(db, r, "cluster", "cost_usd", &t, &dt, &mean, &max);
+    double v = NAN;
+    for (int k = 0; k < n; k++) {
+        if (t_s > t[k] + dt[k] && k + 1 < n) continue;
+        double start = k ? max[k - 1] : 0;         /* the value at the bucket's start */
+        double f = dt[k] > 0 ? (t_s - t[k]) / dt[k] : 1;
+        v = start + (max[k] - start) * fmin(1, fmax(0, f));
+        break;
+    }
+    free(t);
+    if (isnan(v) && r->simulated_s > 0 && !isnan(r->cost_usd)) v = r->cost_usd * fmin(1, t_s / r->simulated_s);
+    return v;
+}

@@ -1,0 +1,85 @@
+/*
+ * store: the SQLite results database. One file holds many runs; each run
+ * keeps its scenario (the XML text), its JSON results, its jobs, every event
+ * published on the metric bus, its failure counts and its time series
+ * resampled to at most STORE_MAX_POINTS points per series (reports/series.h).
+ *
+ * Writing a run, as `clustertwin run FILE --db PATH` does it:
+ *
+ *   store_open(path, STORE_WRITE)   create or migrate the schema
+ *   world_new(s, bus)
+ *   store_run_begin(st, s, bus)     insert the run as 'incomplete', commit;
+ *                                   subscribe the sink to the bus
+ *   world_run(w)                    events are written in batched
+ *                                   transactions as they come
+ *   store_run_finish(st, w, json)   one transaction: the remaining events,
+ *                                   the series, the jobs, the failure counts,
+ *                                   the cluster figures; status 'complete'
+ *
+ * A process killed at any point leaves earlier runs intact and its own run
+ * marked 'incomplete' (SQLite's rollback journal undoes a half-written
+ * transaction when the file is next opened). The schema and its version
+ * are at the top of store.c and in the README ("Results database").
+ *
+ * Errors: functions return STORE_OK, STORE_FAILED (a write or read failed:
+ * I/O, disk full, locked, out of memory) or STORE_BAD_INPUT (the path is a
+ * directory, not a database, a database of another program or of a newer
+ * schema); err then holds one line naming the path. These equal the CLI's
+ * exit statuses 0, 1 and 2.
+ */
+#ifndef CT_STORE_H
+#define CT_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "scenarios/scenario.h"
+#include "sim/metrics.h"
+#include "sim/world.h"
+
+#define STORE_OK 0
+#define STORE_FAILED 1
+#define STORE_BAD_INPUT 2
+
+#define STORE_SCHEMA_VERSION 1
+#define STORE_MAX_POINTS 2000        /* rows per time series per run, at most */
+
+typedef struct store store;
+
+typedef enum store_mode {
+    STORE_WRITE,                     /* create the file and schema when missing */
+    STORE_READ                       /* the file must exist and be a results database */
+} store_mode;
+
+/* Open (or create) the results database at path. On success *out owns a
+ * new store. On error *out is NULL, nothing is created (a file that did
+ * not exist is not left behind) and err says why. */
+int store_open(const char *path, store_mode mode, store **out, char *err, size_t errlen);
+
+/* Close; a run begun and not finished stays 'incomplete'. NULL is a no-op. */
+void store_close(store *st);
+
+/* Start recording a run of s: insert its row ('incomplete') and commit,
+ * then subscribe a sink to bus. Call after world_new() (so the world's
+ * metrics are registered) and before world_run(). The scenario and the bus
+ * must outlive the store's use of them (until store_run_finish). */
+int store_run_begin(store *st, const scenario *s, metric_bus *bus, char *err, size_t errlen);
+
+/* The id of the run begun (runs.id), or 0. */
+int64_t store_run_id(const store *st);
+
+/* Write the rest of the run in one transaction and mark it 'complete'.
+ * results_json is the run's JSON results (reports/results.h, NULL when
+ * they could not be made); jobs, queues, services and cluster figures are taken
+ * from it so the database and the JSON agree field for field; failure
+ * kinds and the run's length come from the world. On error the run stays
+ * 'incomplete' and the earlier rows are kept. */
+int store_run_finish(store *st, const world *w, const char *results_json, char *err, size_t errlen);
+
+/* The open connection (an sqlite3 *), for the report writers in reports/. */
+void *store_db(store *st);
+
+/* The path the store was opened with. */
+const char *store_path(const store *st);
+
+#endif

@@ -1,0 +1,141 @@
+#!/bin/sh
+# cli_report.sh BINARY: the results database and the report command, end to end.
+#
+#   run --db / --no-db / the default out/<scenario>.db; bad --db paths
+#   report: the HTML parses (xmllint or Python's XML parser, when either is
+#   here) and every image it shows exists; md and csv; --compare; --list;
+#   no gnuplot; bad arguments exit 2, a directory that cannot be made exits 1.
+# Prints ok/FAIL per check and a summary; exits 1 on any failure.
+# Runs from the project root whatever the current directory.
+set -u
+
+[ $# -eq 1 ] || { echo "usage: $0 BINARY" >&2; exit 2; }
+bin=$1
+case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
+[ -x "$bin" ] || { echo "$0: $bin is not an executable" >&2; exit 2; }
+cd "$(dirname "$0")/.." || exit 2
+root=$(pwd)
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cli_report.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT HUP INT PIPE TERM
+fails=0
+n=0
+ok() { n=$((n + 1)); echo "ok   report: $1"; }
+no() { n=$((n + 1)); fails=$((fails + 1)); echo "FAIL report: $1"; }
+expect_status() {   # expected-status description command...
+  want=$1; what=$2; shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err" </dev/null; got=$?
+  if [ "$got" = "$want" ]; then ok "$what"; else no "$what (exit $got, want $want): $(head -c 300 "$tmp/err")"; fi
+}
+# well_formed FILE: parsed by an XML parser when one is here.
+well_formed() {
+  if command -v xmllint >/dev/null 2>&1; then xmllint --noout --nonet "$1" 2>"$tmp/xml"
+  elif command -v python3 >/dev/null 2>&1; then
+    python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$1" 2>"$tmp/xml"
+  else return 0; fi
+}
+# images_exist DIR: every <img src> of DIR/index.html is a file in DIR.
+images_exist() {
+  missing=0
+  for src in $(grep -o '<img src="[^"]*"' "$1/index.html" | sed 's/<img src="//; s/"$//'); do
+    [ -s "$1/$src" ] || { echo "  missing image $1/$src"; missing=1; }
+  done
+  return $missing
+}
+
+db=$tmp/r.db
+small=scenarios/finetune-7b-8gpu.xml
+expect_status 0 "run --db creates the database" "$bin" run $small --db "$db" -q
+expect_status 0 "run --db adds a second run" "$bin" run scenarios/default.xml --db "$db" --seed 2 -q
+expect_status 0 "run prints where it stored the run" "$bin" run $small --db "$db"
+grep -q "stored as run 3 in $db" "$tmp/out" && ok "the summary names run 3" || no "the summary names run 3: $(tail -n 1 "$tmp/out")"
+
+# The default database and --no-db, from a scratch working directory.
+mkdir "$tmp/cwd"
+(cd "$tmp/cwd" && "$bin" run "$root/$small" -q) && [ -s "$tmp/cwd/out/finetune-7b-8gpu.db" ] \
+  && ok "default database out/<scenario>.db" || no "default database out/<scenario>.db"
+mkdir "$tmp/cwd2"
+(cd "$tmp/cwd2" && "$bin" run "$root/$small" --no-db -q) && [ ! -e "$tmp/cwd2/out" ] \
+  && ok "--no-db writes no database" || no "--no-db writes no database"
+mkdir "$tmp/cwd3" && : >"$tmp/cwd3/out"
+(cd "$tmp/cwd3" && "$bin" run "$root/$small" --json - >"$tmp/cwd3.json" 2>"$tmp/cwd3.err"); st=$?
+[ $st = 0 ] && grep -q "warning: results not stored" "$tmp/cwd3.err" && grep -q '"scenario"' "$tmp/cwd3.json" \
+  && ok "an unwritable default database is a warning; the JSON is still written" \
+  || no "an unwritable default database is a warning (exit $st)"
+
+# Bad --db paths: nothing written, a clear message naming the path.
+echo "not a database" >"$tmp/notes.txt"
+expect_status 2 "run --db DIRECTORY" "$bin" run $small --db "$tmp"
+grep -q "$tmp: is a directory" "$tmp/err" || no "the directory message names the path"
+expect_status 2 "run --db a file that is not a database" "$bin" run $small --db "$tmp/notes.txt"
+grep -q "notes.txt: not an SQLite database" "$tmp/err" || no "the not-a-database message names the path"
+[ "$(cat "$tmp/notes.txt")" = "not a database" ] && ok "the file is left as it was" || no "the file is left as it was"
+expect_status 1 "run --db in a missing directory" "$bin" run $small --db "$tmp/none/r.db"
+[ ! -e "$tmp/none" ] && ok "nothing created for it" || no "nothing created for it"
+expect_status 2 "run --db ''" "$bin" run $small --db ''
+expect_status 2 "run --db with --no-db" "$bin" run $small --db "$tmp/x.db" --no-db
+expect_status 2 "run --db without a value" "$bin" run $small --db
+[ ! -e "$tmp/x.db" ] && ok "usage errors write no database" || no "usage errors write no database"
+
+# The HTML report.
+expect_status 0 "report --help" "$bin" report --help
+grep -q "usage: clustertwin report" "$tmp/out" || no "report --help prints usage"
+out=$tmp/html
+expect_status 0 "report html" "$bin" report "$db" --run 2 --out "$out"
+[ -s "$out/index.html" ] && ok "index.html written" || no "index.html written"
+well_formed "$out/index.html" && ok "index.html is well-formed" || no "index.html is well-formed: $(head -c 300 "$tmp/xml")"
+images_exist "$out" && ok "every image it shows exists" || no "every image it shows exists"
+grep -q '<p class="answer">pretrain-70b finishes in' "$out/index.html" && ok "it opens with the answer" \
+  || no "it opens with the answer"
+if command -v gnuplot >/dev/null 2>&1; then
+  [ "$(grep -c '<img src="[a-z]*\.svg"' "$out/index.html")" -ge 5 ] && ok "charts drawn with gnuplot" || no "charts drawn with gnuplot"
+fi
+for f in "$out"/*.svg; do well_formed "$f" || { no "$f is well-formed"; break; }; done
+
+# Without gnuplot: a note, no chart.
+out=$tmp/nognuplot
+CLUSTERTWIN_GNUPLOT=/nonexistent/gnuplot "$bin" report "$db" --run 2 --out "$out" >"$tmp/out" 2>"$tmp/err"; st=$?
+[ $st = 0 ] && grep -q "note: Charts are not drawn" "$tmp/err" && grep -q "Charts are not drawn" "$out/index.html" \
+  && ! grep -q '<img src="util.svg"' "$out/index.html" && images_exist "$out" \
+  && ok "without gnuplot: a note instead of charts" || no "without gnuplot: a note instead of charts (exit $st)"
+well_formed "$out/index.html" && ok "... and the page is still well-formed" || no "... and the page is still well-formed"
+
+# --compare, md, csv, --list, the default run and directory.
+out=$tmp/cmp
+expect_status 0 "report --compare" "$bin" report "$db" --run 1 --compare 2 --out "$out"
+grep -q "Run 1 vs run 2" "$out/index.html" && grep -q "B - A" "$out/index.html" && ok "both runs side by side" \
+  || no "both runs side by side"
+well_formed "$out/index.html" && images_exist "$out" && ok "the comparison is well-formed with its images" \
+  || no "the comparison is well-formed with its images"
+expect_status 0 "report --format md" "$bin" report "$db" --run 2 --format md --out "$tmp/md"
+[ -s "$tmp/md/report.md" ] && [ ! -e "$tmp/md/index.html" ] && grep -q '^| Goodput (ETTR) |' "$tmp/md/report.md" \
+  && ok "report.md written instead" || no "report.md written instead"
+expect_status 0 "report --format csv --compare" "$bin" report "$db" --run 1 --compare 2 --format csv --out "$tmp/csv"
+for f in summary runs jobs queues failures events series compare; do
+  [ -s "$tmp/csv/$f.csv" ] || no "$f.csv written"
+done
+[ "$(wc -l <"$tmp/csv/runs.csv")" -eq 3 ] && ok "runs.csv has both runs" || no "runs.csv has both runs"
+expect_status 0 "report --list" "$bin" report "$db" --list
+[ "$(grep -c complete "$tmp/out")" -eq 3 ] && ok "three runs listed" || no "three runs listed"
+cp "$db" "$tmp/default.db"
+(cd "$tmp" && "$bin" report default.db >/dev/null 2>&1) && [ -s "$tmp/default/index.html" ] \
+  && grep -q "finetune-7b-8gpu" "$tmp/default/index.html" \
+  && ok "default: the latest run, into DB without .db" || no "default: the latest run, into DB without .db"
+
+# Bad arguments: exit 2 (usage, not a database, no such run); 1 when DIR cannot be made.
+expect_status 2 "report without a database" "$bin" report
+expect_status 2 "report a missing database" "$bin" report "$tmp/nope.db" --out "$tmp/x"
+expect_status 2 "report a file that is not a database" "$bin" report "$tmp/notes.txt" --out "$tmp/x"
+grep -q "notes.txt" "$tmp/err" || no "the message names the file"
+expect_status 2 "report --run 0" "$bin" report "$db" --run 0
+expect_status 2 "report --run abc" "$bin" report "$db" --run abc
+expect_status 2 "report --run 99 (no such run)" "$bin" report "$db" --run 99 --out "$tmp/x"
+expect_status 2 "report --compare 99" "$bin" report "$db" --compare 99 --out "$tmp/x"
+expect_status 2 "report --format pdf" "$bin" report "$db" --format pdf
+expect_status 2 "report --bogus" "$bin" report "$db" --bogus
+expect_status 2 "report two databases" "$bin" report "$db" "$db"
+expect_status 1 "report --out under a file" "$bin" report "$db" --out "$tmp/notes.txt/sub"
+[ ! -e "$tmp/x" ] && ok "bad input writes no report" || no "bad input writes no report"
+
+echo "$((n - fails)) passed, $fails failed"
+[ $fails = 0 ]

@@ -1,0 +1,349 @@
+/*
+ * test_report: `clustertwin report` (reports/report.h) on runs stored in a
+ * results database.
+ *
+ * What it models: a reader opening DIR/index.html offline. Expected:
+ * - the HTML is well-formed: libxml2's XML parser reads it (no network);
+ * - every image it references exists and is itself well-formed SVG;
+ * - it opens with the scenario's question answered in one sentence and
+ *   the headline cards; with gnuplot, the charts are there; without it
+ *   (CLUSTERTWIN_GNUPLOT pointing nowhere) the page still renders, says
+ *   why, and references no chart;
+ * - --compare puts both runs side by side with differences;
+ * - md and csv write report.md and the CSV files (one jobs.csv row per job);
+ * - the same database gives byte-identical reports (determinism);
+ * - an incomplete run is reported as such; bad input is status 2.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+
+#include "reports/json.h"
+#include "reports/report.h"
+#include "reports/results.h"
+#include "reports/store.h"
+#include "scenarios/scenario.h"
+#include "sim/metrics.h"
+#include "sim/world.h"
+
+static const char xml_text[] =
+    "<scenario name=\"report-test\" seed=\"1\" duration=\"20d\">"
+    "<cluster><nodes type=\"dgx-h100\" count=\"16\"/>"
+    "<storage name=\"ckpt\" kind=\"parallel-fs\" bandwidth=\"200GB/s\"/><spares warm=\"1\"/></cluster>"
+    "<failures><failure component=\"gpu\" mtbf=\"3000h\" cause=\"faulty GPU\"/>"
+    "<failure component=\"node\" mtbf=\"2000h\" mttr=\"1d\"/></failures>"
+    "<workload><training name=\"job &amp; co\" gpus=\"64\" tp=\"8\" pp=\"1\" dp=\"8\" sharding=\"fsdp\""
+    " global-batch=\"64\" seq-len=\"4096\" tokens=\"300G\" storage=\"ckpt\"><model preset=\"llama3-8b\"/>"
+    "<checkpoint interval=\"2h\" mode=\"async\" layout=\"sharded\"/></training>"
+    "<jobs name=\"batch\" count=\"300\" arrivals=\"poisson\" rate=\"2/h\" gpus=\"8\" duration=\"3h\""
+    " duration-distribution=\"exponential\"/></workload></scenario>";
+
+static char tmpdir[256], db_path[300];
+static int n_jobs;
+
+static const char *tpath(const char *name) {
+    static char buf[4][512];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
+    return buf[k];
+}
+
+/* Record a run; finish = 0 leaves it 'incomplete' (as a killed run). */
+static void record(unsigned long long seed, int finish) {
+    char err[1024];
+    scenario *s = NULL;
+    if (scenario_load_memory(xml_text, strlen(xml_text), "report-test.xml", &s, err, sizeof err)) fail_msg("%s", err);
+    s->seed = seed;
+    metric_bus *bus = metrics_new();
+    world *w = world_new(s, bus, err, sizeof err);
+    store *st = NULL;
+    if (!w || store_open(db_path, STORE_WRITE, &st, err, sizeof err) || store_run_begin(st, s, bus, err, sizeof err))
+        fail_msg("%s", err);
+    world_run(w, 0);
+    n_jobs = world_job_count(w);
+    if (finish) {
+        json *j = json_new();
+        results_json(j, s, w, 0.5);
+        if (store_run_finish(st, w, json_text(j, NULL), err, sizeof err)) fail_msg("%s", err);
+        json_free(j);
+    }
+    store_close(st);
+    world_free(w);
+    metrics_free(bus);
+    scenario_free(s);
+}
+
+static int setup(void **state) {
+    (void)state;
+    const char *t = getenv("TMPDIR");
+    snprintf(tmpdir, sizeof tmpdir, "%s/test_report.XXXXXX", t && *t ? t : "/tmp");
+    if (!mkdtemp(tmpdir)) return -1;
+    snprintf(db_path, sizeof db_path, "%s/r.db", tmpdir);
+    record(1, 1);      /* run 1 */
+    record(2, 1);      /* run 2 */
+    record(3, 0);      /* run 3: incomplete */
+    return 0;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    xmlCleanupParser();
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static int have_gnuplot(void) {
+    return system("command -v gnuplot >/dev/null 2>&1") == 0;
+}
+
+static char *slurp(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) fail_msg("cannot read %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *z = malloc((size_t)n + 1);
+    assert_non_null(z);
+    assert_int_equal(fread(z, 1, (size_t)n, f), (size_t)n);
+    z[n] = 0;
+    fclose(f);
+    return z;
+}
+
+static int write_report(int64_t run, int64_t cmp, const char *dir, report_format fmt, char *err, size_t errlen) {
+    report_opts o = { db_path, run, cmp, dir, fmt };
+    char main_file[1024], notes[2048];
+    return report_write(&o, main_file, sizeof main_file, notes, sizeof notes, err, errlen);
+}
+
+typedef struct page {
+    int imgs, charts, answer, cards;
+    char text[16384];                   /* the answer paragraph(s) */
+} page;
+
+static void walk(xmlNode *n, const char *dir, page *p) {
+    for (; n; n = n->next) {
+        if (n->type != XML_ELEMENT_NODE) continue;
+        const char *name = (const char *)n->name;
+        if (!strcmp(name, "img")) {
+            xmlChar *src = xmlGetProp(n, (const xmlChar *)"src");
+            assert_non_null(src);
+            char path[1024];
+            snprintf(path, sizeof path, "%s/%s", dir, (const char *)src);
+            struct stat sb;
+            if (stat(path, &sb) != 0 || sb.st_size == 0) fail_msg("the page shows %s, which does not exist", path);
+            xmlDoc *svg = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+            if (!svg) fail_msg("%s is not well-formed", path);
+            xmlFreeDoc(svg);
+            p->imgs++;
+            if (!strstr((const char *)src, "topology")) p->charts++;
+            xmlFree(src);
+        }
+        xmlChar *cls = xmlGetProp(n, (const xmlChar *)"class");
+        if (cls && !strcmp((const char *)cls, "answer")) {
+            xmlChar *t = xmlNodeGetContent(n);
+            snprintf(p->text + strlen(p->text), sizeof p->text - strlen(p->text), "%s\n", (const char *)t);
+            xmlFree(t);
+            p->answer++;
+        }
+        if (cls && !strcmp((const char *)cls, "card")) p->cards++;
+        xmlFree(cls);
+        walk(n->children, dir, p);
+    }
+}
+
+/* Parse DIR/index.html as XML and check its images. */
+static page check_page(const char *dir) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/index.html", dir);
+    xmlDoc *doc = xmlReadFile(path, NULL, XML_PARSE_NONET);
+    if (!doc) fail_msg("%s is not well-formed XHTML", path);
+    xmlNode *root = xmlDocGetRootElement(doc);
+    assert_string_equal((const char *)root->name, "html");
+    page p = { 0 };
+    walk(root, dir, &p);
+    xmlFreeDoc(doc);
+    return p;
+}
+
+static void test_html(void **state) {
+    (void)state;
+    char err[1024];
+    const char *dir = tpath("html");
+    assert_int_equal(write_report(1, 0, dir, REPORT_HTML, err, sizeof err), 0);
+    page p = check_page(dir);
+    assert_int_equal(p.answer, 1);
+    /* The answer: the training job, its time, its cost, its goodput. */
+    if (!strstr(p.text, "job & co finishes in") || !strstr(p.text, " days at $") ||
+        !strstr(p.text, "of its time was kept training"))
+        fail_msg("answer: %s", p.text);
+    assert_int_equal(p.cards, 8);
+    if (have_gnuplot()) assert_true(p.charts >= 5);   /* util, cost, failures, progress, steps, waits */
+    char *html = slurp(tpath("html/index.html"));
+    static const char *const wants[] = { "Goodput (ETTR)", "Failures and recovery", "faulty GPU", "Queues",
+                                         "&lt;scenario name=&quot;report-test&quot;", "job &amp; co" };
+    for (size_t i = 0; i < sizeof wants / sizeof *wants; i++)
+        if (!strstr(html, wants[i])) fail_msg("the page lacks '%s'", wants[i]);
+    assert_null(strstr(html, "<script"));
+    /* Nothing from the network: the only URL is the XHTML namespace. */
+    for (const char *u = strstr(html, "http"); u; u = strstr(u + 1, "http"))
+        if (strncmp(u, "http://www.w3.org/1999/xhtml", 28)) fail_msg("the page links %.60s", u);
+    free(html);
+}
+
+static void test_html_without_gnuplot(void **state) {
+    (void)state;
+    char err[1024];
+    const char *dir = tpath("nognuplot");
+    setenv("CLUSTERTWIN_GNUPLOT", "/nonexistent/gnuplot", 1);
+    int rc = write_report(1, 0, dir, REPORT_HTML, err, sizeof err);
+    unsetenv("CLUSTERTWIN_GNUPLOT");
+    assert_int_equal(rc, 0);
+    page p = check_page(dir);
+    assert_int_equal(p.charts, 0);
+    assert_int_equal(p.answer, 1);
+    char *html = slurp(tpath("nognuplot/index.html"));
+    assert_non_null(strstr(html, "Charts are not drawn"));
+    assert_non_null(strstr(html, "gnuplot-nox"));
+    free(html);
+}
+
+static void test_compare(void **state) {
+    (void)state;
+    char err[1024];
+    const char *dir = tpath("compare");
+    assert_int_equal(write_report(1, 2, dir, REPORT_HTML, err, sizeof err), 0);
+    page p = check_page(dir);
+    assert_int_equal(p.answer, 1);
+    assert_non_null(strstr(p.text, "A (run 1)"));
+    assert_non_null(strstr(p.text, "B (run 2)"));
+    if (have_gnuplot()) assert_true(p.charts >= 10);
+    char *html = slurp(tpath("compare/index.html"));
+    assert_non_null(strstr(html, "B - A"));
+    assert_non_null(strstr(html, "Training jobs in both runs"));
+    assert_non_null(strstr(html, "%)</td>"));                  /* a relative difference */
+    free(html);
+}
+
+static void test_md_and_csv(void **state) {
+    (void)state;
+    char err[1024];
+    assert_int_equal(write_report(1, 0, tpath("md"), REPORT_MD, err, sizeof err), 0);
+    char *md = slurp(tpath("md/report.md"));
+    assert_non_null(strstr(md, "# report-test, run 1"));
+    assert_non_null(strstr(md, "| Goodput (ETTR) |"));
+    assert_non_null(strstr(md, "## Failures by cause"));
+    free(md);
+    struct stat sb;
+    assert_int_not_equal(stat(tpath("md/index.html"), &sb), 0);
+
+    assert_int_equal(write_report(1, 2, tpath("csv"), REPORT_CSV, err, sizeof err), 0);
+    static const char *const files[] = { "summary.csv", "runs.csv", "jobs.csv", "queues.csv", "failures.csv",
+                                         "events.csv", "series.csv", "compare.csv" };
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "csv/%s", files[i]);
+        if (stat(tpath(name), &sb) != 0 || sb.st_size == 0) fail_msg("no %s", name);
+    }
+    char *jobs = slurp(tpath("csv/jobs.csv"));
+    int lines = 0;
+    for (char *p = jobs; *p; p++) lines += *p == '\n';
+    assert_int_equal(lines, 1 + 2 * n_jobs);                   /* header, the jobs of both runs */
+    assert_true(!strncmp(jobs, "run_id,idx,name,kind,", 21));
+    free(jobs);
+    char *summary = slurp(tpath("csv/summary.csv"));
+    const char *ans = strstr(summary, "1,answer,,Answer,");
+    assert_non_null(ans);
+    assert_non_null(strstr(ans, "job & co finishes in"));
+    free(summary);
+}
+
+static void test_deterministic(void **state) {
+    (void)state;
+    char err[1024];
+    assert_int_equal(write_report(1, 0, tpath("det1"), REPORT_HTML, err, sizeof err), 0);
+    assert_int_equal(write_report(1, 0, tpath("det2"), REPORT_HTML, err, sizeof err), 0);
+    static const char *const files[] = { "index.html", "util.svg", "failures.svg", "topology.svg" };
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        char a[64], b[64];
+        snprintf(a, sizeof a, "det1/%s", files[i]);
+        snprintf(b, sizeof b, "det2/%s", files[i]);
+        struct stat sb;
+        if (stat(tpath(a), &sb) != 0) continue;              /* no gnuplot: no charts */
+        char *x = slurp(tpath(a)), *y = slurp(tpath(b));
+        if (strcmp(x, y)) fail_msg("%s differs between two reports of the same run", files[i]);
+        free(x);
+        free(y);
+    }
+}
+
+static void test_incomplete_and_errors(void **state) {
+    (void)state;
+    char err[1024] = "";
+    /* The default run is the latest complete one (2), not the incomplete 3. */
+    assert_int_equal(write_report(0, 0, tpath("latest"), REPORT_MD, err, sizeof err), 0);
+    char *md = slurp(tpath("latest/report.md"));
+    assert_non_null(strstr(md, "# report-test, run 2"));
+    free(md);
+    /* The incomplete run, asked for by id, is reported as such. */
+    assert_int_equal(write_report(3, 0, tpath("incomplete"), REPORT_HTML, err, sizeof err), 0);
+    page p = check_page(tpath("incomplete"));
+    assert_int_equal(p.answer, 1);
+    char *html = slurp(tpath("incomplete/index.html"));
+    assert_non_null(strstr(html, "Run 3 is incomplete"));
+    free(html);
+    /* Bad input. */
+    assert_int_equal(write_report(99, 0, tpath("x"), REPORT_HTML, err, sizeof err), 2);
+    assert_non_null(strstr(err, "no run 99"));
+    assert_int_equal(write_report(1, 42, tpath("x"), REPORT_HTML, err, sizeof err), 2);
+    report_opts o = { tpath("missing.db"), 0, 0, tpath("x"), REPORT_HTML };
+    char main_file[512];
+    assert_int_equal(report_write(&o, main_file, sizeof main_file, NULL, 0, err, sizeof err), 2);
+    assert_non_null(strstr(err, "missing.db"));
+    o.db_path = tpath("html/index.html");                      /* not a database */
+    assert_int_equal(report_write(&o, main_file, sizeof main_file, NULL, 0, err, sizeof err), 2);
+    assert_non_null(strstr(err, "not an SQLite database"));
+    /* An output directory that cannot be made: the write fails (1). */
+    o.db_path = db_path;
+    o.out_dir = tpath("html/index.html/sub");
+    assert_int_equal(report_write(&o, main_file, sizeof main_file, NULL, 0, err, sizeof err), 1);
+    assert_non_null(strstr(err, "cannot create"));
+    /* The list. */
+    FILE *f = tmpfile();
+    assert_int_equal(report_list(db_path, f, err, sizeof err), 0);
+    rewind(f);
+    char line[512];
+    int rows = 0, incomplete = 0;
+    while (fgets(line, sizeof line, f)) {
+        rows++;
+        if (strstr(line, "incomplete")) incomplete++;
+    }
+    fclose(f);
+    assert_int_equal(rows, 4);
+    assert_int_equal(incomplete, 1);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_html),
+        cmocka_unit_test(test_html_without_gnuplot),
+        cmocka_unit_test(test_compare),
+        cmocka_unit_test(test_md_and_csv),
+        cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_incomplete_and_errors),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,662 @@
+/*
+ * test_store: the SQLite results database (reports/store.h).
+ *
+ * What it models: `clustertwin run FILE --db PATH` recording runs of a
+ * 16-node H100 cluster (a training job hit by GPU and node failures,
+ * checkpointing every 2 h, plus 300 batch jobs) into one database file.
+ * Expected, and where it comes from:
+ * - the schema is created at version STORE_SCHEMA_VERSION with our
+ *   application id; a newer version, another program's database, a file that
+ *   is not a database and a directory are refused (STORE_BAD_INPUT), a path
+ *   in a missing directory fails (STORE_FAILED) and creates nothing;
+ * - a run's rows equal its JSON results field for field: every leaf of
+ *   jobs[i] and of cluster is its column (path a.b -> a_b) or is kept in
+ *   extra, with the same value; every non-NULL column is a JSON leaf;
+ * - the same run checked against the world itself (not the JSON): every
+ *   bus event is a row; failure kinds and counts; each time series holds at
+ *   most STORE_MAX_POINTS points and its integral equals the JSON's GPU-hours
+ *   by state (to 1e-6: the JSON prints 10 digits);
+ * - two runs and a reopen: ids, rows and cascade deletes;
+ * - a writer SIGKILLed at random points (in a child process) leaves a
+ *   database that passes PRAGMA integrity_check, earlier runs unchanged,
+ *   the killed run 'incomplete' with no jobs and only whole event batches.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "reports/json.h"
+#include "reports/results.h"
+#include "reports/store.h"
+#include "scenarios/scenario.h"
+#include "sim/metrics.h"
+#include "sim/world.h"
+
+static const char small_xml[] =
+    "<scenario name=\"store-test\" seed=\"1\" duration=\"20d\">"
+    "<cluster><nodes type=\"dgx-h100\" count=\"16\"/>"
+    "<storage name=\"ckpt\" kind=\"parallel-fs\" bandwidth=\"200GB/s\"/><spares warm=\"1\"/></cluster>"
+    "<failures><failure component=\"gpu\" mtbf=\"3000h\" cause=\"faulty GPU\"/>"
+    "<failure component=\"node\" mtbf=\"2000h\" mttr=\"1d\"/></failures>"
+    "<workload><training name=\"job\" gpus=\"64\" tp=\"8\" pp=\"1\" dp=\"8\" sharding=\"fsdp\""
+    " global-batch=\"64\" seq-len=\"4096\" tokens=\"300G\" storage=\"ckpt\"><model preset=\"llama3-8b\"/>"
+    "<checkpoint interval=\"2h\" mode=\"async\" layout=\"sharded\"/></training>"
+    "<jobs name=\"batch\" count=\"300\" arrivals=\"poisson\" rate=\"2/h\" gpus=\"8\" duration=\"3h\""
+    " duration-distribution=\"exponential\"/></workload></scenario>";
+
+/* ~60,000 events: several event batches are committed during the run. */
+static const char long_xml[] =
+    "<scenario name=\"long\" seed=\"1\"><cluster><nodes type=\"dgx-h100\" count=\"16\"/></cluster>"
+    "<workload><jobs name=\"b\" count=\"20000\" arrivals=\"poisson\" rate=\"1200/h\" gpus=\"1\""
+    " duration=\"10min\" duration-distribution=\"exponential\"/></workload></scenario>";
+
+static char tmpdir[256];
+
+static int setup(void **state) {
+    (void)state;
+    const char *t = getenv("TMPDIR");
+    snprintf(tmpdir, sizeof tmpdir, "%s/test_store.XXXXXX", t && *t ? t : "/tmp");
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static const char *tpath(const char *name) {
+    static char buf[4][512];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
+    return buf[k];
+}
+
+/* ---- running a scenario into a store ------------------------------------- */
+
+static void count_event(void *ctx, sim_time t, const char *e, const char *k, const char *d) {
+    (void)t, (void)e, (void)k, (void)d;
+    (*(long *)ctx)++;
+}
+
+typedef struct recorded {
+    int64_t id;
+    char *json;                      /* the run's JSON results (malloc) */
+    long bus_events;
+    world_totals tot;
+    int n_kinds;
+    char kinds[32][2][SC_NAME_MAX];
+    int kind_count[32];
+} recorded;
+
+/* Simulate xml with seed into the database at path; fills r. */
+static void record(const char *path, const char *xml, unsigned long long seed, recorded *r) {
+    char err[1024] = "";
+    scenario *s = NULL;
+    memset(r, 0, sizeof *r);
+    if (scenario_load_memory(xml, strlen(xml), "test.xml", &s, err, sizeof err) != 0) fail_msg("%s", err);
+    s->seed = seed;
+    metric_bus *bus = metrics_new();
+    world *w = world_new(s, bus, err, sizeof err);
+    if (!w) fail_msg("%s", err);
+    metric_sink counter = { &r->bus_events, NULL, NULL, count_event, NULL };
+    assert_int_equal(metrics_subscribe(bus, &counter), 0);
+    store *st = NULL;
+    if (store_open(path, STORE_WRITE, &st, err, sizeof err) != STORE_OK) fail_msg("%s", err);
+    if (store_run_begin(st, s, bus, err, sizeof err) != STORE_OK) fail_msg("%s", err);
+    r->id = store_run_id(st);
+    world_run(w, 0);
+    json *j = json_new();
+    results_json(j, s, w, 0.25);
+    r->json = strdup(json_text(j, NULL));
+    if (store_run_finish(st, w, r->json, err, sizeof err) != STORE_OK) fail_msg("%s", err);
+    r->tot = world_get_totals(w);
+    r->n_kinds = world_failure_kinds(w);
+    assert_true(r->n_kinds <= 32);
+    for (int i = 0; i < r->n_kinds; i++) {
+        const char *comp, *cause;
+        world_failure_kind(w, i, &comp, &cause, &r->kind_count[i]);
+        snprintf(r->kinds[i][0], SC_NAME_MAX, "%s", comp);
+        snprintf(r->kinds[i][1], SC_NAME_MAX, "%s", cause);
+    }
+    json_free(j);
+    store_close(st);
+    world_free(w);
+    metrics_free(bus);
+    scenario_free(s);
+}
+
+/* ---- reading the database in the test ------------------------------------ */
+
+static sqlite3 *db_open(const char *path) {
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) fail_msg("open %s", path);
+    return db;
+}
+
+static sqlite3_stmt *q(sqlite3 *db, const char *sql) {
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+    return st;
+}
+
+/* The first column of the first row of sql (with ?1 = a) as a double. */
+static double num(sqlite3 *db, const char *sql, int64_t a) {
+    sqlite3_stmt *st = q(db, sql);
+    sqlite3_bind_int64(st, 1, a);
+    double v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_double(st, 0) : NAN;
+    sqlite3_finalize(st);
+    return v;
+}
+
+static char *text(sqlite3 *db, const char *sql, int64_t a) {
+    sqlite3_stmt *st = q(db, sql);
+    sqlite3_bind_int64(st, 1, a);
+    char *z = strdup(sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)
+                         ? (const char *)sqlite3_column_text(st, 0) : "");
+    sqlite3_finalize(st);
+    return z;
+}
+
+/* Two SQL values are the same JSON value: both NULL, equal numbers, equal text. */
+static int same_value(sqlite3_value *a, sqlite3_value *b) {
+    int ta = sqlite3_value_type(a), tb = sqlite3_value_type(b);
+    if (ta == SQLITE_NULL || tb == SQLITE_NULL) return ta == tb;
+    if ((ta == SQLITE_INTEGER || ta == SQLITE_FLOAT) && (tb == SQLITE_INTEGER || tb == SQLITE_FLOAT))
+        return sqlite3_value_double(a) == sqlite3_value_double(b);
+    if (ta == SQLITE_TEXT && tb == SQLITE_TEXT)
+        return !strcmp((const char *)sqlite3_value_text(a), (const char *)sqlite3_value_text(b));
+    return 0;
+}
+
+/* Every leaf below JSON path `root` (an object, or each element of an
+ * array when `array`) equals its column in `table` (path a.b -> column a_b)
+ * or its entry in the row's extra column; every non-NULL column is a leaf.
+ * where: the row's WHERE clause with ?1 = run id and ?2 = element index. */
+static void check_rows_match_json(sqlite3 *db, const char *json_text, int64_t run, const char *table,
+                                  const char *root, int array, const char *where, const char *extra) {
+    char sql[1024];
+    /* The table's columns. */
+    char cols[128][64];
+    int ncol = 0;
+    snprintf(sql, sizeof sql, "SELECT name FROM pragma_table_info('%s')", table);
+    sqlite3_stmt *ti = q(db, sql);
+    while (sqlite3_step(ti) == SQLITE_ROW && ncol < 128)
+        snprintf(cols[ncol++], 64, "%s", (const char *)sqlite3_column_text(ti, 0));
+    sqlite3_finalize(ti);
+
+    /* Leaves: (element, path below it, value). */
+    if (array)
+        snprintf(sql, sizeof sql,
+                 "SELECT e.key, substr(replace(t.fullkey, '\"', ''), 3), t.atom FROM json_each(?1, '%s') e, "
+                 "json_tree(e.value) t WHERE t.type NOT IN ('object', 'array')", root);
+    else
+        snprintf(sql, sizeof sql,
+                 "SELECT 0, substr(replace(t.fullkey, '\"', ''), %zu), t.atom FROM json_tree(?1, '%s') t "
+                 "WHERE t.type NOT IN ('object', 'array')", strlen(root) + 2, root);
+    sqlite3_stmt *leaves = q(db, sql);
+    sqlite3_bind_text(leaves, 1, json_text, -1, SQLITE_STATIC);
+    int elements = 0, n_leaves = 0, n_extra = 0;
+    int64_t last = -1;
+    static unsigned char matched[100000][128 / 8];
+    memset(matched, 0, sizeof matched);
+    while (sqlite3_step(leaves) == SQLITE_ROW) {
+        int64_t k = sqlite3_column_int64(leaves, 0);
+        assert_true(k < 100000);
+        if (k != last) elements++, last = k;
+        const char *path = (const char *)sqlite3_column_text(leaves, 1);
+        char col[128];
+        snprintf(col, sizeof col, "%s", path);
+        for (char *p = col; *p; p++)
+            if (*p == '.') *p = '_';
+        int c = 0;
+        while (c < ncol && strcmp(cols[c], col)) c++;
+        if (c < ncol)
+            snprintf(sql, sizeof sql, "SELECT \"%s\" FROM %s WHERE %s", col, table, where);
+        else
+            snprintf(sql, sizeof sql, "SELECT json_extract(%s, '$.\"%s\"'), json_type(%s, '$.\"%s\"') FROM %s WHERE %s",
+                     extra, path, extra, path, table, where);
+        sqlite3_stmt *v = q(db, sql);
+        sqlite3_bind_int64(v, 1, run);
+        sqlite3_bind_int64(v, 2, k);
+        if (sqlite3_step(v) != SQLITE_ROW) fail_msg("%s: no row for element %lld", table, (long long)k);
+        if (!same_value(sqlite3_column_value(v, 0), sqlite3_column_value(leaves, 2)))
+            fail_msg("%s[%lld].%s: database %s, JSON %s", table, (long long)k, path,
+                     sqlite3_column_text(v, 0) ? (const char *)sqlite3_column_text(v, 0) : "NULL",
+                     sqlite3_column_text(leaves, 2) ? (const char *)sqlite3_column_text(leaves, 2) : "null");
+        if (c < ncol) matched[k][c / 8] |= (unsigned char)(1 << (c % 8));
+        else {
+            if (!sqlite3_column_text(v, 1)) fail_msg("%s[%lld].%s: neither a column nor in %s", table, (long long)k, path, extra);
+            n_extra++;
+        }
+        n_leaves++;
+        sqlite3_finalize(v);
+    }
+    sqlite3_finalize(leaves);
+    assert_true(n_leaves > 0);
+
+    /* Every non-NULL column is a JSON leaf (but the keys and extra). */
+    for (int k = 0; k < elements; k++)
+        for (int c = 0; c < ncol; c++) {
+            if (!strcmp(cols[c], "run_id") || !strcmp(cols[c], "idx") || !strcmp(cols[c], "id") ||
+                !strcmp(cols[c], extra) || matched[k][c / 8] & (1 << (c % 8)))
+                continue;
+            snprintf(sql, sizeof sql, "SELECT \"%s\" IS NOT NULL FROM %s WHERE %s", cols[c], table, where);
+            sqlite3_stmt *v = q(db, sql);
+            sqlite3_bind_int64(v, 1, run);
+            sqlite3_bind_int64(v, 2, k);
+            int nonnull = sqlite3_step(v) == SQLITE_ROW && sqlite3_column_int(v, 0);
+            sqlite3_finalize(v);
+            if (nonnull && strcmp(table, "runs"))    /* runs: its own columns besides cluster */
+                fail_msg("%s[%d].%s is set but is not in the JSON", table, k, cols[c]);
+        }
+    /* The extra objects hold exactly the leaves without a column. */
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM %s t, json_each(t.%s) WHERE %s", table, extra,
+             array ? "t.run_id = ?1" : "t.id = ?1");
+    assert_int_equal((int)num(db, sql, run), n_extra);
+}
+
+/* ---- tests --------------------------------------------------------------- */
+
+static void test_schema(void **state) {
+    (void)state;
+    const char *path = tpath("schema.db");
+    char err[512];
+    store *st = NULL;
+    assert_int_equal(store_open(path, STORE_WRITE, &st, err, sizeof err), STORE_OK);
+    store_close(st);
+    sqlite3 *db = db_open(path);
+    assert_int_equal((int)num(db, "PRAGMA user_version", 0), STORE_SCHEMA_VERSION);
+    assert_int_equal((int)num(db, "PRAGMA application_id", 0), 0x43545231);
+    static const char *objects[] = { "runs", "jobs", "queues", "services", "failure_kinds", "events", "series", "points",
+                                     "failure_events", "checkpoint_events", "cluster_series" };
+    for (size_t i = 0; i < sizeof objects / sizeof *objects; i++) {
+        sqlite3_stmt *s = q(db, "SELECT count(*) FROM sqlite_schema WHERE name = ?");
+        sqlite3_bind_text(s, 1, objects[i], -1, SQLITE_STATIC);
+        assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+        if (sqlite3_column_int(s, 0) != 1) fail_msg("no %s in the schema", objects[i]);
+        sqlite3_finalize(s);
+    }
+    char *mode = text(db, "PRAGMA journal_mode", 0);
+    assert_string_equal(mode, "delete");
+    free(mode);
+    sqlite3_close(db);
+    /* Reopening for reading and for writing leaves it as it was. */
+    assert_int_equal(store_open(path, STORE_READ, &st, err, sizeof err), STORE_OK);
+    store_close(st);
+    assert_int_equal(store_open(path, STORE_WRITE, &st, err, sizeof err), STORE_OK);
+    store_close(st);
+    store_close(NULL);
+}
+
+static void expect_refused(const char *path, store_mode mode, int want, const char *words) {
+    char err[512] = "";
+    store *st = (store *)1;
+    int rc = store_open(path, mode, &st, err, sizeof err);
+    if (rc != want) fail_msg("%s: status %d, want %d (%s)", path, rc, want, err);
+    assert_null(st);
+    if (!strstr(err, path)) fail_msg("message '%s' does not name %s", err, path);
+    if (!strstr(err, words)) fail_msg("message '%s' lacks '%s'", err, words);
+}
+
+static void test_open_errors(void **state) {
+    (void)state;
+    struct stat sb;
+    /* A directory. */
+    expect_refused(tmpdir, STORE_WRITE, STORE_BAD_INPUT, "is a directory");
+    /* A text file: refused and left unchanged. */
+    const char *txt = tpath("notes.txt");
+    FILE *f = fopen(txt, "w");
+    fputs("these are not the results you are looking for\n", f);
+    fclose(f);
+    expect_refused(txt, STORE_WRITE, STORE_BAD_INPUT, "not an SQLite database");
+    expect_refused(txt, STORE_READ, STORE_BAD_INPUT, "not an SQLite database");
+    assert_int_equal(stat(txt, &sb), 0);
+    assert_int_equal((int)sb.st_size, 46);
+    /* Another program's SQLite database. */
+    const char *other = tpath("other.db");
+    sqlite3 *db = NULL;
+    sqlite3_open(other, &db);
+    assert_int_equal(sqlite3_exec(db, "CREATE TABLE t(x)", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    expect_refused(other, STORE_WRITE, STORE_BAD_INPUT, "another program");
+    /* Ours, written by a newer clustertwin. */
+    const char *newer = tpath("newer.db");
+    char err[512];
+    store *st = NULL;
+    assert_int_equal(store_open(newer, STORE_WRITE, &st, err, sizeof err), STORE_OK);
+    store_close(st);
+    db = db_open(newer);
+    assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    expect_refused(newer, STORE_WRITE, STORE_BAD_INPUT, "newer clustertwin");
+    expect_refused(newer, STORE_READ, STORE_BAD_INPUT, "newer clustertwin");
+    /* Missing: reading refuses and creates nothing; an empty file has no runs. */
+    const char *missing = tpath("missing.db");
+    expect_refused(missing, STORE_READ, STORE_BAD_INPUT, "no such file");
+    assert_int_not_equal(stat(missing, &sb), 0);
+    const char *empty = tpath("empty.db");
+    close(open(empty, O_CREAT | O_WRONLY, 0644));
+    expect_refused(empty, STORE_READ, STORE_BAD_INPUT, "no runs");
+    /* A directory that does not exist: the write fails, nothing is created. */
+    const char *nodir = tpath("no/such/dir/r.db");
+    expect_refused(nodir, STORE_WRITE, STORE_FAILED, "cannot open");
+    assert_int_not_equal(stat(tpath("no"), &sb), 0);
+    expect_refused("", STORE_WRITE, STORE_BAD_INPUT, "");
+}
+
+static void check_run(const char *path, const recorded *r) {
+    sqlite3 *db = db_open(path);
+    char *status = text(db, "SELECT status FROM runs WHERE id = ?1", r->id);
+    assert_string_equal(status, "complete");
+    free(status);
+    char *stored = text(db, "SELECT results_json FROM runs WHERE id = ?1", r->id);
+    assert_string_equal(stored, r->json);
+    free(stored);
+    char *xml = text(db, "SELECT scenario_xml FROM runs WHERE id = ?1", r->id);
+    assert_true(!strcmp(xml, small_xml) || !strcmp(xml, long_xml));
+    free(xml);
+
+    /* Field for field against the JSON. */
+    check_rows_match_json(db, r->json, r->id, "jobs", "$.jobs", 1, "run_id = ?1 AND idx = ?2", "extra");
+    check_rows_match_json(db, r->json, r->id, "runs", "$.cluster", 0, "id = ?1 AND ?2 = 0", "cluster_extra");
+    if (num(db, "SELECT json_array_length(results_json, '$.queues') FROM runs WHERE id = ?1", r->id) > 0)
+        check_rows_match_json(db, r->json, r->id, "queues", "$.queues", 1, "run_id = ?1 AND idx = ?2", "extra");
+    assert_int_equal((int)num(db, "SELECT count(*) FROM queues WHERE run_id = ?1", r->id),
+                     (int)num(db, "SELECT coalesce(json_array_length(results_json, '$.queues'), 0) FROM runs WHERE id = ?1", r->id));
+    static const char *top[][2] = { { "scenario", "$.scenario" }, { "seed", "$.seed" }, { "version", "$.version" },
+                                    { "simulated_s", "$.simulated_s" }, { "wall_s", "$.wall_s" },
+                                    { "events", "$.events" }, { "failures_total", "$.failures.total" } };
+    for (size_t i = 0; i < sizeof top / sizeof *top; i++) {
+        char sql[256];
+        snprintf(sql, sizeof sql, "SELECT %s = json_extract(results_json, '%s') FROM runs WHERE id = ?1", top[i][0], top[i][1]);
+        if (num(db, sql, r->id) != 1) fail_msg("runs.%s differs from the JSON's %s", top[i][0], top[i][1]);
+    }
+    assert_int_equal((int)num(db, "SELECT count(*) FROM jobs WHERE run_id = ?1", r->id),
+                     (int)num(db, "SELECT json_array_length(results_json, '$.jobs') FROM runs WHERE id = ?1", r->id));
+
+    /* Against the world. */
+    assert_int_equal((long)num(db, "SELECT count(*) FROM events WHERE run_id = ?1", r->id), r->bus_events);
+    assert_int_equal((long)num(db, "SELECT max(seq) + 1 FROM events WHERE run_id = ?1", r->id), r->bus_events);
+    assert_int_equal((int)num(db, "SELECT gpus FROM runs WHERE id = ?1", r->id), r->tot.gpus);
+    assert_int_equal((int)num(db, "SELECT count(*) FROM failure_kinds WHERE run_id = ?1", r->id), r->n_kinds);
+    int failures = 0;
+    for (int i = 0; i < r->n_kinds; i++) {
+        sqlite3_stmt *s = q(db, "SELECT component, cause, count FROM failure_kinds WHERE run_id = ?1 AND idx = ?2");
+        sqlite3_bind_int64(s, 1, r->id);
+        sqlite3_bind_int(s, 2, i);
+        assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+        assert_string_equal((const char *)sqlite3_column_text(s, 0), r->kinds[i][0]);
+        assert_string_equal((const char *)sqlite3_column_text(s, 1), r->kinds[i][1]);
+        assert_int_equal(sqlite3_column_int(s, 2), r->kind_count[i]);
+        failures += r->kind_count[i];
+        sqlite3_finalize(s);
+    }
+    assert_int_equal((int)num(db, "SELECT count(*) FROM events WHERE run_id = ?1 AND kind = 'failure'", r->id),
+                     failures);
+    assert_int_equal(failures, r->tot.failures);
+
+    /* Series: bounded, on the run's grid, integrals equal to the GPU-hours. */
+    assert_true(num(db, "SELECT max(n) FROM (SELECT count(*) AS n FROM points p JOIN series s ON s.id = p.series_id "
+                        "WHERE s.run_id = ?1 GROUP BY s.id)", r->id) <= STORE_MAX_POINTS);
+    assert_true(num(db, "SELECT count(*) FROM series WHERE run_id = ?1", r->id) >= 9);
+    double w = num(db, "SELECT series_bucket_s FROM runs WHERE id = ?1", r->id);
+    assert_true(w > 0 && ceil(r->tot.simulated_s / w) <= STORE_MAX_POINTS && ceil(r->tot.simulated_s / w * 2) > STORE_MAX_POINTS);
+    static const char *states[][2] = { { "gpus_training", "training" }, { "gpus_checkpoint", "checkpoint" },
+                                       { "gpus_restarting", "restarting" }, { "gpus_batch", "batch" },
+                                       { "gpus_idle", "idle" } };
+    for (size_t i = 0; i < sizeof states / sizeof *states; i++) {
+        char sql[512];
+        snprintf(sql, sizeof sql, "SELECT sum(mean * dt_s) / 3600 FROM cluster_series WHERE run_id = ?1 AND name = '%s'",
+                 states[i][0]);
+        double got = num(db, sql, r->id);
+        snprintf(sql, sizeof sql, "SELECT json_extract(results_json, '$.cluster.gpu_hours_by_state.%s') FROM runs WHERE id = ?1",
+                 states[i][1]);
+        double want = num(db, sql, r->id);
+        if (!(fabs(got - want) <= 1e-6 * fmax(1, r->tot.gpu_hours)))
+            fail_msg("%s: series integral %.10g GPU-h, JSON %.10g", states[i][0], got, want);
+    }
+    /* Cost so far ends at the run's cost. */
+    double cost_end = num(db, "SELECT max FROM cluster_series WHERE run_id = ?1 AND name = 'cost_usd' ORDER BY t_s DESC LIMIT 1", r->id);
+    double cost = num(db, "SELECT cost_usd FROM runs WHERE id = ?1", r->id);
+    assert_true(fabs(cost_end - cost) <= 1e-6 * cost);
+    assert_true(num(db, "SELECT count(*) FROM checkpoint_events WHERE run_id = ?1", r->id) > 0);
+    sqlite3_close(db);
+}
+
+static void test_run_matches_json(void **state) {
+    (void)state;
+    const char *path = tpath("one.db");
+    recorded r;
+    record(path, small_xml, 1, &r);
+    assert_true(r.tot.failures > 0);          /* the scenario does exercise failures */
+    assert_int_equal(r.id, 1);
+    check_run(path, &r);
+    free(r.json);
+}
+
+static void test_two_runs_and_reopen(void **state) {
+    (void)state;
+    const char *path = tpath("two.db");
+    recorded a, b, c;
+    record(path, small_xml, 1, &a);
+    record(path, small_xml, 2, &b);
+    assert_int_equal(a.id, 1);
+    assert_int_equal(b.id, 2);
+    check_run(path, &a);
+    check_run(path, &b);
+    assert_string_not_equal(a.json, b.json);   /* another seed, another run */
+    /* Reopened later: a third run appends; the first two are unchanged. */
+    record(path, small_xml, 1, &c);
+    assert_int_equal(c.id, 3);
+    check_run(path, &a);
+    check_run(path, &c);
+    sqlite3 *db = db_open(path);
+    assert_int_equal((int)num(db, "SELECT count(*) FROM runs WHERE status = 'complete'", 0), 3);
+    /* Deleting a run deletes its rows (foreign keys, ON DELETE CASCADE). */
+    assert_int_equal(sqlite3_exec(db, "PRAGMA foreign_keys = ON; DELETE FROM runs WHERE id = 2", NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal((int)num(db, "SELECT (SELECT count(*) FROM jobs WHERE run_id = 2) + (SELECT count(*) FROM events "
+                                  "WHERE run_id = 2) + (SELECT count(*) FROM series WHERE run_id = 2) + "
+                                  "(SELECT count(*) FROM points WHERE series_id NOT IN (SELECT id FROM series))", 0), 0);
+    char *ok = text(db, "PRAGMA integrity_check", 0);
+    assert_string_equal(ok, "ok");
+    free(ok);
+    sqlite3_close(db);
+    check_run(path, &a);
+    free(a.json);
+    free(b.json);
+    free(c.json);
+}
+
+/* ---- a writer killed at random points ------------------------------------ */
+
+static uint64_t rng = 0x9e3779b97f4a7c15ULL;
+static double frand(void) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* In a child: record long_xml into path, telling the parent (one byte on
+ * fd) once the run row is committed. Never returns. */
+static void child_run(const char *path, int fd) {
+    char err[1024];
+    scenario *s = NULL;
+    if (scenario_load_memory(long_xml, strlen(long_xml), "long.xml", &s, err, sizeof err) != 0) _exit(3);
+    metric_bus *bus = metrics_new();
+    world *w = world_new(s, bus, err, sizeof err);
+    store *st = NULL;
+    if (!w || store_open(path, STORE_WRITE, &st, err, sizeof err) != STORE_OK ||
+        store_run_begin(st, s, bus, err, sizeof err) != STORE_OK)
+        _exit(4);
+    if (write(fd, "x", 1) != 1) _exit(5);
+    world_run(w, 0);
+    json *j = json_new();
+    results_json(j, s, w, 0);
+    int rc = store_run_finish(st, w, json_text(j, NULL), err, sizeof err);
+    _exit(rc == STORE_OK ? 0 : 6);
+}
+
+/* Fork a writer and SIGKILL it delay_s after its run row is committed
+ * (never, when delay_s < 0). Returns the wall time from start to the
+ * child's end. */
+static double run_child(const char *path, double delay_s) {
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fds[0]);
+        child_run(path, fds[1]);
+    }
+    close(fds[1]);
+    char c;
+    double t0 = now_s();
+    if (read(fds[0], &c, 1) != 1) fail_msg("the writer died before it began its run");
+    close(fds[0]);
+    if (delay_s >= 0) {
+        struct timespec ts = { (time_t)delay_s, (long)((delay_s - floor(delay_s)) * 1e9) };
+        nanosleep(&ts, NULL);
+        kill(pid, SIGKILL);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    if (delay_s < 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+        fail_msg("the writer failed (status %d)", status);
+    return now_s() - t0;
+}
+
+typedef struct snapshot {
+    int64_t id;
+    double jobs, events, points, json_len;
+} snapshot;
+
+static snapshot snap(sqlite3 *db, int64_t id) {
+    snapshot s = { id, 0, 0, 0, 0 };
+    s.jobs = num(db, "SELECT count(*) FROM jobs WHERE run_id = ?1", id);
+    s.events = num(db, "SELECT count(*) FROM events WHERE run_id = ?1", id);
+    s.points = num(db, "SELECT count(*) FROM points p JOIN series s ON s.id = p.series_id WHERE s.run_id = ?1", id);
+    s.json_len = num(db, "SELECT length(results_json) FROM runs WHERE id = ?1", id);
+    return s;
+}
+
+static void test_killed_writer(void **state) {
+    (void)state;
+    const char *path = tpath("killed.db");
+    recorded first;
+    record(path, small_xml, 1, &first);
+    double full_s = run_child(path, -1);      /* a whole run, to know how long one takes */
+    sqlite3 *db = db_open(path);
+    snapshot before[2] = { snap(db, 1), snap(db, 2) };
+    sqlite3_close(db);
+    assert_true(before[1].events > 16384);    /* more than one event batch */
+
+    int incomplete = 0, kills = 5;
+    for (int k = 0; k < kills; k++) {
+        double delay = frand() * full_s * 1.1;
+        run_child(path, delay);
+        /* Reopening rolls back a half-written transaction (hot journal). */
+        char err[512];
+        store *st = NULL;
+        if (store_open(path, STORE_WRITE, &st, err, sizeof err) != STORE_OK) fail_msg("after kill %d: %s", k, err);
+        store_close(st);
+        db = db_open(path);
+        char *ok = text(db, "PRAGMA integrity_check", 0);
+        if (strcmp(ok, "ok")) fail_msg("after a kill at %.3f s: integrity_check: %s", delay, ok);
+        free(ok);
+        assert_int_equal((int)num(db, "SELECT count(*) FROM pragma_foreign_key_check", 0), 0);
+        for (int i = 0; i < 2; i++) {
+            snapshot now = snap(db, before[i].id);
+            assert_memory_equal(&now, &before[i], sizeof now);
+        }
+        int64_t id = 3 + k;
+        char *status = text(db, "SELECT status FROM runs WHERE id = ?1", id);
+        if (!strcmp(status, "incomplete")) {
+            incomplete++;
+            /* The last transaction never committed: no jobs, no series;
+             * events only in whole batches. */
+            assert_int_equal((int)num(db, "SELECT count(*) FROM jobs WHERE run_id = ?1", id), 0);
+            assert_int_equal((int)num(db, "SELECT count(*) FROM series WHERE run_id = ?1", id), 0);
+            assert_int_equal((long)num(db, "SELECT count(*) FROM events WHERE run_id = ?1", id) % 16384, 0);
+            assert_true(num(db, "SELECT results_json IS NULL FROM runs WHERE id = ?1", id) == 1);
+        } else {
+            assert_string_equal(status, "complete");
+            snapshot s = snap(db, id);
+            s.id = before[1].id;
+            assert_memory_equal(&s, &before[1], sizeof s);   /* the same run, whole */
+        }
+        free(status);
+        sqlite3_close(db);
+    }
+    print_message("killed %d writers at random points: %d left incomplete, %d had finished (a run takes %.2f s)\n",
+                  kills, incomplete, kills - incomplete, full_s);
+    assert_true(incomplete >= 1);
+    /* The database still takes runs. */
+    recorded after;
+    record(path, small_xml, 1, &after);
+    assert_int_equal(after.id, 3 + kills);
+    check_run(path, &after);
+    free(after.json);
+    free(first.json);
+}
+
+/* Misuse is an error, not a crash. */
+static void test_misuse(void **state) {
+    (void)state;
+    char err[512] = "";
+    store *st = NULL;
+    assert_int_equal(store_open(tpath("misuse.db"), STORE_WRITE, &st, err, sizeof err), STORE_OK);
+    assert_int_equal(store_run_id(st), 0);
+    scenario *s = NULL;
+    assert_int_equal(scenario_load_memory(small_xml, strlen(small_xml), "t.xml", &s, err, sizeof err), 0);
+    metric_bus *bus = metrics_new();
+    world *w = world_new(s, bus, err, sizeof err);
+    assert_int_equal(store_run_finish(st, w, "{}", err, sizeof err), STORE_FAILED);   /* not begun */
+    assert_int_equal(store_run_begin(st, s, bus, err, sizeof err), STORE_OK);
+    assert_int_equal(store_run_begin(st, s, bus, err, sizeof err), STORE_FAILED);           /* twice */
+    world_run(w, 0);
+    assert_int_equal(store_run_finish(st, w, NULL, err, sizeof err), STORE_FAILED);   /* no JSON */
+    assert_non_null(strstr(err, "incomplete"));
+    assert_int_equal(store_run_finish(st, w, "{}", err, sizeof err), STORE_FAILED);   /* already ended */
+    store_close(st);
+    world_free(w);
+    metrics_free(bus);
+    scenario_free(s);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_schema),
+        cmocka_unit_test(test_open_errors),
+        cmocka_unit_test(test_run_matches_json),
+        cmocka_unit_test(test_two_runs_and_reopen),
+        cmocka_unit_test(test_killed_writer),
+        cmocka_unit_test(test_misuse),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
