@@ -1,0 +1,167 @@
+/*
+ * serving: how long one batch iteration of an LLM inference server takes,
+ * and how much KV cache fits, from the roofline of each kernel.
+ *
+ * One iteration runs every sequence of the batch through the model once:
+ * decode sequences add one token each, prefill sequences add a chunk of
+ * their prompt (continuous batching mixes both). Per kernel, on one GPU of
+ * a tp-way tensor-parallel group, time = max(FLOPs / rate, bytes / HBM):
+ *
+ *   linear layers   tokens × 2·W FLOPs against the weight bytes (read once
+ *                   per iteration) plus activations: compute-bound with many
+ *                   tokens (prefill), memory-bound at small batch (decode)
+ *   lm head         one row per sequence that samples a token this iteration
+ *   attention       prefill: 4·q_dim FLOPs per (query, key) pair over the
+ *                   causal triangle, at a forward-kernel efficiency
+ *                   (compute-bound); decode: the whole KV
+ *                   cache of every decode sequence read once (memory-bound)
+ *   elementwise     norms, residuals, rotary, activation, KV writes (HBM)
+ *   tensor parallel 2 all-reduces per layer of tokens × hidden × 2 bytes and
+ *                   an all-gather of the logits (models/collective)
+ *   launch gaps     a fixed time per kernel: launch and tail between
+ *                   dependent kernels that no roofline sees
+ *
+ * The terms add up: kernels of one iteration run one after another. Weight
+ * precision sets the bytes per weight (bf16 2, fp8 1, int4 0.5) and the
+ * tensor rate (fp8: W8A8 on the FP8 tensor cores; int8: W8A8 SmoothQuant;
+ * int4: W4A16, dequantised in the kernel, so bf16 tensor rate). The
+ * embedding and the lm head stay bf16 under quantisation, as ModelOpt,
+ * AWQ and GPTQ checkpoints keep them. Mixture-of-experts FFNs read only the
+ * experts the batch's tokens touch.
+ *
+ * Memory per GPU: weights + activation workspace for the token budget +
+ * a runtime reserve; a fraction of what is left holds the paged KV cache,
+ * in blocks of block_tokens tokens.
+ *
+ * Pure functions of plain structs, allocation-free; serve_iter_s is called
+ * once per simulated iteration (millions of times a run): a handful of cbrt
+ * and two collective lookups.
+ */
+#ifndef CT_SERVING_MODEL_H
+#define CT_SERVING_MODEL_H
+
+#include "models/catalog.h"
+#include "models/collective.h"
+
+/* Named efficiencies and sizes of a serving stack. Defaults and their
+ * sources: serve_params_default() and the table in models/serving.c. */
+typedef struct serve_params {
+    double kv_memory_fraction;   /* share of memory left after weights, activations and
+                                    the reserve given to the KV cache (0.9) */
+    double runtime_reserve_bytes;/* CUDA context, library workspaces, NCCL buffers,
+                                    CUDA graphs, per GPU (2 GB) */
+    int block_tokens;            /* tokens per KV block (16) */
+    double kernel_gap_s;         /* launch and tail time per kernel (2 us) */
+    double kernels_per_layer;    /* kernels of one layer's forward (12) */
+    double eff_fp8_gemm;         /* FP8 GEMM efficiency relative to BF16 on GPUs with an
+                                    FP8 path (0.70 / 0.75 = 0.933) */
+    double eff_prefill_attention;/* causal forward attention kernels vs the bf16 tensor
+                                    peak (0.50); the catalog's eff-attention is forward +
+                                    backward, for training */
+} serve_params;
+
+void serve_params_default(serve_params *p);
+
+/* Name, default and source of each serve_params figure, for the README and
+ * for tests that hold the defaults to their sources. NULL-terminated. */
+typedef struct serve_param_doc { const char *name; double def; const char *source; } serve_param_doc;
+extern const serve_param_doc serve_param_docs[];
+
+/* A model deployed on a tp-way group of one GPU type: constants computed
+ * once (serve_model_init) so serve_iter_s is cheap. Plain value; copyable. */
+typedef struct serve_model {
+    llm_spec m;
+    gpu_spec g;
+    fabric f;                    /* for tp > 1 */
+    int has_fabric;
+    int tp;
+    precision weights;           /* storage precision of the linear layers */
+    precision compute;           /* tensor-core precision of the linear layers */
+    precision kv;                /* KV cache element precision */
+    serve_params p;
+    /* derived, per GPU of the group */
+    double weight_bytes;         /* all weights held by one GPU */
+    double layer_weight_bytes;   /* one layer's linear weights on one GPU */
+    double kv_bytes_per_token;   /* K and V of all layers, one token, one GPU */
+    double activation_bytes;     /* workspace for token_budget tokens */
+    double kv_capacity_bytes;    /* KV cache per GPU; <= 0 when the model does not fit */
+    double kv_capacity_tokens;   /* whole blocks × block_tokens */
+    long long kv_blocks;
+    int token_budget;
+    /* cached rates */
+    double hbm_bytes_per_s;
+    double q_dim, kv_dim, hidden, vocab;
+    double kv_heads_per_gpu;
+    int layers;
+    int experts, experts_per_token;
+} serve_model;
+
+/* Build the constants for model m on GPU g with tp-way tensor parallelism
+ * over fabric f (may be NULL when tp == 1), weight precision w (bf16, fp16,
+ * fp8, int8, int4), KV precision kv, a token budget per iteration (sizes
+ * the activation workspace) and params p (NULL: defaults). Returns 0, or -1
+ * with a reason in why when the input is invalid (tp < 1, a tp that does
+ * not divide the heads, a precision without weights meaning, NULL model or
+ * GPU); sm is then unchanged. A model too big for the GPUs is not an error
+ * here: kv_capacity_bytes <= 0 says so (serve_fits). */
+int serve_model_init(serve_model *sm, const llm_spec *m, const gpu_spec *g, const fabric *f, int tp,
+                     precision w, precision kv, int token_budget, const serve_params *p, char *why,
+                     size_t whylen);
+
+/* 1 when the weights, workspace and reserve leave room for at least one
+ * sequence of `tokens` tokens in the KV cache. */
+int serve_fits(const serve_model *sm, double tokens);
+
+/* Weight bytes of the whole model (all GPUs of the group): what a load
+ * moves. */
+double serve_model_bytes(const serve_model *sm);
+
+/* What one iteration computes. Tokens and pairs are totals over the batch. */
+typedef struct serve_batch {
+    double prefill_tokens;       /* prompt tokens computed (chunks) */
+    double prefill_pairs;        /* Σ over those tokens of the keys each attends to
+                                    (causal: a chunk of c tokens after o cached ones
+                                    adds c·o + c(c+1)/2) */
+    double prefill_done;         /* sequences whose prompt completes (they sample a token) */
+    double decode_seqs;          /* sequences generating one token */
+    double decode_ctx;           /* Σ of their context lengths (KV tokens read) */
+} serve_batch;
+
+/* Prefill pairs of a chunk of c tokens after o cached ones. */
+double serve_chunk_pairs(double c, double o);
+
+/* Where an iteration's time goes (seconds; the parts sum to the total). */
+typedef struct serve_breakdown {
+    double linear_s, lm_head_s, attention_s, kv_read_s, elementwise_s, comm_s, launch_s;
+    double total_s;
+} serve_breakdown;
+
+/* Time of one iteration; 0 for an empty batch. bd may be NULL. It is the
+ * sum of the two parts below, which a caller may price separately (the
+ * first depends only on two whole numbers, so a simulator can memoise it). */
+double serve_iter_s(const serve_model *sm, const serve_batch *b, serve_breakdown *bd);
+
+/* The part that depends on how many tokens go through the layers and how
+ * many rows of logits are sampled: linear layers, lm head, elementwise
+ * work, tensor-parallel collectives, launch gaps. bd may be NULL (else its
+ * fields of these parts are set, the others left). */
+double serve_tokens_s(const serve_model *sm, double tokens, double rows, serve_breakdown *bd);
+
+/* The part that depends on context: prefill attention over prefill_pairs
+ * (query, key) pairs and the decode reads of decode_ctx cached tokens. */
+double serve_context_s(const serve_model *sm, double prefill_pairs, double decode_ctx, serve_breakdown *bd);
+
+/* Lower bound of any decode step: all weights of one GPU read once at the
+ * HBM peak (no efficiency). The roofline floor test holds serve_iter_s to
+ * it. */
+double serve_weight_floor_s(const serve_model *sm);
+
+/* The KV precision a stack uses by default for a weight precision: FP8
+ * checkpoints (NVIDIA ModelOpt, as TensorRT-LLM serves them) quantise the
+ * KV cache to FP8 too; the others keep it in bf16 (fp16 for fp16). */
+precision serve_default_kv(precision weights);
+
+/* Seconds to move `bytes` over PCIe for one GPU of the node (swap, load). */
+double serve_pcie_s(const node_spec *node, double bytes);
+
+#endif

@@ -1,0 +1,150 @@
+/*
+ * serving: LLM inference services, simulated one batch iteration at a time.
+ *
+ * A service (<inference>) is a set of replicas, each a tensor-parallel group
+ * of tp GPUs holding one or more models, behind a router; requests arrive
+ * by a process (offline, Poisson, bursty, diurnal, trace). Per replica, one
+ * engine event per batch iteration; the iteration's duration comes from
+ * models/serving (roofline of the kernels, TP all-reduces). Between
+ * iterations the scheduler (vLLM/Orca continuous batching) admits waiting
+ * requests up to max-batch sequences and a token budget per iteration,
+ * mixing prompt chunks and decode tokens; static batching runs fixed
+ * batches to completion as a baseline. The KV cache is paged: reserve
+ * allocation (TensorRT-LLM's guaranteed-no-evict) holds a request's whole
+ * length from admission; on-demand allocation (vLLM) grows block by block
+ * and, when the cache is full, preempts the youngest sequence, which is
+ * recomputed later or swapped to host memory.
+ *
+ * Cost per iteration is O(1) in the batch size: sequences that decode are
+ * not touched each iteration. Their context sum, block growth and finish
+ * times are kept as aggregates (Σ of start offsets, residue buckets of
+ * block boundaries, a heap of finish iterations), so an iteration costs
+ * O(admissions + completions · log batch). 1M requests run in about a
+ * second (tests/bench_serving.c).
+ *
+ *   request: QUEUED ─admit─► PREFILL ─prompt done─► DECODE ─last token─► done
+ *                ▲              │ preempted (recompute)  │
+ *                └──────────────┴────────────────────────┘
+ *                               DECODE ─preempted (swap)─► SWAPPED ─► DECODE
+ *
+ * The service gets GPUs from its host (the world: the cluster's free GPUs);
+ * an autoscaler adds replicas (after a start-up time) when the queue or the
+ * latency is over its target and gives them back when under it.
+ *
+ * Metric bus (entity = service name): samples queue_length, running,
+ * replicas, kv_utilization, output_tokens_per_s every 10 simulated seconds
+ * while the service runs; events service_start, service_end, replica_ready,
+ * replica_stop, scale_up, scale_down, scale_blocked, model_load,
+ * model_unload.
+ */
+#ifndef CT_SERVING_H
+#define CT_SERVING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "models/serving.h"
+#include "scenarios/scenario.h"
+#include "sim/engine.h"
+#include "sim/metrics.h"
+
+/* Percentiles of a latency kept for the results (CDF points). */
+#define SERVICE_CDF_POINTS 11
+extern const double service_cdf_percentiles[SERVICE_CDF_POINTS];
+
+/* One service's outcome (CONTRACT.md services[] and more). Times in
+ * seconds; a latency with no sample is -1. */
+typedef struct service_result {
+    char name[SC_NAME_MAX];
+    char models[256];                /* "llama3-70b" or "a, b, c" when multiplexed */
+    int64_t requests;                /* completed */
+    int64_t submitted;               /* arrived */
+    int replicas;                    /* at the start */
+    int replicas_peak;
+    double replicas_mean;            /* time-weighted over the service's life */
+    int tp;
+    double input_tokens, output_tokens;
+    double output_tokens_per_s;      /* output tokens / (last completion - first arrival) */
+    double requests_per_s;
+    double ttft_p50_s, ttft_p99_s, ttft_mean_s;
+    double tpot_p50_s, tpot_p99_s, tpot_mean_s;
+    double e2e_p50_s, e2e_p99_s, e2e_mean_s;
+    double queue_p50_s, queue_p99_s, queue_mean_s;   /* arrival to admission */
+    double ttft_cdf[SERVICE_CDF_POINTS], tpot_cdf[SERVICE_CDF_POINTS], e2e_cdf[SERVICE_CDF_POINTS];
+    double slo_attainment;           /* share of completed requests meeting every given SLO
+                                        (1 when none is given) */
+    int slo_met;                     /* attainment >= percentile / 100 */
+    int64_t preemptions;             /* sequences preempted (recomputed or swapped) */
+    int64_t swaps;                   /* of them swapped to host memory */
+    double kv_utilization_mean;      /* KV cache in use over capacity, mean over busy time */
+    double kv_utilization_peak;
+    double batch_mean;               /* sequences per iteration */
+    int64_t iterations;
+    double busy_fraction;            /* replica time spent iterating / replica time held */
+    double gpu_hours;                /* GPUs held by the replicas × time */
+    double cost_usd;                 /* gpu_hours × the node's price per GPU-hour */
+    double cost_per_million_tokens_usd;   /* per million output tokens */
+    int64_t model_loads, model_unloads;
+    int scale_ups, scale_downs, scale_blocked;
+    double first_arrival_s, last_completion_s;
+    /* the model (first model of the service) on one replica */
+    double weight_bytes_per_gpu, kv_capacity_tokens, kv_bytes_per_token;
+    int kv_blocks_per_replica;
+} service_result;
+
+typedef struct serving serving;
+
+/* How a service takes and gives back GPUs: the world implements it over
+ * its cluster. */
+typedef struct serving_host {
+    void *ctx;
+    /* Take `gpus` GPUs for one replica. Returns a handle >= 0, or -1 when
+     * they are not free now (nothing taken). */
+    int (*acquire)(void *ctx, int gpus);
+    /* Give back what acquire returned. */
+    void (*release)(void *ctx, int handle);
+    /* The service has completed every request it will get. May be NULL. */
+    void (*finished)(void *ctx);
+} serving_host;
+
+/* Build a service for cfg (an <inference> of s) on nodes of type node and
+ * take its initial replicas from the host. Loads a trace when the arrival
+ * process is "trace". Schedules the first arrival. The scenario, node and
+ * host must outlive the service. Returns NULL with err set to
+ * "file:line: <inference name="...">: ..." when the model does not fit the
+ * GPUs, the replicas' GPUs are not free, or the trace is bad (then
+ * "trace.csv:line: ..."); nothing is left allocated. */
+serving *serving_new(engine *e, metric_bus *bus, const scenario *s, const sc_inference *cfg,
+                     const node_spec *node, const serving_host *host, char *err, size_t errlen);
+
+/* Close the books at the end of the run (now): time-weighted figures and
+ * percentiles. Safe to call more than once; the service does not run after. */
+void serving_close(serving *sv);
+
+/* The results, complete after serving_close(). */
+const service_result *serving_result(const serving *sv);
+
+/* 1 when every request has completed. */
+int serving_done(const serving *sv);
+
+/* Sorted samples of a latency for CDF plots ("ttft", "tpot", "e2e",
+ * "queue"), after serving_close(). Returns the count (at most the
+ * reservoir, 4M); *x points into the service. 0 for an unknown name. */
+size_t serving_samples(const serving *sv, const char *which, const double **x);
+
+void serving_free(serving *sv);                  /* NULL is a no-op */
+
+/* A trace row (process="trace"): time, input tokens, output tokens, model
+ * index in the service's models. */
+typedef struct serving_trace_row { double t_s; int input, output, model; } serving_trace_row;
+
+/* Read a trace CSV: "time,input_tokens,output_tokens[,model]" per line, an
+ * optional header line, '#' comments. Times in seconds (units allowed: 90s,
+ * 2min), sorted; lengths >= 1; the model (when given) one of models[]
+ * (n_models names; empty column = the first); input + output within
+ * max_context[model]. Returns the row count and *rows (caller frees), or
+ * -1 with err "path:line: what was expected". */
+long serving_trace_load(const char *path, const char *const *models, const int *max_context, int n_models,
+                        serving_trace_row **rows, char *err, size_t errlen);
+
+#endif

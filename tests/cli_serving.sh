@@ -1,0 +1,80 @@
+#!/bin/sh
+# cli_serving.sh BINARY: published offline serving throughput replayed through
+# the command line.
+#
+# Each row of tests/validation/inference.csv (a copy of the project's shared
+# validation set: TensorRT-LLM perf-overview, trtllm-bench, all requests
+# submitted at once, fixed input/output lengths) becomes a scenario per
+# CONTRACT.md: one <inference> replica of tp GPUs of the row's node type,
+# offline arrivals, the row's lengths. The benchmark's own runtime settings
+# are given as they were: max_batch_size 2048 and max_num_tokens 8192 (the
+# TensorRT-LLM LLM-API defaults trtllm-bench starts from) and its
+# guaranteed-no-evict scheduler (kv-allocation="reserve", the default).
+# `BINARY run FILE --json -` must give services[0].output_tokens_per_s within
+# the row's tolerance. Prints one line per row, the median and largest
+# |error|, and 'N passed, N failed'; exits 1 when any row fails.
+set -u
+
+[ $# -ge 1 ] || { echo "usage: $0 BINARY [CSV]" >&2; exit 2; }
+bin=$1
+case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
+[ -x "$bin" ] || { echo "$0: $bin is not an executable" >&2; exit 2; }
+cd "$(dirname "$0")/.." || exit 2
+csv=${2:-tests/validation/inference.csv}
+[ -r "$csv" ] || { echo "$0: cannot read $csv" >&2; exit 2; }
+command -v python3 >/dev/null 2>&1 || { echo "$0: needs python3" >&2; exit 2; }
+
+python3 - "$bin" "$csv" <<'PY'
+import csv, json, math, os, statistics, subprocess, sys, tempfile
+
+binp, path = sys.argv[1], sys.argv[2]
+REQUESTS = 3000          # enough that the last, partial batch weighs little
+
+def scenario(r):
+    tp = int(r["tp"])
+    nodes = max(1, math.ceil(tp / 8))
+    return f"""<?xml version="1.0"?>
+<scenario name="{r['id']}" seed="1">
+  <cluster>
+    <nodes type="{r['node_type']}" count="{nodes}"/>
+  </cluster>
+  <workload>
+    <inference name="{r['id']}" model="{r['model']}" precision="{r['precision']}" gpu="{r['gpu']}"
+               tp="{tp}" replicas="1" max-batch="2048" token-budget="8192">
+      <arrivals process="offline" count="{REQUESTS}"/>
+      <requests input-tokens="{r['input_tokens']}" output-tokens="{r['output_tokens']}"/>
+    </inference>
+  </workload>
+</scenario>
+"""
+
+rows = list(csv.DictReader(l for l in open(path) if not l.startswith("#")))
+ok = bad = 0
+errs = []
+for r in rows:
+    fd, name = tempfile.mkstemp(suffix=".xml")
+    with os.fdopen(fd, "w") as f:
+        f.write(scenario(r))
+    p = None
+    try:
+        p = subprocess.run([binp, "run", name, "--json", "-", "--no-db"], capture_output=True, text=True, timeout=300)
+        got = float(json.loads(p.stdout)["services"][0][r["metric"]])
+        want = float(r["expected"])
+        err = (got - want) / want * 100
+        errs.append(abs(err))
+        good = abs(err) <= float(r["tolerance_pct"])
+        print(f"{'ok  ' if good else 'FAIL'} {r['id']:<24} {r['metric']:<20} expected {want:>8.0f} got {got:10.1f}"
+              f"  error {err:+6.1f}% (tolerance {r['tolerance_pct']}%)")
+    except Exception as e:
+        good = False
+        msg = ((p.stderr.strip().splitlines() if p else []) or [str(e)])[-1]
+        print(f"FAIL {r['id']:<24} no result: {msg[:200]}")
+    finally:
+        os.unlink(name)
+    ok += good
+    bad += not good
+if errs:
+    print(f"serving validation: median |error| {statistics.median(errs):.1f}%, max {max(errs):.1f}%")
+print(f"{ok} passed, {bad} failed")
+sys.exit(0 if bad == 0 and ok > 0 else 1)
+PY
