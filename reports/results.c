@@ -172,6 +172,101 @@ static void cost_json(json *j, const cost_result *c) {
     json_end(j);
 }
 
+/* A latency in seconds, null when nothing was measured. */
+static void latency(json *j, const char *key, double v) {
+    if (v < 0) json_null(j, key);
+    else json_num(j, key, v);
+}
+
+/* Inference services (CONTRACT.md services[]; sim/serving.h says what each
+ * figure means). */
+static void services_json(json *j, const world *w) {
+    json_array(j, "services");
+    for (int i = 0; i < world_service_count(w); i++) {
+        const service_result *r = world_service(w, i);
+        json_object(j, NULL);
+        json_str(j, "name", r->name);
+        json_str(j, "models", r->models);
+        json_int(j, "requests", (long long)r->requests);
+        json_int(j, "submitted", (long long)r->submitted);
+        json_int(j, "replicas", r->replicas);
+        json_int(j, "replicas_peak", r->replicas_peak);
+        json_num(j, "replicas_mean", r->replicas_mean);
+        json_int(j, "tp", r->tp);
+        json_num(j, "output_tokens_per_s", r->output_tokens_per_s);
+        json_num(j, "requests_per_s", r->requests_per_s);
+        json_num(j, "input_tokens", r->input_tokens);
+        json_num(j, "output_tokens", r->output_tokens);
+        latency(j, "ttft_p50_s", r->ttft_p50_s);
+        latency(j, "ttft_p99_s", r->ttft_p99_s);
+        latency(j, "ttft_mean_s", r->ttft_mean_s);
+        latency(j, "tpot_p50_s", r->tpot_p50_s);
+        latency(j, "tpot_p99_s", r->tpot_p99_s);
+        latency(j, "tpot_mean_s", r->tpot_mean_s);
+        latency(j, "e2e_p50_s", r->e2e_p50_s);
+        latency(j, "e2e_p99_s", r->e2e_p99_s);
+        latency(j, "e2e_mean_s", r->e2e_mean_s);
+        latency(j, "queue_p50_s", r->queue_p50_s);
+        latency(j, "queue_p99_s", r->queue_p99_s);
+        latency(j, "queue_mean_s", r->queue_mean_s);
+        json_num(j, "slo_attainment", r->slo_attainment);
+        json_bool(j, "slo_met", r->slo_met);
+        json_int(j, "preemptions", (long long)r->preemptions);
+        json_int(j, "swaps", (long long)r->swaps);
+        json_num(j, "kv_utilization", r->kv_utilization_mean);
+        json_num(j, "kv_utilization_peak", r->kv_utilization_peak);
+        json_num(j, "kv_capacity_tokens", r->kv_capacity_tokens);
+        json_num(j, "weights_bytes_per_gpu", r->weight_bytes_per_gpu);
+        json_num(j, "batch_mean", r->batch_mean);
+        json_int(j, "iterations", (long long)r->iterations);
+        json_num(j, "busy_fraction", r->busy_fraction);
+        json_num(j, "gpu_hours", r->gpu_hours);
+        json_num(j, "cost_usd", r->cost_usd);
+        latency(j, "cost_per_million_tokens_usd", r->cost_per_million_tokens_usd);
+        json_int(j, "model_loads", (long long)r->model_loads);
+        json_int(j, "model_unloads", (long long)r->model_unloads);
+        json_int(j, "scale_ups", r->scale_ups);
+        json_int(j, "scale_downs", r->scale_downs);
+        json_int(j, "scale_blocked", r->scale_blocked);
+        json_object(j, "latency_cdf");
+        json_array(j, "percentiles");
+        for (int k = 0; k < SERVICE_CDF_POINTS; k++) json_num(j, NULL, service_cdf_percentiles[k]);
+        json_end(j);
+        const char *names[3] = { "ttft_s", "tpot_s", "e2e_s" };
+        const double *v[3] = { r->ttft_cdf, r->tpot_cdf, r->e2e_cdf };
+        for (int m = 0; m < 3; m++) {
+            json_array(j, names[m]);
+            for (int k = 0; k < SERVICE_CDF_POINTS; k++) latency(j, NULL, v[m][k]);
+            json_end(j);
+        }
+        json_end(j);
+        json_end(j);
+    }
+    json_end(j);
+}
+
+/* One paragraph per inference service. */
+static void services_summary(FILE *f, const world *w) {
+    for (int i = 0; i < world_service_count(w); i++) {
+        const service_result *r = world_service(w, i);
+        fprintf(f, "\nservice %s: %s, %d x tp %d (peak %d, mean %.1f replicas), %lld/%lld requests\n", r->name,
+                r->models, r->replicas, r->tp, r->replicas_peak, r->replicas_mean, (long long)r->requests,
+                (long long)r->submitted);
+        fprintf(f, "  %.0f output tokens/s, %.3g requests/s; batch %.1f sequences, KV cache %.0f%% used (peak %.0f%%), "
+                   "%lld preemptions\n", r->output_tokens_per_s, r->requests_per_s, r->batch_mean,
+                100 * r->kv_utilization_mean, 100 * r->kv_utilization_peak, (long long)r->preemptions);
+        fprintf(f, "  TTFT p50 %.3g s p99 %.3g s; TPOT p50 %.3g ms p99 %.3g ms; end-to-end p99 %.3g s; queue p99 %.3g s\n",
+                r->ttft_p50_s, r->ttft_p99_s, 1e3 * r->tpot_p50_s, 1e3 * r->tpot_p99_s, r->e2e_p99_s, r->queue_p99_s);
+        fprintf(f, "  SLO attainment %.2f%% (%s); %.4g GPU-hours, $%.4g, $%.3g per million output tokens\n",
+                100 * r->slo_attainment, r->slo_met ? "met" : "missed", r->gpu_hours, r->cost_usd,
+                r->cost_per_million_tokens_usd);
+        if (r->scale_ups || r->scale_downs || r->scale_blocked || r->model_loads)
+            fprintf(f, "  %d scale-ups, %d scale-downs, %d blocked (no free GPUs); %lld model loads, %lld unloads\n",
+                    r->scale_ups, r->scale_downs, r->scale_blocked, (long long)r->model_loads,
+                    (long long)r->model_unloads);
+    }
+}
+
 void results_json(json *j, const scenario *s, const world *w, double wall_s) {
     world_totals t = world_get_totals(w);
     json_object(j, NULL);
@@ -244,11 +339,13 @@ void results_json(json *j, const scenario *s, const world *w, double wall_s) {
     json_array(j, "jobs");
     for (int i = 0; i < world_job_count(w); i++) job_json(j, world_job(w, i), t.simulated_s);
     json_end(j);
+    services_json(j, w);
     json_end(j);
 }
 
 static const char *dur(double s, char *buf, size_t len) {
     if (s < 0) return "-";
+    if (s == 0) return "0 s";
     return units_format(s, UNIT_DURATION, buf, len);
 }
 
@@ -345,4 +442,5 @@ void results_summary(FILE *f, const scenario *s, const world *w, double wall_s) 
     if (batch)
         fprintf(f, "\nbatch jobs: %d/%d done, mean queue wait %s\n", batch_done, batch,
                 dur(batch ? wait / batch : 0, a, sizeof a));
+    services_summary(f, w);
 }

@@ -26,9 +26,11 @@
 #include <libxml/tree.h>
 #include <libxml/xmlerror.h>
 
+#include "models/serving.h"
 #include "scenarios/catalog_xml.h"
 #include "scenarios/embedded.h"
 #include "scenarios/schema.h"
+#include "scenarios/trace.h"
 #include "scenarios/units.h"
 
 #define MAX_FILE_BYTES (16u << 20)     /* a scenario is hand-written: 16 MiB is plenty */
@@ -597,6 +599,37 @@ static void load_training(loader *L, const xmlNode *e) {
     if (train_plan_check(&t->model, p, why, sizeof why) < 0) fail(L, e, NULL, "%s", why);
 }
 
+/* gpus="1:0.6,8:0.3,64:0.1": a size distribution (the weights need not
+ * sum to 1). Returns 1 when the attribute is such a list (parsed or
+ * failed), 0 when it is a plain count. j->gpus becomes the largest size. */
+static int load_gpu_sizes(loader *L, const xmlNode *e, sc_jobs *j) {
+    xmlChar *v = xmlGetProp(e, (const xmlChar *)"gpus");
+    if (!v || !strchr((const char *)v, ':')) {
+        xmlFree(v);
+        return 0;
+    }
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", (const char *)v);
+    xmlFree(v);
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        char *colon = strchr(tok, ':');
+        double size = 0, w = 0;
+        char why[64];
+        if (!colon || j->n_sizes == 16) goto bad;
+        *colon = 0;
+        if (units_parse(tok, UNIT_COUNT, &size, why, sizeof why) < 0 || size < 1 || size != floor(size) || size > 1e7 ||
+            units_parse(colon + 1, UNIT_NUMBER, &w, why, sizeof why) < 0 || !(w > 0))
+            goto bad;
+        j->sizes[j->n_sizes] = (int)size;
+        j->size_weights[j->n_sizes++] = w;
+        if (size > j->gpus) j->gpus = (int)size;
+    }
+    if (j->n_sizes > 0) return 1;
+bad:
+    fail(L, e, "gpus", "gpus must be a count, or sizes with weights like \"1:0.6,8:0.3,64:0.1\" (at most 16)");
+    return 1;
+}
+
 static void load_jobs(loader *L, const xmlNode *e) {
     scenario *s = L->s;
     sc_jobs *j = PUSH(L, s->jobs, s->n_jobs, e);
@@ -611,7 +644,7 @@ static void load_jobs(loader *L, const xmlNode *e) {
     attr_int(L, e, "count", &j->count, 1, 1, 10000000);
     attr_str(L, e, "arrivals", j->arrivals, sizeof j->arrivals, 0);
     int has_rate = attr_unit(L, e, "rate", UNIT_RATE, &j->rate_per_s, 0, 1);
-    attr_int(L, e, "gpus", &j->gpus, 1, 1, 100000000);
+    if (!load_gpu_sizes(L, e, j)) attr_int(L, e, "gpus", &j->gpus, 1, 1, 100000000);
     attr_unit(L, e, "duration", UNIT_DURATION, &j->duration_s, 1, 1);
     attr_str(L, e, "duration-distribution", j->duration_distribution, sizeof j->duration_distribution, 0);
     load_queue_ref(L, e, j->queue, sizeof j->queue, &j->priority);
@@ -620,6 +653,65 @@ static void load_jobs(loader *L, const xmlNode *e) {
         fail(L, e, NULL, "arrivals=\"poisson\" needs a rate (e.g. rate=\"6/h\")");
     if (!L->failed && j->gpus > scenario_gpus(s) && !s->has_cloud)
         fail(L, e, "gpus", "a job needs %d GPUs, the cluster has %d", j->gpus, scenario_gpus(s));
+}
+
+static int parse_batching(const char *z) { return !strcmp(z, "continuous") ? 0 : !strcmp(z, "static") ? 1 : -1; }
+static int parse_kv_allocation(const char *z) { return !strcmp(z, "reserve") ? 0 : !strcmp(z, "on-demand") ? 1 : -1; }
+static int parse_kv_preemption(const char *z) { return !strcmp(z, "recompute") ? 0 : !strcmp(z, "swap") ? 1 : -1; }
+static int parse_router(const char *z) { return !strcmp(z, "round-robin") ? 0 : !strcmp(z, "least-tokens") ? 1 : -1; }
+static int parse_scale_metric(const char *z) {
+    return !strcmp(z, "queue") ? 0 : !strcmp(z, "concurrency") ? 1 : !strcmp(z, "latency") ? 2 : -1;
+}
+static int parse_length_dist(const char *z) {
+    static const char *k[] = { "fixed", "exponential", "lognormal", "gamma", "uniform" };
+    for (int i = 0; i < 5; i++)
+        if (!strcmp(z, k[i])) return i;
+    return -1;
+}
+static int parse_arrival_process(const char *z) {
+    static const char *k[] = { "offline", "poisson", "bursty", "diurnal", "trace" };
+    for (int i = 0; i < 5; i++)
+        if (!strcmp(z, k[i])) return i;
+    return -1;
+}
+
+/* A serving precision (weights or KV cache). */
+static int attr_serve_precision(loader *L, const xmlNode *e, const char *attr, precision *out) {
+    int v;
+    int rc = attr_enum(L, e, attr, precision_parse, "bf16, fp16, fp8, int8, int4", &v);
+    if (rc > 0) {
+        if (!(v == PREC_BF16 || v == PREC_FP16 || v == PREC_FP8 || v == PREC_INT8 || v == PREC_INT4)) {
+            fail(L, e, attr, "%s must be one of bf16, fp16, fp8, int8, int4", attr);
+            return -1;
+        }
+        *out = (precision)v;
+    }
+    return rc;
+}
+
+static int known_llm(loader *L, const xmlNode *e, const char *attr, const char *name) {
+    if (catalog_llm(L->s->cat, name)) return 1;
+    char names[1024];
+    catalog_names(L->s->cat, "llm", names, sizeof names);
+    fail(L, e, attr, "unknown model; expected one of: %s", names);
+    return 0;
+}
+
+/* <model preset= precision= kv-precision= share=>: one model of a multiplexed service. */
+static void load_serve_model(loader *L, const xmlNode *c, sc_inference *f) {
+    sc_serve_model *m = PUSH(L, f->models, f->n_models, c);
+    if (!m) return;
+    m->line = line_of(L, c);
+    m->precision = f->precision;
+    m->share = 1;
+    if (attr_str(L, c, "preset", m->model, sizeof m->model, 1) < 0 || !known_llm(L, c, "preset", m->model)) return;
+    for (int i = 0; i < f->n_models - 1; i++)
+        if (!strcmp(f->models[i].model, m->model))
+            FAIL_RETURN(L, c, "preset", "model %s is already served by this <inference> (line %d)", m->model, f->models[i].line);
+    attr_serve_precision(L, c, "precision", &m->precision);
+    m->kv_precision = serve_default_kv(m->precision);
+    attr_serve_precision(L, c, "kv-precision", &m->kv_precision);
+    attr_unit(L, c, "share", UNIT_NUMBER, &m->share, 0, 1);
 }
 
 static void load_inference(loader *L, const xmlNode *e) {
@@ -631,57 +723,169 @@ static void load_inference(loader *L, const xmlNode *e) {
     f->precision = PREC_BF16;
     f->tp = 1;
     f->replicas = 1;
-    f->max_batch = 256;
+    f->max_batch = 2048;                    /* TensorRT-LLM's default max_batch_size */
     f->input_tokens = 1000;
     f->output_tokens = 200;
     f->slo_percentile = 99;
     strcpy(f->arrival_process, "offline");
+    strcpy(f->batching, "continuous");
+    f->token_budget = 8192;
+    strcpy(f->kv_allocation, "reserve");
+    strcpy(f->kv_preemption, "recompute");
+    f->block_tokens = 16;
+    strcpy(f->router, "least-tokens");
+    strcpy(f->input_dist, "fixed");
+    strcpy(f->output_dist, "fixed");
+    f->input_cv = f->output_cv = 1;
+    f->diurnal_amplitude = 0.5;
+    f->diurnal_period_s = 86400;
+    f->diurnal_peak_s = 14 * 3600.0;
     if (attr_str(L, e, "name", f->name, sizeof f->name, 1) < 0) return;
     for (int i = 0; i < s->n_inference - 1; i++)
         if (!strcmp(s->inference[i].name, f->name))
             FAIL_RETURN(L, e, "name", "an <inference> service of this name is on line %d", s->inference[i].line);
-    if (attr_str(L, e, "model", f->model, sizeof f->model, 1) < 0) return;
-    if (!catalog_llm(s->cat, f->model)) {
-        char names[1024];
-        catalog_names(s->cat, "llm", names, sizeof names);
-        FAIL_RETURN(L, e, "model", "unknown model; expected one of: %s", names);
-    }
-    if (attr_enum(L, e, "precision", precision_parse, "bf16, fp16, fp8, int8, int4", &v) > 0) f->precision = (precision)v;
+    int has_model = attr_str(L, e, "model", f->model, sizeof f->model, 0);
+    if (has_model < 0 || (has_model > 0 && !known_llm(L, e, "model", f->model))) return;
+    if (attr_serve_precision(L, e, "precision", &f->precision) < 0) return;
+    f->kv_precision = serve_default_kv(f->precision);
+    attr_serve_precision(L, e, "kv-precision", &f->kv_precision);
     if (attr_str(L, e, "gpu", f->gpu, sizeof f->gpu, 0) > 0 && !catalog_gpu(s->cat, f->gpu)) {
         char names[1024];
         catalog_names(s->cat, "gpu", names, sizeof names);
         FAIL_RETURN(L, e, "gpu", "unknown GPU; expected one of: %s", names);
     }
+    if (attr_str(L, e, "node-type", f->node_type, sizeof f->node_type, 0) > 0) {
+        const node_spec *ns = catalog_node(s->cat, f->node_type);
+        if (!ns || !gpus_of_type(s, f->node_type)) FAIL_RETURN(L, e, "node-type", "no <nodes type=\"%s\"> in <cluster>", f->node_type);
+        if (f->gpu[0] && strcmp(ns->gpu, f->gpu))
+            FAIL_RETURN(L, e, "node-type", "node type %s has %s GPUs, not gpu=\"%s\"", f->node_type, ns->gpu, f->gpu);
+    }
     attr_int(L, e, "tp", &f->tp, 0, 1, 64);
     attr_int(L, e, "replicas", &f->replicas, 0, 1, 1000000);
     attr_int(L, e, "max-batch", &f->max_batch, 0, 1, 1000000);
+    attr_int(L, e, "token-budget", &f->token_budget, 0, 1, 100000000);
+    attr_enum(L, e, "batching", parse_batching, "continuous, static", &v);
+    attr_str(L, e, "batching", f->batching, sizeof f->batching, 0);
+    attr_bool(L, e, "chunked-prefill", &f->chunked_prefill);
+    attr_enum(L, e, "kv-allocation", parse_kv_allocation, "reserve, on-demand", &v);
+    attr_str(L, e, "kv-allocation", f->kv_allocation, sizeof f->kv_allocation, 0);
+    attr_enum(L, e, "kv-preemption", parse_kv_preemption, "recompute, swap", &v);
+    attr_str(L, e, "kv-preemption", f->kv_preemption, sizeof f->kv_preemption, 0);
+    attr_int(L, e, "block-size", &f->block_tokens, 0, 1, 1024);
+    if (attr_unit(L, e, "kv-memory-fraction", UNIT_NUMBER, &f->kv_memory_fraction, 0, 1) > 0 &&
+        f->kv_memory_fraction > 1)
+        fail(L, e, "kv-memory-fraction", "kv-memory-fraction must be a fraction in (0, 1]");
+    attr_enum(L, e, "router", parse_router, "round-robin, least-tokens", &v);
+    attr_str(L, e, "router", f->router, sizeof f->router, 0);
+    attr_unit(L, e, "model-load-time", UNIT_DURATION, &f->model_load_s, 0, 1);
+    if (L->failed) return;
+    int has_count = 0;
     for (const xmlNode *c = e->children; c && !L->failed; c = c->next) {
         if (is(c, "arrivals")) {
+            f->arrivals_line = line_of(L, c);
+            if (attr_enum(L, c, "process", parse_arrival_process, "offline, poisson, bursty, diurnal, trace", &v) < 0) return;
             attr_str(L, c, "process", f->arrival_process, sizeof f->arrival_process, 1);
             int has_rate = attr_unit(L, c, "rate", UNIT_RATE, &f->rate_per_s, 0, 1);
-            f->count = 1000;
-            attr_i64(L, c, "count", &f->count, 0, 1, 1e9);
-            if (!L->failed && !strcmp(f->arrival_process, "poisson") && has_rate == 0)
-                fail(L, c, NULL, "process=\"poisson\" needs a rate (e.g. rate=\"20/s\")");
+            has_count = attr_i64(L, c, "count", &f->count, 0, 1, 1e9);
+            attr_unit(L, c, "start", UNIT_DURATION, &f->arrival_start_s, 0, 0);
+            int has_dur = attr_unit(L, c, "duration", UNIT_DURATION, &f->arrival_duration_s, 0, 1);
+            int has_cv = attr_unit(L, c, "cv", UNIT_NUMBER, &f->arrival_cv, 0, 1);
+            int has_amp = attr_unit(L, c, "amplitude", UNIT_NUMBER, &f->diurnal_amplitude, 0, 0);
+            int has_period = attr_unit(L, c, "period", UNIT_DURATION, &f->diurnal_period_s, 0, 1);
+            int has_peak = attr_unit(L, c, "peak", UNIT_DURATION, &f->diurnal_peak_s, 0, 0);
+            int has_href = attr_str(L, c, "href", f->trace_href, sizeof f->trace_href, 0);
+            if (L->failed) return;
+            const char *z = f->arrival_process;
+            int timed = !strcmp(z, "poisson") || !strcmp(z, "bursty") || !strcmp(z, "diurnal");
+            if (timed && has_rate == 0)
+                FAIL_RETURN(L, c, NULL, "process=\"%s\" needs a rate (e.g. rate=\"20/s\")", z);
+            if (!timed && has_rate > 0) FAIL_RETURN(L, c, "rate", "rate applies to poisson, bursty and diurnal arrivals");
+            if (!timed && has_dur > 0) FAIL_RETURN(L, c, "duration", "duration applies to poisson, bursty and diurnal arrivals");
+            if (!strcmp(z, "bursty") && has_cv == 0)
+                FAIL_RETURN(L, c, NULL, "process=\"bursty\" needs the coefficient of variation of inter-arrival times (e.g. cv=\"3\")");
+            if (strcmp(z, "bursty") && has_cv > 0) FAIL_RETURN(L, c, "cv", "cv applies to process=\"bursty\" only");
+            if (strcmp(z, "diurnal") && (has_amp > 0 || has_period > 0 || has_peak > 0))
+                FAIL_RETURN(L, c, has_amp > 0 ? "amplitude" : has_period > 0 ? "period" : "peak",
+                            "amplitude, period and peak apply to process=\"diurnal\" only");
+            if (f->diurnal_amplitude > 1) FAIL_RETURN(L, c, "amplitude", "amplitude must be a fraction from 0 to 1");
+            if (!strcmp(z, "trace") && has_href == 0)
+                FAIL_RETURN(L, c, NULL, "process=\"trace\" needs href=\"requests.csv\" (time,input_tokens,output_tokens[,model])");
+            if (strcmp(z, "trace") && has_href > 0) FAIL_RETURN(L, c, "href", "href applies to process=\"trace\" only");
+            if (!has_count && !strcmp(z, "trace")) f->count = 0;        /* every row */
+            else if (!has_count && !has_dur) f->count = 1000;
+            else if (!has_count) f->count = 0;                         /* until the duration ends */
+            has_count = 1;
         } else if (is(c, "requests")) {
             attr_int(L, c, "input-tokens", &f->input_tokens, 0, 1, 100000000);
             attr_int(L, c, "output-tokens", &f->output_tokens, 0, 1, 100000000);
-            const llm_spec *m = catalog_llm(s->cat, f->model);
-            if (!L->failed && f->input_tokens + f->output_tokens > m->max_context)
-                fail(L, c, NULL, "input + output tokens (%d) exceed %s's context of %d",
-                     f->input_tokens + f->output_tokens, f->model, m->max_context);
+            attr_enum(L, c, "input-distribution", parse_length_dist, "fixed, exponential, lognormal, gamma, uniform", &v);
+            attr_str(L, c, "input-distribution", f->input_dist, sizeof f->input_dist, 0);
+            attr_enum(L, c, "output-distribution", parse_length_dist, "fixed, exponential, lognormal, gamma, uniform", &v);
+            attr_str(L, c, "output-distribution", f->output_dist, sizeof f->output_dist, 0);
+            attr_unit(L, c, "input-cv", UNIT_NUMBER, &f->input_cv, 0, 1);
+            attr_unit(L, c, "output-cv", UNIT_NUMBER, &f->output_cv, 0, 1);
+            if (!L->failed && f->model[0]) {
+                const llm_spec *m = catalog_llm(s->cat, f->model);
+                if (f->input_tokens + f->output_tokens > m->max_context)
+                    fail(L, c, NULL, "input + output tokens (%d) exceed %s's context of %d",
+                         f->input_tokens + f->output_tokens, f->model, m->max_context);
+            }
         } else if (is(c, "slo")) {
             attr_unit(L, c, "ttft", UNIT_DURATION, &f->slo_ttft_s, 0, 1);
             attr_unit(L, c, "tpot", UNIT_DURATION, &f->slo_tpot_s, 0, 1);
             if (attr_unit(L, c, "percentile", UNIT_NUMBER, &f->slo_percentile, 0, 1) > 0 &&
                 f->slo_percentile > 100)
                 fail(L, c, "percentile", "percentile must be in (0, 100]");
+        } else if (is(c, "autoscale")) {
+            f->autoscale = 1;
+            f->autoscale_line = line_of(L, c);
+            strcpy(f->autoscale_metric, "queue");
+            f->min_replicas = 1;
+            f->max_replicas = f->replicas;
+            f->autoscale_interval_s = 30;
+            f->autoscale_startup_s = 120;
+            f->autoscale_cooldown_s = 300;
+            attr_enum(L, c, "metric", parse_scale_metric, "queue, concurrency, latency", &v);
+            attr_str(L, c, "metric", f->autoscale_metric, sizeof f->autoscale_metric, 0);
+            attr_int(L, c, "min-replicas", &f->min_replicas, 0, 1, 1000000);
+            attr_int(L, c, "max-replicas", &f->max_replicas, 1, 1, 1000000);
+            if (attr_unit(L, c, "target", !strcmp(f->autoscale_metric, "latency") ? UNIT_DURATION : UNIT_NUMBER,
+                          &f->autoscale_target, 1, 1) < 0)
+                return;
+            attr_unit(L, c, "interval", UNIT_DURATION, &f->autoscale_interval_s, 0, 1);
+            attr_unit(L, c, "startup", UNIT_DURATION, &f->autoscale_startup_s, 0, 0);
+            attr_unit(L, c, "cooldown", UNIT_DURATION, &f->autoscale_cooldown_s, 0, 0);
+            if (!L->failed && f->min_replicas > f->max_replicas)
+                fail(L, c, "min-replicas", "min-replicas (%d) must not exceed max-replicas (%d)", f->min_replicas, f->max_replicas);
+        } else if (is(c, "model")) {
+            load_serve_model(L, c, f);
         }
     }
-    if (!L->failed && f->count == 0) f->count = 1000;
-    const llm_spec *m = catalog_llm(s->cat, f->model);
-    if (!L->failed && m->heads % f->tp != 0)
-        fail(L, e, "tp", "tp must divide the model's %d attention heads", m->heads);
+    if (L->failed) return;
+    if (!has_count) f->count = 1000;
+    if (!has_model && f->n_models == 0)
+        FAIL_RETURN(L, e, NULL, "give the model to serve: model=\"llama3-70b\" or <model preset=\"...\"/> children");
+    if (has_model > 0 && f->n_models > 0)
+        FAIL_RETURN(L, e, "model", "give model= or <model> children, not both");
+    if (f->n_models == 1) {
+        /* One <model> child is the plain case. */
+        snprintf(f->model, sizeof f->model, "%s", f->models[0].model);
+        f->precision = f->models[0].precision;
+        f->kv_precision = f->models[0].kv_precision;
+        f->n_models = 0;
+    } else if (!f->model[0]) {
+        snprintf(f->model, sizeof f->model, "%s", f->models[0].model);
+    }
+    for (int i = 0; i < (f->n_models ? f->n_models : 1) && !L->failed; i++) {
+        const char *name = f->n_models ? f->models[i].model : f->model;
+        const xmlNode *at = e;
+        const llm_spec *m = catalog_llm(s->cat, name);
+        if (m->heads % f->tp != 0)
+            fail(L, at, "tp", "tp must divide the model's %d attention heads", m->heads);
+        else if (f->n_models && f->input_tokens + f->output_tokens > m->max_context)
+            fail(L, at, NULL, "input + output tokens (%d) exceed %s's context of %d",
+                 f->input_tokens + f->output_tokens, name, m->max_context);
+    }
 }
 
 static void load_workload(loader *L, const xmlNode *sec) {
@@ -692,7 +896,12 @@ static void load_workload(loader *L, const xmlNode *sec) {
         else if (is(e, "inference")) load_inference(L, e);
         else if (is(e, "trace")) {
             if (s->trace_href[0]) FAIL_RETURN(L, e, NULL, "only one <trace> per workload");
-            attr_str(L, e, "href", s->trace_href, sizeof s->trace_href, 1);
+            if (attr_str(L, e, "href", s->trace_href, sizeof s->trace_href, 1) < 0) return;
+            if (s->n_nodes == 0) FAIL_RETURN(L, e, NULL, "the cluster has no <nodes> to run the trace on");
+            if (trace_load(s, s->trace_href, line_of(L, e), L->err, L->errlen) < 0) {
+                L->failed = 1;
+                return;
+            }
         }
     }
 }
@@ -1080,6 +1289,7 @@ void scenario_free(scenario *s) {
     free(s->queues);
     free(s->training);
     free(s->jobs);
+    for (int i = 0; i < s->n_inference; i++) free(s->inference[i].models);
     free(s->inference);
     free(s->microbench);
     free(s);

@@ -112,6 +112,11 @@ typedef struct sc_jobs {
     char queue[SC_NAME_MAX];
     int priority;
     double timeout_s;                /* time limit per start; 0 = none */
+    double submit_s;                 /* first arrival no earlier than this */
+    int n_sizes;                     /* gpus="1:0.6,8:0.3,64:0.1": sizes and weights */
+    int sizes[16];
+    double size_weights[16];
+    int single;                      /* from a trace: one job named exactly `name` */
     int line;
 } sc_jobs;
 
@@ -156,9 +161,10 @@ typedef struct sc_inference {
     double input_cv, output_cv;      /* lognormal / gamma (1 default) */
     /* <autoscale> */
     int autoscale;
-    char autoscale_metric[16];       /* queue | latency */
+    char autoscale_metric[16];       /* queue | concurrency | latency */
     int min_replicas, max_replicas;
-    double autoscale_target;         /* queue: waiting requests per replica; latency: seconds of TTFT */
+    double autoscale_target;         /* queue: waiting requests per replica; concurrency: waiting +
+                                        running per replica; latency: mean TTFT, seconds */
     double autoscale_interval_s, autoscale_startup_s, autoscale_cooldown_s;
     int autoscale_line;
     /* <model> children: several models multiplexed on the same replicas */

@@ -33,6 +33,8 @@ struct sched {
     int *order;                    /* scratch: candidate order */
     int cap_order;
     double now;
+    int *held;                     /* jobs evicted during this dispatch pass: they */
+    int n_held, cap_held;          /* wait for the next pass (no evict-restart ping-pong) */
 };
 
 static int grow(void **p, int *cap, int need, size_t size) {
@@ -76,6 +78,7 @@ void sched_free(sched *q) {
     free(q->queued);
     free(q->running);
     free(q->order);
+    free(q->held);
     free(q);
 }
 
@@ -90,6 +93,12 @@ const char *sched_queue_name(const sched *q, int i) { return q->queues[i].name; 
 int sched_queue_quota(const sched *q, int i) { return q->queues[i].quota; }
 int sched_queue_used(const sched *q, int i) { return q->queues[i].used; }
 int sched_queued(const sched *q) { return q->n_queued; }
+
+int sched_oldest(const sched *q, int pool) {
+    for (int i = 0; i < q->n_queued; i++)       /* kept in submit order */
+        if (q->queued[i].pool == pool) return q->queued[i].id;
+    return -1;
+}
 
 void sched_submit(sched *q, const sched_job *j) {
     if (grow((void **)&q->queued, &q->cap_queued, q->n_queued + 1, sizeof *q->queued) < 0) return;
@@ -134,9 +143,17 @@ static double share(const sched *q, int qi) {
 
 static const sched *sort_ctx;
 
+static int is_held(const sched *q, int id) {
+    for (int i = 0; i < q->n_held; i++)
+        if (q->held[i] == id) return 1;
+    return 0;
+}
+
 static int cmp_order(const void *a, const void *b) {
     const sched *q = sort_ctx;
     const sched_job *x = &q->queued[*(const int *)a], *y = &q->queued[*(const int *)b];
+    int hx = q->n_held && is_held(q, x->id), hy = q->n_held && is_held(q, y->id);
+    if (hx != hy) return hx - hy;                 /* held jobs last */
     if (q->policy == SCHED_FAIR) {
         double sx = share(q, x->queue), sy = share(q, y->queue);
         if (sx != sy) return sx < sy ? -1 : 1;
@@ -207,8 +224,11 @@ static int try_preempt(sched *q, const sched_job *head) {
             return 0;
         }
         for (int i = 0; i < need; i++) ids[i] = q->running[cand[i]].id;
-        for (int i = 0; i < need && !cluster_can_alloc(q->c, head->pool, head->gpus); i++)
+        for (int i = 0; i < need && !cluster_can_alloc(q->c, head->pool, head->gpus); i++) {
+            if (grow((void **)&q->held, &q->cap_held, q->n_held + 1, sizeof *q->held) == 0)
+                q->held[q->n_held++] = ids[i];
             q->ops.preempt(q->ops.ctx, ids[i], head->id);
+        }
         free(ids);
     }
     free(cand);
@@ -265,27 +285,31 @@ static int anything_can_start(const sched *q) {
 
 void sched_dispatch(sched *q, double now_s) {
     q->now = now_s;
+    q->n_held = 0;
     for (int guard = 0; guard < 1000000 && q->n_queued > 0; guard++) {
         if (!anything_can_start(q)) return;
         if (grow((void **)&q->order, &q->cap_order, q->n_queued, sizeof *q->order) < 0) return;
         for (int i = 0; i < q->n_queued; i++) q->order[i] = i;
         sort_ctx = q;
         /* The queue is kept in submit order: FIFO needs no sort. */
-        if (q->policy != SCHED_FIFO) qsort(q->order, (size_t)q->n_queued, sizeof *q->order, cmp_order);
+        if (q->policy != SCHED_FIFO || q->n_held) qsort(q->order, (size_t)q->n_queued, sizeof *q->order, cmp_order);
         const sched_job *head = &q->queued[q->order[0]];
+        if (q->n_held && is_held(q, head->id)) return;    /* only just-evicted jobs are left */
         if (quota_allows(q, head) && cluster_can_alloc(q->c, head->pool, head->gpus)) {
             start_queued(q, q->order[0]);
             continue;
         }
-        int head_id = head->id;
+        int head_id = head->id, before = q->n_queued;
         sched_job h = *head;
-        if (try_preempt(q, &h)) {
+        int freed = try_preempt(q, &h);
+        if (freed) {
             int k = queued_index(q, head_id);
             if (k >= 0) {
                 start_queued(q, k);
                 continue;
             }
         }
+        if (q->n_queued != before) continue;    /* evicted jobs joined the queue: new order */
         if (!q->backfill) return;
         /* EASY backfill behind the head's reservation. */
         int extra;
@@ -293,6 +317,7 @@ void sched_dispatch(sched *q, double now_s) {
         int started = 0;
         for (int oi = 1; oi < q->n_queued; oi++) {
             const sched_job *j = &q->queued[q->order[oi]];
+            if (q->n_held && is_held(q, j->id)) continue;
             if (!cluster_can_alloc(q->c, j->pool, j->gpus)) continue;
             int fits_before = now_s + j->expected_end_s <= shadow;
             int fits_beside = j->pool != h.pool || j->gpus <= extra;

@@ -74,6 +74,8 @@ void sched_update_end(sched *q, int job, double expected_end_s);
 void sched_dispatch(sched *q, double now_s);
 
 int sched_queued(const sched *q);
+/* The earliest-submitted queued job of a pool (-1: none). O(queued). */
+int sched_oldest(const sched *q, int pool);
 /* Free GPUs no queued job can use now (whole nodes count as usable by any
  * multi-node job; partly used nodes only by jobs that fit inside). */
 int sched_fragmented_gpus(const sched *q);

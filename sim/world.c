@@ -41,6 +41,7 @@
 #include "sim/failures.h"
 #include "sim/rng.h"
 #include "sim/sched.h"
+#include "sim/serving.h"
 
 #define REPORT_S 3600.0            /* a running job reports progress hourly */
 
@@ -49,7 +50,7 @@ typedef enum phase {
 } phase;
 
 /* GPU states for utilisation time series (CONTRACT: by state). */
-enum { GS_TRAINING, GS_CHECKPOINT, GS_RESTARTING, GS_BATCH, GS_COUNT };
+enum { GS_TRAINING, GS_CHECKPOINT, GS_RESTARTING, GS_BATCH, GS_SERVING, GS_COUNT };
 
 typedef struct job {
     job_result r;
@@ -79,6 +80,8 @@ typedef struct job {
     int planned;                   /* the current interruption was planned (health check) */
     double fail_progress;          /* progress when the current interruption hit */
     double run_s;                  /* time spent running (kept + redone) */
+    double gpu_s, held_s;          /* GPU-seconds held, and time holding GPUs */
+    int started_once;              /* has held GPUs (a later queue stretch is waiting) */
     int queue;                     /* scheduler queue */
     int priority;
     int line;                      /* of its element, for messages */
@@ -128,6 +131,11 @@ struct world {
     mb_prediction *mb_pred;
     int *mb_ok;
     int n_mb;
+    /* inference services (sim/serving) and the GPUs their replicas hold */
+    struct svc_host *svc;
+    int n_svc;
+    struct holding *hold;
+    int n_hold, cap_hold;
 };
 
 typedef struct release_arg { world *w; int node; } release_arg;
@@ -201,11 +209,15 @@ static void set_phase(job *j, phase ph) {
     case PH_RESTART: T->restart_s += dt; break;
     case PH_WAITING: T->waiting_s += dt; break;
     case PH_QUEUED:                   /* back in the queue after a preemption */
-        if (j->r.start_s >= 0) T->waiting_s += dt;
+        if (j->started_once) T->waiting_s += dt;
         break;
     default: break;
     }
     int from = phase_state(j), g = held_gpus(j);
+    if (from >= 0) {
+        j->gpu_s += g * dt;
+        j->held_s += dt;
+    }
     if (from >= 0) add_state(w, from, -g);
     j->ph = ph;
     j->ph_since = now_of(w);
@@ -690,7 +702,7 @@ static void start(job *j) {
     int again = j->r.start_s >= 0;
     if (!again) {
         j->r.start_s = now_s(w);
-        j->r.queue_wait_s = j->r.start_s - j->r.submit_s;
+        j->r.queue_wait_s = sim_to_s(now_of(w) - sim_from_s(j->r.submit_s));   /* exact in ns */
     }
     event(w, j->r.name, "job_start", "%d GPUs on %d nodes of %s%s", j->r.gpus, n,
           cluster_pool_spec(w->c, j->pool)->name, again ? " (resumed)" : "");
@@ -719,7 +731,11 @@ static void start(job *j) {
     }
 }
 
-static void sched_start(void *ctx, int ji) { start(&((world *)ctx)->jobs[ji]); }
+static void sched_start(void *ctx, int ji) {
+    job *j = &((world *)ctx)->jobs[ji];
+    start(j);
+    j->started_once = 1;
+}
 
 static void autoscale(world *w);
 
@@ -792,19 +808,15 @@ static void on_release_check(engine *e, void *arg);
 
 static void autoscale(world *w) {
     const scenario *s = w->s;
-    /* The oldest queued job on the cloud pool. */
-    const job *head = NULL;
-    for (int i = 0; i < w->n_jobs; i++) {
-        const job *j = &w->jobs[i];
-        if (j->ph != PH_QUEUED || j->pool != w->cloud_pool || j->r.submit_s > now_s(w)) continue;
-        if (!engine_pending(w->e) && 0) break;
-        if (j->r.start_s < 0 && j->index >= 0 && (!head || j->r.submit_s < head->r.submit_s)) head = j;
-    }
+    int hid = sched_oldest(w->q, w->cloud_pool);
+    const job *head = hid >= 0 ? &w->jobs[hid] : NULL;
     if (!head || w->cloud_pending > 0) return;
     double waited = now_s(w) - head->r.submit_s;
-    if (waited < s->cloud_scale_up_after_s) {
-        if (!w->ev_scale)
-            w->ev_scale = engine_after(w->e, sim_from_s(s->cloud_scale_up_after_s - waited), on_scale_check, w);
+    if (waited + 1e-6 < s->cloud_scale_up_after_s) {
+        /* Look again when the head will have waited long enough (at least
+         * 1 us on: never a re-check at the same instant). */
+        double dt = s->cloud_scale_up_after_s - waited;
+        if (!w->ev_scale) w->ev_scale = engine_after(w->e, sim_from_s(dt > 1e-6 ? dt : 1e-6), on_scale_check, w);
         return;
     }
     const node_spec *ns = cluster_pool_spec(w->c, w->cloud_pool);
@@ -1039,6 +1051,103 @@ out:
     return rc;
 }
 
+/* ---- inference services --------------------------------------------------
+ * A service's replicas take GPUs of one pool straight from the cluster (a
+ * tp-GPU group: best fit inside a node, whole nodes beyond one), ahead of
+ * queued jobs; what they give back goes to the scheduler. */
+
+typedef struct holding { int *nodes; int n, gpus_each, gpus, used; } holding;
+typedef struct svc_host { world *w; int pool; serving *sv; } svc_host;
+
+static int svc_acquire(void *ctx, int gpus) {
+    svc_host *h = ctx;
+    world *w = h->w;
+    int k = 0;
+    while (k < w->n_hold && w->hold[k].used) k++;
+    if (k == w->n_hold) {
+        if (w->n_hold == w->cap_hold) {
+            int cap = w->cap_hold ? w->cap_hold * 2 : 16;
+            holding *p = realloc(w->hold, (size_t)cap * sizeof *p);
+            if (!p) return -1;
+            w->hold = p;
+            w->cap_hold = cap;
+        }
+        w->hold[w->n_hold++] = (holding){ 0 };
+    }
+    holding *g = &w->hold[k];
+    int per = cluster_pool_spec(w->c, h->pool)->gpus;
+    int n = gpus <= per ? 1 : (gpus + per - 1) / per;
+    free(g->nodes);
+    g->nodes = malloc((size_t)n * sizeof *g->nodes);
+    if (!g->nodes || cluster_alloc(w->c, h->pool, gpus, g->nodes, n) < 0) return -1;
+    g->n = n;
+    g->gpus_each = gpus <= per ? gpus : per;
+    g->gpus = gpus;
+    g->used = 1;
+    add_state(w, GS_SERVING, gpus);
+    return k;
+}
+
+static void svc_release(void *ctx, int k) {
+    svc_host *h = ctx;
+    world *w = h->w;
+    holding *g = &w->hold[k];
+    if (!g->used) return;
+    cluster_release(w->c, g->nodes, g->n, g->gpus_each);
+    g->used = 0;
+    add_state(w, GS_SERVING, -g->gpus);
+    dispatch(w);
+}
+
+static void svc_finished(void *ctx) {
+    svc_host *h = ctx;
+    world *w = h->w;
+    if (--w->unfinished == 0) engine_stop(w->e);
+}
+
+/* Services run on the pool named by node-type, else the first pool whose
+ * GPU is the service's gpu (or the first pool). */
+static int build_services(world *w, char *err, size_t errlen) {
+    const scenario *s = w->s;
+    if (s->n_inference == 0) return 0;
+    w->svc = calloc((size_t)s->n_inference, sizeof *w->svc);
+    if (!w->svc) {
+        snprintf(err, errlen, "%s:0: out of memory building the services", s->file);
+        return -1;
+    }
+    for (int i = 0; i < s->n_inference; i++) {
+        const sc_inference *f = &s->inference[i];
+        int pool = -1;
+        if (f->node_type[0]) pool = cluster_pool_of_type(w->c, f->node_type);
+        for (int p = 0; p < cluster_pool_count(w->c) && pool < 0 && !f->node_type[0]; p++)
+            if (!f->gpu[0] || !strcmp(cluster_pool_spec(w->c, p)->gpu, f->gpu)) pool = p;
+        if (pool < 0) {
+            snprintf(err, errlen, "%s:%d: <inference name=\"%s\">: the cluster has no <nodes> %s %s", s->file, f->line,
+                     f->name, f->node_type[0] ? "of type" : "with GPU", f->node_type[0] ? f->node_type : f->gpu);
+            return -1;
+        }
+        svc_host *h = &w->svc[i];
+        h->w = w;
+        h->pool = pool;
+        serving_host host = { h, svc_acquire, svc_release, svc_finished };
+        w->unfinished++;
+        h->sv = serving_new(w->e, w->bus, s, f, cluster_pool_spec(w->c, pool), &host, err, errlen);
+        if (!h->sv) return -1;
+        w->n_svc++;
+    }
+    return 0;
+}
+
+int world_service_count(const world *w) { return w->n_svc; }
+
+const service_result *world_service(const world *w, int i) {
+    return (i >= 0 && i < w->n_svc) ? serving_result(w->svc[i].sv) : NULL;
+}
+
+const serving *world_serving(const world *w, int i) {
+    return (i >= 0 && i < w->n_svc) ? w->svc[i].sv : NULL;
+}
+
 world *world_new(const scenario *s, metric_bus *bus, char *err, size_t errlen) {
     world *w = calloc(1, sizeof *w);
     if (!w) goto oom;
@@ -1103,27 +1212,32 @@ world *world_new(const scenario *s, metric_bus *bus, char *err, size_t errlen) {
         const sc_jobs *g = &s->jobs[i];
         rng *ra = rng_new(s->seed, "jobs/arrivals", (uint64_t)i);
         rng *rd = rng_new(s->seed, "jobs/durations", (uint64_t)i);
-        if (!ra || !rd) {
+        rng *rs = rng_new(s->seed, "jobs/sizes", (uint64_t)i);
+        rng_discrete *sizes = g->n_sizes ? rng_discrete_new(g->size_weights, (size_t)g->n_sizes) : NULL;
+        if (!ra || !rd || !rs || (g->n_sizes && !sizes)) {
             rng_free(ra);
             rng_free(rd);
+            rng_free(rs);
+            rng_discrete_free(sizes);
             goto oom;
         }
-        double t = 0;
+        double t = g->submit_s;
         for (int k = 0; k < g->count; k++) {
             job *j = &w->jobs[w->n_jobs];
             j->w = w;
             j->index = w->n_jobs++;
             j->r.kind = JOB_BATCH;
-            j->r.gpus = g->gpus;
+            j->r.gpus = sizes ? g->sizes[rng_discrete_draw(rs, sizes)] : g->gpus;
             j->pool = 0;
-            snprintf(j->r.name, sizeof j->r.name, "%s-%d", g->name, k);
+            if (g->single) snprintf(j->r.name, sizeof j->r.name, "%s", g->name);
+            else snprintf(j->r.name, sizeof j->r.name, "%s-%d", g->name, k);
             snprintf(j->r.queue, sizeof j->r.queue, "%s", g->queue);
             j->queue = sched_queue_of(w->q, g->queue);
             j->priority = g->priority;
             j->timeout_s = g->timeout_s;
             j->line = g->line;
             if (!strcmp(g->arrivals, "poisson")) t += rng_exponential(ra, 1.0 / g->rate_per_s);
-            else if (g->rate_per_s > 0) t = k / g->rate_per_s;
+            else if (g->rate_per_s > 0) t = g->submit_s + k / g->rate_per_s;
             j->r.submit_s = t;
             if (!strcmp(g->duration_distribution, "exponential"))
                 j->duration_s = rng_exponential(rd, g->duration_s);
@@ -1134,15 +1248,19 @@ world *world_new(const scenario *s, metric_bus *bus, char *err, size_t errlen) {
             if (alloc_nodes(j) < 0) {
                 rng_free(ra);
                 rng_free(rd);
+                rng_free(rs);
+                rng_discrete_free(sizes);
                 goto oom;
             }
         }
         rng_free(ra);
         rng_free(rd);
+        rng_free(rs);
+        rng_discrete_free(sizes);
     }
 
     static const char *state_names[GS_COUNT] = { "gpus_training", "gpus_checkpoint", "gpus_restarting",
-                                                 "gpus_batch" };
+                                                 "gpus_batch", "gpus_serving" };
     for (int i = 0; i < GS_COUNT; i++) w->m_state[i] = metrics_register(bus, "cluster", state_names[i]);
     w->m_queue = metrics_register(bus, "cluster", "queue_length");
     w->m_failed = metrics_register(bus, "cluster", "gpus_failed");
@@ -1167,6 +1285,10 @@ world *world_new(const scenario *s, metric_bus *bus, char *err, size_t errlen) {
     }
     w->unfinished = w->n_jobs;
     if (build_microbench(w) < 0) goto oom;
+    if (build_services(w, err, errlen) < 0) {
+        world_free(w);
+        return NULL;
+    }
     return w;
 oom:
     snprintf(err, errlen, "%s:0: out of memory building the world", s->file);
@@ -1176,6 +1298,10 @@ oom:
 
 void world_free(world *w) {
     if (!w) return;
+    for (int i = 0; i < w->n_svc; i++) serving_free(w->svc[i].sv);
+    free(w->svc);
+    for (int i = 0; i < w->n_hold; i++) free(w->hold[i].nodes);
+    free(w->hold);
     failures_free(w->f);
     engine_free(w->e);
     cluster_free(w->c);
@@ -1215,6 +1341,7 @@ int world_run(world *w, double until_s) {
         if (ph == PH_RUNNING) j->run_since = now_of(w);
         j->r.time.kept_s = j->run_s - j->r.time.redone_s;
     }
+    for (int i = 0; i < w->n_svc; i++) serving_close(w->svc[i].sv);
     integrate(w);
     metrics_close(w->bus, now_of(w));
     return 0;
@@ -1241,6 +1368,14 @@ world_totals world_get_totals(const world *w) {
         t.gpus += w->s->nodes[i].count * ns->gpus;
     }
     t.gpu_hours = t.gpus * t.simulated_s / 3600.0;
+    t.cloud_node_hours = (w->cloud_node_s + cluster_cloud_up(w->c) * sim_to_s(engine_now(w->e) - w->cloud_since)) / 3600;
+    const node_spec *cloud_ns = w->cloud_pool >= 0 ? cluster_pool_spec(w->c, w->cloud_pool) : NULL;
+    double cloud_gpu_h = cloud_ns ? t.cloud_node_hours * cloud_ns->gpus : 0;
+    /* Busy GPU-time is split between owned and rented GPUs by their
+     * provisioned GPU-hours (rented nodes are mostly busy while up, so this
+     * leans towards under-counting their share). */
+    double onprem = t.gpu_hours + cloud_gpu_h > 0 ? t.gpu_hours / (t.gpu_hours + cloud_gpu_h) : 1;
+    t.gpu_hours += cloud_gpu_h;
     /* Cost, energy and CO2 (models/cost.h). Every node is provisioned for
      * the whole run (spares and failed nodes count as idle). GPU states are
      * integrated for the whole cluster: each <nodes> entry gets its share by
@@ -1252,7 +1387,7 @@ world_totals world_get_totals(const world *w) {
     for (int i = 0; i < w->s->n_nodes && rc == 0; i++) {
         const node_spec *ns = scenario_node_spec(w->s, i);
         const gpu_spec *g = catalog_gpu(w->s->cat, ns->gpu);
-        double share = t.gpus > 0 ? (double)w->s->nodes[i].count * ns->gpus / t.gpus : 0;
+        double share = t.gpus > 0 ? onprem * w->s->nodes[i].count * ns->gpus / t.gpus : 0;
         cost_pool p = { .gpus_per_node = ns->gpus, .node_s = w->s->nodes[i].count * t.simulated_s,
                         .gpu_idle_w = g ? g->idle_w : 0, .gpu_tdp_w = g ? g->tdp_w : 0,
                         .node_overhead_w = ns->overhead_w,
@@ -1261,6 +1396,18 @@ world_totals world_get_totals(const world *w) {
         p.gpu_state_s[COST_CHECKPOINT] = share * t.gpu_checkpoint_s;
         p.gpu_state_s[COST_RESTARTING] = share * t.gpu_restarting_s;
         p.gpu_state_s[COST_BATCH] = share * t.gpu_batch_s;
+        rc = cost_add_pool(&t.cost, &p);
+    }
+    if (cloud_ns && t.cloud_node_hours > 0 && rc == 0) {
+        const gpu_spec *g = catalog_gpu(w->s->cat, cloud_ns->gpu);
+        cost_pool p = { .gpus_per_node = cloud_ns->gpus, .node_s = t.cloud_node_hours * 3600,
+                        .gpu_idle_w = g ? g->idle_w : 0, .gpu_tdp_w = g ? g->tdp_w : 0,
+                        .node_overhead_w = cloud_ns->overhead_w,
+                        .price_per_gpu_hour_usd = cost_price_per_gpu_hour(cloud_ns, g), .cloud_burst = 1 };
+        p.gpu_state_s[COST_TRAINING] = (1 - onprem) * t.gpu_training_s;
+        p.gpu_state_s[COST_CHECKPOINT] = (1 - onprem) * t.gpu_checkpoint_s;
+        p.gpu_state_s[COST_RESTARTING] = (1 - onprem) * t.gpu_restarting_s;
+        p.gpu_state_s[COST_BATCH] = (1 - onprem) * t.gpu_batch_s;
         rc = cost_add_pool(&t.cost, &p);
     }
     for (int i = 0; i < w->s->n_storage && rc == 0; i++) {
@@ -1274,13 +1421,7 @@ world_totals world_get_totals(const world *w) {
     t.cost_usd = t.cost.cost_usd;
     t.failures = w->n_fail_total;
     t.fragmented_gpu_hours = (w->frag_gpu_s + w->frag_now * sim_to_s(engine_now(w->e) - w->frag_since)) / 3600;
-    t.cloud_node_hours = (w->cloud_node_s + cluster_cloud_up(w->c) * sim_to_s(engine_now(w->e) - w->cloud_since)) / 3600;
-    if (w->cloud_pool >= 0) {
-        t.cloud_cost_usd = t.cloud_node_hours * cluster_pool_spec(w->c, w->cloud_pool)->price_per_hour_usd;
-        t.cost_usd += t.cloud_cost_usd;
-        t.cost.cloud_usd += t.cloud_cost_usd;
-        t.cost.cost_usd += t.cloud_cost_usd;
-    }
+    t.cloud_cost_usd = t.cost.cloud_usd;
     t.nodes_drained = w->drained;
     return t;
 }
@@ -1305,11 +1446,12 @@ queue_result world_queue(const world *w, int qi) {
             continue;
         }
         double end = j->r.end_s >= 0 ? j->r.end_s : sim;
-        r.gpu_hours += j->r.gpus * (end - j->r.start_s) / 3600;
+        r.gpu_hours += j->gpu_s / 3600;
         if (waits) waits[r.started] = j->r.queue_wait_s;
         r.mean_wait_s += j->r.queue_wait_s;
-        double run = end - j->r.start_s;
-        if (run > 0) slow += (j->r.queue_wait_s + run) / run;
+        /* Slowdown: time from submission to the end (or now) over the time
+         * it actually held GPUs (preempted stretches count as waiting). */
+        if (j->held_s > 0) slow += (end - j->r.submit_s) / j->held_s;
         r.started++;
     }
     if (r.started > 0) {

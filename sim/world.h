@@ -33,6 +33,7 @@
 #include "scenarios/scenario.h"
 #include "sim/engine.h"
 #include "sim/metrics.h"
+#include "sim/serving.h"
 
 typedef enum job_kind { JOB_TRAINING, JOB_BATCH } job_kind;
 typedef enum job_state { JOB_PENDING, JOB_RUNNING, JOB_DONE, JOB_FAILED, JOB_TIMEOUT } job_state;
@@ -128,6 +129,13 @@ typedef struct queue_result {
 
 int world_queue_count(const world *w);
 queue_result world_queue(const world *w, int i);
+
+/* Inference services (<inference>), in scenario order; results complete
+ * after world_run(). world_serving gives the service itself (latency
+ * samples for CDFs: serving_samples). */
+int world_service_count(const world *w);
+const service_result *world_service(const world *w, int i);
+const serving *world_serving(const world *w, int i);
 
 /* Failure kinds (one per <failure> or profile cause) and how many happened. */
 int world_failure_kinds(const world *w);

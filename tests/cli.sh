@@ -33,13 +33,13 @@ grep -q "nope.xml:0: cannot open" "$tmp/err" || no "missing file message names t
 # Every example scenario checks and runs.
 for f in scenarios/*.xml; do
   expect_status 0 "check $f" "$bin" check "$f"
-  expect_status 0 "run $f" "$bin" run "$f" --json "$tmp/r.json"
+  expect_status 0 "run $f" "$bin" run "$f" --json "$tmp/r.json" --db "$tmp/all.db"
   python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/r.json" 2>/dev/null \
     && ok "$f writes valid JSON" || no "$f writes valid JSON"
 done
 
 # The contract's JSON names, and the summary on stdout.
-expect_status 0 "run default --json -" "$bin" run scenarios/default.xml --json -
+expect_status 0 "run default --json -" "$bin" run scenarios/default.xml --json - --no-db
 python3 - "$tmp/out" <<'PY' && ok "JSON has the contract's fields" || no "JSON has the contract's fields"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -56,22 +56,24 @@ assert t["state"] == "done" and t["end_s"] > 0 and t["steps_done"] == t["steps_t
 assert 0 < t["mfu"] < 1
 assert any(j["kind"] == "batch" for j in d["jobs"])
 PY
-expect_status 0 "run default prints a summary" "$bin" run scenarios/default.xml
+expect_status 0 "run default prints a summary" "$bin" run scenarios/default.xml --no-db
 grep -q "training pretrain-70b" "$tmp/out" || no "summary names the training job"
 
 # Determinism: same scenario and seed, identical bytes except wall_* fields.
-"$bin" run scenarios/default.xml --json "$tmp/a.json" >/dev/null 2>&1
-"$bin" run scenarios/default.xml --json "$tmp/b.json" >/dev/null 2>&1
+"$bin" run scenarios/default.xml --json "$tmp/a.json" --no-db >/dev/null 2>&1
+"$bin" run scenarios/default.xml --json "$tmp/b.json" --no-db >/dev/null 2>&1
 grep -v '"wall' "$tmp/a.json" >"$tmp/a2"; grep -v '"wall' "$tmp/b.json" >"$tmp/b2"
 cmp -s "$tmp/a2" "$tmp/b2" && ok "determinism: two runs give identical JSON" || no "determinism"
-"$bin" run scenarios/default.xml --seed 7 --json "$tmp/c.json" >/dev/null 2>&1
+"$bin" run scenarios/default.xml --seed 7 --json "$tmp/c.json" --no-db >/dev/null 2>&1
 grep -v '"wall' "$tmp/c.json" >"$tmp/c2"
 cmp -s "$tmp/a2" "$tmp/c2" && no "--seed changes the run" || ok "--seed changes the run"
 
 # Published training throughput replayed through the command line exactly as
 # the shared acceptance tool does (tests/replay-training, a copy of it).
 if command -v python3 >/dev/null 2>&1; then
-  python3 tests/replay-training --bin "$bin" >"$tmp/replay" 2>&1 \
+  # From a scratch directory: run's default results database lands there.
+  top=$(pwd); absbin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+  (cd "$tmp" && python3 "$top/tests/replay-training" --bin "$absbin" "$top/tests/validation/training.csv") >"$tmp/replay" 2>&1 \
     && ok "training validation ($(tail -n 1 "$tmp/replay"); $(tail -n 2 "$tmp/replay" | head -n 1))" \
     || { no "training validation"; cat "$tmp/replay"; }
 fi
@@ -79,7 +81,7 @@ fi
 # Single collectives predicted through <microbenchmarks> (model backend),
 # against the measured 8x H100 all-reduce curve: 15% from 1 MB, 35% below
 # (latency-dominated sizes), as tests/test_collective.c holds the model.
-"$bin" run scenarios/nccl-8xh100.xml --json "$tmp/mb.json" >/dev/null 2>&1
+"$bin" run scenarios/nccl-8xh100.xml --json "$tmp/mb.json" --no-db >/dev/null 2>&1
 python3 - "$tmp/mb.json" tests/validation/nccl_allreduce_8xH100.csv <<'PY' && ok "all-reduce predictions through the CLI match the measured curve" || no "all-reduce predictions through the CLI"
 import csv, json, sys
 d = json.load(open(sys.argv[1]))
@@ -95,6 +97,19 @@ for k in ("op", "ranks", "size_bytes", "predicted_s", "predicted_busbw_GBps", "m
 assert any(m["op"] == "gemm" and m["predicted_tflops"] > 0 for m in d["microbenchmarks"])
 PY
 
+# The other command-line suites: reports and the results database,
+# inference serving validation.
+for suite in cli_report cli_serving; do
+  [ -f "tests/$suite.sh" ] || continue
+  sh "tests/$suite.sh" "$bin" >"$tmp/$suite" 2>&1 && ok "$suite ($(tail -n 1 "$tmp/$suite"))" \
+    || { no "$suite"; grep -i "fail" "$tmp/$suite" | head -20; }
+done
+expect_status 0 "topo --help" "$bin" topo --help
+expect_status 0 "topo writes SVG" "$bin" topo scenarios/llama3-405b-16k.xml --out "$tmp/t.svg"
+python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' "$tmp/t.svg" 2>/dev/null \
+  && ok "topo SVG is well-formed" || no "topo SVG is well-formed"
+expect_status 2 "topo to an unknown format" "$bin" topo scenarios/default.xml --out "$tmp/t.png"
+
 # Bad input: exit 2, one precise line, nothing written.
 if [ -f tests/cli_bad.sh ]; then
   sh tests/cli_bad.sh "$bin" >"$tmp/bad" 2>&1 && ok "malformed scenarios ($(tail -n 1 "$tmp/bad"))" \
@@ -104,9 +119,9 @@ fi
 # A failed write leaves no file behind and exits 1.
 mkdir "$tmp/ro" && chmod 555 "$tmp/ro"
 if [ "$(id -u)" != 0 ]; then
-  expect_status 1 "unwritable --json path" "$bin" run scenarios/default.xml --json "$tmp/ro/x.json"
+  expect_status 1 "unwritable --json path" "$bin" run scenarios/default.xml --json "$tmp/ro/x.json" --no-db
 fi
-expect_status 1 "--json into a missing directory" "$bin" run scenarios/default.xml --json "$tmp/none/x.json"
+expect_status 1 "--json into a missing directory" "$bin" run scenarios/default.xml --json "$tmp/none/x.json" --no-db
 
 [ $fails = 0 ] && echo "cli: all passed" || echo "cli: $fails failed"
 [ $fails = 0 ]

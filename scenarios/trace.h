@@ -1,0 +1,39 @@
+/*
+ * trace: a job-trace CSV (<trace href="jobs.csv"/>) read into the
+ * scenario's workload.
+ *
+ * Format (one job per line; blank lines and lines starting with # are
+ * skipped; the header line is required and names the columns, in any
+ * order; unknown columns are errors):
+ *
+ *   submit,queue,priority,gpus,duration,tokens,model,name
+ *   0,research,0,8,2h,,,
+ *   3600,prod,10,64,,50B,llama3-8b,finetune-1
+ *
+ *   submit    duration from the start of the run (plain number = seconds)
+ *   queue     a <queue> of the scheduler ("" = the first)
+ *   priority  integer (default 0)
+ *   gpus      count, >= 1
+ *   duration  a batch job of this length, or
+ *   tokens + model  a training job of that many tokens of a catalog model
+ *             preset; its plan is FSDP over the GPUs (tensor and pipeline
+ *             parallel added when the model does not fit), 4K sequences
+ *   name      optional (default: trace-<line>)
+ *
+ * Submit times must not decrease. Errors name the CSV file and line:
+ * "jobs.csv:12: gpus "0": gpus must be a whole number >= 1".
+ */
+#ifndef CT_TRACE_H
+#define CT_TRACE_H
+
+#include <stddef.h>
+
+#include "scenarios/scenario.h"
+
+/* Read the CSV at path (relative paths are taken from the scenario file's
+ * directory) and append its jobs to s (sc_jobs of count 1, sc_training).
+ * Returns 0, or -1 with err set (s may hold some of the jobs; the caller
+ * frees it). */
+int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen);
+
+#endif
