@@ -63,7 +63,9 @@ check-deps:
 run: deps
 	@$(MAKE) --no-print-directory $(BIN)
 	@mkdir -p out
-	$(BIN) run scenarios/default.xml --json out/default.json
+	@rm -f out/default.db
+	$(BIN) run scenarios/default.xml --json out/default.json --db out/default.db
+	$(BIN) report out/default.db --out out/default
 
 test: deps
 	@$(MAKE) --no-print-directory $(BIN) $(B)/san/clustertwin $(TESTS) $(STESTS)

@@ -80,6 +80,10 @@ int cmd_check(int argc, char **argv) {
     for (int i = 0; i < world_job_count(w); i++) {
         const job_result *r = world_job(w, i);
         if (r->kind != JOB_TRAINING) continue;
+        if (i == 20) {
+            printf("... and %d more training jobs\n", s->n_training - 20);
+            break;
+        }
         const sc_training *t = &s->training[i];
         printf("training %s: %d GPUs (tp %d, pp %d, dp %d, cp %d, %s), %s, %lld steps of %d x %d tokens\n",
                t->name, t->gpus, t->plan.tp, t->plan.pp, t->plan.dp, t->plan.cp, sharding_name(t->plan.sharding),
@@ -88,7 +92,11 @@ int cmd_check(int argc, char **argv) {
                r->perf.step_s, 100 * r->perf.mfu,
                units_format(r->perf.step_s * (double)t->steps, UNIT_DURATION, b, sizeof b));
     }
+    int traced = 0;
+    for (int i = 0; i < s->n_jobs; i++) traced += s->jobs[i].single;
+    if (s->trace_href[0]) printf("trace %s: %d batch jobs\n", s->trace_href, traced);
     for (int i = 0; i < s->n_jobs; i++)
+        if (!s->jobs[i].single)
         printf("jobs %s: %d jobs of %d GPUs, %s arrivals, %s %s each\n", s->jobs[i].name, s->jobs[i].count,
                s->jobs[i].gpus, s->jobs[i].arrivals, s->jobs[i].duration_distribution,
                units_format(s->jobs[i].duration_s, UNIT_DURATION, a, sizeof a));

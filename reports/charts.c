@@ -309,6 +309,45 @@ static void waits_chart(plan *p, const rundata *r) {
     fprintf(p->gp, "\n");
 }
 
+/* ---- inference latency ------------------------------------------------- */
+
+/* TTFT and end-to-end latency CDFs of each service (from the results
+ * JSON's latency_cdf), side by side in one SVG, log-scaled latency. */
+static void latency_chart(plan *p, const rundata *r) {
+    FILE *f = NULL;
+    int n = 0, idx[8];
+    for (int i = 0; i < r->n_services && n < 8; i++) {
+        const rd_service *v = &r->services[i];
+        int pts = 0;
+        for (int k = 0; k < v->n_cdf; k++)
+            pts += !isnan(v->cdf_pct[k]) && v->cdf_ttft[k] > 0 && v->cdf_e2e[k] > 0;
+        if (pts < 2) continue;
+        if (!f && !(f = open_in(p, "latency", ".dat"))) return;
+        fprintf(f, "%s# service %s: percentile, TTFT (s), end-to-end latency (s)\n", n ? "\n\n" : "", v->name);
+        for (int k = 0; k < v->n_cdf; k++)
+            if (!isnan(v->cdf_pct[k]) && v->cdf_ttft[k] > 0 && v->cdf_e2e[k] > 0)
+                fprintf(f, "%.9g %.9g %.9g\n", v->cdf_pct[k], v->cdf_ttft[k], v->cdf_e2e[k]);
+        idx[n++] = i;
+    }
+    if (!f) return;
+    fclose(f);
+    begin(p, "latency", "Inference latency",
+          "Cumulative distribution of each service's time to first token (left) and end-to-end request latency "
+          "(right), on a log scale: the share of its requests served at most that fast.");
+    fprintf(p->gp, "set multiplot layout 1,2\nset logscale x 10\nset ylabel 'requests (%%)'\nset yrange [0:100]\n"
+                   "set key inside bottom right vertical noenhanced\n");
+    for (int panel = 0; panel < 2; panel++) {
+        fprintf(p->gp, "set xlabel '%s'\nplot ", panel ? "end-to-end latency (s)" : "time to first token (s)");
+        for (int i = 0; i < n; i++) {
+            fprintf(p->gp, "%s'%slatency.dat' index %d u %d:1 w linespoints lw 2 pt 7 ps 0.5 t ", i ? ", \\\n  " : "",
+                    p->prefix, i, panel ? 3 : 2);
+            gp_quote(p->gp, r->services[idx[i]].name);
+        }
+        fprintf(p->gp, "\n");
+    }
+    fprintf(p->gp, "unset multiplot\n");
+}
+
 /* ---- running gnuplot ----------------------------------------------------- */
 
 /* Run PROGRAM script in dir with its output in log. Returns the exit
@@ -377,6 +416,7 @@ void charts_draw(sqlite3 *db, const rundata *r, const char *dir, const char *pre
     }
     steps_chart(&p, r);
     waits_chart(&p, r);
+    latency_chart(&p, r);
     fprintf(p.gp, "\nunset output\n");
     int werr = ferror(p.gp);
     fclose(p.gp);

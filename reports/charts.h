@@ -13,7 +13,8 @@
  * The charts: GPUs by state over time (stacked, with the GPUs out of
  * service as a line), cost so far, failures and restarts on a timeline,
  * the step-time breakdown of each training job, training progress, and
- * the queue-wait CDF of each queue.
+ * the queue-wait CDF of each queue, and the TTFT and end-to-end latency
+ * CDFs of each inference service.
  */
 #ifndef CT_CHARTS_H
 #define CT_CHARTS_H
@@ -27,7 +28,7 @@
 #define CHARTS_MAX 8
 
 typedef struct chart {
-    char key[16];                    /* util, cost, failures, steps, progress, waits */
+    char key[16];                    /* util, cost, failures, steps, progress, waits, latency */
     char file[128];                  /* PREFIX key .svg, relative to the directory */
     char title[96];
     char caption[320];

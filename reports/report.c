@@ -344,6 +344,44 @@ static int queue_stats(const rundata *r, qstat **out) {
     return nq;
 }
 
+/* ---- inference services -------------------------------------------------- */
+
+enum { SV_NAME, SV_REQUESTS, SV_REPLICAS, SV_TOKENS, SV_TTFT50, SV_TTFT99, SV_TPOT50, SV_TPOT99, SV_E2E99, SV_SLO,
+       SV_COST, SV_N };
+static const char *const sv_cols[SV_N + 1] = { "service", "requests", "replicas", "output tokens/s", "TTFT p50",
+                                               "TTFT p99", "TPOT p50", "TPOT p99", "end-to-end p99",
+                                               "SLO attainment", "cost per million tokens", NULL };
+static const char sv_numeric[] = "tnnnnnnnnnn";
+
+/* The number of columns of the services table: the cost column only when
+ * some service has a cost per token. */
+static int sv_ncols(const rundata *r) {
+    for (int i = 0; i < r->n_services; i++)
+        if (!isnan(r->services[i].cost_per_million_tokens_usd)) return SV_N;
+    return SV_COST;
+}
+
+static const char *sv_cell(const rd_service *v, int col, char *b, size_t n) {
+    switch (col) {
+    case SV_NAME: snprintf(b, n, "%s", v->name); return b;
+    case SV_REQUESTS: return fmt_count(v->requests, b, n);
+    case SV_REPLICAS: return fmt_count(v->replicas, b, n);
+    case SV_TOKENS: return fmt_count(v->output_tokens_per_s, b, n);
+    case SV_TTFT50: return fmt_dur(v->ttft_p50_s, b, n);
+    case SV_TTFT99: return fmt_dur(v->ttft_p99_s, b, n);
+    case SV_TPOT50: return fmt_dur(v->tpot_p50_s, b, n);
+    case SV_TPOT99: return fmt_dur(v->tpot_p99_s, b, n);
+    case SV_E2E99: return fmt_dur(v->e2e_p99_s, b, n);
+    case SV_SLO: return fmt_value(F_PCT, v->slo_attainment, b, n);
+    case SV_COST:
+        if (isnan(v->cost_per_million_tokens_usd)) snprintf(b, n, "n/a");
+        else snprintf(b, n, "$%.2f", v->cost_per_million_tokens_usd);
+        return b;
+    }
+    b[0] = 0;
+    return b;
+}
+
 /* ---- HTML ---------------------------------------------------------------- */
 
 /* Text escaped for XHTML (also inside attribute values). */
@@ -587,6 +625,29 @@ static void html_queue_table(FILE *f, const qstat *q, int nq) {
           "running time, averaged over the queue's jobs.</p>\n", f);
 }
 
+static void html_services_table(FILE *f, const rundata *r) {
+    int nc = sv_ncols(r);
+    const char *cols[SV_N + 1];
+    for (int k = 0; k < nc; k++) cols[k] = sv_cols[k];
+    cols[nc] = NULL;
+    fputs("<div class=\"scroll\"><table class=\"services\">\n<tr>", f);
+    for (int k = 0; k < nc; k++) {
+        fprintf(f, "<th%s>", sv_numeric[k] == 'n' ? " class=\"n\"" : "");
+        h(f, cols[k]);
+        fputs("</th>", f);
+    }
+    fputs("</tr>\n", f);
+    for (int i = 0; i < r->n_services; i++) {
+        char b[128];
+        fputs("<tr>", f);
+        for (int k = 0; k < nc; k++) td(f, sv_cell(&r->services[i], k, b, sizeof b), sv_numeric[k] == 'n');
+        fputs("</tr>\n", f);
+    }
+    fputs("</table></div>\n<p class=\"caption\">TTFT: time to the first output token; TPOT: time per output "
+          "token after it; end-to-end: from a request's arrival to its last token. SLO attainment: the share of "
+          "requests that met the service's latency objectives.</p>\n", f);
+}
+
 #define JOBS_LISTED 200
 
 static void html_jobs_table(FILE *f, const rundata *r) {
@@ -703,6 +764,11 @@ static void html_run(FILE *f, sqlite3 *db, const rundata *r, const charts *ch, c
         html_queue_table(f, q, nq);
     }
     free(q);
+    if (r->n_services) {
+        h2(f, "services", "Inference services");
+        if ((c = charts_find(ch, "latency"))) html_figure(f, c);
+        html_services_table(f, r);
+    }
     if (r->n_jobs) {
         h2(f, "jobs", "Jobs");
         html_jobs_table(f, r);
@@ -861,7 +927,7 @@ static void html_compare(FILE *f, sqlite3 *db, const rundata *a, const rundata *
     fputs("</table></div>\n", f);
 
     /* Charts side by side. */
-    static const char *const keys[] = { "util", "cost", "failures", "progress", "steps", "waits" };
+    static const char *const keys[] = { "util", "cost", "failures", "progress", "steps", "waits", "latency" };
     h2(f, "charts", "Side by side");
     fputs("<p class=\"caption\">A on the left, B on the right.</p>\n", f);
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
@@ -993,6 +1059,20 @@ static void md_run(FILE *f, sqlite3 *db, const rundata *r) {
         }
     }
     free(q);
+    if (r->n_services) {
+        fputs("\n## Inference services\n\n", f);
+        int nc = sv_ncols(r);
+        fputs("|", f);
+        for (int k = 0; k < nc; k++) md_cell(f, sv_cols[k]);
+        fputs("\n|", f);
+        for (int k = 0; k < nc; k++) fputs(sv_numeric[k] == 'n' ? " ---: |" : " --- |", f);
+        fputs("\n", f);
+        for (int i = 0; i < r->n_services; i++) {
+            fputs("|", f);
+            for (int k = 0; k < nc; k++) md_cell(f, sv_cell(&r->services[i], k, b, sizeof b));
+            fputs("\n", f);
+        }
+    }
     fputs("\n", f);
 }
 

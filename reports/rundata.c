@@ -37,6 +37,7 @@ void rundata_free(rundata *r) {
     free(r->jobs);
     free(r->kinds);
     free(r->queues);
+    free(r->services);
     free(r);
 }
 
@@ -54,6 +55,69 @@ static const char job_sql[] =
     "lost_work_s, checkpoints, checkpoint_interval_s, checkpoint_write_s, ettr, time_elapsed_s, "
     "time_training_kept_s, time_redone_s, time_checkpoint_stall_s, time_restart_s, time_waiting_for_nodes_s, "
     "memory_per_gpu_total_bytes FROM jobs WHERE run_id = ? ORDER BY idx";
+
+static const char service_sql[] =
+    "SELECT json_extract(s.value, '$.name'), json_extract(s.value, '$.requests'), "
+    "json_extract(s.value, '$.replicas'), json_extract(s.value, '$.output_tokens_per_s'), "
+    "json_extract(s.value, '$.ttft_p50_s'), json_extract(s.value, '$.ttft_p99_s'), "
+    "json_extract(s.value, '$.tpot_p50_s'), json_extract(s.value, '$.tpot_p99_s'), "
+    "json_extract(s.value, '$.e2e_p99_s'), json_extract(s.value, '$.slo_attainment'), "
+    "json_extract(s.value, '$.cost_per_million_tokens_usd') "
+    "FROM runs r, json_each(CASE WHEN json_valid(r.results_json) THEN r.results_json END, '$.services') s "
+    "WHERE r.id = ? ORDER BY s.key";
+
+/* One row per CDF point: service index, point index, percentile, TTFT, TPOT, e2e. */
+static const char cdf_sql[] =
+    "SELECT s.key, c.key, c.value, json_extract(s.value, '$.latency_cdf.ttft_s[' || c.key || ']'), "
+    "json_extract(s.value, '$.latency_cdf.tpot_s[' || c.key || ']'), "
+    "json_extract(s.value, '$.latency_cdf.e2e_s[' || c.key || ']') "
+    "FROM runs r, json_each(CASE WHEN json_valid(r.results_json) THEN r.results_json END, '$.services') s, "
+    "json_each(s.value, '$.latency_cdf.percentiles') c "
+    "WHERE r.id = ? ORDER BY s.key, c.key";
+
+/* r->services from the stored results JSON (none when it has none). */
+static int load_services(sqlite3 *db, rundata *r) {
+    sqlite3_stmt *q = NULL;
+    int rc, cap = 0;
+    if ((rc = sqlite3_prepare_v2(db, service_sql, -1, &q, NULL)) != SQLITE_OK) return rc;
+    sqlite3_bind_int64(q, 1, r->id);
+    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+        if (r->n_services == cap) {
+            cap = cap ? 2 * cap : 4;
+            rd_service *p = realloc(r->services, (size_t)cap * sizeof *p);
+            if (!p) {
+                sqlite3_finalize(q);
+                return SQLITE_NOMEM;
+            }
+            r->services = p;
+        }
+        rd_service *v = &r->services[r->n_services++];
+        memset(v, 0, sizeof *v);
+        col_text(q, 0, v->name, sizeof v->name);
+        double *g[] = { &v->requests, &v->replicas, &v->output_tokens_per_s, &v->ttft_p50_s, &v->ttft_p99_s,
+                        &v->tpot_p50_s, &v->tpot_p99_s, &v->e2e_p99_s, &v->slo_attainment,
+                        &v->cost_per_million_tokens_usd };
+        for (size_t i = 0; i < sizeof g / sizeof *g; i++) *g[i] = col_num(q, 1 + (int)i);
+    }
+    sqlite3_finalize(q);
+    if (rc != SQLITE_DONE) return rc;
+    if (!r->n_services) return SQLITE_OK;
+    if ((rc = sqlite3_prepare_v2(db, cdf_sql, -1, &q, NULL)) != SQLITE_OK) return rc;
+    sqlite3_bind_int64(q, 1, r->id);
+    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+        int i = sqlite3_column_int(q, 0);
+        if (i < 0 || i >= r->n_services) continue;
+        rd_service *v = &r->services[i];
+        if (v->n_cdf >= RD_CDF_MAX || sqlite3_column_int(q, 1) != v->n_cdf) continue;
+        int k = v->n_cdf++;
+        v->cdf_pct[k] = col_num(q, 2);
+        v->cdf_ttft[k] = col_num(q, 3);
+        v->cdf_tpot[k] = col_num(q, 4);
+        v->cdf_e2e[k] = col_num(q, 5);
+    }
+    sqlite3_finalize(q);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
 
 int rundata_load(sqlite3 *db, int64_t id, rundata **out, char *err, size_t errlen) {
     *out = NULL;
@@ -166,6 +230,9 @@ int rundata_load(sqlite3 *db, int64_t id, rundata **out, char *err, size_t errle
     }
     if (rc != SQLITE_DONE) goto sqlfail;
     sqlite3_finalize(q);
+    q = NULL;
+    if ((rc = load_services(db, r)) == SQLITE_NOMEM) goto oom;
+    if (rc != SQLITE_OK) goto sqlfail;
     *out = r;
     return 0;
 oom:

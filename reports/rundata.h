@@ -39,6 +39,19 @@ typedef struct rd_queue {
     double quota_gpus, gpu_hours, mean_wait_s, p95_wait_s, slowdown;
 } rd_queue;
 
+/* An inference service (services[] of the stored results JSON). Latencies
+ * in seconds; NAN when not measured (or, for the cost, not priced). The
+ * latency CDF: at percentile cdf_pct[k] (0-100), the TTFT, TPOT and
+ * end-to-end latencies; n_cdf points (0 when the JSON has none). */
+#define RD_CDF_MAX 32
+typedef struct rd_service {
+    char name[96];
+    double requests, replicas, output_tokens_per_s, ttft_p50_s, ttft_p99_s, tpot_p50_s, tpot_p99_s, e2e_p99_s;
+    double slo_attainment, cost_per_million_tokens_usd;
+    int n_cdf;
+    double cdf_pct[RD_CDF_MAX], cdf_ttft[RD_CDF_MAX], cdf_tpot[RD_CDF_MAX], cdf_e2e[RD_CDF_MAX];
+} rd_service;
+
 typedef struct rundata {
     int64_t id;
     char status[16], scenario[96], scenario_file[512], version[32], wall_started_at[40];
@@ -54,6 +67,8 @@ typedef struct rundata {
     int n_kinds;
     rd_queue *queues;
     int n_queues;
+    rd_service *services;
+    int n_services;
 } rundata;
 
 /* Load run id (0: the latest complete run, else the latest run). Returns

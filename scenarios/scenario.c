@@ -234,12 +234,17 @@ static void *push(loader *L, void **arr, int *n, size_t size, const xmlNode *e) 
         fail(L, e, NULL, "too many <%s> elements (at most %d)", (const char *)e->name, MAX_ITEMS);
         return NULL;
     }
-    void *p = realloc(*arr, (size_t)(*n + 1) * size);
-    if (!p) {
-        fail(L, e, NULL, "out of memory");
-        return NULL;
+    /* Grow to the next power of two when full (a count of 0 or a power of
+     * two), as trace.c does for the same arrays. */
+    if (*n == 0 || (*n & (*n - 1)) == 0) {
+        void *q = realloc(*arr, (*n == 0 ? 1 : (size_t)*n * 2) * size);
+        if (!q) {
+            fail(L, e, NULL, "out of memory");
+            return NULL;
+        }
+        *arr = q;
     }
-    *arr = p;
+    void *p = *arr;
     memset((char *)p + (size_t)*n * size, 0, size);
     return (char *)p + (size_t)(*n)++ * size;
 }

@@ -54,10 +54,18 @@ static int split(char *z, char **f, int max) {
     return n;
 }
 
+/* Append one zeroed element. The array grows to the next power of two when
+ * its count reaches one, so a 100K-row trace costs O(rows) copying (the
+ * scenario's arrays have no capacity field: a count that is 0 or a power of
+ * two means full). */
 static int push(void **arr, int *n, size_t size) {
-    void *p = realloc(*arr, (size_t)(*n + 1) * size);
-    if (!p) return -1;
-    *arr = p;
+    if (*n == 0 || (*n & (*n - 1)) == 0) {
+        size_t cap = *n == 0 ? 1 : (size_t)*n * 2;
+        void *p = realloc(*arr, cap * size);
+        if (!p) return -1;
+        *arr = p;
+    }
+    void *p = *arr;
     memset((char *)p + (size_t)*n * size, 0, size);
     (*n)++;
     return 0;

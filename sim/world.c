@@ -689,6 +689,33 @@ static void on_batch_end(engine *e, void *arg) {
     finish(j);
 }
 
+static int fabric_for(const world *w, int pool, fabric *f);
+
+/* The step time where the job actually landed: a job spread over more leaf
+ * switches than it needs sends its data-parallel traffic through the
+ * (oversubscribed) spine. The collective model sees a group spanning more
+ * than nodes_per_leaf nodes as crossing leaves, so the fabric is given
+ * nodes / leaves-spanned nodes per leaf. */
+static void place_training(job *j) {
+    world *w = j->w;
+    fabric f;
+    if (j->n_nodes < 2 || j->r.shrinks || fabric_for(w, j->pool, &f) < 0) return;
+    int L = f.nodes_per_leaf > 0 ? f.nodes_per_leaf : 1, leaves = 0;
+    for (int i = 0; i < j->n_nodes; i++) {
+        int seen = 0;
+        for (int k = 0; k < i && !seen; k++) seen = j->nodes[k] / L == j->nodes[i] / L;
+        leaves += !seen;
+    }
+    j->r.leaf_groups = leaves;
+    int eff = (j->n_nodes + leaves - 1) / leaves;
+    if (eff < f.nodes_per_leaf) f.nodes_per_leaf = eff;
+    train_result r;
+    if (train_step(&j->t->model, &j->t->plan, &f, &r) == 0 && r.fits) {
+        j->r.perf = r;
+        j->step_s = r.step_s;
+    }
+}
+
 static void start(job *j) {
     world *w = j->w;
     int cap = j->n_nodes;
@@ -698,6 +725,7 @@ static void start(job *j) {
         w->job_of_node[j->nodes[i]] = j->index;
         w->jobs_on_node[j->nodes[i]]++;
     }
+    if (j->r.kind == JOB_TRAINING) place_training(j);
     j->r.state = JOB_RUNNING;
     int again = j->r.start_s >= 0;
     if (!again) {
@@ -1442,7 +1470,7 @@ queue_result world_queue(const world *w, int qi) {
         if (j->queue != qi) continue;
         r.jobs++;
         if (j->r.start_s < 0) {
-            r.waiting++;
+            if (j->r.submit_s <= sim) r.waiting++;       /* submitted, never started */
             continue;
         }
         double end = j->r.end_s >= 0 ? j->r.end_s : sim;

@@ -4,7 +4,8 @@
 #   run --db / --no-db / the default out/<scenario>.db; bad --db paths
 #   report: the HTML parses (xmllint or Python's XML parser, when either is
 #   here) and every image it shows exists; md and csv; --compare; --list;
-#   no gnuplot; bad arguments exit 2, a directory that cannot be made exits 1.
+#   no gnuplot; a serving run's services table and latency CDF chart; bad
+#   arguments exit 2, a directory that cannot be made exits 1.
 # Prints ok/FAIL per check and a summary; exits 1 on any failure.
 # Runs from the project root whatever the current directory.
 set -u
@@ -121,6 +122,29 @@ cp "$db" "$tmp/default.db"
 (cd "$tmp" && "$bin" report default.db >/dev/null 2>&1) && [ -s "$tmp/default/index.html" ] \
   && grep -q "finetune-7b-8gpu" "$tmp/default/index.html" \
   && ok "default: the latest run, into DB without .db" || no "default: the latest run, into DB without .db"
+
+# Inference services: the services table and the latency CDF chart.
+sdb=$tmp/serving.db
+expect_status 0 "run a serving scenario --db" "$bin" run scenarios/serving-chat-70b.xml --db "$sdb" -q
+out=$tmp/serving
+expect_status 0 "report a serving run" "$bin" report "$sdb" --out "$out"
+if command -v python3 >/dev/null 2>&1; then
+  python3 -c 'import sys, xml.dom.minidom as M; M.parse(sys.argv[1])' "$out/index.html" 2>"$tmp/xml" \
+    && ok "the serving report parses (minidom)" || no "the serving report parses (minidom): $(head -c 300 "$tmp/xml")"
+fi
+grep -q '<h2 id="services">Inference services</h2>' "$out/index.html" \
+  && grep -q '<table class="services">' "$out/index.html" && grep -q '<td>chat</td>' "$out/index.html" \
+  && grep -q '<th class="n">TTFT p99</th>' "$out/index.html" && grep -q '<th class="n">SLO attainment</th>' "$out/index.html" \
+  && ok "the services table" || no "the services table"
+images_exist "$out" && ok "every image of the serving report exists" || no "every image of the serving report exists"
+if command -v gnuplot >/dev/null 2>&1; then
+  grep -q '<img src="latency.svg"' "$out/index.html" && [ -s "$out/latency.svg" ] && well_formed "$out/latency.svg" \
+    && grep -q '^# service chat:' "$out/latency.dat" \
+    && ok "the latency CDF chart, drawn" || no "the latency CDF chart, drawn"
+fi
+expect_status 0 "report a serving run --format md" "$bin" report "$sdb" --format md --out "$tmp/smd"
+grep -q '^| service | requests | replicas |' "$tmp/smd/report.md" && grep -q '^| chat | ' "$tmp/smd/report.md" \
+  && ok "the services table in report.md" || no "the services table in report.md"
 
 # Bad arguments: exit 2 (usage, not a database, no such run); 1 when DIR cannot be made.
 expect_status 2 "report without a database" "$bin" report

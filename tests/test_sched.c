@@ -238,6 +238,31 @@ static void test_pack_and_spread(void **state) {
     }
 }
 
+/* A job spread over more leaf switches than it needs pays the
+ * oversubscribed spine for its data-parallel traffic. */
+static void test_spread_slows_training(void **state) {
+    (void)state;
+    const char *fmt =
+        "<scenario name=\"sp\"><cluster><nodes type=\"dgx-a100-80gb\" count=\"64\"/>"
+        "<network oversubscription=\"4\" nodes-per-leaf=\"8\"/></cluster>"
+        "<scheduler placement=\"%s\"/><workload><training name=\"t\" gpus=\"64\" tp=\"1\" dp=\"64\""
+        " sharding=\"zero1\" global-batch=\"64\" seq-len=\"2048\" steps=\"100\"><model preset=\"llama2-7b\"/></training>"
+        "</workload></scenario>";
+    char xml[1024];
+    snprintf(xml, sizeof xml, fmt, "pack");
+    run a = simulate(xml, 1);
+    snprintf(xml, sizeof xml, fmt, "spread");
+    run b = simulate(xml, 1);
+    printf("  8-node job: pack %d leaf group(s), step %.3f s; spread %d, step %.3f s\n",
+           by_name(&a, "t")->leaf_groups, by_name(&a, "t")->perf.step_s, by_name(&b, "t")->leaf_groups,
+           by_name(&b, "t")->perf.step_s);
+    assert_int_equal(by_name(&a, "t")->leaf_groups, 1);
+    assert_int_equal(by_name(&b, "t")->leaf_groups, 8);
+    assert_true(by_name(&b, "t")->perf.step_s > 1.02 * by_name(&a, "t")->perf.step_s);
+    done(&a);
+    done(&b);
+}
+
 /* Random workloads: every job ends, starts after its submission, and gets
  * its full duration (no failures here); the cluster asserts no GPU is ever
  * double-allocated. */
@@ -276,6 +301,47 @@ static void test_random_workloads(void **state) {
     rng_free(r);
 }
 
+/* A job trace: batch rows and a training row (tokens of a preset), and
+ * errors that name the CSV file and line. */
+static void test_trace(void **state) {
+    (void)state;
+    FILE *f = fopen("/tmp/ct-trace-test.csv", "w");
+    assert_non_null(f);
+    fputs("# test trace\nsubmit,queue,priority,gpus,duration,tokens,model,name\n"
+          "0,,0,8,2h,,,first\n600,,5,16,,2B,llama3-8b,ft\n1h,,0,4,30min,,,\n", f);
+    fclose(f);
+    const char *xml = "<scenario name=\"t\"><cluster><nodes type=\"dgx-h100\" count=\"4\"/></cluster>"
+                      "<workload><trace href=\"/tmp/ct-trace-test.csv\"/></workload></scenario>";
+    run r = simulate(xml, 1);
+    assert_int_equal(world_job_count(r.w), 3);
+    assert_true(by_name(&r, "first")->end_s == 7200);
+    const job_result *ft = by_name(&r, "ft");
+    assert_int_equal(ft->kind, JOB_TRAINING);
+    assert_true(ft->start_s == 600);
+    assert_string_equal(job_state_name(ft->state), "done");
+    assert_true(by_name(&r, "trace-5")->start_s == 3600);
+    done(&r);
+    static const struct { const char *csv, *want; } bad[] = {
+        { "submit,gpus,duration\n0,8,1h\n-5,8,1h\n", "ct-trace-test.csv:3: submit \"-5\"" },
+        { "submit,gpus,duration\n10,8,1h\n5,8,1h\n", "ct-trace-test.csv:3: submit \"5\": submit times must not decrease" },
+        { "submit,gpus,duration\n0,0,1h\n", "ct-trace-test.csv:2: gpus \"0\"" },
+        { "submit,gpus,tokens,model\n0,8,1B,gpt5\n", "ct-trace-test.csv:2: model \"gpt5\"" },
+        { "submit,gpus,colour\n", "ct-trace-test.csv:1: unknown column \"colour\"" },
+        { "submit,gpus,duration\n0,8,\n", "ct-trace-test.csv:2: give a duration" },
+        { "", "ct-trace-test.csv:1: empty trace" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        f = fopen("/tmp/ct-trace-test.csv", "w");
+        fputs(bad[i].csv, f);
+        fclose(f);
+        scenario *s = NULL;
+        char err[1024];
+        assert_int_equal(scenario_load_memory(xml, strlen(xml), "t.xml", &s, err, sizeof err), -1);
+        if (!strstr(err, bad[i].want)) fail_msg("got %s, want %s", err, bad[i].want);
+    }
+    remove("/tmp/ct-trace-test.csv");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mmc_matches_erlang_c),
@@ -286,6 +352,8 @@ int main(void) {
         cmocka_unit_test(test_cloud_autoscaling),
         cmocka_unit_test(test_pack_and_spread),
         cmocka_unit_test(test_random_workloads),
+        cmocka_unit_test(test_trace),
+        cmocka_unit_test(test_spread_slows_training),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
