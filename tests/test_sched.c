@@ -20,36 +20,14 @@
 
 #include <cmocka.h>
 
+#include "tests/simrun.h"
+
 #include "scenarios/scenario.h"
 #include "sim/cluster.h"
 #include "sim/metrics.h"
 #include "sim/rng.h"
 #include "sim/world.h"
 
-typedef struct run {
-    scenario *s;
-    metric_bus *bus;
-    world *w;
-} run;
-
-static run simulate(const char *xml, unsigned long long seed) {
-    run r = { 0 };
-    char err[2048] = "";
-    if (scenario_load_memory(xml, strlen(xml), "sched.xml", &r.s, err, sizeof err) != 0)
-        fail_msg("scenario does not load: %s\n%s", err, xml);
-    r.s->seed = seed;
-    r.bus = metrics_new();
-    r.w = world_new(r.s, r.bus, err, sizeof err);
-    if (!r.w) fail_msg("world does not build: %s", err);
-    world_run(r.w, 0);
-    return r;
-}
-
-static void done(run *r) {
-    world_free(r->w);
-    metrics_free(r->bus);
-    scenario_free(r->s);
-}
 
 static const job_result *by_name(const run *r, const char *name) {
     for (int i = 0; i < world_job_count(r->w); i++)

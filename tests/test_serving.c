@@ -30,6 +30,8 @@
 
 #include <cmocka.h>
 
+#include "tests/simrun.h"
+
 #include "models/catalog.h"
 #include "models/serving.h"
 #include "models/transformer.h"
@@ -84,30 +86,6 @@ static double prefill_s(const serve_model *sm, double tokens) {
     return serve_iter_s(sm, &b, NULL);
 }
 
-typedef struct run {
-    scenario *s;
-    metric_bus *bus;
-    world *w;
-} run;
-
-static run simulate(const char *xml, unsigned long long seed) {
-    run r = { 0 };
-    char err[2048] = "";
-    if (scenario_load_memory(xml, strlen(xml), "test.xml", &r.s, err, sizeof err) != 0)
-        fail_msg("scenario does not load: %s", err);
-    r.s->seed = seed;
-    r.bus = metrics_new();
-    r.w = world_new(r.s, r.bus, err, sizeof err);
-    if (!r.w) fail_msg("world does not build: %s", err);
-    world_run(r.w, 0);
-    return r;
-}
-
-static void done(run *r) {
-    world_free(r->w);
-    metrics_free(r->bus);
-    scenario_free(r->s);
-}
 
 /* The error world_new or the loader gives for xml ("" when it builds). */
 static const char *build_error(const char *xml, char *err, size_t len) {

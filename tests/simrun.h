@@ -1,0 +1,42 @@
+/*
+ * simrun: a scenario from a string, built and run to the end, for the
+ * world-level tests (test_world, test_sched, test_serving). A scenario
+ * that does not load or build fails the calling cmocka test with the
+ * loader's message. Include after <cmocka.h>.
+ */
+#ifndef CT_TEST_SIMRUN_H
+#define CT_TEST_SIMRUN_H
+
+#include <string.h>
+
+#include "scenarios/scenario.h"
+#include "sim/metrics.h"
+#include "sim/world.h"
+
+typedef struct run {
+    scenario *s;
+    metric_bus *bus;
+    world *w;
+} run;
+
+/* Load xml, set the seed, build the world and run it. */
+static inline run simulate(const char *xml, unsigned long long seed) {
+    run r = { 0 };
+    char err[2048] = "";
+    if (scenario_load_memory(xml, strlen(xml), "test.xml", &r.s, err, sizeof err) != 0)
+        fail_msg("scenario does not load: %s\n%s", err, xml);
+    r.s->seed = seed;
+    r.bus = metrics_new();
+    r.w = world_new(r.s, r.bus, err, sizeof err);
+    if (!r.w) fail_msg("world does not build: %s", err);
+    world_run(r.w, 0);
+    return r;
+}
+
+static inline void done(run *r) {
+    world_free(r->w);
+    metrics_free(r->bus);
+    scenario_free(r->s);
+}
+
+#endif
