@@ -57,11 +57,18 @@
  *   Multi-Tenant GPU Clusters for DNN Training Workloads", ATC 2019, on
  *   Microsoft's Philly; Gao et al., "An Empirical Study on Low GPU
  *   Utilization of Deep Learning Jobs", ICSE 2024).
+ * ACTIVITY_SERVING 0.55 (engineering estimate): a loaded LLM serving
+ *   replica alternates compute-bound prefill with memory-bound decode; the
+ *   ML.ENERGY leaderboard and vendor MLPerf Inference power submissions put
+ *   an H100 under LLM serving load around 400-450 W of its 700 W, i.e.
+ *   about 0.55 of the way from idle to TDP. Replicas waiting for requests
+ *   draw less: this is an average for a service that is kept busy.
  */
 #define ACTIVITY_TRAINING 0.9
 #define ACTIVITY_CHECKPOINT 0.1
 #define ACTIVITY_RESTARTING 0.05
 #define ACTIVITY_BATCH 0.5
+#define ACTIVITY_SERVING 0.55
 
 /* NODE_IDLE_FRACTION 0.5: a server doing no work still draws about half its
  * full power (Barroso and Hölzle, "The Case for Energy-Proportional
@@ -77,10 +84,11 @@ static const double activity[COST_STATE_COUNT] = {
     [COST_CHECKPOINT] = ACTIVITY_CHECKPOINT,
     [COST_RESTARTING] = ACTIVITY_RESTARTING,
     [COST_BATCH] = ACTIVITY_BATCH,
+    [COST_SERVING] = ACTIVITY_SERVING,
 };
 
 static const char *const state_names[COST_STATE_COUNT] = {
-    "training", "checkpoint", "restarting", "batch"
+    "training", "checkpoint", "restarting", "batch", "serving"
 };
 
 const char *cost_state_name(cost_state s) {

@@ -18,6 +18,7 @@
  *   checkpoint     0.10     133 W   (stalled on the copy to host memory)
  *   restarting     0.05     102 W   (down, waiting, restarting, loading)
  *   batch          0.50     385 W   (generic research jobs)
+ *   serving        0.55     417 W   (LLM inference replicas)
  *   idle           0        70 W    (also failed and spare nodes)
  *
  * Node overhead (CPUs, memory, NICs, fans: node_spec overhead_w, quoted at
@@ -62,6 +63,7 @@ typedef enum cost_state {
     COST_CHECKPOINT,    /* training stopped for a checkpoint */
     COST_RESTARTING,    /* a job down, waiting for nodes, restarting, loading */
     COST_BATCH,         /* generic batch jobs */
+    COST_SERVING,       /* inference serving replicas */
     COST_STATE_COUNT
 } cost_state;
 

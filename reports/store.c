@@ -223,9 +223,11 @@ typedef struct pending_event {
     size_t entity, kind, detail;       /* offsets into the arena */
 } pending_event;
 
-/* The four job states whose sum, taken from the cluster's GPUs, is idle. */
-static const char *const busy_names[4] = { "gpus_training", "gpus_checkpoint", "gpus_restarting",
-                                           "gpus_batch" };
+/* The job and service states whose sum, taken from the cluster's GPUs, is
+ * idle. */
+#define N_BUSY 5
+static const char *const busy_names[N_BUSY] = { "gpus_training", "gpus_checkpoint", "gpus_restarting",
+                                                "gpus_batch", "gpus_serving" };
 
 struct store {
     sqlite3 *db;
@@ -240,8 +242,8 @@ struct store {
     int n_of;
     char **series_entity, **series_name;
     int n_names, cap_names;
-    int busy_of[4];                    /* busy_names[i] -> series, -1 none */
-    double busy_value[4];
+    int busy_of[N_BUSY];                    /* busy_names[i] -> series, -1 none */
+    double busy_value[N_BUSY];
     int idle;                          /* series of gpus_idle */
     int gpus;
     pending_event *ev;
@@ -379,7 +381,7 @@ int store_open(const char *path, store_mode mode, store **out, char *err, size_t
         return STORE_FAILED;
     }
     st->idle = -1;
-    for (int i = 0; i < 4; i++) st->busy_of[i] = -1;
+    for (int i = 0; i < N_BUSY; i++) st->busy_of[i] = -1;
     /* Read-write even for reading: a run killed mid-transaction leaves a
      * hot journal that only a writer can roll back. */
     int flags = SQLITE_OPEN_READWRITE | (mode == STORE_WRITE ? SQLITE_OPEN_CREATE : 0);
@@ -515,7 +517,7 @@ static void on_register(void *ctx, metric_id id, const char *entity, const char 
     int i = new_series(st, entity, name, 0);
     st->series_of[id] = i;
     if (i >= 0 && !strcmp(entity, "cluster"))
-        for (int k = 0; k < 4; k++)
+        for (int k = 0; k < N_BUSY; k++)
             if (!strcmp(name, busy_names[k])) st->busy_of[k] = i;
 }
 
@@ -525,11 +527,11 @@ static void on_sample(void *ctx, metric_id id, sim_time t, double value) {
     int i = st->series_of[id];
     double t_s = sim_to_s(t);
     if (series_put(st->ss, i, t_s, value) < 0) sink_fail(st, "%s: out of memory", st->path);
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < N_BUSY; k++) {
         if (st->busy_of[k] != i) continue;
         st->busy_value[k] = value;
         double busy = 0;
-        for (int q = 0; q < 4; q++) busy += st->busy_value[q];
+        for (int q = 0; q < N_BUSY; q++) busy += st->busy_value[q];
         if (series_put(st->ss, st->idle, t_s, st->gpus - busy) < 0) sink_fail(st, "%s: out of memory", st->path);
     }
 }

@@ -1424,6 +1424,7 @@ world_totals world_get_totals(const world *w) {
         p.gpu_state_s[COST_CHECKPOINT] = share * t.gpu_checkpoint_s;
         p.gpu_state_s[COST_RESTARTING] = share * t.gpu_restarting_s;
         p.gpu_state_s[COST_BATCH] = share * t.gpu_batch_s;
+        p.gpu_state_s[COST_SERVING] = share * w->gpu_state_s[GS_SERVING];
         rc = cost_add_pool(&t.cost, &p);
     }
     if (cloud_ns && t.cloud_node_hours > 0 && rc == 0) {
@@ -1436,6 +1437,7 @@ world_totals world_get_totals(const world *w) {
         p.gpu_state_s[COST_CHECKPOINT] = (1 - onprem) * t.gpu_checkpoint_s;
         p.gpu_state_s[COST_RESTARTING] = (1 - onprem) * t.gpu_restarting_s;
         p.gpu_state_s[COST_BATCH] = (1 - onprem) * t.gpu_batch_s;
+        p.gpu_state_s[COST_SERVING] = (1 - onprem) * w->gpu_state_s[GS_SERVING];
         rc = cost_add_pool(&t.cost, &p);
     }
     for (int i = 0; i < w->s->n_storage && rc == 0; i++) {
