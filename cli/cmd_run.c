@@ -45,7 +45,6 @@ int cmd_run(int argc, char **argv) {
     const char *file = NULL, *json_path = NULL, *seed_z = NULL, *until_z = NULL, *db_path = NULL;
     int quiet = 0, no_db = 0;
     for (int i = 1; i < argc; i++) {
-        const char *v;
         int m;
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             fputs(help, stdout);
@@ -68,7 +67,6 @@ int cmd_run(int argc, char **argv) {
         } else if (!file) {
             file = argv[i];
         } else {
-            (void)v;
             return cli_usage_error("run", "one scenario file at a time ('%s' and '%s')", file, argv[i]);
         }
     }

@@ -265,12 +265,6 @@ static double reservation(const sched *q, const sched_job *head, int *extra) {
     return free_gpus >= head->gpus ? t : 1e300;
 }
 
-static int quota_allows(const sched *q, const sched_job *j) {
-    (void)q;
-    (void)j;
-    return 1;           /* above quota a job borrows idle GPUs (reclaimable) */
-}
-
 /* Could anything start now? Without preemption or quotas a job can start
  * only if its pool has at least its GPUs free: when no queued job passes
  * that test, the pass (and its sort) is skipped. O(queued). */
@@ -295,7 +289,9 @@ void sched_dispatch(sched *q, double now_s) {
         if (q->policy != SCHED_FIFO || q->n_held) qsort(q->order, (size_t)q->n_queued, sizeof *q->order, cmp_order);
         const sched_job *head = &q->queued[q->order[0]];
         if (q->n_held && is_held(q, head->id)) return;    /* only just-evicted jobs are left */
-        if (quota_allows(q, head) && cluster_can_alloc(q->c, head->pool, head->gpus)) {
+        /* Above its quota a job still starts on idle GPUs: it borrows them,
+         * and try_preempt() lets their owner reclaim them. */
+        if (cluster_can_alloc(q->c, head->pool, head->gpus)) {
             start_queued(q, q->order[0]);
             continue;
         }
