@@ -35,6 +35,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/catalogfix.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -51,25 +53,6 @@
 #define TIB 1099511627776.0
 #define GIB 1073741824.0
 
-static catalog *cat;
-
-static int setup(void **state) {
-    (void)state;
-    char err[512];
-    cat = catalog_new();
-    if (!cat || catalog_load_builtin(cat, err, sizeof err) < 0) {
-        fprintf(stderr, "catalog_load_builtin: %s\n", err);
-        return -1;
-    }
-    return 0;
-}
-
-static int teardown(void **state) {
-    (void)state;
-    catalog_free(cat);
-    cat = NULL;
-    return 0;
-}
 
 static void assert_near(double got, double want, double tol, const char *what) {
     if (!(fabs(got - want) <= tol)) {
@@ -440,5 +423,5 @@ int main(void) {
         cmocka_unit_test(test_object_store),
         cmocka_unit_test(test_invalid),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, catalog_setup, catalog_teardown);
 }

@@ -23,6 +23,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/catalogfix.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +39,6 @@
 #define MiB (1024.0 * 1024.0)
 #define GiB (1024.0 * 1024.0 * 1024.0)
 
-static catalog *cat;
 
 /* cmocka 1.1 compares floats only: doubles to within eps, with a message. */
 #define assert_dbl(a, b, eps) dbl_equal((a), (b), (eps), #a, __LINE__)
@@ -47,23 +48,6 @@ static void dbl_equal(double a, double b, double eps, const char *what, int line
     assert_true(fabs(a - b) <= eps);
 }
 
-static int setup(void **state) {
-    (void)state;
-    char err[512] = "";
-    cat = catalog_new();
-    if (!cat) return -1;
-    if (catalog_load_builtin(cat, err, sizeof err) != 0) {
-        print_error("catalog_load_builtin: %s\n", err);
-        return -1;
-    }
-    return 0;
-}
-
-static int teardown(void **state) {
-    (void)state;
-    catalog_free(cat);
-    return 0;
-}
 
 static fabric fab(const char *node, int nodes) {
     fabric f;
@@ -593,5 +577,5 @@ int main(void) {
         cmocka_unit_test(test_invalid),
         cmocka_unit_test(test_speed),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, catalog_setup, catalog_teardown);
 }

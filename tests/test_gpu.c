@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/catalogfix.h"
+
 #include <math.h>
 #include <stdio.h>
 
@@ -23,24 +25,15 @@
 #include "models/gpu.h"
 #include "scenarios/catalog_xml.h"
 
-static catalog *cat;
 static const gpu_spec *a100, *h100;
 
 static int setup(void **state) {
-    (void)state;
-    char err[512];
-    cat = catalog_new();
-    if (!cat || catalog_load_builtin(cat, err, sizeof err) < 0) return -1;
+    if (catalog_setup(state) < 0) return -1;
     a100 = catalog_gpu(cat, "A100-SXM4-80GB");
     h100 = catalog_gpu(cat, "H100-SXM5-80GB");
     return a100 && h100 ? 0 : -1;
 }
 
-static int teardown(void **state) {
-    (void)state;
-    catalog_free(cat);
-    return 0;
-}
 
 static void assert_rel(double got, double want, double tol) {
     if (fabs(got - want) > tol * fabs(want)) {
@@ -121,5 +114,5 @@ int main(void) {
         cmocka_unit_test(test_memory_and_attention),
         cmocka_unit_test(test_defaults_for_hand_built),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, setup, catalog_teardown);
 }

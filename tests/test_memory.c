@@ -25,6 +25,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/catalogfix.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -35,23 +37,14 @@
 #include "models/transformer.h"
 #include "scenarios/catalog_xml.h"
 
-static catalog *cat;
 static const gpu_spec *h100;
 
 static int setup(void **state) {
-    (void)state;
-    char err[512];
-    cat = catalog_new();
-    if (!cat || catalog_load_builtin(cat, err, sizeof err) < 0) return -1;
+    if (catalog_setup(state) < 0) return -1;
     h100 = catalog_gpu(cat, "H100-SXM5-80GB");
     return h100 ? 0 : -1;
 }
 
-static int teardown(void **state) {
-    (void)state;
-    catalog_free(cat);
-    return 0;
-}
 
 static train_plan plan(int tp, int pp, int dp, sharding sh, recompute rc) {
     train_plan p;
@@ -282,5 +275,5 @@ int main(void) {
         cmocka_unit_test(test_explain),
         cmocka_unit_test(test_mpt7b_fsdp_fits),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, setup, catalog_teardown);
 }

@@ -30,6 +30,8 @@
 
 #include <cmocka.h>
 
+#include "tests/catalogfix.h"
+
 #include "tests/simrun.h"
 
 #include "models/catalog.h"
@@ -43,20 +45,6 @@
 
 /* ---- helpers ---------------------------------------------------------------- */
 
-static catalog *cat;
-
-static int setup(void **state) {
-    (void)state;
-    char err[256];
-    cat = catalog_new();
-    return cat && catalog_load_builtin(cat, err, sizeof err) == 0 ? 0 : -1;
-}
-
-static int teardown(void **state) {
-    (void)state;
-    catalog_free(cat);
-    return 0;
-}
 
 static serve_model model_on(const char *llm, const char *node_type, int tp, precision w) {
     const node_spec *nd = catalog_node(cat, node_type);
@@ -588,5 +576,5 @@ int main(void) {
         cmocka_unit_test(test_shares_cluster_with_training),
         cmocka_unit_test(test_build_errors),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, catalog_setup, catalog_teardown);
 }

@@ -45,6 +45,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/catalogfix.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,25 +60,6 @@
 #include "models/transformer.h"
 #include "scenarios/catalog_xml.h"
 
-static catalog *cat;
-
-static int setup(void **state) {
-    (void)state;
-    char err[512];
-    cat = catalog_new();
-    if (!cat || catalog_load_builtin(cat, err, sizeof err) < 0) {
-        fprintf(stderr, "catalog_load_builtin: %s\n", err);
-        return -1;
-    }
-    return 0;
-}
-
-static int teardown(void **state) {
-    (void)state;
-    catalog_free(cat);
-    cat = NULL;
-    return 0;
-}
 
 /* ---- Published cases --------------------------------------------------- */
 
@@ -694,5 +677,5 @@ int main(void) {
         cmocka_unit_test(test_stack_rule),
         cmocka_unit_test(test_auto_micro_batch),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, catalog_setup, catalog_teardown);
 }
