@@ -1456,6 +1456,11 @@ world_totals world_get_totals(const world *w) {
     return t;
 }
 
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 int world_queue_count(const world *w) { return sched_queue_count(w->q); }
 
 /* Per-queue figures from the jobs' results: GPU-hours used against the
@@ -1488,12 +1493,7 @@ queue_result world_queue(const world *w, int qi) {
         r.mean_wait_s /= r.started;
         r.slowdown = slow / r.started;
         if (waits) {
-            for (int i = 1; i < r.started; i++)            /* insertion sort: per-queue counts are small */
-                for (int k = i; k > 0 && waits[k] < waits[k - 1]; k--) {
-                    double t = waits[k];
-                    waits[k] = waits[k - 1];
-                    waits[k - 1] = t;
-                }
+            qsort(waits, (size_t)r.started, sizeof *waits, cmp_double);
             int k = (int)ceil(0.95 * r.started) - 1;
             r.p95_wait_s = waits[k < 0 ? 0 : k];
         }
