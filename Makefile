@@ -25,13 +25,21 @@ PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 TEST_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(TESTPKGS) 2>/dev/null)
 TEST_LIBS   := $(shell $(PKG_CONFIG) --libs $(TESTPKGS) 2>/dev/null)
+# MPI (optional): OpenMPI's wrapper says how to compile and link. Without it
+# the mpi backend and MPI sweeps report that MPI is not built in.
+MPICC ?= mpicc
+MPI_CFLAGS := $(shell $(MPICC) --showme:compile 2>/dev/null)
+MPI_LIBS   := $(shell $(MPICC) --showme:link 2>/dev/null)
+ifneq ($(strip $(MPI_LIBS)),)
+MPI_DEFS = -DCT_HAVE_MPI
+endif
 
 WARN     = -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
-DEFS     = -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -DCT_VERSION='"$(VERSION)"'
+DEFS     = -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -DCT_VERSION='"$(VERSION)"' $(MPI_DEFS)
 OPT     ?= -O2 -g
-CFLAGS_ALL = $(WARN) $(DEFS) $(OPT) -I. -I$(B)/gen $(PKG_CFLAGS) $(CFLAGS)
+CFLAGS_ALL = $(WARN) $(DEFS) $(OPT) -I. -I$(B)/gen $(PKG_CFLAGS) $(MPI_CFLAGS) $(CFLAGS)
 SANFLAGS = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-LDLIBS_ALL = $(PKG_LIBS) -lm -ldl $(LDLIBS)
+LDLIBS_ALL = $(PKG_LIBS) $(MPI_LIBS) -lm -ldl $(LDLIBS)
 
 LIB_SRC  := $(sort $(wildcard sim/*.c models/*.c hw/*.c scenarios/*.c reports/*.c tui/*.c))
 CLI_SRC  := $(sort $(wildcard cli/*.c))

@@ -19,15 +19,24 @@ for p in $pairs; do
 done
 # gnuplot draws the report charts; not needed to build, only for reports.
 command -v gnuplot >/dev/null 2>&1 || optional="gnuplot-nox"
+# OpenMPI: the mpi measurement backend and MPI sweeps; optional at build.
+command -v mpicc >/dev/null 2>&1 || optional="${optional:-} openmpi-bin libopenmpi-dev"
 missing=$(echo $missing)
 [ -z "$missing" ] && [ -z "${optional:-}" ] && exit 0
+apt() {   # apt() PKG...: install, refreshing the package lists once if needed
+  apt-get install -y --no-install-recommends "$@" >/dev/null 2>&1 || {
+    apt-get update >/dev/null 2>&1 && apt-get install -y --no-install-recommends "$@" >/dev/null 2>&1; }
+}
 if [ "$mode" = install ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-  echo "installing missing Debian packages: $missing ${optional:-}"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get install -y --no-install-recommends $missing ${optional:-} >/dev/null 2>&1 || {
-    apt-get update >/dev/null 2>&1 &&
-    apt-get install -y --no-install-recommends $missing ${optional:-} >/dev/null; } || {
-    echo "error: apt-get could not install: $missing ${optional:-}" >&2; exit 1; }
+  if [ -n "$missing" ]; then
+    echo "installing missing Debian packages: $missing"
+    apt $missing || { echo "error: apt-get could not install: $missing" >&2; exit 1; }
+  fi
+  if [ -n "${optional:-}" ]; then
+    echo "installing optional Debian packages:${optional}"
+    apt $optional || echo "warning: could not install${optional}; charts or MPI features will say they are missing" >&2
+  fi
   exit 0
 fi
 if [ -n "$missing" ]; then

@@ -1,0 +1,178 @@
+/*
+ * comm: MPI behind a small interface (see comm.h). Everything that touches
+ * MPI types lives in this file.
+ */
+#include "hw/comm.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef CT_HAVE_MPI
+#include <mpi.h>
+#endif
+
+static int started;                  /* we called MPI_Init */
+static int rank_, size_ = 1;
+
+int comm_built(void) {
+#ifdef CT_HAVE_MPI
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+int comm_launched(void) {
+    const char *vars[] = { "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS" };
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
+        if (getenv(vars[i])) return 1;
+    return 0;
+}
+
+int comm_init(int force, char *err, size_t errlen) {
+    if (started) return 0;
+    if (!force && !comm_launched()) return 0;
+#ifdef CT_HAVE_MPI
+    int flag = 0;
+    MPI_Initialized(&flag);
+    if (!flag && MPI_Init(NULL, NULL) != MPI_SUCCESS) {
+        snprintf(err, errlen, "MPI_Init failed");
+        return -1;
+    }
+    started = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+    MPI_Comm_size(MPI_COMM_WORLD, &size_);
+    return 0;
+#else
+    snprintf(err, errlen, "this clustertwin was built without MPI (install Debian's libopenmpi-dev and rebuild)");
+    return -1;
+#endif
+}
+
+void comm_finalize(void) {
+#ifdef CT_HAVE_MPI
+    if (started) {
+        int fin = 0;
+        MPI_Finalized(&fin);
+        if (!fin) MPI_Finalize();
+    }
+#endif
+    started = 0;
+    rank_ = 0;
+    size_ = 1;
+}
+
+int comm_rank(void) { return rank_; }
+int comm_size(void) { return size_; }
+int comm_active(void) { return started; }
+
+void comm_host(char *buf, size_t len) {
+    if (!len) return;
+    buf[0] = 0;
+#ifdef CT_HAVE_MPI
+    if (started) {
+        char name[MPI_MAX_PROCESSOR_NAME];
+        int n = 0;
+        if (MPI_Get_processor_name(name, &n) == MPI_SUCCESS) {
+            snprintf(buf, len, "%.*s", n, name);
+            return;
+        }
+    }
+#endif
+    if (gethostname(buf, len) != 0) snprintf(buf, len, "unknown");
+    buf[len - 1] = 0;
+}
+
+void comm_library_version(char *buf, size_t len) {
+    if (!len) return;
+    buf[0] = 0;
+#ifdef CT_HAVE_MPI
+    char v[MPI_MAX_LIBRARY_VERSION_STRING];
+    int n = 0;
+    if (MPI_Get_library_version(v, &n) == MPI_SUCCESS) {
+        /* first line only: "Open MPI v4.1.4, package: ..." */
+        int k = 0;
+        while (k < n && v[k] != '\n' && v[k] != ',') k++;
+        snprintf(buf, len, "%.*s", k, v);
+    }
+#endif
+}
+
+int comm_barrier(void) {
+#ifdef CT_HAVE_MPI
+    if (started) return MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS ? 0 : -1;
+#endif
+    return 0;
+}
+
+int comm_send(const void *buf, size_t n, int dest, int tag) {
+#ifdef CT_HAVE_MPI
+    if (started && n <= (size_t)0x7fffffff)
+        return MPI_Send(buf, (int)n, MPI_BYTE, dest, tag, MPI_COMM_WORLD) == MPI_SUCCESS ? 0 : -1;
+#else
+    (void)buf; (void)n; (void)dest; (void)tag;
+#endif
+    return -1;
+}
+
+int comm_recv(void *buf, size_t n, int src, int tag) {
+#ifdef CT_HAVE_MPI
+    if (started && n <= (size_t)0x7fffffff)
+        return MPI_Recv(buf, (int)n, MPI_BYTE, src, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE) == MPI_SUCCESS ? 0 : -1;
+#else
+    (void)buf; (void)n; (void)src; (void)tag;
+#endif
+    return -1;
+}
+
+long comm_recv_any_size(void **buf, int src, int tag) {
+    *buf = NULL;
+#ifdef CT_HAVE_MPI
+    if (!started) return -1;
+    MPI_Status st;
+    if (MPI_Probe(src, tag, MPI_COMM_WORLD, &st) != MPI_SUCCESS) return -1;
+    int n = 0;
+    MPI_Get_count(&st, MPI_BYTE, &n);
+    void *p = malloc(n > 0 ? (size_t)n : 1);
+    if (!p) return -1;
+    if (MPI_Recv(p, n, MPI_BYTE, st.MPI_SOURCE, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+        free(p);
+        return -1;
+    }
+    *buf = p;
+    return n;
+#else
+    (void)src; (void)tag;
+    return -1;
+#endif
+}
+
+int comm_bcast(void *buf, size_t n, int root) {
+#ifdef CT_HAVE_MPI
+    if (started && n <= (size_t)0x7fffffff)
+        return MPI_Bcast(buf, (int)n, MPI_BYTE, root, MPI_COMM_WORLD) == MPI_SUCCESS ? 0 : -1;
+    if (started) return -1;
+#else
+    (void)buf; (void)n; (void)root;
+#endif
+    return 0;
+}
+
+double comm_wtime(void) {
+#ifdef CT_HAVE_MPI
+    if (started) return MPI_Wtime();
+#endif
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void comm_abort(int code) {
+#ifdef CT_HAVE_MPI
+    if (started) MPI_Abort(MPI_COMM_WORLD, code);
+#endif
+    exit(code);
+}

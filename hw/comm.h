@@ -1,0 +1,62 @@
+/*
+ * comm: the few MPI calls clustertwin needs, behind one small interface.
+ *
+ * Built with MPI when the Makefile finds OpenMPI's mpicc (CT_HAVE_MPI);
+ * without it every process is rank 0 of 1 and comm_init() says MPI is not
+ * built in. A process takes part in MPI only when it was started by an MPI
+ * launcher (mpirun sets OMPI_COMM_WORLD_SIZE, PMI_SIZE or PMIX_RANK) or
+ * when a caller asks for it with comm_init(..., 1): a plain `clustertwin run`
+ * never initialises MPI.
+ *
+ * Used by the mpi measurement backend (hw/) and by `sweep` to spread points
+ * over ranks (rank 0 gathers the results).
+ */
+#ifndef CT_COMM_H
+#define CT_COMM_H
+
+#include <stddef.h>
+
+/* 1 when this binary was built with MPI. */
+int comm_built(void);
+
+/* 1 when an MPI launcher started this process (environment only; MPI is
+ * not initialised by asking). */
+int comm_launched(void);
+
+/* Initialise MPI when launched by mpirun, or always when force is set.
+ * Returns 0 (also when not launched and not forced: a world of one), or -1
+ * with err set when MPI is wanted but not built in or fails to start. */
+int comm_init(int force, char *err, size_t errlen);
+
+/* Finalise MPI if comm_init started it. Safe to call more than once. */
+void comm_finalize(void);
+
+int comm_rank(void);                 /* 0 outside MPI */
+int comm_size(void);                 /* 1 outside MPI */
+int comm_active(void);               /* MPI initialised and size >= 1 */
+
+/* Host name of this rank (MPI_Get_processor_name, else gethostname). */
+void comm_host(char *buf, size_t len);
+
+/* MPI library version string ("" outside MPI). */
+void comm_library_version(char *buf, size_t len);
+
+int comm_barrier(void);              /* 0, or -1 on error; no-op outside MPI */
+
+/* Point to point, bytes. Return 0, -1 on error. */
+int comm_send(const void *buf, size_t n, int dest, int tag);
+int comm_recv(void *buf, size_t n, int src, int tag);
+/* Receive a message of unknown size from src with tag: *buf malloc'd,
+ * caller frees. Returns the size, or -1. */
+long comm_recv_any_size(void **buf, int src, int tag);
+
+/* Broadcast n bytes from root. */
+int comm_bcast(void *buf, size_t n, int root);
+
+/* Wall clock (MPI_Wtime inside MPI, else CLOCK_MONOTONIC), seconds. */
+double comm_wtime(void);
+
+/* Abort every rank (after an error on one). */
+void comm_abort(int code);
+
+#endif
