@@ -134,8 +134,10 @@ struct world {
     /* inference services (sim/serving) and the GPUs their replicas hold */
     struct svc_host *svc;
     int n_svc;
-    struct holding *hold;
+    struct holding *hold;          /* replicas' GPU requests (scheduler ids n_jobs + index) */
     int n_hold, cap_hold;
+    short *svc_on_node;            /* replicas placed on each node */
+    int acquiring;                 /* holding being asked for in svc_acquire, -1 none */
 };
 
 typedef struct release_arg { world *w; int node; } release_arg;
@@ -236,7 +238,7 @@ static void release_nodes(job *j) {
         w->jobs_on_node[n]--;
         if (w->job_of_node[n] == j->index) w->job_of_node[n] = -1;
         j->nodes[i] = -1;
-        if (cluster_is_cloud(w->c, n) && w->jobs_on_node[n] == 0) {
+        if (cluster_is_cloud(w->c, n) && w->jobs_on_node[n] == 0 && w->svc_on_node[n] == 0) {
             w->idle_since[n] = now_s(w);
             engine_after(w->e, sim_from_s(w->s->cloud_idle_release_s), on_release_check, &w->release_args[n]);
         }
@@ -310,8 +312,10 @@ static void schedule_run_event(job *j) {
     if (j->ckpt_every > 0 && j->next_ckpt < target) target = j->next_ckpt;
     double report = j->progress + REPORT_S / j->step_s;
     if (report < target) target = report;
+    /* At least 1 ns on: a target a rounding error away would otherwise be
+     * rescheduled at the same instant for ever. */
     double dt = (target - j->progress) * j->step_s;
-    j->ev_phase = engine_after(j->w->e, sim_from_s(dt > 0 ? dt : 0), on_run_event, j);
+    j->ev_phase = engine_after(j->w->e, sim_from_s(dt > 1e-9 ? dt : 1e-9), on_run_event, j);
 }
 
 static void training_start_running(job *j) {
@@ -417,8 +421,20 @@ static void requeue(job *j) {
  * job with checkpoints saves on the way out (the scheduler's grace period;
  * the save is counted as instantaneous); without, it loses the work since
  * its last checkpoint. A batch job starts again from scratch. */
+static int is_holding(const world *w, int id);
+static const char *entry_name(const world *w, int id);
+static void holding_lost(world *w, int k, const char *why);
+static sched_job holding_view(const world *w, int k);
+static void hit_replicas(world *w, int node, const failure_proc *p);
+
 static void preempt_job(void *ctx, int ji, int by) {
     world *w = ctx;
+    if (is_holding(w, ji)) {
+        char why[SC_NAME_MAX + 32];
+        snprintf(why, sizeof why, "preempted by %s", entry_name(w, by));
+        holding_lost(w, ji - w->n_jobs, why);
+        return;
+    }
     job *j = &w->jobs[ji];
     if (j->ph == PH_QUEUED || j->ph == PH_DONE) return;
     if (j->r.kind == JOB_TRAINING) {
@@ -436,7 +452,7 @@ static void preempt_job(void *ctx, int ji, int by) {
         j->next_ckpt = j->progress + j->ckpt_every;
     }
     j->r.preemptions++;
-    event(w, j->r.name, "job_preempted", "by %s", w->jobs[by].r.name);
+    event(w, j->r.name, "job_preempted", "by %s", entry_name(w, by));
     requeue(j);
 }
 
@@ -647,13 +663,14 @@ static void node_failed(void *ctx, int node, int proc) {
     const sc_failures_cfg *fc = &w->s->failure_cfg;
     w->n_fail_total++;
     w->fail_by_proc[proc]++;
-    int used = w->jobs_on_node[node] > 0;
+    int used = w->jobs_on_node[node] > 0 || w->svc_on_node[node] > 0;
     event(w, "cluster", "failure", "node %d: %s (%s)%s", node, p->cause, p->component,
           used ? "" : " on an unused node");
     /* A share of hardware faults is caught by periodic health checks first. */
     int planned = used && p->needs_repair && fc->health_coverage > 0 &&
                   rng_uniform(w->r_health) < fc->health_coverage;
     hit_jobs(w, node, p, planned);
+    hit_replicas(w, node, p);
     if (!p->needs_repair) return;
     if (!used && !fc->health_at_start && cluster_node_state(w->c, node) == NODE_UP) {
         /* Nobody checks an idle node: the fault stays hidden until a job
@@ -759,8 +776,15 @@ static void start(job *j) {
     }
 }
 
+static void holding_start(world *w, int k);
+
 static void sched_start(void *ctx, int ji) {
-    job *j = &((world *)ctx)->jobs[ji];
+    world *w = ctx;
+    if (is_holding(w, ji)) {
+        holding_start(w, ji - w->n_jobs);
+        return;
+    }
+    job *j = &w->jobs[ji];
     start(j);
     j->started_once = 1;
 }
@@ -837,9 +861,10 @@ static void on_release_check(engine *e, void *arg);
 static void autoscale(world *w) {
     const scenario *s = w->s;
     int hid = sched_oldest(w->q, w->cloud_pool);
-    const job *head = hid >= 0 ? &w->jobs[hid] : NULL;
-    if (!head || w->cloud_pending > 0) return;
-    double waited = now_s(w) - head->r.submit_s;
+    if (hid < 0 || w->cloud_pending > 0) return;
+    sched_job head_v = is_holding(w, hid) ? holding_view(w, hid - w->n_jobs) : sched_view(&w->jobs[hid]);
+    const sched_job *head = &head_v;
+    double waited = now_s(w) - head->submit_s;
     if (waited + 1e-6 < s->cloud_scale_up_after_s) {
         /* Look again when the head will have waited long enough (at least
          * 1 us on: never a re-check at the same instant). */
@@ -848,7 +873,7 @@ static void autoscale(world *w) {
         return;
     }
     const node_spec *ns = cluster_pool_spec(w->c, w->cloud_pool);
-    int short_gpus = head->r.gpus - cluster_pool_free_gpus(w->c, w->cloud_pool);
+    int short_gpus = head->gpus - cluster_pool_free_gpus(w->c, w->cloud_pool);
     int want = short_gpus > 0 ? (short_gpus + ns->gpus - 1) / ns->gpus : 0;
     int room = s->cloud_max_nodes - cluster_cloud_up(w->c) - w->cloud_pending;
     if (want > room) want = room;
@@ -856,7 +881,7 @@ static void autoscale(world *w) {
         w->cloud_pending++;
         engine_after(w->e, sim_from_s(s->cloud_provision_s), on_provisioned, w);
     }
-    if (want > 0) event(w, "cluster", "cloud_scale_up", "renting %d %s nodes for %s", want, ns->name, head->r.name);
+    if (want > 0) event(w, "cluster", "cloud_scale_up", "renting %d %s nodes for %s", want, ns->name, entry_name(w, hid));
 }
 
 static void on_release_check(engine *e, void *arg) {
@@ -864,7 +889,7 @@ static void on_release_check(engine *e, void *arg) {
     release_arg *r = arg;
     world *w = r->w;
     int n = r->node;
-    if (cluster_node_state(w->c, n) == NODE_UP && w->jobs_on_node[n] == 0 &&
+    if (cluster_node_state(w->c, n) == NODE_UP && w->jobs_on_node[n] == 0 && w->svc_on_node[n] == 0 &&
         now_s(w) - w->idle_since[n] >= w->s->cloud_idle_release_s - 1e-6) {
         cloud_account(w);
         cluster_cloud_release(w->c, n);
@@ -1080,18 +1105,46 @@ out:
 }
 
 /* ---- inference services --------------------------------------------------
- * A service's replicas take GPUs of one pool straight from the cluster (a
- * tp-GPU group: best fit inside a node, whole nodes beyond one), ahead of
- * queued jobs; what they give back goes to the scheduler. */
+ * A service's replica asks for GPUs the way a job does: its request (a
+ * "holding") enters the scheduler's queue with the service's queue and
+ * priority, under the id n_jobs + holding index. When the scheduler starts
+ * it, the world takes a tp-GPU group of one pool (best fit inside a node,
+ * whole nodes beyond one) and tells the service. A node failure under a
+ * replica, or a preemption by a more important job, takes the GPUs back and
+ * queues the request again; the service recomputes what the replica ran. */
 
-typedef struct holding { int *nodes; int n, gpus_each, gpus, used; } holding;
-typedef struct svc_host { world *w; int pool; serving *sv; } svc_host;
+enum { H_FREE, H_QUEUED, H_HELD };
+typedef struct holding {
+    int *nodes;
+    int n, gpus_each, gpus;
+    int state;                     /* H_FREE, H_QUEUED, H_HELD */
+    int svc, tag;                  /* the service and its replica number */
+    double since_s;                /* submit time of the current request */
+} holding;
+typedef struct svc_host { world *w; int index; int pool; int queue; serving *sv; } svc_host;
 
-static int svc_acquire(void *ctx, int gpus) {
+static int is_holding(const world *w, int id) { return id >= w->n_jobs; }
+
+/* Name of a scheduler entry (a job, or a service replica) for events. */
+static const char *entry_name(const world *w, int id) {
+    if (id < w->n_jobs) return w->jobs[id].r.name;
+    return w->s->inference[w->hold[id - w->n_jobs].svc].name;
+}
+
+static sched_job holding_view(const world *w, int k) {
+    const holding *g = &w->hold[k];
+    const svc_host *h = &w->svc[g->svc];
+    const sc_inference *f = &w->s->inference[g->svc];
+    /* A replica holds its GPUs until the service ends: no end for backfill. */
+    sched_job v = { w->n_jobs + k, h->queue, f->priority, h->pool, g->gpus, g->since_s, 1e18, 0 };
+    return v;
+}
+
+static int svc_acquire(void *ctx, int gpus, int tag, int *granted) {
     svc_host *h = ctx;
     world *w = h->w;
     int k = 0;
-    while (k < w->n_hold && w->hold[k].used) k++;
+    while (k < w->n_hold && w->hold[k].state != H_FREE) k++;
     if (k == w->n_hold) {
         if (w->n_hold == w->cap_hold) {
             int cap = w->cap_hold ? w->cap_hold * 2 : 16;
@@ -1105,26 +1158,87 @@ static int svc_acquire(void *ctx, int gpus) {
     holding *g = &w->hold[k];
     int per = cluster_pool_spec(w->c, h->pool)->gpus;
     int n = gpus <= per ? 1 : (gpus + per - 1) / per;
-    free(g->nodes);
-    g->nodes = malloc((size_t)n * sizeof *g->nodes);
-    if (!g->nodes || cluster_alloc(w->c, h->pool, gpus, g->nodes, n) < 0) return -1;
+    if (g->n < n || !g->nodes) {
+        int *p = realloc(g->nodes, (size_t)n * sizeof *p);
+        if (!p) return -1;
+        g->nodes = p;
+    }
     g->n = n;
     g->gpus_each = gpus <= per ? gpus : per;
     g->gpus = gpus;
-    g->used = 1;
-    add_state(w, GS_SERVING, gpus);
+    g->svc = h->index;
+    g->tag = tag;
+    g->since_s = now_s(w);
+    g->state = H_QUEUED;
+    sched_job v = holding_view(w, k);
+    sched_submit(w->q, &v);
+    w->acquiring = k;                 /* granted during this dispatch: the caller is told by *granted */
+    dispatch(w);
+    w->acquiring = -1;
+    *granted = g->state == H_HELD;
     return k;
+}
+
+/* The scheduler starts a replica's request: take the GPUs, start it. */
+static void holding_start(world *w, int k) {
+    holding *g = &w->hold[k];
+    svc_host *h = &w->svc[g->svc];
+    if (g->state != H_QUEUED) return;
+    if (cluster_alloc(w->c, h->pool, g->gpus, g->nodes, g->n) < 0) return;   /* dispatch checked */
+    for (int i = 0; i < g->n; i++) w->svc_on_node[g->nodes[i]]++;
+    g->state = H_HELD;
+    add_state(w, GS_SERVING, g->gpus);
+    if (k != w->acquiring) serving_granted(h->sv, g->tag);
+}
+
+/* GPUs a replica holds go back to the pool. */
+static void holding_drop(world *w, int k) {
+    holding *g = &w->hold[k];
+    cluster_release(w->c, g->nodes, g->n, g->gpus_each);
+    for (int i = 0; i < g->n; i++) w->svc_on_node[g->nodes[i]]--;
+    sched_finished(w->q, w->n_jobs + k);
+    add_state(w, GS_SERVING, -g->gpus);
 }
 
 static void svc_release(void *ctx, int k) {
     svc_host *h = ctx;
     world *w = h->w;
     holding *g = &w->hold[k];
-    if (!g->used) return;
-    cluster_release(w->c, g->nodes, g->n, g->gpus_each);
-    g->used = 0;
-    add_state(w, GS_SERVING, -g->gpus);
+    if (g->state == H_QUEUED) {
+        sched_withdraw(w->q, w->n_jobs + k);
+    } else if (g->state == H_HELD) {
+        holding_drop(w, k);
+    }
+    g->state = H_FREE;
     dispatch(w);
+}
+
+/* A replica loses its GPUs (why: a failure, a preemption) and asks again. */
+static void holding_lost(world *w, int k, const char *why) {
+    holding *g = &w->hold[k];
+    if (g->state != H_HELD) return;
+    holding_drop(w, k);
+    g->state = H_QUEUED;
+    g->since_s = now_s(w);
+    sched_job v = holding_view(w, k);
+    sched_submit(w->q, &v);
+    serving_replica_lost(w->svc[g->svc].sv, g->tag, why);   /* may withdraw it (svc_release) */
+}
+
+/* A failure on a node hits the replicas placed on it. */
+static void hit_replicas(world *w, int node, const failure_proc *p) {
+    if (w->svc_on_node[node] <= 0) return;
+    char why[160];
+    snprintf(why, sizeof why, "node %d failed: %s (%s)", node, p->cause, p->component);
+    for (int k = 0; k < w->n_hold && w->svc_on_node[node] > 0; k++) {
+        holding *g = &w->hold[k];
+        if (g->state != H_HELD) continue;
+        for (int i = 0; i < g->n; i++)
+            if (g->nodes[i] == node) {
+                holding_lost(w, k, why);
+                break;
+            }
+    }
 }
 
 static void svc_finished(void *ctx) {
@@ -1156,7 +1270,9 @@ static int build_services(world *w, char *err, size_t errlen) {
         }
         svc_host *h = &w->svc[i];
         h->w = w;
+        h->index = i;
         h->pool = pool;
+        h->queue = sched_queue_of(w->q, f->queue);
         serving_host host = { h, svc_acquire, svc_release, svc_finished };
         w->unfinished++;
         h->sv = serving_new(w->e, w->bus, s, f, cluster_pool_spec(w->c, pool), &host, err, errlen);
@@ -1181,6 +1297,7 @@ world *world_new(const scenario *s, metric_bus *bus, char *err, size_t errlen) {
     if (!w) goto oom;
     w->s = s;
     w->bus = bus;
+    w->acquiring = -1;
     w->e = engine_new();
     w->c = cluster_new(s);
     w->r_health = rng_new(s->seed, "health-checks", 0);
@@ -1188,10 +1305,11 @@ world *world_new(const scenario *s, metric_bus *bus, char *err, size_t errlen) {
     int nodes = cluster_node_count(w->c);
     w->job_of_node = malloc(((size_t)nodes + 1) * sizeof *w->job_of_node);
     w->jobs_on_node = calloc((size_t)nodes + 1, sizeof *w->jobs_on_node);
+    w->svc_on_node = calloc((size_t)nodes + 1, sizeof *w->svc_on_node);
     w->latent = calloc((size_t)nodes + 1, sizeof *w->latent);
     w->repairs = calloc((size_t)nodes + 1, sizeof *w->repairs);
     w->repair_ev = calloc((size_t)nodes + 1, sizeof *w->repair_ev);
-    if (!w->jobs_on_node || !w->repairs || !w->repair_ev) goto oom;
+    if (!w->jobs_on_node || !w->svc_on_node || !w->repairs || !w->repair_ev) goto oom;
     for (int i = 0; i < nodes; i++) {
         w->repairs[i].w = w;
         w->repairs[i].node = i;
@@ -1335,6 +1453,7 @@ void world_free(world *w) {
     cluster_free(w->c);
     rng_free(w->r_health);
     free(w->jobs_on_node);
+    free(w->svc_on_node);
     free(w->repairs);
     free(w->repair_ev);
     for (int i = 0; i < w->n_jobs; i++) free(w->jobs[i].nodes);
