@@ -229,6 +229,8 @@ static void services_json(json *j, const world *w) {
         json_int(j, "scale_ups", r->scale_ups);
         json_int(j, "scale_downs", r->scale_downs);
         json_int(j, "scale_blocked", r->scale_blocked);
+        json_int(j, "replica_losses", (long long)r->replica_losses);
+        json_int(j, "requests_restarted", (long long)r->requests_restarted);
         json_object(j, "latency_cdf");
         json_array(j, "percentiles");
         for (int k = 0; k < SERVICE_CDF_POINTS; k++) json_num(j, NULL, service_cdf_percentiles[k]);
@@ -262,9 +264,12 @@ static void services_summary(FILE *f, const world *w) {
                 100 * r->slo_attainment, r->slo_met ? "met" : "missed", r->gpu_hours, r->cost_usd,
                 r->cost_per_million_tokens_usd);
         if (r->scale_ups || r->scale_downs || r->scale_blocked || r->model_loads)
-            fprintf(f, "  %d scale-ups, %d scale-downs, %d blocked (no free GPUs); %lld model loads, %lld unloads\n",
+            fprintf(f, "  %d scale-ups, %d scale-downs, %d waited in the scheduler's queue; %lld model loads, %lld unloads\n",
                     r->scale_ups, r->scale_downs, r->scale_blocked, (long long)r->model_loads,
                     (long long)r->model_unloads);
+        if (r->replica_losses)
+            fprintf(f, "  %lld replicas lost their GPUs (failures, preemption); %lld sequences recomputed\n",
+                    (long long)r->replica_losses, (long long)r->requests_restarted);
     }
 }
 

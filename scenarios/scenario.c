@@ -783,6 +783,7 @@ static void load_inference(loader *L, const xmlNode *e) {
     attr_enum(L, e, "router", parse_router, "round-robin, least-tokens", &v);
     attr_str(L, e, "router", f->router, sizeof f->router, 0);
     attr_unit(L, e, "model-load-time", UNIT_DURATION, &f->model_load_s, 0, 1);
+    load_queue_ref(L, e, f->queue, sizeof f->queue, &f->priority);
     if (L->failed) return;
     int has_count = 0;
     for (const xmlNode *c = e->children; c && !L->failed; c = c->next) {

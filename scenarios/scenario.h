@@ -136,6 +136,8 @@ typedef struct sc_inference {
     double slo_ttft_s, slo_tpot_s;   /* 0 = none */
     double slo_percentile;           /* e.g. 99 */
     int line;
+    char queue[SC_NAME_MAX];         /* scheduler queue its replicas' GPU requests go to ("" = first) */
+    int priority;                    /* of those requests (preemption, priority policy) */
     /* Serving stack (sim/serving.h says what each does; README "Inference serving"). */
     precision kv_precision;          /* KV cache elements (default: fp8 with fp8 weights, else bf16) */
     char node_type[CATALOG_NAME_MAX];/* pool to run on ("" = the first whose GPU is gpu) */

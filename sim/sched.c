@@ -115,6 +115,16 @@ void sched_submit(sched *q, const sched_job *j) {
     q->n_queued++;
 }
 
+int sched_withdraw(sched *q, int job) {
+    for (int i = 0; i < q->n_queued; i++)
+        if (q->queued[i].id == job) {
+            memmove(&q->queued[i], &q->queued[i + 1], (size_t)(q->n_queued - i - 1) * sizeof *q->queued);
+            q->n_queued--;
+            return 1;
+        }
+    return 0;
+}
+
 static int running_index(const sched *q, int job) {
     for (int i = 0; i < q->n_running; i++)
         if (q->running[i].id == job) return i;

@@ -65,6 +65,9 @@ int sched_queue_used(const sched *q, int i);     /* GPUs held by its running job
 
 /* A job enters the queue (new, requeued after preemption or failure). */
 void sched_submit(sched *q, const sched_job *j);
+/* Take a queued job out of the queue (it no longer wants to run).
+ * Returns 1 when it was queued, 0 otherwise (nothing changes). */
+int sched_withdraw(sched *q, int job);
 /* A running job ended (done, failed, preempted): its GPUs are free. */
 void sched_finished(sched *q, int job);
 /* A running job's expected end changed. */

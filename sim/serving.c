@@ -54,7 +54,8 @@ const double service_cdf_percentiles[SERVICE_CDF_POINTS] = { 1, 5, 10, 25, 50, 7
 #define SCALE_TOLERANCE 0.10        /* no scaling within 10% of target (Kubernetes HPA default) */
 
 enum { RQ_QUEUED, RQ_PREFILL, RQ_DECODE, RQ_SWAPPED };
-enum { R_STARTING, R_READY, R_DRAINING, R_STOPPED };
+/* R_REQUESTED: asked the host (the cluster scheduler) for GPUs, not held yet. */
+enum { R_STARTING, R_READY, R_DRAINING, R_STOPPED, R_REQUESTED };
 enum { M_UNLOADED, M_LOADING, M_LOADED };
 
 typedef struct req {
@@ -109,6 +110,8 @@ typedef struct replica {
     double outstanding;            /* tokens still to process (router) */
     int loading;                   /* model being loaded, -1 none */
     event_id ev_load, ev_ready;    /* pending load / start-up; cancelled when the replica stops */
+    event_id ev_iter;              /* the iteration in flight */
+    double startup_s;              /* start-up once the GPUs are granted */
     double swap_s;                 /* swap time the next iteration carries */
     mstate *ms;
 } replica;
@@ -911,7 +914,7 @@ static void start_iteration(replica *r) {
     double util = r->kv_cap > 0 ? r->kv_used / r->kv_cap : 0;
     sv->kv_integral += util * t;
     if (util > sv->kv_peak) sv->kv_peak = util;
-    engine_after(sv->e, sim_from_s(t), on_iter_end, r);
+    r->ev_iter = engine_after(sv->e, sim_from_s(t), on_iter_end, r);
 }
 
 static void on_iter_end(engine *e, void *arg) {
@@ -919,6 +922,7 @@ static void on_iter_end(engine *e, void *arg) {
     replica *r = arg;
     serving *sv = r->sv;
     int64_t it = r->iter;
+    r->ev_iter = 0;
     /* Decoders that produced their last token. */
     while (r->heap_n > 0 && sv->rq[r->heap[0]].finish_iter <= it) finish_decode(r, r->heap[0], it);
     /* Prompt chunks: a prompt that completes samples a token. */
@@ -1007,6 +1011,12 @@ static void warm_models(replica *r) {
 static void release_replica(replica *r) {
     serving *sv = r->sv;
     if (r->state == R_STOPPED || r->handle < 0) return;
+    if (r->state == R_REQUESTED) {           /* still queued at the scheduler: withdraw */
+        sv->host.release(sv->host.ctx, r->handle);
+        r->handle = -1;
+        r->state = R_STOPPED;
+        return;
+    }
     if (r->ev_load) engine_cancel(sv->e, r->ev_load);
     if (r->ev_ready) engine_cancel(sv->e, r->ev_ready);
     r->ev_load = r->ev_ready = 0;
@@ -1052,39 +1062,149 @@ static void on_ready(engine *e, void *arg) {
     kick(r);
 }
 
-/* Take GPUs for a replica and start it (ready after startup_s; 0 = now).
- * Returns 0, or -1 when the GPUs are not free. */
+/* Ask the host for a replica's GPUs; it starts (ready after startup_s; 0 =
+ * at once) when they are granted, which may happen before this returns.
+ * Returns 0 when the GPUs are held now, 1 when the request waits in the
+ * scheduler's queue, -1 when no replica can be added. */
 static int start_replica(serving *sv, double startup_s) {
     replica *r = NULL;
     for (int i = 0; i < sv->n_reps && !r; i++)
         if (sv->reps[i].state == R_STOPPED && sv->reps[i].ms && sv->reps[i].ms[sv->n_models - 1].bucket) r = &sv->reps[i];
-    if (!r && sv->n_reps == sv->cap_reps) return -1;
-    int h = sv->host.acquire(sv->host.ctx, sv->cfg->tp);
-    if (h < 0) return -1;
-    if (!r) {
-        r = new_replica(sv);
-        if (!r) {
-            sv->host.release(sv->host.ctx, h);
-            return -1;
-        }
-    } else {
-        r->iter = 0;
-        r->outstanding = 0;
-        r->kv_used = 0;
+    if (!r) r = new_replica(sv);
+    if (!r) return -1;
+    r->state = R_REQUESTED;
+    r->startup_s = startup_s;
+    r->handle = -1;
+    int granted = 0;
+    int h = sv->host.acquire(sv->host.ctx, sv->cfg->tp, r->index, &granted);
+    if (h < 0) {
+        r->state = R_STOPPED;
+        return -1;
     }
+    r->handle = h;
+    if (!granted) return 1;
+    serving_granted(sv, r->index);
+    return 0;
+}
+
+/* Time for a replica to come back after it lost its GPUs: the autoscaler's
+ * start-up time when given, else loading the resident weights again. */
+static double restart_s(const serving *sv) {
+    if (sv->cfg->autoscale_startup_s > 0) return sv->cfg->autoscale_startup_s;
+    double t = 0, w = 0;
+    for (int m = 0; m < sv->n_models; m++) {
+        double add = sv->models[m].weight_bytes;
+        if (m > 0 && kv_cap_for(sv, w + add) < min_kv(sv)) break;
+        w += add;
+        t += sv->load_s[m];
+    }
+    return t;
+}
+
+void serving_granted(serving *sv, int tag) {
+    if (tag < 0 || tag >= sv->n_reps) return;
+    replica *r = &sv->reps[tag];
+    if (r->state != R_REQUESTED) return;
     integrate_reps(sv);
     sv->active_reps++;
     if (sv->active_reps > sv->res.replicas_peak) sv->res.replicas_peak = sv->active_reps;
-    r->handle = h;
+    r->iter = 0;
+    r->outstanding = 0;
+    r->kv_used = 0;
     r->held_since = now_of(sv);
     warm_models(r);
-    if (startup_s > 0) {
+    if (r->startup_s > 0) {
         r->state = R_STARTING;
-        r->ev_ready = engine_after(sv->e, sim_from_s(startup_s), on_ready, r);
+        r->ev_ready = engine_after(sv->e, sim_from_s(r->startup_s), on_ready, r);
     } else {
         r->state = R_READY;
+        publish_replicas(sv);
+        route_pending(sv);
     }
-    return 0;
+}
+
+/* Every sequence on the replica loses its KV cache (the GPUs are gone):
+ * running ones are recomputed from their prompt and what they generated,
+ * swapped ones too (their host copy was on the lost node), and waiting
+ * ones go to the other replicas. */
+static void evict_all(replica *r) {
+    serving *sv = r->sv;
+    int64_t it = r->iter;                     /* the iteration in flight is lost */
+    while (r->running.n > 0) {
+        int32_t i = r->running.tail;
+        req *q = &sv->rq[i];
+        mstate *ms = &r->ms[q->model];
+        list_remove(sv->rq, &r->running, i);
+        ms->running--;
+        if (q->state == RQ_PREFILL) {
+            plist_remove(sv->rq, &r->prefill, i);
+        } else {
+            heap_remove(r, i);
+            ms->n_dec--;
+            ms->S -= q->base;
+            if (!sv->reserve) ms->bucket[imod(q->base, sv->block)]--;
+            q->gen += (int32_t)(it - q->dec_start);
+        }
+        q->prompt = q->input + q->gen;
+        q->prefilled = 0;
+        q->blocks = 0;
+        q->state = RQ_QUEUED;
+        sv->res.requests_restarted++;
+        list_push_front(sv->rq, &ms->queue, i);
+    }
+    for (int m = 0; m < sv->n_models; m++) {
+        mstate *ms = &r->ms[m];
+        while (ms->swapped.n > 0) {
+            int32_t i = ms->swapped.head;
+            req *q = &sv->rq[i];
+            list_remove(sv->rq, &ms->swapped, i);
+            q->prompt = q->input + q->gen;
+            q->prefilled = 0;
+            q->blocks = 0;
+            q->state = RQ_QUEUED;
+            sv->res.requests_restarted++;
+            list_push_back(sv->rq, &ms->queue, i);
+        }
+        ms->ghost_n = ms->ghost_S = 0;
+        memset(&ms->b, 0, sizeof ms->b);
+        if (ms->resident == M_LOADING) ms->resident = M_UNLOADED;
+    }
+    r->kv_used = 0;
+    r->swap_s = 0;
+    r->n_ch = 0;
+    r->produced = 0;
+    r->busy = 0;
+    for (int m = 0; m < sv->n_models; m++) {
+        mstate *ms = &r->ms[m];
+        while (ms->queue.n > 0) {
+            int32_t i = ms->queue.head;
+            list_remove(sv->rq, &ms->queue, i);
+            route(sv, i);
+        }
+    }
+    r->outstanding = 0;
+}
+
+void serving_replica_lost(serving *sv, int tag, const char *why) {
+    if (tag < 0 || tag >= sv->n_reps) return;
+    replica *r = &sv->reps[tag];
+    if (r->state != R_READY && r->state != R_STARTING && r->state != R_DRAINING) return;
+    int was_draining = r->state == R_DRAINING;
+    if (r->ev_iter) engine_cancel(sv->e, r->ev_iter);
+    if (r->ev_load) engine_cancel(sv->e, r->ev_load);
+    if (r->ev_ready) engine_cancel(sv->e, r->ev_ready);
+    r->ev_iter = r->ev_load = r->ev_ready = 0;
+    r->loading = -1;
+    integrate_reps(sv);
+    sv->active_reps--;
+    sv->res.replica_losses++;
+    r->state = R_REQUESTED;                   /* the host queued the request again */
+    r->startup_s = restart_s(sv);
+    event(sv, "replica_lost", "replica %d: %s", r->index, why ? why : "GPUs taken back");
+    publish_replicas(sv);
+    evict_all(r);
+    /* A replica on its way out is not asked for again. */
+    if (was_draining || sv->finished) release_replica(r);
 }
 
 /* ---- arrivals ---------------------------------------------------------------------- */
@@ -1189,10 +1309,11 @@ static void on_scale(engine *e, void *arg) {
     const sc_inference *c = sv->cfg;
     sv->ev_scale = 0;
     if (sv->finished) return;
-    int ready = 0, starting = 0;
+    int ready = 0, starting = 0, requested = 0;
     for (int i = 0; i < sv->n_reps; i++) {
         ready += sv->reps[i].state == R_READY;
-        starting += sv->reps[i].state == R_STARTING;
+        starting += sv->reps[i].state == R_STARTING || sv->reps[i].state == R_REQUESTED;
+        requested += sv->reps[i].state == R_REQUESTED;
     }
     double ratio;
     if (!strcmp(c->autoscale_metric, "latency")) {
@@ -1224,8 +1345,11 @@ static void on_scale(engine *e, void *arg) {
                 added++;
             }
         if (added) route_pending(sv);
+        int queued = 0;
         for (int k = added; k < want; k++) {
-            if (start_replica(sv, c->autoscale_startup_s) < 0) break;
+            int rc = start_replica(sv, c->autoscale_startup_s);
+            if (rc < 0) break;
+            queued += rc;
             added++;
         }
         if (added) {
@@ -1233,10 +1357,19 @@ static void on_scale(engine *e, void *arg) {
             event(sv, "scale_up", "%d -> %d replicas (%s %.3g of target)", ready + starting,
                   ready + starting + added, c->autoscale_metric, ratio);
         }
-        if (added < want) {
+        if (queued) {
             sv->res.scale_blocked++;
-            event(sv, "scale_blocked", "%d more replicas wanted, no %d free GPUs", want - added, c->tp);
+            event(sv, "scale_blocked", "%d replicas of %d GPUs wait in the scheduler's queue", queued, c->tp);
         }
+    } else if (desired < ready + starting && requested > 0) {
+        /* Requests still queued for GPUs are withdrawn first (they hold nothing). */
+        int drop = ready + starting - desired;
+        for (int i = sv->n_reps - 1; i >= 0 && drop > 0; i--)
+            if (sv->reps[i].state == R_REQUESTED) {
+                release_replica(&sv->reps[i]);
+                drop--;
+            }
+        sv->low_since = -1;
     } else if (desired < ready) {
         if (sv->low_since < 0) sv->low_since = now_of(sv);
         if (sim_to_s(now_of(sv) - sv->low_since) >= c->autoscale_cooldown_s) {
@@ -1628,10 +1761,11 @@ serving *serving_new(engine *e, metric_bus *bus, const scenario *s, const sc_inf
     sv->cap_reps = most;
     sv->res.replicas = initial;
     for (int k = 0; k < initial; k++) {
-        if (start_replica(sv, 0) < 0) {
+        if (start_replica(sv, 0) != 0) {
             snprintf(err, errlen, "%s:%d: <inference name=\"%s\">: replica %d of %d needs %d free GPUs of %s; the cluster has no more",
                      s->file, c->line, c->name, k + 1, initial, c->tp, node->name);
-            for (int i = 0; i < sv->n_reps; i++) release_replica(&sv->reps[i]);
+            /* Last first: the queued request goes before GPUs come free. */
+            for (int i = sv->n_reps - 1; i >= 0; i--) release_replica(&sv->reps[i]);
             serving_free(sv);
             return NULL;
         }

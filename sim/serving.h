@@ -27,14 +27,17 @@
  *                └──────────────┴────────────────────────┘
  *                               DECODE ─preempted (swap)─► SWAPPED ─► DECODE
  *
- * The service gets GPUs from its host (the world: the cluster's free GPUs);
- * an autoscaler adds replicas (after a start-up time) when the queue or the
- * latency is over its target and gives them back when under it.
+ * The service gets GPUs from its host (the world), whose scheduler treats a
+ * replica like a job (queue, priority, preemption); an autoscaler asks for
+ * replicas (ready a start-up time after the GPUs are granted) when the queue
+ * or the latency is over its target and gives them back when under it. A
+ * replica whose node fails or which the scheduler preempts loses its
+ * sequences' KV cache; they are recomputed on the other replicas.
  *
  * Metric bus (entity = service name): samples queue_length, running,
  * replicas, kv_utilization, output_tokens_per_s every 10 simulated seconds
  * while the service runs; events service_start, service_end, replica_ready,
- * replica_stop, scale_up, scale_down, scale_blocked, model_load,
+ * replica_stop, replica_lost, scale_up, scale_down, scale_blocked, model_load,
  * model_unload.
  */
 #ifndef CT_SERVING_H
@@ -85,7 +88,9 @@ typedef struct service_result {
     double cost_usd;                 /* gpu_hours × the node's price per GPU-hour */
     double cost_per_million_tokens_usd;   /* per million output tokens */
     int64_t model_loads, model_unloads;
-    int scale_ups, scale_downs, scale_blocked;
+    int scale_ups, scale_downs, scale_blocked;   /* blocked: scale-ups that had to queue for GPUs */
+    int64_t replica_losses;          /* replicas that lost their GPUs (node failure, preemption) */
+    int64_t requests_restarted;      /* sequences recomputed because their replica was lost */
     double first_arrival_s, last_completion_s;
     /* the model (first model of the service) on one replica */
     double weight_bytes_per_gpu, kv_capacity_tokens, kv_bytes_per_token;
@@ -95,17 +100,28 @@ typedef struct service_result {
 typedef struct serving serving;
 
 /* How a service takes and gives back GPUs: the world implements it over
- * its cluster. */
+ * its cluster and scheduler. */
 typedef struct serving_host {
     void *ctx;
-    /* Take `gpus` GPUs for one replica. Returns a handle >= 0, or -1 when
-     * they are not free now (nothing taken). */
-    int (*acquire)(void *ctx, int gpus);
-    /* Give back what acquire returned. */
+    /* Ask for `gpus` GPUs for the replica numbered tag. The request goes
+     * to the cluster scheduler like a job. When they are held at once,
+     * *granted is set to 1; otherwise to 0, and the host calls
+     * serving_granted(sv, tag) when the scheduler starts the request.
+     * Returns a handle >= 0, or -1 when the request cannot be made. */
+    int (*acquire)(void *ctx, int gpus, int tag, int *granted);
+    /* Withdraw a request, or give back the GPUs it holds. */
     void (*release)(void *ctx, int handle);
     /* The service has completed every request it will get. May be NULL. */
     void (*finished)(void *ctx);
 } serving_host;
+
+/* The host holds the GPUs replica tag asked for: it starts. */
+void serving_granted(serving *sv, int tag);
+
+/* The host took replica tag's GPUs away (a node failed, the scheduler
+ * preempted it) and queued its request again: its sequences lose their
+ * KV cache and are recomputed elsewhere; it restarts when granted again. */
+void serving_replica_lost(serving *sv, int tag, const char *why);
 
 /* Build a service for cfg (an <inference> of s) on nodes of type node and
  * take its initial replicas from the host. Loads a trace when the arrival

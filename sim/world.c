@@ -1188,7 +1188,7 @@ static void holding_start(world *w, int k) {
     for (int i = 0; i < g->n; i++) w->svc_on_node[g->nodes[i]]++;
     g->state = H_HELD;
     add_state(w, GS_SERVING, g->gpus);
-    if (k != w->acquiring) serving_granted(h->sv, g->tag);
+    if (k != w->acquiring && h->sv) serving_granted(h->sv, g->tag);
 }
 
 /* GPUs a replica holds go back to the pool. */

@@ -530,6 +530,81 @@ static void test_shares_cluster_with_training(void **state) {
     done(&r);
 }
 
+/* Replicas ask the scheduler for GPUs. A service of higher priority with
+ * preemption on takes GPUs back from a training job that borrowed them
+ * (the job checkpoints and waits); without preemption its scale-up waits
+ * in the queue while the job runs. */
+static const char *borrow_xml =
+    "<scenario name=\"t\" seed=\"1\"><cluster><nodes type=\"dgx-h100\" count=\"1\"/>"
+    "<storage name=\"fs\" kind=\"parallel-fs\" bandwidth=\"20GB/s\"/></cluster>"
+    "<scheduler policy=\"priority\" preemption=\"%s\"/>"
+    "<workload><inference name=\"svc\" model=\"llama3-8b\" tp=\"4\" replicas=\"1\" max-batch=\"16\" priority=\"10\">"
+    "<arrivals process=\"diurnal\" rate=\"10/s\" amplitude=\"0.9\" period=\"4h\" peak=\"2h\" duration=\"6h\"/>"
+    "<requests input-tokens=\"500\" output-tokens=\"200\"/>"
+    "<autoscale metric=\"queue\" target=\"4\" min-replicas=\"1\" max-replicas=\"2\" startup=\"60s\" cooldown=\"5min\"/>"
+    "</inference>"
+    "<training name=\"ft\" gpus=\"4\" tp=\"1\" dp=\"4\" sharding=\"fsdp\" seq-len=\"2048\" steps=\"200000\" storage=\"fs\">"
+    "<model preset=\"llama3-8b\"/><checkpoint interval=\"10min\" layout=\"sharded\"/></training>"
+    "</workload></scenario>";
+
+static void test_replicas_through_scheduler(void **state) {
+    (void)state;
+    char xml[4096];
+    snprintf(xml, sizeof xml, borrow_xml, "true");
+    run r = simulate(xml, 1);
+    const service_result *s = svc(&r);
+    const job_result *j = world_job(r.w, 0);
+    printf("  preemption on: job preempted %d times, ends %.0f s; service %d ups, %d waited, losses %lld\n",
+           j->preemptions, j->end_s, s->scale_ups, s->scale_blocked, (long long)s->replica_losses);
+    assert_int_equal(s->requests, s->submitted);
+    assert_true(j->preemptions > 0);             /* the service took its GPUs back */
+    assert_int_equal(j->state, JOB_DONE);
+    assert_true(s->replicas_peak == 2);
+    int preempted_on = j->preemptions;
+    double end_on = j->end_s;
+    done(&r);
+
+    snprintf(xml, sizeof xml, borrow_xml, "false");
+    r = simulate(xml, 1);
+    s = svc(&r);
+    j = world_job(r.w, 0);
+    printf("  preemption off: job preempted %d times, ends %.0f s; service %d ups, %d waited, peak %d\n",
+           j->preemptions, j->end_s, s->scale_ups, s->scale_blocked, s->replicas_peak);
+    assert_int_equal(j->preemptions, 0);
+    assert_true(s->scale_blocked > 0);           /* scale-ups waited in the queue */
+    assert_true(j->end_s < end_on);              /* the job was not evicted */
+    assert_true(preempted_on > 0);
+    assert_int_equal(s->requests, s->submitted);
+    done(&r);
+}
+
+/* Node failures under replicas: the replica loses its GPUs and its
+ * sequences, which are recomputed on the other replica; the request for
+ * GPUs goes back to the scheduler and the replica returns after repair.
+ * Every request still completes. */
+static void test_failures_hit_replicas(void **state) {
+    (void)state;
+    const char *xml =
+        "<scenario name=\"t\" seed=\"3\"><cluster><nodes type=\"dgx-h100\" count=\"3\"/></cluster>"
+        "<failures><failure component=\"node\" mtbf=\"4h\" mttr=\"20min\"/></failures>"
+        "<workload><inference name=\"svc\" model=\"llama3-8b\" tp=\"8\" replicas=\"2\" max-batch=\"64\">"
+        "<arrivals process=\"poisson\" rate=\"20/s\" duration=\"8h\"/>"
+        "<requests input-tokens=\"1000\" output-tokens=\"300\"/></inference></workload></scenario>";
+    run r = simulate(xml, 3);
+    const service_result *s = svc(&r);
+    world_totals t = world_get_totals(r.w);
+    printf("  %d node failures, %lld replica losses, %lld sequences recomputed, %lld/%lld requests\n", t.failures,
+           (long long)s->replica_losses, (long long)s->requests_restarted, (long long)s->requests,
+           (long long)s->submitted);
+    assert_true(t.failures > 0);
+    assert_true(s->replica_losses > 0);
+    assert_true(s->requests_restarted > 0);
+    assert_int_equal(s->requests, s->submitted);
+    /* A replica back on the spare node keeps GPU-hours near 2 replicas' worth. */
+    assert_true(s->replicas_mean > 1.5 && s->replicas_mean <= 2.0 + 1e-9);
+    done(&r);
+}
+
 static void test_build_errors(void **state) {
     (void)state;
     char xml[2048], err[1024];
@@ -575,6 +650,8 @@ int main(void) {
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_shares_cluster_with_training),
         cmocka_unit_test(test_build_errors),
+        cmocka_unit_test(test_replicas_through_scheduler),
+        cmocka_unit_test(test_failures_hit_replicas),
     };
     return cmocka_run_group_tests(tests, catalog_setup, catalog_teardown);
 }
