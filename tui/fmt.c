@@ -18,7 +18,7 @@ char *fmt_duration(double s, char *buf, size_t n) {
     else if (t < 3600) snprintf(buf, n, "%lldm%02llds", t / 60, t % 60);
     else if (t < 86400) snprintf(buf, n, "%lldh%02lldm", t / 3600, t % 3600 / 60);
     else if (t < 100LL * 86400) snprintf(buf, n, "%lldd%02lldh", t / 86400, t % 86400 / 3600);
-    else if (t < 1000LL * 86400) snprintf(buf, n, "%lldd", t / 86400);
+    else if (t < 365LL * 86400) snprintf(buf, n, "%lldd", t / 86400);
     else snprintf(buf, n, "%.1fy", s / (365.0 * 86400));
     return buf;
 }

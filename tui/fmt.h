@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 /* A duration in at most 6 characters: "45s", "12m05s", "3h20m", "5d04h",
- * "123d", "1.2y"; "-" when negative or not a number. */
+ * "123d" (under a year), "1.2y"; "-" when negative or not a number. */
 char *fmt_duration(double s, char *buf, size_t n);
 
 /* Simulated time since the start as "d12 03:45:10" (day 0 first). */

@@ -45,7 +45,7 @@ map_grid layout_map_grid(int nodes, int nodes_per_leaf, int h, int w) {
     if (rows < 1) rows = 1;
     if (nodes <= 0 || w <= 0) return g;
     long cap = (long)rows * w;
-    if ((long)nodes * 2 <= cap && w >= 2) {
+    if (w >= 2 && (long)nodes <= (long)rows * (w / 2)) {
         g.cell_w = 2;
         g.cols = w / 2;
         return g;
