@@ -90,6 +90,8 @@ wait_for "NAME +QUEUE +GPUS +STATE" && grep -q "pretrain-70b .* running" "$tmp/s
   && ok "jobs table shows the training job running" || { no "jobs table"; cat "$tmp/screen"; }
 
 clock() { screen | sed -n 's/^ default | \(d[0-9]* [0-9:]*\).*/\1/p'; }
+n=0
+while [ "$(clock)" = "d0 00:00:00" ] && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done
 T send-keys -t dash ' '
 wait_for "\| paused \|" && ok "space pauses" || { no "space pauses"; cat "$tmp/screen"; }
 c1=$(clock); sleep 0.5; c2=$(clock)
