@@ -176,7 +176,8 @@ static void test_fmt_sparkline(void **state) {
 static int keep_failures(void *ctx, const char *entity, const char *kind) {
     (void)entity;
     ++*(int *)ctx;
-    return !strcmp(kind, "failure");
+    if (!strcmp(kind, "checkpoint_end")) return FEED_COLLAPSE;
+    return !strcmp(kind, "failure") ? FEED_KEEP : FEED_DROP;
 }
 
 static void test_feed_sink_and_log(void **state) {
@@ -215,6 +216,19 @@ static void test_feed_sink_and_log(void **state) {
     assert_string_equal(feed_log(f, 0)->detail, "node 4");  /* newest first */
     assert_string_equal(feed_log(f, 2)->detail, "node 2");
     assert_null(feed_log(f, 3));
+    assert_int_equal(feed_log(f, 0)->repeat, 1);
+    /* a run of the same (entity, kind) folds into one line; another entity does not */
+    metrics_event(b, 10, "job", "checkpoint_end", "step 1");
+    metrics_event(b, 11, "job", "checkpoint_end", "step 2");
+    metrics_event(b, 12, "job", "checkpoint_end", "step 3");
+    metrics_event(b, 13, "other", "checkpoint_end", "step 9");
+    assert_int_equal(feed_log_count(f), 3);
+    assert_string_equal(feed_log(f, 1)->detail, "step 3");
+    assert_int_equal(feed_log(f, 1)->repeat, 3);
+    assert_true(feed_log(f, 1)->t == 12);
+    assert_string_equal(feed_log(f, 0)->entity, "other");
+    assert_int_equal(feed_log(f, 0)->repeat, 1);
+    assert_int_equal(feed_events_total(f), 14);
     metrics_free(b);
     feed_free(f);
     feed_free(NULL);

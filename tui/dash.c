@@ -56,7 +56,8 @@ struct dash {
     int done;
     double wall0, ev_wall;         /* events/s and actual speed over ~1 s */
     uint64_t ev_mark;
-    double sim_mark, evps, actual;
+    double sim_mark, evps, actual, fps;
+    int frames;
 };
 
 static volatile sig_atomic_t quit_signal;
@@ -129,7 +130,7 @@ static void draw_header(dash *d) {
     x += k;
     put(r.y, x, r.w - x, st, "%s", state);
     x += (int)strlen(state);
-    put(r.y, x, r.w - x, 0, " | wall %s | %s ev/s", wall, evs);
+    put(r.y, x, r.w - x, 0, " | wall %s | %s ev/s | %.0f fps", wall, evs, d->fps);
 
     world_totals t = world_get_totals(d->w);
     double busy = 0;
@@ -444,7 +445,10 @@ static void draw_log(dash *d) {
                  !strcmp(e->kind, "node_undrained"))
             at = pair(d, P_GOOD);
         int cl = !strcmp(e->entity, "cluster");
-        put(r.y + 1 + k, r.x, r.w, at, " %s %s %s%s%s", clock, e->kind, cl ? "" : e->entity, cl ? "" : ": ", e->detail);
+        char rep[24] = "";
+        if (e->repeat > 1) snprintf(rep, sizeof rep, " (x%d)", e->repeat);
+        put(r.y + 1 + k, r.x, r.w, at, " %s %s %s%s%s%s", clock, e->kind, cl ? "" : e->entity, cl ? "" : ": ", e->detail,
+            rep);
     }
 }
 
@@ -587,12 +591,15 @@ static void command(dash *d, int flags) {
  * (then the run falls behind the speed asked and the header says so). */
 static void advance(dash *d, double dt) {
     if (d->u.paused || d->done) return;
-    double now = sim_now_s(d), target = now + d->u.speed * dt;
+    engine *e = world_engine(d->w);
+    sim_time from = engine_now(e), target = from + sim_from_s(d->u.speed * dt);
     double t0 = wall_s();
-    while (!d->done && sim_now_s(d) < target) {
-        double next = sim_now_s(d) + (target - now) / 4;
-        d->done = world_advance(d->w, next < target ? next : target);
-        if (wall_s() - t0 > ADVANCE_BUDGET_S) break;
+    /* compared in integer ns: seconds round, and a clock a rounding short
+     * of the target would spin here until the budget ran out */
+    while (!d->done && engine_now(e) < target) {
+        sim_time was = engine_now(e), next = was + (target - from) / 4 + 1;
+        d->done = world_advance(d->w, sim_to_s(next < target ? next : target));
+        if (engine_now(e) == was || wall_s() - t0 > ADVANCE_BUDGET_S) break;   /* no progress (rounding) or out of time */
     }
 }
 
@@ -605,7 +612,9 @@ static int keep_event(void *ctx, const char *entity, const char *kind) {
         if (!strcmp(kind, noise[i])) return 0;
     /* Starts and ends of many small jobs would bury the rest. */
     if (d->n_jobs > 20 && (!strcmp(kind, "job_start") || !strcmp(kind, "job_end"))) return 0;
-    return 1;
+    /* A run of checkpoints is one line with a count. */
+    if (!strcmp(kind, "checkpoint_end")) return FEED_COLLAPSE;
+    return FEED_KEEP;
 }
 
 static void colours(dash *d) {
@@ -703,6 +712,8 @@ int dash_run(dash *d, const dash_opts *o, char *err, size_t errlen) {
             double span = wall_s() - d->ev_wall;
             d->evps = (double)(ev - d->ev_mark) / span;
             d->actual = (sim_now_s(d) - d->sim_mark) / span;
+            d->fps = d->frames / span;
+            d->frames = 0;
             d->ev_mark = ev;
             d->sim_mark = sim_now_s(d);
             d->ev_wall = wall_s();
@@ -712,6 +723,7 @@ int dash_run(dash *d, const dash_opts *o, char *err, size_t errlen) {
         collect_jobs(d);
         view_sizes(d);
         draw(d);
+        d->frames++;
         if (quit_signal) break;
         int ch = getch();
         if (ch == ERR) continue;

@@ -134,8 +134,15 @@ static void on_sample(void *ctx, metric_id id, sim_time t, double v) {
 static void on_event(void *ctx, sim_time t, const char *entity, const char *kind, const char *detail) {
     feed *f = ctx;
     f->events++;
-    if (f->keep && !f->keep(f->keep_ctx, entity, kind)) return;
-    feed_event *e;
+    int how = f->keep ? f->keep(f->keep_ctx, entity, kind) : FEED_KEEP;
+    if (how == FEED_DROP) return;
+    feed_event *e = f->log_n ? &f->log[(f->log_head + f->log_n - 1) % f->log_cap] : NULL;
+    if (how == FEED_COLLAPSE && e && !strcmp(e->entity, entity) && !strcmp(e->kind, kind)) {
+        e->t = t;
+        e->repeat++;
+        snprintf(e->detail, sizeof e->detail, "%s", detail ? detail : "");
+        return;
+    }
     if (f->log_n < f->log_cap) {
         e = &f->log[(f->log_head + f->log_n) % f->log_cap];
         f->log_n++;
@@ -144,6 +151,7 @@ static void on_event(void *ctx, sim_time t, const char *entity, const char *kind
         f->log_head = (f->log_head + 1) % f->log_cap;
     }
     e->t = t;
+    e->repeat = 1;
     snprintf(e->entity, sizeof e->entity, "%s", entity);
     snprintf(e->kind, sizeof e->kind, "%s", kind);
     snprintf(e->detail, sizeof e->detail, "%s", detail ? detail : "");

@@ -27,7 +27,12 @@ typedef struct feed_event {
     char entity[48];
     char kind[24];
     char detail[200];
+    int repeat;                        /* events folded into this line (>= 1) */
 } feed_event;
+
+#define FEED_DROP 0
+#define FEED_KEEP 1
+#define FEED_COLLAPSE 2                /* fold into the newest line when it has the same entity and kind */
 
 /* NULL when out of memory. */
 feed *feed_new(int points, int log_cap);
@@ -36,8 +41,10 @@ void feed_free(feed *f);                         /* NULL is a no-op */
 /* The sink to subscribe to a bus (metrics_subscribe copies it). */
 metric_sink feed_sink(feed *f);
 
-/* Keep an event in the log only when keep(ctx, entity, kind) is non-zero
- * (default: every event). Events are counted either way. */
+/* What the log does with an event: keep(ctx, entity, kind) returns
+ * FEED_DROP, FEED_KEEP or FEED_COLLAPSE (the newest line, when of the same
+ * entity and kind, takes this event's time and detail and counts it in
+ * repeat). Default: keep every event. Events are counted either way. */
 void feed_set_filter(feed *f, int (*keep)(void *ctx, const char *entity, const char *kind), void *ctx);
 
 /* A series not on the bus (the dashboard's own, e.g. cumulative cost):
