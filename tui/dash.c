@@ -329,12 +329,12 @@ static void draw_jobs(dash *d) {
 static void spark_line(dash *d, int y, rect r, const char *label, const double *v, int n, double lo, double hi,
                        const char *value) {
     char buf[FEED_MAX_BUCKETS * 3 + 1];
-    put(y, r.x, 14, 0, " %-13.13s", label);
+    put(y, r.x, 15, 0, " %-13.13s ", label);
     fmt_sparkline(v, n, lo, hi, d->utf8, buf, sizeof buf);
     attron(pair(d, P_TRAIN));
-    mvaddstr(y, r.x + 14, buf);
+    mvaddstr(y, r.x + 15, buf);
     attroff(pair(d, P_TRAIN));
-    put(y, r.x + 15 + n, r.w - 15 - n, A_BOLD, "%s", value);
+    put(y, r.x + 16 + n, r.w - 16 - n, A_BOLD, "%s", value);
 }
 
 static void minmax(const double *v, int n, double *lo, double *hi) {
@@ -350,7 +350,7 @@ static void minmax(const double *v, int n, double *lo, double *hi) {
 
 static void draw_sparks(dash *d) {
     rect r = d->L.sparks;
-    int n = r.w - 14 - 11;
+    int n = r.w - 15 - 11;
     if (n > FEED_MAX_BUCKETS) n = FEED_MAX_BUCKETS;
     if (n < 4 || r.h <= 0) return;
     double now = sim_now_s(d);
@@ -379,7 +379,7 @@ static void draw_sparks(dash *d) {
     snprintf(val, sizeof val, "%.1f%%", any ? 100 * acc[n - 1] : 0.0);
     spark_line(d, y++, r, "GPU util", acc, n, 0, 1, val);
 
-    if (y < end) {
+    if (y < end && d->n_jobs > 0) {    /* a serving-only scenario has no job queue */
         feed_mean(d->fd, feed_find(d->fd, "cluster", "queue_length"), t0, t1, v, n);
         minmax(v, n, &lo, &hi);
         double q = feed_last(d->fd, feed_find(d->fd, "cluster", "queue_length"));
@@ -406,8 +406,8 @@ static void draw_sparks(dash *d) {
     }
     /* Services: throughput, queue, and p99 latencies when published. */
     static const struct { const char *name, *label, *unit; double scale; } svc[] = {
-        { "output_tokens_per_s", "tok/s", "", 1 }, { "ttft_p99_s", "TTFT p99", "ms", 1e3 },
-        { "tpot_p99_s", "TPOT p99", "ms", 1e3 }, { "queue_length", "queue", "", 1 } };
+        { "ttft_p99_s", "TTFT p99", "ms", 1e3 }, { "tpot_p99_s", "TPOT p99", "ms", 1e3 },
+        { "output_tokens_per_s", "tok/s", "", 1 }, { "queue_length", "queue", "", 1 } };
     for (int i = 0; i < world_service_count(d->w) && y < end; i++) {
         const char *name = world_service(d->w, i)->name;
         for (size_t m = 0; m < sizeof svc / sizeof svc[0] && y < end; m++) {
