@@ -197,6 +197,8 @@ static void test_feed_sink_and_log(void **state) {
     assert_int_equal(feed_samples(f, k), 4);          /* the ring keeps the last 4 */
     assert_true(feed_last(f, k) == 9);
     assert_true(feed_last(f, p) == 0.5);
+    assert_true(feed_known_since(f, k) == 6 * SIM_NS_PER_S);   /* samples 0..5 dropped */
+    assert_true(feed_known_since(f, p) == 0);
     /* a sample at the same time replaces the last one */
     metrics_sample(b, early, 9 * SIM_NS_PER_S, 42);
     assert_int_equal(feed_samples(f, k), 4);
@@ -357,12 +359,13 @@ static void test_keys(void **state) {
     for (int i = 0; i < 40; i++) ui_key(&u, 'k', &v);
     assert_int_equal(u.job_row, 0);
     assert_int_equal(u.job_top, 0);
-    /* sort cycles through every key and back */
+    /* sort starts by state and cycles through every key and back */
+    assert_int_equal(u.sort, SORT_STATE);
     for (int i = 0; i < SORT_COUNT; i++) {
-        assert_int_equal(u.sort, (ui_sort)i);
+        assert_int_equal(u.sort, (ui_sort)((SORT_STATE + i) % SORT_COUNT));
         ui_key(&u, 's', &v);
     }
-    assert_int_equal(u.sort, SORT_ORDER);
+    assert_int_equal(u.sort, SORT_STATE);
     /* log scrolls within what it holds */
     ui_key(&u, UI_KEY_TAB, &v);
     assert_int_equal(u.focus, UI_LOG);

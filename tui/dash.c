@@ -57,7 +57,7 @@ struct dash {
     double wall0, ev_wall;         /* events/s and actual speed over ~1 s */
     uint64_t ev_mark;
     double sim_mark, evps, actual, fps;
-    int frames;
+    int frames, jobs_dirty;
 };
 
 static volatile sig_atomic_t quit_signal;
@@ -366,16 +366,23 @@ static void draw_sparks(dash *d) {
 
     /* GPU utilisation: GPUs held in every state over all GPUs. */
     static const char *names[] = { "gpus_training", "gpus_checkpoint", "gpus_restarting", "gpus_batch", "gpus_serving" };
+    /* A series without a sample in a bucket is 0 there (the bus publishes
+     * changes only), except before the rings hold the whole history. */
     int any = 0;
+    sim_time known = 0;
     for (int b = 0; b < n; b++) acc[b] = 0;
     for (int i = 0; i < 5; i++) {
         int k = feed_find(d->fd, "cluster", names[i]);
         if (k < 0 || feed_samples(d->fd, k) == 0) continue;
+        if (feed_known_since(d->fd, k) > known) known = feed_known_since(d->fd, k);
         feed_mean(d->fd, k, t0, t1, v, n);
         for (int b = 0; b < n; b++)
             if (!isnan(v[b])) acc[b] += v[b], any = 1;
     }
-    for (int b = 0; b < n; b++) acc[b] = any && d->gpus > 0 ? acc[b] / d->gpus : NAN;
+    for (int b = 0; b < n; b++) {
+        sim_time b_end = t0 + (sim_time)((double)(t1 - t0) * (b + 1) / n);
+        acc[b] = any && d->gpus > 0 && b_end > known ? acc[b] / d->gpus : NAN;
+    }
     snprintf(val, sizeof val, "%.1f%%", any ? 100 * acc[n - 1] : 0.0);
     spark_line(d, y++, r, "GPU util", acc, n, 0, 1, val);
 
@@ -720,7 +727,8 @@ int dash_run(dash *d, const dash_opts *o, char *err, size_t errlen) {
         }
         feed_push(d->fd, d->s_cost, engine_now(world_engine(w)), world_get_totals(w).cost_usd);
         world_node_views(w, d->nv);
-        collect_jobs(d);
+        if (d->frames % 4 == 0 || d->jobs_dirty) collect_jobs(d);   /* 100K-job traces: a sort costs */
+        d->jobs_dirty = 0;
         view_sizes(d);
         draw(d);
         d->frames++;
@@ -728,6 +736,7 @@ int dash_run(dash *d, const dash_opts *o, char *err, size_t errlen) {
         int ch = getch();
         if (ch == ERR) continue;
         int flags = ui_key(&d->u, map_key(ch), &d->v);
+        d->jobs_dirty = 1;
         if (flags & UI_RESIZE) relayout(d);
         if (flags & (UI_STEP | UI_INJECT | UI_DRAIN)) command(d, flags);
         if (flags & UI_QUIT) break;

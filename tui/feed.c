@@ -13,6 +13,7 @@ typedef struct series {
     sim_time *t;
     double *v;
     int head, n;                       /* oldest at head; n held */
+    int dropped;                       /* the ring has overwritten samples */
 } series;
 
 struct feed {
@@ -108,6 +109,7 @@ void feed_push(feed *f, int k, sim_time t, double v) {
         s->t[s->head] = t;
         s->v[s->head] = v;
         s->head = (s->head + 1) % f->points;
+        s->dropped = 1;
     }
 }
 
@@ -171,6 +173,11 @@ double feed_last(const feed *f, int k) {
     if (k < 0 || k >= f->n_s || f->s[k].n == 0) return NAN;
     const series *s = &f->s[k];
     return s->v[(s->head + s->n - 1) % f->points];
+}
+
+sim_time feed_known_since(const feed *f, int k) {
+    if (k < 0 || k >= f->n_s || !f->s[k].dropped) return 0;
+    return f->s[k].t[f->s[k].head];
 }
 
 void feed_mean(const feed *f, int k, sim_time t0, sim_time t1, double *out, int n) {

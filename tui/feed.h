@@ -61,6 +61,10 @@ const char *feed_series_entity(const feed *f, int series);
 const char *feed_series_name(const feed *f, int series);
 int feed_samples(const feed *f, int series);     /* held now, <= points */
 double feed_last(const feed *f, int series);     /* NaN when none */
+/* From when the ring holds the series' whole history: 0 while nothing has
+ * been dropped (a bus series is 0 before its first sample), else the time
+ * of the oldest sample held. */
+sim_time feed_known_since(const feed *f, int series);
 
 #define FEED_MAX_BUCKETS 1024
 

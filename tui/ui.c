@@ -16,6 +16,7 @@ void ui_init(ui_state *u, double speed, int paused) {
     u->speed = speed > UI_SPEED_MAX ? UI_SPEED_MAX : speed < UI_SPEED_MIN ? UI_SPEED_MIN : speed;
     u->paused = paused;
     u->focus = UI_MAP;
+    u->sort = SORT_STATE;              /* trouble first, then running, queued, done */
 }
 
 static int clampi(int x, int lo, int hi) { return x < lo ? lo : x > hi ? hi : x; }
