@@ -86,7 +86,7 @@ start() {   # start ARGS...: the dashboard in session "dash" at 80x24
 
 start "scenarios/default.xml --db \"$tmp/d.db\" --json \"$tmp/d.json\" --speed 30min"
 wait_for "^ default .*running" && ok "starts: header names the scenario, running" || { no "header"; cat "$tmp/screen"; }
-wait_for "NAME +QUEUE +GPUS +STATE" && grep -q "pretrain-70b .* running" "$tmp/screen" \
+wait_for "NAME +QUEUE +GPUS +STAT" && grep -q "pretrain-70b .* running" "$tmp/screen" \
   && ok "jobs table shows the training job running" || { no "jobs table"; cat "$tmp/screen"; }
 
 clock() { screen | sed -n 's/^ default | \(d[0-9]* [0-9:]*\).*/\1/p'; }
