@@ -19,6 +19,7 @@ static const struct command {
     { "run", cmd_run, "simulate a scenario and write its results (summary, JSON)" },
     { "check", cmd_check, "validate a scenario and print what it describes" },
     { "topo", cmd_topo, "draw the scenario's cluster topology (SVG or Graphviz dot)" },
+    { "dash", cmd_dash, "run a scenario live in the terminal (ncurses dashboard)" },
     { "report", cmd_report, "write a report (HTML, Markdown, CSV) of runs in a results database" },
 };
 

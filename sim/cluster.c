@@ -323,3 +323,11 @@ void cluster_cloud_release(cluster *c, int n) {
     x->state = NODE_OFF;
     c->cloud_up--;
 }
+
+int cluster_undrain(cluster *c, int n) {
+    node *x = &c->nodes[n];
+    if (x->state != NODE_DRAINED) return -1;
+    x->state = NODE_FAILED;             /* then the repair path: up, or a spare when short */
+    cluster_repair(c, n);
+    return 0;
+}

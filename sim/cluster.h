@@ -73,6 +73,8 @@ void cluster_fail(cluster *c, int node);
 void cluster_repair(cluster *c, int node);
 /* Take a node out of service for good (lemon). */
 void cluster_drain(cluster *c, int node);
+/* A drained node back in service (as if repaired). -1 when not drained. */
+int cluster_undrain(cluster *c, int node);
 
 /* A warm spare of the pool, now UP with all GPUs taken by the caller
  * (gpus_each GPUs); -1 when none. */

@@ -136,6 +136,7 @@ int failures_proc_count(const failures *f) { return f->n; }
 const failure_proc *failures_proc(const failures *f, int i) { return &f->k[i].p; }
 
 void failures_node_renewed(failures *f, int node) {
+    if (!f) return;                     /* no failure processes: a failure injected by hand */
     for (int i = 0; i < f->n; i++) {
         kind *k = &f->k[i];
         if (!k->ev) continue;

@@ -49,7 +49,7 @@ int failures_proc_count(const failures *f);
 const failure_proc *failures_proc(const failures *f, int i);
 
 /* The node was repaired or replaced by new hardware: renew the clocks of
- * its Weibull instances (age 0). */
+ * its Weibull instances (age 0). NULL is a no-op. */
 void failures_node_renewed(failures *f, int node);
 
 /* Expected failures per second of the given number of nodes, all kinds

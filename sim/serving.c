@@ -48,6 +48,7 @@ const double service_cdf_percentiles[SERVICE_CDF_POINTS] = { 1, 5, 10, 25, 50, 7
 
 #define NIL (-1)
 #define TICK_S 10.0                 /* metric samples every 10 simulated seconds */
+#define TICK_LAT_N 1024             /* latencies kept per tick for its p99 (the most recent) */
 #define RESERVOIR 4000000           /* latency samples kept per metric (exact below this) */
 #define WATERMARK 0.01              /* on-demand admission keeps 1% of blocks free (vLLM default) */
 #define MIN_KV_SHARE 0.10           /* a model is loaded only if the KV cache keeps this share of memory */
@@ -177,6 +178,10 @@ struct serving {
     sim_time low_since;
     event_id ev_arrival, ev_tick, ev_scale;
     metric_id m_queue, m_running, m_replicas, m_kv, m_tps;
+    /* the tick's TTFT and TPOT p99 (the dashboard's sparklines) */
+    double tick_ttft[TICK_LAT_N], tick_tpot[TICK_LAT_N];
+    int64_t tick_n_ttft, tick_n_tpot;
+    metric_id m_ttft99, m_tpot99;
     int closed, finished;
     sim_time t_finished;
     service_result res;
@@ -532,10 +537,12 @@ static void complete(replica *r, int32_t i) {
     double e2e = sim_to_s(now - q->t_arrive);
     sample_add(sv, &sv->s_ttft, ttft);
     sample_add(sv, &sv->s_e2e, e2e);
+    sv->tick_ttft[sv->tick_n_ttft++ % TICK_LAT_N] = ttft;
     int ok = sv->cfg->slo_ttft_s <= 0 || ttft <= sv->cfg->slo_ttft_s;
     if (q->output > 1) {
         double tpot = sim_to_s(now - q->t_first) / (q->output - 1);
         sample_add(sv, &sv->s_tpot, tpot);
+        sv->tick_tpot[sv->tick_n_tpot++ % TICK_LAT_N] = tpot;
         if (sv->cfg->slo_tpot_s > 0 && tpot > sv->cfg->slo_tpot_s) ok = 0;
     }
     sv->slo_ok += ok;
@@ -1281,6 +1288,17 @@ static int64_t waiting(const serving *sv) {
     return n;
 }
 
+/* p99 of the latencies completed this tick (the last TICK_LAT_N of them),
+ * published when there were any; sorts in place (the buffer restarts). */
+static void tick_p99(serving *sv, double *x, int64_t *n, metric_id id, sim_time t) {
+    if (*n == 0) return;
+    size_t k = (size_t)(*n < TICK_LAT_N ? *n : TICK_LAT_N);
+    qsort(x, k, sizeof *x, cmp_double);
+    size_t at = (size_t)ceil(0.99 * (double)k);
+    metrics_sample(sv->bus, id, t, x[at > 0 ? at - 1 : 0]);
+    *n = 0;
+}
+
 static void on_tick(engine *e, void *arg) {
     (void)e;
     serving *sv = arg;
@@ -1300,6 +1318,8 @@ static void on_tick(engine *e, void *arg) {
     metrics_sample(sv->bus, sv->m_kv, t, cap > 0 ? used / cap : 0);
     metrics_sample(sv->bus, sv->m_tps, t, sv->tick_tokens / TICK_S);
     sv->tick_tokens = 0;
+    tick_p99(sv, sv->tick_ttft, &sv->tick_n_ttft, sv->m_ttft99, t);
+    tick_p99(sv, sv->tick_tpot, &sv->tick_n_tpot, sv->m_tpot99, t);
     sv->ev_tick = engine_after(sv->e, sim_from_s(TICK_S), on_tick, sv);
 }
 
@@ -1776,6 +1796,8 @@ serving *serving_new(engine *e, metric_bus *bus, const scenario *s, const sc_inf
     sv->m_replicas = metrics_register(bus, c->name, "replicas");
     sv->m_kv = metrics_register(bus, c->name, "kv_utilization");
     sv->m_tps = metrics_register(bus, c->name, "output_tokens_per_s");
+    sv->m_ttft99 = metrics_register(bus, c->name, "ttft_p99_s");
+    sv->m_tpot99 = metrics_register(bus, c->name, "tpot_p99_s");
 
     double first = sim_to_s(sv->t_start);
     if (!sv->offline) {

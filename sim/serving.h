@@ -36,8 +36,10 @@
  *
  * Metric bus (entity = service name): samples queue_length, running,
  * replicas, kv_utilization, output_tokens_per_s every 10 simulated seconds
- * while the service runs; events service_start, service_end, replica_ready,
- * replica_stop, replica_lost, scale_up, scale_down, scale_blocked, model_load,
+ * while the service runs, and ttft_p99_s, tpot_p99_s (of the requests
+ * completed in those 10 s; the last 1024 of them) when any completed;
+ * events service_start, service_end, replica_ready, replica_stop,
+ * replica_lost, scale_up, scale_down, scale_blocked, model_load,
  * model_unload.
  */
 #ifndef CT_SERVING_H

@@ -138,6 +138,7 @@ struct world {
     int n_hold, cap_hold;
     short *svc_on_node;            /* replicas placed on each node */
     int acquiring;                 /* holding being asked for in svc_acquire, -1 none */
+    int injected, closed;          /* live control: failures injected; books closed */
 };
 
 typedef struct release_arg { world *w; int node; } release_arg;
@@ -1478,19 +1479,7 @@ int world_run(world *w, double until_s) {
     double limit = w->s->duration_s > 0 ? w->s->duration_s : 0;
     if (until_s > 0 && (limit == 0 || until_s < limit)) limit = until_s;
     if (w->unfinished > 0) engine_run(w->e, limit > 0 ? sim_from_s(limit) : SIM_FOREVER);
-    /* Close the books of jobs still going at the end of the run. */
-    for (int i = 0; i < w->n_jobs; i++) {
-        job *j = &w->jobs[i];
-        if (j->ph == PH_QUEUED || j->ph == PH_DONE) continue;
-        if (j->r.kind == JOB_TRAINING) commit_progress(j);
-        phase ph = j->ph;
-        set_phase(j, ph);               /* account the current phase up to now */
-        if (ph == PH_RUNNING) j->run_since = now_of(w);
-        j->r.time.kept_s = j->run_s - j->r.time.redone_s;
-    }
-    for (int i = 0; i < w->n_svc; i++) serving_close(w->svc[i].sv);
-    integrate(w);
-    metrics_close(w->bus, now_of(w));
+    world_finish(w);
     return 0;
 }
 
@@ -1622,11 +1611,189 @@ queue_result world_queue(const world *w, int qi) {
     return r;
 }
 
-int world_failure_kinds(const world *w) { return w->f ? failures_proc_count(w->f) : 0; }
+int world_failure_kinds(const world *w) { return (w->f ? failures_proc_count(w->f) : 0) + (w->injected > 0); }
 
 void world_failure_kind(const world *w, int i, const char **component, const char **cause, int *count) {
+    if (i >= (w->f ? failures_proc_count(w->f) : 0)) {   /* failures injected from the dashboard */
+        *component = "node";
+        *cause = "injected";
+        *count = w->injected;
+        return;
+    }
     const failure_proc *p = failures_proc(w->f, i);
     *component = p->component;
     *cause = p->cause;
     *count = w->fail_by_proc[i];
+}
+
+/* ==== live control: for the dashboard =======================================
+ * The dashboard (tui/) runs the world in slices of simulated time, reads
+ * per-node and per-job views, and changes the world only through these
+ * commands. A run driven in slices dispatches the same events in the same
+ * order as world_run(): the slices only choose where the clock pauses, and
+ * nothing is scheduled from outside a handler except by the commands below.
+ */
+
+static sim_time live_limit(const world *w) {
+    return w->s->duration_s > 0 ? sim_from_s(w->s->duration_s) : SIM_FOREVER;
+}
+
+int world_done(const world *w) {
+    return w->closed || w->unfinished == 0 || engine_now(w->e) >= live_limit(w) || engine_pending(w->e) == 0;
+}
+
+int world_advance(world *w, double until_s) {
+    if (world_done(w)) return 1;
+    sim_time t = sim_from_s(until_s), lim = live_limit(w);
+    if (t > lim) t = lim;
+    if (t >= now_of(w)) engine_run(w->e, t);
+    return world_done(w);
+}
+
+int world_step_event(world *w) {
+    if (world_done(w) || engine_next_time(w->e) > live_limit(w)) return 0;
+    return engine_step(w->e);
+}
+
+/* The end of a run: jobs still going have their phase accounted up to now,
+ * services close their books, the bus is closed. */
+void world_finish(world *w) {
+    if (w->closed) return;
+    for (int i = 0; i < w->n_jobs; i++) {
+        job *j = &w->jobs[i];
+        if (j->ph == PH_QUEUED || j->ph == PH_DONE) continue;
+        if (j->r.kind == JOB_TRAINING) commit_progress(j);
+        phase ph = j->ph;
+        set_phase(j, ph);               /* account the current phase up to now */
+        if (ph == PH_RUNNING) j->run_since = now_of(w);
+        j->r.time.kept_s = j->run_s - j->r.time.redone_s;
+    }
+    for (int i = 0; i < w->n_svc; i++) serving_close(w->svc[i].sv);
+    integrate(w);
+    metrics_close(w->bus, now_of(w));
+    w->closed = 1;
+}
+
+int world_inject_failure(world *w, int node) {
+    if (w->closed || node < 0 || node >= cluster_node_count(w->c)) return -1;
+    node_state st = cluster_node_state(w->c, node);
+    if (st != NODE_UP && st != NODE_SPARE) return -1;
+    failure_proc p = { "node", "injected", 1, 0, 0, 0, rel_mttr_default_s(REL_NODE), DETECT_CRASH, 1 };
+    w->n_fail_total++;
+    w->injected++;
+    int used = w->jobs_on_node[node] > 0 || w->svc_on_node[node] > 0;
+    event(w, "cluster", "failure", "node %d: %s (%s)%s", node, p.cause, p.component, used ? "" : " on an unused node");
+    hit_jobs(w, node, &p, 0);
+    hit_replicas(w, node, &p);
+    w->latent[node] = 0;                 /* whatever was hidden goes to repair too */
+    node_down(w, node, &p);
+    return 0;
+}
+
+int world_drain(world *w, int node, int on) {
+    if (w->closed || node < 0 || node >= cluster_node_count(w->c)) return -1;
+    node_state st = cluster_node_state(w->c, node);
+    if (on) {
+        if (st == NODE_DRAINED || st == NODE_OFF) return -1;
+        /* Out of service first, so jobs moved off it cannot land on it. */
+        cluster_drain(w->c, node);
+        failure_proc p = { "node", "drained", 1, 0, 0, 0, 0, DETECT_CRASH, 1 };
+        hit_jobs(w, node, &p, 1);
+        hit_replicas(w, node, &p);
+        publish_failed(w);
+        event(w, "cluster", "node_drained", "node %d: by the operator", node);
+        return 0;
+    }
+    if (st != NODE_DRAINED || cluster_undrain(w->c, node) < 0) return -1;
+    w->latent[node] = 0;
+    publish_failed(w);
+    event(w, "cluster", "node_undrained", "node %d back in service", node);
+    for (int i = 0; i < w->n_jobs; i++)
+        if (w->jobs[i].ph == PH_WAITING) try_restart(&w->jobs[i]);
+    dispatch(w);
+    return 0;
+}
+
+const char *world_activity_name(world_activity a) {
+    static const char *z[] = { "idle", "training", "batch", "serving", "checkpointing", "restarting",
+                               "failed", "repairing", "spare", "drained", "off" };
+    return (a >= 0 && a < WA_COUNT) ? z[a] : "?";
+}
+
+int world_node_count(const world *w) { return cluster_node_count(w->c); }
+
+int world_nodes_per_leaf(const world *w) {
+    fabric f;
+    if (cluster_pool_count(w->c) == 0 || fabric_for(w, 0, &f) < 0) return 0;
+    return f.nodes_per_leaf;
+}
+
+/* O(nodes + GPU holdings of the services). */
+void world_node_views(const world *w, world_node_view *out) {
+    int n = cluster_node_count(w->c);
+    for (int i = 0; i < n; i++) {
+        world_node_view *v = &out[i];
+        v->job = -1;
+        v->failures = cluster_node_failures(w->c, i);
+        v->gpus = cluster_gpus_per_node(w->c, i);
+        v->free_gpus = cluster_node_free_gpus(w->c, i);
+        switch (cluster_node_state(w->c, i)) {
+        case NODE_FAILED: v->activity = w->repair_ev[i] ? WA_REPAIRING : WA_FAILED; continue;
+        case NODE_SPARE: v->activity = WA_SPARE; continue;
+        case NODE_DRAINED: v->activity = WA_DRAINED; continue;
+        case NODE_OFF: v->activity = WA_OFF; continue;
+        case NODE_UP: break;
+        }
+        v->activity = w->latent[i] ? WA_FAILED : WA_IDLE;
+        if (w->jobs_on_node[i] <= 0) continue;
+        v->job = w->job_of_node[i];
+        const job *j = v->job >= 0 ? &w->jobs[v->job] : NULL;
+        if (!j || j->r.kind == JOB_BATCH) v->activity = WA_BATCH;
+        else if (j->ph == PH_CHECKPOINT) v->activity = WA_CHECKPOINT;
+        else if (j->ph == PH_RUNNING) v->activity = WA_TRAINING;
+        else v->activity = WA_RESTARTING;
+    }
+    for (int k = 0; k < w->n_hold; k++) {
+        const holding *g = &w->hold[k];
+        if (g->state != H_HELD) continue;
+        for (int i = 0; i < g->n; i++)
+            if (g->nodes[i] >= 0 && g->nodes[i] < n && out[g->nodes[i]].activity == WA_IDLE)
+                out[g->nodes[i]].activity = WA_SERVING;
+    }
+}
+
+int world_job_view(const world *w, int i, world_job_live *v) {
+    if (i < 0 || i >= w->n_jobs) return -1;
+    const job *j = &w->jobs[i];
+    static const char *ph[] = { "queued", "running", "checkpoint", "down", "waiting", "restart", "done" };
+    double now = now_s(w);
+    v->phase = ph[j->ph];
+    v->step_s = j->r.kind == JOB_TRAINING ? j->step_s : 0;
+    v->eta_s = -1;
+    v->ettr = -1;
+    if (j->r.kind == JOB_TRAINING) {
+        double total = (double)j->r.steps_total;
+        double p = progress_now(j);
+        v->progress = total > 0 ? p / total : 0;
+        if (j->ph == PH_DONE) v->eta_s = 0;
+        else if (j->ph != PH_QUEUED) v->eta_s = (total - p) * j->step_s;
+        if (j->r.start_s >= 0) {
+            double end = j->r.end_s >= 0 ? j->r.end_s : now;
+            double run = j->run_s + (j->ph == PH_RUNNING ? now - sim_to_s(j->ph_since) : 0);
+            double kept = run - j->r.time.redone_s;
+            if (j->ph == PH_DOWN) kept -= (j->fail_progress - j->durable) * j->step_s;   /* about to be redone */
+            v->ettr = end - j->r.start_s > 0 ? kept / (end - j->r.start_s) : 1;
+            if (v->ettr < 0) v->ettr = 0;
+        }
+    } else {
+        v->progress = j->ph == PH_DONE ? 1 : 0;
+        if (j->ph == PH_RUNNING && j->duration_s > 0) {
+            double done = now - sim_to_s(j->ph_since);
+            v->progress = done / j->duration_s > 1 ? 1 : done / j->duration_s;
+            v->eta_s = j->duration_s - done > 0 ? j->duration_s - done : 0;
+        } else if (j->ph == PH_DONE) {
+            v->eta_s = 0;
+        }
+    }
+    return 0;
 }

@@ -142,4 +142,71 @@ const serving *world_serving(const world *w, int i);
 int world_failure_kinds(const world *w);
 void world_failure_kind(const world *w, int i, const char **component, const char **cause, int *count);
 
+/* ==== live control: for the dashboard =======================================
+ * Run in slices, look at nodes and jobs while running, change the world
+ * through commands. world_run() is world_advance() to the end followed by
+ * world_finish(); driving a run in slices gives the same results. */
+
+/* 1 when the run is over: every job and service finished, the scenario's
+ * duration reached, nothing left to happen, or the books closed. */
+int world_done(const world *w);
+
+/* Run up to simulated time until_s (capped at the scenario's duration),
+ * without closing the books: call again to go on. Returns world_done(). */
+int world_advance(world *w, double until_s);
+
+/* Dispatch one event (not past the scenario's duration). Returns 1 when an
+ * event ran, 0 when the run is over. */
+int world_step_event(world *w);
+
+/* Close the books at the current time as world_run() does at its end (jobs
+ * still going, services, totals; closes the metric bus). Once only; later
+ * calls and commands do nothing. */
+void world_finish(world *w);
+
+/* A node failure now, through the same path as a modelled one: jobs on the
+ * node are interrupted, the event log reads "node N: injected (node)", the
+ * node goes to repair (the node component's default repair time) and the
+ * failure counts under component "node", cause "injected". Returns 0, or
+ * -1 when the node is not up or spare (nothing done). */
+int world_inject_failure(world *w, int node);
+
+/* Drain (on = 1): take the node out of service as an operator would; jobs
+ * on it move off like after a health-check finding (checkpoint, no work
+ * lost; batch jobs go back to the queue). Undrain (on = 0): back in
+ * service (or to the spare pool when below its target), waiting jobs
+ * restart. Returns 0, or -1 when there is nothing to do (nothing done). */
+int world_drain(world *w, int node, int on);
+
+/* What a node is doing, for the map. FAILED is a fault not (yet) under
+ * repair (e.g. hidden on an idle node); REPAIRING is down with its repair
+ * under way. */
+typedef enum world_activity {
+    WA_IDLE, WA_TRAINING, WA_BATCH, WA_SERVING, WA_CHECKPOINT, WA_RESTARTING,
+    WA_FAILED, WA_REPAIRING, WA_SPARE, WA_DRAINED, WA_OFF, WA_COUNT
+} world_activity;
+const char *world_activity_name(world_activity a);
+
+typedef struct world_node_view {
+    world_activity activity;
+    int job;                           /* a job on the node (index), -1 none */
+    int gpus, free_gpus, failures;
+} world_node_view;
+
+int world_node_count(const world *w);
+int world_nodes_per_leaf(const world *w);        /* of the first pool's fabric; 0 unknown */
+/* Fill out[0 .. world_node_count()-1]. */
+void world_node_views(const world *w, world_node_view *out);
+
+/* A job as it stands now (world_job() holds figures as of its last event). */
+typedef struct world_job_live {
+    const char *phase;                 /* queued running checkpoint down waiting restart done */
+    double progress;                   /* 0..1 */
+    double eta_s;                      /* time left at the current step time, no failures; -1 unknown */
+    double step_s;                     /* current step time (training), else 0 */
+    double ettr;                       /* so far (training, once started), else -1 */
+} world_job_live;
+/* Returns 0, or -1 for an index out of range. */
+int world_job_view(const world *w, int i, world_job_live *v);
+
 #endif

@@ -1,0 +1,173 @@
+/*
+ * dash: run a scenario live in the terminal (tui/dash.h); on quit, write
+ * the results and the results database as 'run' does.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "reports/json.h"
+#include "reports/results.h"
+#include "reports/store.h"
+#include "scenarios/scenario.h"
+#include "scenarios/units.h"
+#include "sim/metrics.h"
+#include "sim/world.h"
+#include "tui/dash.h"
+
+static const char help[] =
+    "usage: clustertwin dash FILE [--json PATH|-] [--db PATH | --no-db] [--seed N] [--speed DURATION]\n"
+    "                        [--paused]\n"
+    "\n"
+    "Run the scenario in FILE live in the terminal: cluster map, jobs, sparklines,\n"
+    "event log. Keys: space pause, +/- speed, . one event, tab/arrows/j k move,\n"
+    "s sort, f inject a failure on the selected node, d drain/undrain it, ? help,\n"
+    "q quit. Quitting finishes the run where it stands (as 'run --until' would)\n"
+    "and writes the results as 'run' does:\n"
+    "  --json PATH     write the results as JSON (CONTRACT.md) to PATH; '-' = stdout\n"
+    "  --db PATH       record the run in the SQLite results database PATH\n"
+    "                  default: out/<scenario name>.db (a warning when it cannot be written)\n"
+    "  --no-db         do not record the run\n"
+    "  --seed N        use seed N instead of the scenario's seed\n"
+    "  --speed D       simulated time per wall second at the start (e.g. 1h, 30min, 2d);\n"
+    "                  default: about five minutes for the scenario's duration\n"
+    "  --paused        start paused\n"
+    "Needs a terminal (80x24 or larger); without one use 'clustertwin run FILE'.\n"
+    "Exit status: 0 ok, 1 the results could not be written, 2 bad input or no terminal.\n";
+
+/* out/<scenario name>.db, as cmd_run names it. */
+static void default_db_path(const char *name, char *buf, size_t len) {
+    snprintf(buf, len, "out/%s.db", name);
+    for (char *p = buf + 4; *p && strcmp(p, ".db"); p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '-' || *p == '_' || *p == '.'))
+            *p = '_';
+}
+
+int cmd_dash(int argc, char **argv) {
+    const char *file = NULL, *json_path = NULL, *seed_z = NULL, *speed_z = NULL, *db_path = NULL;
+    int no_db = 0, paused = 0;
+    for (int i = 1; i < argc; i++) {
+        int m;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(help, stdout);
+            return EXIT_OK;
+        }
+        if ((m = cli_opt(argc, argv, &i, "--json", &json_path)) != 0) {
+            if (m < 0) return EXIT_BAD_INPUT;
+        } else if ((m = cli_opt(argc, argv, &i, "--seed", &seed_z)) != 0) {
+            if (m < 0) return EXIT_BAD_INPUT;
+        } else if ((m = cli_opt(argc, argv, &i, "--speed", &speed_z)) != 0) {
+            if (m < 0) return EXIT_BAD_INPUT;
+        } else if ((m = cli_opt(argc, argv, &i, "--db", &db_path)) != 0) {
+            if (m < 0) return EXIT_BAD_INPUT;
+        } else if (!strcmp(argv[i], "--no-db")) {
+            no_db = 1;
+        } else if (!strcmp(argv[i], "--paused")) {
+            paused = 1;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return cli_usage_error("dash", "unknown option '%s'", argv[i]);
+        } else if (!file) {
+            file = argv[i];
+        } else {
+            return cli_usage_error("dash", "one scenario file at a time ('%s' and '%s')", file, argv[i]);
+        }
+    }
+    if (!file) return cli_usage_error("dash", "missing scenario FILE");
+    if (db_path && !*db_path) return cli_usage_error("dash", "--db needs a path (--no-db: no database)");
+    if (db_path && no_db) return cli_usage_error("dash", "--db and --no-db together");
+    double speed = 0, seed = -1;
+    char why[128];
+    if (speed_z && (units_parse(speed_z, UNIT_DURATION, &speed, why, sizeof why) < 0 || !(speed > 0)))
+        return cli_usage_error("dash", "--speed %s: expected a positive duration (simulated per wall second)", speed_z);
+    if (seed_z && (units_parse(seed_z, UNIT_NUMBER, &seed, why, sizeof why) < 0 || seed < 0 ||
+                   seed != (double)(unsigned long long)seed))
+        return cli_usage_error("dash", "--seed %s: expected a whole number >= 0", seed_z);
+    if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
+        fprintf(stderr, "clustertwin dash: %s is not a terminal; the dashboard needs one.\n"
+                        "For a run without a terminal use 'clustertwin run %s'.\n",
+                isatty(STDOUT_FILENO) ? "standard input" : "standard output", file);
+        return EXIT_BAD_INPUT;
+    }
+
+    char err[2048];
+    scenario *s = NULL;
+    if (scenario_load(file, &s, err, sizeof err) < 0) {
+        fprintf(stderr, "%s\n", err);
+        return EXIT_BAD_INPUT;
+    }
+    if (seed >= 0) s->seed = (unsigned long long)seed;
+
+    int rc = EXIT_OK;
+    store *st = NULL;
+    dash *d = NULL;
+    double t0 = cli_wall_s();
+    metric_bus *bus = metrics_new();
+    world *w = bus ? world_new(s, bus, err, sizeof err) : NULL;
+    if (!w) {
+        fprintf(stderr, "%s\n", bus ? err : "out of memory");
+        rc = bus ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
+        goto out;
+    }
+    char default_db[SC_NAME_MAX + 16];
+    if (!no_db) {
+        int given = db_path != NULL;
+        if (!given) {
+            default_db_path(s->name, default_db, sizeof default_db);
+            mkdir("out", 0777);
+            db_path = default_db;
+        }
+        int src = store_open(db_path, STORE_WRITE, &st, err, sizeof err);
+        if (src == STORE_OK) src = store_run_begin(st, s, bus, err, sizeof err);
+        if (src != STORE_OK) {
+            store_close(st);
+            st = NULL;
+            if (given) {
+                fprintf(stderr, "clustertwin dash: %s\n", err);
+                rc = src == STORE_BAD_INPUT ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
+                goto out;
+            }
+            fprintf(stderr, "clustertwin dash: warning: results not stored: %s (--db PATH or --no-db)\n", err);
+        }
+    }
+    d = dash_new(w, s, bus);
+    if (!d) {
+        fprintf(stderr, "clustertwin dash: out of memory\n");
+        rc = EXIT_RUN_FAILED;
+        goto out;
+    }
+    dash_opts o = { speed > 0 ? speed : dash_default_speed(s), paused };
+    if (dash_run(d, &o, err, sizeof err) < 0) {
+        fprintf(stderr, "clustertwin dash: %s; without a terminal use 'clustertwin run %s'\n", err, file);
+        rc = EXIT_BAD_INPUT;
+        goto out;
+    }
+    world_finish(w);
+    double wall = cli_wall_s() - t0;
+    if (json_path || st) {
+        json *j = json_new();
+        if (j) results_json(j, s, w, wall);
+        if (json_path && (!j || json_write_file(j, json_path, err, sizeof err) < 0)) {
+            fprintf(stderr, "clustertwin dash: %s\n", j ? err : "out of memory");
+            rc = EXIT_RUN_FAILED;
+        }
+        if (st && store_run_finish(st, w, j ? json_text(j, NULL) : NULL, err, sizeof err) != STORE_OK) {
+            fprintf(stderr, "clustertwin dash: %s\n", err);
+            rc = EXIT_RUN_FAILED;
+        }
+        json_free(j);
+    }
+    if (st && rc == EXIT_OK && !(json_path && !strcmp(json_path, "-")))
+        printf("stored as run %lld in %s ('clustertwin report %s')\n", (long long)store_run_id(st), store_path(st),
+               store_path(st));
+out:
+    store_close(st);
+    world_free(w);
+    dash_free(d);
+    metrics_free(bus);
+    scenario_free(s);
+    return rc;
+}
