@@ -10,6 +10,7 @@
 
 static const char help[] =
     "usage: clustertwin report DB [--run ID] [--compare ID2] [--out DIR] [--format html|md|csv]\n"
+    "       clustertwin report DB [--sweep ID] [--out DIR] [--format html|md|csv]\n"
     "       clustertwin report DB --list\n"
     "\n"
     "Write a report of a run stored in the results database DB (by 'clustertwin run\n"
@@ -19,6 +20,10 @@ static const char help[] =
     "  --out DIR       where to write (created when missing; default: DB without .db)\n"
     "  --format F      html (DIR/index.html with SVG charts and the topology, readable\n"
     "                  offline), md (DIR/report.md) or csv (DIR/*.csv); default html\n"
+    "  --sweep ID      report sweep ID ('clustertwin sweep'): each metric against the\n"
+    "                  varied values, mean, p10 and p90 across replicas, as tables and\n"
+    "                  charts; without --run this is the default for a database holding\n"
+    "                  a sweep (the latest one)\n"
     "  --list          list the runs in DB\n"
     "Charts need gnuplot (Debian: gnuplot-nox; or CLUSTERTWIN_GNUPLOT=PATH); without it\n"
     "the report is written with a note instead of charts.\n"
@@ -35,6 +40,7 @@ static int parse_id(const char *z, long long *out) {
 }
 
 int cmd_report(int argc, char **argv) {
+    const char *sweep_z = NULL;
     const char *db = NULL, *run_z = NULL, *cmp_z = NULL, *out = NULL, *format = "html";
     int list = 0;
     for (int i = 1; i < argc; i++) {
@@ -46,7 +52,8 @@ int cmd_report(int argc, char **argv) {
         if ((m = cli_opt(argc, argv, &i, "--run", &run_z)) != 0 ||
             (m = cli_opt(argc, argv, &i, "--compare", &cmp_z)) != 0 ||
             (m = cli_opt(argc, argv, &i, "--out", &out)) != 0 ||
-            (m = cli_opt(argc, argv, &i, "--format", &format)) != 0) {
+            (m = cli_opt(argc, argv, &i, "--format", &format)) != 0 ||
+            (m = cli_opt(argc, argv, &i, "--sweep", &sweep_z)) != 0) {
             if (m < 0) return EXIT_BAD_INPUT;
         } else if (!strcmp(argv[i], "--list")) {
             list = 1;
@@ -64,6 +71,10 @@ int cmd_report(int argc, char **argv) {
     if (run_z) {
         if (parse_id(run_z, &id) < 0) return cli_usage_error("report", "--run %s: expected a run id (1, 2, ...)", run_z);
         o.run_id = id;
+    }
+    if (sweep_z) {
+        if (parse_id(sweep_z, &id) < 0) return cli_usage_error("report", "--sweep %s: expected a sweep id (1, 2, ...)", sweep_z);
+        o.sweep_id = id;
     }
     if (cmp_z) {
         if (parse_id(cmp_z, &id) < 0)

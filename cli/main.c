@@ -20,6 +20,9 @@ static const struct command {
     { "check", cmd_check, "validate a scenario and print what it describes" },
     { "topo", cmd_topo, "draw the scenario's cluster topology (SVG or Graphviz dot)" },
     { "report", cmd_report, "write a report (HTML, Markdown, CSV) of runs in a results database" },
+    { "sweep", cmd_sweep, "run a scenario over a grid of values, Monte Carlo replicas per point" },
+    { "plan", cmd_plan, "find the cheapest configuration that meets a goal at a confidence" },
+    { "merge", cmd_merge, "combine results databases (a sweep's Slurm tasks) into one" },
 };
 
 static void usage(FILE *f) {

@@ -30,6 +30,9 @@ typedef struct report_opts {
     int64_t compare_id;              /* 0: no comparison */
     const char *out_dir;             /* created when missing */
     report_format format;
+    int64_t sweep_id;                /* >0: report this sweep (reports/sweepreport.h); 0: the
+                                        latest sweep when the database has one and run_id and
+                                        compare_id are 0 */
 } report_opts;
 
 /* Write the report. Returns 0 and names the main file written in `main`
