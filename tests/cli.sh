@@ -99,7 +99,7 @@ PY
 
 # The other command-line suites: reports and the results database,
 # inference serving validation.
-for suite in cli_report cli_serving; do
+for suite in cli_report cli_serving cli_sweep; do
   [ -f "tests/$suite.sh" ] || continue
   sh "tests/$suite.sh" "$bin" >"$tmp/$suite" 2>&1 && ok "$suite ($(tail -n 1 "$tmp/$suite"))" \
     || { no "$suite"; grep -i "fail" "$tmp/$suite" | head -20; }
