@@ -37,7 +37,7 @@ typedef struct goal {
     metric_path metric;
     goal_op op;
     double value;                    /* SI units */
-    char value_text[48];             /* as written: "90d" */
+    char value_text[64];             /* as written: "90d" */
     double confidence;               /* 0.9 for @ p90; 0.5 default */
     int use_mean;                    /* @ mean */
 } goal;

@@ -296,8 +296,11 @@ static int copy_table(sqlite3 *db, const char *table, const char *const *shift, 
     }
     sqlite3_finalize(q);
     if (rc != SQLITE_OK) return rc;
-    snprintf(sql, sizeof sql, "INSERT INTO main.%s(%s) SELECT %s FROM src.%s WHERE %s", table, cols, sel, table, cond);
-    return exec1(db, sql);
+    char *ins = sqlite3_mprintf("INSERT INTO main.%s(%s) SELECT %s FROM src.%s WHERE %s", table, cols, sel, table, cond);
+    if (!ins) return SQLITE_NOMEM;
+    rc = exec1(db, ins);
+    sqlite3_free(ins);
+    return rc;
 }
 
 int sweepdb_merge(store *st, const char *src_path, int *added, int *skipped, char *err, size_t errlen) {
