@@ -387,6 +387,19 @@ int cmd_plan(int argc, char **argv) {
         } else {
             point_name(&sw, best, name, sizeof name);
             printf("\nanswer: %s\n", name);
+            /* the cluster it amounts to, from the runs (overrides may size it) */
+            static const char *const size_of[] = { "cluster.gpus", "cluster.nodes" };
+            double sz[2] = { NAN, NAN };
+            for (int k = 0; k < 2; k++) {
+                metric_path mp;
+                double *v = NULL;
+                int nv = 0;
+                if (goal_metric_parse(size_of[k], &mp, err, sizeof err) == 0 &&
+                    sweepdb_values(st, sw.id, sw.key[best], &mp, &v, &nv, err, sizeof err) == STORE_OK && nv > 0)
+                    sz[k] = v[0];
+                free(v);
+            }
+            if (!isnan(sz[0]) && !isnan(sz[1])) printf("  the cluster: %.0f GPUs on %.0f nodes\n", sz[0], sz[1]);
             describe(&pl, best, "  ");
         }
         printf("\nevidence (every point run, in order of value):\n");

@@ -423,6 +423,7 @@ typedef struct expr {
     /* reference resolution */
     xmlNode *root;
     const override *ov;
+    char (*resolved)[64];            /* values of ov[0..n_ov) as numbers when expressions */
     int n_ov;
 } expr;
 
@@ -436,8 +437,8 @@ static void ex_blank(expr *x) {
  * first matching element's attribute. */
 static int ref_value(expr *x, const char *pz, double *out) {
     for (int i = x->n_ov - 1; i >= 0; i--)
-        if (!strcmp(x->ov[i].path, pz) && !strchr(x->ov[i].value, '{'))
-            return override_number(x->ov[i].value, out) == 0 ? 0 : -1;
+        if (!strcmp(x->ov[i].path, pz))
+            return override_number(x->resolved[i][0] ? x->resolved[i] : x->ov[i].value, out) == 0 ? 0 : -1;
     path p;
     char e[256];
     if (path_parse(pz, &p, e, sizeof e) < 0) return -1;
@@ -570,6 +571,7 @@ int override_apply(const char *xml, size_t len, const char *file, const override
     tag *tags = NULL;
     int ntags = 0, rc = -1, nedit = 0;
     edit *ed = NULL;
+    char (*resolved)[64] = NULL;
     if (!root) {
         snprintf(err, errlen, "%s:1: malformed XML (check it with 'clustertwin check')", file);
         goto out;
@@ -588,9 +590,10 @@ int override_apply(const char *xml, size_t len, const char *file, const override
             goto out;
         }
     }
+    resolved = calloc((size_t)(n > 0 ? n : 1), sizeof *resolved);
     ed = calloc((size_t)(n > 0 ? n : 1) * 64, sizeof *ed);
     int cap_edit = (n > 0 ? n : 1) * 64;
-    if (!ed) {
+    if (!ed || !resolved) {
         snprintf(err, errlen, "%s: out of memory", file);
         goto out;
     }
@@ -613,7 +616,7 @@ int override_apply(const char *xml, size_t len, const char *file, const override
         const char *value = ov[i].value;
         char num[64];
         if (strchr(value, '{')) {
-            expr x = { .s = value, .root = root, .ov = ov, .n_ov = i };
+            expr x = { .s = value, .root = root, .ov = ov, .resolved = resolved, .n_ov = i };
             double v = ex_sum(&x);
             ex_blank(&x);
             if (!x.err && *x.s) x.err = "unexpected text after the expression";
@@ -623,6 +626,7 @@ int override_apply(const char *xml, size_t len, const char *file, const override
                 goto out;
             }
             format_number(v, num, sizeof num);
+            snprintf(resolved[i], sizeof resolved[i], "%s", num);
             value = num;
         }
         for (int k = 0; k < nm; k++) {
@@ -695,6 +699,7 @@ int override_apply(const char *xml, size_t len, const char *file, const override
 out:
     for (int j = 0; ed && j < nedit; j++) free(ed[j].text);
     free(ed);
+    free(resolved);
     free(tags);
     xmlFreeDoc(doc);
     return rc;

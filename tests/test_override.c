@@ -160,6 +160,15 @@ static void test_expressions(void **state) {
     assert_int_equal(override_load(xml, strlen(xml), "t.xml", ov, 2, &s, NULL, err, sizeof err), 0);
     assert_int_equal(s->training[0].plan.dp, 12);
     scenario_free(s);
+    /* an expression reads an earlier expression's value */
+    override chain[3] = { { "cluster/spares/@warm", "2" },
+                          { "workload/training[@name=\"a\"]/@dp", "{cluster/spares/@warm}*3" },
+                          { "cluster/nodes/@count", "{workload/training[@name=\"a\"]/@dp}+{cluster/spares/@warm}" } };
+    assert_int_equal(override_load(xml, strlen(xml), "t.xml", chain, 3, &s, NULL, err, sizeof err), 0);
+    assert_int_equal(s->training[0].plan.dp, 6);
+    assert_int_equal(s->nodes[0].count, 8);
+    assert_int_equal(s->spares_warm, 2);
+    scenario_free(s);
     override bad = { "cluster/nodes/@count", "{cluster/nope/@x}*2" };
     assert_int_equal(override_load(xml, strlen(xml), "t.xml", &bad, 1, &s, NULL, err, sizeof err), -1);
     assert_non_null(strstr(err, "{cluster/nope/@x}"));
