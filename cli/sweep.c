@@ -39,6 +39,7 @@
 
 #define TAG_COUNT 7101
 #define TAG_RESULT 7102
+#define SWEEP_KEEP_LOADED 256         /* points whose checked scenario is kept */
 
 typedef struct task {
     int p, r;
@@ -96,10 +97,12 @@ void sweep_free(sweep *sw) {
     }
     for (int i = 0; i < sw->n_sets; i++) free(sw->set_text[i]);
     for (int p = 0; p < sw->n_points; p++) {
+        if (sw->loaded) scenario_free(sw->loaded[p]);
         if (sw->text) free(sw->text[p]);
         if (sw->key) free(sw->key[p]);
         if (sw->x) free(sw->x[p]);
     }
+    free(sw->loaded);
     free(sw->text);
     free(sw->text_len);
     free(sw->key);
@@ -258,7 +261,8 @@ int sweep_points(sweep *sw, const char *cmd) {
     sw->text_len = calloc((size_t)n, sizeof *sw->text_len);
     sw->key = calloc((size_t)n, sizeof *sw->key);
     sw->x = calloc((size_t)n, sizeof *sw->x);
-    if (!sw->text || !sw->text_len || !sw->key || !sw->x) return EXIT_RUN_FAILED;
+    sw->loaded = calloc((size_t)n, sizeof *sw->loaded);
+    if (!sw->text || !sw->text_len || !sw->key || !sw->x || !sw->loaded) return EXIT_RUN_FAILED;
     for (int p = 0; p < sw->n_points; p++) {
         char *kb = NULL, *xb = NULL;
         size_t kn = 0, kc = 0, xn = 0, xc = 0;
@@ -312,7 +316,8 @@ int sweep_prepare_point(sweep *sw, const char *cmd, int p) {
     }
     world_free(w);
     metrics_free(bus);
-    scenario_free(s);
+    if (rc == EXIT_OK && sw->n_points <= SWEEP_KEEP_LOADED) sw->loaded[p] = s;
+    else scenario_free(s);
     return rc;
 }
 
@@ -356,7 +361,11 @@ typedef struct worker_cache {
 static int run_one(const sweep *sw, worker_cache *wc, int p, int r, char **out) {
     char err[2048];
     *out = NULL;
-    if (wc->p != p || !wc->s) {
+    if (sw->loaded[p]) {                       /* loaded when checked: use it */
+        scenario_free(wc->s);
+        wc->s = NULL;
+        wc->p = -1;
+    } else if (wc->p != p || !wc->s) {
         scenario_free(wc->s);
         wc->s = NULL;
         wc->p = -1;
@@ -366,7 +375,7 @@ static int run_one(const sweep *sw, worker_cache *wc, int p, int r, char **out) 
         }
         wc->p = p;
     }
-    scenario *s = wc->s;
+    scenario *s = sw->loaded[p] ? sw->loaded[p] : wc->s;
     s->seed = sweep_seed(sw->base->seed, r);
     double t0 = cli_wall_s();
     metric_bus *bus = metrics_new();
@@ -450,6 +459,8 @@ typedef struct result_sink {
     sweep_exec *ex;
     progress *pg;
     int write_failed;
+    int in_batch;                    /* a database transaction is open */
+    double batch_t0;
     /* ranks other than 0 keep their results to send at the end */
     int keep;
     char **buf;
@@ -514,7 +525,17 @@ static void on_result(result_sink *rs, int p, int r, int status, const char *pay
     }
     memcpy(z, payload, n);
     z[n] = 0;
-    if (sweepdb_record(rs->ex->st, sw->id, sw->key[p], r, &s, z, err, sizeof err) != STORE_OK) {
+    double now = cli_wall_s();
+    if (!rs->in_batch && sweepdb_batch(rs->ex->st, 1, err, sizeof err) == STORE_OK) {
+        rs->in_batch = 1;
+        rs->batch_t0 = now;
+    }
+    int bad = sweepdb_record(rs->ex->st, sw->id, sw->key[p], r, &s, z, err, sizeof err) != STORE_OK;
+    if (!bad && rs->in_batch && now - rs->batch_t0 >= 0.5) {
+        rs->in_batch = 0;
+        bad = sweepdb_batch(rs->ex->st, 0, err, sizeof err) != STORE_OK;
+    }
+    if (bad) {
         say("%sclustertwin %s: %s\n", rs->pg->on ? "\n" : "", rs->ex->cmd, err);
         rs->write_failed = 1;
     }
@@ -790,6 +811,10 @@ int sweep_execute(sweep *sw, const int *pts, int np, sweep_exec *ex) {
                 }
             }
         }
+    }
+    if (rs.in_batch && sweepdb_batch(ex->st, 0, err, sizeof err) != STORE_OK) {
+        say("clustertwin %s: %s\n", ex->cmd, err);
+        rs.write_failed = 1;
     }
     for (int i = 0; i < rs.n; i++) free(rs.buf[i]);
     free(rs.buf);

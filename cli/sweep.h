@@ -59,6 +59,8 @@ typedef struct sweep {
     size_t *text_len;
     char **key;                      /* JSON array of the values as written */
     char **x;                        /* JSON array of the values in SI units */
+    scenario **loaded;               /* the point's scenario kept from its check (small
+                                        grids), so workers forked later need not load it */
     int64_t id;                      /* sweeps.id once recorded */
 } sweep;
 

@@ -157,7 +157,7 @@ int sweepdb_done(store *st, int64_t sweep, const char *key, int replicas, unsign
 int sweepdb_record(store *st, int64_t sweep, const char *key, int replica, const scenario *s, const char *json,
                    char *err, size_t errlen) {
     sqlite3 *db = store_db(st);
-    int rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    int rc = sqlite3_exec(db, "SAVEPOINT sweep_record", NULL, NULL, NULL);
     if (rc != SQLITE_OK) return fail(st, rc, "cannot write", err, errlen);
     int64_t run = 0;
     int status = store_run_insert(st, s, json, &run, err, errlen);
@@ -175,11 +175,21 @@ int sweepdb_record(store *st, int64_t sweep, const char *key, int replica, const
             if (rc == SQLITE_DONE) rc = SQLITE_OK;
         }
         sqlite3_finalize(q);
-        if (rc == SQLITE_OK) rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+        if (rc == SQLITE_OK) rc = sqlite3_exec(db, "RELEASE sweep_record", NULL, NULL, NULL);
         if (rc != SQLITE_OK) status = fail(st, rc, "cannot record the sweep run", err, errlen);
     }
-    if (status != STORE_OK) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    if (status != STORE_OK) sqlite3_exec(db, "ROLLBACK TO sweep_record; RELEASE sweep_record", NULL, NULL, NULL);
     return status;
+}
+
+int sweepdb_batch(store *st, int begin, char *err, size_t errlen) {
+    sqlite3 *db = store_db(st);
+    if (!begin && sqlite3_get_autocommit(db)) return STORE_OK;
+    int rc = sqlite3_exec(db, begin ? "BEGIN IMMEDIATE" : "COMMIT", NULL, NULL, NULL);
+    if (rc == SQLITE_OK) return STORE_OK;
+    int s = fail(st, rc, begin ? "cannot write" : "cannot commit the sweep's runs", err, errlen);
+    if (!begin) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    return s;
 }
 
 int sweepdb_values(store *st, int64_t sweep, const char *key, const metric_path *m, double **v, int *n, char *err,

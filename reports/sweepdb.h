@@ -41,10 +41,17 @@ int sweepdb_point(store *st, int64_t sweep, const char *key, const char *x, char
 int sweepdb_done(store *st, int64_t sweep, const char *key, int replicas, unsigned char *done, char *err,
                  size_t errlen);
 
-/* Store one replica's run and its sweep_runs row in one transaction. s is
+/* Store one replica's run and its sweep_runs row, together or not at all
+ * (a savepoint: inside a batch, or a transaction of its own). s is
  * the scenario as run (overrides applied, seed set). */
 int sweepdb_record(store *st, int64_t sweep, const char *key, int replica, const scenario *s, const char *json,
                    char *err, size_t errlen);
+
+/* Group the following records in one transaction (begin = 1) or commit
+ * them (begin = 0; a no-op outside a batch). A sweep of fast runs commits
+ * every half second instead of after every run: one journal sync per batch.
+ * A process killed mid-batch loses that batch only (it reruns on resume). */
+int sweepdb_batch(store *st, int begin, char *err, size_t errlen);
 
 /* The metric's value in each stored replica of the point, in replica order
  * (NaN when the run has no such value): *v malloc'd, *n its length. */
