@@ -7,6 +7,8 @@
 
 #include "cli/cli.h"
 #include "reports/report.h"
+#include "reports/store.h"
+#include "reports/sweepreport.h"
 
 static const char help[] =
     "usage: clustertwin report DB [--run ID] [--compare ID2] [--out DIR] [--format html|md|csv]\n"
@@ -72,9 +74,11 @@ int cmd_report(int argc, char **argv) {
         if (parse_id(run_z, &id) < 0) return cli_usage_error("report", "--run %s: expected a run id (1, 2, ...)", run_z);
         o.run_id = id;
     }
+    long long sweep_id = 0;
     if (sweep_z) {
-        if (parse_id(sweep_z, &id) < 0) return cli_usage_error("report", "--sweep %s: expected a sweep id (1, 2, ...)", sweep_z);
-        o.sweep_id = id;
+        if (parse_id(sweep_z, &sweep_id) < 0)
+            return cli_usage_error("report", "--sweep %s: expected a sweep id (1, 2, ...)", sweep_z);
+        if (run_z || cmp_z) return cli_usage_error("report", "--sweep or --run/--compare, not both");
     }
     if (cmp_z) {
         if (parse_id(cmp_z, &id) < 0)
@@ -102,7 +106,15 @@ int cmd_report(int argc, char **argv) {
     }
     o.out_dir = out;
     char main_file[4200], notes[2048];
-    int rc = report_write(&o, main_file, sizeof main_file, notes, sizeof notes, err, sizeof err);
+    int rc;
+    if (sweep_id) {
+        store *st = NULL;
+        rc = store_open(db, STORE_READ, &st, err, sizeof err);
+        if (rc == STORE_OK) rc = sweepreport_write(st, sweep_id, &o, main_file, sizeof main_file, notes, sizeof notes, err, sizeof err);
+        store_close(st);
+    } else {
+        rc = report_write(&o, main_file, sizeof main_file, notes, sizeof notes, err, sizeof err);
+    }
     if (rc) {
         fprintf(stderr, "clustertwin report: %s\n", err);
         return rc;

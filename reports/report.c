@@ -1310,8 +1310,8 @@ int report_write(const report_opts *o, char *main_file, size_t mainlen, char *no
     store *st = NULL;
     int rc = store_open(o->db_path, STORE_READ, &st, err, errlen);
     if (rc != STORE_OK) return rc;
-    int64_t sweep = o->sweep_id;
-    if (sweep > 0 || (!o->run_id && !o->compare_id && sweepdb_latest(st, &sweep))) {
+    int64_t sweep = 0;
+    if (!o->run_id && !o->compare_id && sweepdb_latest(st, &sweep)) {
         rc = sweepreport_write(st, sweep, o, main_file, mainlen, notes, noteslen, err, errlen);
         store_close(st);
         return rc;
