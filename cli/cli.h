@@ -19,6 +19,9 @@ int cmd_check(int argc, char **argv);
 int cmd_topo(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_dash(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 /* "--json PATH" style option at argv[*i]: stores the value, advances *i.
  * Returns 1 when matched, 0 when not this option, -1 when the value is

@@ -7,9 +7,12 @@
 
 #include "cli/cli.h"
 #include "reports/report.h"
+#include "reports/store.h"
+#include "reports/sweepreport.h"
 
 static const char help[] =
     "usage: clustertwin report DB [--run ID] [--compare ID2] [--out DIR] [--format html|md|csv]\n"
+    "       clustertwin report DB [--sweep ID] [--out DIR] [--format html|md|csv]\n"
     "       clustertwin report DB --list\n"
     "\n"
     "Write a report of a run stored in the results database DB (by 'clustertwin run\n"
@@ -19,6 +22,10 @@ static const char help[] =
     "  --out DIR       where to write (created when missing; default: DB without .db)\n"
     "  --format F      html (DIR/index.html with SVG charts and the topology, readable\n"
     "                  offline), md (DIR/report.md) or csv (DIR/*.csv); default html\n"
+    "  --sweep ID      report sweep ID ('clustertwin sweep'): each metric against the\n"
+    "                  varied values, mean, p10 and p90 across replicas, as tables and\n"
+    "                  charts; without --run this is the default for a database holding\n"
+    "                  a sweep (the latest one)\n"
     "  --list          list the runs in DB\n"
     "Charts need gnuplot (Debian: gnuplot-nox; or CLUSTERTWIN_GNUPLOT=PATH); without it\n"
     "the report is written with a note instead of charts.\n"
@@ -35,6 +42,7 @@ static int parse_id(const char *z, long long *out) {
 }
 
 int cmd_report(int argc, char **argv) {
+    const char *sweep_z = NULL;
     const char *db = NULL, *run_z = NULL, *cmp_z = NULL, *out = NULL, *format = "html";
     int list = 0;
     for (int i = 1; i < argc; i++) {
@@ -46,7 +54,8 @@ int cmd_report(int argc, char **argv) {
         if ((m = cli_opt(argc, argv, &i, "--run", &run_z)) != 0 ||
             (m = cli_opt(argc, argv, &i, "--compare", &cmp_z)) != 0 ||
             (m = cli_opt(argc, argv, &i, "--out", &out)) != 0 ||
-            (m = cli_opt(argc, argv, &i, "--format", &format)) != 0) {
+            (m = cli_opt(argc, argv, &i, "--format", &format)) != 0 ||
+            (m = cli_opt(argc, argv, &i, "--sweep", &sweep_z)) != 0) {
             if (m < 0) return EXIT_BAD_INPUT;
         } else if (!strcmp(argv[i], "--list")) {
             list = 1;
@@ -64,6 +73,12 @@ int cmd_report(int argc, char **argv) {
     if (run_z) {
         if (parse_id(run_z, &id) < 0) return cli_usage_error("report", "--run %s: expected a run id (1, 2, ...)", run_z);
         o.run_id = id;
+    }
+    long long sweep_id = 0;
+    if (sweep_z) {
+        if (parse_id(sweep_z, &sweep_id) < 0)
+            return cli_usage_error("report", "--sweep %s: expected a sweep id (1, 2, ...)", sweep_z);
+        if (run_z || cmp_z) return cli_usage_error("report", "--sweep or --run/--compare, not both");
     }
     if (cmp_z) {
         if (parse_id(cmp_z, &id) < 0)
@@ -91,7 +106,15 @@ int cmd_report(int argc, char **argv) {
     }
     o.out_dir = out;
     char main_file[4200], notes[2048];
-    int rc = report_write(&o, main_file, sizeof main_file, notes, sizeof notes, err, sizeof err);
+    int rc;
+    if (sweep_id) {
+        store *st = NULL;
+        rc = store_open(db, STORE_READ, &st, err, sizeof err);
+        if (rc == STORE_OK) rc = sweepreport_write(st, sweep_id, &o, main_file, sizeof main_file, notes, sizeof notes, err, sizeof err);
+        store_close(st);
+    } else {
+        rc = report_write(&o, main_file, sizeof main_file, notes, sizeof notes, err, sizeof err);
+    }
     if (rc) {
         fprintf(stderr, "clustertwin report: %s\n", err);
         return rc;

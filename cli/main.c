@@ -21,6 +21,9 @@ static const struct command {
     { "topo", cmd_topo, "draw the scenario's cluster topology (SVG or Graphviz dot)" },
     { "dash", cmd_dash, "run a scenario live in the terminal (ncurses dashboard)" },
     { "report", cmd_report, "write a report (HTML, Markdown, CSV) of runs in a results database" },
+    { "sweep", cmd_sweep, "run a scenario over a grid of values, Monte Carlo replicas per point" },
+    { "plan", cmd_plan, "find the cheapest configuration that meets a goal at a confidence" },
+    { "merge", cmd_merge, "combine results databases (a sweep's Slurm tasks) into one" },
 };
 
 static void usage(FILE *f) {

@@ -448,3 +448,11 @@ void charts_draw(sqlite3 *db, const rundata *r, const char *dir, const char *pre
     snprintf(logpath, sizeof logpath, "%s/%s", dir, log);
     if (st == 0 && stat(logpath, &sb) == 0 && sb.st_size == 0) unlink(logpath);
 }
+
+int charts_gnuplot(const char *dir, const char *script, const char *log) {
+    const char *prog = getenv("CLUSTERTWIN_GNUPLOT");
+    if (!prog || !*prog) prog = "gnuplot";
+    return run_gnuplot(prog, dir, script, log);
+}
+
+int charts_svg_complete(const char *dir, const char *file) { return svg_complete(dir, file); }

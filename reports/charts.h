@@ -51,4 +51,12 @@ const chart *charts_find(const charts *c, const char *key);
  * its length in seconds. */
 const char *charts_time_unit(double simulated_s, double *unit_s);
 
+/* Run gnuplot ($CLUSTERTWIN_GNUPLOT, else gnuplot from PATH) on script
+ * in dir, its messages in dir/log. Returns its exit status (127: could
+ * not be started). For other reports' charts (the sweep report's). */
+int charts_gnuplot(const char *dir, const char *script, const char *log);
+
+/* 1 when dir/file is a complete SVG (gnuplot finished it). */
+int charts_svg_complete(const char *dir, const char *file);
+
 #endif

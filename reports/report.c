@@ -26,6 +26,8 @@
 #include "reports/charts.h"
 #include "reports/rundata.h"
 #include "reports/store.h"
+#include "reports/sweepdb.h"
+#include "reports/sweepreport.h"
 #include "reports/topo.h"
 #include "scenarios/scenario.h"
 
@@ -1308,6 +1310,12 @@ int report_write(const report_opts *o, char *main_file, size_t mainlen, char *no
     store *st = NULL;
     int rc = store_open(o->db_path, STORE_READ, &st, err, errlen);
     if (rc != STORE_OK) return rc;
+    int64_t sweep = 0;
+    if (!o->run_id && !o->compare_id && sweepdb_latest(st, &sweep)) {
+        rc = sweepreport_write(st, sweep, o, main_file, mainlen, notes, noteslen, err, errlen);
+        store_close(st);
+        return rc;
+    }
     sqlite3 *db = store_db(st);
     rundata *a = NULL, *b = NULL;
     char why[512];

@@ -32,7 +32,9 @@ typedef struct report_opts {
     report_format format;
 } report_opts;
 
-/* Write the report. Returns 0 and names the main file written in `main`
+/* Write the report. A database holding a sweep, with run_id and
+ * compare_id 0, gets the report of its latest sweep (reports/sweepreport.h).
+ * Returns 0 and names the main file written in `main`
  * (DIR/index.html, DIR/report.md or DIR); 2 for bad input (not a results
  * database, no such run) or 1 when something could not be written or
  * read, with err set to one line. Notes for the reader (a run that is

@@ -979,3 +979,42 @@ int store_run_finish(store *st, const world *w, const char *results_json, char *
     }
     return STORE_OK;
 }
+
+/* ---- runs recorded from their JSON alone (sweeps) ------------------------ */
+
+int store_run_insert(store *st, const scenario *s, const char *results_json, int64_t *run_id, char *err,
+                     size_t errlen) {
+    char when[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+    sqlite3_stmt *q = NULL;
+    int rc = sqlite3_prepare_v2(st->db,
+                                "INSERT INTO runs(status, scenario, scenario_file, scenario_xml, seed, version, "
+                                "wall_started_at) VALUES ('incomplete', ?, ?, ?, ?, ?, ?)", -1, &q, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_text(q, 1, s->name, -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 2, s->file, -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 3, s->xml_text ? s->xml_text : "", s->xml_text ? (int)s->xml_len : 0, SQLITE_STATIC);
+        sqlite3_bind_int64(q, 4, (sqlite3_int64)s->seed);
+        sqlite3_bind_text(q, 5, CT_VERSION, -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 6, when, -1, SQLITE_STATIC);
+        rc = sqlite3_step(q);
+        if (rc == SQLITE_DONE) rc = SQLITE_OK;
+    }
+    sqlite3_finalize(q);
+    const char *step = "run";
+    if (rc == SQLITE_OK) {
+        st->run = sqlite3_last_insert_rowid(st->db);
+        step = "jobs", rc = insert_array(st, "jobs", "jobs", job_fields, results_json);
+    }
+    if (rc == SQLITE_OK) step = "queues", rc = insert_array(st, "queues", "queues", queue_fields, results_json);
+    if (rc == SQLITE_OK) step = "services", rc = insert_array(st, "services", "services", service_fields, results_json);
+    if (rc == SQLITE_OK) step = "run", rc = update_run(st, results_json, 0);
+    if (rc != SQLITE_OK) {
+        seterr(err, errlen, "%s: cannot write the run (%s): %s", st->path, step, sqlite3_errmsg(st->db));
+        return sql_status(rc);
+    }
+    if (run_id) *run_id = st->run;
+    return STORE_OK;
+}

@@ -76,6 +76,16 @@ int64_t store_run_id(const store *st);
  * 'incomplete' and the earlier rows are kept. */
 int store_run_finish(store *st, const world *w, const char *results_json, char *err, size_t errlen);
 
+/* Record a finished run from its JSON results alone (no events, time
+ * series or failure kinds: a sweep's replicas, simulated elsewhere): the
+ * runs row ('complete') and its jobs, queues and services, exactly as
+ * store_run_finish fills them from the same JSON. s gives the scenario's
+ * name, file and text (the text as run, overrides applied). Makes no
+ * transaction of its own: call it inside the caller's BEGIN/COMMIT so the
+ * rows land together. *run_id (may be NULL) receives runs.id. */
+int store_run_insert(store *st, const scenario *s, const char *results_json, int64_t *run_id, char *err,
+                     size_t errlen);
+
 /* The open connection (an sqlite3 *), for the report writers in reports/. */
 void *store_db(store *st);
 

@@ -1,0 +1,111 @@
+/*
+ * merge: combine results databases into one (the databases of a sweep's
+ * Slurm tasks, or any runs): `clustertwin merge OUT.db IN.db...`.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "reports/store.h"
+#include "reports/sweepdb.h"
+
+static const char help[] =
+    "usage: clustertwin merge OUT.db IN.db [IN.db ...]\n"
+    "\n"
+    "Copy every run of the IN databases into OUT (created when missing), with new run\n"
+    "ids. The replicas of a sweep join OUT's sweep of the same scenario and paths; a\n"
+    "replica OUT already holds is skipped, so merging twice adds nothing. OUT is written\n"
+    "to a temporary copy and renamed at the end: on any error it is left as it was.\n"
+    "Exit status: 0 ok, 1 a read or write failed, 2 bad input (an IN that is not a\n"
+    "results database).\n";
+
+/* Copy src to dst (bytes). 0 or -1. */
+static int copy_file(const char *src, const char *dst) {
+    FILE *a = fopen(src, "rb"), *b = a ? fopen(dst, "wb") : NULL;
+    int bad = !a || !b;
+    char buf[65536];
+    size_t n;
+    while (!bad && (n = fread(buf, 1, sizeof buf, a)) > 0) bad = fwrite(buf, 1, n, b) != n;
+    if (a) bad |= ferror(a), fclose(a);
+    if (b) bad |= fclose(b) != 0;
+    return bad ? -1 : 0;
+}
+
+int cmd_merge(int argc, char **argv) {
+    const char *out = NULL;
+    const char **in = calloc((size_t)argc + 1, sizeof *in);
+    int n_in = 0;
+    if (!in) return EXIT_RUN_FAILED;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(help, stdout);
+            free(in);
+            return EXIT_OK;
+        }
+        if (argv[i][0] == '-' && argv[i][1]) {
+            free(in);
+            return cli_usage_error("merge", "unknown option '%s'", argv[i]);
+        }
+        if (!out) out = argv[i];
+        else in[n_in++] = argv[i];
+    }
+    if (!out || n_in == 0) {
+        free(in);
+        return cli_usage_error("merge", "expected OUT.db and at least one IN.db");
+    }
+    char err[2048], tmp[PATH_MAX + 32];
+    /* every input is read first: bad input stops before anything is written */
+    for (int i = 0; i < n_in; i++) {
+        store *chk = NULL;
+        int s = store_open(in[i], STORE_READ, &chk, err, sizeof err);
+        store_close(chk);
+        if (s != STORE_OK) {
+            fprintf(stderr, "clustertwin merge: %s\n", err);
+            free(in);
+            return s;
+        }
+        if (!strcmp(in[i], out)) {
+            free(in);
+            return cli_usage_error("merge", "%s is both the output and an input", out);
+        }
+    }
+    snprintf(tmp, sizeof tmp, "%s.merge%ld", out, (long)getpid());
+    struct stat sb;
+    if (stat(out, &sb) == 0 && copy_file(out, tmp) < 0) {
+        fprintf(stderr, "clustertwin merge: cannot copy %s: %s\n", out, strerror(errno));
+        unlink(tmp);
+        free(in);
+        return EXIT_RUN_FAILED;
+    }
+    store *st = NULL;
+    int rc = store_open(tmp, STORE_WRITE, &st, err, sizeof err);
+    int added = 0, skipped = 0;
+    for (int i = 0; i < n_in && rc == STORE_OK; i++) {
+        int a = 0, s = 0;
+        rc = sweepdb_merge(st, in[i], &a, &s, err, sizeof err);
+        added += a;
+        skipped += s;
+    }
+    store_close(st);
+    if (rc == STORE_OK && rename(tmp, out) != 0) {
+        snprintf(err, sizeof err, "cannot rename %.900s to %.900s: %s", tmp, out, strerror(errno));
+        rc = STORE_FAILED;
+    }
+    if (rc != STORE_OK) {
+        fprintf(stderr, "clustertwin merge: %s (%s left as it was)\n", err, out);
+        unlink(tmp);
+        char j[PATH_MAX + 48];
+        snprintf(j, sizeof j, "%s-journal", tmp);
+        unlink(j);
+        free(in);
+        return rc;
+    }
+    printf("merged %d databases into %s: %d runs added, %d already there skipped\n", n_in, out, added, skipped);
+    free(in);
+    return EXIT_OK;
+}

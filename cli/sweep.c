@@ -1,0 +1,833 @@
+/*
+ * sweep: grids of scenario variants run as Monte Carlo replicas over
+ * worker processes and MPI ranks (see sweep.h).
+ *
+ * Messages between a worker and its parent (one pipe each way):
+ *
+ *   parent -> worker   int32 task index into the task list; EOF = stop
+ *   worker -> parent   int32 point, int32 replica, int32 status (0 ok,
+ *                      1 the run failed), int32 0, uint64 n, then n bytes:
+ *                      the results JSON, or the error message
+ *
+ * The same framing carries results from MPI ranks to rank 0, one message
+ * each. A worker keeps the last point's scenario loaded, and tasks go out
+ * in point-major order, so most replicas reuse it.
+ */
+#include "cli/sweep.h"
+
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "hw/comm.h"
+#include "reports/json.h"
+#include "reports/results.h"
+#include "reports/sweepdb.h"
+#include "sim/metrics.h"
+#include "sim/rng.h"
+#include "sim/world.h"
+
+#define TAG_COUNT 7101
+#define TAG_RESULT 7102
+#define SWEEP_KEEP_LOADED 256         /* points whose checked scenario is kept */
+
+typedef struct task {
+    int p, r;
+} task;
+
+typedef struct msg_hdr {
+    int32_t p, r, status, pad;
+    uint64_t n;
+} msg_hdr;
+
+static volatile sig_atomic_t interrupted;
+
+int sweep_silent;
+
+/* Messages for the user: from rank 0 only under MPI (sweep_silent). */
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...) {
+    if (sweep_silent) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+}
+
+static void on_signal(int sig) {
+    (void)sig;
+    interrupted = 1;
+}
+
+/* ---- setting up ------------------------------------------------------------ */
+
+int sweep_init(sweep *sw, const char *cmd, const char *file) {
+    memset(sw, 0, sizeof *sw);
+    sw->file = file;
+    sw->replicas = 1;
+    char err[2048];
+    if (scenario_load(file, &sw->base, err, sizeof err) < 0) {
+        say("%s\n", err);
+        return EXIT_BAD_INPUT;
+    }
+    sw->len = sw->base->xml_len;
+    sw->xml = malloc(sw->len + 1);
+    if (!sw->xml) {
+        say("clustertwin %s: out of memory\n", cmd);
+        return EXIT_RUN_FAILED;
+    }
+    memcpy(sw->xml, sw->base->xml_text, sw->len + 1);
+    return EXIT_OK;
+}
+
+void sweep_free(sweep *sw) {
+    for (int a = 0; a < sw->n_axes; a++) {
+        free(sw->axes[a].path);
+        override_values_free(sw->axes[a].values, sw->axes[a].n);
+    }
+    for (int i = 0; i < sw->n_sets; i++) free(sw->set_text[i]);
+    for (int p = 0; p < sw->n_points; p++) {
+        if (sw->loaded) scenario_free(sw->loaded[p]);
+        if (sw->text) free(sw->text[p]);
+        if (sw->key) free(sw->key[p]);
+        if (sw->x) free(sw->x[p]);
+    }
+    free(sw->loaded);
+    free(sw->text);
+    free(sw->text_len);
+    free(sw->key);
+    free(sw->x);
+    free(sw->xml);
+    scenario_free(sw->base);
+    memset(sw, 0, sizeof *sw);
+}
+
+/* Check that the path names something in the scenario, before any value
+ * is tried, so a typo reads as such and not as a bad value. */
+static int check_path(sweep *sw, const char *cmd, const char *path, const char *value) {
+    override ov = { path, value };
+    char *t = NULL, err[2048];
+    if (override_apply(sw->xml, sw->len, sw->file, &ov, 1, &t, NULL, err, sizeof err) < 0) {
+        say("clustertwin %s: %s\n", cmd, err);
+        return EXIT_BAD_INPUT;
+    }
+    free(t);
+    return EXIT_OK;
+}
+
+int sweep_parse_vary(sweep *sw, const char *cmd, const char *arg, int int_range) {
+    char buf[2048];
+    const char *path, *values;
+    if (sw->n_axes == SWEEP_MAX_AXES) {
+        say("clustertwin %s: at most %d --vary\n", cmd, SWEEP_MAX_AXES);
+        return EXIT_BAD_INPUT;
+    }
+    if (override_split(arg, buf, sizeof buf, &path, &values) < 0 || !*path || !*values) {
+        say("clustertwin %s: --vary %s: expected PATH=VALUES, like cluster/nodes/@count=64,128,256\n", cmd, arg);
+        return EXIT_BAD_INPUT;
+    }
+    for (int a = 0; a < sw->n_axes; a++)
+        if (!strcmp(sw->axes[a].path, path)) {
+            say("clustertwin %s: --vary %s: this path is varied twice\n", cmd, path);
+            return EXIT_BAD_INPUT;
+        }
+    char err[512];
+    sweep_axis *ax = &sw->axes[sw->n_axes];
+    ax->n = override_values(values, int_range, &ax->values, err, sizeof err);
+    if (ax->n < 0) {
+        ax->n = 0;
+        say("clustertwin %s: --vary %s: %s\n", cmd, path, err);
+        return EXIT_BAD_INPUT;
+    }
+    ax->path = strdup(path);
+    sw->n_axes++;
+    if (!ax->path) return EXIT_RUN_FAILED;
+    return check_path(sw, cmd, path, ax->values[0]);
+}
+
+int sweep_add_set(sweep *sw, const char *cmd, const char *arg) {
+    if (sw->n_sets == SWEEP_MAX_SETS) {
+        say("clustertwin %s: at most %d --set\n", cmd, SWEEP_MAX_SETS);
+        return EXIT_BAD_INPUT;
+    }
+    size_t n = strlen(arg) + 1;
+    char *b = malloc(n);
+    if (!b) return EXIT_RUN_FAILED;
+    const char *path, *value;
+    if (override_split(arg, b, n, &path, &value) < 0 || !*path || !*value) {
+        free(b);
+        say("clustertwin %s: --set %s: expected PATH=VALUE, like cluster/spares/@warm=8\n", cmd, arg);
+        return EXIT_BAD_INPUT;
+    }
+    sw->set_text[sw->n_sets] = b;
+    sw->sets[sw->n_sets].path = path;
+    sw->sets[sw->n_sets].value = value;
+    sw->n_sets++;
+    return strchr(value, '{') ? EXIT_OK : check_path(sw, cmd, path, value);
+}
+
+/* JSON string of z appended to b. */
+static void js(char **b, size_t *n, size_t *cap, const char *z) {
+    size_t need = *n + 2 * strlen(z) + 8;
+    if (need > *cap) {
+        size_t c = *cap ? *cap : 64;
+        while (c < need) c *= 2;
+        char *p = realloc(*b, c);
+        if (!p) return;
+        *b = p;
+        *cap = c;
+    }
+    char *w = *b + *n;
+    *w++ = '"';
+    for (const char *p = z; *p; p++) {
+        if (*p == '"' || *p == '\\') *w++ = '\\';
+        *w++ = (unsigned char)*p < 0x20 ? ' ' : *p;
+    }
+    *w++ = '"';
+    *w = 0;
+    *n = (size_t)(w - *b);
+}
+
+static void raw(char **b, size_t *n, size_t *cap, const char *z) {
+    size_t k = strlen(z);
+    if (*n + k + 1 > *cap) {
+        size_t c = *cap ? *cap : 64;
+        while (c < *n + k + 1) c *= 2;
+        char *p = realloc(*b, c);
+        if (!p) return;
+        *b = p;
+        *cap = c;
+    }
+    memcpy(*b + *n, z, k + 1);
+    *n += k;
+}
+
+char *sweep_params_json(const sweep *sw) {
+    char *b = NULL;
+    size_t n = 0, cap = 0;
+    raw(&b, &n, &cap, "[");
+    for (int a = 0; a < sw->n_axes; a++) {
+        if (a) raw(&b, &n, &cap, ",");
+        js(&b, &n, &cap, sw->axes[a].path);
+    }
+    raw(&b, &n, &cap, "]");
+    return b;
+}
+
+char *sweep_sets_json(const sweep *sw) {
+    char *b = NULL;
+    size_t n = 0, cap = 0;
+    raw(&b, &n, &cap, "[");
+    for (int i = 0; i < sw->n_sets; i++) {
+        char one[2048];
+        snprintf(one, sizeof one, "%s=%s", sw->sets[i].path, sw->sets[i].value);
+        if (i) raw(&b, &n, &cap, ",");
+        js(&b, &n, &cap, one);
+    }
+    raw(&b, &n, &cap, "]");
+    return b;
+}
+
+int sweep_point_of(const sweep *sw, const int *idx) {
+    int p = 0;
+    for (int a = 0; a < sw->n_axes; a++) p = p * sw->axes[a].n + idx[a];
+    return p;
+}
+
+const char *sweep_value(const sweep *sw, int p, int a) {
+    for (int b = sw->n_axes - 1; b > a; b--) p /= sw->axes[b].n;
+    return sw->axes[a].values[p % sw->axes[a].n];
+}
+
+int sweep_points(sweep *sw, const char *cmd) {
+    long long n = 1;
+    for (int a = 0; a < sw->n_axes; a++) n *= sw->axes[a].n;
+    if (n > SWEEP_MAX_POINTS) {
+        say("clustertwin %s: the grid has %lld points; at most %d\n", cmd, n, SWEEP_MAX_POINTS);
+        return EXIT_BAD_INPUT;
+    }
+    sw->n_points = (int)n;
+    sw->text = calloc((size_t)n, sizeof *sw->text);
+    sw->text_len = calloc((size_t)n, sizeof *sw->text_len);
+    sw->key = calloc((size_t)n, sizeof *sw->key);
+    sw->x = calloc((size_t)n, sizeof *sw->x);
+    sw->loaded = calloc((size_t)n, sizeof *sw->loaded);
+    if (!sw->text || !sw->text_len || !sw->key || !sw->x || !sw->loaded) return EXIT_RUN_FAILED;
+    for (int p = 0; p < sw->n_points; p++) {
+        char *kb = NULL, *xb = NULL;
+        size_t kn = 0, kc = 0, xn = 0, xc = 0;
+        raw(&kb, &kn, &kc, "[");
+        raw(&xb, &xn, &xc, "[");
+        for (int a = 0; a < sw->n_axes; a++) {
+            const char *v = sweep_value(sw, p, a);
+            if (a) raw(&kb, &kn, &kc, ","), raw(&xb, &xn, &xc, ",");
+            js(&kb, &kn, &kc, v);
+            double x;
+            char num[64];
+            if (override_number(v, &x) == 0) snprintf(num, sizeof num, "%.17g", x);
+            else snprintf(num, sizeof num, "null");
+            raw(&xb, &xn, &xc, num);
+        }
+        raw(&kb, &kn, &kc, "]");
+        raw(&xb, &xn, &xc, "]");
+        sw->key[p] = kb;
+        sw->x[p] = xb;
+        if (!kb || !xb) return EXIT_RUN_FAILED;
+    }
+    return EXIT_OK;
+}
+
+int sweep_prepare_point(sweep *sw, const char *cmd, int p) {
+    if (sw->text[p]) return EXIT_OK;
+    override ov[SWEEP_MAX_AXES + SWEEP_MAX_SETS];
+    char err[4096];
+    int k = 0;
+    for (int a = 0; a < sw->n_axes; a++) {
+        ov[k].path = sw->axes[a].path;
+        ov[k++].value = sweep_value(sw, p, a);
+    }
+    for (int i = 0; i < sw->n_sets; i++) ov[k++] = sw->sets[i];
+    scenario *s = NULL;
+    if (override_load(sw->xml, sw->len, sw->file, ov, k, &s, &sw->text[p], err, sizeof err) < 0) {
+        say("clustertwin %s: %s\n", cmd, err);
+        return EXIT_BAD_INPUT;
+    }
+    sw->text_len[p] = strlen(sw->text[p]);
+    /* what the world refuses (a plan that does not fit in memory) is bad
+     * input too, found now rather than in a worker */
+    int rc = EXIT_OK;
+    metric_bus *bus = metrics_new();
+    world *w = bus ? world_new(s, bus, err, sizeof err) : NULL;
+    if (!w) {
+        say("clustertwin %s: at %s: %s\n", cmd, sw->key[p], bus ? err : "out of memory");
+        rc = bus ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
+        free(sw->text[p]);
+        sw->text[p] = NULL;
+    }
+    world_free(w);
+    metrics_free(bus);
+    if (rc == EXIT_OK && sw->n_points <= SWEEP_KEEP_LOADED) sw->loaded[p] = s;
+    else scenario_free(s);
+    return rc;
+}
+
+int sweep_prepare(sweep *sw, const char *cmd) {
+    int rc = sweep_points(sw, cmd);
+    for (int p = 0; p < sw->n_points && rc == EXIT_OK; p++) rc = sweep_prepare_point(sw, cmd, p);
+    return rc;
+}
+
+uint64_t sweep_seed(uint64_t base, int replica) {
+    if (replica == 0) return base;
+    /* below 2^53, so `run --seed` and JSON numbers carry it exactly */
+    return rng_derive_seed(base, "sweep-replica", (uint64_t)replica) & ((1ULL << 53) - 1);
+}
+
+void sweep_shell_quote(char *b, size_t cap, const char *z) {
+    size_t n = strlen(b);
+    if (n + 3 >= cap) return;
+    b[n++] = '\'';
+    for (; *z && n + 6 < cap; z++) {
+        if (*z == '\'') {
+            memcpy(b + n, "'\\''", 4);
+            n += 4;
+        } else {
+            b[n++] = *z;
+        }
+    }
+    b[n++] = '\'';
+    b[n] = 0;
+}
+
+/* ---- one run ----------------------------------------------------------------- */
+
+typedef struct worker_cache {
+    int p;
+    scenario *s;
+} worker_cache;
+
+/* Run replica r of point p. Returns 0 with *out the JSON (malloc'd), or 1
+ * with *out the error message (malloc'd). */
+static int run_one(const sweep *sw, worker_cache *wc, int p, int r, char **out) {
+    char err[2048];
+    *out = NULL;
+    if (sw->loaded[p]) {                       /* loaded when checked: use it */
+        scenario_free(wc->s);
+        wc->s = NULL;
+        wc->p = -1;
+    } else if (wc->p != p || !wc->s) {
+        scenario_free(wc->s);
+        wc->s = NULL;
+        wc->p = -1;
+        if (scenario_load_memory(sw->text[p], sw->text_len[p], sw->file, &wc->s, err, sizeof err) < 0) {
+            *out = strdup(err);
+            return 1;
+        }
+        wc->p = p;
+    }
+    scenario *s = sw->loaded[p] ? sw->loaded[p] : wc->s;
+    s->seed = sweep_seed(sw->base->seed, r);
+    double t0 = cli_wall_s();
+    metric_bus *bus = metrics_new();
+    world *w = bus ? world_new(s, bus, err, sizeof err) : NULL;
+    if (!w) {
+        *out = strdup(bus ? err : "out of memory");
+        metrics_free(bus);
+        return 1;
+    }
+    world_run(w, 0);
+    json *j = json_new();
+    if (j) results_json(j, s, w, cli_wall_s() - t0);
+    const char *t = j ? json_text(j, NULL) : NULL;
+    *out = strdup(t ? t : "out of memory");
+    int st = t && *out ? 0 : 1;
+    json_free(j);
+    world_free(w);
+    metrics_free(bus);
+    return st;
+}
+
+/* ---- I/O helpers -------------------------------------------------------------- */
+
+static int write_all(int fd, const void *buf, size_t n) {
+    const char *p = buf;
+    while (n) {
+        ssize_t k = write(fd, p, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return -1;
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+/* 0 ok, 1 EOF before anything, -1 error or EOF in the middle */
+static int read_all(int fd, void *buf, size_t n) {
+    char *p = buf;
+    size_t got = 0;
+    while (got < n) {
+        ssize_t k = read(fd, p + got, n - got);
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0) return -1;
+        if (k == 0) return got == 0 ? 1 : -1;
+        got += (size_t)k;
+    }
+    return 0;
+}
+
+/* ---- progress ---------------------------------------------------------------- */
+
+typedef struct progress {
+    int on;
+    int total, done, failed;
+    double t0, last;
+} progress;
+
+static void progress_draw(progress *pg, int final) {
+    if (!pg->on) return;
+    double now = cli_wall_s();
+    if (!final && now - pg->last < 0.1 && pg->done < pg->total) return;
+    pg->last = now;
+    int width = 30, fill = pg->total ? pg->done * width / pg->total : width;
+    char bar[64];
+    for (int i = 0; i < width; i++) bar[i] = i < fill ? '#' : '-';
+    bar[width] = 0;
+    double el = now - pg->t0, eta = pg->done ? el / pg->done * (pg->total - pg->done) : 0;
+    char etaz[32];
+    if (pg->done) snprintf(etaz, sizeof etaz, "%d:%02d", (int)eta / 60, (int)eta % 60);
+    else snprintf(etaz, sizeof etaz, "?");
+    fprintf(stderr, "\r[%s] %d/%d runs%s%.0d%s  %.1f s  ETA %s ", bar, pg->done, pg->total,
+            pg->failed ? ", failed " : "", pg->failed, "", el, etaz);
+    if (final) fputc('\n', stderr);
+    fflush(stderr);
+}
+
+/* ---- results ------------------------------------------------------------------- */
+
+typedef struct result_sink {
+    sweep *sw;
+    sweep_exec *ex;
+    progress *pg;
+    int write_failed;
+    int in_batch;                    /* a database transaction is open */
+    double batch_t0;
+    /* ranks other than 0 keep their results to send at the end */
+    int keep;
+    char **buf;
+    size_t *len;
+    int n, cap;
+} result_sink;
+
+static void on_result(result_sink *rs, int p, int r, int status, const char *payload, size_t n) {
+    sweep *sw = rs->sw;
+    if (rs->keep) {
+        if (rs->n == rs->cap) {
+            int c = rs->cap ? 2 * rs->cap : 16;
+            char **b = realloc(rs->buf, (size_t)c * sizeof *b);
+            if (b) rs->buf = b;
+            size_t *l = b ? realloc(rs->len, (size_t)c * sizeof *l) : NULL;
+            if (l) rs->len = l;
+            if (!b || !l) {
+                rs->write_failed = 1;
+                return;
+            }
+            rs->cap = c;
+        }
+        msg_hdr h = { p, r, status, 0, n };
+        char *m = malloc(sizeof h + n);
+        if (!m) {
+            rs->write_failed = 1;
+            return;
+        }
+        memcpy(m, &h, sizeof h);
+        memcpy(m + sizeof h, payload, n);
+        rs->buf[rs->n] = m;
+        rs->len[rs->n++] = sizeof h + n;
+        rs->pg->done++;
+        progress_draw(rs->pg, 0);
+        return;
+    }
+    rs->pg->done++;
+    if (status != 0) {
+        rs->ex->failed++;
+        rs->pg->failed++;
+        if (rs->pg->on) fputc('\n', stderr);
+        say("clustertwin %s: point %s replica %d failed: %.*s\n", rs->ex->cmd, sw->key[p], r, (int)n, payload);
+        progress_draw(rs->pg, 0);
+        return;
+    }
+    rs->ex->ran++;
+    if (!rs->ex->st || rs->write_failed) return;
+    /* the scenario as run, for the runs row (its name and seed are taken
+     * from the JSON by the store) */
+    scenario s;
+    memset(&s, 0, sizeof s);
+    snprintf(s.name, sizeof s.name, "%s", sw->base->name);
+    snprintf(s.file, sizeof s.file, "%s", sw->file);
+    s.xml_text = sw->text[p];
+    s.xml_len = sw->text_len[p];
+    s.seed = sweep_seed(sw->base->seed, r);
+    char err[1024];
+    char *z = malloc(n + 1);
+    if (!z) {
+        rs->write_failed = 1;
+        return;
+    }
+    memcpy(z, payload, n);
+    z[n] = 0;
+    double now = cli_wall_s();
+    if (!rs->in_batch && sweepdb_batch(rs->ex->st, 1, err, sizeof err) == STORE_OK) {
+        rs->in_batch = 1;
+        rs->batch_t0 = now;
+    }
+    int bad = sweepdb_record(rs->ex->st, sw->id, sw->key[p], r, &s, z, err, sizeof err) != STORE_OK;
+    if (!bad && rs->in_batch && now - rs->batch_t0 >= 0.5) {
+        rs->in_batch = 0;
+        bad = sweepdb_batch(rs->ex->st, 0, err, sizeof err) != STORE_OK;
+    }
+    if (bad) {
+        say("%sclustertwin %s: %s\n", rs->pg->on ? "\n" : "", rs->ex->cmd, err);
+        rs->write_failed = 1;
+    }
+    free(z);
+    progress_draw(rs->pg, 0);
+}
+
+/* ---- the pool ------------------------------------------------------------------ */
+
+typedef struct worker {
+    pid_t pid;
+    int to, from;                    /* fds */
+    int busy;                        /* task index + 1, 0 idle */
+} worker;
+
+static void worker_main(const sweep *sw, const task *tasks, int in, int out) {
+    worker_cache wc = { -1, NULL };
+    for (;;) {
+        int32_t t;
+        if (read_all(in, &t, sizeof t) != 0 || t < 0) break;
+        char *payload = NULL;
+        int st = run_one(sw, &wc, tasks[t].p, tasks[t].r, &payload);
+        size_t n = payload ? strlen(payload) : 0;
+        msg_hdr h = { tasks[t].p, tasks[t].r, st, 0, n };
+        int bad = write_all(out, &h, sizeof h) < 0 || (n && write_all(out, payload, n) < 0);
+        free(payload);
+        if (bad) break;
+    }
+    scenario_free(wc.s);
+}
+
+/* Run tasks[0..n) on jobs workers; results to rs. 0, or -1 when a worker
+ * died or could not be started (message printed). */
+static int run_pool(sweep *sw, const task *tasks, int n, int jobs, result_sink *rs) {
+    if (n == 0) return 0;
+    if (jobs <= 1) {                                   /* in this process */
+        worker_cache wc = { -1, NULL };
+        for (int i = 0; i < n && !interrupted; i++) {
+            char *payload = NULL;
+            int st = run_one(sw, &wc, tasks[i].p, tasks[i].r, &payload);
+            on_result(rs, tasks[i].p, tasks[i].r, st, payload ? payload : "out of memory",
+                      payload ? strlen(payload) : 13);
+            free(payload);
+            if (rs->write_failed) break;
+        }
+        scenario_free(wc.s);
+        return 0;
+    }
+    if (jobs > n) jobs = n;
+    worker *wk = calloc((size_t)jobs, sizeof *wk);
+    if (!wk) return -1;
+    int nw = 0, rc = 0;
+    fflush(NULL);
+    for (; nw < jobs; nw++) {
+        int a[2], b[2];
+        if (pipe(a) < 0) break;
+        if (pipe(b) < 0) {
+            close(a[0]);
+            close(a[1]);
+            break;
+        }
+        pid_t pid = fork();
+        if (pid < 0) {
+            close(a[0]), close(a[1]), close(b[0]), close(b[1]);
+            break;
+        }
+        if (pid == 0) {
+            signal(SIGINT, SIG_DFL);
+            signal(SIGTERM, SIG_DFL);
+            signal(SIGPIPE, SIG_DFL);
+            close(a[1]);
+            close(b[0]);
+            for (int k = 0; k < nw; k++) close(wk[k].to), close(wk[k].from);
+            worker_main(sw, tasks, a[0], b[1]);
+            _exit(0);
+        }
+        close(a[0]);
+        close(b[1]);
+        wk[nw].pid = pid;
+        wk[nw].to = a[1];
+        wk[nw].from = b[0];
+    }
+    if (nw == 0) {
+        say("clustertwin sweep: cannot start worker processes: %s\n", strerror(errno));
+        free(wk);
+        return -1;
+    }
+    int next = 0, busy = 0;
+    struct pollfd *pf = calloc((size_t)nw, sizeof *pf);
+    int *who = calloc((size_t)nw, sizeof *who);
+    if (!pf || !who) rc = -1;
+    while (rc == 0) {
+        for (int k = 0; k < nw && !interrupted && !rs->write_failed; k++) {
+            if (wk[k].busy || wk[k].pid == 0 || next >= n) continue;
+            int32_t t = next;
+            if (write_all(wk[k].to, &t, sizeof t) < 0) {
+                rc = -1;
+                break;
+            }
+            wk[k].busy = ++next;
+            busy++;
+        }
+        if (busy == 0 || rc) break;
+        int np = 0;
+        for (int k = 0; k < nw; k++)
+            if (wk[k].busy) {
+                pf[np].fd = wk[k].from;
+                pf[np].events = POLLIN;
+                pf[np].revents = 0;
+                who[np++] = k;
+            }
+        int ready = poll(pf, (nfds_t)np, interrupted ? 0 : 1000);
+        if (ready < 0 && errno == EINTR) {
+            if (interrupted) break;
+            continue;
+        }
+        if (ready == 0 && interrupted) break;
+        for (int i = 0; i < np && ready > 0; i++) {
+            if (!pf[i].revents) continue;
+            worker *w = &wk[who[i]];
+            msg_hdr h;
+            int got = read_all(w->from, &h, sizeof h);
+            char *payload = NULL;
+            if (got == 0 && h.n < ((uint64_t)1 << 36)) {
+                payload = malloc(h.n + 1);
+                if (!payload || (h.n && read_all(w->from, payload, h.n) != 0)) got = -1;
+            } else if (got == 0) {
+                got = -1;
+            }
+            if (got != 0) {
+                free(payload);
+                if (!interrupted) {
+                    int ws = 0;
+                    waitpid(w->pid, &ws, 0);
+                    const task *t = &tasks[w->busy - 1];
+                    say("%sclustertwin sweep: a worker died running point %s replica %d (%s %d)\n",
+                            rs->pg->on ? "\n" : "", sw->key[t->p], t->r,
+                            WIFSIGNALED(ws) ? "signal" : "exit status", WIFSIGNALED(ws) ? WTERMSIG(ws) : WEXITSTATUS(ws));
+                    w->pid = 0;
+                    rc = -1;
+                }
+                w->busy = 0;
+                busy--;
+                continue;
+            }
+            on_result(rs, h.p, h.r, h.status, payload, h.n);
+            free(payload);
+            w->busy = 0;
+            busy--;
+        }
+    }
+    /* stop the workers: EOF on their task pipe; the busy ones (interrupted) by signal */
+    for (int k = 0; k < nw; k++) {
+        close(wk[k].to);
+        if (wk[k].pid && wk[k].busy) kill(wk[k].pid, SIGTERM);
+    }
+    for (int k = 0; k < nw; k++) {
+        if (wk[k].pid) waitpid(wk[k].pid, NULL, 0);
+        close(wk[k].from);
+    }
+    free(pf);
+    free(who);
+    free(wk);
+    return rc;
+}
+
+/* ---- the whole sweep ------------------------------------------------------------ */
+
+int sweep_execute(sweep *sw, const int *pts, int np, sweep_exec *ex) {
+    int rank = comm_rank(), size = comm_size();
+    ex->ran = ex->skipped = ex->failed = 0;
+    double t0 = cli_wall_s();
+    task *todo = NULL;
+    int nt = 0, status = EXIT_OK;
+    char err[2048];
+    if (rank == 0) {
+        char *params = sweep_params_json(sw), *sets = sweep_sets_json(sw);
+        int src = params && sets ? STORE_OK : STORE_FAILED;
+        if (src == STORE_OK && !sw->id)
+            src = sweepdb_begin(ex->st, sw->base->name, sw->file, sw->xml, params, sets, sw->replicas, &sw->id, err,
+                                sizeof err);
+        free(params);
+        free(sets);
+        todo = malloc(((size_t)np * (size_t)sw->replicas + 1) * sizeof *todo);
+        unsigned char *done = malloc((size_t)sw->replicas + 1);
+        if (!todo || !done) src = STORE_FAILED, snprintf(err, sizeof err, "out of memory");
+        for (int i = 0; i < np && src == STORE_OK; i++) {
+            int p = pts[i];
+            src = sweepdb_point(ex->st, sw->id, sw->key[p], sw->x[p], err, sizeof err);
+            if (src == STORE_OK) src = sweepdb_done(ex->st, sw->id, sw->key[p], sw->replicas, done, err, sizeof err);
+            for (int r = 0; r < sw->replicas && src == STORE_OK; r++) {
+                long long t = (long long)i * sw->replicas + r;        /* the task's place in the full list */
+                if (ex->part_n > 1 && t % ex->part_n != ex->part_k) continue;
+                if (done[r]) {
+                    ex->skipped++;
+                    continue;
+                }
+                todo[nt].p = p;
+                todo[nt++].r = r;
+            }
+        }
+        free(done);
+        if (src != STORE_OK) {
+            say("clustertwin %s: %s\n", ex->cmd, err);
+            status = src == STORE_BAD_INPUT ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
+            nt = -1;
+        }
+    }
+    if (size > 1) {
+        int32_t n32 = nt;
+        if (comm_bcast(&n32, sizeof n32, 0) < 0) return EXIT_RUN_FAILED;
+        nt = n32;
+        if (rank != 0 && nt > 0 && !(todo = malloc((size_t)nt * sizeof *todo))) comm_abort(1);
+        if (nt > 0 && comm_bcast(todo, (size_t)nt * sizeof *todo, 0) < 0) {
+            free(todo);
+            return EXIT_RUN_FAILED;
+        }
+    }
+    if (nt < 0) {
+        free(todo);
+        return status == EXIT_OK ? EXIT_RUN_FAILED : status;
+    }
+    /* this rank's share: every size-th task */
+    int mine = 0;
+    task *share = malloc(((size_t)nt + 1) * sizeof *share);
+    if (!share) {
+        free(todo);
+        return EXIT_RUN_FAILED;
+    }
+    for (int i = rank; i < nt; i += size) share[mine++] = todo[i];
+    progress pg = { .on = ex->progress && rank == 0, .total = size > 1 ? mine : nt, .t0 = cli_wall_s() };
+    result_sink rs = { .sw = sw, .ex = ex, .pg = &pg, .keep = rank != 0 };
+    interrupted = 0;
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    progress_draw(&pg, 0);
+    int prc = run_pool(sw, share, mine, ex->jobs, &rs);
+    progress_draw(&pg, 1);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (size > 1) {
+        if (rank != 0) {
+            int32_t k = rs.n;
+            if (comm_send(&k, sizeof k, 0, TAG_COUNT) < 0) prc = -1;
+            for (int i = 0; i < rs.n && prc == 0; i++)
+                if (comm_send(rs.buf[i], rs.len[i], 0, TAG_RESULT) < 0) prc = -1;
+        } else {
+            for (int src = 1; src < size; src++) {
+                int32_t k = 0;
+                if (comm_recv(&k, sizeof k, src, TAG_COUNT) < 0) {
+                    prc = -1;
+                    break;
+                }
+                for (int i = 0; i < k; i++) {
+                    void *m = NULL;
+                    long got = comm_recv_any_size(&m, src, TAG_RESULT);
+                    if (got < (long)sizeof(msg_hdr)) {
+                        free(m);
+                        prc = -1;
+                        break;
+                    }
+                    msg_hdr h;
+                    memcpy(&h, m, sizeof h);
+                    if (h.p >= 0 && h.p < sw->n_points && h.n == (uint64_t)(got - (long)sizeof h))
+                        on_result(&rs, h.p, h.r, h.status, (char *)m + sizeof h, h.n);
+                    else
+                        prc = -1;
+                    free(m);
+                }
+            }
+        }
+    }
+    if (rs.in_batch && sweepdb_batch(ex->st, 0, err, sizeof err) != STORE_OK) {
+        say("clustertwin %s: %s\n", ex->cmd, err);
+        rs.write_failed = 1;
+    }
+    for (int i = 0; i < rs.n; i++) free(rs.buf[i]);
+    free(rs.buf);
+    free(rs.len);
+    free(share);
+    free(todo);
+    ex->wall_s = cli_wall_s() - t0;
+    if (rank != 0) return prc == 0 ? EXIT_OK : EXIT_RUN_FAILED;
+    if (interrupted) {
+        say("clustertwin %s: interrupted: %d runs stored in %s; run the same command again to resume\n",
+                ex->cmd, ex->ran, store_path(ex->st));
+        return EXIT_RUN_FAILED;
+    }
+    if (prc < 0 || rs.write_failed || ex->failed) return EXIT_RUN_FAILED;
+    return EXIT_OK;
+}

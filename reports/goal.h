@@ -1,0 +1,72 @@
+/*
+ * goal: metric paths into the JSON results, goals over them, and the
+ * statistics of a metric across Monte Carlo replicas.
+ *
+ * A metric path addresses the contract's JSON (CONTRACT.md):
+ *   jobs[pretrain].end_s        the element of jobs[] whose name is pretrain
+ *   services[chat].ttft_p99_s   likewise in services[] (also queues[])
+ *   cluster.cost_usd            an object's field; nested: jobs[x].time.redone_s
+ *   simulated_s                 a top-level field
+ *   cost_usd                    a bare name not at the top level is cluster's
+ *
+ * A goal: "METRIC OP VALUE [@ pNN | @ mean]", OP one of <= < >= >, VALUE a
+ * number with any unit (90d, 1s, 2TB/s). The confidence says which statistic
+ * across replicas must meet it: "<= 90d @ p90" holds when the 90th
+ * percentile of the replicas is at most 90 days (so 9 runs in 10 finish in
+ * time); for >= and > the mirrored percentile (p10 for @ p90) is used, so
+ * "@ pNN" always reads "holds in NN% of the runs". Default: @ p50.
+ *
+ * A replica whose metric is missing (a job that never ended: null) counts
+ * as failing the goal; statistics skip it and report it as missing.
+ */
+#ifndef CT_GOAL_H
+#define CT_GOAL_H
+
+#include <stddef.h>
+
+typedef struct metric_path {
+    char array[16];                  /* "jobs", "services", "queues" or "" */
+    char elem[64];                   /* the element's name when array[0] */
+    char field[192];                 /* dotted path inside the element / document */
+    char text[192];                  /* as written, for messages */
+} metric_path;
+
+typedef enum goal_op { GOAL_LE, GOAL_LT, GOAL_GE, GOAL_GT } goal_op;
+
+typedef struct goal {
+    metric_path metric;
+    goal_op op;
+    double value;                    /* SI units */
+    char value_text[64];             /* as written: "90d" */
+    double confidence;               /* 0.9 for @ p90; 0.5 default */
+    int use_mean;                    /* @ mean */
+} goal;
+
+/* Parse a metric path; -1 with err set. */
+int goal_metric_parse(const char *z, metric_path *m, char *err, size_t errlen);
+
+/* Parse a goal; -1 with err set. */
+int goal_parse(const char *z, goal *g, char *err, size_t errlen);
+
+typedef struct goal_stats {
+    int n;                           /* replicas with a value */
+    int missing;                     /* replicas without one */
+    double mean, p10, p50, p90, min, max;
+} goal_stats;
+
+/* Statistics of v[0..n) (NaN = missing). The percentiles interpolate
+ * linearly between order statistics (R's type 7). v is reordered. */
+void goal_stats_of(double *v, int n, goal_stats *s);
+
+/* The q-quantile (0..1) of sorted x[0..n), n >= 1. */
+double goal_quantile(const double *x, int n, double q);
+
+/* Whether the goal holds for the replicas' values v[0..n) (NaN = missing,
+ * counted against the goal). *stat receives the statistic compared (the
+ * percentile or the mean). v is reordered. */
+int goal_met(const goal *g, double *v, int n, double *stat);
+
+/* "p90" / "mean" and the operator as text, for messages. */
+const char *goal_op_text(goal_op op);
+
+#endif

@@ -1,0 +1,36 @@
+/*
+ * sweepreport: a sweep's results, each metric against the varied values,
+ * with its spread across replicas (mean, p10, p90, and how many runs).
+ *
+ *   text  sweepreport_table(): one table per metric, for the terminal
+ *         (`clustertwin sweep` prints it when the sweep ends)
+ *   html  DIR/index.html with a chart per metric (gnuplot SVG: the mean
+ *         as a line, p10..p90 as error bars, one line per value of the
+ *         other varied paths) and the tables
+ *   md    DIR/report.md, the tables
+ *   csv   DIR/sweep.csv, one row per (point, metric)
+ *
+ * The metrics: simulated_s, cluster cost, utilisation and energy, failures,
+ * and for each training job, service and queue of the scenario its
+ * headline figures (end_s, ettr, lost_work_s, ...; ttft_p99_s, ...). A
+ * metric with the same value everywhere is listed once, not charted.
+ */
+#ifndef CT_SWEEPREPORT_H
+#define CT_SWEEPREPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "reports/report.h"
+#include "reports/store.h"
+
+/* Print the tables of sweep (0: the latest) to f. 0, or 1 when the
+ * database could not be read (a line on f says so). */
+int sweepreport_table(store *st, int64_t sweep, FILE *f);
+
+/* Write the report of sweep (0: the latest) in o->format to o->out_dir;
+ * statuses as report_write. */
+int sweepreport_write(store *st, int64_t sweep, const report_opts *o, char *main_file, size_t mainlen, char *notes,
+                      size_t noteslen, char *err, size_t errlen);
+
+#endif
