@@ -20,6 +20,9 @@ static const struct command {
     { "check", cmd_check, "validate a scenario and print what it describes" },
     { "topo", cmd_topo, "draw the scenario's cluster topology (SVG or Graphviz dot)" },
     { "report", cmd_report, "write a report (HTML, Markdown, CSV) of runs in a results database" },
+    { "measure", cmd_measure, "measure this machine with a hardware backend (standard sweep)" },
+    { "calibrate", cmd_calibrate, "fit a hardware profile to measurements in a results database" },
+    { "validate", cmd_validate, "predicted vs measured microbenchmarks, with error per case" },
 };
 
 static void usage(FILE *f) {
