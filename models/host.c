@@ -30,6 +30,8 @@ static const pdef params[] = {
     P("copy.cache_bw", copy_cache_bw, "B/s"),
     P("copy.dram_bw", copy_dram_bw, "B/s"),
     P("copy.cache_bytes", copy_cache_bytes, "B"),
+    P("copy.l1_bw", copy_l1_bw, "B/s"),
+    P("copy.l1_bytes", copy_l1_bytes, "B"),
     GEMM("fp64", PREC_FP64),
     GEMM("fp32", PREC_FP32),
     P("storage.latency_s", storage_latency_s, "s"),
@@ -80,6 +82,8 @@ void host_profile_default(host_profile *h) {
     h->copy_cache_bw = 40e9;
     h->copy_dram_bw = 10e9;
     h->copy_cache_bytes = 2 << 20;
+    h->copy_l1_bw = 80e9;
+    h->copy_l1_bytes = 16 << 10;
     h->gemm_peak_flops[PREC_FP64] = 48e9;
     h->gemm_peak_flops[PREC_FP32] = 96e9;
     for (int p = 0; p < PREC_COUNT; p++) {
@@ -123,8 +127,15 @@ int host_predict(const host_profile *h, const mb_case *c, mb_prediction *p, char
             snprintf(why, whylen, "the host profile has no copy.dram_bw");
             return -1;
         }
-        r.time_s = h->copy_latency_s +
-                   c->size_bytes * inv_bw(c->size_bytes, h->copy_cache_bytes, h->copy_cache_bw, h->copy_dram_bw);
+        {
+            /* f1 <= f2: the first level is the smaller cache of the two. */
+            double S = c->size_bytes, f1 = h->copy_l1_bw > 0 ? host_cache_share(S, h->copy_l1_bytes) : 0;
+            double f2 = h->copy_cache_bw > 0 ? host_cache_share(S, h->copy_cache_bytes) : 0;
+            if (f1 > f2) f2 = f1;
+            double spb = (f1 > 0 ? f1 / h->copy_l1_bw : 0) + (f2 > f1 ? (f2 - f1) / h->copy_cache_bw : 0) +
+                         (1 - f2) / h->copy_dram_bw;
+            r.time_s = h->copy_latency_s + S * spb;
+        }
         r.algbw_bytes_per_s = c->size_bytes / r.time_s;
         r.detail = "host memcpy";
         break;

@@ -12,8 +12,11 @@
  *
  * The models, one per case kind (S = bytes, F = 2mnk FLOPs):
  *
- *   copy host    t = copy.latency_s + S * (f / copy.cache_bw + (1 - f) / copy.dram_bw)
- *                f = 1 / (1 + (S / copy.cache_bytes)^2)     (share served by caches)
+ *   copy host    t = copy.latency_s + S * (f1 / copy.l1_bw + (f2 - f1) / copy.cache_bw
+ *                                            + (1 - f2) / copy.dram_bw)
+ *                f1 = share(S, copy.l1_bytes), f2 = share(S, copy.cache_bytes),
+ *                share(S, C) = 1 / (1 + (S / C)^2): the part served by a cache
+ *                of C bytes (the core's own caches, then the shared last level)
  *   gemm P       t = gemm.P.latency_s + F / (gemm.P.peak_flops * gemm.P.eff)
  *                P = fp64 | fp32 (one core: the CBLAS the cpu backend links)
  *   storage      t = storage.latency_s * files + S / storage.write_bw
@@ -38,7 +41,7 @@
 typedef struct host_profile {
     char name[64];                   /* e.g. "twin-myhost" */
     char source[128];                /* "built-in generic host" or "calibrated 2026-..." */
-    double copy_latency_s, copy_cache_bw, copy_dram_bw, copy_cache_bytes;
+    double copy_latency_s, copy_cache_bw, copy_dram_bw, copy_cache_bytes, copy_l1_bw, copy_l1_bytes;
     double gemm_latency_s[PREC_COUNT], gemm_peak_flops[PREC_COUNT], gemm_eff[PREC_COUNT];
     double storage_latency_s, storage_write_bw, storage_read_bw;
     double coll_alpha_s[COLL_OP_COUNT], coll_bw[COLL_OP_COUNT], coll_cache_bw[COLL_OP_COUNT];

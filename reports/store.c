@@ -1040,3 +1040,75 @@ int store_run_finish(store *st, const world *w, const char *results_json, char *
     }
     return STORE_OK;
 }
+
+int store_measurements(store *st, const char *backend, store_measurement **out, int *n, char *err, size_t errlen) {
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *q = NULL;
+    int rc = prepare(st, "SELECT m.op, m.ranks, m.size_bytes, m.m, m.n, m.k, m.precision, m.kind, m.files, "
+                         "m.measured_s, m.measured_read_s, m.run_id, h.backend, h.host "
+                         "FROM microbenchmarks m JOIN runs r ON r.id = m.run_id "
+                         "JOIN hardware h ON h.run_id = m.run_id "
+                         "WHERE r.status = 'complete' AND m.measured_s > 0 AND (?1 IS NULL OR h.backend = ?1) "
+                         "ORDER BY m.run_id, m.idx", &q);
+    if (rc == SQLITE_OK && backend) sqlite3_bind_text(q, 1, backend, -1, SQLITE_STATIC);
+    store_measurement *v = NULL;
+    int cnt = 0, cap = 0;
+    while (rc == SQLITE_OK && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+        rc = SQLITE_OK;
+        const char *op = (const char *)sqlite3_column_text(q, 0);
+        const char *prec = (const char *)sqlite3_column_text(q, 6), *kind = (const char *)sqlite3_column_text(q, 7);
+        store_measurement x;
+        memset(&x, 0, sizeof x);
+        if (!op) continue;
+        if (!strcmp(op, "gemm")) {
+            x.c.kind = MBC_GEMM;
+            x.c.m = sqlite3_column_int(q, 3);
+            x.c.n = sqlite3_column_int(q, 4);
+            x.c.k = sqlite3_column_int(q, 5);
+            int p = prec ? precision_parse(prec) : -1;
+            if (p < 0) continue;
+            x.c.precision = (precision)p;
+        } else if (!strcmp(op, "copy")) {
+            int k = kind ? copy_kind_parse(kind) : -1;
+            if (k < 0) continue;
+            x.c.kind = MBC_COPY;
+            x.c.copy = (copy_kind)k;
+        } else if (!strcmp(op, "storage-write")) {
+            x.c.kind = MBC_STORAGE;
+            x.c.files = sqlite3_column_int(q, 8);
+        } else {
+            int o = coll_op_parse(op);
+            if (o < 0) continue;
+            x.c.kind = MBC_COLLECTIVE;
+            x.c.op = (coll_op)o;
+            x.c.ranks = sqlite3_column_int(q, 1);
+        }
+        x.c.size_bytes = sqlite3_column_double(q, 2);
+        x.time_s = sqlite3_column_double(q, 9);
+        x.read_s = sqlite3_column_double(q, 10);
+        x.run_id = sqlite3_column_int64(q, 11);
+        snprintf(x.backend, sizeof x.backend, "%s", sqlite3_column_text(q, 12) ? (const char *)sqlite3_column_text(q, 12) : "");
+        snprintf(x.host, sizeof x.host, "%s", sqlite3_column_text(q, 13) ? (const char *)sqlite3_column_text(q, 13) : "");
+        if (cnt == cap) {
+            cap = cap ? 2 * cap : 64;
+            store_measurement *p = realloc(v, (size_t)cap * sizeof *p);
+            if (!p) {
+                rc = SQLITE_NOMEM;
+                break;
+            }
+            v = p;
+        }
+        v[cnt++] = x;
+    }
+    if (rc == SQLITE_DONE) rc = SQLITE_OK;
+    sqlite3_finalize(q);
+    if (rc != SQLITE_OK) {
+        free(v);
+        seterr(err, errlen, "%s: cannot read the measurements: %s", st->path, sqlite3_errmsg(st->db));
+        return STORE_FAILED;
+    }
+    *out = v;
+    *n = cnt;
+    return STORE_OK;
+}
