@@ -76,10 +76,10 @@ run: deps
 	$(BIN) report out/default.db --out out/default
 
 test: deps
-	@$(MAKE) --no-print-directory $(BIN) $(B)/san/clustertwin $(TESTS) $(STESTS)
+	@$(MAKE) --no-print-directory $(BIN) $(B)/san/clustertwin $(TESTS) $(STESTS) $(STANDINS)
 	@$(MAKE) --no-print-directory unit-test cli-test
 
-unit-test: $(TESTS) $(STESTS)
+unit-test: $(TESTS) $(STESTS) $(STANDINS)
 	@fail=0; for t in $(TESTS) $(STESTS); do \
 	  if ASAN_OPTIONS=detect_leaks=1 $$t >$$t.log 2>&1; then echo "ok   $$t"; \
 	  else echo "FAIL $$t (log: $$t.log)"; tail -n 30 $$t.log; fail=1; fi; done; exit $$fail
@@ -145,6 +145,14 @@ $(B)/san/tests/%: $(B)/san/obj/tests/%.o $(B)/san/libclustertwin.a
 $(B)/san/obj/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(SANFLAGS) $(TEST_CFLAGS) -MMD -MP -c -o $@ $<
+
+# Stand-ins for the CUDA driver, runtime, cuBLAS and NCCL (tests/standin/),
+# built only for tests and loaded by path (CT_CUDA_DRIVER_LIB, CT_CUDART_LIB,
+# CT_CUBLAS_LIB, CT_NCCL_LIB) by test_gpubackends and tests/cli_hw.sh.
+STANDINS := $(patsubst tests/standin/%.c,$(B)/tests/libstandin-%.so,$(wildcard tests/standin/*.c))
+$(B)/tests/libstandin-%.so: tests/standin/%.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC -D_POSIX_C_SOURCE=200809L -o $@ $<
 
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/clustertwin/scenarios

@@ -15,7 +15,7 @@
 
 static const char help[] =
     "usage: clustertwin measure --backend cpu|mpi|cuda|nccl [--cases FILE] [--db PATH] [--json PATH|-]\n"
-    "                           [--dir DIR] [--quick] [--quiet]\n"
+    "                           [--dir DIR] [--ranks N] [--quick] [--quiet]\n"
     "\n"
     "Measure this machine with a hardware backend and store the measurements (with the\n"
     "host model's predictions) as a run in the results database, for 'clustertwin calibrate'.\n"
@@ -27,6 +27,7 @@ static const char help[] =
     "  --db PATH     results database (default out/measure-<backend>.db)\n"
     "  --json PATH   also write the results JSON ('-' = stdout)\n"
     "  --dir DIR     storage cases write in DIR (default out/ckpt-bench)\n"
+    "  --ranks N     collectives' ranks (default: mpirun's -np for mpi, 8 GPUs for nccl)\n"
     "  --quick       a short sweep (fewer, smaller sizes: for tests)\n"
     "  --quiet       no table, no progress\n"
     "Environment: CT_HW_REPS (timed repetitions, default 9), CT_HW_BUDGET_S (seconds per\n"
@@ -44,7 +45,7 @@ static int launch_size(void) {
 }
 
 /* The standard sweep of a backend as scenario XML (malloc'd). */
-static char *sweep_xml(const char *backend, const char *dir, int quick) {
+static char *sweep_xml(const char *backend, const char *dir, int quick, int ranks) {
     size_t cap = 8192, n = 0;
     char *z = malloc(cap);
     if (!z) return NULL;
@@ -64,16 +65,18 @@ static char *sweep_xml(const char *backend, const char *dir, int quick) {
             ADD("    <storage-write size=\"%dMiB\" files=\"1\" path=\"%s\"/>\n", mb, dir);
     } else if (!strcmp(backend, "mpi") || !strcmp(backend, "nccl")) {
         static const char *ops[] = { "allreduce", "allgather", "reducescatter", "alltoall", "broadcast", "sendrecv" };
-        int r = !strcmp(backend, "mpi") ? launch_size() : 8;
+        int r = ranks > 0 ? ranks : !strcmp(backend, "mpi") ? launch_size() : 8;
         for (int i = 0; i < 6; i++)
             ADD("    <collective op=\"%s\" ranks=\"%d\" min-size=\"1KiB\" max-size=\"%s\" factor=\"2\"/>\n", ops[i],
                 r < 2 ? 2 : r, quick ? "256KiB" : "64MiB");
     } else {
-        ADD("    <gemm m=\"8192\" n=\"8192\" k=\"8192\" precision=\"bf16\"/>\n"
-            "    <gemm m=\"4096\" n=\"4096\" k=\"4096\" precision=\"fp32\"/>\n"
-            "    <copy kind=\"d2d\" min-size=\"1MiB\" max-size=\"1GiB\" factor=\"4\"/>\n"
-            "    <copy kind=\"h2d\" min-size=\"1MiB\" max-size=\"1GiB\" factor=\"4\"/>\n"
-            "    <copy kind=\"d2h\" min-size=\"1MiB\" max-size=\"1GiB\" factor=\"4\"/>\n");
+        int g = quick ? 128 : 8192;
+        const char *mx = quick ? "4MiB" : "1GiB";
+        for (int i = 0; i < 2; i++)
+            ADD("    <gemm m=\"%d\" n=\"%d\" k=\"%d\" precision=\"%s\"/>\n", g, g, g, i ? "fp32" : "bf16");
+        for (int i = 0; i < 3; i++)
+            ADD("    <copy kind=\"%s\" min-size=\"1MiB\" max-size=\"%s\" factor=\"4\"/>\n",
+                (const char *[]){ "d2d", "h2d", "d2h" }[i], mx);
     }
     ADD("  </microbenchmarks>\n</scenario>\n");
 #undef ADD
@@ -85,7 +88,7 @@ static char *sweep_xml(const char *backend, const char *dir, int quick) {
 }
 
 int cmd_measure(int argc, char **argv) {
-    const char *backend = NULL, *cases = NULL, *db = NULL, *json_path = NULL, *dir = "out/ckpt-bench";
+    const char *backend = NULL, *cases = NULL, *db = NULL, *json_path = NULL, *dir = "out/ckpt-bench", *ranks_z = NULL;
     int quick = 0, quiet = 0;
     for (int i = 1; i < argc; i++) {
         int m;
@@ -96,7 +99,7 @@ int cmd_measure(int argc, char **argv) {
         if ((m = cli_opt(argc, argv, &i, "--backend", &backend)) != 0 ||
             (m = cli_opt(argc, argv, &i, "--cases", &cases)) != 0 || (m = cli_opt(argc, argv, &i, "--db", &db)) != 0 ||
             (m = cli_opt(argc, argv, &i, "--json", &json_path)) != 0 ||
-            (m = cli_opt(argc, argv, &i, "--dir", &dir)) != 0) {
+            (m = cli_opt(argc, argv, &i, "--dir", &dir)) != 0 || (m = cli_opt(argc, argv, &i, "--ranks", &ranks_z)) != 0) {
             if (m < 0) return EXIT_BAD_INPUT;
         } else if (!strcmp(argv[i], "--quick")) {
             quick = 1;
@@ -112,6 +115,9 @@ int cmd_measure(int argc, char **argv) {
     for (int i = 0; i < 4; i++) ok |= !strcmp(backend, known[i]);
     if (!ok) return cli_usage_error("measure", "--backend %s: expected cpu, mpi, cuda or nccl", backend);
     if (db && !*db) return cli_usage_error("measure", "--db needs a path");
+    int ranks = 0;
+    if (ranks_z && ((ranks = atoi(ranks_z)) < 2 || ranks > 4096))
+        return cli_usage_error("measure", "--ranks %s: expected 2 to 4096", ranks_z);
 
     char err[2048], default_db[64];
     scenario *s = NULL;
@@ -121,7 +127,7 @@ int cmd_measure(int argc, char **argv) {
             return EXIT_BAD_INPUT;
         }
     } else {
-        char *xml = sweep_xml(backend, dir, quick);
+        char *xml = sweep_xml(backend, dir, quick, ranks);
         char name[64];
         snprintf(name, sizeof name, "<measure --backend %s>", backend);
         int rc = xml ? scenario_load_memory(xml, strlen(xml), name, &s, err, sizeof err) : -1;
