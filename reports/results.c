@@ -574,4 +574,26 @@ void results_microbench_table(FILE *f, const world *w) {
     double med, mx;
     int k = results_microbench_errors(w, &med, &mx);
     if (k > 0) fprintf(f, "%d cases predicted and measured: median |error| %.1f%%, max |error| %.1f%%\n", k, med, mx);
+    /* By kind of case, when there is more than one kind. */
+    static const char *const kinds[] = { "collectives", "GEMM", "copies", "storage" };
+    double *e = malloc((size_t)n * sizeof *e);
+    int kinds_seen = 0;
+    for (int kind = 0; e && kind < 4; kind++) {
+        int ne = 0;
+        for (int i = 0; i < n; i++) {
+            const mb_case *c = world_microbench_case(w, i);
+            const mb_prediction *p = world_microbench_prediction(w, i);
+            const mb_measurement *m = world_microbench_measured(w, i);
+            if ((int)c->kind == kind && p && m && m->time_s > 0) e[ne++] = mb_error_pct(p->time_s, m->time_s);
+        }
+        if (ne == 0) continue;
+        if (ne == k) break;            /* one kind only: the line above says it */
+        kinds_seen++;
+        qsort(e, (size_t)ne, sizeof *e, cmp_abs);
+        double md = ne % 2 ? fabs(e[ne / 2]) : (fabs(e[ne / 2 - 1]) + fabs(e[ne / 2])) / 2;
+        fprintf(f, "  %-12s %3d cases: median |error| %.1f%%, max |error| %.1f%%\n", kinds[kind], ne, md,
+                fabs(e[ne - 1]));
+    }
+    (void)kinds_seen;
+    free(e);
 }
