@@ -3,6 +3,8 @@
 #   make run      build, install missing Debian packages (as root), run the default scenario
 #   make test     build and run every test (plain build and ASan+UBSan build)
 #   make bench    performance benchmarks, printed as ratios measured in one run
+#   make twin     this machine as a twin: measure it (cpu, and MPI with mpirun -np 2),
+#                 calibrate a hardware profile, validate it on held-out sizes (out/twin/)
 #   make install  PREFIX=/usr/local DESTDIR=
 #   make clean
 #
@@ -56,7 +58,7 @@ TESTS     := $(TEST_SRC:tests/%.c=$(B)/tests/%)
 STESTS    := $(TEST_SRC:tests/%.c=$(B)/san/tests/%)
 BENCHES   := $(BENCH_SRC:tests/%.c=$(B)/tests/%)
 
-.PHONY: all run test unit-test cli-test bench install uninstall clean deps check-deps
+.PHONY: all run test unit-test cli-test bench install uninstall clean deps check-deps twin
 .SUFFIXES:
 .DELETE_ON_ERROR:
 
@@ -76,10 +78,10 @@ run: deps
 	$(BIN) report out/default.db --out out/default
 
 test: deps
-	@$(MAKE) --no-print-directory $(BIN) $(B)/san/clustertwin $(TESTS) $(STESTS)
+	@$(MAKE) --no-print-directory $(BIN) $(B)/san/clustertwin $(TESTS) $(STESTS) $(STANDINS)
 	@$(MAKE) --no-print-directory unit-test cli-test
 
-unit-test: $(TESTS) $(STESTS)
+unit-test: $(TESTS) $(STESTS) $(STANDINS)
 	@fail=0; for t in $(TESTS) $(STESTS); do \
 	  if ASAN_OPTIONS=detect_leaks=1 $$t >$$t.log 2>&1; then echo "ok   $$t"; \
 	  else echo "FAIL $$t (log: $$t.log)"; tail -n 30 $$t.log; fail=1; fi; done; exit $$fail
@@ -90,6 +92,33 @@ cli-test: $(BIN) $(B)/san/clustertwin
 
 bench: check-deps $(BENCHES) $(BIN)
 	@for b in $(BENCHES); do $$b || exit 1; done
+
+# make twin: measure this host with the cpu backend and MPI between two
+# ranks (skipped without mpirun), fit a hardware profile on every other size
+# of each sweep (calibrate prints the held-out errors), then validate the
+# profile on sizes no sweep measured (scenarios/twin-host.xml), and write the
+# reports. Takes 2-4 minutes. Results in out/twin/: twin.db (measurements),
+# profile.xml, validate.db, validate-cpu.json, validate-mpi.json,
+# report-cpu/ and report-mpi/ (HTML with the predicted-vs-measured chart).
+TWIN = out/twin
+TWIN_MPIRUN = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1 mpirun -np 2
+twin: check-deps
+	@$(MAKE) --no-print-directory $(BIN)
+	@mkdir -p $(TWIN) && rm -f $(TWIN)/twin.db $(TWIN)/validate.db
+	$(BIN) measure --backend cpu --db $(TWIN)/twin.db --dir $(TWIN)/ckpt --quiet
+	@if command -v mpirun >/dev/null 2>&1; then \
+	  echo "$(TWIN_MPIRUN) $(BIN) measure --backend mpi --db $(TWIN)/twin.db --quiet"; \
+	  $(TWIN_MPIRUN) $(BIN) measure --backend mpi --db $(TWIN)/twin.db --quiet || exit 1; \
+	else echo "make twin: mpirun not found: MPI collectives are not measured"; fi
+	$(BIN) calibrate --db $(TWIN)/twin.db --out $(TWIN)/profile.xml
+	$(BIN) validate scenarios/twin-host.xml --backend cpu --profile $(TWIN)/profile.xml \
+	  --db $(TWIN)/validate.db --json $(TWIN)/validate-cpu.json --quiet
+	@if command -v mpirun >/dev/null 2>&1; then \
+	  echo "$(TWIN_MPIRUN) $(BIN) validate scenarios/twin-host.xml --backend mpi ..."; \
+	  $(TWIN_MPIRUN) $(BIN) validate scenarios/twin-host.xml --backend mpi --profile $(TWIN)/profile.xml \
+	    --db $(TWIN)/validate.db --json $(TWIN)/validate-mpi.json --quiet || exit 1; \
+	  $(BIN) report $(TWIN)/validate.db --run 2 --out $(TWIN)/report-mpi >/dev/null; fi
+	$(BIN) report $(TWIN)/validate.db --run 1 --out $(TWIN)/report-cpu
 
 # The library is an archive so a test links only the modules it uses.
 $(B)/libclustertwin.a: $(LIB_OBJ)
@@ -145,6 +174,14 @@ $(B)/san/tests/%: $(B)/san/obj/tests/%.o $(B)/san/libclustertwin.a
 $(B)/san/obj/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(SANFLAGS) $(TEST_CFLAGS) -MMD -MP -c -o $@ $<
+
+# Stand-ins for the CUDA driver, runtime, cuBLAS and NCCL (tests/standin/),
+# built only for tests and loaded by path (CT_CUDA_DRIVER_LIB, CT_CUDART_LIB,
+# CT_CUBLAS_LIB, CT_NCCL_LIB) by test_gpubackends and tests/cli_hw.sh.
+STANDINS := $(patsubst tests/standin/%.c,$(B)/tests/libstandin-%.so,$(wildcard tests/standin/*.c))
+$(B)/tests/libstandin-%.so: tests/standin/%.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC -D_POSIX_C_SOURCE=200809L -o $@ $<
 
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/clustertwin/scenarios

@@ -22,6 +22,9 @@ int cmd_dash(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_measure(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
 
 /* "--json PATH" style option at argv[*i]: stores the value, advances *i.
  * Returns 1 when matched, 0 when not this option, -1 when the value is
@@ -30,6 +33,25 @@ int cli_opt(int argc, char **argv, int *i, const char *name, const char **value)
 
 /* Print "clustertwin CMD: message" to stderr; returns EXIT_BAD_INPUT. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Hardware mode (cli/hwrun.c). cli_hw_measure: price w's microbenchmark
+ * cases on the host model when the backend is cpu or mpi (profile file,
+ * else the scenario's <host-profile>, else the built-in generic host), then
+ * measure them with the backend; *rank = this process's rank (only rank 0
+ * writes). Returns an exit status: 2 when the backend or profile is
+ * unavailable (message printed), 1 when a case failed to measure.
+ * cli_hw_session: the same on a new world of s, then the results JSON
+ * (json_path, NULL = none), the database (db_path, NULL = none) and the
+ * predicted-vs-measured table on stdout (table) from rank 0. */
+struct world;
+int cli_hw_measure(const char *cmd, const char *backend, const char *profile, struct world *w, int verbose, int *rank);
+struct scenario;
+int cli_hw_session(const char *cmd, struct scenario *s, const char *backend, const char *profile,
+                   const char *json_path, const char *db_path, int table, int verbose);
+
+/* Create the directories above path (errors ignored: the open that
+ * follows reports them). */
+void cli_mkdir_parent(const char *path);
 
 /* Monotonic wall clock in seconds. */
 double cli_wall_s(void);

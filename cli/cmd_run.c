@@ -17,7 +17,7 @@
 
 static const char help[] =
     "usage: clustertwin run FILE [--json PATH|-] [--db PATH | --no-db] [--seed N] [--until DURATION]\n"
-    "                       [--quiet]\n"
+    "                       [--quiet] [--backend cpu|mpi|cuda|nccl [--profile P]]\n"
     "\n"
     "Simulate the scenario in FILE and print a summary of the results.\n"
     "  --json PATH     write the results as JSON (CONTRACT.md) to PATH; '-' = stdout\n"
@@ -30,6 +30,13 @@ static const char help[] =
     "  --seed N        use seed N instead of the scenario's seed\n"
     "  --until D       stop at simulated time D (e.g. 30d) if the scenario runs longer\n"
     "  --quiet         no summary\n"
+    "  --backend B     also measure the scenario's <microbenchmarks> on this machine with\n"
+    "                  backend B (cpu, mpi under mpirun, cuda, nccl) and print predicted vs\n"
+    "                  measured; the JSON and the database get measured_* and error_pct.\n"
+    "                  cpu and mpi cases are priced by the host model (--profile P, the\n"
+    "                  scenario's <host-profile>, else a generic host). Under mpirun only\n"
+    "                  rank 0 writes. Exit 2 when the backend is unavailable.\n"
+    "  --profile P     price the cases with the hardware profile P (clustertwin calibrate)\n"
     "Exit status: 0 ok, 1 the run failed, 2 bad input.\n";
 
 /* out/<scenario name>.db, the name reduced to characters safe in a file name. */
@@ -44,6 +51,7 @@ static void default_db_path(const char *name, char *buf, size_t len) {
 int cmd_run(int argc, char **argv) {
     const char *file = NULL, *json_path = NULL, *seed_z = NULL, *until_z = NULL, *db_path = NULL;
     int quiet = 0, no_db = 0;
+    const char *backend = NULL, *profile = NULL;          /* hardware mode */
     for (int i = 1; i < argc; i++) {
         int m;
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -57,6 +65,10 @@ int cmd_run(int argc, char **argv) {
         } else if ((m = cli_opt(argc, argv, &i, "--until", &until_z)) != 0) {
             if (m < 0) return EXIT_BAD_INPUT;
         } else if ((m = cli_opt(argc, argv, &i, "--db", &db_path)) != 0) {
+            if (m < 0) return EXIT_BAD_INPUT;
+        } else if ((m = cli_opt(argc, argv, &i, "--backend", &backend)) != 0) {    /* hardware mode */
+            if (m < 0) return EXIT_BAD_INPUT;
+        } else if ((m = cli_opt(argc, argv, &i, "--profile", &profile)) != 0) {
             if (m < 0) return EXIT_BAD_INPUT;
         } else if (!strcmp(argv[i], "--no-db")) {
             no_db = 1;
@@ -73,6 +85,7 @@ int cmd_run(int argc, char **argv) {
     if (!file) return cli_usage_error("run", "missing scenario FILE");
     if (db_path && !*db_path) return cli_usage_error("run", "--db needs a path (--no-db: no database)");
     if (db_path && no_db) return cli_usage_error("run", "--db and --no-db together");
+    if (profile && !backend) return cli_usage_error("run", "--profile needs --backend");
 
     double until_s = 0, seed = -1;
     char why[128];
@@ -99,6 +112,14 @@ int cmd_run(int argc, char **argv) {
         fprintf(stderr, "%s\n", bus ? err : "out of memory");
         rc = bus ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
         goto out;
+    }
+    /* Hardware mode: measure the microbenchmarks first; under mpirun only
+     * rank 0 goes on to write results. */
+    if (backend) {
+        int rank = 0;
+        rc = cli_hw_measure("run", backend, profile, w, !quiet, &rank);
+        if (rc == EXIT_BAD_INPUT) goto out;
+        if (rank != 0) goto out;
     }
     /* The results database: the sink subscribes before the run; an explicit
      * --db that cannot be written is an error, the default path a warning. */
@@ -141,6 +162,7 @@ int cmd_run(int argc, char **argv) {
     }
     if (!quiet && !(json_path && !strcmp(json_path, "-"))) {
         results_summary(stdout, s, w, wall);
+        if (backend) results_microbench_table(stdout, w);
         if (st && rc == EXIT_OK)
             printf("\nstored as run %lld in %s ('clustertwin report %s')\n", (long long)store_run_id(st),
                    store_path(st), store_path(st));

@@ -24,6 +24,9 @@ static const struct command {
     { "sweep", cmd_sweep, "run a scenario over a grid of values, Monte Carlo replicas per point" },
     { "plan", cmd_plan, "find the cheapest configuration that meets a goal at a confidence" },
     { "merge", cmd_merge, "combine results databases (a sweep's Slurm tasks) into one" },
+    { "measure", cmd_measure, "measure this machine with a hardware backend (standard sweep)" },
+    { "calibrate", cmd_calibrate, "fit a hardware profile to measurements in a results database" },
+    { "validate", cmd_validate, "predicted vs measured microbenchmarks, with error per case" },
 };
 
 static void usage(FILE *f) {

@@ -161,6 +161,73 @@ int comm_bcast(void *buf, size_t n, int root) {
     return 0;
 }
 
+#ifdef CT_HAVE_MPI
+#define FITS(n) ((n) <= (size_t)0x7fffffff)
+#endif
+
+int comm_allreduce_f32(const float *send, float *recv, size_t count) {
+#ifdef CT_HAVE_MPI
+    if (started && FITS(count))
+        return MPI_Allreduce(send == recv ? MPI_IN_PLACE : send, recv, (int)count, MPI_FLOAT, MPI_SUM,
+                             MPI_COMM_WORLD) == MPI_SUCCESS ? 0 : -1;
+#else
+    (void)send; (void)recv; (void)count;
+#endif
+    return -1;
+}
+
+int comm_allgather(const void *send, void *recv, size_t bytes_per_rank) {
+#ifdef CT_HAVE_MPI
+    if (started && FITS(bytes_per_rank))
+        return MPI_Allgather(send, (int)bytes_per_rank, MPI_BYTE, recv, (int)bytes_per_rank, MPI_BYTE,
+                             MPI_COMM_WORLD) == MPI_SUCCESS ? 0 : -1;
+#else
+    (void)send; (void)recv; (void)bytes_per_rank;
+#endif
+    return -1;
+}
+
+int comm_reduce_scatter_f32(const float *send, float *recv, size_t recvcount) {
+#ifdef CT_HAVE_MPI
+    if (started && FITS(recvcount))
+        return MPI_Reduce_scatter_block(send, recv, (int)recvcount, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD) ==
+                       MPI_SUCCESS ? 0 : -1;
+#else
+    (void)send; (void)recv; (void)recvcount;
+#endif
+    return -1;
+}
+
+int comm_alltoall(const void *send, void *recv, size_t bytes_per_rank) {
+#ifdef CT_HAVE_MPI
+    if (started && FITS(bytes_per_rank))
+        return MPI_Alltoall(send, (int)bytes_per_rank, MPI_BYTE, recv, (int)bytes_per_rank, MPI_BYTE,
+                            MPI_COMM_WORLD) == MPI_SUCCESS ? 0 : -1;
+#else
+    (void)send; (void)recv; (void)bytes_per_rank;
+#endif
+    return -1;
+}
+
+int comm_sendrecv(const void *send, void *recv, size_t n, int dest, int src, int tag) {
+#ifdef CT_HAVE_MPI
+    if (started && FITS(n))
+        return MPI_Sendrecv(send, (int)n, MPI_BYTE, dest, tag, recv, (int)n, MPI_BYTE, src, tag, MPI_COMM_WORLD,
+                            MPI_STATUS_IGNORE) == MPI_SUCCESS ? 0 : -1;
+#else
+    (void)send; (void)recv; (void)n; (void)dest; (void)src; (void)tag;
+#endif
+    return -1;
+}
+
+double comm_max_double(double x) {
+#ifdef CT_HAVE_MPI
+    double y = x;
+    if (started && MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD) == MPI_SUCCESS) return y;
+#endif
+    return x;
+}
+
 double comm_wtime(void) {
 #ifdef CT_HAVE_MPI
     if (started) return MPI_Wtime();

@@ -53,6 +53,21 @@ long comm_recv_any_size(void **buf, int src, int tag);
 /* Broadcast n bytes from root. */
 int comm_bcast(void *buf, size_t n, int root);
 
+/* Collectives over all ranks, as nccl-tests sizes them (bytes are the
+ * whole buffer a rank holds; float32 sums). Return 0, or -1 on error or
+ * outside MPI (except comm_max_double, which returns x outside MPI).
+ *   allreduce       count floats in, count floats out (in place when send == recv)
+ *   allgather       send bytes_per_rank, recv size * bytes_per_rank
+ *   reduce_scatter  send size * recvcount floats, recv recvcount floats
+ *   alltoall        send and recv size * bytes_per_rank
+ *   sendrecv        send n bytes to dest, receive n bytes from src */
+int comm_allreduce_f32(const float *send, float *recv, size_t count);
+int comm_allgather(const void *send, void *recv, size_t bytes_per_rank);
+int comm_reduce_scatter_f32(const float *send, float *recv, size_t recvcount);
+int comm_alltoall(const void *send, void *recv, size_t bytes_per_rank);
+int comm_sendrecv(const void *send, void *recv, size_t n, int dest, int src, int tag);
+double comm_max_double(double x);
+
 /* Wall clock (MPI_Wtime inside MPI, else CLOCK_MONOTONIC), seconds. */
 double comm_wtime(void);
 

@@ -140,3 +140,25 @@ int mb_predict(const mb_case *c, const mb_env *env, mb_prediction *p) {
     if (rc == 0) *p = r;
     return rc;
 }
+
+void mb_measurement_rates(const mb_case *c, mb_measurement *m) {
+    double t = m->time_s;
+    m->algbw_bytes_per_s = m->busbw_bytes_per_s = m->tflops = 0;
+    if (!(t > 0)) return;
+    switch (c->kind) {
+    case MBC_COLLECTIVE:
+        m->algbw_bytes_per_s = c->size_bytes / t;
+        m->busbw_bytes_per_s = m->algbw_bytes_per_s * coll_busbw_factor(c->op, c->ranks);
+        break;
+    case MBC_GEMM:
+        m->tflops = 2.0 * c->m * c->n * c->k / t / 1e12;
+        break;
+    default:
+        m->algbw_bytes_per_s = c->size_bytes / t;
+        break;
+    }
+}
+
+double mb_error_pct(double predicted_s, double measured_s) {
+    return measured_s > 0 ? 100.0 * (predicted_s - measured_s) / measured_s : NAN;
+}

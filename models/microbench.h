@@ -33,6 +33,7 @@ typedef struct mb_case {
     precision precision;
     copy_kind copy;
     int files;                   /* storage */
+    const char *path;            /* storage: directory written (NULL = a default) */
 } mb_case;
 
 /* Where a case runs. storage may be NULL (then the node's NVMe). */
@@ -49,6 +50,35 @@ typedef struct mb_prediction {
     double tflops;               /* gemm */
     const char *detail;          /* e.g. "nvls/Simple" (static string) */
 } mb_prediction;
+
+/* One case measured on real hardware (hw/): per-operation times over
+ * `reps` timed repetitions (each `iters` operations, after `warmup`
+ * untimed ones): the median, the quartiles and the extremes. Rates are
+ * those of the median time, by the same conventions as the prediction. */
+typedef struct mb_measurement {
+    double time_s;               /* median */
+    double min_s, q1_s, q3_s, max_s;
+    int warmup, reps, iters;
+    double algbw_bytes_per_s, busbw_bytes_per_s, tflops;
+    double read_s;               /* storage: median time to read the files back (0 = none) */
+} mb_measurement;
+
+/* Where measurements were taken (hw/ fills it; plain strings). */
+typedef struct mb_hardware {
+    char backend[16];
+    char host[128];
+    char cpu[160];               /* CPU model and cores */
+    char devices[256];           /* GPUs, or what the backend measures on */
+    char libraries[256];         /* library versions */
+    int ranks;                   /* processes taking part (MPI ranks, GPUs for nccl) */
+} mb_hardware;
+
+/* Fill the rates of m (algbw, busbw, tflops) from m->time_s. */
+void mb_measurement_rates(const mb_case *c, mb_measurement *m);
+
+/* Signed error of a prediction in percent of the measurement:
+ * 100 (predicted - measured) / measured. */
+double mb_error_pct(double predicted_s, double measured_s);
 
 /* Predict one case. Returns 0, or -1 on a case the model cannot price
  * (e.g. ranks > 1 with no fabric); p unchanged on error. */

@@ -348,6 +348,59 @@ static void latency_chart(plan *p, const rundata *r) {
     fprintf(p->gp, "unset multiplot\n");
 }
 
+/* ---- microbenchmarks: predicted vs measured ------------------------------- */
+
+/* One point per case both predicted and measured, a series per kind of
+ * case (op, and the copy kind or GEMM precision), on log-log axes with the
+ * line predicted = measured and a +-10% band. */
+static void micro_chart(plan *p, sqlite3 *db, const rundata *r) {
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT op || CASE WHEN kind IS NOT NULL THEN ' ' || kind WHEN precision IS NOT NULL "
+                               "THEN ' ' || precision ELSE '' END AS g, measured_s, predicted_s, measured_min_s, "
+                               "measured_max_s FROM microbenchmarks WHERE run_id = ? AND predicted_s > 0 AND "
+                               "measured_s > 0 ORDER BY g, idx", -1, &q, NULL) != SQLITE_OK) {
+        sqlite3_finalize(q);
+        return;
+    }
+    sqlite3_bind_int64(q, 1, r->id);
+    FILE *f = NULL;
+    char groups[16][48];
+    int ng = 0;
+    double lo = INFINITY, hi = 0;
+    while (sqlite3_step(q) == SQLITE_ROW) {
+        const char *g = (const char *)sqlite3_column_text(q, 0);
+        if (!f && !(f = open_in(p, "micro", ".dat"))) break;
+        if (!ng || strcmp(groups[ng - 1], g ? g : "")) {
+            if (ng == 16) break;
+            if (ng) fputs("\n\n", f);
+            snprintf(groups[ng++], sizeof groups[0], "%s", g ? g : "");
+            fprintf(f, "# %s: measured median s, predicted s, measured min s, measured max s\n", g ? g : "");
+        }
+        double m = sqlite3_column_double(q, 1), pr = sqlite3_column_double(q, 2);
+        fprintf(f, "%.9g %.9g %.9g %.9g\n", m, pr, sqlite3_column_double(q, 3), sqlite3_column_double(q, 4));
+        lo = fmin(lo, fmin(m, pr));
+        hi = fmax(hi, fmax(m, pr));
+    }
+    sqlite3_finalize(q);
+    if (!f) return;
+    fclose(f);
+    begin(p, "micro", "Microbenchmarks: predicted vs measured",
+          "Each case's predicted time against its measured median (bars: fastest to slowest repetition), "
+          "log-log. On the solid line the model is exact; the dashed lines are +-10%.");
+    fprintf(p->gp, "set size ratio -1\nset terminal svg size 720,640 fixed noenhanced font 'Helvetica,12' "
+                   "background rgb 'white'\nset output '%smicro.svg'\nset logscale xy\nset format x '1e%%L'\n"
+                   "set format y '1e%%L'\nset xrange [%.6g:%.6g]\nset yrange [%.6g:%.6g]\n"
+                   "set xlabel 'measured (s)'\nset ylabel 'predicted (s)'\nset key inside left top vertical box opaque\n"
+                   "d = '%smicro.dat'\nplot x w l lc rgb '#555555' t 'predicted = measured', "
+                   "1.1*x w l dt 2 lc rgb '#999999' t '+-10%%', 0.9*x w l dt 2 lc rgb '#999999' notitle",
+            p->prefix, lo / 2, hi * 2, lo / 2, hi * 2, p->prefix);
+    for (int i = 0; i < ng; i++) {
+        fprintf(p->gp, ", \\\n  d index %d u 1:2:3:4 w xerrorbars pt 7 ps 0.6 t ", i);
+        gp_quote(p->gp, groups[i]);
+    }
+    fputs("\nset terminal svg size 960,360 fixed noenhanced font 'Helvetica,12' background rgb 'white'\n", p->gp);
+}
+
 /* ---- running gnuplot ----------------------------------------------------- */
 
 /* Run PROGRAM script in dir with its output in log. Returns the exit
@@ -417,6 +470,7 @@ void charts_draw(sqlite3 *db, const rundata *r, const char *dir, const char *pre
     steps_chart(&p, r);
     waits_chart(&p, r);
     latency_chart(&p, r);
+    micro_chart(&p, db, r);
     fprintf(p.gp, "\nunset output\n");
     int werr = ferror(p.gp);
     fclose(p.gp);

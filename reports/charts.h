@@ -14,7 +14,8 @@
  * service as a line), cost so far, failures and restarts on a timeline,
  * the step-time breakdown of each training job, training progress, and
  * the queue-wait CDF of each queue, and the TTFT and end-to-end latency
- * CDFs of each inference service.
+ * CDFs of each inference service, and the microbenchmarks' predicted vs
+ * measured times (key micro) when the run measured any.
  */
 #ifndef CT_CHARTS_H
 #define CT_CHARTS_H
@@ -25,7 +26,7 @@
 
 #include "reports/rundata.h"
 
-#define CHARTS_MAX 8
+#define CHARTS_MAX 10
 
 typedef struct chart {
     char key[16];                    /* util, cost, failures, steps, progress, waits, latency */

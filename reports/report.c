@@ -24,6 +24,7 @@
 #include <sqlite3.h>
 
 #include "reports/charts.h"
+#include "scenarios/units.h"
 #include "reports/rundata.h"
 #include "reports/store.h"
 #include "reports/sweepdb.h"
@@ -713,6 +714,103 @@ static void h2(FILE *f, const char *id, const char *title) {
     fputs("</h2>\n", f);
 }
 
+static int cmp_abs(const void *a, const void *b) {
+    double x = fabs(*(const double *)a), y = fabs(*(const double *)b);
+    return (x > y) - (x < y);
+}
+
+/* Microbenchmarks measured on hardware: where, the chart, and a table of
+ * predicted vs measured with the error per case (nothing when the run
+ * measured none). */
+static void html_microbench(FILE *f, sqlite3 *db, const rundata *r, const charts *ch) {
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT op, kind, precision, ranks, size_bytes, m, n, k, files, predicted_s, "
+                               "measured_s, measured_min_s, measured_max_s, error_pct, note, reps FROM microbenchmarks "
+                               "WHERE run_id = ? ORDER BY idx", -1, &q, NULL) != SQLITE_OK) {
+        sqlite3_finalize(q);
+        return;
+    }
+    sqlite3_bind_int64(q, 1, r->id);
+    int rows = 0, measured = 0, ne = 0;
+    double err[4096];
+    while (sqlite3_step(q) == SQLITE_ROW) {
+        if (!rows++) {
+            h2(f, "microbenchmarks", "Predicted vs measured");
+            sqlite3_stmt *hq = NULL;
+            if (sqlite3_prepare_v2(db, "SELECT backend, host, cpu, devices, libraries, ranks, profile, profile_source "
+                                       "FROM hardware WHERE run_id = ?", -1, &hq, NULL) == SQLITE_OK) {
+                sqlite3_bind_int64(hq, 1, r->id);
+                if (sqlite3_step(hq) == SQLITE_ROW) {
+                    const char *z[8];
+                    for (int i = 0; i < 8; i++) z[i] = (const char *)sqlite3_column_text(hq, i);
+                    fputs("<p>", f);
+                    if (z[0])
+                        hf(f, "Measured with the %s backend on %s (%s; %s; %s; %d process%s). ", z[0], z[1] ? z[1] : "?",
+                           z[2] ? z[2] : "", z[3] ? z[3] : "", z[4] ? z[4] : "", sqlite3_column_int(hq, 5),
+                           sqlite3_column_int(hq, 5) == 1 ? "" : "es");
+                    if (z[6]) hf(f, "Predicted by the host profile %s (%s).", z[6], z[7] ? z[7] : "");
+                    fputs("</p>\n", f);
+                }
+            }
+            sqlite3_finalize(hq);
+            const chart *c = charts_find(ch, "micro");
+            if (c) html_figure(f, c);
+            fputs("<table>\n", f);
+            static const char *const cols[] = { "case", "predicted", "measured (median)", "fastest .. slowest",
+                                                "reps", "error", "note", NULL };
+            th(f, cols, "tnnnnnt");
+        }
+        const char *op = (const char *)sqlite3_column_text(q, 0), *kind = (const char *)sqlite3_column_text(q, 1);
+        const char *prec = (const char *)sqlite3_column_text(q, 2), *note = (const char *)sqlite3_column_text(q, 14);
+        char label[128], b[4][64];
+        if (!strcmp(op, "gemm"))
+            snprintf(label, sizeof label, "gemm %s %dx%dx%d", prec ? prec : "", sqlite3_column_int(q, 5),
+                     sqlite3_column_int(q, 6), sqlite3_column_int(q, 7));
+        else if (!strcmp(op, "copy"))
+            snprintf(label, sizeof label, "copy %s %s", kind ? kind : "",
+                     units_format(sqlite3_column_double(q, 4), UNIT_SIZE, b[0], sizeof b[0]));
+        else if (!strcmp(op, "storage-write"))
+            snprintf(label, sizeof label, "storage-write %s in %d file(s)",
+                     units_format(sqlite3_column_double(q, 4), UNIT_SIZE, b[0], sizeof b[0]), sqlite3_column_int(q, 8));
+        else
+            snprintf(label, sizeof label, "%s %d ranks %s", op, sqlite3_column_int(q, 3),
+                     units_format(sqlite3_column_double(q, 4), UNIT_SIZE, b[0], sizeof b[0]));
+        fputs("<tr>", f);
+        td(f, label, 0);
+        int has_p = sqlite3_column_type(q, 9) != SQLITE_NULL, has_m = sqlite3_column_type(q, 10) != SQLITE_NULL;
+        snprintf(b[0], sizeof b[0], "%.4g s", sqlite3_column_double(q, 9));
+        td(f, has_p ? b[0] : "-", 1);
+        snprintf(b[1], sizeof b[1], "%.4g s", sqlite3_column_double(q, 10));
+        td(f, has_m ? b[1] : "-", 1);
+        snprintf(b[2], sizeof b[2], "%.3g .. %.3g s", sqlite3_column_double(q, 11), sqlite3_column_double(q, 12));
+        td(f, has_m ? b[2] : "-", 1);
+        snprintf(b[3], sizeof b[3], "%d", sqlite3_column_int(q, 15));
+        td(f, has_m ? b[3] : "-", 1);
+        char e[32] = "-";
+        if (sqlite3_column_type(q, 13) != SQLITE_NULL) {
+            double x = sqlite3_column_double(q, 13);
+            snprintf(e, sizeof e, "%+.1f%%", x);
+            if (ne < (int)(sizeof err / sizeof *err)) err[ne++] = x;
+        }
+        td(f, e, 1);
+        td(f, note ? note : "", 0);
+        fputs("</tr>\n", f);
+        measured += has_m;
+    }
+    sqlite3_finalize(q);
+    if (!rows) return;
+    fputs("</table>\n<p>", f);
+    if (ne > 0) {
+        qsort(err, (size_t)ne, sizeof *err, cmp_abs);
+        double med = ne % 2 ? fabs(err[ne / 2]) : (fabs(err[ne / 2 - 1]) + fabs(err[ne / 2])) / 2;
+        hf(f, "%d of %d cases predicted and measured: median |error| %.1f%%, max |error| %.1f%% (error = "
+              "(predicted - measured) / measured).", ne, rows, med, fabs(err[ne - 1]));
+    } else {
+        hf(f, "%d cases, %d measured; none both predicted and measured.", rows, measured);
+    }
+    fputs("</p>\n", f);
+}
+
 static void html_run(FILE *f, sqlite3 *db, const rundata *r, const charts *ch, const char *topo, const char *topo_why,
                      const char *db_path) {
     figures m;
@@ -771,6 +869,7 @@ static void html_run(FILE *f, sqlite3 *db, const rundata *r, const charts *ch, c
         if ((c = charts_find(ch, "latency"))) html_figure(f, c);
         html_services_table(f, r);
     }
+    html_microbench(f, db, r, ch);
     if (r->n_jobs) {
         h2(f, "jobs", "Jobs");
         html_jobs_table(f, r);

@@ -4,6 +4,7 @@
 #include "reports/results.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "scenarios/units.h"
@@ -81,7 +82,8 @@ static void job_json(json *j, const job_result *r, double sim_end) {
 
 /* One case: predicted figures, and measured ones as null until a hardware
  * backend fills them (CONTRACT.md). */
-static void microbench_json(json *j, const mb_case *c, const mb_prediction *p) {
+static void microbench_json(json *j, const mb_case *c, const mb_prediction *p, const mb_measurement *m,
+                            const char *note) {
     static const char *ops[] = { "collective", "gemm", "copy", "storage-write" };
     json_object(j, NULL);
     json_str(j, "op", c->kind == MBC_COLLECTIVE ? coll_op_name(c->op) : ops[c->kind]);
@@ -120,9 +122,52 @@ static void microbench_json(json *j, const mb_case *c, const mb_prediction *p) {
         json_null(j, "predicted_s");
         json_null(j, pk);
     }
-    json_null(j, "measured_s");
-    json_null(j, mk);
-    json_null(j, "error_pct");
+    if (m) {
+        json_num(j, "measured_s", m->time_s);
+        if (c->kind == MBC_GEMM) json_num(j, mk, m->tflops);
+        else if (c->kind == MBC_COLLECTIVE) json_num(j, mk, m->busbw_bytes_per_s / 1e9);
+        else json_num(j, mk, m->algbw_bytes_per_s / 1e9);
+        if (p && m->time_s > 0) json_num(j, "error_pct", mb_error_pct(p->time_s, m->time_s));
+        else json_null(j, "error_pct");
+        if (c->kind == MBC_COLLECTIVE) json_num(j, "measured_algbw_GBps", m->algbw_bytes_per_s / 1e9);
+        json_num(j, "measured_min_s", m->min_s);
+        json_num(j, "measured_q1_s", m->q1_s);
+        json_num(j, "measured_q3_s", m->q3_s);
+        json_num(j, "measured_max_s", m->max_s);
+        json_int(j, "warmup", m->warmup);
+        json_int(j, "reps", m->reps);
+        json_int(j, "iters", m->iters);
+        if (c->kind == MBC_STORAGE && m->read_s > 0) {
+            json_num(j, "measured_read_s", m->read_s);
+            json_num(j, "measured_read_GBps", c->size_bytes / m->read_s / 1e9);
+        }
+    } else {
+        json_null(j, "measured_s");
+        json_null(j, mk);
+        json_null(j, "error_pct");
+    }
+    if (note && *note) json_str(j, "note", note);
+    json_end(j);
+}
+
+/* Where the measurements were taken. */
+static void hardware_json(json *j, const world *w) {
+    const mb_hardware *h = world_microbench_hardware(w);
+    const host_profile *hp = world_microbench_host(w);
+    if (!h && !hp) return;
+    json_object(j, "hardware");
+    if (h) {
+        json_str(j, "backend", h->backend);
+        json_str(j, "host", h->host);
+        json_str(j, "cpu", h->cpu);
+        json_str(j, "devices", h->devices);
+        json_str(j, "libraries", h->libraries);
+        json_int(j, "ranks", h->ranks);
+    }
+    if (hp) {
+        json_str(j, "profile", hp->name);
+        json_str(j, "profile_source", hp->source);
+    }
     json_end(j);
 }
 
@@ -320,8 +365,10 @@ void results_json(json *j, const scenario *s, const world *w, double wall_s) {
     if (world_microbench_count(w) > 0) {
         json_array(j, "microbenchmarks");
         for (int i = 0; i < world_microbench_count(w); i++)
-            microbench_json(j, world_microbench_case(w, i), world_microbench_prediction(w, i));
+            microbench_json(j, world_microbench_case(w, i), world_microbench_prediction(w, i),
+                            world_microbench_measured(w, i), world_microbench_note(w, i));
         json_end(j);
+        hardware_json(j, w);
     }
 
     json_array(j, "queues");
@@ -449,4 +496,109 @@ void results_summary(FILE *f, const scenario *s, const world *w, double wall_s) 
         fprintf(f, "\nbatch jobs: %d/%d done, mean queue wait %s\n", batch_done, batch,
                 dur(batch ? wait / batch : 0, a, sizeof a));
     services_summary(f, w);
+}
+
+/* "allreduce 2r 1 MiB", "gemm fp32 512x512x512", "copy host 4 MiB", "storage 64 MiB/2 files". */
+static void case_label(const mb_case *c, char *buf, size_t len) {
+    char z[64];
+    switch (c->kind) {
+    case MBC_COLLECTIVE:
+        snprintf(buf, len, "%s %dr %s", coll_op_name(c->op), c->ranks,
+                 units_format(c->size_bytes, UNIT_SIZE, z, sizeof z));
+        break;
+    case MBC_GEMM:
+        snprintf(buf, len, "gemm %s %dx%dx%d", precision_name(c->precision), c->m, c->n, c->k);
+        break;
+    case MBC_COPY:
+        snprintf(buf, len, "copy %s %s", copy_kind_name(c->copy), units_format(c->size_bytes, UNIT_SIZE, z, sizeof z));
+        break;
+    case MBC_STORAGE:
+        snprintf(buf, len, "storage-write %s/%d", units_format(c->size_bytes, UNIT_SIZE, z, sizeof z), c->files);
+        break;
+    }
+}
+
+static int cmp_abs(const void *a, const void *b) {
+    double x = fabs(*(const double *)a), y = fabs(*(const double *)b);
+    return (x > y) - (x < y);
+}
+
+int results_microbench_errors(const world *w, double *median_abs_pct, double *max_abs_pct) {
+    int n = world_microbench_count(w), k = 0;
+    double *e = n > 0 ? malloc((size_t)n * sizeof *e) : NULL;
+    *median_abs_pct = *max_abs_pct = 0;
+    for (int i = 0; e && i < n; i++) {
+        const mb_prediction *p = world_microbench_prediction(w, i);
+        const mb_measurement *m = world_microbench_measured(w, i);
+        if (p && m && m->time_s > 0) e[k++] = fabs(mb_error_pct(p->time_s, m->time_s));
+    }
+    if (k > 0) {
+        qsort(e, (size_t)k, sizeof *e, cmp_abs);
+        *median_abs_pct = k % 2 ? e[k / 2] : (e[k / 2 - 1] + e[k / 2]) / 2;
+        *max_abs_pct = e[k - 1];
+    }
+    free(e);
+    return k;
+}
+
+/* The rate of a case as the contract's JSON gives it, and its unit. */
+static double rate_of(const mb_case *c, double algbw, double busbw, double tflops, const char **unit) {
+    if (c->kind == MBC_GEMM) {
+        *unit = "TFLOP/s";
+        return tflops;
+    }
+    *unit = c->kind == MBC_COLLECTIVE ? "GB/s bus" : "GB/s";
+    return (c->kind == MBC_COLLECTIVE ? busbw : algbw) / 1e9;
+}
+
+void results_microbench_table(FILE *f, const world *w) {
+    int n = world_microbench_count(w);
+    if (n == 0) return;
+    fprintf(f, "%-32s %12s %12s %10s %10s %8s  %s\n", "case", "predicted", "measured", "pred rate", "meas rate",
+            "error", "unit / note");
+    for (int i = 0; i < n; i++) {
+        const mb_case *c = world_microbench_case(w, i);
+        const mb_prediction *p = world_microbench_prediction(w, i);
+        const mb_measurement *m = world_microbench_measured(w, i);
+        char label[96], ps[32] = "-", ms[32] = "-", pr[32] = "-", mr[32] = "-", er[32] = "-";
+        const char *unit = "";
+        case_label(c, label, sizeof label);
+        if (p) {
+            snprintf(ps, sizeof ps, "%.4g s", p->time_s);
+            snprintf(pr, sizeof pr, "%.4g", rate_of(c, p->algbw_bytes_per_s, p->busbw_bytes_per_s, p->tflops, &unit));
+        }
+        if (m) {
+            snprintf(ms, sizeof ms, "%.4g s", m->time_s);
+            snprintf(mr, sizeof mr, "%.4g", rate_of(c, m->algbw_bytes_per_s, m->busbw_bytes_per_s, m->tflops, &unit));
+        }
+        if (p && m && m->time_s > 0) snprintf(er, sizeof er, "%+.1f%%", mb_error_pct(p->time_s, m->time_s));
+        const char *note = world_microbench_note(w, i);
+        fprintf(f, "%-32s %12s %12s %10s %10s %8s  %s%s%s\n", label, ps, ms, pr, mr, er, unit,
+                *note ? (*unit ? "; " : "") : "", note);
+    }
+    double med, mx;
+    int k = results_microbench_errors(w, &med, &mx);
+    if (k > 0) fprintf(f, "%d cases predicted and measured: median |error| %.1f%%, max |error| %.1f%%\n", k, med, mx);
+    /* By kind of case, when there is more than one kind. */
+    static const char *const kinds[] = { "collectives", "GEMM", "copies", "storage" };
+    double *e = malloc((size_t)n * sizeof *e);
+    int kinds_seen = 0;
+    for (int kind = 0; e && kind < 4; kind++) {
+        int ne = 0;
+        for (int i = 0; i < n; i++) {
+            const mb_case *c = world_microbench_case(w, i);
+            const mb_prediction *p = world_microbench_prediction(w, i);
+            const mb_measurement *m = world_microbench_measured(w, i);
+            if ((int)c->kind == kind && p && m && m->time_s > 0) e[ne++] = mb_error_pct(p->time_s, m->time_s);
+        }
+        if (ne == 0) continue;
+        if (ne == k) break;            /* one kind only: the line above says it */
+        kinds_seen++;
+        qsort(e, (size_t)ne, sizeof *e, cmp_abs);
+        double md = ne % 2 ? fabs(e[ne / 2]) : (fabs(e[ne / 2 - 1]) + fabs(e[ne / 2])) / 2;
+        fprintf(f, "  %-12s %3d cases: median |error| %.1f%%, max |error| %.1f%%\n", kinds[kind], ne, md,
+                fabs(e[ne - 1]));
+    }
+    (void)kinds_seen;
+    free(e);
 }

@@ -45,8 +45,38 @@
 /* 'CTR1' in the file header: tells our databases from other SQLite files. */
 #define STORE_APPLICATION_ID 0x43545231
 
+/* Schema version 2 added the microbenchmark cases of a run (the JSON's
+ * microbenchmarks[], predicted and measured) and where they were measured
+ * (the JSON's hardware object). Both versions' tables are created for a
+ * new file; a version 1 file gets these by migration. */
+#define HW_TABLES_SQL \
+    "CREATE TABLE microbenchmarks (\n" \
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n" \
+    "  idx INTEGER NOT NULL,                -- position in microbenchmarks[]\n" \
+    "  op TEXT NOT NULL,                    -- allreduce ... sendrecv | gemm | copy | storage-write\n" \
+    "  ranks INTEGER, size_bytes REAL, m INTEGER, n INTEGER, k INTEGER, precision TEXT,\n" \
+    "  kind TEXT,                           -- copies: d2d | h2d | d2h | host\n" \
+    "  files INTEGER,\n" \
+    "  predicted_s REAL, predicted_busbw_GBps REAL, predicted_algbw_GBps REAL, predicted_GBps REAL,\n" \
+    "  predicted_tflops REAL, model TEXT,\n" \
+    "  measured_s REAL,                     -- median per operation; NULL = not measured (see note)\n" \
+    "  measured_busbw_GBps REAL, measured_algbw_GBps REAL, measured_GBps REAL, measured_tflops REAL,\n" \
+    "  error_pct REAL,                      -- 100 (predicted - measured) / measured\n" \
+    "  measured_min_s REAL, measured_q1_s REAL, measured_q3_s REAL, measured_max_s REAL,\n" \
+    "  warmup INTEGER, reps INTEGER, iters INTEGER,\n" \
+    "  measured_read_s REAL, measured_read_GBps REAL,   -- storage: reading the files back\n" \
+    "  note TEXT,                           -- why a case was not measured or priced\n" \
+    "  extra TEXT,\n" \
+    "  PRIMARY KEY (run_id, idx)\n" \
+    ");\n" \
+    "CREATE TABLE hardware (                -- the JSON's hardware object (run --backend)\n" \
+    "  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,\n" \
+    "  backend TEXT, host TEXT, cpu TEXT, devices TEXT, libraries TEXT, ranks INTEGER,\n" \
+    "  profile TEXT, profile_source TEXT\n" \
+    ");\n"
+
 /*
- * Schema version 1. Times in simulated seconds from the start of the run
+ * Schema version 2 (see STORE_SCHEMA_VERSION). Times in simulated seconds from the start of the run
  * unless the name starts with wall (wall-clock). NULL = not known or not
  * happened (a JSON null).
  */
@@ -182,7 +212,8 @@ static const char schema_sql[] =
     "CREATE VIEW checkpoint_events AS SELECT * FROM events WHERE kind IN\n"
     "  ('checkpoint_start', 'checkpoint_end');\n"
     "CREATE VIEW cluster_series AS SELECT s.run_id, s.name, p.t_s, p.dt_s, p.mean, p.min, p.max\n"
-    "  FROM series s JOIN points p ON p.series_id = s.id WHERE s.entity = 'cluster';\n";
+    "  FROM series s JOIN points p ON p.series_id = s.id WHERE s.entity = 'cluster';\n"
+    HW_TABLES_SQL;
 
 /* JSON fields with a column: the column is the path with '.' -> '_'. */
 static const char *const job_fields[] = {
@@ -197,6 +228,13 @@ static const char *const job_fields[] = {
     "time.waiting_for_nodes_s", "memory_per_gpu.weights_bytes", "memory_per_gpu.grads_bytes",
     "memory_per_gpu.optimizer_bytes", "memory_per_gpu.activations_bytes",
     "memory_per_gpu.other_bytes", "memory_per_gpu.total_bytes", NULL
+};
+static const char *const microbench_fields[] = {
+    "op", "ranks", "size_bytes", "m", "n", "k", "precision", "kind", "files", "predicted_s",
+    "predicted_busbw_GBps", "predicted_algbw_GBps", "predicted_GBps", "predicted_tflops", "model", "measured_s",
+    "measured_busbw_GBps", "measured_algbw_GBps", "measured_GBps", "measured_tflops", "error_pct",
+    "measured_min_s", "measured_q1_s", "measured_q3_s", "measured_max_s", "warmup", "reps", "iters",
+    "measured_read_s", "measured_read_GBps", "note", NULL
 };
 static const char *const queue_fields[] = {
     "name", "quota_gpus", "jobs", "started", "waiting", "gpu_hours", "quota_share", "mean_wait_s",
@@ -289,8 +327,8 @@ static int int_pragma(sqlite3 *db, const char *sql, int *out) {
 }
 
 /* Upgrades from older schema versions: migrations[v - 1] takes version v
- * to v + 1. None yet (version 1 is the first). */
-static const char *const migrations[] = { NULL };
+ * to v + 1. Additive only: new tables, never a changed column. */
+static const char *const migrations[] = { HW_TABLES_SQL, NULL };
 
 /* Check the file's identity and version; create or migrate the schema when
  * writing. Runs inside BEGIN IMMEDIATE when writing, so two processes
@@ -947,6 +985,26 @@ static int write_failure_kinds(store *st, const world *w) {
     return rc;
 }
 
+/* The hardware row, when the JSON has a hardware object. */
+static int insert_hardware(store *st, const char *json_text) {
+    sqlite3_stmt *q = NULL;
+    int rc = prepare(st, "INSERT INTO hardware(run_id, backend, host, cpu, devices, libraries, ranks, profile, "
+                         "profile_source) SELECT ?1, json_extract(?2, '$.hardware.backend'), "
+                         "json_extract(?2, '$.hardware.host'), json_extract(?2, '$.hardware.cpu'), "
+                         "json_extract(?2, '$.hardware.devices'), json_extract(?2, '$.hardware.libraries'), "
+                         "json_extract(?2, '$.hardware.ranks'), json_extract(?2, '$.hardware.profile'), "
+                         "json_extract(?2, '$.hardware.profile_source') "
+                         "WHERE json_type(?2, '$.hardware') = 'object'", &q);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_int64(q, 1, st->run);
+        sqlite3_bind_text(q, 2, json_text, -1, SQLITE_STATIC);
+        rc = sqlite3_step(q);
+        if (rc == SQLITE_DONE) rc = SQLITE_OK;
+    }
+    sqlite3_finalize(q);
+    return rc;
+}
+
 int store_run_finish(store *st, const world *w, const char *results_json, char *err, size_t errlen) {
     if (!st->run || st->finished) {
         seterr(err, errlen, "%s: no run being recorded", st->path);
@@ -969,6 +1027,9 @@ int store_run_finish(store *st, const world *w, const char *results_json, char *
     if (rc == SQLITE_OK) step = "jobs", rc = insert_array(st, "jobs", "jobs", job_fields, results_json);
     if (rc == SQLITE_OK) step = "queues", rc = insert_array(st, "queues", "queues", queue_fields, results_json);
     if (rc == SQLITE_OK) step = "services", rc = insert_array(st, "services", "services", service_fields, results_json);
+    if (rc == SQLITE_OK)
+        step = "microbenchmarks", rc = insert_array(st, "microbenchmarks", "microbenchmarks", microbench_fields, results_json);
+    if (rc == SQLITE_OK) step = "hardware", rc = insert_hardware(st, results_json);
     if (rc == SQLITE_OK) step = "run", rc = update_run(st, results_json, series_bucket_s(st->ss));
     if (rc == SQLITE_OK) step = "commit", rc = exec(st->db, "COMMIT");
     if (rc != SQLITE_OK) {
@@ -1016,5 +1077,79 @@ int store_run_insert(store *st, const scenario *s, const char *results_json, int
         return sql_status(rc);
     }
     if (run_id) *run_id = st->run;
+    return STORE_OK;
+}
+
+/* ---- measurements read back (calibration) ------------------------------- */
+
+int store_measurements(store *st, const char *backend, store_measurement **out, int *n, char *err, size_t errlen) {
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *q = NULL;
+    int rc = prepare(st, "SELECT m.op, m.ranks, m.size_bytes, m.m, m.n, m.k, m.precision, m.kind, m.files, "
+                         "m.measured_s, m.measured_read_s, m.run_id, h.backend, h.host "
+                         "FROM microbenchmarks m JOIN runs r ON r.id = m.run_id "
+                         "JOIN hardware h ON h.run_id = m.run_id "
+                         "WHERE r.status = 'complete' AND m.measured_s > 0 AND (?1 IS NULL OR h.backend = ?1) "
+                         "ORDER BY m.run_id, m.idx", &q);
+    if (rc == SQLITE_OK && backend) sqlite3_bind_text(q, 1, backend, -1, SQLITE_STATIC);
+    store_measurement *v = NULL;
+    int cnt = 0, cap = 0;
+    while (rc == SQLITE_OK && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+        rc = SQLITE_OK;
+        const char *op = (const char *)sqlite3_column_text(q, 0);
+        const char *prec = (const char *)sqlite3_column_text(q, 6), *kind = (const char *)sqlite3_column_text(q, 7);
+        store_measurement x;
+        memset(&x, 0, sizeof x);
+        if (!op) continue;
+        if (!strcmp(op, "gemm")) {
+            x.c.kind = MBC_GEMM;
+            x.c.m = sqlite3_column_int(q, 3);
+            x.c.n = sqlite3_column_int(q, 4);
+            x.c.k = sqlite3_column_int(q, 5);
+            int p = prec ? precision_parse(prec) : -1;
+            if (p < 0) continue;
+            x.c.precision = (precision)p;
+        } else if (!strcmp(op, "copy")) {
+            int k = kind ? copy_kind_parse(kind) : -1;
+            if (k < 0) continue;
+            x.c.kind = MBC_COPY;
+            x.c.copy = (copy_kind)k;
+        } else if (!strcmp(op, "storage-write")) {
+            x.c.kind = MBC_STORAGE;
+            x.c.files = sqlite3_column_int(q, 8);
+        } else {
+            int o = coll_op_parse(op);
+            if (o < 0) continue;
+            x.c.kind = MBC_COLLECTIVE;
+            x.c.op = (coll_op)o;
+            x.c.ranks = sqlite3_column_int(q, 1);
+        }
+        x.c.size_bytes = sqlite3_column_double(q, 2);
+        x.time_s = sqlite3_column_double(q, 9);
+        x.read_s = sqlite3_column_double(q, 10);
+        x.run_id = sqlite3_column_int64(q, 11);
+        snprintf(x.backend, sizeof x.backend, "%s", sqlite3_column_text(q, 12) ? (const char *)sqlite3_column_text(q, 12) : "");
+        snprintf(x.host, sizeof x.host, "%s", sqlite3_column_text(q, 13) ? (const char *)sqlite3_column_text(q, 13) : "");
+        if (cnt == cap) {
+            cap = cap ? 2 * cap : 64;
+            store_measurement *p = realloc(v, (size_t)cap * sizeof *p);
+            if (!p) {
+                rc = SQLITE_NOMEM;
+                break;
+            }
+            v = p;
+        }
+        v[cnt++] = x;
+    }
+    if (rc == SQLITE_DONE) rc = SQLITE_OK;
+    sqlite3_finalize(q);
+    if (rc != SQLITE_OK) {
+        free(v);
+        seterr(err, errlen, "%s: cannot read the measurements: %s", st->path, sqlite3_errmsg(st->db));
+        return STORE_FAILED;
+    }
+    *out = v;
+    *n = cnt;
     return STORE_OK;
 }

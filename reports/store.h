@@ -41,7 +41,7 @@
 #define STORE_FAILED 1
 #define STORE_BAD_INPUT 2
 
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2       /* 2: microbenchmarks and hardware tables */
 #define STORE_MAX_POINTS 2000        /* rows per time series per run, at most */
 
 typedef struct store store;
@@ -85,6 +85,21 @@ int store_run_finish(store *st, const world *w, const char *results_json, char *
  * rows land together. *run_id (may be NULL) receives runs.id. */
 int store_run_insert(store *st, const scenario *s, const char *results_json, int64_t *run_id, char *err,
                      size_t errlen);
+
+/* A measured microbenchmark case read back for calibration. */
+typedef struct store_measurement {
+    mb_case c;                       /* c.path is NULL */
+    double time_s;                   /* measured median */
+    double read_s;                   /* storage read back, 0 = none */
+    int64_t run_id;
+    char backend[16];
+    char host[128];
+} store_measurement;
+
+/* Every measured case of every complete run (of backend, when not NULL),
+ * oldest run first. *out is malloc'd (caller frees), *n its length
+ * (0 is not an error). */
+int store_measurements(store *st, const char *backend, store_measurement **out, int *n, char *err, size_t errlen);
 
 /* The open connection (an sqlite3 *), for the report writers in reports/. */
 void *store_db(store *st);

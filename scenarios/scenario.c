@@ -29,6 +29,7 @@
 #include "models/serving.h"
 #include "scenarios/catalog_xml.h"
 #include "scenarios/embedded.h"
+#include "scenarios/profile.h"
 #include "scenarios/schema.h"
 #include "scenarios/trace.h"
 #include "scenarios/units.h"
@@ -962,10 +963,25 @@ static void load_cost(loader *L, const xmlNode *e) {
     attr_bool(L, e, "owned", &c->owned);
 }
 
+/* <host-profile>: the cases run on a host (models/host.h), not on GPUs. */
+static void load_host_profile(loader *L, const xmlNode *e) {
+    scenario *s = L->s;
+    if (s->host_profile) FAIL_RETURN(L, e, NULL, "one <host-profile> per scenario");
+    if (!(s->host_profile = malloc(sizeof *s->host_profile))) FAIL_RETURN(L, e, NULL, "out of memory");
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s", L->file);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = 0;
+    else snprintf(dir, sizeof dir, ".");
+    if (profile_from_element(e, L->file, dir, s->host_profile, L->err, L->errlen) < 0) L->failed = 1;
+}
+
 static void load_microbenchmarks(loader *L, const xmlNode *sec) {
     scenario *s = L->s;
+    for (const xmlNode *e = sec->children; e && !L->failed; e = e->next)
+        if (is(e, "host-profile")) load_host_profile(L, e);
     for (const xmlNode *e = sec->children; e && !L->failed; e = e->next) {
-        if (e->type != XML_ELEMENT_NODE) continue;
+        if (e->type != XML_ELEMENT_NODE || is(e, "host-profile")) continue;
         sc_microbench *b = PUSH(L, s->microbench, s->n_microbench, e);
         if (!b) return;
         int v;
@@ -978,7 +994,7 @@ static void load_microbenchmarks(loader *L, const xmlNode *sec) {
             int node_gpus = s->n_nodes ? catalog_node(s->cat, s->nodes[0].type)->gpus : 8;
             b->ranks = node_gpus;
             attr_int(L, e, "ranks", &b->ranks, 0, 2, 100000000);
-            if (!L->failed && b->ranks > scenario_gpus(s))
+            if (!L->failed && !s->host_profile && b->ranks > scenario_gpus(s))
                 fail(L, e, "ranks", "ranks must be at most the cluster's %d GPUs", scenario_gpus(s));
             load_sizes(L, e, b, 8, 128 << 20);
         } else if (is(e, "gemm")) {
@@ -1298,6 +1314,7 @@ void scenario_free(scenario *s) {
     for (int i = 0; i < s->n_inference; i++) free(s->inference[i].models);
     free(s->inference);
     free(s->microbench);
+    free(s->host_profile);
     free(s);
 }
 

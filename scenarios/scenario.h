@@ -19,6 +19,7 @@
 
 #include "models/catalog.h"
 #include "models/collective.h"
+#include "models/host.h"
 #include "models/training.h"
 
 #define SC_NAME_MAX 64
@@ -242,6 +243,8 @@ typedef struct scenario {
     char trace_href[512];
     sc_inference *inference;    int n_inference;
     sc_microbench *microbench;  int n_microbench;
+    host_profile *host_profile;      /* <microbenchmarks><host-profile>: price the cases on
+                                        this host model (models/host.h); NULL = GPU models */
     sc_cost cost;
 } scenario;
 

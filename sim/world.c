@@ -131,6 +131,11 @@ struct world {
     mb_prediction *mb_pred;
     int *mb_ok;
     int n_mb;
+    mb_measurement *mb_meas;
+    int *mb_measured;
+    char (*mb_note)[256];
+    host_profile *mb_host;              /* NULL: cases priced by the GPU models */
+    mb_hardware *mb_hw;
     /* inference services (sim/serving) and the GPUs their replicas hold */
     struct svc_host *svc;
     int n_svc;
@@ -1004,7 +1009,10 @@ static int build_microbench(world *w) {
     w->mb = calloc((size_t)n, sizeof *w->mb);
     w->mb_pred = calloc((size_t)n, sizeof *w->mb_pred);
     w->mb_ok = calloc((size_t)n, sizeof *w->mb_ok);
-    if (!w->mb || !w->mb_pred || !w->mb_ok) return -1;
+    w->mb_meas = calloc((size_t)n, sizeof *w->mb_meas);
+    w->mb_measured = calloc((size_t)n, sizeof *w->mb_measured);
+    w->mb_note = calloc((size_t)n, sizeof *w->mb_note);
+    if (!w->mb || !w->mb_pred || !w->mb_ok || !w->mb_meas || !w->mb_measured || !w->mb_note) return -1;
 
     fabric f;
     int have_fabric = cluster_pool_count(w->c) > 0 && fabric_for(w, 0, &f) == 0;
@@ -1040,6 +1048,7 @@ static int build_microbench(world *w) {
         case MB_STORAGE_WRITE:
             c.kind = MBC_STORAGE;
             c.files = b->files;
+            c.path = b->path;
             break;
         }
         for (int k = 0; k < ns; k++) {
@@ -1049,8 +1058,41 @@ static int build_microbench(world *w) {
             w->n_mb++;
         }
     }
+    if (s->host_profile) world_microbench_use_host(w, s->host_profile);
     return 0;
 }
+
+void world_microbench_use_host(world *w, const host_profile *h) {
+    if (!w->mb_host && !(w->mb_host = malloc(sizeof *w->mb_host))) return;
+    *w->mb_host = *h;
+    for (int i = 0; i < w->n_mb; i++) {
+        w->mb_note[i][0] = 0;
+        w->mb_ok[i] = host_predict(h, &w->mb[i], &w->mb_pred[i], w->mb_note[i], sizeof w->mb_note[i]) == 0;
+    }
+}
+
+const host_profile *world_microbench_host(const world *w) { return w->mb_host; }
+
+int world_microbench_set_measured(world *w, int i, const mb_measurement *m, const char *note) {
+    if (i < 0 || i >= w->n_mb) return -1;
+    w->mb_measured[i] = m != NULL;
+    if (m) w->mb_meas[i] = *m;
+    if (note) snprintf(w->mb_note[i], sizeof w->mb_note[i], "%s", note);
+    return 0;
+}
+
+const mb_measurement *world_microbench_measured(const world *w, int i) {
+    return (i >= 0 && i < w->n_mb && w->mb_measured[i]) ? &w->mb_meas[i] : NULL;
+}
+
+const char *world_microbench_note(const world *w, int i) { return (i >= 0 && i < w->n_mb) ? w->mb_note[i] : ""; }
+
+void world_microbench_set_hardware(world *w, const mb_hardware *hw) {
+    if (!w->mb_hw && !(w->mb_hw = malloc(sizeof *w->mb_hw))) return;
+    *w->mb_hw = *hw;
+}
+
+const mb_hardware *world_microbench_hardware(const world *w) { return w->mb_hw; }
 
 int world_microbench_count(const world *w) { return w->n_mb; }
 const mb_case *world_microbench_case(const world *w, int i) { return (i >= 0 && i < w->n_mb) ? &w->mb[i] : NULL; }
@@ -1470,6 +1512,11 @@ void world_free(world *w) {
     free(w->mb);
     free(w->mb_pred);
     free(w->mb_ok);
+    free(w->mb_meas);
+    free(w->mb_measured);
+    free(w->mb_note);
+    free(w->mb_host);
+    free(w->mb_hw);
     free(w);
 }
 

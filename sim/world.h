@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "models/cost.h"
+#include "models/host.h"
 #include "models/microbench.h"
 #include "models/training.h"
 #include "scenarios/scenario.h"
@@ -112,6 +113,23 @@ int world_run(world *w, double until_s);
 int world_microbench_count(const world *w);
 const mb_case *world_microbench_case(const world *w, int i);
 const mb_prediction *world_microbench_prediction(const world *w, int i);  /* NULL: not priced */
+
+/* Re-price every case with the host model h (the twin of the cpu and mpi
+ * backends): a case h cannot price loses its prediction and keeps the
+ * reason as its note. The world does this itself when the scenario has a
+ * <host-profile>. h is copied. */
+void world_microbench_use_host(world *w, const host_profile *h);
+const host_profile *world_microbench_host(const world *w);   /* NULL: GPU models */
+
+/* Record the measurement of case i from a hardware backend (m NULL: not
+ * measured, and note says why). Returns 0, or -1 for an index out of range. */
+int world_microbench_set_measured(world *w, int i, const mb_measurement *m, const char *note);
+const mb_measurement *world_microbench_measured(const world *w, int i);   /* NULL: not measured */
+const char *world_microbench_note(const world *w, int i);                /* "" when none */
+
+/* Where the measurements were taken (copied); NULL until set. */
+void world_microbench_set_hardware(world *w, const mb_hardware *hw);
+const mb_hardware *world_microbench_hardware(const world *w);
 
 int world_job_count(const world *w);
 const job_result *world_job(const world *w, int i);

@@ -1,0 +1,154 @@
+/*
+ * calibrate: fit the host model to the measurements in a results database
+ * and write a hardware profile (models/calibrate.h, scenarios/profile.h).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/cli.h"
+#include "models/calibrate.h"
+#include "reports/store.h"
+#include "scenarios/profile.h"
+
+static const char help[] =
+    "usage: clustertwin calibrate --db PATH --out PROFILE.xml [--backend B] [--from PROFILE]\n"
+    "                             [--all] [--name NAME] [--quiet]\n"
+    "\n"
+    "Fit the host model's named parameters (memcpy latency and bandwidths, GEMM efficiency,\n"
+    "storage latency and bandwidths, per-collective alpha-beta) to every measurement in the\n"
+    "results database (GSL nonlinear least squares on log(predicted/measured)) and write a\n"
+    "hardware profile that scenarios include (<host-profile href=\"PROFILE.xml\"/>) and\n"
+    "'validate --profile' uses. Prints each fitted value with its standard error, the fit's\n"
+    "residuals and, by default, the error on held-out sizes (every other size of each kind\n"
+    "is kept out of the fit and predicted by it).\n"
+    "  --db PATH       results database with measurements (clustertwin measure, run --backend)\n"
+    "  --out FILE      the profile to write (written whole or not at all)\n"
+    "  --backend B     only measurements of backend B\n"
+    "  --from FILE     start from this profile (its GEMM peaks are kept); default the\n"
+    "                  built-in generic host\n"
+    "  --all           fit every size (no held-out validation)\n"
+    "  --name NAME     the profile's name (default twin-<host>)\n"
+    "Exit status: 0 ok, 1 a fit failed, 2 bad input (no database, no measurements).\n";
+
+int cmd_calibrate(int argc, char **argv) {
+    const char *db = NULL, *out = NULL, *backend = NULL, *from = NULL, *name = NULL;
+    int all = 0, quiet = 0;
+    for (int i = 1; i < argc; i++) {
+        int m;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(help, stdout);
+            return EXIT_OK;
+        }
+        if ((m = cli_opt(argc, argv, &i, "--db", &db)) != 0 || (m = cli_opt(argc, argv, &i, "--out", &out)) != 0 ||
+            (m = cli_opt(argc, argv, &i, "--backend", &backend)) != 0 ||
+            (m = cli_opt(argc, argv, &i, "--from", &from)) != 0 || (m = cli_opt(argc, argv, &i, "--name", &name)) != 0) {
+            if (m < 0) return EXIT_BAD_INPUT;
+        } else if (!strcmp(argv[i], "--all")) {
+            all = 1;
+        } else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) {
+            quiet = 1;
+        } else {
+            return cli_usage_error("calibrate", "unexpected argument '%s'", argv[i]);
+        }
+    }
+    if (!db) return cli_usage_error("calibrate", "missing --db PATH");
+    if (!out) return cli_usage_error("calibrate", "missing --out PROFILE.xml");
+
+    char err[2048];
+    host_profile h;
+    host_profile_default(&h);
+    if (from && profile_load(from, &h, err, sizeof err) < 0) {
+        fprintf(stderr, "%s\n", err);
+        return EXIT_BAD_INPUT;
+    }
+    store *st = NULL;
+    int rc = store_open(db, STORE_READ, &st, err, sizeof err);
+    if (rc != STORE_OK) {
+        fprintf(stderr, "clustertwin calibrate: %s\n", err);
+        return rc;
+    }
+    store_measurement *ms = NULL;
+    int n = 0;
+    rc = store_measurements(st, backend, &ms, &n, err, sizeof err);
+    store_close(st);
+    if (rc != STORE_OK) {
+        fprintf(stderr, "clustertwin calibrate: %s\n", err);
+        return rc;
+    }
+    cal_point *pts = n > 0 ? calloc((size_t)n, sizeof *pts) : NULL;
+    char host[128] = "host";
+    for (int i = 0; pts && i < n; i++) {
+        pts[i].c = ms[i].c;
+        pts[i].time_s = ms[i].time_s;
+        pts[i].read_s = ms[i].read_s;
+        if (ms[i].host[0]) snprintf(host, sizeof host, "%s", ms[i].host);
+    }
+    free(ms);
+    if (n == 0) {
+        fprintf(stderr, "clustertwin calibrate: %s: no measurements%s%s (clustertwin measure --backend B --db %s)\n",
+                db, backend ? " of backend " : "", backend ? backend : "", db);
+        return EXIT_BAD_INPUT;
+    }
+    if (!pts) {
+        fprintf(stderr, "clustertwin calibrate: out of memory\n");
+        return EXIT_RUN_FAILED;
+    }
+    const char *const *names = host_param_names();
+    int np = 0;
+    while (names[np]) np++;
+    double *se = calloc((size_t)np, sizeof *se);
+    cal_report rep;
+    int ng = se ? calibrate_fit(pts, n, !all, &h, se, &rep, err, sizeof err) : -1;
+    free(pts);
+    if (ng < 0) {
+        fprintf(stderr, "clustertwin calibrate: %s: %s\n", db, se ? err : "out of memory");
+        free(se);
+        return se ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
+    }
+    if (name) snprintf(h.name, sizeof h.name, "%s", name);
+    else snprintf(h.name, sizeof h.name, "twin-%.50s", host);
+    char when[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+    snprintf(h.source, sizeof h.source, "calibrated %s from %.60s (%d measurements)", when, db, n);
+
+    /* The report: printed, and kept in the profile as a comment. */
+    size_t cap = 16384, len = 0;
+    char *txt = malloc(cap);
+    int failed = 0;
+#define ADD(...) do { if (txt && len < cap) len += (size_t)snprintf(txt + len, cap - len, __VA_ARGS__); } while (0)
+    ADD("clustertwin calibrate: %d measurements from %s, %s\n", n, db,
+        all ? "every size fitted" : "every other size held out for validation");
+    ADD("%-20s %5s %5s %10s %10s %12s %12s  %s\n", "group", "fit", "held", "fit rms", "fit max", "held median",
+        "held max", "parameters (value +- stderr)");
+    for (int g = 0; g < rep.n_groups; g++) {
+        const cal_group *c = &rep.group[g];
+        char hm[24] = "-", hx[24] = "-";
+        if (!isnan(c->held_median_pct)) snprintf(hm, sizeof hm, "%.1f%%", c->held_median_pct);
+        if (!isnan(c->held_max_pct)) snprintf(hx, sizeof hx, "%.1f%%", c->held_max_pct);
+        ADD("%-20s %5d %5d %9.1f%% %9.1f%% %12s %12s ", c->name, c->n_fit, c->n_held, c->fit_rms_pct, c->fit_max_pct,
+            hm, hx);
+        for (int k = 0; k < c->n_params; k++)
+            ADD(" %s=%.4g+-%.2g%s", c->param[k], c->value[k], c->stderr_[k], *host_param_unit(c->param[k]) ? "" : "");
+        if (c->note[0]) ADD("  (%s)", c->note);
+        ADD("\n");
+        failed |= !c->ok;
+    }
+#undef ADD
+    cli_mkdir_parent(out);
+    if (profile_write(out, &h, se, txt, err, sizeof err) < 0) {
+        fprintf(stderr, "clustertwin calibrate: %s\n", err);
+        free(txt);
+        free(se);
+        return EXIT_RUN_FAILED;
+    }
+    if (!quiet && txt) fputs(txt, stdout);
+    if (!quiet) printf("wrote %s (profile %s)\n", out, h.name);
+    free(txt);
+    free(se);
+    return failed ? EXIT_RUN_FAILED : EXIT_OK;
+}

@@ -1,0 +1,148 @@
+/*
+ * measure: a standard microbenchmark sweep of this machine with one
+ * backend, stored in a results database for `clustertwin calibrate`.
+ *
+ * The sweep is written as a scenario (the same <microbenchmarks> a user
+ * writes) and measured like `run FILE --backend B`, so the database holds
+ * it as a run with its cases, predictions and measurements.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "scenarios/scenario.h"
+
+static const char help[] =
+    "usage: clustertwin measure --backend cpu|mpi|cuda|nccl [--cases FILE] [--db PATH] [--json PATH|-]\n"
+    "                           [--dir DIR] [--ranks N] [--quick] [--quiet]\n"
+    "\n"
+    "Measure this machine with a hardware backend and store the measurements (with the\n"
+    "host model's predictions) as a run in the results database, for 'clustertwin calibrate'.\n"
+    "  --backend B   cpu: host memcpy 4 KiB..256 MiB, fp32 and fp64 GEMM 32..512, storage\n"
+    "                write+fsync and read 1..128 MiB in DIR; mpi (under mpirun -np N): the six\n"
+    "                collectives 1 KiB..64 MiB by factor 2 across the N ranks; cuda: GEMM and\n"
+    "                d2d/h2d/d2h copies; nccl: the collectives on this node's GPUs\n"
+    "  --cases FILE  measure the <microbenchmarks> of scenario FILE instead of the sweep\n"
+    "  --db PATH     results database (default out/measure-<backend>.db)\n"
+    "  --json PATH   also write the results JSON ('-' = stdout)\n"
+    "  --dir DIR     storage cases write in DIR (default out/ckpt-bench)\n"
+    "  --ranks N     collectives' ranks (default: mpirun's -np for mpi, 8 GPUs for nccl)\n"
+    "  --quick       a short sweep (fewer, smaller sizes: for tests)\n"
+    "  --quiet       no table, no progress\n"
+    "Environment: CT_HW_REPS (timed repetitions, default 9), CT_HW_BUDGET_S (seconds per\n"
+    "case, default 2), CT_HW_WARMUP (default 2).\n"
+    "Exit status: 0 ok, 1 a measurement failed, 2 bad input or the backend is unavailable.\n";
+
+/* MPI ranks of this launch, from the launcher's environment (1 outside). */
+static int launch_size(void) {
+    const char *vars[] = { "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MPI_LOCALNRANKS" };
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+        const char *z = getenv(vars[i]);
+        if (z && atoi(z) > 0) return atoi(z);
+    }
+    return 1;
+}
+
+/* The standard sweep of a backend as scenario XML (malloc'd). */
+static char *sweep_xml(const char *backend, const char *dir, int quick, int ranks) {
+    size_t cap = 8192, n = 0;
+    char *z = malloc(cap);
+    if (!z) return NULL;
+#define ADD(...) n += (size_t)snprintf(z + n, n < cap ? cap - n : 0, __VA_ARGS__)
+    ADD("<?xml version=\"1.0\"?>\n<scenario name=\"measure-%s\" seed=\"1\">\n"
+        "  <cluster><nodes type=\"dgx-h100\" count=\"1\"/></cluster>\n  <microbenchmarks>\n", backend);
+    if (!strcmp(backend, "cpu")) {
+        ADD("    <copy kind=\"host\" min-size=\"4KiB\" max-size=\"%s\" factor=\"2\"/>\n", quick ? "4MiB" : "256MiB");
+        static const int sizes[] = { 32, 48, 64, 96, 128, 192, 256, 384, 512 };
+        int ns = quick ? 4 : (int)(sizeof sizes / sizeof *sizes);
+        for (int p = 0; p < 2; p++)
+            for (int i = 0; i < ns; i++)
+                ADD("    <gemm m=\"%d\" n=\"%d\" k=\"%d\" precision=\"%s\"/>\n", sizes[i], sizes[i], sizes[i],
+                    p ? "fp64" : "fp32");
+        int maxmb = quick ? 4 : 128;
+        for (int mb = 1; mb <= maxmb; mb *= 2)
+            ADD("    <storage-write size=\"%dMiB\" files=\"1\" path=\"%s\"/>\n", mb, dir);
+    } else if (!strcmp(backend, "mpi") || !strcmp(backend, "nccl")) {
+        static const char *ops[] = { "allreduce", "allgather", "reducescatter", "alltoall", "broadcast", "sendrecv" };
+        int r = ranks > 0 ? ranks : !strcmp(backend, "mpi") ? launch_size() : 8;
+        for (int i = 0; i < 6; i++)
+            ADD("    <collective op=\"%s\" ranks=\"%d\" min-size=\"1KiB\" max-size=\"%s\" factor=\"2\"/>\n", ops[i],
+                r < 2 ? 2 : r, quick ? "256KiB" : "64MiB");
+    } else {
+        int g = quick ? 128 : 8192;
+        const char *mx = quick ? "4MiB" : "1GiB";
+        for (int i = 0; i < 2; i++)
+            ADD("    <gemm m=\"%d\" n=\"%d\" k=\"%d\" precision=\"%s\"/>\n", g, g, g, i ? "fp32" : "bf16");
+        for (int i = 0; i < 3; i++)
+            ADD("    <copy kind=\"%s\" min-size=\"1MiB\" max-size=\"%s\" factor=\"4\"/>\n",
+                (const char *[]){ "d2d", "h2d", "d2h" }[i], mx);
+    }
+    ADD("  </microbenchmarks>\n</scenario>\n");
+#undef ADD
+    if (n >= cap) {
+        free(z);
+        return NULL;
+    }
+    return z;
+}
+
+int cmd_measure(int argc, char **argv) {
+    const char *backend = NULL, *cases = NULL, *db = NULL, *json_path = NULL, *dir = "out/ckpt-bench", *ranks_z = NULL;
+    int quick = 0, quiet = 0;
+    for (int i = 1; i < argc; i++) {
+        int m;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(help, stdout);
+            return EXIT_OK;
+        }
+        if ((m = cli_opt(argc, argv, &i, "--backend", &backend)) != 0 ||
+            (m = cli_opt(argc, argv, &i, "--cases", &cases)) != 0 || (m = cli_opt(argc, argv, &i, "--db", &db)) != 0 ||
+            (m = cli_opt(argc, argv, &i, "--json", &json_path)) != 0 ||
+            (m = cli_opt(argc, argv, &i, "--dir", &dir)) != 0 || (m = cli_opt(argc, argv, &i, "--ranks", &ranks_z)) != 0) {
+            if (m < 0) return EXIT_BAD_INPUT;
+        } else if (!strcmp(argv[i], "--quick")) {
+            quick = 1;
+        } else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) {
+            quiet = 1;
+        } else {
+            return cli_usage_error("measure", "unexpected argument '%s'", argv[i]);
+        }
+    }
+    if (!backend) return cli_usage_error("measure", "missing --backend cpu|mpi|cuda|nccl");
+    const char *const known[] = { "cpu", "mpi", "cuda", "nccl" };
+    int ok = 0;
+    for (int i = 0; i < 4; i++) ok |= !strcmp(backend, known[i]);
+    if (!ok) return cli_usage_error("measure", "--backend %s: expected cpu, mpi, cuda or nccl", backend);
+    if (db && !*db) return cli_usage_error("measure", "--db needs a path");
+    int ranks = 0;
+    if (ranks_z && ((ranks = atoi(ranks_z)) < 2 || ranks > 4096))
+        return cli_usage_error("measure", "--ranks %s: expected 2 to 4096", ranks_z);
+
+    char err[2048], default_db[64];
+    scenario *s = NULL;
+    if (cases) {
+        if (scenario_load(cases, &s, err, sizeof err) < 0) {
+            fprintf(stderr, "%s\n", err);
+            return EXIT_BAD_INPUT;
+        }
+    } else {
+        char *xml = sweep_xml(backend, dir, quick, ranks);
+        char name[64];
+        snprintf(name, sizeof name, "<measure --backend %s>", backend);
+        int rc = xml ? scenario_load_memory(xml, strlen(xml), name, &s, err, sizeof err) : -1;
+        free(xml);
+        if (rc < 0) {
+            fprintf(stderr, "clustertwin measure: %s\n", xml ? err : "out of memory");
+            return EXIT_BAD_INPUT;
+        }
+    }
+    if (!db) {
+        snprintf(default_db, sizeof default_db, "out/measure-%s.db", backend);
+        cli_mkdir_parent(default_db);
+        db = default_db;
+    }
+    int rc = cli_hw_session("measure", s, backend, NULL, json_path, db, !quiet, !quiet);
+    scenario_free(s);
+    return rc;
+}

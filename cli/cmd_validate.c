@@ -1,0 +1,73 @@
+/*
+ * validate: measure a scenario's microbenchmarks with a hardware backend
+ * and print them next to the models' predictions, with the error per case
+ * and the median and max |error|.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "scenarios/scenario.h"
+
+static const char help[] =
+    "usage: clustertwin validate FILE --backend cpu|mpi|cuda|nccl [--profile P] [--db PATH | --no-db]\n"
+    "                            [--json PATH|-] [--quiet]\n"
+    "\n"
+    "Measure the <microbenchmarks> of scenario FILE on this machine and print predicted vs\n"
+    "measured: time and rate per case, the error 100 (predicted - measured) / measured, and\n"
+    "the median and max |error| over the cases both predicted and measured.\n"
+    "  --backend B   cpu, mpi (under mpirun; only rank 0 writes), cuda or nccl\n"
+    "  --profile P   price the cases with the hardware profile P ('clustertwin calibrate');\n"
+    "                else the scenario's <host-profile>, else a generic host (cpu, mpi) or\n"
+    "                the GPU models (cuda, nccl)\n"
+    "  --db PATH     store the run, predictions and measurements (default out/<scenario>.db);\n"
+    "                'clustertwin report' charts predicted vs measured\n"
+    "  --json PATH   write the results JSON with measured_* and error_pct ('-' = stdout)\n"
+    "  --quiet       no progress lines\n"
+    "Exit status: 0 ok, 1 a measurement failed, 2 bad input or the backend is unavailable.\n";
+
+int cmd_validate(int argc, char **argv) {
+    const char *file = NULL, *backend = NULL, *profile = NULL, *db = NULL, *json_path = NULL;
+    int no_db = 0, quiet = 0;
+    for (int i = 1; i < argc; i++) {
+        int m;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(help, stdout);
+            return EXIT_OK;
+        }
+        if ((m = cli_opt(argc, argv, &i, "--backend", &backend)) != 0 ||
+            (m = cli_opt(argc, argv, &i, "--profile", &profile)) != 0 ||
+            (m = cli_opt(argc, argv, &i, "--db", &db)) != 0 || (m = cli_opt(argc, argv, &i, "--json", &json_path)) != 0) {
+            if (m < 0) return EXIT_BAD_INPUT;
+        } else if (!strcmp(argv[i], "--no-db")) {
+            no_db = 1;
+        } else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) {
+            quiet = 1;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return cli_usage_error("validate", "unknown option '%s'", argv[i]);
+        } else if (!file) {
+            file = argv[i];
+        } else {
+            return cli_usage_error("validate", "one scenario file at a time");
+        }
+    }
+    if (!file) return cli_usage_error("validate", "missing scenario FILE");
+    if (!backend) return cli_usage_error("validate", "missing --backend cpu|mpi|cuda|nccl");
+    if (db && no_db) return cli_usage_error("validate", "--db and --no-db together");
+    char err[2048], default_db[160];
+    scenario *s = NULL;
+    if (scenario_load(file, &s, err, sizeof err) < 0) {
+        fprintf(stderr, "%s\n", err);
+        return EXIT_BAD_INPUT;
+    }
+    if (!db && !no_db) {
+        snprintf(default_db, sizeof default_db, "out/%.64s.db", s->name);
+        for (char *p = default_db + 4; *p && strcmp(p, ".db"); p++)
+            if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.", *p)) *p = '_';
+        cli_mkdir_parent(default_db);
+        db = default_db;
+    }
+    int rc = cli_hw_session("validate", s, backend, profile, json_path, no_db ? NULL : db, 1, !quiet);
+    scenario_free(s);
+    return rc;
+}

@@ -1,0 +1,137 @@
+/*
+ * hwrun: what run --backend, measure and validate share: open a hardware
+ * backend, measure a world's microbenchmark cases on it, and write the
+ * results (JSON, database) from rank 0.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/cli.h"
+#include "hw/backend.h"
+#include "reports/json.h"
+#include "reports/results.h"
+#include "reports/store.h"
+#include "scenarios/profile.h"
+#include "sim/metrics.h"
+
+/* Environment knobs for short test runs: CT_HW_REPS, CT_HW_BUDGET_S. */
+static void opts_from_env(hw_opts *o) {
+    hw_opts_default(o);
+    const char *z;
+    if ((z = getenv("CT_HW_REPS")) && atoi(z) >= 3) o->reps = atoi(z);
+    if ((z = getenv("CT_HW_BUDGET_S")) && atof(z) > 0) o->budget_s = atof(z);
+    if ((z = getenv("CT_HW_WARMUP")) && atoi(z) >= 0) o->warmup = atoi(z);
+}
+
+int cli_hw_measure(const char *cmd, const char *backend, const char *profile, world *w, int verbose, int *rank) {
+    char err[1024];
+    *rank = 0;
+    host_profile hp;
+    if (profile) {
+        if (profile_load(profile, &hp, err, sizeof err) < 0) {
+            fprintf(stderr, "%s\n", err);
+            return EXIT_BAD_INPUT;
+        }
+        world_microbench_use_host(w, &hp);
+    } else if ((!strcmp(backend, "cpu") || !strcmp(backend, "mpi")) && !world_microbench_host(w)) {
+        host_profile_default(&hp);
+        world_microbench_use_host(w, &hp);
+    }
+    hw_opts o;
+    opts_from_env(&o);
+    hw_backend *b = NULL;
+    if (hw_open(backend, &o, &b, err, sizeof err) < 0) {
+        fprintf(stderr, "clustertwin %s: backend %s unavailable: %s\n", cmd, backend, err);
+        return EXIT_BAD_INPUT;
+    }
+    *rank = hw_rank(b);
+    world_microbench_set_hardware(w, hw_environment(b));
+    int failed = 0, n = world_microbench_count(w);
+    if (n == 0 && *rank == 0)
+        fprintf(stderr, "clustertwin %s: warning: the scenario has no <microbenchmarks>: nothing to measure\n", cmd);
+    for (int i = 0; i < n; i++) {
+        const mb_case *c = world_microbench_case(w, i);
+        mb_measurement m;
+        char why[200], note[240];
+        double t0 = cli_wall_s();
+        int rc = hw_measure(b, c, &m, why, sizeof why);
+        if (rc == HW_OK) {
+            world_microbench_set_measured(w, i, &m, NULL);
+        } else {
+            snprintf(note, sizeof note, "%s%s", rc == HW_FAILED ? "measurement failed: " : "not measured: ", why);
+            world_microbench_set_measured(w, i, NULL, note);
+            failed += rc == HW_FAILED;
+        }
+        if (verbose && *rank == 0)
+            fprintf(stderr, "  [%d/%d] %s case %d: %s (%.2f s)\n", i + 1, n, backend, i,
+                    rc == HW_OK ? "measured" : rc == HW_FAILED ? "FAILED" : "skipped", cli_wall_s() - t0);
+    }
+    hw_close(b);
+    if (failed && *rank == 0) fprintf(stderr, "clustertwin %s: %d case(s) failed to measure\n", cmd, failed);
+    return failed ? EXIT_RUN_FAILED : EXIT_OK;
+}
+
+int cli_hw_session(const char *cmd, scenario *s, const char *backend, const char *profile, const char *json_path,
+                   const char *db_path, int table, int verbose) {
+    char err[2048];
+    metric_bus *bus = metrics_new();
+    world *w = bus ? world_new(s, bus, err, sizeof err) : NULL;
+    store *st = NULL;
+    int rc = EXIT_OK, rank = 0;
+    if (!w) {
+        fprintf(stderr, "%s\n", bus ? err : "out of memory");
+        rc = bus ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
+        goto out;
+    }
+    double t0 = cli_wall_s();
+    rc = cli_hw_measure(cmd, backend, profile, w, verbose, &rank);
+    if (rc == EXIT_BAD_INPUT || rank != 0) goto out;
+    if (db_path) {
+        int src = store_open(db_path, STORE_WRITE, &st, err, sizeof err);
+        if (src == STORE_OK) src = store_run_begin(st, s, bus, err, sizeof err);
+        if (src != STORE_OK) {
+            fprintf(stderr, "clustertwin %s: %s\n", cmd, err);
+            rc = src == STORE_BAD_INPUT ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
+            goto out;
+        }
+    }
+    world_run(w, 0);
+    double wall = cli_wall_s() - t0;
+    json *j = json_new();
+    if (j) results_json(j, s, w, wall);
+    if (json_path && (!j || json_write_file(j, json_path, err, sizeof err) < 0)) {
+        fprintf(stderr, "clustertwin %s: %s\n", cmd, j ? err : "out of memory");
+        rc = EXIT_RUN_FAILED;
+    }
+    if (st && store_run_finish(st, w, j ? json_text(j, NULL) : NULL, err, sizeof err) != STORE_OK) {
+        fprintf(stderr, "clustertwin %s: %s\n", cmd, err);
+        rc = EXIT_RUN_FAILED;
+    }
+    json_free(j);
+    if (table && !(json_path && !strcmp(json_path, "-"))) {
+        const mb_hardware *h = world_microbench_hardware(w);
+        const host_profile *hp = world_microbench_host(w);
+        if (h) printf("measured with %s on %s (%s; %s; %s)\n", h->backend, h->host, h->cpu, h->devices, h->libraries);
+        if (hp) printf("predicted by host profile %s (%s)\n", hp->name, hp->source);
+        results_microbench_table(stdout, w);
+        if (st) printf("stored as run %lld in %s\n", (long long)store_run_id(st), store_path(st));
+    }
+out:
+    store_close(st);
+    world_free(w);
+    metrics_free(bus);
+    return rc;
+}
+
+void cli_mkdir_parent(const char *path) {
+    char p[1024];
+    snprintf(p, sizeof p, "%s", path);
+    for (char *q = p + 1; *q; q++) {
+        if (*q != '/') continue;
+        *q = 0;
+        mkdir(p, 0777);
+        *q = '/';
+    }
+}

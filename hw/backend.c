@@ -1,0 +1,181 @@
+/*
+ * backend: the dispatch table and the timing loop every backend shares.
+ */
+#include "hw/backend_impl.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hw/comm.h"
+
+static const hw_ops *const all_ops[] = { &hw_cpu_ops, &hw_mpi_ops, &hw_cuda_ops, &hw_nccl_ops };
+#define N_OPS (sizeof all_ops / sizeof *all_ops)
+
+const char *const *hw_backend_names(void) {
+    static const char *const names[] = { "cpu", "mpi", "cuda", "nccl", NULL };
+    return names;
+}
+
+void hw_opts_default(hw_opts *o) {
+    memset(o, 0, sizeof *o);
+    o->warmup = 2;
+    o->reps = 9;
+    o->min_rep_s = 5e-3;
+    o->budget_s = 2;
+}
+
+int hw_open(const char *name, const hw_opts *o, hw_backend **out, char *err, size_t errlen) {
+    *out = NULL;
+    const hw_ops *ops = NULL;
+    for (size_t i = 0; i < N_OPS; i++)
+        if (name && !strcmp(all_ops[i]->name, name)) ops = all_ops[i];
+    if (!ops) {
+        snprintf(err, errlen, "unknown backend '%s' (expected cpu, mpi, cuda or nccl)", name ? name : "");
+        return -1;
+    }
+    hw_backend *b = calloc(1, sizeof *b);
+    if (!b) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    b->ops = ops;
+    if (o) b->opts = *o;
+    else hw_opts_default(&b->opts);
+    if (b->opts.reps < 3) b->opts.reps = 3;
+    if (b->opts.warmup < 0) b->opts.warmup = 0;
+    if (!(b->opts.budget_s > 0)) b->opts.budget_s = 2;
+    snprintf(b->env.backend, sizeof b->env.backend, "%s", ops->name);
+    b->env.ranks = 1;
+    hw_host_info(&b->env);
+    if (ops->open(b, err, errlen) < 0) {
+        free(b);
+        return -1;
+    }
+    *out = b;
+    return 0;
+}
+
+int hw_measure(hw_backend *b, const mb_case *c, mb_measurement *m, char *why, size_t whylen) {
+    mb_measurement r = { 0 };
+    why[0] = 0;
+    int rc = b->ops->measure(b, c, &r, why, whylen);
+    if (rc == HW_OK) {
+        mb_measurement_rates(c, &r);
+        *m = r;
+    }
+    return rc;
+}
+
+const hw_env *hw_environment(const hw_backend *b) { return &b->env; }
+const char *hw_name(const hw_backend *b) { return b->ops->name; }
+int hw_rank(const hw_backend *b) { return b ? b->rank : 0; }
+
+void hw_close(hw_backend *b) {
+    if (!b) return;
+    b->ops->close(b);
+    free(b);
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double quantile(const double *x, int n, double q) {
+    double pos = q * (n - 1);
+    int i = (int)pos;
+    if (i >= n - 1) return x[n - 1];
+    return x[i] + (pos - i) * (x[i + 1] - x[i]);
+}
+
+void hw_stats(double *x, int n, mb_measurement *m) {
+    qsort(x, (size_t)n, sizeof *x, cmp_double);
+    m->min_s = x[0];
+    m->max_s = x[n - 1];
+    m->q1_s = quantile(x, n, 0.25);
+    m->time_s = quantile(x, n, 0.5);
+    m->q3_s = quantile(x, n, 0.75);
+    m->reps = n;
+}
+
+/* ---- the timing loop ------------------------------------------------------ */
+
+static void wall_start(hw_backend *b, double *t0) {
+    if (b->sync) comm_barrier();
+    *t0 = comm_wtime();
+}
+
+static double wall_stop(hw_backend *b, double t0) {
+    double dt = comm_wtime() - t0;
+    return b->sync ? comm_max_double(dt) : dt;
+}
+
+/* Seconds for `iters` operations, or -1 when one failed (on any rank). */
+static double timed(hw_backend *b, int (*fn)(void *), void *ctx, const hw_timer *tm, long iters) {
+    double t0 = 0;
+    int bad = 0;
+    if (tm) tm->start(tm->ctx);
+    else wall_start(b, &t0);
+    for (long i = 0; i < iters && !bad; i++) bad = fn(ctx) < 0;
+    double dt = tm ? tm->stop(tm->ctx) : wall_stop(b, t0);
+    if (b->sync) bad = comm_max_double(bad) > 0;
+    return bad ? -1 : dt;
+}
+
+int hw_time(hw_backend *b, int (*fn)(void *ctx), void *ctx, const hw_timer *tm, mb_measurement *m) {
+    const hw_opts *o = &b->opts;
+    for (int i = 0; i < o->warmup; i++)
+        if (timed(b, fn, ctx, tm, 1) < 0) return -1;
+    double one = timed(b, fn, ctx, tm, 1);
+    if (one < 0) return -1;
+    if (!(one > 1e-9)) one = 1e-9;
+    long iters = (long)ceil(o->min_rep_s / one);
+    if (iters < 1) iters = 1;
+    if (iters > 1000000) iters = 1000000;
+    int reps = o->reps;
+    double per_rep = one * (double)iters;
+    if (reps * per_rep > o->budget_s) reps = (int)(o->budget_s / per_rep);
+    if (reps < 3) reps = 3;
+    double *x = malloc((size_t)reps * sizeof *x);
+    if (!x) return -1;
+    for (int r = 0; r < reps; r++) {
+        double dt = timed(b, fn, ctx, tm, iters);
+        if (dt < 0) {
+            free(x);
+            return -1;
+        }
+        x[r] = dt / (double)iters;
+    }
+    hw_stats(x, reps, m);
+    m->warmup = o->warmup;
+    m->iters = (int)iters;
+    free(x);
+    return 0;
+}
+
+void hw_host_info(hw_env *e) {
+    comm_host(e->host, sizeof e->host);
+    char model[128] = "unknown CPU";
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f) {
+        char line[512];
+        while (fgets(line, sizeof line, f)) {
+            if (!strncmp(line, "model name", 10)) {
+                char *p = strchr(line, ':');
+                if (p) {
+                    p++;
+                    while (*p == ' ' || *p == '\t') p++;
+                    p[strcspn(p, "\n")] = 0;
+                    snprintf(model, sizeof model, "%s", p);
+                }
+                break;
+            }
+        }
+        fclose(f);
+    }
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    snprintf(e->cpu, sizeof e->cpu, "%s, %ld cores", model, cores);
+}

@@ -1,0 +1,79 @@
+/*
+ * backend: real microbenchmarks behind one interface. A backend measures
+ * the same cases (models/microbench.h mb_case) the cost models predict.
+ *
+ *   cpu    host memcpy ("host" copies), GEMM through CBLAS (fp32, fp64),
+ *          storage write + fsync and read back in a directory
+ *   mpi    the collectives between MPI ranks (run under mpirun; nccl-tests
+ *          sizes and bus bandwidth), through hw/comm.h
+ *   cuda   cuBLAS GEMM and d2d/h2d/d2h copies timed with CUDA events
+ *   nccl   the collectives on this node's GPUs, one process
+ *
+ * cuda and nccl load libcudart, libcublas and libnccl with dlopen() when
+ * opened, so the program runs without them; hw_open() then fails with a
+ * message naming what is missing (no driver, no device, no libnccl). The
+ * environment variables CT_CUDA_DRIVER_LIB, CT_CUDART_LIB, CT_CUBLAS_LIB and
+ * CT_NCCL_LIB name other libraries to load (the tests' stand-ins).
+ *
+ * Every measurement: `warmup` untimed operations, then `reps` timed
+ * repetitions of `iters` operations each (iters chosen so a repetition lasts
+ * at least min_rep_s); the per-operation median, quartiles and extremes.
+ * Under MPI every rank times the same loop after a barrier and a
+ * repetition counts as long as its slowest rank (as nccl-tests does).
+ */
+#ifndef CT_BACKEND_H
+#define CT_BACKEND_H
+
+#include <stddef.h>
+
+#include "models/microbench.h"
+
+/* Where the numbers were taken. */
+typedef mb_hardware hw_env;
+
+typedef struct hw_opts {
+    int warmup;                  /* untimed operations first (default 2) */
+    int reps;                    /* timed repetitions (default 9, at least 3) */
+    double min_rep_s;            /* a repetition lasts at least this long (default 5 ms) */
+    double budget_s;             /* soft cap on one case's timed loop (default 2 s): fewer
+                                    repetitions, never fewer than 3 */
+    const char *storage_dir;     /* storage cases: directory, overriding the case's path */
+} hw_opts;
+
+/* Defaults above. */
+void hw_opts_default(hw_opts *o);
+
+typedef struct hw_backend hw_backend;
+
+#define HW_OK 0
+#define HW_UNSUPPORTED 1             /* this backend cannot measure this case (why says so) */
+#define HW_FAILED (-1)               /* it should have, and failed (why says so) */
+
+/* The backend names: "cpu", "mpi", "cuda", "nccl", NULL. */
+const char *const *hw_backend_names(void);
+
+/* Open backend `name`. Returns 0 and *out, or -1 with err saying what is
+ * missing (an unknown name, MPI not built in or not launched, no driver, no
+ * device, no libnccl); *out is then NULL. o may be NULL (defaults). */
+int hw_open(const char *name, const hw_opts *o, hw_backend **out, char *err, size_t errlen);
+
+/* Measure one case. Returns HW_OK with m filled, HW_UNSUPPORTED or
+ * HW_FAILED with why set (m unchanged). Under MPI every rank must call it
+ * with the same cases in the same order. */
+int hw_measure(hw_backend *b, const mb_case *c, mb_measurement *m, char *why, size_t whylen);
+
+const hw_env *hw_environment(const hw_backend *b);
+const char *hw_name(const hw_backend *b);
+
+/* This process's rank among the backend's processes (0 but under MPI):
+ * only rank 0 writes results. */
+int hw_rank(const hw_backend *b);
+
+/* Close; NULL is a no-op. Under MPI, finalises MPI. */
+void hw_close(hw_backend *b);
+
+/* Statistics of n samples (sorted in place): median, quartiles (linear
+ * interpolation), extremes, written into m's time fields. n >= 1. */
+void hw_stats(double *x, int n, mb_measurement *m);
+
+#endif

@@ -1,0 +1,279 @@
+/*
+ * calibrate: nonlinear least squares fits of the host model (see calibrate.h).
+ *
+ * Cost: a group of a few dozen points and <= 4 parameters converges in tens
+ * of iterations of a finite-difference Jacobian, each a handful of
+ * host_predict() calls per point: well under a millisecond.
+ */
+#include "models/calibrate.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_matrix.h>
+#include <gsl/gsl_multifit_nlinear.h>
+#include <gsl/gsl_vector.h>
+
+/* One group's points and parameters while fitting. */
+typedef struct fit_ctx {
+    const cal_point **pt;
+    int n;
+    int read;                    /* storage.read: fit the read times */
+    host_profile base;
+    const char *param[CAL_MAX_PARAMS];
+    int p;
+} fit_ctx;
+
+const char *calibrate_group_of(const mb_case *c) {
+    static const char *coll[COLL_OP_COUNT] = { "coll.allreduce", "coll.allgather", "coll.reducescatter",
+                                               "coll.alltoall", "coll.broadcast", "coll.sendrecv" };
+    switch (c->kind) {
+    case MBC_COPY: return c->copy == COPY_HOST ? "copy" : NULL;
+    case MBC_GEMM: return c->precision == PREC_FP32 ? "gemm.fp32" : c->precision == PREC_FP64 ? "gemm.fp64" : NULL;
+    case MBC_STORAGE: return "storage.write";
+    case MBC_COLLECTIVE: return c->op >= 0 && c->op < COLL_OP_COUNT && c->ranks > 1 ? coll[c->op] : NULL;
+    }
+    return NULL;
+}
+
+/* The profile with the group's parameters set to exp(x). */
+static void apply(const fit_ctx *f, const double *x, host_profile *h) {
+    *h = f->base;
+    for (int k = 0; k < f->p; k++) *host_param(h, f->param[k]) = exp(x[k]);
+}
+
+static double model_s(const fit_ctx *f, const host_profile *h, const cal_point *q) {
+    if (f->read) return host_storage_read_s(h, &q->c);
+    mb_prediction p;
+    char why[8];
+    return host_predict(h, &q->c, &p, why, sizeof why) == 0 ? p.time_s : -1;
+}
+
+static double measured_s(const fit_ctx *f, const cal_point *q) { return f->read ? q->read_s : q->time_s; }
+
+static int resid(const gsl_vector *x, void *params, gsl_vector *r) {
+    const fit_ctx *f = params;
+    host_profile h;
+    double xv[CAL_MAX_PARAMS];
+    for (int k = 0; k < f->p; k++) xv[k] = gsl_vector_get(x, (size_t)k);
+    apply(f, xv, &h);
+    for (int i = 0; i < f->n; i++) {
+        double t = model_s(f, &h, f->pt[i]);
+        gsl_vector_set(r, (size_t)i, t > 0 && isfinite(t) ? log(t / measured_s(f, f->pt[i])) : 1e3);
+    }
+    return GSL_SUCCESS;
+}
+
+/* Size of a point for ordering: bytes, or FLOPs for GEMM. */
+static double size_of(const cal_point *q) {
+    return q->c.kind == MBC_GEMM ? 2.0 * q->c.m * q->c.n * q->c.k : q->c.size_bytes;
+}
+
+static int cmp_size(const void *a, const void *b) {
+    double x = size_of(*(const cal_point *const *)a), y = size_of(*(const cal_point *const *)b);
+    return (x > y) - (x < y);
+}
+
+static int cmp_abs(const void *a, const void *b) {
+    double x = fabs(*(const double *)a), y = fabs(*(const double *)b);
+    return (x > y) - (x < y);
+}
+
+/* Parameters of a group in the order they are dropped last-first, and
+ * starting values from the data (pts sorted by size, n >= 1). */
+static int group_params(const char *g, const cal_point **pts, int n, int read, const host_profile *h,
+                        const char **names, double *x0) {
+    static char buf[CAL_MAX_PARAMS][48];
+    const cal_point *lo = pts[0], *hi = pts[n - 1];
+    double t_lo = read ? lo->read_s : lo->time_s, t_hi = read ? hi->read_s : hi->time_s;
+    if (!strcmp(g, "copy")) {
+        double best = 0, at = 1 << 20;
+        for (int i = 0; i < n; i++)
+            if (pts[i]->c.size_bytes / pts[i]->time_s > best) best = pts[i]->c.size_bytes / pts[i]->time_s, at = pts[i]->c.size_bytes;
+        names[0] = "copy.dram_bw", x0[0] = hi->c.size_bytes / t_hi;
+        names[1] = "copy.latency_s", x0[1] = t_lo * 0.5;
+        names[2] = "copy.cache_bw", x0[2] = best * 1.2;
+        names[3] = "copy.cache_bytes", x0[3] = at * 2;
+        names[4] = "copy.l1_bw", x0[4] = best * 2;
+        names[5] = "copy.l1_bytes", x0[5] = lo->c.size_bytes * 2;
+        return 6;
+    }
+    if (!strncmp(g, "gemm.", 5)) {
+        precision p = !strcmp(g, "gemm.fp64") ? PREC_FP64 : PREC_FP32;
+        double peak = h->gemm_peak_flops[p] > 0 ? h->gemm_peak_flops[p] : 1e11;
+        snprintf(buf[0], sizeof buf[0], "%s.eff", g);
+        snprintf(buf[1], sizeof buf[1], "%s.latency_s", g);
+        names[0] = buf[0], x0[0] = size_of(hi) / t_hi / peak;
+        names[1] = buf[1], x0[1] = t_lo * 0.1;
+        return 2;
+    }
+    if (!strcmp(g, "storage.write")) {
+        names[0] = "storage.write_bw", x0[0] = hi->c.size_bytes / t_hi;
+        names[1] = "storage.latency_s", x0[1] = t_lo * 0.3;
+        return 2;
+    }
+    if (!strcmp(g, "storage.read")) {
+        names[0] = "storage.read_bw", x0[0] = hi->c.size_bytes / t_hi;
+        return 1;
+    }
+    /* coll.OP */
+    coll_op op = lo->c.op;
+    double fac = coll_busbw_factor(op, lo->c.ranks), best = 0;
+    for (int i = 0; i < n; i++) {
+        double bw = pts[i]->c.size_bytes * fac / pts[i]->time_s;
+        if (bw > best) best = bw;
+    }
+    for (int k = 0; k < 4; k++) snprintf(buf[k], sizeof buf[k], "%s.%s", g, (const char *[]){ "bw", "alpha_s", "cache_bw", "cache_bytes" }[k]);
+    names[0] = buf[0], x0[0] = hi->c.size_bytes * fac / t_hi;
+    names[1] = buf[1], x0[1] = t_lo * 0.8;
+    names[2] = buf[2], x0[2] = best * 1.5;
+    names[3] = buf[3], x0[3] = 512 << 10;
+    return 4;
+}
+
+static double median_abs(double *e, int n) {
+    if (n == 0) return NAN;
+    qsort(e, (size_t)n, sizeof *e, cmp_abs);
+    return n % 2 ? fabs(e[n / 2]) : (fabs(e[n / 2 - 1]) + fabs(e[n / 2])) / 2;
+}
+
+/* Fit one group; g->name set. Updates h and stderr_of on success. */
+static void fit_group(cal_group *g, const cal_point **all, int n_all, int read, int hold_out, host_profile *h,
+                      double *stderr_of) {
+    qsort(all, (size_t)n_all, sizeof *all, cmp_size);
+    const cal_point **fit = malloc((size_t)n_all * sizeof *fit), **held = malloc((size_t)n_all * sizeof *held);
+    double *err = malloc((size_t)n_all * sizeof *err);
+    if (!fit || !held || !err) {
+        snprintf(g->note, sizeof g->note, "out of memory");
+        goto out;
+    }
+    /* Hold out every other distinct size (several runs may repeat one). */
+    int nf = 0, nh = 0, rank = -1;
+    double last = -1;
+    for (int i = 0; i < n_all; i++) {
+        if (size_of(all[i]) != last) rank++, last = size_of(all[i]);
+        if (hold_out && rank % 2 == 1) held[nh++] = all[i];
+        else fit[nf++] = all[i];
+    }
+    g->n_fit = nf;
+    g->n_held = nh;
+    const char *names[CAL_MAX_PARAMS];
+    double x0[CAL_MAX_PARAMS];
+    int p = group_params(g->name, fit, nf, read, h, names, x0);
+    int want = p;
+    while (p > 1 && nf < p + 1) p--;
+    if (p < want)
+        snprintf(g->note, sizeof g->note, "%d points to fit: fitted %d of %d parameters", nf, p, want);
+    fit_ctx f = { .pt = fit, .n = nf, .read = read, .base = *h, .p = p };
+    for (int k = 0; k < p; k++) {
+        f.param[k] = names[k];
+        if (!(x0[k] > 0) || !isfinite(x0[k])) x0[k] = 1e-6;
+    }
+    if (nf < p) {
+        snprintf(g->note, sizeof g->note, "%d points: too few to fit", nf);
+        goto out;
+    }
+    gsl_multifit_nlinear_fdf fdf = { .f = resid, .df = NULL, .fvv = NULL, .n = (size_t)nf, .p = (size_t)p, .params = &f };
+    gsl_multifit_nlinear_parameters fp = gsl_multifit_nlinear_default_parameters();
+    gsl_multifit_nlinear_workspace *w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &fp, (size_t)nf, (size_t)p);
+    gsl_vector *x = gsl_vector_alloc((size_t)p);
+    gsl_matrix *cov = gsl_matrix_alloc((size_t)p, (size_t)p);
+    if (!w || !x || !cov) {
+        snprintf(g->note, sizeof g->note, "out of memory");
+    } else {
+        for (int k = 0; k < p; k++) gsl_vector_set(x, (size_t)k, log(x0[k]));
+        int info = 0;
+        int st = gsl_multifit_nlinear_init(x, &fdf, w);
+        if (st == GSL_SUCCESS) st = gsl_multifit_nlinear_driver(200, 1e-10, 1e-10, 1e-10, NULL, NULL, &info, w);
+        g->iterations = (int)gsl_multifit_nlinear_niter(w);
+        if (st != GSL_SUCCESS && st != GSL_EMAXITER) {
+            snprintf(g->note, sizeof g->note, "the fit failed: %s", gsl_strerror(st));
+        } else {
+            const gsl_vector *xs = gsl_multifit_nlinear_position(w);
+            const gsl_vector *r = gsl_multifit_nlinear_residual(w);
+            gsl_multifit_nlinear_covar(gsl_multifit_nlinear_jac(w), 0.0, cov);
+            double chi = gsl_blas_dnrm2(r);
+            int dof = nf - p;
+            double scale = dof > 0 ? fmax(1.0, chi / sqrt(dof)) : 1.0;
+            double xv[CAL_MAX_PARAMS];
+            for (int k = 0; k < p; k++) xv[k] = gsl_vector_get(xs, (size_t)k);
+            apply(&f, xv, h);
+            g->n_params = p;
+            const char *const *all_names = host_param_names();
+            for (int k = 0; k < p; k++) {
+                snprintf(g->param[k], sizeof g->param[k], "%s", names[k]);
+                g->value[k] = exp(xv[k]);
+                double se_log = scale * sqrt(fabs(gsl_matrix_get(cov, (size_t)k, (size_t)k)));
+                g->stderr_[k] = g->value[k] * se_log;
+                for (int i = 0; stderr_of && all_names[i]; i++)
+                    if (!strcmp(all_names[i], names[k])) stderr_of[i] = g->stderr_[k];
+            }
+            double ss = 0, mx = 0;
+            for (int i = 0; i < nf; i++) {
+                double e = 100 * (exp(gsl_vector_get(r, (size_t)i)) - 1);
+                ss += e * e;
+                mx = fmax(mx, fabs(e));
+            }
+            g->fit_rms_pct = sqrt(ss / nf);
+            g->fit_max_pct = mx;
+            int ne = 0;
+            for (int i = 0; i < nh; i++) {
+                double t = model_s(&f, h, held[i]), m = measured_s(&f, held[i]);
+                if (t > 0 && m > 0) err[ne++] = 100 * (t - m) / m;
+            }
+            g->held_median_pct = median_abs(err, ne);
+            g->held_max_pct = ne ? fabs(err[ne - 1]) : NAN;
+            g->ok = 1;          /* at the iteration limit the fit is still the best found: noted */
+            if (st == GSL_EMAXITER) snprintf(g->note, sizeof g->note, "stopped at the iteration limit (200)");
+        }
+    }
+    gsl_multifit_nlinear_free(w);
+    gsl_vector_free(x);
+    gsl_matrix_free(cov);
+out:
+    free(fit);
+    free(held);
+    free(err);
+}
+
+int calibrate_fit(const cal_point *pts, int n, int hold_out, host_profile *h, double *stderr_of, cal_report *rep,
+                  char *err, size_t errlen) {
+    static const char *order[] = { "copy", "gemm.fp32", "gemm.fp64", "storage.write", "storage.read",
+                                   "coll.allreduce", "coll.allgather", "coll.reducescatter", "coll.alltoall",
+                                   "coll.broadcast", "coll.sendrecv" };
+    memset(rep, 0, sizeof *rep);
+    const char *const *names = host_param_names();
+    for (int i = 0; stderr_of && names[i]; i++) stderr_of[i] = NAN;
+    gsl_set_error_handler_off();
+    host_profile out = *h;
+    const cal_point **sel = n > 0 ? malloc((size_t)n * sizeof *sel) : NULL;
+    if (n > 0 && !sel) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (size_t gi = 0; gi < sizeof order / sizeof *order; gi++) {
+        int read = !strcmp(order[gi], "storage.read"), k = 0;
+        for (int i = 0; i < n; i++) {
+            const char *g = calibrate_group_of(&pts[i].c);
+            if (!g || !(pts[i].time_s > 0)) continue;
+            if (read ? (!strcmp(g, "storage.write") && pts[i].read_s > 0) : !strcmp(g, order[gi])) sel[k++] = &pts[i];
+        }
+        if (k == 0) continue;
+        cal_group *g = &rep->group[rep->n_groups++];
+        snprintf(g->name, sizeof g->name, "%s", order[gi]);
+        g->held_median_pct = g->held_max_pct = NAN;
+        fit_group(g, sel, k, read, hold_out, &out, stderr_of);
+    }
+    free(sel);
+    if (rep->n_groups == 0) {
+        snprintf(err, errlen, "no measured case the host model prices (host copies, fp32/fp64 GEMM, storage, "
+                              "collectives of >= 2 ranks)");
+        return -1;
+    }
+    *h = out;
+    return rep->n_groups;
+}

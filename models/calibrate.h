@@ -1,0 +1,79 @@
+/*
+ * calibrate: fit the host model's named parameters (models/host.h) to
+ * measured microbenchmarks with GSL's nonlinear least squares
+ * (gsl_multifit_nlinear, trust region Levenberg-Marquardt).
+ *
+ * The cases fall into groups fitted independently, each with its own
+ * parameters:
+ *
+ *   copy            copy.dram_bw, copy.latency_s, copy.cache_bw, copy.cache_bytes,
+ *                   copy.l1_bw, copy.l1_bytes
+ *   gemm.fp32/fp64  gemm.P.latency_s, gemm.P.eff (gemm.P.peak_flops is kept: the
+ *                   efficiency is measured against it)
+ *   storage.write   storage.latency_s, storage.write_bw
+ *   storage.read    storage.read_bw (storage.latency_s from the write fit)
+ *   coll.OP         coll.OP.alpha_s, coll.OP.bw, coll.OP.cache_bw, coll.OP.cache_bytes
+ *
+ * Residuals are log(predicted / measured): relative errors, so a case of
+ * 1 us counts as much as one of 1 s. Parameters are fitted as logarithms,
+ * so they stay positive; uncertainties are the covariance's standard
+ * errors scaled by the residual variance (as gsl_multifit_nlinear's
+ * examples do), mapped back to the parameter (value x stderr of its log).
+ * A group with too few points for its parameters fits the leading ones
+ * (the cache knee is dropped first) and says so.
+ *
+ * Hold-out: in each group, points are sorted by size and every other size
+ * (the 2nd, 4th, ...) is held out of the fit and used to validate it.
+ */
+#ifndef CT_CALIBRATE_H
+#define CT_CALIBRATE_H
+
+#include <stddef.h>
+
+#include "models/host.h"
+#include "models/microbench.h"
+
+typedef struct cal_point {
+    mb_case c;
+    double time_s;               /* measured median */
+    double read_s;               /* storage: measured read back (0 = none) */
+} cal_point;
+
+#define CAL_MAX_PARAMS 6
+#define CAL_MAX_GROUPS 16
+
+typedef struct cal_group {
+    char name[32];               /* "copy", "gemm.fp32", "coll.allreduce", ... */
+    int n_fit, n_held;           /* points used to fit / held out */
+    int n_params;                /* fitted */
+    char param[CAL_MAX_PARAMS][40];
+    double value[CAL_MAX_PARAMS], stderr_[CAL_MAX_PARAMS];
+    double fit_rms_pct;          /* RMS of the fit's relative residuals, % */
+    double fit_max_pct;
+    double held_median_pct;      /* |error| on the held-out points, % (NaN: none) */
+    double held_max_pct;
+    int iterations;
+    int ok;                      /* the fit ran (converged, or stopped at the iteration limit: see note) */
+    char note[160];
+} cal_group;
+
+typedef struct cal_report {
+    cal_group group[CAL_MAX_GROUPS];
+    int n_groups;
+} cal_report;
+
+/* Fit h's parameters to the n points. h holds the starting profile (its
+ * gemm peaks are kept) and receives the fitted values; hold_out as above
+ * (0: fit every point). stderr_of, when not NULL, receives one entry per
+ * host_param_names() (NaN for those not fitted). Returns the number of
+ * groups fitted (>= 0), or -1 when there is nothing to fit (err says why);
+ * h is then unchanged. */
+int calibrate_fit(const cal_point *pts, int n, int hold_out, host_profile *h, double *stderr_of, cal_report *rep,
+                  char *err, size_t errlen);
+
+/* The points of one kind of case: copy (host), gemm by precision, storage,
+ * collective by op. Exposed for tests: the group a point belongs to, or
+ * NULL when no host parameter prices it. */
+const char *calibrate_group_of(const mb_case *c);
+
+#endif

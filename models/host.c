@@ -1,0 +1,187 @@
+/*
+ * host: the host machine's cost model (see host.h for the formulas).
+ */
+#include "models/host.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Named parameters: a name -> a double inside host_profile. */
+typedef struct pdef {
+    const char *name;
+    size_t off;
+    const char *unit;
+} pdef;
+
+#define P(n, field, unit) { n, offsetof(host_profile, field), unit }
+#define GEMM(prec, idx) \
+    P("gemm." prec ".latency_s", gemm_latency_s[idx], "s"), \
+    P("gemm." prec ".peak_flops", gemm_peak_flops[idx], "FLOP/s"), \
+    P("gemm." prec ".eff", gemm_eff[idx], "")
+#define COLL(op, idx) \
+    P("coll." op ".alpha_s", coll_alpha_s[idx], "s"), \
+    P("coll." op ".bw", coll_bw[idx], "B/s"), \
+    P("coll." op ".cache_bw", coll_cache_bw[idx], "B/s"), \
+    P("coll." op ".cache_bytes", coll_cache_bytes[idx], "B")
+
+static const pdef params[] = {
+    P("copy.latency_s", copy_latency_s, "s"),
+    P("copy.cache_bw", copy_cache_bw, "B/s"),
+    P("copy.dram_bw", copy_dram_bw, "B/s"),
+    P("copy.cache_bytes", copy_cache_bytes, "B"),
+    P("copy.l1_bw", copy_l1_bw, "B/s"),
+    P("copy.l1_bytes", copy_l1_bytes, "B"),
+    GEMM("fp64", PREC_FP64),
+    GEMM("fp32", PREC_FP32),
+    P("storage.latency_s", storage_latency_s, "s"),
+    P("storage.write_bw", storage_write_bw, "B/s"),
+    P("storage.read_bw", storage_read_bw, "B/s"),
+    COLL("allreduce", COLL_ALLREDUCE),
+    COLL("allgather", COLL_ALLGATHER),
+    COLL("reducescatter", COLL_REDUCESCATTER),
+    COLL("alltoall", COLL_ALLTOALL),
+    COLL("broadcast", COLL_BROADCAST),
+    COLL("sendrecv", COLL_SENDRECV),
+};
+#define N_PARAMS (sizeof params / sizeof *params)
+
+const char *const *host_param_names(void) {
+    static const char *names[N_PARAMS + 1];
+    if (!names[0])
+        for (size_t i = 0; i < N_PARAMS; i++) names[i] = params[i].name;
+    return names;
+}
+
+static const pdef *find(const char *z) {
+    for (size_t i = 0; z && i < N_PARAMS; i++)
+        if (!strcmp(params[i].name, z)) return &params[i];
+    return NULL;
+}
+
+double *host_param(host_profile *h, const char *z) {
+    const pdef *d = find(z);
+    return d ? (double *)((char *)h + d->off) : NULL;
+}
+
+double host_param_get(const host_profile *h, const char *z) {
+    const pdef *d = find(z);
+    return d ? *(const double *)((const char *)h + d->off) : NAN;
+}
+
+const char *host_param_unit(const char *z) {
+    const pdef *d = find(z);
+    return d ? d->unit : "";
+}
+
+void host_profile_default(host_profile *h) {
+    memset(h, 0, sizeof *h);
+    snprintf(h->name, sizeof h->name, "generic-host");
+    snprintf(h->source, sizeof h->source, "built-in generic host (uncalibrated; see 'clustertwin calibrate')");
+    h->copy_latency_s = 1e-6;
+    h->copy_cache_bw = 40e9;
+    h->copy_dram_bw = 10e9;
+    h->copy_cache_bytes = 2 << 20;
+    h->copy_l1_bw = 80e9;
+    h->copy_l1_bytes = 16 << 10;
+    h->gemm_peak_flops[PREC_FP64] = 48e9;
+    h->gemm_peak_flops[PREC_FP32] = 96e9;
+    for (int p = 0; p < PREC_COUNT; p++) {
+        h->gemm_latency_s[p] = 1e-6;
+        h->gemm_eff[p] = h->gemm_peak_flops[p] > 0 ? 0.05 : 0;
+    }
+    h->storage_latency_s = 2e-3;
+    h->storage_write_bw = 1e9;
+    h->storage_read_bw = 2e9;
+    for (int o = 0; o < COLL_OP_COUNT; o++) {
+        h->coll_alpha_s[o] = 5e-6;
+        h->coll_bw[o] = 5e9;
+        h->coll_cache_bw[o] = 10e9;
+        h->coll_cache_bytes[o] = 1 << 20;
+    }
+}
+
+double host_cache_share(double bytes, double cache_bytes) {
+    if (!(cache_bytes > 0)) return 0;
+    double r = bytes / cache_bytes;
+    return 1 / (1 + r * r);
+}
+
+/* Seconds per byte through a cache of `cache_bytes` at cache_bw backed by
+ * memory at bw. */
+static double inv_bw(double bytes, double cache_bytes, double cache_bw, double bw) {
+    double f = host_cache_share(bytes, cache_bytes);
+    return (f > 0 && cache_bw > 0 ? f / cache_bw : 0) + (1 - f) / bw;
+}
+
+int host_predict(const host_profile *h, const mb_case *c, mb_prediction *p, char *why, size_t whylen) {
+    mb_prediction r = { 0 };
+    switch (c->kind) {
+    case MBC_COPY:
+        if (c->copy != COPY_HOST) {
+            snprintf(why, whylen, "a %s copy needs a GPU; the host model prices host copies only",
+                     copy_kind_name(c->copy));
+            return -1;
+        }
+        if (!(h->copy_dram_bw > 0)) {
+            snprintf(why, whylen, "the host profile has no copy.dram_bw");
+            return -1;
+        }
+        {
+            /* f1 <= f2: the first level is the smaller cache of the two. */
+            double S = c->size_bytes, f1 = h->copy_l1_bw > 0 ? host_cache_share(S, h->copy_l1_bytes) : 0;
+            double f2 = h->copy_cache_bw > 0 ? host_cache_share(S, h->copy_cache_bytes) : 0;
+            if (f1 > f2) f2 = f1;
+            double spb = (f1 > 0 ? f1 / h->copy_l1_bw : 0) + (f2 > f1 ? (f2 - f1) / h->copy_cache_bw : 0) +
+                         (1 - f2) / h->copy_dram_bw;
+            r.time_s = h->copy_latency_s + S * spb;
+        }
+        r.algbw_bytes_per_s = c->size_bytes / r.time_s;
+        r.detail = "host memcpy";
+        break;
+    case MBC_GEMM: {
+        double rate = h->gemm_peak_flops[c->precision] * h->gemm_eff[c->precision];
+        if (!(rate > 0)) {
+            snprintf(why, whylen, "no %s GEMM on the host (CBLAS runs fp32 and fp64)", precision_name(c->precision));
+            return -1;
+        }
+        double flops = 2.0 * c->m * c->n * c->k;
+        r.time_s = h->gemm_latency_s[c->precision] + flops / rate;
+        r.tflops = flops / r.time_s / 1e12;
+        r.detail = "host CBLAS";
+        break;
+    }
+    case MBC_STORAGE:
+        if (!(h->storage_write_bw > 0) || c->files < 1) {
+            snprintf(why, whylen, "the host profile has no storage.write_bw");
+            return -1;
+        }
+        r.time_s = h->storage_latency_s * c->files + c->size_bytes / h->storage_write_bw;
+        r.algbw_bytes_per_s = c->size_bytes / r.time_s;
+        r.detail = "local files + fsync";
+        break;
+    case MBC_COLLECTIVE: {
+        int o = c->op;
+        if (o < 0 || o >= COLL_OP_COUNT || !(h->coll_bw[o] > 0) || c->ranks < 1) {
+            snprintf(why, whylen, "the host profile has no coll.%s.bw", coll_op_name(c->op));
+            return -1;
+        }
+        double moved = c->size_bytes * coll_busbw_factor(c->op, c->ranks);
+        r.time_s = c->ranks > 1 ? h->coll_alpha_s[o] +
+                                      moved * inv_bw(c->size_bytes, h->coll_cache_bytes[o], h->coll_cache_bw[o],
+                                                     h->coll_bw[o])
+                                : 0;
+        r.algbw_bytes_per_s = r.time_s > 0 ? c->size_bytes / r.time_s : 0;
+        r.busbw_bytes_per_s = r.algbw_bytes_per_s * coll_busbw_factor(c->op, c->ranks);
+        r.detail = "host MPI alpha-beta";
+        break;
+    }
+    }
+    *p = r;
+    return 0;
+}
+
+double host_storage_read_s(const host_profile *h, const mb_case *c) {
+    if (c->kind != MBC_STORAGE || !(h->storage_read_bw > 0)) return -1;
+    return h->storage_latency_s * c->files + c->size_bytes / h->storage_read_bw;
+}

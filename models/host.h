@@ -1,0 +1,77 @@
+/*
+ * host: cost model of one host machine (CPU, DRAM, local storage, MPI
+ * between processes on it), the twin of what hw/'s cpu and mpi backends
+ * measure. Pure functions of a plain struct: no I/O.
+ *
+ * A host profile is a list of named parameters (host_param_names()), each
+ * a number in SI units. `clustertwin calibrate` fits them to measurements
+ * and writes them as a hardware profile XML (scenarios/profile.h); a
+ * scenario includes one with <host-profile href="..."/> in
+ * <microbenchmarks>. Without one, host_profile_default() gives a generic
+ * server's figures (uncalibrated: expect errors of 2x, not 10%).
+ *
+ * The models, one per case kind (S = bytes, F = 2mnk FLOPs):
+ *
+ *   copy host    t = copy.latency_s + S * (f1 / copy.l1_bw + (f2 - f1) / copy.cache_bw
+ *                                            + (1 - f2) / copy.dram_bw)
+ *                f1 = share(S, copy.l1_bytes), f2 = share(S, copy.cache_bytes),
+ *                share(S, C) = 1 / (1 + (S / C)^2): the part served by a cache
+ *                of C bytes (the core's own caches, then the shared last level)
+ *   gemm P       t = gemm.P.latency_s + F / (gemm.P.peak_flops * gemm.P.eff)
+ *                P = fp64 | fp32 (one core: the CBLAS the cpu backend links)
+ *   storage      t = storage.latency_s * files + S / storage.write_bw
+ *                (write + fsync; storage.read_bw prices the read back)
+ *   collective   t = coll.OP.alpha_s + S * busfactor(OP, n) / bw(S)
+ *                1/bw(S) = f / coll.OP.cache_bw + (1 - f) / coll.OP.bw,
+ *                f = 1 / (1 + (S / coll.OP.cache_bytes)^2)
+ *                (nccl-tests bus bandwidth: shared-memory MPI on one host
+ *                is an alpha-beta model with a cache knee)
+ *
+ * Cases with no host meaning (d2d/h2d/d2h copies, bf16/fp8 GEMM) are not
+ * priced: host_predict() returns -1 and says why.
+ */
+#ifndef CT_HOST_H
+#define CT_HOST_H
+
+#include <stddef.h>
+
+#include "models/collective.h"
+#include "models/microbench.h"
+
+typedef struct host_profile {
+    char name[64];                   /* e.g. "twin-myhost" */
+    char source[128];                /* "built-in generic host" or "calibrated 2026-..." */
+    double copy_latency_s, copy_cache_bw, copy_dram_bw, copy_cache_bytes, copy_l1_bw, copy_l1_bytes;
+    double gemm_latency_s[PREC_COUNT], gemm_peak_flops[PREC_COUNT], gemm_eff[PREC_COUNT];
+    double storage_latency_s, storage_write_bw, storage_read_bw;
+    double coll_alpha_s[COLL_OP_COUNT], coll_bw[COLL_OP_COUNT], coll_cache_bw[COLL_OP_COUNT];
+    double coll_cache_bytes[COLL_OP_COUNT];
+} host_profile;
+
+/* A generic 2020s server core: DRAM memcpy 10 GB/s, caches 40 GB/s up to
+ * 2 MiB, one core of 3 GHz AVX2 (48 / 96 GFLOP/s fp64 / fp32 peak) at 5%
+ * efficiency through a reference CBLAS, an NVMe-class disk at 1 GB/s, and
+ * shared-memory MPI at 5 us and 5 GB/s. */
+void host_profile_default(host_profile *h);
+
+/* The parameter names, NULL-terminated ("copy.dram_bw", ...). */
+const char *const *host_param_names(void);
+
+/* The parameter named z, or NULL when there is none. */
+double *host_param(host_profile *h, const char *z);
+double host_param_get(const host_profile *h, const char *z);   /* NaN when unknown */
+
+/* The unit of a parameter: "s", "B/s", "B", "FLOP/s" or "" (a ratio). */
+const char *host_param_unit(const char *z);
+
+/* Price one case on the host. Returns 0, or -1 with why set (p unchanged)
+ * for a case the host cannot run or the profile cannot price. */
+int host_predict(const host_profile *h, const mb_case *c, mb_prediction *p, char *why, size_t whylen);
+
+/* Time of a storage read back of c (read_bw), seconds; -1 when unknown. */
+double host_storage_read_s(const host_profile *h, const mb_case *c);
+
+/* The share of a transfer served from caches, f above. */
+double host_cache_share(double bytes, double cache_bytes);
+
+#endif

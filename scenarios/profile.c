@@ -1,0 +1,186 @@
+/*
+ * profile: read and write hardware profile XML (see profile.h).
+ */
+#include "scenarios/profile.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+
+#define MAX_DEPTH_HREF 1                /* a profile file may not itself refer to another */
+
+static char *prop(const xmlNode *e, const char *name) {
+    return (char *)xmlGetProp(e, (const xmlChar *)name);
+}
+
+static int is_elem(const xmlNode *e, const char *name) {
+    return e->type == XML_ELEMENT_NODE && !strcmp((const char *)e->name, name);
+}
+
+static int from_element(const xmlNode *root, const char *file, const char *base_dir, host_profile *out, char *err,
+                        size_t errlen, int depth);
+
+static int load_file(const char *path, host_profile *h, char *err, size_t errlen, int depth) {
+    xmlDoc *doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOWARNING | XML_PARSE_NOERROR);
+    if (!doc) {
+        if (access(path, R_OK) != 0) snprintf(err, errlen, "%s:0: cannot open: %s", path, strerror(errno));
+        else snprintf(err, errlen, "%s:1: malformed XML; expected a <host-profile> document", path);
+        return -1;
+    }
+    xmlNode *root = xmlDocGetRootElement(doc);
+    int rc;
+    if (!root || !is_elem(root, "host-profile")) {
+        snprintf(err, errlen, "%s:%ld: <%s>: expected <host-profile> as the root element", path,
+                 root ? xmlGetLineNo(root) : 1L, root ? (const char *)root->name : "");
+        rc = -1;
+    } else {
+        char dir[512];
+        snprintf(dir, sizeof dir, "%s", path);
+        char *slash = strrchr(dir, '/');
+        if (slash) *slash = 0;
+        else snprintf(dir, sizeof dir, ".");
+        rc = from_element(root, path, dir, h, err, errlen, depth);
+    }
+    xmlFreeDoc(doc);
+    return rc;
+}
+
+static int from_element(const xmlNode *root, const char *file, const char *base_dir, host_profile *out, char *err,
+                        size_t errlen, int depth) {
+    host_profile h;
+    host_profile_default(&h);
+    char *href = prop(root, "href");
+    if (href) {
+        int rc = -1;
+        if (depth >= MAX_DEPTH_HREF) {
+            snprintf(err, errlen, "%s:%ld: <host-profile href=\"%s\">: a profile file cannot refer to another",
+                     file, xmlGetLineNo(root), href);
+        } else if (root->children && xmlFirstElementChild((xmlNode *)root)) {
+            snprintf(err, errlen, "%s:%ld: <host-profile href=\"%s\">: either href or <param> children, not both",
+                     file, xmlGetLineNo(root), href);
+        } else {
+            char path[1024];
+            if (href[0] == '/' || !base_dir || !*base_dir) snprintf(path, sizeof path, "%s", href);
+            else snprintf(path, sizeof path, "%s/%s", base_dir, href);
+            char sub[1024];
+            rc = load_file(path, &h, sub, sizeof sub, depth + 1);
+            if (rc < 0)
+                snprintf(err, errlen, "%s:%ld: <host-profile href=\"%s\">: %s", file, xmlGetLineNo(root), href, sub);
+        }
+        xmlFree(href);
+        if (rc == 0) *out = h;
+        return rc;
+    }
+    char *name = prop(root, "name"), *source = prop(root, "source");
+    if (name) snprintf(h.name, sizeof h.name, "%s", name);
+    snprintf(h.source, sizeof h.source, "%s", source ? source : file);
+    xmlFree(name);
+    xmlFree(source);
+    for (const xmlNode *e = root->children; e; e = e->next) {
+        if (e->type != XML_ELEMENT_NODE) continue;
+        if (!is_elem(e, "param")) {
+            snprintf(err, errlen, "%s:%ld: <%s>: expected <param name=... value=...> in <host-profile>", file,
+                     xmlGetLineNo(e), (const char *)e->name);
+            return -1;
+        }
+        char *pn = prop(e, "name"), *pv = prop(e, "value");
+        int rc = 0;
+        double *slot = pn ? host_param(&h, pn) : NULL;
+        if (!pn || !pv) {
+            snprintf(err, errlen, "%s:%ld: <param>: expected name and value attributes", file, xmlGetLineNo(e));
+            rc = -1;
+        } else if (!slot) {
+            snprintf(err, errlen, "%s:%ld: <param name=\"%s\">: unknown parameter (known: copy.*, gemm.fp64.*, "
+                                  "gemm.fp32.*, storage.*, coll.<op>.*; see models/host.h)",
+                     file, xmlGetLineNo(e), pn);
+            rc = -1;
+        } else {
+            char *end;
+            errno = 0;
+            double v = strtod(pv, &end);
+            if (end == pv || *end || errno || !isfinite(v) || v < 0) {
+                snprintf(err, errlen, "%s:%ld: <param name=\"%s\" value=\"%s\">: value must be a number >= 0 "
+                                      "in SI units (%s)",
+                         file, xmlGetLineNo(e), pn, pv, *host_param_unit(pn) ? host_param_unit(pn) : "a ratio");
+                rc = -1;
+            } else {
+                *slot = v;
+            }
+        }
+        xmlFree(pn);
+        xmlFree(pv);
+        if (rc < 0) return -1;
+    }
+    *out = h;
+    return 0;
+}
+
+int profile_load(const char *path, host_profile *h, char *err, size_t errlen) {
+    return load_file(path, h, err, errlen, 0);
+}
+
+int profile_from_element(const void *node, const char *file, const char *base_dir, host_profile *h, char *err,
+                         size_t errlen) {
+    return from_element(node, file, base_dir, h, err, errlen, 0);
+}
+
+/* Escape &, <, > and " for an attribute value. */
+static void put_attr(FILE *f, const char *z) {
+    for (; *z; z++) {
+        switch (*z) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(*z, f);
+        }
+    }
+}
+
+int profile_write(const char *path, const host_profile *h, const double *stderr_of, const char *comment, char *err,
+                  size_t errlen) {
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        return -1;
+    }
+    fprintf(f, "<?xml version=\"1.0\"?>\n");
+    if (comment) {
+        fputs("<!--\n", f);
+        for (const char *p = comment; *p; p++) {
+            if (p[0] == '-' && p[1] == '-') fputc('=', f);     /* "--" may not appear in a comment */
+            else fputc(*p, f);
+        }
+        fputs("\n-->\n", f);
+    }
+    fputs("<host-profile name=\"", f);
+    put_attr(f, h->name);
+    fputs("\" source=\"", f);
+    put_attr(f, h->source);
+    fputs("\">\n", f);
+    const char *const *names = host_param_names();
+    for (int i = 0; names[i]; i++) {
+        const char *unit = host_param_unit(names[i]);
+        fprintf(f, "  <param name=\"%s\" value=\"%.6g\"", names[i], host_param_get(h, names[i]));
+        if (*unit) fprintf(f, " unit=\"%s\"", unit);
+        if (stderr_of && isfinite(stderr_of[i])) fprintf(f, " stderr=\"%.3g\"", stderr_of[i]);
+        fputs("/>\n", f);
+    }
+    fputs("</host-profile>\n", f);
+    int bad = ferror(f);
+    if (fclose(f) != 0) bad = 1;
+    if (bad || rename(tmp, path) != 0) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno ? errno : EIO));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,204 @@
+#!/bin/sh
+# cli_hw.sh BINARY: hardware mode end to end. run --backend, measure,
+# calibrate and validate with the cpu backend; the mpi backend under
+# `mpirun -np 2` (skipped, visibly, without mpirun); the cuda and nccl
+# backends saying what is missing on this machine, and working against the
+# stand-in libraries (build/tests/libstandin-*.so, `make test` builds them).
+# Sizes and repetitions are small (CT_HW_REPS=3, CT_HW_BUDGET_S=0.05): these
+# check the plumbing and the numbers' consistency, not this machine's speed.
+set -u
+[ $# -ge 1 ] || { echo "usage: $0 BINARY" >&2; exit 2; }
+bin=$1
+case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
+cd "$(dirname "$0")/.." || exit 2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+ok() { echo "ok   hw: $1"; }
+no() { echo "FAIL hw: $1"; fails=$((fails + 1)); }
+skip() { echo "skip hw: $1"; }
+expect_status() {   # expected-status description command...
+  want=$1; what=$2; shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err"; got=$?
+  if [ "$got" = "$want" ]; then ok "$what"; else no "$what (exit $got, want $want): $(head -c 400 "$tmp/err")"; fi
+}
+export CT_HW_REPS=3 CT_HW_BUDGET_S=0.05 CT_HW_WARMUP=1
+
+for c in measure calibrate validate; do
+  expect_status 0 "$c --help" "$bin" $c --help
+  grep -q "usage: clustertwin $c" "$tmp/out" || no "$c --help prints usage"
+done
+expect_status 2 "run --profile without --backend" "$bin" run scenarios/twin-host.xml --profile x.xml
+expect_status 2 "measure without --backend" "$bin" measure
+expect_status 2 "measure --backend tpu" "$bin" measure --backend tpu
+expect_status 2 "calibrate without --db" "$bin" calibrate --out "$tmp/p.xml"
+expect_status 2 "calibrate a missing database" "$bin" calibrate --db "$tmp/none.db" --out "$tmp/p.xml"
+[ -e "$tmp/p.xml" ] && no "a failed calibrate writes no profile"
+
+# A small host scenario: copies, GEMM, storage and collectives of 2 ranks.
+cat >"$tmp/host.xml" <<EOF
+<?xml version="1.0"?>
+<scenario name="hw-small" seed="1">
+  <cluster><nodes type="dgx-h100" count="1"/></cluster>
+  <microbenchmarks>
+    <host-profile name="test-host">
+      <param name="copy.dram_bw" value="8e9"/>
+    </host-profile>
+    <copy kind="host" min-size="64KiB" max-size="1MiB" factor="4"/>
+    <copy kind="d2d" min-size="1MiB" max-size="1MiB"/>
+    <gemm m="48" n="48" k="48" precision="fp32"/>
+    <gemm m="48" n="48" k="48" precision="fp64"/>
+    <gemm m="48" n="48" k="48" precision="bf16"/>
+    <storage-write size="2MiB" files="2" path="$tmp/ckpt"/>
+    <collective op="allreduce" ranks="2" min-size="4KiB" max-size="64KiB" factor="4"/>
+    <collective op="sendrecv" ranks="2" min-size="4KiB" max-size="4KiB"/>
+  </microbenchmarks>
+</scenario>
+EOF
+
+# run --backend cpu: measured_* filled for what the CPU runs, a note for the rest.
+expect_status 0 "run --backend cpu" "$bin" run "$tmp/host.xml" --backend cpu --json "$tmp/run.json" --db "$tmp/run.db" --quiet
+python3 - "$tmp/run.json" <<'PY' && ok "run --backend cpu JSON: measured, predicted, error_pct, notes" || no "run --backend cpu JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+hw = d["hardware"]
+assert hw["backend"] == "cpu" and hw["host"] and hw["cpu"] and "CBLAS" in hw["libraries"], hw
+assert hw["profile"] == "test-host"
+mb = d["microbenchmarks"]
+for c in mb:
+    measurable = (c["op"] == "copy" and c["kind"] == "host") or (c["op"] == "gemm" and c["precision"] in ("fp32", "fp64")) or c["op"] == "storage-write"
+    if measurable:
+        assert c["measured_s"] > 0 and c["reps"] >= 3 and c["measured_min_s"] <= c["measured_s"] <= c["measured_max_s"], c
+        assert c["predicted_s"] > 0, c
+        err = 100 * (c["predicted_s"] - c["measured_s"]) / c["measured_s"]
+        assert abs(c["error_pct"] - err) < 1e-6 * max(1, abs(err)), c
+        rate = c.get("measured_GBps", c.get("measured_tflops"))
+        assert rate and rate > 0, c
+    else:
+        assert c["measured_s"] is None and c["error_pct"] is None and c["note"].startswith("not measured"), c
+s = [c for c in mb if c["op"] == "storage-write"][0]
+assert s["measured_read_s"] > 0
+g = [c for c in mb if c["op"] == "gemm" and c["precision"] == "bf16"][0]
+assert g["predicted_s"] is None and "fp32 and fp64" in g["note"], g
+# the inline profile's parameter is used: a 1 MiB copy at 8 GB/s DRAM and the default caches
+PY
+python3 - "$tmp/run.db" "$tmp/run.json" <<'PY' && ok "the database holds the cases as the JSON has them" || no "database microbenchmarks"
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1]); d = json.load(open(sys.argv[2]))
+rows = db.execute("SELECT op, measured_s, error_pct, note FROM microbenchmarks ORDER BY idx").fetchall()
+assert len(rows) == len(d["microbenchmarks"])
+for r, c in zip(rows, d["microbenchmarks"]):
+    assert r[0] == c["op"] and r[1] == c["measured_s"] and r[2] == c["error_pct"], (r, c)
+assert db.execute("SELECT backend FROM hardware").fetchone()[0] == "cpu"
+assert db.execute("PRAGMA user_version").fetchone()[0] >= 2
+PY
+[ -d "$tmp/ckpt" ] && [ -z "$(ls "$tmp/ckpt")" ] && ok "storage files removed after measuring" || no "storage files removed"
+
+# measure -> calibrate -> validate.
+expect_status 0 "measure --backend cpu --quick" "$bin" measure --backend cpu --quick --db "$tmp/m.db" --dir "$tmp/ck2" --quiet
+expect_status 0 "calibrate" "$bin" calibrate --db "$tmp/m.db" --out "$tmp/profile.xml"
+grep -q "held median" "$tmp/out" && grep -q "gemm.fp32.eff=" "$tmp/out" && grep -q "copy.dram_bw=" "$tmp/out" \
+  && ok "calibrate prints fitted values and held-out errors" || no "calibrate output: $(head -c 300 "$tmp/out")"
+python3 - "$tmp/profile.xml" <<'PY' && ok "profile XML: fitted parameters with stderr" || no "profile XML"
+import sys, xml.dom.minidom as m
+d = m.parse(sys.argv[1]).documentElement
+assert d.tagName == "host-profile"
+p = {e.getAttribute("name"): e for e in d.getElementsByTagName("param")}
+for k in ("copy.dram_bw", "gemm.fp32.eff", "gemm.fp64.eff", "storage.write_bw", "storage.read_bw"):
+    assert float(p[k].getAttribute("value")) > 0 and p[k].getAttribute("stderr"), k
+assert not p["coll.allreduce.bw"].getAttribute("stderr")      # not fitted: no collectives measured
+PY
+expect_status 0 "validate --backend cpu --profile" "$bin" validate "$tmp/host.xml" --backend cpu --profile "$tmp/profile.xml" --db "$tmp/v.db" --json "$tmp/v.json" --quiet
+grep -q "cases predicted and measured: median |error|" "$tmp/out" && ok "validate prints the summary" || no "validate summary"
+python3 - "$tmp/v.json" <<'PY' && ok "validate JSON: the calibrated profile priced the cases" || no "validate JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["hardware"]["profile"].startswith("twin-") and "calibrated" in d["hardware"]["profile_source"]
+assert sum(1 for c in d["microbenchmarks"] if c["error_pct"] is not None) >= 6
+PY
+expect_status 0 "report with predicted vs measured" "$bin" report "$tmp/v.db" --out "$tmp/rep"
+grep -q "Predicted vs measured" "$tmp/rep/index.html" 2>/dev/null && ok "HTML report has the predicted-vs-measured section" \
+  || no "HTML report predicted vs measured"
+# A scenario can include the profile by reference.
+sed "s|<host-profile name=\"test-host\">|<host-profile href=\"$tmp/profile.xml\"/><!--|; s|</host-profile>|-->|" "$tmp/host.xml" >"$tmp/href.xml"
+expect_status 0 "a scenario includes the profile (href)" "$bin" run "$tmp/href.xml" --json "$tmp/h.json" --no-db
+grep -q '"profile": "twin-' "$tmp/h.json" && ok "href profile used" || no "href profile used"
+sed "s|<host-profile name=\"test-host\">|<host-profile href=\"$tmp/missing.xml\"/><!--|; s|</host-profile>|-->|" "$tmp/host.xml" >"$tmp/bad1.xml"
+expect_status 2 "a missing profile file" "$bin" check "$tmp/bad1.xml"
+grep -q "bad1.xml:5: <host-profile href=" "$tmp/err" && ok "missing profile: file:line and element" || no "missing profile message: $(cat "$tmp/err")"
+sed 's|name="copy.dram_bw"|name="copy.warp_bw"|' "$tmp/host.xml" >"$tmp/bad2.xml"
+expect_status 2 "an unknown profile parameter" "$bin" check "$tmp/bad2.xml"
+grep -q 'bad2.xml:6: <param name="copy.warp_bw">: unknown parameter' "$tmp/err" && ok "unknown parameter message" || no "unknown parameter message: $(cat "$tmp/err")"
+
+# mpi: refused outside mpirun; measured under mpirun -np 2.
+expect_status 2 "run --backend mpi without mpirun" env -u OMPI_COMM_WORLD_SIZE -u PMI_SIZE -u PMIX_RANK "$bin" run "$tmp/host.xml" --backend mpi --no-db
+grep -q "mpirun -np 2" "$tmp/err" && ok "mpi backend says how to launch it" || no "mpi launch message: $(cat "$tmp/err")"
+if command -v mpirun >/dev/null 2>&1 && "$bin" --version >/dev/null 2>&1; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
+  mpi_env="env ASAN_OPTIONS=detect_leaks=0"
+  expect_status 0 "mpirun -np 2 measure --backend mpi" $mpi_env mpirun -np 2 "$bin" measure --backend mpi --quick --db "$tmp/m.db" --quiet
+  expect_status 0 "calibrate cpu + mpi measurements" "$bin" calibrate --db "$tmp/m.db" --out "$tmp/profile2.xml"
+  grep -q "coll.allreduce" "$tmp/out" && ok "calibrate fits the collectives" || no "calibrate collectives"
+  expect_status 0 "mpirun -np 2 validate --backend mpi" $mpi_env mpirun -np 2 "$bin" validate "$tmp/host.xml" --backend mpi --profile "$tmp/profile2.xml" --json "$tmp/mv.json" --db "$tmp/mv.db" --quiet
+  [ "$(grep -c 'cases predicted and measured' "$tmp/out")" = 1 ] && ok "only rank 0 prints the table" || no "rank 0 only: $(grep -c 'cases predicted' "$tmp/out") tables"
+  python3 - "$tmp/mv.json" "$tmp/mv.db" <<'PY' && ok "mpi validate: collectives measured with nccl-tests bus bandwidth" || no "mpi validate JSON"
+import json, sqlite3, sys
+d = json.load(open(sys.argv[1]))
+assert d["hardware"]["backend"] == "mpi" and d["hardware"]["ranks"] == 2
+colls = [c for c in d["microbenchmarks"] if c["op"] in ("allreduce", "sendrecv")]
+assert len(colls) == 4
+for c in colls:
+    assert c["measured_s"] > 0 and c["error_pct"] is not None, c
+    f = 1.0 if c["op"] == "sendrecv" else 2 * (2 - 1) / 2
+    assert abs(c["measured_busbw_GBps"] - c["size_bytes"] / c["measured_s"] * f / 1e9) < 1e-6 * c["measured_busbw_GBps"]
+others = [c for c in d["microbenchmarks"] if c["op"] not in ("allreduce", "sendrecv")]
+assert all(c["measured_s"] is None for c in others)
+db = sqlite3.connect(sys.argv[2])
+assert db.execute("SELECT count(*) FROM runs").fetchone()[0] == 1          # rank 1 wrote nothing
+PY
+else
+  skip "mpirun not found: mpi backend not tested"
+fi
+
+# cuda and nccl: what is missing here, and the stand-ins.
+if ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
+  skip "an NVIDIA driver is installed: 'no driver' not tested"
+else
+  expect_status 2 "measure --backend cuda without a driver" env -u CT_CUDA_DRIVER_LIB "$bin" measure --backend cuda --quick --db "$tmp/c.db"
+  grep -q "no NVIDIA driver: libcuda.so.1" "$tmp/err" && ok "cuda names the missing driver" || no "cuda missing driver: $(cat "$tmp/err")"
+  [ -e "$tmp/c.db" ] && no "nothing written when the backend is unavailable"
+  expect_status 2 "validate --backend nccl without a driver" env -u CT_CUDA_DRIVER_LIB "$bin" validate "$tmp/host.xml" --backend nccl --no-db
+fi
+if [ -f build/tests/libstandin-cudart.so ]; then
+  s=$(pwd)/build/tests
+  export CT_CUDA_DRIVER_LIB=$s/libstandin-cuda.so CT_CUDART_LIB=$s/libstandin-cudart.so \
+         CT_CUBLAS_LIB=$s/libstandin-cublas.so CT_NCCL_LIB=$s/libstandin-nccl.so
+  cat >"$tmp/gpu.xml" <<EOF
+<?xml version="1.0"?>
+<scenario name="gpu-small" seed="1">
+  <cluster><nodes type="dgx-h100" count="1"/></cluster>
+  <microbenchmarks>
+    <gemm m="32" n="32" k="32" precision="fp32"/>
+    <copy kind="h2d" min-size="64KiB" max-size="256KiB" factor="4"/>
+    <collective op="allreduce" ranks="2" min-size="4KiB" max-size="16KiB" factor="4"/>
+  </microbenchmarks>
+</scenario>
+EOF
+  expect_status 0 "validate --backend cuda (stand-in)" "$bin" validate "$tmp/gpu.xml" --backend cuda --json "$tmp/cu.json" --no-db --quiet
+  grep -q "Stand-in GPU" "$tmp/out" && ok "cuda records the stand-in device" || no "cuda device name"
+  expect_status 0 "validate --backend nccl (stand-in)" "$bin" validate "$tmp/gpu.xml" --backend nccl --json "$tmp/nc.json" --no-db --quiet
+  python3 - "$tmp/cu.json" "$tmp/nc.json" <<'PY' && ok "cuda measures GEMM and copies, nccl the collectives" || no "stand-in JSON"
+import json, sys
+cu = json.load(open(sys.argv[1]))["microbenchmarks"]; nc = json.load(open(sys.argv[2]))["microbenchmarks"]
+assert all((c["measured_s"] is not None) == (c["op"] != "allreduce") for c in cu), cu
+assert all((c["measured_s"] is not None) == (c["op"] == "allreduce") for c in nc), nc
+assert all(c["predicted_s"] > 0 for c in cu)     # GPU models price them (dgx-h100)
+PY
+  expect_status 2 "nccl stand-in with no GPU" env CT_STANDIN_GPUS=0 "$bin" measure --backend nccl --quick --db "$tmp/n0.db"
+  grep -q "no CUDA device" "$tmp/err" && ok "nccl names the missing device" || no "nccl no device: $(cat "$tmp/err")"
+else
+  skip "stand-in libraries not built (make test builds them)"
+fi
+
+[ $fails = 0 ] && echo "hw: all passed" || echo "hw: $fails failed"
+[ $fails = 0 ]

@@ -1,0 +1,324 @@
+/*
+ * test_calibrate: the host model (models/host.c) and its calibration
+ * (models/calibrate.c), and the cpu measurement backend (hw/cpu.c).
+ *
+ * What it checks and where the expected figures come from:
+ *   - host_predict() by hand: a 1 GiB memcpy at 10 GB/s DRAM (caches far
+ *     smaller) takes 1 us + 0.1074 s; a 512^3 fp64 GEMM at 48 GFLOP/s x
+ *     0.05 takes 2*512^3/2.4e9 = 0.1118 s; 2 files of 64 MiB at 1 GB/s
+ *     with 2 ms each take 4 ms + 67.1 ms; a 2-rank all-reduce of 64 MiB at
+ *     5 GB/s bus bandwidth moves 64 MiB x 2(n-1)/n = 64 MiB: 5 us + 13.4 ms.
+ *   - Calibration recovers known parameters: cases priced by a "true"
+ *     profile, times multiplied by log-normal noise of 3% (seeded), fitted
+ *     from the generic profile. The well-determined parameters (bandwidths,
+ *     efficiencies, the storage latency) come back within 10%, the fit's
+ *     residuals are about the noise, and held-out sizes are predicted
+ *     within 5% (median).
+ *   - Without noise the fit is exact (parameters within 1%).
+ *   - Nothing to fit is an error; too few points fit fewer parameters.
+ *   - The cpu backend measures a host copy, a small GEMM and a storage write
+ *     with repetitions, quartiles in order and rates that match the time;
+ *     it refuses d2d copies, bf16 GEMM and collectives with a reason.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+
+#include "hw/backend.h"
+#include "models/calibrate.h"
+#include "models/host.h"
+
+static double rel(double a, double b) { return fabs(a - b) / fabs(b); }
+
+static void test_predict_by_hand(void **state) {
+    (void)state;
+    host_profile h;
+    host_profile_default(&h);
+    mb_prediction p;
+    char why[160];
+    mb_case c = { .kind = MBC_COPY, .copy = COPY_HOST, .size_bytes = 1073741824.0 };
+    assert_int_equal(host_predict(&h, &c, &p, why, sizeof why), 0);
+    assert_true(rel(p.time_s, 1e-6 + 0.1073741824) < 1e-3);   /* cache shares ~ 4e-6 and 2e-10 */
+    mb_case g = { .kind = MBC_GEMM, .m = 512, .n = 512, .k = 512, .precision = PREC_FP64 };
+    assert_int_equal(host_predict(&h, &g, &p, why, sizeof why), 0);
+    assert_true(rel(p.time_s, 1e-6 + 2.0 * 512 * 512 * 512 / 2.4e9) < 1e-9);
+    mb_case s = { .kind = MBC_STORAGE, .size_bytes = 128.0 * 1048576, .files = 2 };
+    assert_int_equal(host_predict(&h, &s, &p, why, sizeof why), 0);
+    assert_true(rel(p.time_s, 4e-3 + 128.0 * 1048576 / 1e9) < 1e-9);
+    mb_case a = { .kind = MBC_COLLECTIVE, .op = COLL_ALLREDUCE, .ranks = 2, .size_bytes = 64.0 * 1048576 };
+    assert_int_equal(host_predict(&h, &a, &p, why, sizeof why), 0);
+    assert_true(rel(p.time_s, 5e-6 + 64.0 * 1048576 / 5e9) < 1e-3);
+    assert_true(rel(p.busbw_bytes_per_s, 64.0 * 1048576 / p.time_s) < 1e-9);
+    /* No host meaning: a reason, p unchanged. */
+    mb_prediction q = { .time_s = 42 };
+    mb_case d = { .kind = MBC_COPY, .copy = COPY_D2D, .size_bytes = 1e6 };
+    assert_int_equal(host_predict(&h, &d, &q, why, sizeof why), -1);
+    assert_non_null(strstr(why, "GPU"));
+    mb_case b = { .kind = MBC_GEMM, .m = 8, .n = 8, .k = 8, .precision = PREC_BF16 };
+    assert_int_equal(host_predict(&h, &b, &q, why, sizeof why), -1);
+    assert_non_null(strstr(why, "bf16"));
+    assert_true(q.time_s == 42);
+    /* Every parameter name resolves. */
+    for (const char *const *z = host_param_names(); *z; z++) assert_non_null(host_param(&h, *z));
+    assert_null(host_param(&h, "copy.nope"));
+}
+
+/* The "true" machine the synthetic measurements come from. */
+static void truth(host_profile *t) {
+    host_profile_default(t);
+    t->copy_latency_s = 3e-7;
+    t->copy_dram_bw = 11e9;
+    t->copy_cache_bw = 45e9;
+    t->copy_cache_bytes = 16e6;
+    t->copy_l1_bw = 90e9;
+    t->copy_l1_bytes = 32e3;
+    t->gemm_eff[PREC_FP32] = 0.04;
+    t->gemm_latency_s[PREC_FP32] = 2e-6;
+    t->gemm_eff[PREC_FP64] = 0.07;
+    t->gemm_latency_s[PREC_FP64] = 3e-6;
+    t->storage_latency_s = 1.5e-3;
+    t->storage_write_bw = 1.3e9;
+    t->storage_read_bw = 2.2e9;
+    for (int o = 0; o < COLL_OP_COUNT; o++) {
+        t->coll_alpha_s[o] = (4 + o) * 1e-6;
+        t->coll_bw[o] = (2 + 0.5 * o) * 1e9;
+        t->coll_cache_bw[o] = 3 * t->coll_bw[o];
+        t->coll_cache_bytes[o] = 256e3;
+    }
+}
+
+/* Synthetic measurements of the sweep `measure --backend cpu|mpi` runs. */
+static int synth(const host_profile *t, double noise, cal_point *pts, int cap) {
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 7);
+    int n = 0;
+    mb_prediction p;
+    char why[64];
+    for (double s = 4096; s <= 268435456.0 && n < cap; s *= 2) {
+        cal_point *q = &pts[n++];
+        q->c = (mb_case){ .kind = MBC_COPY, .copy = COPY_HOST, .size_bytes = s };
+        host_predict(t, &q->c, &p, why, sizeof why);
+        q->time_s = p.time_s * exp(gsl_ran_gaussian(r, noise));
+    }
+    static const int dims[] = { 32, 48, 64, 96, 128, 192, 256, 384, 512 };
+    for (int pr = 0; pr < 2; pr++)
+        for (int i = 0; i < 9 && n < cap; i++) {
+            cal_point *q = &pts[n++];
+            q->c = (mb_case){ .kind = MBC_GEMM, .m = dims[i], .n = dims[i], .k = dims[i],
+                              .precision = pr ? PREC_FP64 : PREC_FP32 };
+            host_predict(t, &q->c, &p, why, sizeof why);
+            q->time_s = p.time_s * exp(gsl_ran_gaussian(r, noise));
+        }
+    for (double s = 1048576; s <= 134217728.0 && n < cap; s *= 2) {
+        cal_point *q = &pts[n++];
+        q->c = (mb_case){ .kind = MBC_STORAGE, .size_bytes = s, .files = 1 };
+        host_predict(t, &q->c, &p, why, sizeof why);
+        q->time_s = p.time_s * exp(gsl_ran_gaussian(r, noise));
+        q->read_s = host_storage_read_s(t, &q->c) * exp(gsl_ran_gaussian(r, noise));
+    }
+    for (int o = 0; o < COLL_OP_COUNT; o++)
+        for (double s = 1024; s <= 67108864.0 && n < cap; s *= 2) {
+            cal_point *q = &pts[n++];
+            q->c = (mb_case){ .kind = MBC_COLLECTIVE, .op = (coll_op)o, .ranks = 2, .size_bytes = s };
+            host_predict(t, &q->c, &p, why, sizeof why);
+            q->time_s = p.time_s * exp(gsl_ran_gaussian(r, noise));
+        }
+    gsl_rng_free(r);
+    return n;
+}
+
+static const char *const well_determined[] = {
+    "copy.dram_bw", "gemm.fp32.eff", "gemm.fp64.eff", "storage.write_bw", "storage.read_bw", "storage.latency_s",
+    "coll.allreduce.bw", "coll.allreduce.alpha_s", "coll.alltoall.bw", "coll.sendrecv.bw", "coll.sendrecv.alpha_s", NULL
+};
+
+static void recover(double noise, double tol, double held_tol) {
+    host_profile t, h;
+    truth(&t);
+    host_profile_default(&h);
+    cal_point pts[400];
+    int n = synth(&t, noise, pts, 400);
+    double se[128];
+    cal_report rep;
+    char err[256];
+    int ng = calibrate_fit(pts, n, 1, &h, se, &rep, err, sizeof err);
+    assert_int_equal(ng, 11);          /* copy, 2 gemm, storage write/read, 6 collectives */
+    for (int i = 0; well_determined[i]; i++) {
+        double got = host_param_get(&h, well_determined[i]), want = host_param_get(&t, well_determined[i]);
+        if (rel(got, want) > tol) fail_msg("%s: fitted %g, true %g (noise %g)", well_determined[i], got, want, noise);
+    }
+    for (int g = 0; g < rep.n_groups; g++) {
+        const cal_group *c = &rep.group[g];
+        assert_true(c->ok);
+        assert_true(c->n_held > 0 && c->n_fit > c->n_held - 1);
+        if (!(c->held_median_pct <= held_tol))
+            fail_msg("%s: held-out median |error| %.2f%% (noise %g)", c->name, c->held_median_pct, noise);
+        assert_true(c->fit_rms_pct <= 100 * noise * 2.5 + 0.5);
+        for (int k = 0; k < c->n_params; k++) assert_true(isfinite(c->stderr_[k]) && c->stderr_[k] >= 0);
+    }
+    /* stderr: reported for fitted parameters only. */
+    const char *const *names = host_param_names();
+    for (int i = 0; names[i]; i++) {
+        if (!strcmp(names[i], "gemm.fp32.peak_flops")) assert_true(isnan(se[i]));
+        if (!strcmp(names[i], "storage.write_bw")) assert_true(isfinite(se[i]) && se[i] > 0);
+    }
+}
+
+static void test_recover_noisy(void **state) {
+    (void)state;
+    recover(0.03, 0.10, 5.0);
+}
+
+static void test_recover_exact(void **state) {
+    (void)state;
+    recover(1e-9, 0.01, 0.1);
+}
+
+static void test_nothing_to_fit(void **state) {
+    (void)state;
+    host_profile h, before;
+    host_profile_default(&h);
+    before = h;
+    cal_report rep;
+    char err[256];
+    cal_point p = { .c = { .kind = MBC_COPY, .copy = COPY_D2D, .size_bytes = 1e6 }, .time_s = 1e-4 };
+    assert_int_equal(calibrate_fit(&p, 1, 1, &h, NULL, &rep, err, sizeof err), -1);
+    assert_non_null(strstr(err, "no measured case"));
+    assert_memory_equal(&h, &before, sizeof h);
+    assert_int_equal(calibrate_fit(NULL, 0, 1, &h, NULL, &rep, err, sizeof err), -1);
+}
+
+static void test_few_points(void **state) {
+    (void)state;
+    host_profile t, h;
+    truth(&t);
+    host_profile_default(&h);
+    cal_point pts[3];
+    mb_prediction p;
+    char why[64], err[128];
+    for (int i = 0; i < 3; i++) {
+        pts[i].c = (mb_case){ .kind = MBC_COPY, .copy = COPY_HOST, .size_bytes = 1e8 * (i + 1) };
+        host_predict(&t, &pts[i].c, &p, why, sizeof why);
+        pts[i].time_s = p.time_s;
+    }
+    cal_report rep;
+    assert_int_equal(calibrate_fit(pts, 3, 0, &h, NULL, &rep, err, sizeof err), 1);
+    assert_true(rep.group[0].n_params < 6);
+    assert_non_null(strstr(rep.group[0].note, "fitted"));
+    assert_true(rel(h.copy_dram_bw, t.copy_dram_bw) < 0.02);
+}
+
+/* ---- the cpu backend, for real ----------------------------------------- */
+
+static void check_measurement(const mb_measurement *m) {
+    assert_true(m->reps >= 3);
+    assert_true(m->min_s > 0);
+    assert_true(m->min_s <= m->q1_s && m->q1_s <= m->time_s && m->time_s <= m->q3_s && m->q3_s <= m->max_s);
+}
+
+static void test_cpu_backend(void **state) {
+    (void)state;
+    hw_opts o;
+    hw_opts_default(&o);
+    o.reps = 3;
+    o.warmup = 1;
+    o.budget_s = 0.05;
+    o.min_rep_s = 1e-3;
+    hw_backend *b;
+    char err[256], why[256];
+    assert_int_equal(hw_open("cpu", &o, &b, err, sizeof err), 0);
+    const hw_env *e = hw_environment(b);
+    assert_string_equal(e->backend, "cpu");
+    assert_true(e->host[0] && e->cpu[0] && strstr(e->libraries, "CBLAS"));
+    assert_int_equal(hw_rank(b), 0);
+
+    mb_measurement m;
+    mb_case c = { .kind = MBC_COPY, .copy = COPY_HOST, .size_bytes = 1 << 20 };
+    assert_int_equal(hw_measure(b, &c, &m, why, sizeof why), HW_OK);
+    check_measurement(&m);
+    assert_true(m.iters >= 1);
+    assert_true(rel(m.algbw_bytes_per_s, c.size_bytes / m.time_s) < 1e-9);
+    assert_true(m.algbw_bytes_per_s > 1e8 && m.algbw_bytes_per_s < 1e13);   /* 0.1 GB/s .. 10 TB/s */
+
+    mb_case g = { .kind = MBC_GEMM, .m = 64, .n = 48, .k = 32, .precision = PREC_FP32 };
+    assert_int_equal(hw_measure(b, &g, &m, why, sizeof why), HW_OK);
+    check_measurement(&m);
+    assert_true(rel(m.tflops, 2.0 * 64 * 48 * 32 / m.time_s / 1e12) < 1e-9);
+    g.precision = PREC_FP64;
+    assert_int_equal(hw_measure(b, &g, &m, why, sizeof why), HW_OK);
+
+    char dir[64];
+    snprintf(dir, sizeof dir, "build/tests/tmp-storage-%ld", (long)getpid());
+    mb_case s = { .kind = MBC_STORAGE, .size_bytes = 2 << 20, .files = 2, .path = dir };
+    assert_int_equal(hw_measure(b, &s, &m, why, sizeof why), HW_OK);
+    check_measurement(&m);
+    assert_true(m.read_s > 0);
+    assert_int_equal(rmdir(dir), 0);          /* the files were removed */
+
+    mb_measurement keep = { .time_s = 7 };
+    mb_case d = { .kind = MBC_COPY, .copy = COPY_H2D, .size_bytes = 1 << 20 };
+    assert_int_equal(hw_measure(b, &d, &keep, why, sizeof why), HW_UNSUPPORTED);
+    assert_non_null(strstr(why, "needs a GPU"));
+    mb_case bf = { .kind = MBC_GEMM, .m = 8, .n = 8, .k = 8, .precision = PREC_BF16 };
+    assert_int_equal(hw_measure(b, &bf, &keep, why, sizeof why), HW_UNSUPPORTED);
+    assert_non_null(strstr(why, "fp32 and fp64"));
+    mb_case a = { .kind = MBC_COLLECTIVE, .op = COLL_ALLREDUCE, .ranks = 2, .size_bytes = 1024 };
+    assert_int_equal(hw_measure(b, &a, &keep, why, sizeof why), HW_UNSUPPORTED);
+    assert_non_null(strstr(why, "mpi"));
+    assert_true(keep.time_s == 7);
+    mb_case bad = { .kind = MBC_STORAGE, .size_bytes = 4096, .files = 1, .path = "/proc/no/such/dir" };
+    assert_int_equal(hw_measure(b, &bad, &keep, why, sizeof why), HW_FAILED);
+    assert_non_null(strstr(why, "/proc/no/such/dir"));
+    hw_close(b);
+    hw_close(NULL);
+}
+
+static void test_backends_unavailable(void **state) {
+    (void)state;
+    hw_backend *b = (hw_backend *)1;
+    char err[256];
+    assert_int_equal(hw_open("tpu", NULL, &b, err, sizeof err), -1);
+    assert_null(b);
+    assert_non_null(strstr(err, "unknown backend"));
+    /* Not started by mpirun: the mpi backend says how to run it. */
+    if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMI_SIZE") && !getenv("PMIX_RANK")) {
+        assert_int_equal(hw_open("mpi", NULL, &b, err, sizeof err), -1);
+        assert_non_null(strstr(err, "mpi"));
+    }
+}
+
+static void test_stats(void **state) {
+    (void)state;
+    double x[] = { 5, 1, 4, 2, 3 };
+    mb_measurement m = { 0 };
+    hw_stats(x, 5, &m);
+    assert_true(m.min_s == 1 && m.q1_s == 2 && m.time_s == 3 && m.q3_s == 4 && m.max_s == 5 && m.reps == 5);
+    double y[] = { 4, 1, 3, 2 };
+    hw_stats(y, 4, &m);
+    assert_true(m.time_s == 2.5 && m.q1_s == 1.75 && m.q3_s == 3.25);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_predict_by_hand),
+        cmocka_unit_test(test_recover_noisy),
+        cmocka_unit_test(test_recover_exact),
+        cmocka_unit_test(test_nothing_to_fit),
+        cmocka_unit_test(test_few_points),
+        cmocka_unit_test(test_stats),
+        cmocka_unit_test(test_cpu_backend),
+        cmocka_unit_test(test_backends_unavailable),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
