@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 #include "scenarios/units.h"
 
@@ -129,6 +131,12 @@ int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen
         int dir = slash ? (int)(slash - s->file) + 1 : 0;
         snprintf(path, sizeof path, "%.*s%s", dir, s->file, href);
     }
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s:%d: <trace href=\"%s\">: %s is %s; expected a CSV file", s->file, line, href, path,
+                 S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+        return -1;
+    }
     FILE *fp = fopen(path, "r");
     if (!fp) {
         snprintf(err, errlen, "%s:%d: <trace href=\"%s\">: cannot open %s: %s", s->file, line, href, path,
@@ -140,15 +148,17 @@ int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen
     for (int i = 0; i < C_COUNT; i++) col[i] = -1;
     int have_header = 0, rc = -1, rows = 0;
     double last_submit = 0;
-    char buf[MAX_LINE];
-    while (fgets(buf, sizeof buf, fp)) {
+    char *buf = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    while ((len = getline(&buf, &cap, fp)) > 0) {
         r.line++;
-        if (!strchr(buf, '\n') && !feof(fp)) {
+        if (len > MAX_LINE - 1) {
             bad(&r, "line longer than %s characters%s", "4095", "");
             goto out;
         }
-        if (memchr(buf, 0, strlen(buf) + 1) != buf + strlen(buf)) {
-            bad(&r, "binary data%s%s", "", "");
+        if (memchr(buf, 0, (size_t)len)) {
+            bad(&r, "binary data (a NUL byte); expected a CSV text file%s%s", "", "");
             goto out;
         }
         char *p = buf;
@@ -282,6 +292,7 @@ int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen
 oom:
     snprintf(err, errlen, "%s:%d: out of memory", path, r.line);
 out:
+    free(buf);
     fclose(fp);
     return rc;
 }
