@@ -1422,6 +1422,11 @@ long serving_trace_load(const char *path, const char *const *models, const int *
         line++;
         if (len > 4095) TBAD("line longer than %d characters", 4095);
         if (memchr(buf, 0, (size_t)len)) TBAD("binary data (a NUL byte); expected a CSV text file");
+        for (ssize_t i = 0; i < len; i++) {
+            unsigned char ch = (unsigned char)buf[i];
+            if ((ch < ' ' && ch != '\t' && ch != '\r' && ch != '\n') || ch == 0x7f)
+                TBAD("binary data (control character 0x%02x); expected a CSV text file", ch);
+        }
         char *p = buf;
         while (isspace((unsigned char)*p)) p++;
         if (!*p || *p == '#') continue;
@@ -1469,7 +1474,10 @@ long serving_trace_load(const char *path, const char *const *models, const int *
         last = t;
     }
     if (ferror(fp)) TBAD("read error");
-    if (n == 0) TBAD("the trace has no requests");
+    if (n == 0) {
+        if (line == 0) line = 1;                 /* an empty file: its first line */
+        TBAD("the trace has no requests");
+    }
 #undef TBAD
 out:
     free(buf);
