@@ -76,6 +76,12 @@ int64_t store_run_id(const store *st);
  * 'incomplete' and the earlier rows are kept. */
 int store_run_finish(store *st, const world *w, const char *results_json, char *err, size_t errlen);
 
+/* Mark the run being recorded as interrupted (SIGINT): store_run_finish
+ * then writes everything it has, results so far included, but leaves the
+ * status 'incomplete', so reports do not take it for a finished run.
+ * NULL is a no-op. */
+void store_run_interrupted(store *st);
+
 /* The open connection (an sqlite3 *), for the report writers in reports/. */
 void *store_db(store *st);
 
