@@ -120,6 +120,36 @@ twin: check-deps
 	  $(BIN) report $(TWIN)/validate.db --run 2 --out $(TWIN)/report-mpi >/dev/null; fi
 	$(BIN) report $(TWIN)/validate.db --run 1 --out $(TWIN)/report-cpu
 
+# libFuzzer harnesses tests/fuzz/fuzz_<name>.c, built with clang against an
+# instrumented copy of the library; `make fuzz FUZZ_SECONDS=60` shares the
+# time among them (tools/fuzz.sh; seeds in tests/fuzz/<name>/).
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FUZZFLAGS = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZERS  := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz/%)
+LIB_FOBJ := $(LIB_SRC:%.c=$(B)/fuzz/obj/%.o) $(B)/fuzz/obj/gen/embedded.o
+
+.PHONY: fuzz
+fuzz: $(FUZZERS)
+	@tools/fuzz.sh $(FUZZ_SECONDS) $(FUZZERS)
+
+$(B)/fuzz/libclustertwin.a: $(LIB_FOBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/fuzz/obj/gen/embedded.o: $(GEN_SRC)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(CFLAGS_ALL) $(FUZZFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(B)/fuzz/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(CFLAGS_ALL) $(FUZZFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(B)/fuzz/libclustertwin.a
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(CFLAGS_ALL) $(FUZZFLAGS) -fsanitize=fuzzer -o $@ $< $(B)/fuzz/libclustertwin.a $(LDLIBS_ALL)
+
 # The library is an archive so a test links only the modules it uses.
 $(B)/libclustertwin.a: $(LIB_OBJ)
 	@rm -f $@

@@ -1,6 +1,7 @@
 /*
  * run: simulate a scenario; print the summary and/or write the JSON results.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +38,22 @@ static const char help[] =
     "                  scenario's <host-profile>, else a generic host). Under mpirun only\n"
     "                  rank 0 writes. Exit 2 when the backend is unavailable.\n"
     "  --profile P     price the cases with the hardware profile P (clustertwin calibrate)\n"
-    "Exit status: 0 ok, 1 the run failed, 2 bad input.\n";
+    "Ctrl-C (SIGINT) stops the run: the results so far are written (the database\n"
+    "keeps the run as incomplete) and the exit status is 130.\n"
+    "Exit status: 0 ok, 1 the run failed, 2 bad input, 130 interrupted.\n";
+
+/* SIGINT during the run: the engine stops after the current event, the
+ * results so far are written (JSON; the store's run stays 'incomplete')
+ * and the command exits 130. A second SIGINT kills as usual. */
+#define EXIT_INTERRUPTED 130            /* 128 + SIGINT, as shells report it */
+static engine *volatile run_engine;
+static volatile sig_atomic_t run_interrupted;
+
+static void on_sigint(int sig) {
+    (void)sig;
+    run_interrupted = 1;
+    if (run_engine) engine_stop(run_engine);
+}
 
 /* out/<scenario name>.db, the name reduced to characters safe in a file name. */
 static void default_db_path(const char *name, char *buf, size_t len) {
@@ -144,8 +160,14 @@ int cmd_run(int argc, char **argv) {
             fprintf(stderr, "clustertwin run: warning: results not stored: %s (--db PATH or --no-db)\n", err);
         }
     }
+    struct sigaction sa = { .sa_handler = on_sigint, .sa_flags = SA_RESETHAND | SA_RESTART }, old_sa;
+    sigemptyset(&sa.sa_mask);
+    run_engine = world_engine(w);
+    sigaction(SIGINT, &sa, &old_sa);
     world_run(w, until_s);
+    run_engine = NULL;
     double wall = cli_wall_s() - t0;
+    if (run_interrupted) store_run_interrupted(st);
 
     if (json_path || st) {
         json *j = json_new();
@@ -167,6 +189,12 @@ int cmd_run(int argc, char **argv) {
             printf("\nstored as run %lld in %s ('clustertwin report %s')\n", (long long)store_run_id(st),
                    store_path(st), store_path(st));
     }
+    if (run_interrupted) {
+        fprintf(stderr, "clustertwin run: interrupted at simulated time %.0f s; results so far written%s\n",
+                world_get_totals(w).simulated_s, st ? ", run left incomplete in the database" : "");
+        rc = EXIT_INTERRUPTED;
+    }
+    sigaction(SIGINT, &old_sa, NULL);
 out:
     store_close(st);
     world_free(w);

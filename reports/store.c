@@ -272,6 +272,7 @@ struct store {
     char *path;
     int64_t run;
     int finished;
+    int interrupted;                   /* store_run_interrupted(): finish leaves it 'incomplete' */
     int failed;                        /* sticky: a write during the run failed */
     char why[512];
     /* the sink */
@@ -291,6 +292,15 @@ struct store {
     int64_t seq;
     sqlite3_stmt *ins_event;
 };
+
+/* SQLite's message with the OS error behind it, e.g. "disk I/O error (File
+ * too large)": SQLite's own words rarely say that the disk is full. */
+static const char *db_why(sqlite3 *db, char *buf, size_t len) {
+    int e = sqlite3_system_errno(db);
+    if (e) snprintf(buf, len, "%s (%s)", sqlite3_errmsg(db), strerror(e));
+    else snprintf(buf, len, "%s", sqlite3_errmsg(db));
+    return buf;
+}
 
 static void seterr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void seterr(char *err, size_t errlen, const char *fmt, ...) {
@@ -418,6 +428,20 @@ int store_open(const char *path, store_mode mode, store **out, char *err, size_t
         seterr(err, errlen, "%s: out of memory", path);
         return STORE_FAILED;
     }
+    if (!existed && mode == STORE_WRITE) {
+        /* A new file needs a writable directory; say so plainly (SQLite
+         * would report its last fallback, often "No such file"). */
+        char dir[4096];
+        const char *slash = strrchr(path, '/');
+        if (slash) snprintf(dir, sizeof dir, "%.*s", (int)(slash - path) + (slash == path), path);
+        else snprintf(dir, sizeof dir, ".");
+        if (access(dir, W_OK | X_OK) != 0) {
+            seterr(err, errlen, "%s: cannot open: cannot create the file: %s", path, strerror(errno));
+            free(st->path);
+            free(st);
+            return STORE_FAILED;
+        }
+    }
     st->idle = -1;
     for (int i = 0; i < N_BUSY; i++) st->busy_of[i] = -1;
     /* Read-write even for reading: a run killed mid-transaction leaves a
@@ -456,7 +480,8 @@ int store_open(const char *path, store_mode mode, store **out, char *err, size_t
     if (mode == STORE_WRITE) {
         if (status == STORE_OK && (rc = exec(st->db, "COMMIT")) != SQLITE_OK) {
             status = sql_status(rc);
-            seterr(err, errlen, "%s: cannot write: %s", path, sqlite3_errmsg(st->db));
+            char why[256];
+            seterr(err, errlen, "%s: cannot write: %s", path, db_why(st->db, why, sizeof why));
         }
         if (status != STORE_OK) exec(st->db, "ROLLBACK");
     }
@@ -609,7 +634,8 @@ static int flush_events(store *st, int txn) {
     }
     if (rc == SQLITE_OK && !txn) rc = exec(st->db, "COMMIT");
     if (rc != SQLITE_OK) {
-        sink_fail(st, "%s: cannot write events: %s", st->path, sqlite3_errmsg(st->db));
+        char why[256];
+        sink_fail(st, "%s: cannot write events: %s", st->path, db_why(st->db, why, sizeof why));
         if (!txn) exec(st->db, "ROLLBACK");
         return rc;
     }
@@ -687,7 +713,8 @@ int store_run_begin(store *st, const scenario *s, metric_bus *bus, char *err, si
     }
     sqlite3_finalize(q);
     if (rc != SQLITE_DONE) {
-        seterr(err, errlen, "%s: cannot write: %s", st->path, sqlite3_errmsg(st->db));
+        char why[256];
+        seterr(err, errlen, "%s: cannot write: %s", st->path, db_why(st->db, why, sizeof why));
         return sql_status(rc);
     }
     st->run = sqlite3_last_insert_rowid(st->db);
@@ -871,11 +898,13 @@ static int insert_array(store *st, const char *table, const char *array, const c
     return rc;
 }
 
-/* The run row's figures from the JSON, and status 'complete'. */
+/* The run row's figures from the JSON, and status 'complete' (an
+ * interrupted run keeps 'incomplete'). */
 static int update_run(store *st, const char *json_text, double bucket_s) {
     sbuf b = { 0 };
-    sb_add(&b, "UPDATE runs SET status = 'complete', results_json = ?2, series_bucket_s = ?3, "
-               "scenario = json_extract(?2, '$.scenario'), seed = json_extract(?2, '$.seed'), "
+    sb_add(&b, "UPDATE runs SET status = '%s', results_json = ?2, series_bucket_s = ?3, ",
+           st->interrupted ? "incomplete" : "complete");
+    sb_add(&b, "scenario = json_extract(?2, '$.scenario'), seed = json_extract(?2, '$.seed'), "
                "version = json_extract(?2, '$.version'), wall_s = json_extract(?2, '$.wall_s'), "
                "simulated_s = json_extract(?2, '$.simulated_s'), events = json_extract(?2, '$.events'), "
                "failures_total = json_extract(?2, '$.failures.total')");
@@ -1005,6 +1034,10 @@ static int insert_hardware(store *st, const char *json_text) {
     return rc;
 }
 
+void store_run_interrupted(store *st) {
+    if (st) st->interrupted = 1;
+}
+
 int store_run_finish(store *st, const world *w, const char *results_json, char *err, size_t errlen) {
     if (!st->run || st->finished) {
         seterr(err, errlen, "%s: no run being recorded", st->path);
@@ -1033,8 +1066,9 @@ int store_run_finish(store *st, const world *w, const char *results_json, char *
     if (rc == SQLITE_OK) step = "run", rc = update_run(st, results_json, series_bucket_s(st->ss));
     if (rc == SQLITE_OK) step = "commit", rc = exec(st->db, "COMMIT");
     if (rc != SQLITE_OK) {
+        char why[256];
         seterr(err, errlen, "%s: cannot write the run (%s): %s (run %lld left incomplete)", st->path, step,
-               sqlite3_errmsg(st->db), (long long)st->run);
+               db_why(st->db, why, sizeof why), (long long)st->run);
         exec(st->db, "ROLLBACK");
         return STORE_FAILED;
     }

@@ -101,6 +101,12 @@ typedef struct store_measurement {
  * (0 is not an error). */
 int store_measurements(store *st, const char *backend, store_measurement **out, int *n, char *err, size_t errlen);
 
+/* Mark the run being recorded as interrupted (SIGINT): store_run_finish
+ * then writes everything it has, results so far included, but leaves the
+ * status 'incomplete', so reports do not take it for a finished run.
+ * NULL is a no-op. */
+void store_run_interrupted(store *st);
+
 /* The open connection (an sqlite3 *), for the report writers in reports/. */
 void *store_db(store *st);
 

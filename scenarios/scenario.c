@@ -54,21 +54,27 @@ typedef struct loader {
  * not where a reader looks: scan back from the end of that line to the
  * nearest "<name". */
 static int line_of(const loader *L, const xmlNode *e) {
-    long n = xmlGetLineNo(e);
+    long n = xmlGetLineNo(e), tag_end = n;
     if (n < 1) return 1;
     if (!L->text || e->type != XML_ELEMENT_NODE) return (int)n;
     const char *p = L->text, *end = L->text + L->text_len;
     long line = 1;
     while (p < end && line < n) line += *p++ == '\n';
     while (p < end && *p != '\n') p++;                 /* end of line n */
-    size_t k = strlen((const char *)e->name);
+    /* The tag as written: "<name" or "<prefix:name". */
+    char tag[256];
+    if (e->ns && e->ns->prefix)
+        snprintf(tag, sizeof tag, "%s:%s", (const char *)e->ns->prefix, (const char *)e->name);
+    else
+        snprintf(tag, sizeof tag, "%s", (const char *)e->name);
+    size_t k = strlen(tag);
     for (const char *q = p; q-- > L->text;) {
         if (*q == '\n') n--;
-        if (*q == '<' && (size_t)(end - q) > k + 1 && !strncmp(q + 1, (const char *)e->name, k) &&
+        if (*q == '<' && (size_t)(end - q) > k + 1 && !strncmp(q + 1, tag, k) &&
             strchr(" \t\r\n/>", q[1 + k]))
             return (int)(n < 1 ? 1 : n);
     }
-    return line_of(L, e);
+    return (int)tag_end;                 /* not found as written: where the tag ends */
 }
 
 /* ---- errors ----------------------------------------------------------- */
@@ -83,6 +89,9 @@ static void fail_at(loader *L, int line, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(L->err + n, L->errlen - (size_t)n, fmt, ap);
     va_end(ap);
+    /* One line: libxml2 messages and attribute values may hold newlines. */
+    for (char *p = L->err; *p; p++)
+        if ((unsigned char)*p < ' ') *p = ' ';
 }
 
 /* "<training tp="3">" or "<training>" for messages. */
@@ -720,6 +729,28 @@ static void load_serve_model(loader *L, const xmlNode *c, sc_inference *f) {
     attr_unit(L, c, "share", UNIT_NUMBER, &m->share, 0, 1);
 }
 
+/* A file named by href (relative to the scenario's directory) must be a
+ * readable regular file, so a missing or wrong trace is reported at the
+ * element that names it. Returns 0, or -1 with L->failed set. */
+static int check_href(loader *L, const xmlNode *e, const char *href) {
+    char path[1024];
+    const char *slash = strrchr(L->s->file, '/');
+    if (href[0] == '/' || !slash) snprintf(path, sizeof path, "%s", href);
+    else snprintf(path, sizeof path, "%.*s/%s", (int)(slash - L->s->file), L->s->file, href);
+    struct stat st;
+    FILE *f = NULL;
+    if (stat(path, &st) != 0 || (!S_ISDIR(st.st_mode) && !(f = fopen(path, "r")))) {
+        fail(L, e, "href", "cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (f) fclose(f);
+    if (!S_ISREG(st.st_mode)) {
+        fail(L, e, "href", "%s is %s; expected a CSV file", path, S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+        return -1;
+    }
+    return 0;
+}
+
 static void load_inference(loader *L, const xmlNode *e) {
     scenario *s = L->s;
     sc_inference *f = PUSH(L, s->inference, s->n_inference, e);
@@ -818,6 +849,7 @@ static void load_inference(loader *L, const xmlNode *e) {
             if (!strcmp(z, "trace") && has_href == 0)
                 FAIL_RETURN(L, c, NULL, "process=\"trace\" needs href=\"requests.csv\" (time,input_tokens,output_tokens[,model])");
             if (strcmp(z, "trace") && has_href > 0) FAIL_RETURN(L, c, "href", "href applies to process=\"trace\" only");
+            if (has_href > 0 && check_href(L, c, f->trace_href) < 0) return;
             if (!has_count && !strcmp(z, "trace")) f->count = 0;        /* every row */
             else if (!has_count && !has_dur) f->count = 1000;
             else if (!has_count) f->count = 0;                         /* until the duration ends */
@@ -1244,6 +1276,8 @@ int scenario_load_memory(const char *data, size_t len, const char *name, scenari
     snprintf(s->file, sizeof s->file, "%s", name);
     loader L = { .file = name, .err = err, .errlen = errlen, .s = s };
     if (load(&L, data, len) < 0) {
+        for (char *p = err; errlen && *p; p++)      /* one line, whoever wrote it */
+            if ((unsigned char)*p < ' ') *p = ' ';
         scenario_free(s);
         return -1;
     }

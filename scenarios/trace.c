@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 #include "scenarios/units.h"
 
@@ -129,6 +131,12 @@ int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen
         int dir = slash ? (int)(slash - s->file) + 1 : 0;
         snprintf(path, sizeof path, "%.*s%s", dir, s->file, href);
     }
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s:%d: <trace href=\"%s\">: %s is %s; expected a CSV file", s->file, line, href, path,
+                 S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+        return -1;
+    }
     FILE *fp = fopen(path, "r");
     if (!fp) {
         snprintf(err, errlen, "%s:%d: <trace href=\"%s\">: cannot open %s: %s", s->file, line, href, path,
@@ -140,16 +148,27 @@ int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen
     for (int i = 0; i < C_COUNT; i++) col[i] = -1;
     int have_header = 0, rc = -1, rows = 0;
     double last_submit = 0;
-    char buf[MAX_LINE];
-    while (fgets(buf, sizeof buf, fp)) {
+    char *buf = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    while ((len = getline(&buf, &cap, fp)) > 0) {
         r.line++;
-        if (!strchr(buf, '\n') && !feof(fp)) {
+        if (len > MAX_LINE - 1) {
             bad(&r, "line longer than %s characters%s", "4095", "");
             goto out;
         }
-        if (memchr(buf, 0, strlen(buf) + 1) != buf + strlen(buf)) {
-            bad(&r, "binary data%s%s", "", "");
+        if (memchr(buf, 0, (size_t)len)) {
+            bad(&r, "binary data (a NUL byte); expected a CSV text file%s%s", "", "");
             goto out;
+        }
+        for (ssize_t i = 0; i < len; i++) {
+            unsigned char ch = (unsigned char)buf[i];
+            if ((ch < ' ' && ch != '\t' && ch != '\r' && ch != '\n') || ch == 0x7f) {
+                char code[8];
+                snprintf(code, sizeof code, "0x%02x", ch);
+                bad(&r, "binary data (control character %s); expected a CSV text file%s", code, "");
+                goto out;
+            }
         }
         char *p = buf;
         while (*p == ' ' || *p == '\t') p++;
@@ -168,6 +187,10 @@ int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen
                 if (k < 0) {
                     bad(&r, "unknown column \"%s\"; expected %s",
                         f[i], "submit, queue, priority, gpus, duration, tokens, model, name");
+                    goto out;
+                }
+                if (col[k] >= 0) {
+                    bad(&r, "column \"%s\" appears twice in the header%s", f[i], "");
                     goto out;
                 }
                 col[k] = i;
@@ -201,6 +224,12 @@ int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen
             bad(&r, "gpus \"%s\": gpus must be a whole number >= 1%s", FIELD(C_GPUS), "");
             goto out;
         }
+        if (gpus_d > scenario_gpus(s) && !s->has_cloud) {
+            char have[32];
+            snprintf(have, sizeof have, "%d", scenario_gpus(s));
+            bad(&r, "gpus \"%s\": a job needs more GPUs than the cluster has (%s)", FIELD(C_GPUS), have);
+            goto out;
+        }
         if (FIELD(C_PRIORITY)[0] && (units_parse(FIELD(C_PRIORITY), UNIT_NUMBER, &prio, why, sizeof why) < 0 ||
                                      prio != floor(prio) || fabs(prio) > 1e6)) {
             bad(&r, "priority \"%s\": expected a whole number%s", FIELD(C_PRIORITY), "");
@@ -221,8 +250,12 @@ int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen
         if (FIELD(C_NAME)[0]) snprintf(name, sizeof name, "%.*s", SC_NAME_MAX - 1, FIELD(C_NAME));
         else snprintf(name, sizeof name, "trace-%d", r.line);
         if (!is_training) {
-            if (units_parse(FIELD(C_DURATION), UNIT_DURATION, &dur, why, sizeof why) < 0 || !(dur > 0)) {
+            if (units_parse(FIELD(C_DURATION), UNIT_DURATION, &dur, why, sizeof why) < 0) {
                 bad(&r, "duration \"%s\": expected a positive time like 2h (%s)", FIELD(C_DURATION), why);
+                goto out;
+            }
+            if (!(dur > 0)) {
+                bad(&r, "duration \"%s\": expected a positive time like 2h%s", FIELD(C_DURATION), "");
                 goto out;
             }
             if (push((void **)&s->jobs, &s->n_jobs, sizeof *s->jobs) < 0) goto oom;
@@ -239,7 +272,8 @@ int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen
             j->single = 1;
             snprintf(j->queue, sizeof j->queue, "%s", queue[0] ? queue : (s->n_queues ? s->queues[0].name : "default"));
         } else {
-            if (units_parse(FIELD(C_TOKENS), UNIT_COUNT, &tokens, why, sizeof why) < 0 || !(tokens > 0)) {
+            if (units_parse(FIELD(C_TOKENS), UNIT_COUNT, &tokens, why, sizeof why) < 0 ||
+                (!(tokens > 0) && snprintf(why, sizeof why, "zero") > 0)) {
                 bad(&r, "tokens \"%s\": expected a count like 50B (%s)", FIELD(C_TOKENS), why);
                 goto out;
             }
@@ -282,6 +316,7 @@ int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen
 oom:
     snprintf(err, errlen, "%s:%d: out of memory", path, r.line);
 out:
+    free(buf);
     fclose(fp);
     return rc;
 }

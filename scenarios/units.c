@@ -72,6 +72,8 @@ static void fail(char *err, size_t errlen, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(err, errlen, fmt, ap);
     va_end(ap);
+    for (char *p = err; *p; p++)             /* one line: the text may hold control characters */
+        if ((unsigned char)*p < ' ' || *p == 0x7f) *p = '?';
 }
 
 static int is_blank(char ch) {

@@ -1565,13 +1565,21 @@ long serving_trace_load(const char *path, const char *const *models, const int *
     }
     serving_trace_row *v = NULL;
     long n = 0, cap = 0, line = 0;
-    char buf[4096];
+    char *buf = NULL;
+    size_t buf_cap = 0;
+    ssize_t len;
     double last = 0;
     int rc = 0;
 #define TBAD(...) do { trace_fail(err, errlen, path, line, __VA_ARGS__); rc = -1; goto out; } while (0)
-    while (fgets(buf, sizeof buf, fp)) {
+    while ((len = getline(&buf, &buf_cap, fp)) > 0) {
         line++;
-        if (!strchr(buf, '\n') && !feof(fp)) TBAD("line longer than %zu characters", sizeof buf - 1);
+        if (len > 4095) TBAD("line longer than %d characters", 4095);
+        if (memchr(buf, 0, (size_t)len)) TBAD("binary data (a NUL byte); expected a CSV text file");
+        for (ssize_t i = 0; i < len; i++) {
+            unsigned char ch = (unsigned char)buf[i];
+            if ((ch < ' ' && ch != '\t' && ch != '\r' && ch != '\n') || ch == 0x7f)
+                TBAD("binary data (control character 0x%02x); expected a CSV text file", ch);
+        }
         char *p = buf;
         while (isspace((unsigned char)*p)) p++;
         if (!*p || *p == '#') continue;
@@ -1619,9 +1627,13 @@ long serving_trace_load(const char *path, const char *const *models, const int *
         last = t;
     }
     if (ferror(fp)) TBAD("read error");
-    if (n == 0) TBAD("the trace has no requests");
+    if (n == 0) {
+        if (line == 0) line = 1;                 /* an empty file: its first line */
+        TBAD("the trace has no requests");
+    }
 #undef TBAD
 out:
+    free(buf);
     fclose(fp);
     if (rc < 0) {
         free(v);

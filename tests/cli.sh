@@ -116,6 +116,14 @@ if [ -f tests/cli_bad.sh ]; then
   sh tests/cli_bad.sh "$bin" >"$tmp/bad" 2>&1 && ok "malformed scenarios ($(tail -n 1 "$tmp/bad"))" \
     || { no "malformed scenarios"; grep FAIL "$tmp/bad" | head -20; }
 fi
+if [ -f tests/cli_crash.sh ]; then
+  KILLS=8 sh tests/cli_crash.sh "$bin" >"$tmp/crash" 2>&1 && ok "crash safety ($(tail -n 1 "$tmp/crash"))" \
+    || { no "crash safety"; grep -A3 FAIL "$tmp/crash" | head -20; }
+fi
+if [ -f tests/cli_badtrace.sh ]; then
+  sh tests/cli_badtrace.sh "$bin" >"$tmp/badtrace" 2>&1 && ok "malformed traces ($(tail -n 1 "$tmp/badtrace"))" \
+    || { no "malformed traces"; grep -A3 FAIL "$tmp/badtrace" | head -20; }
+fi
 
 # A failed write leaves no file behind and exits 1.
 mkdir "$tmp/ro" && chmod 555 "$tmp/ro"

@@ -6,7 +6,7 @@
 #   BINARY run tests/bad/FILE --json OUT
 # must exit 2, print nothing on stdout, print exactly one line on stderr that
 # starts with "tests/bad/FILE:LINE: " and contains SUBSTRING, and (run) not
-# create OUT. Prints ok/FAIL per case and a summary; exits 1 on any failure.
+# create OUT, within 30 s. Prints ok/FAIL per case and a summary; exits 1 on any failure.
 # Runs from the project root whatever the current directory.
 set -u
 
@@ -25,8 +25,9 @@ trap 'rm -rf "$tmp"' EXIT HUP INT PIPE TERM
 # prints why it failed (nothing when it passed). Uses $prefix and $want.
 check_one() {
     name=$1; shift
-    "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+    $limit "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
     rc=$?
+    if [ $rc -eq 124 ] && [ -n "$limit" ]; then echo "$name: hung (killed after 30 s)"; fi
     if [ $rc -ne 2 ]; then echo "$name: exit status $rc, want 2"; fi
     if [ -s "$tmp/out" ]; then echo "$name: wrote to stdout: $(head -c 200 "$tmp/out")"; fi
     lines=$(wc -l <"$tmp/err" | tr -d ' ')
@@ -42,6 +43,10 @@ check_one() {
         echo "$name: stderr '$first' lacks '$want'"
     fi
 }
+
+# Every command runs under a time limit: a hang is a failure, not a stall.
+limit=
+if command -v timeout >/dev/null 2>&1; then limit="timeout 30"; fi
 
 n=0
 failed=0
@@ -65,6 +70,33 @@ while IFS='|' read -r file line want extra; do
         printf '%s\n' "$why" | sed 's/^/       /'
     fi
 done <"$list"
+
+# Files that cannot live in the corpus: made here, in a directory anyone may
+# search. An unreadable file (as root, read through setpriv as uid 65534,
+# or skipped visibly when that is not possible) and a 1 TiB sparse file.
+extra() {   # NAME PREFIX WANT CMD...
+    name=$1; prefix=$2; want=$3; shift 3
+    n=$((n + 1))
+    why=$(check_one "$name" "$@")
+    if [ -z "$why" ]; then echo "ok   $name"; else
+        failed=$((failed + 1)); echo "FAIL $name"; printf '%s\n' "$why" | sed 's/^/       /'; fi
+}
+chmod 755 "$tmp"
+printf '<?xml version="1.0"?>\n<scenario name="x"/>\n' >"$tmp/unreadable.xml"
+chmod 0 "$tmp/unreadable.xml"
+if [ "$(id -u)" != 0 ]; then
+    extra unreadable "$tmp/unreadable.xml:0: " "cannot open: Permission denied" "$bin" check "$tmp/unreadable.xml"
+elif command -v setpriv >/dev/null 2>&1 &&
+     setpriv --reuid=65534 --regid=65534 --clear-groups "$bin" --version >/dev/null 2>&1; then
+    extra unreadable "$tmp/unreadable.xml:0: " "cannot open: Permission denied" \
+        setpriv --reuid=65534 --regid=65534 --clear-groups "$bin" check "$tmp/unreadable.xml"
+else
+    echo "skip unreadable file: running as root and cannot drop privileges (setpriv)"
+fi
+if truncate -s 1T "$tmp/huge.xml" 2>/dev/null; then
+    extra huge "$tmp/huge.xml:1: " "a scenario may be at most 16777216 bytes" "$bin" run "$tmp/huge.xml" --no-db
+    rm -f "$tmp/huge.xml"
+fi
 
 if [ $n -eq 0 ]; then
     echo "cli_bad: no cases in $list"

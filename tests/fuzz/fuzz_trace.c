@@ -1,0 +1,83 @@
+/*
+ * fuzz_trace: libFuzzer harness for both CSV trace readers: the job trace
+ * (scenarios/trace.c, <trace href>) and the request trace
+ * (sim/serving.c serving_trace_load, <arrivals process="trace">).
+ *
+ * The input is written to a file (both readers take a path) and read by
+ * each reader. Properties: each either succeeds (jobs appended to the
+ * scenario; rows with sorted times, lengths >= 1 within the context) or
+ * fails with one line "PATH:LINE: ..."; no crash, leak or UB.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "scenarios/scenario.h"
+#include "scenarios/trace.h"
+#include "sim/serving.h"
+#include "tests/fuzz/fuzz.h"
+
+static scenario *base;               /* 4 DGX H100 nodes, queues research and prod */
+static char path[64];
+
+static void setup(void) {
+    static const char text[] =
+        "<?xml version=\"1.0\"?>\n<scenario name=\"f\" seed=\"1\">\n"
+        "  <cluster><nodes type=\"dgx-h100\" count=\"4\"/></cluster>\n"
+        "  <scheduler><queue name=\"research\" quota-gpus=\"32\"/><queue name=\"prod\" quota-gpus=\"32\"/></scheduler>\n"
+        "</scenario>\n";
+    char err[1024];
+    if (scenario_load_memory(text, sizeof text - 1, "/tmp/fuzz.xml", &base, err, sizeof err) < 0) {
+        fprintf(stderr, "%s\n", err);
+        fuzz_fail("the base scenario does not load");
+    }
+    snprintf(path, sizeof path, "/tmp/ct-fuzz-trace-%ld.csv", (long)getpid());
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    if (!base) setup();
+    FILE *f = fopen(path, "wb");
+    if (!f) fuzz_fail("cannot write the temporary trace");
+    if (size && fwrite(data, 1, size, f) != size) fuzz_fail("cannot write the temporary trace");
+    fclose(f);
+
+    char err[2048], prefix[80];
+    snprintf(prefix, sizeof prefix, "%s:", path);
+
+    /* Job trace: appended to the base scenario, then taken off again. */
+    err[0] = 0;
+    int rc = trace_load(base, path, 7, err, sizeof err);
+    if (rc < 0) fuzz_check_error(err, prefix);
+    for (int i = 0; i < base->n_jobs; i++)
+        if (base->jobs[i].gpus < 1 || base->jobs[i].gpus > 32 || !(base->jobs[i].duration_s > 0))
+            fuzz_fail("a job trace row out of range was accepted");
+    free(base->jobs);
+    free(base->training);
+    base->jobs = NULL;
+    base->training = NULL;
+    base->n_jobs = base->n_training = 0;
+
+    /* Request trace: two models with contexts 8192 and 128000. */
+    static const char *const models[] = { "llama3-8b", "llama3-70b" };
+    static const int ctx[] = { 8192, 128000 };
+    serving_trace_row *rows = NULL;
+    err[0] = 0;
+    long n = serving_trace_load(path, models, ctx, 2, &rows, err, sizeof err);
+    if (n < 0) {
+        if (rows) fuzz_fail("failed but returned rows");
+        fuzz_check_error(err, prefix);
+    } else {
+        for (long i = 0; i < n; i++) {
+            const serving_trace_row *r = &rows[i];
+            if (r->input < 1 || r->output < 1 || r->model < 0 || r->model > 1 ||
+                (long long)r->input + r->output > ctx[r->model] || !(r->t_s >= 0) ||
+                (i && r->t_s < rows[i - 1].t_s))
+                fuzz_fail("a request trace row out of range was accepted");
+        }
+        free(rows);
+    }
+    return 0;
+}

@@ -1,0 +1,201 @@
+/*
+ * test_trace: the two CSV trace readers on malformed input.
+ *
+ *   job traces      <trace href="jobs.csv"/>       scenarios/trace.c
+ *   request traces  <arrivals process="trace"/>    sim/serving.c serving_trace_load
+ *
+ * Each corpus is a folder of CSV files with an expected.txt of
+ * "FILE|LINE|SUBSTRING" lines: reading tests/<corpus>/FILE must fail with a
+ * one-line error that starts "tests/<corpus>/FILE:LINE: " and contains
+ * SUBSTRING, print nothing, and leave nothing allocated (the ASan build
+ * checks leaks). Job traces are read through the scenario loader, as the
+ * program does (a scenario in memory named tests/bad-jobs/wrap.xml whose
+ * <trace href> names the file, so relative paths resolve into the corpus);
+ * request traces through serving_trace_load with the llama3-8b context
+ * (8192 tokens). A good trace of each kind must load, so a reader that
+ * refuses everything fails here too.
+ *
+ * Run from the project root (make test does).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scenarios/scenario.h"
+#include "sim/serving.h"
+
+#define MAX_CASES 256
+
+typedef struct trace_case {
+    char dir[32];                   /* bad-jobs | bad-requests */
+    char file[128];
+    int line;
+    char want[256];
+} trace_case;
+
+static trace_case cases[2][MAX_CASES];
+static int n_cases[2];
+static const char *const dirs[2] = { "bad-jobs", "bad-requests" };
+
+/* Read tests/<dir>/expected.txt into cases[k]. Returns the count or -1. */
+static int read_expected(int k) {
+    char path[128], buf[1024];
+    snprintf(path, sizeof path, "tests/%s/expected.txt", dirs[k]);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "cannot open %s (run from the project root)\n", path);
+        return -1;
+    }
+    int lineno = 0;
+    while (fgets(buf, sizeof buf, f)) {
+        lineno++;
+        buf[strcspn(buf, "\r\n")] = 0;
+        if (!buf[0] || buf[0] == '#') continue;
+        char *p1 = strchr(buf, '|'), *p2 = p1 ? strchr(p1 + 1, '|') : NULL;
+        if (!p1 || !p2 || n_cases[k] == MAX_CASES || (size_t)(p1 - buf) >= sizeof cases[0][0].file ||
+            strlen(p2 + 1) >= sizeof cases[0][0].want || !p2[1]) {
+            fprintf(stderr, "%s:%d: expected FILE|LINE|SUBSTRING\n", path, lineno);
+            fclose(f);
+            return -1;
+        }
+        *p1 = *p2 = 0;
+        trace_case *c = &cases[k][n_cases[k]++];
+        snprintf(c->dir, sizeof c->dir, "%s", dirs[k]);
+        memcpy(c->file, buf, strlen(buf) + 1);
+        c->line = atoi(p1 + 1);
+        memcpy(c->want, p2 + 1, strlen(p2 + 1) + 1);
+    }
+    fclose(f);
+    return n_cases[k];
+}
+
+static void check_error(const char *err, const char *prefix, const char *want) {
+    if (strncmp(err, prefix, strlen(prefix)) != 0 || !strstr(err, want) || strchr(err, '\n')) {
+        print_error("got:  %s\nwant: %s... containing \"%s\"\n", err, prefix, want);
+        fail();
+    }
+}
+
+/* A scenario around a job trace: 4 DGX H100 nodes (32 GPUs), queue research. */
+static int load_job_trace(const char *href, scenario **s, char *err, size_t errlen) {
+    char text[1024];
+    snprintf(text, sizeof text,
+             "<?xml version=\"1.0\"?>\n"
+             "<scenario name=\"trace\" seed=\"1\" duration=\"1d\">\n"
+             "  <cluster><nodes type=\"dgx-h100\" count=\"4\"/></cluster>\n"
+             "  <scheduler><queue name=\"research\" quota-gpus=\"32\"/></scheduler>\n"
+             "  <workload><trace href=\"%s\"/></workload>\n"
+             "</scenario>\n", href);
+    return scenario_load_memory(text, strlen(text), "tests/bad-jobs/wrap.xml", s, err, errlen);
+}
+
+static const char *const req_models[] = { "llama3-8b" };
+static const int req_context[] = { 8192 };
+
+static void test_case(void **state) {
+    const trace_case *c = *state;
+    char prefix[400], path[300], err[2048];
+    snprintf(path, sizeof path, "tests/%s/%s", c->dir, c->file);
+    snprintf(prefix, sizeof prefix, "%s:%d: ", path, c->line);
+    memset(err, 'x', sizeof err);
+    err[sizeof err - 1] = 0;
+    if (!strcmp(c->dir, "bad-jobs")) {
+        scenario *s = NULL;
+        int rc = load_job_trace(c->file, &s, err, sizeof err);
+        if (rc == 0) print_error("%s: accepted\n", path);
+        scenario_free(s);
+        assert_int_equal(rc, -1);
+        assert_null(s);
+    } else {
+        serving_trace_row *rows = (serving_trace_row *)1;
+        long n = serving_trace_load(path, req_models, req_context, 1, &rows, err, sizeof err);
+        if (n >= 0) {
+            print_error("%s: accepted (%ld rows)\n", path, n);
+            free(rows);
+        }
+        assert_int_equal(n, -1);
+        assert_null(rows);
+    }
+    check_error(err, prefix, c->want);
+}
+
+/* Every CSV in each corpus has a line in its expected.txt, and each corpus
+ * has at least 20 cases. */
+static void test_corpus_complete(void **state) {
+    (void)state;
+    int missing = 0;
+    for (int k = 0; k < 2; k++) {
+        char pat[64];
+        snprintf(pat, sizeof pat, "tests/%s/*.csv", dirs[k]);
+        glob_t g;
+        assert_int_equal(glob(pat, 0, NULL, &g), 0);
+        for (size_t i = 0; i < g.gl_pathc; i++) {
+            const char *name = strrchr(g.gl_pathv[i], '/') + 1;
+            int found = 0;
+            for (int j = 0; j < n_cases[k] && !found; j++) found = !strcmp(cases[k][j].file, name);
+            if (!found) {
+                print_error("%s has no line in tests/%s/expected.txt\n", g.gl_pathv[i], dirs[k]);
+                missing++;
+            }
+        }
+        globfree(&g);
+        assert_true(n_cases[k] >= 20);
+    }
+    assert_int_equal(missing, 0);
+}
+
+/* The readers accept good traces: the shipped year-long job trace and a
+ * small request trace with a header, a comment, units and CRLF endings. */
+static void test_good_traces(void **state) {
+    (void)state;
+    char err[1024];
+    scenario *s = NULL;
+    char text[1024];
+    snprintf(text, sizeof text,
+             "<?xml version=\"1.0\"?>\n<scenario name=\"t\" seed=\"1\">\n"
+             "  <cluster><nodes type=\"dgx-h100\" count=\"1250\"/></cluster>\n"
+             "  <workload><trace href=\"traces/year-10k.csv\"/></workload>\n</scenario>\n");
+    int rc = scenario_load_memory(text, strlen(text), "scenarios/inline.xml", &s, err, sizeof err);
+    if (rc) print_error("%s\n", err);
+    assert_int_equal(rc, 0);
+    assert_true(s->n_jobs + s->n_training >= 1000);
+    scenario_free(s);
+
+    const char *path = "/tmp/ct-test-trace-good.csv";
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("time,input_tokens,output_tokens\r\n# a comment\r\n0,100,10\r\n1.5s,200,20\r\n2min,300,30,llama3-8b\r\n", f);
+    fclose(f);
+    serving_trace_row *rows = NULL;
+    long n = serving_trace_load(path, req_models, req_context, 1, &rows, err, sizeof err);
+    remove(path);
+    if (n < 0) print_error("%s\n", err);
+    assert_int_equal(n, 3);
+    assert_true(rows[1].t_s == 1.5 && rows[2].t_s == 120 && rows[2].input == 300 && rows[2].output == 30);
+    free(rows);
+}
+
+int main(void) {
+    for (int k = 0; k < 2; k++)
+        if (read_expected(k) < 0) return 1;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_corpus_complete),
+        cmocka_unit_test(test_good_traces),
+    };
+    int failed = cmocka_run_group_tests_name("trace", tests, NULL, NULL);
+    static struct CMUnitTest t[2][MAX_CASES];
+    for (int k = 0; k < 2; k++) {
+        for (int i = 0; i < n_cases[k]; i++)
+            t[k][i] = (struct CMUnitTest){ .name = cases[k][i].file, .test_func = test_case,
+                                           .initial_state = &cases[k][i] };
+        failed += _cmocka_run_group_tests(dirs[k], t[k], (size_t)n_cases[k], NULL, NULL);
+    }
+    return failed ? 1 : 0;
+}
