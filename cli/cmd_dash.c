@@ -92,8 +92,12 @@ int cmd_dash(int argc, char **argv) {
                 isatty(STDOUT_FILENO) ? "standard input" : "standard output", file);
         return EXIT_BAD_INPUT;
     }
-
     char err[2048];
+    if (dash_check_terminal(err, sizeof err) < 0) {
+        fprintf(stderr, "clustertwin dash: %s; without one use 'clustertwin run %s'\n", err, file);
+        return EXIT_BAD_INPUT;
+    }
+
     scenario *s = NULL;
     if (scenario_load(file, &s, err, sizeof err) < 0) {
         fprintf(stderr, "%s\n", err);

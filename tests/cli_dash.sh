@@ -84,6 +84,16 @@ start() {   # start ARGS...: the dashboard in session "dash" at 80x24
     "sh -c '\"$bin\" dash $* 2>\"$tmp/stderr\"; echo \$? >\"$tmp/status\"'"
 }
 
+# A terminal nobody knows: exit 2, nothing written.
+T new-session -d -s bad -x 80 -y 24 \
+  "sh -c 'TERM=xyz-unknown \"$bin\" dash scenarios/default.xml --db \"$tmp/bad.db\" 2>\"$tmp/bad.err\"; echo \$? >\"$tmp/bad.status\"'"
+if wait_file "$tmp/bad.status" 60 && [ "$(cat "$tmp/bad.status")" = 2 ] && [ ! -e "$tmp/bad.db" ] &&
+   grep -q "TERM=xyz-unknown.*clustertwin run" "$tmp/bad.err"; then
+  ok "unknown TERM: exit 2, nothing written"
+else
+  no "unknown TERM ($(cat "$tmp/bad.status" 2>/dev/null)): $(head -c 300 "$tmp/bad.err" 2>/dev/null)"
+fi
+
 start "scenarios/default.xml --db \"$tmp/d.db\" --json \"$tmp/d.json\" --speed 30min"
 wait_for "^ default .*running" && ok "starts: header names the scenario, running" || { no "header"; cat "$tmp/screen"; }
 wait_for "NAME +QUEUE +GPUS +STAT" && grep -q "pretrain-70b .* running" "$tmp/screen" \

@@ -8,6 +8,7 @@
 #include "tui/dash.h"
 
 #include <curses.h>
+#include <term.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <math.h>
@@ -467,7 +468,7 @@ static void draw_status(dash *d) {
 }
 
 static void draw_help(dash *d) {
-    static const char *lines[] = {
+    static const char *help_text[] = {
         "clustertwin dash: keys",
         "",
         "space     pause / resume",
@@ -486,12 +487,12 @@ static void draw_help(dash *d) {
         "",
         "any key closes this help",
     };
-    int n = (int)(sizeof lines / sizeof lines[0]), w = 72;
+    int n = (int)(sizeof help_text / sizeof help_text[0]), w = 72;
     if (w > d->cols - 2) w = d->cols - 2;
     int y0 = (d->rows - n - 2) / 2, x0 = (d->cols - w) / 2;
     if (y0 < 0) y0 = 0;
-    for (int i = -1; i <= n; i++) put(y0 + 1 + i, x0, w, A_REVERSE, "%-*s", w, i >= 0 && i < n ? lines[i] : "");
-    for (int i = 0; i < n; i++) put(y0 + 1 + i, x0 + 2, w - 4, A_REVERSE | (i == 0 ? A_BOLD : 0), "%s", lines[i]);
+    for (int i = -1; i <= n; i++) put(y0 + 1 + i, x0, w, A_REVERSE, "%-*s", w, i >= 0 && i < n ? help_text[i] : "");
+    for (int i = 0; i < n; i++) put(y0 + 1 + i, x0 + 2, w - 4, A_REVERSE | (i == 0 ? A_BOLD : 0), "%s", help_text[i]);
 }
 
 static void draw(dash *d) {
@@ -641,6 +642,22 @@ static void colours(dash *d) {
     init_pair(P_DRAIN, COLOR_WHITE, bg);
     init_pair(P_HEAD, COLOR_CYAN, bg);
     init_pair(P_GOOD, COLOR_GREEN, bg);
+}
+
+int dash_check_terminal(char *err, size_t errlen) {
+    int e = 0;
+    if (setupterm(NULL, STDOUT_FILENO, &e) != OK) {
+        snprintf(err, errlen, "cannot use the terminal (TERM=%s%s)", getenv("TERM") ? getenv("TERM") : "",
+                 e == 0 ? ": not in the terminfo database" : "");
+        return -1;
+    }
+    int ok = tigetstr("cup") != NULL && tigetstr("cup") != (char *)-1;
+    del_curterm(cur_term);
+    if (!ok) {
+        snprintf(err, errlen, "the terminal (TERM=%s) cannot move its cursor", getenv("TERM") ? getenv("TERM") : "");
+        return -1;
+    }
+    return 0;
 }
 
 dash *dash_new(world *w, const scenario *s, metric_bus *bus) {

@@ -29,6 +29,10 @@ double dash_default_speed(const scenario *s);
 
 typedef struct dash dash;
 
+/* Can the dashboard draw on stdout's terminal (TERM known, cursor
+ * addressing)? 0, or -1 with err set. Call before writing anything. */
+int dash_check_terminal(char *err, size_t errlen);
+
 /* A dashboard for w, subscribed to bus (call after world_new, before
  * anything runs). NULL when out of memory. */
 dash *dash_new(world *w, const scenario *s, metric_bus *bus);
