@@ -307,6 +307,17 @@ static void test_stats(void **state) {
     double y[] = { 4, 1, 3, 2 };
     hw_stats(y, 4, &m);
     assert_true(m.time_s == 2.5 && m.q1_s == 1.75 && m.q3_s == 3.25);
+    /* Rounds: a slow round (a burst of load) moves the median little. */
+    mb_measurement r[3] = {
+        { .time_s = 1.0, .min_s = 0.9, .q1_s = 0.95, .q3_s = 1.1, .max_s = 1.2, .reps = 5 },
+        { .time_s = 9.0, .min_s = 8.0, .q1_s = 8.5, .q3_s = 9.5, .max_s = 10, .reps = 3 },
+        { .time_s = 1.1, .min_s = 1.0, .q1_s = 1.05, .q3_s = 1.2, .max_s = 1.3, .reps = 4 },
+    };
+    mb_case c = { .kind = MBC_COPY, .copy = COPY_HOST, .size_bytes = 2e9 };
+    hw_combine(r, 3, &c, &m);
+    assert_true(m.time_s == 1.1 && m.min_s == 0.9 && m.max_s == 10 && m.reps == 12);
+    assert_true(m.q1_s == 1.05 && m.q3_s == 1.2);
+    assert_true(rel(m.algbw_bytes_per_s, 2e9 / 1.1) < 1e-12);
 }
 
 int main(void) {
