@@ -97,7 +97,7 @@ bench: check-deps $(BENCHES) $(BIN)
 # ranks (skipped without mpirun), fit a hardware profile on every other size
 # of each sweep (calibrate prints the held-out errors), then validate the
 # profile on sizes no sweep measured (scenarios/twin-host.xml), and write the
-# reports. Takes 2-4 minutes. Results in out/twin/: twin.db (measurements),
+# reports. Takes about 4 minutes on 2 cores. Results in out/twin/: twin.db (measurements),
 # profile.xml, validate.db, validate-cpu.json, validate-mpi.json,
 # report-cpu/ and report-mpi/ (HTML with the predicted-vs-measured chart).
 TWIN = out/twin

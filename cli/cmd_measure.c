@@ -30,8 +30,12 @@ static const char help[] =
     "  --ranks N     collectives' ranks (default: mpirun's -np for mpi, 8 GPUs for nccl)\n"
     "  --quick       a short sweep (fewer, smaller sizes: for tests)\n"
     "  --quiet       no table, no progress\n"
-    "Environment: CT_HW_REPS (timed repetitions, default 9), CT_HW_BUDGET_S (seconds per\n"
-    "case, default 2), CT_HW_WARMUP (default 2).\n"
+    "Each case is measured in CT_HW_ROUNDS rounds (default 3), the rounds one after the other,\n"
+    "so a case's repetitions spread over the whole sweep and a burst of load from other\n"
+    "programs weighs one round; each round: CT_HW_WARMUP untimed runs (default 2), then up to\n"
+    "CT_HW_REPS timed repetitions (default 9, at least 3) within the case's share of\n"
+    "CT_HW_BUDGET_S seconds (default 2). The result: the median of the rounds' medians, the\n"
+    "fastest and slowest repetition.\n"
     "Exit status: 0 ok, 1 a measurement failed, 2 bad input or the backend is unavailable.\n";
 
 /* MPI ranks of this launch, from the launcher's environment (1 outside). */

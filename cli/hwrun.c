@@ -16,7 +16,8 @@
 #include "scenarios/profile.h"
 #include "sim/metrics.h"
 
-/* Environment knobs for short test runs: CT_HW_REPS, CT_HW_BUDGET_S. */
+/* Environment knobs: CT_HW_REPS, CT_HW_BUDGET_S, CT_HW_WARMUP, CT_HW_ROUNDS
+ * (rounds per case, default 3; the budget is per case, over all rounds). */
 static void opts_from_env(hw_opts *o) {
     hw_opts_default(o);
     const char *z;
@@ -41,6 +42,9 @@ int cli_hw_measure(const char *cmd, const char *backend, const char *profile, wo
     }
     hw_opts o;
     opts_from_env(&o);
+    const char *zr = getenv("CT_HW_ROUNDS");
+    int nrounds = zr && atoi(zr) >= 1 && atoi(zr) <= 64 ? atoi(zr) : 3;
+    o.budget_s /= nrounds;                  /* the case's budget is shared by its rounds */
     hw_backend *b = NULL;
     if (hw_open(backend, &o, &b, err, sizeof err) < 0) {
         fprintf(stderr, "clustertwin %s: backend %s unavailable: %s\n", cmd, backend, err);
@@ -51,23 +55,45 @@ int cli_hw_measure(const char *cmd, const char *backend, const char *profile, wo
     int failed = 0, n = world_microbench_count(w);
     if (n == 0 && *rank == 0)
         fprintf(stderr, "clustertwin %s: warning: the scenario has no <microbenchmarks>: nothing to measure\n", cmd);
-    for (int i = 0; i < n; i++) {
-        const mb_case *c = world_microbench_case(w, i);
-        mb_measurement m;
-        char why[200], note[240];
-        double t0 = cli_wall_s();
-        int rc = hw_measure(b, c, &m, why, sizeof why);
-        if (rc == HW_OK) {
-            world_microbench_set_measured(w, i, &m, NULL);
-        } else {
-            snprintf(note, sizeof note, "%s%s", rc == HW_FAILED ? "measurement failed: " : "not measured: ", why);
-            world_microbench_set_measured(w, i, NULL, note);
-            failed += rc == HW_FAILED;
-        }
-        if (verbose && *rank == 0)
-            fprintf(stderr, "  [%d/%d] %s case %d: %s (%.2f s)\n", i + 1, n, backend, i,
-                    rc == HW_OK ? "measured" : rc == HW_FAILED ? "FAILED" : "skipped", cli_wall_s() - t0);
+    /* Rounds: every case is measured once per round, the rounds one after
+     * the other, so each case's repetitions are spread over the session. */
+    const char *z = getenv("CT_HW_ROUNDS");
+    int rounds = z && atoi(z) >= 1 && atoi(z) <= 64 ? atoi(z) : 3;
+    mb_measurement *got = n ? calloc((size_t)n * (size_t)rounds, sizeof *got) : NULL;
+    int *status = n ? calloc((size_t)n, sizeof *status) : NULL;
+    if (n && (!got || !status)) {
+        free(got);
+        free(status);
+        hw_close(b);
+        fprintf(stderr, "clustertwin %s: out of memory\n", cmd);
+        return EXIT_RUN_FAILED;
     }
+    for (int r = 0; r < rounds; r++) {
+        for (int i = 0; i < n; i++) {
+            if (status[i] != HW_OK) continue;          /* unsupported or failed in an earlier round */
+            const mb_case *c = world_microbench_case(w, i);
+            char why[200], note[240];
+            double t0 = cli_wall_s();
+            int rc = hw_measure(b, c, &got[(size_t)i * rounds + r], why, sizeof why);
+            if (rc != HW_OK) {
+                status[i] = rc;
+                snprintf(note, sizeof note, "%s%s", rc == HW_FAILED ? "measurement failed: " : "not measured: ", why);
+                world_microbench_set_measured(w, i, NULL, note);
+                failed += rc == HW_FAILED;
+            }
+            if (verbose && *rank == 0)
+                fprintf(stderr, "  round %d/%d [%d/%d] %s case %d: %s (%.2f s)\n", r + 1, rounds, i + 1, n, backend, i,
+                        rc == HW_OK ? "measured" : rc == HW_FAILED ? "FAILED" : "skipped", cli_wall_s() - t0);
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        if (status[i] != HW_OK) continue;
+        mb_measurement m;
+        hw_combine(&got[(size_t)i * rounds], rounds, world_microbench_case(w, i), &m);
+        world_microbench_set_measured(w, i, &m, NULL);
+    }
+    free(got);
+    free(status);
     hw_close(b);
     if (failed && *rank == 0) fprintf(stderr, "clustertwin %s: %d case(s) failed to measure\n", cmd, failed);
     return failed ? EXIT_RUN_FAILED : EXIT_OK;

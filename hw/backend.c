@@ -101,6 +101,36 @@ void hw_stats(double *x, int n, mb_measurement *m) {
     m->reps = n;
 }
 
+static double median_of(double *x, int n) {
+    qsort(x, (size_t)n, sizeof *x, cmp_double);
+    return quantile(x, n, 0.5);
+}
+
+void hw_combine(const mb_measurement *r, int n, const mb_case *c, mb_measurement *out) {
+    double t[64], q1[64], q3[64], rd[64];
+    mb_measurement m = r[0];
+    if (n > 64) n = 64;
+    int nr = 0;
+    m.reps = 0;
+    for (int i = 0; i < n; i++) {
+        t[i] = r[i].time_s;
+        q1[i] = r[i].q1_s;
+        q3[i] = r[i].q3_s;
+        if (r[i].read_s > 0) rd[nr++] = r[i].read_s;
+        if (r[i].min_s < m.min_s) m.min_s = r[i].min_s;
+        if (r[i].max_s > m.max_s) m.max_s = r[i].max_s;
+        m.reps += r[i].reps;
+    }
+    m.time_s = median_of(t, n);
+    m.q1_s = median_of(q1, n);
+    m.q3_s = median_of(q3, n);
+    if (m.q1_s > m.time_s) m.q1_s = m.time_s;
+    if (m.q3_s < m.time_s) m.q3_s = m.time_s;
+    m.read_s = nr ? median_of(rd, nr) : 0;
+    mb_measurement_rates(c, &m);
+    *out = m;
+}
+
 /* ---- the timing loop ------------------------------------------------------ */
 
 static void wall_start(hw_backend *b, double *t0) {

@@ -72,6 +72,13 @@ int hw_rank(const hw_backend *b);
 /* Close; NULL is a no-op. Under MPI, finalises MPI. */
 void hw_close(hw_backend *b);
 
+/* Combine measurements of one case taken in n rounds spread over a
+ * session (so that a passing burst of load on a shared machine weighs one
+ * round, not the whole case): the median of the rounds' medians and of
+ * their quartiles, the extremes of their extremes, repetitions summed;
+ * rates from the combined median. n >= 1. */
+void hw_combine(const mb_measurement *rounds, int n, const mb_case *c, mb_measurement *out);
+
 /* Statistics of n samples (sorted in place): median, quartiles (linear
  * interpolation), extremes, written into m's time fields. n >= 1. */
 void hw_stats(double *x, int n, mb_measurement *m);

@@ -83,11 +83,13 @@ static int cmp_abs(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* Parameters of a group in the order they are dropped last-first, and
- * starting values from the data (pts sorted by size, n >= 1). */
+/* Parameters of a group, starting values from the data (pts sorted by
+ * size, n >= 1), and the nested models to try as bit masks over names
+ * (bit k: names[k] is fitted; the rest are switched off or kept). */
 static int group_params(const char *g, const cal_point **pts, int n, int read, const host_profile *h,
-                        const char **names, double *x0) {
+                        const char **names, double *x0, int *levels, int *nlevels) {
     static char buf[CAL_MAX_PARAMS][48];
+    *nlevels = 0;
     const cal_point *lo = pts[0], *hi = pts[n - 1];
     double t_lo = read ? lo->read_s : lo->time_s, t_hi = read ? hi->read_s : hi->time_s;
     if (!strcmp(g, "copy")) {
@@ -100,6 +102,7 @@ static int group_params(const char *g, const cal_point **pts, int n, int read, c
         names[3] = "copy.cache_bytes", x0[3] = at * 2;
         names[4] = "copy.l1_bw", x0[4] = best * 2;
         names[5] = "copy.l1_bytes", x0[5] = lo->c.size_bytes * 2;
+        levels[0] = 0x3, levels[1] = 0xf, levels[2] = 0x3f, *nlevels = 3;
         return 6;
     }
     if (!strncmp(g, "gemm.", 5)) {
@@ -109,15 +112,18 @@ static int group_params(const char *g, const cal_point **pts, int n, int read, c
         snprintf(buf[1], sizeof buf[1], "%s.latency_s", g);
         names[0] = buf[0], x0[0] = size_of(hi) / t_hi / peak;
         names[1] = buf[1], x0[1] = t_lo * 0.1;
+        levels[0] = 0x3, *nlevels = 1;
         return 2;
     }
     if (!strcmp(g, "storage.write")) {
         names[0] = "storage.write_bw", x0[0] = hi->c.size_bytes / t_hi;
         names[1] = "storage.latency_s", x0[1] = t_lo * 0.3;
+        levels[0] = 0x3, *nlevels = 1;
         return 2;
     }
     if (!strcmp(g, "storage.read")) {
         names[0] = "storage.read_bw", x0[0] = hi->c.size_bytes / t_hi;
+        levels[0] = 0x1, *nlevels = 1;
         return 1;
     }
     /* coll.OP */
@@ -127,12 +133,15 @@ static int group_params(const char *g, const cal_point **pts, int n, int read, c
         double bw = pts[i]->c.size_bytes * fac / pts[i]->time_s;
         if (bw > best) best = bw;
     }
-    for (int k = 0; k < 4; k++) snprintf(buf[k], sizeof buf[k], "%s.%s", g, (const char *[]){ "bw", "alpha_s", "cache_bw", "cache_bytes" }[k]);
+    static const char *const part[] = { "bw", "alpha_s", "rndv_alpha_s", "cache_bw", "cache_bytes" };
+    for (int k = 0; k < 5; k++) snprintf(buf[k], sizeof buf[k], "%s.%s", g, part[k]);
     names[0] = buf[0], x0[0] = hi->c.size_bytes * fac / t_hi;
     names[1] = buf[1], x0[1] = t_lo * 0.8;
-    names[2] = buf[2], x0[2] = best * 1.5;
-    names[3] = buf[3], x0[3] = 512 << 10;
-    return 4;
+    names[2] = buf[2], x0[2] = t_lo;
+    names[3] = buf[3], x0[3] = best * 1.5;
+    names[4] = buf[4], x0[4] = 512 << 10;
+    levels[0] = 0x3, levels[1] = 0x7, levels[2] = 0x1b, levels[3] = 0x1f, *nlevels = 4;
+    return 5;
 }
 
 static double median_abs(double *e, int n) {
@@ -141,7 +150,69 @@ static double median_abs(double *e, int n) {
     return n % 2 ? fabs(e[n / 2]) : (fabs(e[n / 2 - 1]) + fabs(e[n / 2])) / 2;
 }
 
-/* Fit one group; g->name set. Updates h and stderr_of on success. */
+/* One least-squares fit of f's p parameters from x0 (values, not logs). */
+typedef struct fit_out {
+    int status;                  /* GSL_SUCCESS, GSL_EMAXITER, or an error */
+    int iterations;
+    double x[CAL_MAX_PARAMS];    /* log values */
+    double se_log[CAL_MAX_PARAMS];
+    double rss;                  /* sum of squared log residuals */
+} fit_out;
+
+static int run_fit(fit_ctx *f, const double *x0, fit_out *o) {
+    int p = f->p, n = f->n;
+    gsl_multifit_nlinear_fdf fdf = { .f = resid, .df = NULL, .fvv = NULL, .n = (size_t)n, .p = (size_t)p, .params = f };
+    gsl_multifit_nlinear_parameters fp = gsl_multifit_nlinear_default_parameters();
+    gsl_multifit_nlinear_workspace *w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &fp, (size_t)n, (size_t)p);
+    gsl_vector *x = gsl_vector_alloc((size_t)p);
+    gsl_matrix *cov = gsl_matrix_alloc((size_t)p, (size_t)p);
+    o->status = GSL_ENOMEM;
+    if (w && x && cov) {
+        for (int k = 0; k < p; k++) gsl_vector_set(x, (size_t)k, log(x0[k] > 0 && isfinite(x0[k]) ? x0[k] : 1e-6));
+        int info = 0;
+        int st = gsl_multifit_nlinear_init(x, &fdf, w);
+        if (st == GSL_SUCCESS) st = gsl_multifit_nlinear_driver(200, 1e-10, 1e-10, 1e-10, NULL, NULL, &info, w);
+        o->status = st;
+        o->iterations = (int)gsl_multifit_nlinear_niter(w);
+        if (st == GSL_SUCCESS || st == GSL_EMAXITER) {
+            const gsl_vector *xs = gsl_multifit_nlinear_position(w);
+            const gsl_vector *r = gsl_multifit_nlinear_residual(w);
+            gsl_multifit_nlinear_covar(gsl_multifit_nlinear_jac(w), 0.0, cov);
+            double chi = gsl_blas_dnrm2(r);
+            int dof = n - p;
+            double scale = dof > 0 ? fmax(1.0, chi / sqrt(dof)) : 1.0;
+            o->rss = chi * chi;
+            for (int k = 0; k < p; k++) {
+                o->x[k] = gsl_vector_get(xs, (size_t)k);
+                o->se_log[k] = scale * sqrt(fabs(gsl_matrix_get(cov, (size_t)k, (size_t)k)));
+            }
+        }
+    }
+    gsl_multifit_nlinear_free(w);
+    gsl_vector_free(x);
+    gsl_matrix_free(cov);
+    return o->status == GSL_SUCCESS || o->status == GSL_EMAXITER ? 0 : -1;
+}
+
+/* A model level the fit leaves out (a cache level, the rendezvous latency)
+ * is switched off (its bandwidth or latency 0), not left at the starting
+ * profile's values. */
+static int ends_with(const char *z, const char *tail) {
+    size_t n = strlen(z), k = strlen(tail);
+    return n >= k && !strcmp(z + n - k, tail);
+}
+
+
+/* Fit one group; g->name set. Updates h and stderr_of on success.
+ *
+ * Model choice: the group's model is nested (bandwidth and latency, then
+ * the rendezvous latency or a cache level, then another); each is fitted
+ * and the one with the least Akaike criterion (AIC = n ln(RSS/n) + 2p on
+ * the log residuals) kept, so a cache knee the data do not show is not
+ * invented (its parameters would run off and extrapolate badly). On this
+ * project's 2-core test machine the small-sample correction (AICc) kept
+ * the 2-parameter models and doubled the held-out errors of the
+ * collectives against plain AIC, so plain AIC it is. */
 static void fit_group(cal_group *g, const cal_point **all, int n_all, int read, int hold_out, host_profile *h,
                       double *stderr_of) {
     qsort(all, (size_t)n_all, sizeof *all, cmp_size);
@@ -163,77 +234,89 @@ static void fit_group(cal_group *g, const cal_point **all, int n_all, int read, 
     g->n_held = nh;
     const char *names[CAL_MAX_PARAMS];
     double x0[CAL_MAX_PARAMS];
-    int p = group_params(g->name, fit, nf, read, h, names, x0);
-    int want = p;
-    while (p > 1 && nf < p + 1) p--;
-    if (p < want)
-        snprintf(g->note, sizeof g->note, "%d points to fit: fitted %d of %d parameters", nf, p, want);
-    fit_ctx f = { .pt = fit, .n = nf, .read = read, .base = *h, .p = p };
-    for (int k = 0; k < p; k++) {
-        f.param[k] = names[k];
-        if (!(x0[k] > 0) || !isfinite(x0[k])) x0[k] = 1e-6;
+    int cand[4], nc = 0;
+    int want = group_params(g->name, fit, nf, read, h, names, x0, cand, &nc);
+    /* A model needs nf > p + 1 points; too few fit the bandwidth (and latency) only. */
+    int kept = 0;
+    for (int ci = 0; ci < nc; ci++)
+        if (__builtin_popcount((unsigned)cand[ci]) + 1 < nf) cand[kept++] = cand[ci];
+    int few = kept < nc;
+    nc = kept;
+    if (nc == 0) cand[nc++] = nf >= 3 && want >= 2 ? 0x3 : 0x1;
+    fit_ctx best_f = { 0 };
+    fit_out best = { .status = -1 };
+    double best_aic = INFINITY;
+    for (int ci = 0; ci < nc; ci++) {
+        fit_ctx f = { .pt = fit, .n = nf, .read = read, .base = *h };
+        double xs0[CAL_MAX_PARAMS];
+        for (int k = 0; k < want; k++) {
+            if (cand[ci] >> k & 1) {
+                xs0[f.p] = x0[k];
+                f.param[f.p++] = names[k];
+            } else if (ends_with(names[k], "cache_bw") || ends_with(names[k], "l1_bw") ||
+                       ends_with(names[k], "rndv_alpha_s")) {
+                *host_param(&f.base, names[k]) = 0;          /* the level is left out */
+            }
+        }
+        int p = f.p;
+        if (nf < p) continue;
+        /* A cache knee is a local feature: start it at several of the
+         * sizes and keep the best fit. */
+        int knee = -1;
+        for (int k = 0; k < p; k++)
+            if (ends_with(f.param[k], "cache_bytes")) knee = k;
+        fit_out o = { .status = -1 }, t;
+        o.rss = INFINITY;
+        for (int s0 = 0; s0 < (knee >= 0 ? nf : 1); s0 += 2) {
+            if (knee >= 0) xs0[knee] = size_of(fit[s0]) * 1.5;
+            if (run_fit(&f, xs0, &t) == 0 && t.rss < o.rss) o = t;
+        }
+        if (!(o.rss < INFINITY)) continue;
+        double rss = fmax(o.rss, 1e-300);
+        double aic = nf * log(rss / nf) + 2.0 * p;
+        if (aic < best_aic) best_aic = aic, best = o, best_f = f;
     }
-    if (nf < p) {
-        snprintf(g->note, sizeof g->note, "%d points: too few to fit", nf);
+    if (!(best_aic < INFINITY)) {
+        if (nf < 1 + (cand[0] > 1)) snprintf(g->note, sizeof g->note, "%d points: too few to fit", nf);
+        else snprintf(g->note, sizeof g->note, "the fit failed: %s", gsl_strerror(best.status));
         goto out;
     }
-    gsl_multifit_nlinear_fdf fdf = { .f = resid, .df = NULL, .fvv = NULL, .n = (size_t)nf, .p = (size_t)p, .params = &f };
-    gsl_multifit_nlinear_parameters fp = gsl_multifit_nlinear_default_parameters();
-    gsl_multifit_nlinear_workspace *w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &fp, (size_t)nf, (size_t)p);
-    gsl_vector *x = gsl_vector_alloc((size_t)p);
-    gsl_matrix *cov = gsl_matrix_alloc((size_t)p, (size_t)p);
-    if (!w || !x || !cov) {
-        snprintf(g->note, sizeof g->note, "out of memory");
-    } else {
-        for (int k = 0; k < p; k++) gsl_vector_set(x, (size_t)k, log(x0[k]));
-        int info = 0;
-        int st = gsl_multifit_nlinear_init(x, &fdf, w);
-        if (st == GSL_SUCCESS) st = gsl_multifit_nlinear_driver(200, 1e-10, 1e-10, 1e-10, NULL, NULL, &info, w);
-        g->iterations = (int)gsl_multifit_nlinear_niter(w);
-        if (st != GSL_SUCCESS && st != GSL_EMAXITER) {
-            snprintf(g->note, sizeof g->note, "the fit failed: %s", gsl_strerror(st));
-        } else {
-            const gsl_vector *xs = gsl_multifit_nlinear_position(w);
-            const gsl_vector *r = gsl_multifit_nlinear_residual(w);
-            gsl_multifit_nlinear_covar(gsl_multifit_nlinear_jac(w), 0.0, cov);
-            double chi = gsl_blas_dnrm2(r);
-            int dof = nf - p;
-            double scale = dof > 0 ? fmax(1.0, chi / sqrt(dof)) : 1.0;
-            double xv[CAL_MAX_PARAMS];
-            for (int k = 0; k < p; k++) xv[k] = gsl_vector_get(xs, (size_t)k);
-            apply(&f, xv, h);
-            g->n_params = p;
-            const char *const *all_names = host_param_names();
-            for (int k = 0; k < p; k++) {
-                snprintf(g->param[k], sizeof g->param[k], "%s", names[k]);
-                g->value[k] = exp(xv[k]);
-                double se_log = scale * sqrt(fabs(gsl_matrix_get(cov, (size_t)k, (size_t)k)));
-                g->stderr_[k] = g->value[k] * se_log;
-                for (int i = 0; stderr_of && all_names[i]; i++)
-                    if (!strcmp(all_names[i], names[k])) stderr_of[i] = g->stderr_[k];
-            }
-            double ss = 0, mx = 0;
-            for (int i = 0; i < nf; i++) {
-                double e = 100 * (exp(gsl_vector_get(r, (size_t)i)) - 1);
-                ss += e * e;
-                mx = fmax(mx, fabs(e));
-            }
-            g->fit_rms_pct = sqrt(ss / nf);
-            g->fit_max_pct = mx;
-            int ne = 0;
-            for (int i = 0; i < nh; i++) {
-                double t = model_s(&f, h, held[i]), m = measured_s(&f, held[i]);
-                if (t > 0 && m > 0) err[ne++] = 100 * (t - m) / m;
-            }
-            g->held_median_pct = median_abs(err, ne);
-            g->held_max_pct = ne ? fabs(err[ne - 1]) : NAN;
-            g->ok = 1;          /* at the iteration limit the fit is still the best found: noted */
-            if (st == GSL_EMAXITER) snprintf(g->note, sizeof g->note, "stopped at the iteration limit (200)");
-        }
+    int p = best_f.p;
+    g->iterations = best.iterations;
+    apply(&best_f, best.x, h);
+    g->n_params = p;
+    const char *const *all_names = host_param_names();
+    for (int k = 0; k < p; k++) {
+        snprintf(g->param[k], sizeof g->param[k], "%s", best_f.param[k]);
+        g->value[k] = exp(best.x[k]);
+        g->stderr_[k] = g->value[k] * best.se_log[k];
+        for (int i = 0; stderr_of && all_names[i]; i++)
+            if (!strcmp(all_names[i], best_f.param[k])) stderr_of[i] = g->stderr_[k];
     }
-    gsl_multifit_nlinear_free(w);
-    gsl_vector_free(x);
-    gsl_matrix_free(cov);
+    double ss = 0, mx = 0;
+    for (int i = 0; i < nf; i++) {
+        double t = model_s(&best_f, h, fit[i]), m = measured_s(&best_f, fit[i]);
+        double e = 100 * (t / m - 1);
+        ss += e * e;
+        mx = fmax(mx, fabs(e));
+    }
+    g->fit_rms_pct = sqrt(ss / nf);
+    g->fit_max_pct = mx;
+    int ne = 0;
+    for (int i = 0; i < nh; i++) {
+        double t = model_s(&best_f, h, held[i]), m = measured_s(&best_f, held[i]);
+        if (t > 0 && m > 0) err[ne++] = 100 * (t - m) / m;
+    }
+    g->held_median_pct = median_abs(err, ne);
+    g->held_max_pct = ne ? fabs(err[ne - 1]) : NAN;
+    g->ok = 1;          /* at the iteration limit the fit is still the best found: noted */
+    if (p < want)
+        snprintf(g->note, sizeof g->note, "fitted %d of %d parameters (%s)", p, want,
+                 few ? "too few points for more" : "AIC");
+    if (best.status == GSL_EMAXITER) {
+        size_t k = strlen(g->note);
+        snprintf(g->note + k, sizeof g->note - k, "%sstopped at the iteration limit (200)", k ? "; " : "");
+    }
 out:
     free(fit);
     free(held);

@@ -12,15 +12,19 @@
  *                   efficiency is measured against it)
  *   storage.write   storage.latency_s, storage.write_bw
  *   storage.read    storage.read_bw (storage.latency_s from the write fit)
- *   coll.OP         coll.OP.alpha_s, coll.OP.bw, coll.OP.cache_bw, coll.OP.cache_bytes
+ *   coll.OP         coll.OP.bw, coll.OP.alpha_s, coll.OP.rndv_alpha_s, coll.OP.cache_bw,
+ *                   coll.OP.cache_bytes (coll.OP.eager_bytes is kept)
  *
  * Residuals are log(predicted / measured): relative errors, so a case of
  * 1 us counts as much as one of 1 s. Parameters are fitted as logarithms,
  * so they stay positive; uncertainties are the covariance's standard
  * errors scaled by the residual variance (as gsl_multifit_nlinear's
  * examples do), mapped back to the parameter (value x stderr of its log).
- * A group with too few points for its parameters fits the leading ones
- * (the cache knee is dropped first) and says so.
+ * Each group's model is nested (bandwidth and latency; then the
+ * rendezvous latency or a cache level; then another level) and the level
+ * with the least Akaike criterion (AIC) is kept, so a knee the
+ * data do not show is not invented; a group with too few points fits the
+ * leading parameters only. The note says which.
  *
  * Hold-out: in each group, points are sorted by size and every other size
  * (the 2nd, 4th, ...) is held out of the fit and used to validate it.

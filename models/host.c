@@ -23,7 +23,9 @@ typedef struct pdef {
     P("coll." op ".alpha_s", coll_alpha_s[idx], "s"), \
     P("coll." op ".bw", coll_bw[idx], "B/s"), \
     P("coll." op ".cache_bw", coll_cache_bw[idx], "B/s"), \
-    P("coll." op ".cache_bytes", coll_cache_bytes[idx], "B")
+    P("coll." op ".cache_bytes", coll_cache_bytes[idx], "B"), \
+    P("coll." op ".rndv_alpha_s", coll_rndv_alpha_s[idx], "s"), \
+    P("coll." op ".eager_bytes", coll_eager_bytes[idx], "B")
 
 static const pdef params[] = {
     P("copy.latency_s", copy_latency_s, "s"),
@@ -98,6 +100,8 @@ void host_profile_default(host_profile *h) {
         h->coll_bw[o] = 5e9;
         h->coll_cache_bw[o] = 10e9;
         h->coll_cache_bytes[o] = 1 << 20;
+        h->coll_rndv_alpha_s[o] = 0;
+        h->coll_eager_bytes[o] = 4096;
     }
 }
 
@@ -110,8 +114,9 @@ double host_cache_share(double bytes, double cache_bytes) {
 /* Seconds per byte through a cache of `cache_bytes` at cache_bw backed by
  * memory at bw. */
 static double inv_bw(double bytes, double cache_bytes, double cache_bw, double bw) {
+    if (!(cache_bw > 0)) return 1 / bw;             /* no cache level */
     double f = host_cache_share(bytes, cache_bytes);
-    return (f > 0 && cache_bw > 0 ? f / cache_bw : 0) + (1 - f) / bw;
+    return f / cache_bw + (1 - f) / bw;
 }
 
 int host_predict(const host_profile *h, const mb_case *c, mb_prediction *p, char *why, size_t whylen) {
@@ -168,6 +173,7 @@ int host_predict(const host_profile *h, const mb_case *c, mb_prediction *p, char
         }
         double moved = c->size_bytes * coll_busbw_factor(c->op, c->ranks);
         r.time_s = c->ranks > 1 ? h->coll_alpha_s[o] +
+                                      (c->size_bytes > h->coll_eager_bytes[o] ? h->coll_rndv_alpha_s[o] : 0) +
                                       moved * inv_bw(c->size_bytes, h->coll_cache_bytes[o], h->coll_cache_bw[o],
                                                      h->coll_bw[o])
                                 : 0;

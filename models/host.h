@@ -21,11 +21,15 @@
  *                P = fp64 | fp32 (one core: the CBLAS the cpu backend links)
  *   storage      t = storage.latency_s * files + S / storage.write_bw
  *                (write + fsync; storage.read_bw prices the read back)
- *   collective   t = coll.OP.alpha_s + S * busfactor(OP, n) / bw(S)
+ *   collective   t = coll.OP.alpha_s + [S > coll.OP.eager_bytes] coll.OP.rndv_alpha_s
+ *                    + S * busfactor(OP, n) / bw(S)
  *                1/bw(S) = f / coll.OP.cache_bw + (1 - f) / coll.OP.bw,
  *                f = 1 / (1 + (S / coll.OP.cache_bytes)^2)
  *                (nccl-tests bus bandwidth: shared-memory MPI on one host
- *                is an alpha-beta model with a cache knee)
+ *                is an alpha-beta model with a cache knee, and a second
+ *                latency above the eager limit where MPI switches to its
+ *                rendezvous protocol; OpenMPI's shared-memory eager limit is
+ *                4 KiB, the default of coll.OP.eager_bytes, which is not fitted)
  *
  * Cases with no host meaning (d2d/h2d/d2h copies, bf16/fp8 GEMM) are not
  * priced: host_predict() returns -1 and says why.
@@ -46,6 +50,7 @@ typedef struct host_profile {
     double storage_latency_s, storage_write_bw, storage_read_bw;
     double coll_alpha_s[COLL_OP_COUNT], coll_bw[COLL_OP_COUNT], coll_cache_bw[COLL_OP_COUNT];
     double coll_cache_bytes[COLL_OP_COUNT];
+    double coll_rndv_alpha_s[COLL_OP_COUNT], coll_eager_bytes[COLL_OP_COUNT];
 } host_profile;
 
 /* A generic 2020s server core: DRAM memcpy 10 GB/s, caches 40 GB/s up to

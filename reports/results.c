@@ -582,7 +582,6 @@ void results_microbench_table(FILE *f, const world *w) {
     /* By kind of case, when there is more than one kind. */
     static const char *const kinds[] = { "collectives", "GEMM", "copies", "storage" };
     double *e = malloc((size_t)n * sizeof *e);
-    int kinds_seen = 0;
     for (int kind = 0; e && kind < 4; kind++) {
         int ne = 0;
         for (int i = 0; i < n; i++) {
@@ -593,12 +592,10 @@ void results_microbench_table(FILE *f, const world *w) {
         }
         if (ne == 0) continue;
         if (ne == k) break;            /* one kind only: the line above says it */
-        kinds_seen++;
         qsort(e, (size_t)ne, sizeof *e, cmp_abs);
         double md = ne % 2 ? fabs(e[ne / 2]) : (fabs(e[ne / 2 - 1]) + fabs(e[ne / 2])) / 2;
         fprintf(f, "  %-12s %3d cases: median |error| %.1f%%, max |error| %.1f%%\n", kinds[kind], ne, md,
                 fabs(e[ne - 1]));
     }
-    (void)kinds_seen;
     free(e);
 }

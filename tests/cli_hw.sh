@@ -22,7 +22,7 @@ expect_status() {   # expected-status description command...
   "$@" >"$tmp/out" 2>"$tmp/err"; got=$?
   if [ "$got" = "$want" ]; then ok "$what"; else no "$what (exit $got, want $want): $(head -c 400 "$tmp/err")"; fi
 }
-export CT_HW_REPS=3 CT_HW_BUDGET_S=0.05 CT_HW_WARMUP=1
+export CT_HW_REPS=3 CT_HW_BUDGET_S=0.05 CT_HW_WARMUP=1 CT_HW_ROUNDS=2
 
 for c in measure calibrate validate; do
   expect_status 0 "$c --help" "$bin" $c --help

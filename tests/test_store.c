@@ -348,6 +348,22 @@ static void test_open_errors(void **state) {
     sqlite3_close(db);
     expect_refused(newer, STORE_WRITE, STORE_BAD_INPUT, "newer clustertwin");
     expect_refused(newer, STORE_READ, STORE_BAD_INPUT, "newer clustertwin");
+    /* Version 1 (before the microbenchmarks and hardware tables): refused for
+     * reading, upgraded in place by a writer. */
+    const char *v1 = tpath("v1.db");
+    assert_int_equal(store_open(v1, STORE_WRITE, &st, err, sizeof err), STORE_OK);
+    store_close(st);
+    db = db_open(v1);
+    assert_int_equal(sqlite3_exec(db, "DROP TABLE microbenchmarks; DROP TABLE hardware; PRAGMA user_version = 1",
+                                  NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    expect_refused(v1, STORE_READ, STORE_BAD_INPUT, "older than this clustertwin");
+    assert_int_equal(store_open(v1, STORE_WRITE, &st, err, sizeof err), STORE_OK);
+    store_close(st);
+    db = db_open(v1);
+    assert_int_equal((int)num(db, "PRAGMA user_version", 0), STORE_SCHEMA_VERSION);
+    assert_int_equal((int)num(db, "SELECT count(*) FROM sqlite_schema WHERE name IN ('microbenchmarks', 'hardware')", 0), 2);
+    sqlite3_close(db);
     /* Missing: reading refuses and creates nothing; an empty file has no runs. */
     const char *missing = tpath("missing.db");
     expect_refused(missing, STORE_READ, STORE_BAD_INPUT, "no such file");
