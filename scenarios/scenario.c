@@ -1046,6 +1046,10 @@ static void on_xml_error(void *ctx, xmlErrorPtr x) {
     const char *elem = x->node && ((xmlNode *)x->node)->type == XML_ELEMENT_NODE
                            ? (const char *)((xmlNode *)x->node)->name : NULL;
     int line = x->line > 0 ? x->line : (x->node ? (int)xmlGetLineNo((xmlNode *)x->node) : 1);
+    if (x->code == XML_ERR_NO_MEMORY) {
+        fail_at(L, line, "out of memory (reading the XML)");
+        return;
+    }
     if (x->domain == XML_FROM_RELAXNGV) {
         if (elem) line = line_of(L, (xmlNode *)x->node);
         fail_at(L, line, "<%s>: %s (see the schema in README.md)", elem ? elem : "scenario", msg);
@@ -1109,7 +1113,8 @@ static void check_structure(loader *L, xmlNode *root) {
     char msg[1024];
     schema *sc = rng ? schema_new(rng, strlen(rng), msg, sizeof msg) : NULL;
     if (!sc) {
-        fail_at(L, 1, "internal error: the schema does not load");
+        fail_at(L, 1, rng && !strcmp(msg, "out of memory") ? "out of memory (loading the schema)"
+                                                             : "internal error: the schema does not load");
         return;
     }
     const void *bad = NULL;

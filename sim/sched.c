@@ -341,11 +341,9 @@ int sched_fragmented_gpus(const sched *q) {
             }
         if (!any) continue;
         const node_spec *ns = cluster_pool_spec(q->c, p);
-        for (int n = 0; n < cluster_node_count(q->c); n++) {
-            if (cluster_node_pool(q->c, n) != p || cluster_node_state(q->c, n) != NODE_UP) continue;
-            int f = cluster_node_free_gpus(q->c, n);
-            if (f > 0 && f < ns->gpus && f < smallest) frag += f;
-        }
+        /* Free GPUs on partly used nodes, too few for the smallest waiting
+         * job: from the cluster's count of nodes by free GPUs. */
+        for (int f = 1; f < ns->gpus && f < smallest; f++) frag += f * cluster_nodes_with_free(q->c, p, f);
     }
     return frag;
 }
