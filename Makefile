@@ -84,7 +84,7 @@ unit-test: $(TESTS) $(STESTS)
 	  if ASAN_OPTIONS=detect_leaks=1 $$t >$$t.log 2>&1; then echo "ok   $$t"; \
 	  else echo "FAIL $$t (log: $$t.log)"; tail -n 30 $$t.log; fail=1; fi; done; exit $$fail
 
-cli-test: $(BIN) $(B)/san/clustertwin
+cli-test: $(BIN) $(B)/san/clustertwin $(B)/tests/libfailmalloc.so
 	@tests/cli.sh $(BIN)
 	@tests/cli.sh $(B)/san/clustertwin
 
@@ -140,7 +140,8 @@ $(B)/tests/libfailmalloc.so: tests/failmalloc.c
 
 .PHONY: check-oom
 check-oom: $(BIN) $(B)/tests/libfailmalloc.so
-	@OOM_STEP=1 tests/cli_oom.sh $(BIN)
+	@OOM_STEP=5 tests/cli_oom.sh $(BIN)
+	@OOM_DB=1 OOM_STEP=40 tests/cli_oom.sh $(BIN)
 
 # The library is an archive so a test links only the modules it uses.
 $(B)/libclustertwin.a: $(LIB_OBJ)

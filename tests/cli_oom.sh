@@ -1,8 +1,9 @@
 #!/bin/sh
 # cli_oom.sh BINARY: allocation failures. With build/tests/libfailmalloc.so
 # preloaded, the Nth allocation of `BINARY run scenarios/default.xml --json
-# OUT --db DB` fails, for N over the whole run: every N up to 400 (start-up,
-# XML, catalog), then every OOM_STEP-th (default 25) up to the run's total.
+# OUT --no-db` (with OOM_DB=1: --db DB, which allocates 8 times more) fails,
+# for N over the whole run: every N up to 400 (start-up, XML, catalog), then
+# every OOM_STEP-th (default 25) up to the run's total.
 # Each must end cleanly: exit 0 (the failure was absorbed, e.g. by a
 # library with a fallback), or exit 1 or 2 with a message that mentions
 # memory ("out of memory", libxml2's "Memory allocation failed"), within
@@ -23,8 +24,9 @@ trap 'rm -rf "$tmp"' EXIT HUP INT PIPE TERM
 limit=; command -v timeout >/dev/null 2>&1 && limit="timeout 30"
 run() {   # N: run with allocation N failing (0: count only)
     rm -f "$tmp/r.json" "$tmp/r.db"
+    if [ "${OOM_DB:-0}" = 1 ]; then db="--db $tmp/r.db"; else db=--no-db; fi
     CT_FAIL_MALLOC=$1 LD_PRELOAD=$shim $limit "$bin" run scenarios/default.xml --json "$tmp/r.json" \
-        --db "$tmp/r.db" --quiet >/dev/null 2>"$tmp/err"
+        $db --quiet >/dev/null 2>"$tmp/err"
 }
 run 0
 total=$(sed -n 's/^failmalloc: \([0-9]*\) calls$/\1/p' "$tmp/err")
@@ -46,5 +48,5 @@ while [ $i -le "$total" ]; do
     if [ -n "$why" ]; then bad=$((bad + 1)); echo "FAIL allocation $i of $total: $why"; fi
     if [ $i -lt 400 ]; then i=$((i + 1)); else i=$((i + step)); fi
 done
-echo "cli_oom: $n of $total allocations failed one at a time, $absorbed absorbed, $bad failed"
+echo "cli_oom: $n of $total allocations failed one at a time ($( [ "${OOM_DB:-0}" = 1 ] && echo "with" || echo "without") database), $absorbed absorbed, $bad failed"
 [ $bad -eq 0 ]
