@@ -101,7 +101,13 @@ check-valgrind: $(TESTS)
 	  else echo "FAIL valgrind $$t (log: $$t.vg.log)"; grep -E '^==[0-9]+==' $$t.vg.log | head -n 30; fail=1; fi; done; exit $$fail
 
 bench: check-deps $(BENCHES) $(BIN)
-	@for b in $(BENCHES); do $$b || exit 1; done
+	@fail=0; for b in $(BENCHES); do $$b || fail=1; done; tools/bench-peers.sh --no-install || fail=1; exit $$fail
+
+# Our engine against SimGrid on the same event-churn model (installs
+# libsimgrid-dev as root; tools/bench-peers.sh).
+.PHONY: bench-peers
+bench-peers: $(B)/tests/bench_engine
+	@tools/bench-peers.sh
 
 # libFuzzer harnesses tests/fuzz/fuzz_<name>.c, built with clang against an
 # instrumented copy of the library; `make fuzz FUZZ_SECONDS=60` shares the
