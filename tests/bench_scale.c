@@ -7,7 +7,7 @@
  *   counts, failure clocks, per-node job maps, the fabric. Measured with
  *   mallinfo2() around world_new(). Target: at most 256 bytes per GPU.
  *
- *   a year on 100,000 GPUs: scenarios/trace-100k-year.xml, a 100,000-job
+ *   a year on 100,000 GPUs: tests/scale/trace-100k-year.xml, a 100,000-job
  *   trace (tools/gen-trace.py --scale 10) with fair share, quotas, EASY
  *   backfill, preemption and failures. Target: at most 10 s. The run goes
  *   a simulated day at a time and gives up after CT_BENCH_MAX_S (60 s) of
@@ -77,7 +77,7 @@ static int bench_state(void) {
 }
 
 static int bench_year(void) {
-    const char *file = "scenarios/trace-100k-year.xml";
+    const char *file = "tests/scale/trace-100k-year.xml";
     double max_s = getenv("CT_BENCH_MAX_S") ? atof(getenv("CT_BENCH_MAX_S")) : 60;
     char err[2048];
     scenario *s = NULL;

@@ -4,7 +4,7 @@
 usage: tools/gen-trace.py [--jobs N] [--seed S] [--scale K] > scenarios/traces/year-10k.csv
 
 --scale K multiplies every job's GPUs by K, for a cluster K times larger:
-tools/gen-trace.py --jobs 100000 --seed 1 --scale 10 > scenarios/traces/year-100k.csv
+tools/gen-trace.py --jobs 100000 --seed 1 --scale 10 > tests/scale/year-100k.csv
 
 Deterministic for a seed. Four teams with their own arrival rates, job
 sizes (GPUs) and lognormal durations, sized to keep a 10,000-GPU cluster
