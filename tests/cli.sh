@@ -120,7 +120,7 @@ if [ -f tests/cli_crash.sh ]; then
     || { no "crash safety"; grep -A3 FAIL "$tmp/crash" | head -20; }
 fi
 if [ -f tests/cli_oom.sh ]; then   # skips itself for the ASan binary
-  OOM_STEP=300 sh tests/cli_oom.sh "$bin" >"$tmp/oom" 2>&1 && ok "allocation failures ($(tail -n 1 "$tmp/oom"))" \
+  OOM_RANGE=tail OOM_STEP=4 sh tests/cli_oom.sh "$bin" >"$tmp/oom" 2>&1 && ok "allocation failures ($(tail -n 1 "$tmp/oom"))" \
     || { no "allocation failures"; grep FAIL "$tmp/oom" | head -20; }
 fi
 if [ -f tests/cli_badtrace.sh ]; then
