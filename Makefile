@@ -86,12 +86,30 @@ unit-test: $(TESTS) $(STESTS) $(STANDINS)
 	  if ASAN_OPTIONS=detect_leaks=1 $$t >$$t.log 2>&1; then echo "ok   $$t"; \
 	  else echo "FAIL $$t (log: $$t.log)"; tail -n 30 $$t.log; fail=1; fi; done; exit $$fail
 
-cli-test: $(BIN) $(B)/san/clustertwin
+cli-test: $(BIN) $(B)/san/clustertwin $(B)/tests/libfailmalloc.so
 	@tests/cli.sh $(BIN)
 	@tests/cli.sh $(B)/san/clustertwin
 
+# The unit tests under valgrind memcheck: any memory error or definite or
+# indirect leak fails (tests/valgrind.supp holds third-party noise only).
+# Forked children (killed-writer tests) are not traced.
+VALGRIND = valgrind --tool=memcheck --error-exitcode=99 --leak-check=full \
+           --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect \
+           --suppressions=tests/valgrind.supp --quiet
+.PHONY: check-valgrind
+check-valgrind: $(TESTS)
+	@fail=0; for t in $(TESTS); do \
+	  if CT_VALGRIND=1 $(VALGRIND) $$t >$$t.vg.log 2>&1; then echo "ok   valgrind $$t"; \
+	  else echo "FAIL valgrind $$t (log: $$t.vg.log)"; grep -E '^==[0-9]+==' $$t.vg.log | head -n 30; fail=1; fi; done; exit $$fail
+
 bench: check-deps $(BENCHES) $(BIN)
-	@for b in $(BENCHES); do $$b || exit 1; done
+	@fail=0; for b in $(BENCHES); do $$b || fail=1; done; tools/bench-peers.sh --no-install || fail=1; exit $$fail
+
+# Our engine against SimGrid on the same event-churn model (installs
+# libsimgrid-dev as root; tools/bench-peers.sh).
+.PHONY: bench-peers
+bench-peers: $(B)/tests/bench_engine
+	@tools/bench-peers.sh
 
 # make twin: measure this host with the cpu backend and MPI between two
 # ranks (skipped without mpirun), fit a hardware profile on every other size
@@ -149,6 +167,16 @@ $(B)/fuzz/obj/%.o: %.c
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(B)/fuzz/libclustertwin.a
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(CFLAGS_ALL) $(FUZZFLAGS) -fsanitize=fuzzer -o $@ $< $(B)/fuzz/libclustertwin.a $(LDLIBS_ALL)
+
+# Allocation-failure shim for tests/cli_oom.sh (LD_PRELOAD; tests only).
+$(B)/tests/libfailmalloc.so: tests/failmalloc.c
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O2 -g -fPIC -shared -o $@ $<
+
+.PHONY: check-oom
+check-oom: $(BIN) $(B)/tests/libfailmalloc.so
+	@OOM_STEP=5 tests/cli_oom.sh $(BIN)
+	@OOM_DB=1 OOM_STEP=40 tests/cli_oom.sh $(BIN)
 
 # The library is an archive so a test links only the modules it uses.
 $(B)/libclustertwin.a: $(LIB_OBJ)

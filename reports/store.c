@@ -1068,7 +1068,7 @@ int store_run_finish(store *st, const world *w, const char *results_json, char *
     if (rc != SQLITE_OK) {
         char why[256];
         seterr(err, errlen, "%s: cannot write the run (%s): %s (run %lld left incomplete)", st->path, step,
-               db_why(st->db, why, sizeof why), (long long)st->run);
+               rc == SQLITE_NOMEM ? "out of memory" : db_why(st->db, why, sizeof why), (long long)st->run);
         exec(st->db, "ROLLBACK");
         return STORE_FAILED;
     }

@@ -443,6 +443,7 @@ static int finish(load *l) {
 typedef struct capture {
     char msg[256];
     int line;
+    int oom;                       /* libxml2 failed to allocate: its tree may be partial */
 } capture;
 
 static void on_generic(void *ctx, const char *fmt, ...) {
@@ -459,6 +460,7 @@ static void on_generic(void *ctx, const char *fmt, ...) {
 
 static void on_structured(void *ctx, xmlErrorPtr e) {
     capture *cap = ctx;
+    if (cap && e && e->code == XML_ERR_NO_MEMORY) cap->oom = 1;
     if (!cap || !e || e->level < XML_ERR_ERROR || cap->msg[0]) return;
     snprintf(cap->msg, sizeof cap->msg, "%s", e->message ? e->message : "malformed XML");
     cap->line = e->line;
@@ -470,7 +472,7 @@ static xmlDoc *parse(const char *xml, size_t len, const char *file, char *err, s
     /* No NOENT, no DTDLOAD: entities stay unexpanded and nothing outside
      * the text is read. NONET in case a future option would fetch. */
     const int options = XML_PARSE_NONET | XML_PARSE_NOBLANKS | XML_PARSE_BIG_LINES;
-    capture cap = { "", 0 };
+    capture cap = { "", 0, 0 };
     xmlGenericErrorFunc old_generic = xmlGenericError;
     void *old_generic_ctx = xmlGenericErrorContext;
     xmlStructuredErrorFunc old_structured = xmlStructuredError;
@@ -489,8 +491,10 @@ static xmlDoc *parse(const char *xml, size_t len, const char *file, char *err, s
     xmlSetGenericErrorFunc(old_generic_ctx, old_generic);
     xmlSetStructuredErrorFunc(old_structured_ctx, old_structured);
 
-    if (!ctxt) {
+    if (!ctxt || cap.oom) {
         fail_raw(err, errlen, file, 0, "out of memory");
+        xmlFreeDoc(doc);
+        doc = NULL;
     } else if (!doc || !ctxt->wellFormed) {
         size_t n = strlen(cap.msg);
         while (n > 0 && (cap.msg[n - 1] == '\n' || cap.msg[n - 1] == ' ')) cap.msg[--n] = 0;

@@ -1053,6 +1053,18 @@ static void load_microbenchmarks(loader *L, const xmlNode *sec) {
 
 /* ---- parse and validate ------------------------------------------------- */
 
+static void silent(void *ctx, const char *fmt, ...) {
+    (void)ctx;
+    (void)fmt;
+}
+
+/* Errors while compiling the built-in grammar: it is valid (tests load
+ * it), so a failure there is a failed allocation. */
+static void on_grammar_error(void *ctx, xmlErrorPtr x) {
+    (void)x;
+    *(int *)ctx = 1;
+}
+
 static void on_xml_error(void *ctx, xmlErrorPtr x) {
     loader *L = ctx;
     if (L->failed || !x) return;
@@ -1063,6 +1075,10 @@ static void on_xml_error(void *ctx, xmlErrorPtr x) {
     const char *elem = x->node && ((xmlNode *)x->node)->type == XML_ELEMENT_NODE
                            ? (const char *)((xmlNode *)x->node)->name : NULL;
     int line = x->line > 0 ? x->line : (x->node ? (int)xmlGetLineNo((xmlNode *)x->node) : 1);
+    if (x->code == XML_ERR_NO_MEMORY) {
+        fail_at(L, line, "out of memory (reading the XML)");
+        return;
+    }
     if (x->domain == XML_FROM_RELAXNGV) {
         if (elem) line = line_of(L, (xmlNode *)x->node);
         fail_at(L, line, "<%s>: %s (see the schema in README.md)", elem ? elem : "scenario", msg);
@@ -1126,7 +1142,8 @@ static void check_structure(loader *L, xmlNode *root) {
     char msg[1024];
     schema *sc = rng ? schema_new(rng, strlen(rng), msg, sizeof msg) : NULL;
     if (!sc) {
-        fail_at(L, 1, "internal error: the schema does not load");
+        fail_at(L, 1, rng && !strcmp(msg, "out of memory") ? "out of memory (loading the schema)"
+                                                             : "internal error: the schema does not load");
         return;
     }
     const void *bad = NULL;
@@ -1139,11 +1156,15 @@ static void check_structure(loader *L, xmlNode *root) {
 static void validate(loader *L, xmlDoc *doc) {
     const char *rng = embedded("scenarios/scenario.rng");
     if (!rng) FAIL_AT_RETURN(L, 1, "internal error: the grammar is not compiled in");
+    int grammar_failed = 0;
+    xmlSetStructuredErrorFunc(&grammar_failed, on_grammar_error);
     xmlRelaxNGParserCtxtPtr pc = xmlRelaxNGNewMemParserCtxt(rng, (int)strlen(rng));
+    if (pc) xmlRelaxNGSetParserStructuredErrors(pc, on_grammar_error, &grammar_failed);
     xmlRelaxNGPtr grammar = pc ? xmlRelaxNGParse(pc) : NULL;
-    xmlRelaxNGValidCtxtPtr vc = grammar ? xmlRelaxNGNewValidCtxt(grammar) : NULL;
+    xmlRelaxNGValidCtxtPtr vc = grammar && !grammar_failed ? xmlRelaxNGNewValidCtxt(grammar) : NULL;
+    xmlSetStructuredErrorFunc(L, on_xml_error);
     if (!vc) {
-        fail_at(L, 1, "internal error: the grammar does not load");
+        fail_at(L, 1, "out of memory (compiling the scenario grammar)");
     } else {
         xmlRelaxNGSetValidStructuredErrors(vc, on_xml_error, L);
         if (xmlRelaxNGValidateDoc(vc, doc) != 0)
@@ -1192,7 +1213,7 @@ static int load(loader *L, const char *data, size_t len) {
         return -1;
     }
     xmlSetStructuredErrorFunc(L, on_xml_error);
-    xmlSetGenericErrorFunc(NULL, NULL);
+    xmlSetGenericErrorFunc(NULL, silent);     /* (NULL, NULL) would restore the printer to stderr */
     doc = xmlReadMemory(data, (int)len, L->file, NULL,
                         XML_PARSE_NONET | XML_PARSE_NOCDATA | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES);
     if (!doc) {

@@ -22,6 +22,7 @@ typedef struct pool {
     int idle;                      /* UP nodes with every GPU free */
     int spare_target, spares;
     int cloud_first, cloud_count;  /* cloud nodes [cloud_first, +count), inside [first, first+count) */
+    int *by_free;                  /* by_free[f]: UP nodes with exactly f > 0 free GPUs (0..gpus) */
 } pool;
 
 struct cluster {
@@ -91,6 +92,12 @@ cluster *cluster_new(const scenario *s) {
         }
         p->up_gpus = p->free_gpus = onprem * p->spec->gpus;
         p->idle = onprem;
+        p->by_free = calloc((size_t)p->spec->gpus + 1, sizeof *p->by_free);
+        if (!p->by_free) {
+            cluster_free(c);
+            return NULL;
+        }
+        p->by_free[p->spec->gpus] = onprem;
         next += p->count;
     }
     /* Warm spares come out of the first pool's on-premises nodes. */
@@ -103,6 +110,7 @@ cluster *cluster_new(const scenario *s) {
             node *n = &c->nodes[p->first + onprem - 1 - i];
             n->state = NODE_SPARE;
             n->free_gpus = 0;
+            p->by_free[p->spec->gpus]--;
             p->up_gpus -= p->spec->gpus;
             p->free_gpus -= p->spec->gpus;
             p->idle--;
@@ -114,6 +122,7 @@ cluster *cluster_new(const scenario *s) {
 
 void cluster_free(cluster *c) {
     if (!c) return;
+    for (int i = 0; c->pools && i < c->n_pools; i++) free(c->pools[i].by_free);
     free(c->nodes);
     free(c->pools);
     free(c);
@@ -146,8 +155,15 @@ static void set_free(cluster *c, int i, int free_gpus) {
     assert(free_gpus >= 0 && free_gpus <= p->spec->gpus);
     p->idle -= n->free_gpus == p->spec->gpus;
     p->free_gpus += free_gpus - n->free_gpus;
+    if (n->free_gpus > 0) p->by_free[n->free_gpus]--;
     n->free_gpus = (short)free_gpus;
+    if (n->free_gpus > 0) p->by_free[n->free_gpus]++;
     p->idle += n->free_gpus == p->spec->gpus;
+}
+
+int cluster_nodes_with_free(const cluster *c, int pi, int free_gpus) {
+    const pool *p = &c->pools[pi];
+    return free_gpus > 0 && free_gpus <= p->spec->gpus ? p->by_free[free_gpus] : 0;
 }
 
 /* Best fit for a sub-node job: the UP node with the fewest free GPUs that
@@ -172,7 +188,11 @@ static int nodes_for(const pool *p, int gpus) { return (gpus + p->spec->gpus - 1
 int cluster_can_alloc(const cluster *c, int pi, int gpus) {
     const pool *p = &c->pools[pi];
     if (gpus > p->free_gpus) return 0;
-    if (gpus < p->spec->gpus) return best_fit(c, p, gpus) >= 0;
+    if (gpus < p->spec->gpus) {                /* some UP node with >= gpus free: O(GPUs per node) */
+        for (int f = gpus > 0 ? gpus : 1; f <= p->spec->gpus; f++)
+            if (p->by_free[f] > 0) return 1;
+        return 0;
+    }
     return p->idle >= nodes_for(p, gpus);
 }
 

@@ -55,6 +55,8 @@ void cluster_set_spread(cluster *c, int spread, int nodes_per_leaf);
 
 /* Can `gpus` GPUs of pool be allocated right now? */
 int cluster_can_alloc(const cluster *c, int pool, int gpus);
+/* UP nodes of the pool with exactly free_gpus (> 0) GPUs free. O(1). */
+int cluster_nodes_with_free(const cluster *c, int pool, int free_gpus);
 
 /* Allocate gpus GPUs of pool: whole idle nodes when gpus >= a node, else
  * best fit inside one node. Writes the nodes used to nodes_out (at most

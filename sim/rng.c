@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include <gsl/gsl_randist.h>
+#include <gsl/gsl_errno.h>
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sf_gamma.h>
 
@@ -129,7 +130,11 @@ rng *rng_new(uint64_t seed, const char *component, uint64_t index) {
     rng *r = malloc(sizeof *r);
     if (!r)
         return NULL;
+    /* GSL's default error handler aborts when the allocation fails; for
+     * this call only, let it return NULL so the caller reports it. */
+    gsl_error_handler_t *old = gsl_set_error_handler_off();
     r->g = gsl_rng_alloc(&xoshiro256ss_type);
+    gsl_set_error_handler(old);
     if (!r->g) {
         free(r);
         return NULL;

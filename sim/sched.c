@@ -32,6 +32,8 @@ struct sched {
     int n_running, cap_running;
     int *order;                    /* scratch: candidate order */
     int cap_order;
+    int *key;                      /* scratch: order_queue()'s bucket per queued job */
+    int cap_key;
     double now;
     int *held;                     /* jobs evicted during this dispatch pass: they */
     int n_held, cap_held;          /* wait for the next pass (no evict-restart ping-pong) */
@@ -78,6 +80,7 @@ void sched_free(sched *q) {
     free(q->queued);
     free(q->running);
     free(q->order);
+    free(q->key);
     free(q->held);
     free(q);
 }
@@ -171,6 +174,60 @@ static int cmp_order(const void *a, const void *b) {
     if (q->policy != SCHED_FIFO && x->priority != y->priority) return x->priority > y->priority ? -1 : 1;
     if (x->submit_s != y->submit_s) return x->submit_s < y->submit_s ? -1 : 1;
     return (x->id > y->id) - (x->id < y->id);
+}
+
+/* q->order[0..n_queued) = the queued jobs in cmp_order's order, without
+ * calling it Q log Q times per dispatch (at 100,000 GPUs the queue reaches
+ * thousands of jobs and a dispatch runs per job event). q->queued is kept
+ * in (submit, id) order, cmp_order's last keys, so a stable sort on the
+ * leading keys (held, share of the queue [fair], priority [not fifo]) gives
+ * the same order: a counting sort over their distinct values, O(Q + K).
+ * Returns -1 (and the caller falls back to qsort) with more than 32
+ * distinct priorities or shares, or when out of memory. */
+static int order_queue(sched *q) {
+    enum { MAXV = 32 };
+    double shares[MAXV];
+    int prios[MAXV], ns = 0, np = 0;
+    int srank[64];
+    if (q->n_queues > 64 || grow((void **)&q->key, &q->cap_key, q->n_queued, sizeof *q->key) < 0) return -1;
+    /* Share ranks: how many distinct shares are smaller (ties share a rank). */
+    for (int k = 0; k < q->n_queues; k++) {
+        double v = q->policy == SCHED_FAIR ? share(q, k) : 0;
+        int seen = 0;
+        for (int i = 0; i < ns; i++) seen |= shares[i] == v;
+        if (!seen) {
+            if (ns == MAXV) return -1;
+            shares[ns++] = v;
+        }
+    }
+    for (int k = 0; k < q->n_queues; k++) {
+        double v = q->policy == SCHED_FAIR ? share(q, k) : 0;
+        srank[k] = 0;
+        for (int i = 0; i < ns; i++) srank[k] += shares[i] < v;
+    }
+    /* Priorities present, higher first. */
+    for (int i = 0; i < q->n_queued; i++) {
+        int v = q->policy == SCHED_FIFO ? 0 : q->queued[i].priority, seen = 0;
+        for (int k = 0; k < np && !seen; k++) seen = prios[k] == v;
+        if (!seen) {
+            if (np == MAXV) return -1;
+            prios[np++] = v;
+        }
+    }
+    int nb = 2 * ns * np, count[2 * MAXV * MAXV + 1];
+    memset(count, 0, (size_t)(nb + 1) * sizeof *count);
+    for (int i = 0; i < q->n_queued; i++) {
+        const sched_job *j = &q->queued[i];
+        int v = q->policy == SCHED_FIFO ? 0 : j->priority, pr = 0;
+        for (int k = 0; k < np; k++) pr += prios[k] > v;
+        int held = q->n_held && is_held(q, j->id);
+        int b = (held * ns + srank[j->queue]) * np + pr;
+        q->key[i] = b;
+        count[b + 1]++;
+    }
+    for (int b = 0; b < nb; b++) count[b + 1] += count[b];
+    for (int i = 0; i < q->n_queued; i++) q->order[count[q->key[i]]++] = i;
+    return 0;
 }
 
 static void start_queued(sched *q, int qi_index) {
@@ -296,7 +353,8 @@ void sched_dispatch(sched *q, double now_s) {
         for (int i = 0; i < q->n_queued; i++) q->order[i] = i;
         sort_ctx = q;
         /* The queue is kept in submit order: FIFO needs no sort. */
-        if (q->policy != SCHED_FIFO || q->n_held) qsort(q->order, (size_t)q->n_queued, sizeof *q->order, cmp_order);
+        if ((q->policy != SCHED_FIFO || q->n_held) && order_queue(q) < 0)
+            qsort(q->order, (size_t)q->n_queued, sizeof *q->order, cmp_order);
         const sched_job *head = &q->queued[q->order[0]];
         if (q->n_held && is_held(q, head->id)) return;    /* only just-evicted jobs are left */
         /* Above its quota a job still starts on idle GPUs: it borrows them,
@@ -351,11 +409,9 @@ int sched_fragmented_gpus(const sched *q) {
             }
         if (!any) continue;
         const node_spec *ns = cluster_pool_spec(q->c, p);
-        for (int n = 0; n < cluster_node_count(q->c); n++) {
-            if (cluster_node_pool(q->c, n) != p || cluster_node_state(q->c, n) != NODE_UP) continue;
-            int f = cluster_node_free_gpus(q->c, n);
-            if (f > 0 && f < ns->gpus && f < smallest) frag += f;
-        }
+        /* Free GPUs on partly used nodes, too few for the smallest waiting
+         * job: from the cluster's count of nodes by free GPUs. */
+        for (int f = 1; f < ns->gpus && f < smallest; f++) frag += f * cluster_nodes_with_free(q->c, p, f);
     }
     return frag;
 }

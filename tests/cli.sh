@@ -120,6 +120,10 @@ if [ -f tests/cli_crash.sh ]; then
   KILLS=8 sh tests/cli_crash.sh "$bin" >"$tmp/crash" 2>&1 && ok "crash safety ($(tail -n 1 "$tmp/crash"))" \
     || { no "crash safety"; grep -A3 FAIL "$tmp/crash" | head -20; }
 fi
+if [ -f tests/cli_oom.sh ]; then   # skips itself for the ASan binary
+  OOM_RANGE=tail OOM_STEP=4 sh tests/cli_oom.sh "$bin" >"$tmp/oom" 2>&1 && ok "allocation failures ($(tail -n 1 "$tmp/oom"))" \
+    || { no "allocation failures"; grep FAIL "$tmp/oom" | head -20; }
+fi
 if [ -f tests/cli_badtrace.sh ]; then
   sh tests/cli_badtrace.sh "$bin" >"$tmp/badtrace" 2>&1 && ok "malformed traces ($(tail -n 1 "$tmp/badtrace"))" \
     || { no "malformed traces"; grep -A3 FAIL "$tmp/badtrace" | head -20; }

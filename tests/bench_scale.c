@@ -1,0 +1,130 @@
+/*
+ * bench_scale: the largest sizes, next to their targets (issue 11).
+ *
+ *   cluster state per GPU: heap bytes that world_new() allocates for a
+ *   100,000-GPU cluster (12,500 DGX H100 nodes, the llama3 failure
+ *   profile, no workload), divided by the GPUs: node states, free-GPU
+ *   counts, failure clocks, per-node job maps, the fabric. Measured with
+ *   mallinfo2() around world_new(). Target: at most 256 bytes per GPU.
+ *
+ *   a year on 100,000 GPUs: tests/scale/trace-100k-year.xml, a 100,000-job
+ *   trace (tools/gen-trace.py --scale 10) with fair share, quotas, EASY
+ *   backfill, preemption and failures. Target: at most 10 s. The run goes
+ *   a simulated day at a time and gives up after CT_BENCH_MAX_S (120 s) of
+ *   wall time, printing how far it got and a projection, so `make bench`
+ *   stays bounded when the target is missed.
+ *
+ *   peak RSS: the process's maximum resident set after the 100K run
+ *   (getrusage), reported with the scenario it came from (no target).
+ *
+ * Exit status 1 when a target is missed.
+ */
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "scenarios/scenario.h"
+#include "sim/engine.h"
+#include "sim/metrics.h"
+#include "sim/world.h"
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static size_t heap_bytes(void) {
+    struct mallinfo2 m = mallinfo2();
+    return m.uordblks + m.hblkhd;
+}
+
+static int bench_state(void) {
+    static const char text[] =
+        "<?xml version=\"1.0\"?>\n<scenario name=\"state-100k\" seed=\"1\" duration=\"1d\">\n"
+        "  <cluster><nodes type=\"dgx-h100\" count=\"12500\"/>\n"
+        "    <network topology=\"fat-tree\" nodes-per-leaf=\"32\"/></cluster>\n"
+        "  <failures><failure profile=\"llama3\"/></failures>\n"
+        "</scenario>\n";
+    char err[1024];
+    scenario *s = NULL;
+    if (scenario_load_memory(text, sizeof text - 1, "state-100k.xml", &s, err, sizeof err) < 0) {
+        fprintf(stderr, "bench_scale: %s\n", err);
+        return 1;
+    }
+    metric_bus *bus = metrics_new();
+    size_t before = heap_bytes();
+    world *w = bus ? world_new(s, bus, err, sizeof err) : NULL;
+    size_t after = heap_bytes();
+    if (!w) {
+        fprintf(stderr, "bench_scale: %s\n", bus ? err : "out of memory");
+        metrics_free(bus);
+        scenario_free(s);
+        return 1;
+    }
+    int gpus = scenario_gpus(s);
+    double per = (double)(after - before) / gpus;
+    int ok = per <= 256;
+    printf("cluster state at %d GPUs: %.0f bytes per GPU, %.1f MB (target <= 256 bytes per GPU) %s\n", gpus, per,
+           (after - before) / 1e6, ok ? "ok" : "MISSED");
+    world_free(w);
+    metrics_free(bus);
+    scenario_free(s);
+    return ok ? 0 : 1;
+}
+
+static int bench_year(void) {
+    const char *file = "tests/scale/trace-100k-year.xml";
+    double max_s = getenv("CT_BENCH_MAX_S") ? atof(getenv("CT_BENCH_MAX_S")) : 120;
+    char err[2048];
+    scenario *s = NULL;
+    double t0 = now_s();
+    if (scenario_load(file, &s, err, sizeof err) < 0) {
+        fprintf(stderr, "bench_scale: %s\n", err);
+        return 1;
+    }
+    metric_bus *bus = metrics_new();
+    world *w = bus ? world_new(s, bus, err, sizeof err) : NULL;
+    if (!w) {
+        fprintf(stderr, "bench_scale: %s\n", bus ? err : "out of memory");
+        metrics_free(bus);
+        scenario_free(s);
+        return 1;
+    }
+    double year_s = s->duration_s, day = 86400, t = 0;
+    int finished = 1;
+    while (t < year_s) {
+        t = t + day < year_s ? t + day : year_s;
+        engine_run(world_engine(w), sim_from_s(t));
+        if (now_s() - t0 > max_s && t < year_s) {
+            finished = 0;
+            break;
+        }
+    }
+    if (finished) world_run(w, 0);
+    double wall = now_s() - t0;
+    world_totals tot = world_get_totals(w);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    int ok = finished && wall <= 10;
+    if (finished)
+        printf("100000 GPUs, one year, 100K-job trace with failures: %.2f s wall, %llu events (target <= 10 s) %s\n",
+               wall, (unsigned long long)tot.events, ok ? "ok" : "MISSED");
+    else
+        printf("100000 GPUs, one year, 100K-job trace with failures: stopped after %.0f s wall at day %.0f of 365, "
+               "projected %.0f s (target <= 10 s) MISSED\n", wall, t / day, wall * year_s / t);
+    printf("peak RSS with the 100000-GPU year: %.0f MB (reported, no target)\n", ru.ru_maxrss / 1024.0);
+    world_free(w);
+    metrics_free(bus);
+    scenario_free(s);
+    return ok ? 0 : 1;
+}
+
+int main(void) {
+    int rc = bench_state();
+    rc |= bench_year();
+    return rc;
+}
