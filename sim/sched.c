@@ -243,6 +243,24 @@ static void start_queued(sched *q, int qi_index) {
     q->ops.start(q->ops.ctx, j.id);
 }
 
+/* Running jobs by (expected end, index) and by (GPUs, index), for qsort:
+ * the index makes ties deterministic. */
+static int cmp_end(const void *a, const void *b) {
+    const sched *q = sort_ctx;
+    int x = *(const int *)a, y = *(const int *)b;
+    double ex = q->running[x].expected_end_s, ey = q->running[y].expected_end_s;
+    if (ex != ey) return ex < ey ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
+static int cmp_gpus(const void *a, const void *b) {
+    const sched *q = sort_ctx;
+    int x = *(const int *)a, y = *(const int *)b;
+    int gx = q->running[x].gpus, gy = q->running[y].gpus;
+    if (gx != gy) return gx < gy ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
 static int queued_index(const sched *q, int id) {
     for (int i = 0; i < q->n_queued; i++)
         if (q->queued[i].id == id) return i;
@@ -273,13 +291,9 @@ static int try_preempt(sched *q, const sched_job *head) {
         int borrowing = reclaim && r->queue != head->queue && rq->quota > 0 && rq->used > rq->quota;
         if (lower || borrowing) cand[n++] = i;
     }
-    /* Fewest GPUs first (simple insertion sort: n is small). */
-    for (int i = 1; i < n; i++)
-        for (int k = i; k > 0 && q->running[cand[k]].gpus < q->running[cand[k - 1]].gpus; k--) {
-            int t = cand[k];
-            cand[k] = cand[k - 1];
-            cand[k - 1] = t;
-        }
+    /* Fewest GPUs first, then longest running (lowest index). */
+    sort_ctx = q;
+    qsort(cand, (size_t)n, sizeof *cand, cmp_gpus);
     int need = 0;
     while (need < n && avail < head->gpus) avail += q->running[cand[need++]].gpus;
     int ok = avail >= head->gpus;
@@ -315,12 +329,9 @@ static double reservation(const sched *q, const sched_job *head, int *extra) {
     }
     for (int i = 0; i < q->n_running; i++)
         if (q->running[i].pool == head->pool) idx[n++] = i;
-    for (int i = 1; i < n; i++)
-        for (int k = i; k > 0 && q->running[idx[k]].expected_end_s < q->running[idx[k - 1]].expected_end_s; k--) {
-            int x = idx[k];
-            idx[k] = idx[k - 1];
-            idx[k - 1] = x;
-        }
+    /* Thousands of jobs run on a large cluster: O(n log n), not insertion. */
+    sort_ctx = q;
+    qsort(idx, (size_t)n, sizeof *idx, cmp_end);
     int i = 0;
     while (free_gpus < head->gpus && i < n) {
         free_gpus += q->running[idx[i]].gpus;
@@ -378,8 +389,12 @@ void sched_dispatch(sched *q, double now_s) {
         /* EASY backfill behind the head's reservation. */
         int extra;
         double shadow = reservation(q, &h, &extra);
-        int started = 0;
-        for (int oi = 1; oi < q->n_queued; oi++) {
+        /* One scan behind the same reservation (EASY): a started job
+         * leaves the queue, so the later order entries past its slot move
+         * down by one. When a start changed the queue otherwise (a job
+         * requeued from a callback), the pass starts over. */
+        int started = 0, n_order = q->n_queued;
+        for (int oi = 1; oi < n_order; oi++) {
             const sched_job *j = &q->queued[q->order[oi]];
             if (q->n_held && is_held(q, j->id)) continue;
             if (!cluster_can_alloc(q->c, j->pool, j->gpus)) continue;
@@ -387,13 +402,19 @@ void sched_dispatch(sched *q, double now_s) {
             int fits_beside = j->pool != h.pool || j->gpus <= extra;
             if (!fits_before && !fits_beside) continue;
             if (!fits_before && j->pool == h.pool) extra -= j->gpus;
-            int id = j->id;
-            int k = queued_index(q, id);
+            int k = q->order[oi], n_before = q->n_queued;
             start_queued(q, k);
             started = 1;
-            break;           /* indices moved: recompute the order */
+            if (q->n_queued != n_before - 1) {         /* the queue changed under us: a new pass */
+                started = 2;
+                break;
+            }
+            for (int r = oi + 1; r < n_order; r++)
+                if (q->order[r] > k) q->order[r]--;
         }
-        if (!started) return;
+        /* One EASY scan per pass: the head still waits for its reservation,
+         * and what could start beside or before it has. */
+        if (started != 2) return;
     }
 }
 

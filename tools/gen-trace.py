@@ -3,7 +3,9 @@
 
 usage: tools/gen-trace.py [--jobs N] [--seed S] [--scale K] > scenarios/traces/year-10k.csv
 
---scale K multiplies every job's GPUs by K, for a cluster K times larger:
+--scale K multiplies every job's GPUs by K (batch jobs above one node in
+whole nodes; training runs with K times the tokens), for a cluster K times
+larger:
 tools/gen-trace.py --jobs 100000 --seed 1 --scale 10 > tests/scale/year-100k.csv
 
 Deterministic for a seed. Four teams with their own arrival rates, job
@@ -41,11 +43,20 @@ def main(argv):
         q, _, prio, sizes, weights, med = r.choices(teams, [x[1] for x in teams])[0]
         if r.random() < 0.01:
             model, gpus, tokens = r.choice(models)
+            # Weak scaling: K times the GPUs train K times the tokens, so a
+            # run lasts as long as on the smaller cluster (with the tokens
+            # fixed, the larger data-parallel degree would strong-scale
+            # badly and flood the larger cluster with GPU-hours).
+            tokens = "%g%s" % (float(tokens[:-1]) * scale, tokens[-1])
             print("%.0f,%s,%d,%d,,%s,%s,train-%d" % (t, q, prio, gpus * scale, tokens, model, n))
             continue
-        gpus = r.choices(sizes, weights)[0]
+        gpus = r.choices(sizes, weights)[0] * scale
+        if scale > 1 and gpus > 8:
+            # Whole 8-GPU nodes, nearest: a 10-GPU job would hold two nodes
+            # and overload the larger cluster by node granularity alone.
+            gpus = int(gpus / 8 + 0.5) * 8
         hours = med * math.exp(r.gauss(0, 1.0))
-        print("%.0f,%s,%d,%d,%.0fmin,,,job-%d" % (t, q, prio, gpus * scale, max(1, hours * 60), n))
+        print("%.0f,%s,%d,%d,%.0fmin,,,job-%d" % (t, q, prio, gpus, max(1, hours * 60), n))
 
 if __name__ == "__main__":
     main(sys.argv[1:])
