@@ -1257,7 +1257,7 @@ static int load(loader *L, const char *data, size_t len) {
     if (attr_unit(L, root, "seed", UNIT_NUMBER, &seed, 0, 0) > 0 &&
         (seed < 0 || seed != floor(seed) || seed > 9007199254740992.0))
         fail(L, root, "seed", "seed must be a whole number from 0 to 2^53");
-    s->seed = (uint64_t)seed;
+    if (!L->failed) s->seed = (uint64_t)seed;     /* only a checked value: -1 would be UB */
     attr_unit(L, root, "duration", UNIT_DURATION, &s->duration_s, 0, 1);
     if (!L->failed && s->duration_s > 1000.0 * 365 * 86400)
         fail(L, root, "duration", "duration must be at most 1000 years");

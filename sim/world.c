@@ -991,7 +991,10 @@ static int build_training(world *w, const sc_training *t, job *j, char *err, siz
     j->priority = t->priority;
     j->timeout_s = t->timeout_s;
     j->line = t->line;
-    if (alloc_nodes(j) < 0) return -1;
+    if (alloc_nodes(j) < 0) {
+        snprintf(err, errlen, "%s:%d: out of memory building the world", s->file, t->line);
+        return -1;
+    }
     plan_checkpoints(w, j, &f);
     return 0;
 }
