@@ -284,7 +284,8 @@ int cmd_sweep(int argc, char **argv) {
         if (rank == 0 && !quiet) {
             printf("sweep %s: %d points x %d replicas; %d runs done now, %d already in %s; %.2f s wall on %d %s%s\n",
                    sw.base->name, sw.n_points, sw.replicas, ex.ran, ex.skipped, db, ex.wall_s,
-                   comm_size() > 1 ? comm_size() : ex.jobs, comm_size() > 1 ? "MPI ranks" : "processes",
+                   comm_size() > 1 ? comm_size() : ex.jobs,
+                   comm_size() > 1 ? "MPI ranks" : ex.jobs > 1 ? "processes" : "process",
                    ex.failed ? " (some runs failed)" : "");
             if (rc == EXIT_OK) {
                 sweepreport_table(st, sw.id, stdout);

@@ -446,8 +446,9 @@ static void progress_draw(progress *pg, int final) {
     char etaz[32];
     if (pg->done) snprintf(etaz, sizeof etaz, "%d:%02d", (int)eta / 60, (int)eta % 60);
     else snprintf(etaz, sizeof etaz, "?");
-    fprintf(stderr, "\r[%s] %d/%d runs%s%.0d%s  %.1f s  ETA %s ", bar, pg->done, pg->total,
-            pg->failed ? ", failed " : "", pg->failed, "", el, etaz);
+    char failed[32] = "";
+    if (pg->failed) snprintf(failed, sizeof failed, ", %d failed", pg->failed);
+    fprintf(stderr, "\r[%s] %d/%d runs%s  %.1f s  ETA %s ", bar, pg->done, pg->total, failed, el, etaz);
     if (final) fputc('\n', stderr);
     fflush(stderr);
 }
