@@ -620,7 +620,7 @@ static int run_pool(sweep *sw, const task *tasks, int n, int jobs, result_sink *
         wk[nw].from = b[0];
     }
     if (nw == 0) {
-        say("clustertwin sweep: cannot start worker processes: %s\n", strerror(errno));
+        say("clustertwin %s: cannot start worker processes: %s\n", rs->ex->cmd, strerror(errno));
         free(wk);
         return -1;
     }
@@ -672,8 +672,8 @@ static int run_pool(sweep *sw, const task *tasks, int n, int jobs, result_sink *
                     int ws = 0;
                     waitpid(w->pid, &ws, 0);
                     const task *t = &tasks[w->busy - 1];
-                    say("%sclustertwin sweep: a worker died running point %s replica %d (%s %d)\n",
-                            rs->pg->on ? "\n" : "", sw->key[t->p], t->r,
+                    say("%sclustertwin %s: a worker died running point %s replica %d (%s %d)\n",
+                            rs->pg->on ? "\n" : "", rs->ex->cmd, sw->key[t->p], t->r,
                             WIFSIGNALED(ws) ? "signal" : "exit status", WIFSIGNALED(ws) ? WTERMSIG(ws) : WEXITSTATUS(ws));
                     w->pid = 0;
                     rc = -1;
@@ -770,17 +770,21 @@ int sweep_execute(sweep *sw, const int *pts, int np, sweep_exec *ex) {
     progress pg = { .on = ex->progress && rank == 0, .total = size > 1 ? mine : nt, .t0 = cli_wall_s() };
     result_sink rs = { .sw = sw, .ex = ex, .pg = &pg, .keep = rank != 0 };
     interrupted = 0;
-    struct sigaction sa, old_int, old_term;
+    struct sigaction sa, ign, old_int, old_term, old_pipe;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
+    ign = sa;
+    ign.sa_handler = SIG_IGN;                 /* a dead worker's pipe: an error, not a signal */
+    sigaction(SIGPIPE, &ign, &old_pipe);
     progress_draw(&pg, 0);
     int prc = run_pool(sw, share, mine, ex->jobs, &rs);
     progress_draw(&pg, 1);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGPIPE, &old_pipe, NULL);
     if (size > 1) {
         if (rank != 0) {
             int32_t k = rs.n;

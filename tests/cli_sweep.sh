@@ -203,6 +203,16 @@ expect_status 0 "plan on a toy problem" "$bin" plan $toy --goal "simulated_s <= 
 grep -q '^answer: cluster/nodes/@count=5$' "$tmp/out" && ok "the known answer: 5 nodes" || no "plan answer: $(grep answer "$tmp/out")"
 grep -q 'bisection over 40 values; [0-9] points run' "$tmp/out" && ok "by bisection, fewer than 10 points of 40" || no "plan search: $(grep search "$tmp/out")"
 grep -q 'cluster/nodes/@count=4  misses' "$tmp/out" && ok "evidence shows the failing neighbour" || no "plan evidence"
+expect_status 0 "plan --json -" "$bin" plan $toy --goal "simulated_s <= 2.1h @ p90" --vary 'cluster/nodes/@count=1..40' --replicas 2 --db "$tmp/plan.db" --json -
+python3 - "$tmp/out" <<'PY' && ok "plan's JSON: the answer, its statistics and the evidence" || no "plan JSON: $(head -c 300 "$tmp/out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["answer"]["values"]["cluster/nodes/@count"] == "5" and d["answer"]["meets"]
+g = d["answer"]["goals"][0]
+assert g["metric"] == "simulated_s" and abs(g["statistic"] - 7200) < 1 and g["replicas"]["runs"] == 2
+ev = {p["values"]["cluster/nodes/@count"]: p["meets"] for p in d["evidence"]}
+assert ev["4"] is False and ev["5"] is True and len(ev) == d["points_run"] < 10
+PY
 expect_status 0 "plan with an objective (cost) and a grid" "$bin" plan $toy --goal "simulated_s <= 4h" --minimize cluster.cost_usd --vary 'cluster/nodes/@count=3,4,5,8' --search grid --replicas 1 --db "$tmp/plan.db"
 grep -q '^answer: cluster/nodes/@count=5$' "$tmp/out" && ok "cheapest meeting the goal: 5 nodes x 2 h, not 3 x 4 h or 4 x 3 h" || no "plan cost: $(grep answer "$tmp/out")"
 grep -q 'next best: cluster/nodes/@count=[34] (\$' "$tmp/out" && ok "next best options with their cost" || no "plan next best: $(grep 'next best' "$tmp/out")"
