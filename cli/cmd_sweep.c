@@ -244,7 +244,8 @@ int cmd_sweep(int argc, char **argv) {
     sw.replicas = (int)replicas;
     for (int i = 0; i < n_vary && rc == EXIT_OK; i++) rc = sweep_parse_vary(&sw, "sweep", vary[i], 0);
     for (int i = 0; i < n_set && rc == EXIT_OK; i++) rc = sweep_add_set(&sw, "sweep", sets[i]);
-    if (rc == EXIT_OK) rc = sweep_prepare(&sw, "sweep");
+    int n_jobs = jobs ? (int)jobs : (comm_size() > 1 ? 1 : cores());
+    if (rc == EXIT_OK) rc = sweep_check(&sw, "sweep", slurm ? 1 : n_jobs);
     char dbbuf[SC_NAME_MAX + 32];
     if (rc == EXIT_OK && !db) {
         default_db(sw.base->name, dbbuf, sizeof dbbuf);
@@ -276,7 +277,7 @@ int cmd_sweep(int argc, char **argv) {
             goto out;
         }
         for (int p = 0; p < sw.n_points; p++) pts[p] = p;
-        sweep_exec ex = { .jobs = jobs ? (int)jobs : (comm_size() > 1 ? 1 : cores()),
+        sweep_exec ex = { .jobs = n_jobs,
                           .part_k = (int)part_k, .part_n = (int)part_n,
                           .progress = !quiet && isatty(2), .cmd = "sweep", .st = st };
         rc = sweep_execute(&sw, pts, sw.n_points, &ex);

@@ -42,6 +42,8 @@ typedef struct sweep_axis {
     int n;
 } sweep_axis;
 
+typedef struct sweep_pool sweep_pool;
+
 typedef struct sweep {
     const char *file;
     char *xml;                       /* the file's text */
@@ -62,6 +64,7 @@ typedef struct sweep {
     scenario **loaded;               /* the point's scenario kept from its check (small
                                         grids), so workers forked later need not load it */
     int64_t id;                      /* sweeps.id once recorded */
+    struct sweep_pool *pool;         /* worker processes, from sweep_check to sweep_free */
 } sweep;
 
 /* Load FILE into sw (zeroed first). EXIT_OK or EXIT_BAD_INPUT (printed). */
@@ -74,9 +77,15 @@ int sweep_parse_vary(sweep *sw, const char *cmd, const char *arg, int int_range)
 /* "--set PATH=VALUE": a fixed override (VALUE may be an expression). */
 int sweep_add_set(sweep *sw, const char *cmd, const char *arg);
 
-/* Build and check every point (the grid of the axes). EXIT_OK or
- * EXIT_BAD_INPUT (printed, naming the path and value). */
-int sweep_prepare(sweep *sw, const char *cmd);
+/* Build and check every point (the grid of the axes): load it and build
+ * its world, so all bad input is found before anything runs. With jobs > 1
+ * the checks run on worker processes, which stay up for sweep_execute
+ * keeping the points they loaded (loading is most of a short run's cost).
+ * Under MPI each rank checks the points of its share and rank 0 reports
+ * the first bad one for all. EXIT_OK or EXIT_BAD_INPUT (printed, naming
+ * the path and value). */
+int sweep_check(sweep *sw, const char *cmd, int jobs);
+int sweep_prepare(sweep *sw, const char *cmd);   /* sweep_check in this process */
 
 /* The same in two steps, for a search that runs few of many points:
  * sweep_points lists the grid (keys, values), sweep_prepare_point builds
