@@ -4,9 +4,9 @@
  * every result recorded by one process in one results database.
  *
  *   sweep_parse_vary / sweep_add_set   the axes and fixed overrides
- *   sweep_prepare                      every point's scenario text, each
- *                                      loaded once: all bad input is found
- *                                      before anything runs
+ *   sweep_check                        every point's scenario text, each
+ *                                      loaded and its world built once: all
+ *                                      bad input is found before anything runs
  *   sweep_execute                      run the replicas not yet in the
  *                                      database, record them as they come
  *
@@ -15,12 +15,16 @@
  * own seed (the same run as `clustertwin run`), the others are derived, so
  * a point rerun alone, or in another grid, gives the same results.
  *
- * Local workers (fork): the parent hands each idle worker the next task
- * over a pipe and reads the JSON results back over another, writing the
- * database between; workers never touch it. Under mpirun (hw/comm.h) rank
- * 0 decides which tasks remain and broadcasts them; each rank runs every
- * size-th one (with its own --jobs workers) and the other ranks send their
- * results to rank 0 when done; only rank 0 opens the database.
+ * Local workers (fork): started by sweep_check, which has them load and
+ * check the points in parallel (loading a scenario is most of a short
+ * run's cost: the RELAX NG validation); each keeps what it loaded. The
+ * parent hands each idle worker the next (point, replica), preferring a
+ * point that worker has loaded, over a pipe and reads the JSON results
+ * back over another, writing the database between; workers never touch
+ * it. Under mpirun (hw/comm.h) rank 0 decides which runs remain and
+ * broadcasts them; each rank runs a contiguous share of that point-major
+ * list (with its own --jobs workers), so it loads only its own points, and
+ * sends its results to rank 0 when done; only rank 0 opens the database.
  */
 #ifndef CT_CLI_SWEEP_H
 #define CT_CLI_SWEEP_H
