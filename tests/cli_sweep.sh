@@ -194,6 +194,10 @@ else
     grep -q 'on 2 MPI ranks' "$tmp/mpi.out" && ok "rank 0 reports 2 ranks" || no "MPI summary: $(head -1 "$tmp/mpi.out")"
     dump "$tmp/mpi.db" >"$tmp/m1"
     cmp -s "$tmp/m1" "$tmp/d1" && ok "2 MPI ranks = a local sweep" || no "MPI results differ"
+    ASAN_OPTIONS=detect_leaks=0 timeout 300 mpirun -np 2 "$bin" sweep $f --vary 'cluster/spares/@warm=0,2,64' --db "$tmp/mpibad.db" \
+      >"$tmp/mpi.out" 2>"$tmp/mpi.err" </dev/null; st=$?
+    [ $st = 2 ] && [ "$(grep -c 'clustertwin sweep: at \["64"\]' "$tmp/mpi.err")" = 1 ] && [ ! -e "$tmp/mpibad.db" ] \
+      && ok "a bad point checked on rank 1: exit 2, said once by rank 0, no database" || no "MPI bad input (exit $st): $(head -c 300 "$tmp/mpi.err")"
   else
     no "mpirun -np 2 sweep (exit $st): $(head -c 600 "$tmp/mpi.err")"
   fi
