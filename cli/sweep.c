@@ -41,7 +41,7 @@
 
 #define TAG_COUNT 7101
 #define TAG_RESULT 7102
-#define SWEEP_KEEP_LOADED 256         /* points whose checked scenario is kept */
+#define SWEEP_KEEP_LOADED 128         /* points whose checked scenario is kept */
 
 typedef struct task {
     int p, r;
