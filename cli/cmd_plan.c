@@ -14,6 +14,7 @@
  * plan repeated with the same DB reuses its earlier runs.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 #include "cli/sweep.h"
 #include "hw/comm.h"
 #include "reports/goal.h"
+#include "reports/json.h"
 #include "reports/store.h"
 #include "reports/sweepdb.h"
 
@@ -33,7 +35,8 @@ static const char help[] =
     "usage: clustertwin plan FILE --goal \"METRIC OP VALUE [@ pNN]\" [--goal ...]\n"
     "                        --vary PATH=VALUES [--vary ...] [--set PATH=VALUE ...]\n"
     "                        [--minimize METRIC | --maximize METRIC] [--replicas R]\n"
-    "                        [--jobs N] [--db DB] [--search auto|bisect|grid] [--quiet]\n"
+    "                        [--jobs N] [--db DB] [--search auto|bisect|grid] [--json PATH|-]\n"
+    "                        [--quiet]\n"
     "\n"
     "Find the configuration that meets every goal at the stated confidence with the best\n"
     "objective, running as few points as it can, and show the evidence.\n"
@@ -53,6 +56,8 @@ static const char help[] =
     "  --search S      bisect (one numeric path; assumes the goals are monotone in it),\n"
     "                  grid (every point), auto (bisect when it can; default)\n"
     "  --jobs N, --db DB   as for sweep (default DB: out/<scenario>-plan.db)\n"
+    "  --json PATH     also write the answer and the evidence as JSON ('-': stdout, then\n"
+    "                  nothing else is printed there)\n"
     "Exit status: 0 a configuration meets the goals, 1 none does (or a run failed),\n"
     "2 bad input.\n";
 
@@ -75,6 +80,18 @@ typedef struct planner {
     eval *ev;
     int points_run;
 } planner;
+
+/* The human answer goes to stdout, unless the JSON does (--json -). */
+static FILE *plan_out;
+
+static void outf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void outf(const char *fmt, ...) {
+    if (!plan_out) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(plan_out, fmt, ap);
+    va_end(ap);
+}
 
 static int evaluate(planner *pl, const int *pts, int np) {
     int todo[64], n = 0;
@@ -174,19 +191,90 @@ static void describe(const planner *pl, int p, const char *indent) {
         char stat[16];
         if (G->use_mean) snprintf(stat, sizeof stat, "mean");
         else snprintf(stat, sizeof stat, "p%.0f", 100 * (upper ? G->confidence : 1 - G->confidence));
-        printf("%s%s: %s = %s %s %s %s  (mean %s, p10..p90 %s..%s, %d runs%s)\n", indent, m->text, stat,
+        outf("%s%s: %s = %s %s %s %s  (mean %s, p10..p90 %s..%s, %d runs%s)\n", indent, m->text, stat,
                fmtv(m, e->goal_stat[g], a, sizeof a), e->meets ? "meets" : "vs", goal_op_text(G->op), G->value_text,
                fmtv(m, e->gs[g].mean, b, sizeof b), fmtv(m, e->gs[g].p10, c, sizeof c), fmtv(m, e->gs[g].p90, d, sizeof d),
                e->runs, e->gs[g].missing ? ", some never ended" : "");
     }
     if (pl->has_objective)
-        printf("%s%s: mean %s (p10..p90 %s..%s)\n", indent, pl->objective.text, fmtv(&pl->objective, e->obj.mean, a, sizeof a),
+        outf("%s%s: mean %s (p10..p90 %s..%s)\n", indent, pl->objective.text, fmtv(&pl->objective, e->obj.mean, a, sizeof a),
                fmtv(&pl->objective, e->obj.p10, b, sizeof b), fmtv(&pl->objective, e->obj.p90, c, sizeof c));
+}
+
+static void json_stats(json *j, const char *key, const goal_stats *s) {
+    json_object(j, key);
+    json_int(j, "runs", s->n);
+    json_int(j, "missing", s->missing);
+    json_num(j, "mean", s->mean);
+    json_num(j, "p10", s->p10);
+    json_num(j, "p50", s->p50);
+    json_num(j, "p90", s->p90);
+    json_num(j, "min", s->min);
+    json_num(j, "max", s->max);
+    json_end(j);
+}
+
+/* One point run: its values, whether it meets the goals, each goal's
+ * statistic and the objective. */
+static void json_point(json *j, const char *key, const planner *pl, int p) {
+    const eval *e = &pl->ev[p];
+    json_object(j, key);
+    json_object(j, "values");
+    for (int a = 0; a < pl->sw->n_axes; a++) json_str(j, pl->sw->axes[a].path, sweep_value(pl->sw, p, a));
+    json_end(j);
+    json_bool(j, "meets", e->meets);
+    json_array(j, "goals");
+    for (int g = 0; g < pl->n_goals; g++) {
+        json_object(j, NULL);
+        json_str(j, "metric", pl->goals[g].metric.text);
+        json_num(j, "statistic", e->goal_stat[g]);
+        json_stats(j, "replicas", &e->gs[g]);
+        json_end(j);
+    }
+    json_end(j);
+    if (pl->has_objective) json_stats(j, "objective", &e->obj);
+    json_end(j);
+}
+
+static int write_json(const char *path, const planner *pl, const char *const *goals, const char *how, int best,
+                      const int *order, int n, const int *next, int n_next) {
+    json *j = json_new();
+    char err[1024];
+    if (!j) return EXIT_RUN_FAILED;
+    json_object(j, NULL);
+    json_str(j, "scenario", pl->sw->base->name);
+    json_array(j, "goals");
+    for (int g = 0; g < pl->n_goals; g++) json_str(j, NULL, goals[g]);
+    json_end(j);
+    if (pl->has_objective) {
+        json_str(j, pl->maximize ? "maximize" : "minimize", pl->objective.text);
+    }
+    json_str(j, "search", how);
+    json_int(j, "values", n);
+    json_int(j, "points_run", pl->points_run);
+    json_int(j, "replicas", pl->sw->replicas);
+    if (best >= 0) {
+        json_point(j, "answer", pl, best);
+    } else {
+        json_null(j, "answer");
+    }
+    json_array(j, "next_best");
+    for (int i = 0; i < n_next; i++) json_point(j, NULL, pl, next[i]);
+    json_end(j);
+    json_array(j, "evidence");
+    for (int i = 0; i < n; i++)
+        if (pl->ev[order[i]].done) json_point(j, NULL, pl, order[i]);
+    json_end(j);
+    json_end(j);
+    int rc = json_write_file(j, path, err, sizeof err) < 0 ? EXIT_RUN_FAILED : EXIT_OK;
+    if (rc) fprintf(stderr, "clustertwin plan: %s\n", err);
+    json_free(j);
+    return rc;
 }
 
 int cmd_plan(int argc, char **argv) {
     const char *file = NULL, *db = NULL, *rep_z = NULL, *jobs_z = NULL, *min_z = NULL, *max_z = NULL,
-               *search = "auto";
+               *search = "auto", *json_path = NULL;
     const char *goals[MAX_GOALS], *vary[SWEEP_MAX_AXES], *sets[SWEEP_MAX_SETS];
     int n_goals = 0, n_vary = 0, n_set = 0, quiet = 0;
     for (int i = 1; i < argc; i++) {
@@ -214,6 +302,8 @@ int cmd_plan(int argc, char **argv) {
                    (m = cli_opt(argc, argv, &i, "--minimize", &min_z)) != 0 ||
                    (m = cli_opt(argc, argv, &i, "--maximize", &max_z)) != 0 ||
                    (m = cli_opt(argc, argv, &i, "--search", &search)) != 0) {
+            if (m < 0) return EXIT_BAD_INPUT;
+        } else if ((m = cli_opt(argc, argv, &i, "--json", &json_path)) != 0) {
             if (m < 0) return EXIT_BAD_INPUT;
         } else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) {
             quiet = 1;
@@ -253,6 +343,7 @@ int cmd_plan(int argc, char **argv) {
         return cli_usage_error("plan", "runs on one machine (its search is sequential); spread a grid over MPI "
                                        "ranks with 'mpirun ... clustertwin sweep'");
 
+    plan_out = json_path && !strcmp(json_path, "-") ? NULL : stdout;
     sweep sw;
     store *st = NULL;
     int rc = sweep_init(&sw, "plan", file);
@@ -375,18 +466,18 @@ int cmd_plan(int argc, char **argv) {
             if (best < 0 || score(&pl, p) < score(&pl, best)) best = p;
         }
         char name[1024];
-        printf("plan for %s: ", sw.base->name);
-        for (int g = 0; g < pl.n_goals; g++) printf("%s%s", g ? " and " : "", goals[g]);
-        if (pl.has_objective) printf("; %s %s", pl.maximize ? "maximize" : "minimize", pl.objective.text);
-        else printf("; the smallest %s", sw.axes[0].path);
-        printf("\nsearch: %s over %d values; %d points run, %d replicas each (%d runs; %s)\n", how, n, pl.points_run,
+        outf("plan for %s: ", sw.base->name);
+        for (int g = 0; g < pl.n_goals; g++) outf("%s%s", g ? " and " : "", goals[g]);
+        if (pl.has_objective) outf("; %s %s", pl.maximize ? "maximize" : "minimize", pl.objective.text);
+        else outf("; the smallest %s", sw.axes[0].path);
+        outf("\nsearch: %s over %d values; %d points run, %d replicas each (%d runs; %s)\n", how, n, pl.points_run,
                sw.replicas, pl.points_run * sw.replicas, db);
         if (best < 0) {
-            printf("\nno configuration meets the goals among the points run.\n");
+            outf("\nno configuration meets the goals among the points run.\n");
             rc = EXIT_RUN_FAILED;
         } else {
             point_name(&sw, best, name, sizeof name);
-            printf("\nanswer: %s\n", name);
+            outf("\nanswer: %s\n", name);
             /* the cluster it amounts to, from the runs (overrides may size it) */
             static const char *const size_of[] = { "cluster.gpus", "cluster.nodes" };
             double sz[2] = { NAN, NAN };
@@ -399,20 +490,20 @@ int cmd_plan(int argc, char **argv) {
                     sz[k] = v[0];
                 free(v);
             }
-            if (!isnan(sz[0]) && !isnan(sz[1])) printf("  the cluster: %.0f GPUs on %.0f nodes\n", sz[0], sz[1]);
+            if (!isnan(sz[0]) && !isnan(sz[1])) outf("  the cluster: %.0f GPUs on %.0f nodes\n", sz[0], sz[1]);
             describe(&pl, best, "  ");
         }
-        printf("\nevidence (every point run, in order of value):\n");
+        outf("\nevidence (every point run, in order of value):\n");
         for (int i = 0; i < n; i++) {
             int p = order[i];
             if (!pl.ev[p].done) continue;
             point_name(&sw, p, name, sizeof name);
-            printf("  %s%s  %s\n", name, p == best ? "  <- answer" : i == boundary ? "  <- boundary" : "",
+            outf("  %s%s  %s\n", name, p == best ? "  <- answer" : i == boundary ? "  <- boundary" : "",
                    pl.ev[p].meets ? "meets the goals" : "misses");
             describe(&pl, p, "      ");
         }
         /* next best: the other points meeting the goals, by objective */
-        int shown = 0;
+        int shown = 0, next[3], n_next = 0;
         for (int k = 0; k < 3; k++) {
             int nb = -1;
             for (int i = 0; i < n; i++) {
@@ -422,13 +513,18 @@ int cmd_plan(int argc, char **argv) {
             }
             if (nb < 0) break;
             pl.ev[nb].done = 2;                  /* listed */
+            next[n_next++] = nb;
             point_name(&sw, nb, name, sizeof name);
             char v[64];
-            printf("%s%s%s%s", shown++ ? ", " : "\nnext best: ", name, pl.has_objective ? " (" : "",
+            outf("%s%s%s%s", shown++ ? ", " : "\nnext best: ", name, pl.has_objective ? " (" : "",
                    pl.has_objective ? fmtv(&pl.objective, pl.ev[nb].obj.mean, v, sizeof v) : "");
-            if (pl.has_objective) printf(")");
+            if (pl.has_objective) outf(")");
         }
-        if (shown) printf("\n");
+        if (shown) outf("\n");
+        if (json_path) {
+            int jrc = write_json(json_path, &pl, goals, how, best, order, n, next, n_next);
+            if (jrc != EXIT_OK) rc = jrc;
+        }
         if (bisect && dir && boundary >= 0) {
             int changes = 0, last = -1;
             for (int i = 0; i < n; i++) {
@@ -438,10 +534,10 @@ int cmd_plan(int argc, char **argv) {
                 last = pl.ev[p].meets;
             }
             if (changes <= 1)
-                printf("\nbisection assumes the goals get easier as %s %s; every point run agrees.\n",
+                outf("\nbisection assumes the goals get easier as %s %s; every point run agrees.\n",
                        sw.axes[0].path, dir > 0 ? "grows" : "shrinks");
             else
-                printf("\nwarning: the goals are not monotone in %s among the points run; the answer may not "
+                outf("\nwarning: the goals are not monotone in %s among the points run; the answer may not "
                        "be the best (try --search grid)\n", sw.axes[0].path);
         }
     }

@@ -69,6 +69,13 @@ static int write_file(const char *path, const char *text, int mode) {
     return bad ? -1 : 0;
 }
 
+/* Append z to b (cap bytes) when it fits; a line that would not fit is
+ * caught by the length check after it is built. */
+static void add(char *b, size_t cap, const char *z) {
+    size_t n = strlen(b), k = strlen(z);
+    if (n + k < cap) memcpy(b + n, z, k + 1);
+}
+
 static int emit_slurm(sweep *sw, const char *dir, int tasks, const char *db, char **argv_vary, int n_vary,
                       char **argv_set, int n_set) {
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
@@ -101,22 +108,28 @@ static int emit_slurm(sweep *sw, const char *dir, int tasks, const char *db, cha
     for (int t = 0; t < tasks; t++) {
         one[0] = 0;
         sweep_shell_quote(one, 16384, bin);
-        strcat(one, " sweep ");
+        add(one, 16384, " sweep ");
         sweep_shell_quote(one, 16384, file);
         for (int i = 0; i < n_vary; i++) {
-            strcat(one, " --vary ");
+            add(one, 16384, " --vary ");
             sweep_shell_quote(one, 16384, argv_vary[i]);
         }
         for (int i = 0; i < n_set; i++) {
-            strcat(one, " --set ");
+            add(one, 16384, " --set ");
             sweep_shell_quote(one, 16384, argv_set[i]);
         }
         char tail[PATH_MAX + 256], dbk[PATH_MAX + 64];
         snprintf(dbk, sizeof dbk, "%s/task-%d.db", adir, t);
         snprintf(tail, sizeof tail, " --replicas %d --part %d/%d --jobs \"${SLURM_CPUS_PER_TASK:-1}\" --quiet --db ",
                  sw->replicas, t, tasks);
-        strcat(one, tail);
+        add(one, 16384, tail);
         sweep_shell_quote(one, 16384, dbk);
+        if (strlen(one) + 64 >= 16384) {
+            fprintf(stderr, "clustertwin sweep: --emit-slurm: a task's command line would be longer than 16 KB\n");
+            free(one);
+            free(lines);
+            return EXIT_BAD_INPUT;
+        }
         int w = snprintf(lines + used, cap - used, "%s\n", one);
         if (w < 0 || (size_t)w >= cap - used) break;
         used += (size_t)w;
@@ -244,7 +257,8 @@ int cmd_sweep(int argc, char **argv) {
     sw.replicas = (int)replicas;
     for (int i = 0; i < n_vary && rc == EXIT_OK; i++) rc = sweep_parse_vary(&sw, "sweep", vary[i], 0);
     for (int i = 0; i < n_set && rc == EXIT_OK; i++) rc = sweep_add_set(&sw, "sweep", sets[i]);
-    if (rc == EXIT_OK) rc = sweep_prepare(&sw, "sweep");
+    int n_jobs = jobs ? (int)jobs : (comm_size() > 1 ? 1 : cores());
+    if (rc == EXIT_OK) rc = sweep_check(&sw, "sweep", slurm ? 1 : n_jobs);
     char dbbuf[SC_NAME_MAX + 32];
     if (rc == EXIT_OK && !db) {
         default_db(sw.base->name, dbbuf, sizeof dbbuf);
@@ -276,7 +290,7 @@ int cmd_sweep(int argc, char **argv) {
             goto out;
         }
         for (int p = 0; p < sw.n_points; p++) pts[p] = p;
-        sweep_exec ex = { .jobs = jobs ? (int)jobs : (comm_size() > 1 ? 1 : cores()),
+        sweep_exec ex = { .jobs = n_jobs,
                           .part_k = (int)part_k, .part_n = (int)part_n,
                           .progress = !quiet && isatty(2), .cmd = "sweep", .st = st };
         rc = sweep_execute(&sw, pts, sw.n_points, &ex);
@@ -284,7 +298,8 @@ int cmd_sweep(int argc, char **argv) {
         if (rank == 0 && !quiet) {
             printf("sweep %s: %d points x %d replicas; %d runs done now, %d already in %s; %.2f s wall on %d %s%s\n",
                    sw.base->name, sw.n_points, sw.replicas, ex.ran, ex.skipped, db, ex.wall_s,
-                   comm_size() > 1 ? comm_size() : ex.jobs, comm_size() > 1 ? "MPI ranks" : "processes",
+                   comm_size() > 1 ? comm_size() : ex.jobs,
+                   comm_size() > 1 ? "MPI ranks" : ex.jobs > 1 ? "processes" : "process",
                    ex.failed ? " (some runs failed)" : "");
             if (rc == EXIT_OK) {
                 sweepreport_table(st, sw.id, stdout);

@@ -4,14 +4,16 @@
  *
  * Messages between a worker and its parent (one pipe each way):
  *
- *   parent -> worker   int32 task index into the task list; EOF = stop
+ *   parent -> worker   item: int32 op (1 check point p, 2 run replica r of
+ *                      point p, 0 or EOF stop), int32 p, int32 r, int32 0
  *   worker -> parent   int32 point, int32 replica, int32 status (0 ok,
- *                      1 the run failed), int32 0, uint64 n, then n bytes:
- *                      the results JSON, or the error message
+ *                      1 failed), int32 op, uint64 n, then n bytes: the
+ *                      results JSON, or the error message
  *
  * The same framing carries results from MPI ranks to rank 0, one message
- * each. A worker keeps the last point's scenario loaded, and tasks go out
- * in point-major order, so most replicas reuse it.
+ * each. Cost: a 16K-GPU scenario loads in ~90 ms (nearly all of it libxml2's
+ * RELAX NG validation) and runs in ~80 ms, so loads are shared: a point is
+ * loaded by the worker that checked it and by few others.
  */
 #include "cli/sweep.h"
 
@@ -39,7 +41,7 @@
 
 #define TAG_COUNT 7101
 #define TAG_RESULT 7102
-#define SWEEP_KEEP_LOADED 256         /* points whose checked scenario is kept */
+#define SWEEP_KEEP_LOADED 128         /* points whose checked scenario is kept */
 
 typedef struct task {
     int p, r;
@@ -90,7 +92,10 @@ int sweep_init(sweep *sw, const char *cmd, const char *file) {
     return EXIT_OK;
 }
 
+static void pool_stop(sweep_pool *pl, int kill_busy);
+
 void sweep_free(sweep *sw) {
+    pool_stop(sw->pool, 1);
     for (int a = 0; a < sw->n_axes; a++) {
         free(sw->axes[a].path);
         override_values_free(sw->axes[a].values, sw->axes[a].n);
@@ -287,44 +292,81 @@ int sweep_points(sweep *sw, const char *cmd) {
     return EXIT_OK;
 }
 
-int sweep_prepare_point(sweep *sw, const char *cmd, int p) {
-    if (sw->text[p]) return EXIT_OK;
-    override ov[SWEEP_MAX_AXES + SWEEP_MAX_SETS];
-    char err[4096];
+/* The overrides of point p: the axes' values, then the --set ones. */
+static int point_overrides(const sweep *sw, int p, override *ov) {
     int k = 0;
     for (int a = 0; a < sw->n_axes; a++) {
         ov[k].path = sw->axes[a].path;
         ov[k++].value = sweep_value(sw, p, a);
     }
     for (int i = 0; i < sw->n_sets; i++) ov[k++] = sw->sets[i];
+    return k;
+}
+
+/* Load point p and build its world once: the check of everything that can
+ * be wrong with it. On success *out is the loaded scenario (the caller
+ * owns it) and, when text is not NULL and *text is NULL, *text its edited
+ * text. On error returns 1 (bad input) with *msg the message (malloc'd). */
+static int check_point(const sweep *sw, int p, scenario **out, char **text, char **msg) {
+    override ov[SWEEP_MAX_AXES + SWEEP_MAX_SETS];
+    char err[4096];
+    *out = NULL;
+    *msg = NULL;
+    int k = point_overrides(sw, p, ov);
     scenario *s = NULL;
-    if (override_load(sw->xml, sw->len, sw->file, ov, k, &s, &sw->text[p], err, sizeof err) < 0) {
-        say("clustertwin %s: %s\n", cmd, err);
-        return EXIT_BAD_INPUT;
+    char *t = NULL;
+    if (override_load(sw->xml, sw->len, sw->file, ov, k, &s, text && !*text ? &t : NULL, err, sizeof err) < 0) {
+        *msg = strdup(err);
+        return 1;
     }
-    sw->text_len[p] = strlen(sw->text[p]);
     /* what the world refuses (a plan that does not fit in memory) is bad
-     * input too, found now rather than in a worker */
-    int rc = EXIT_OK;
+     * input too, found now rather than in the middle of the runs */
     metric_bus *bus = metrics_new();
     world *w = bus ? world_new(s, bus, err, sizeof err) : NULL;
     if (!w) {
-        say("clustertwin %s: at %s: %s\n", cmd, sw->key[p], bus ? err : "out of memory");
-        rc = bus ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
-        free(sw->text[p]);
-        sw->text[p] = NULL;
+        char m[4600];
+        snprintf(m, sizeof m, "at %s: %s", sw->key[p], bus ? err : "out of memory");
+        *msg = strdup(m);
+        metrics_free(bus);
+        scenario_free(s);
+        free(t);
+        return 1;
     }
     world_free(w);
     metrics_free(bus);
-    if (rc == EXIT_OK && sw->n_points <= SWEEP_KEEP_LOADED) sw->loaded[p] = s;
-    else scenario_free(s);
-    return rc;
+    if (t) *text = t;
+    *out = s;
+    return 0;
 }
 
-int sweep_prepare(sweep *sw, const char *cmd) {
-    int rc = sweep_points(sw, cmd);
-    for (int p = 0; p < sw->n_points && rc == EXIT_OK; p++) rc = sweep_prepare_point(sw, cmd, p);
-    return rc;
+/* The edited text of every point (cheap: no validation). Path and
+ * expression errors show here, before any point is loaded. */
+static int point_texts(sweep *sw, const char *cmd) {
+    override ov[SWEEP_MAX_AXES + SWEEP_MAX_SETS];
+    char err[4096];
+    for (int p = 0; p < sw->n_points; p++) {
+        if (sw->text[p]) continue;
+        int k = point_overrides(sw, p, ov);
+        if (override_apply(sw->xml, sw->len, sw->file, ov, k, &sw->text[p], &sw->text_len[p], err, sizeof err) < 0) {
+            say("clustertwin %s: %s\n", cmd, err);
+            return EXIT_BAD_INPUT;
+        }
+    }
+    return EXIT_OK;
+}
+
+int sweep_prepare_point(sweep *sw, const char *cmd, int p) {
+    if (sw->loaded[p]) return EXIT_OK;
+    char *msg = NULL;
+    scenario *s = NULL;
+    if (check_point(sw, p, &s, &sw->text[p], &msg) != 0) {
+        say("clustertwin %s: %s\n", cmd, msg ? msg : "out of memory");
+        free(msg);
+        return EXIT_BAD_INPUT;
+    }
+    sw->text_len[p] = strlen(sw->text[p]);
+    sw->loaded[p] = s;
+    return EXIT_OK;
 }
 
 uint64_t sweep_seed(uint64_t base, int replica) {
@@ -351,31 +393,32 @@ void sweep_shell_quote(char *b, size_t cap, const char *z) {
 
 /* ---- one run ----------------------------------------------------------------- */
 
-typedef struct worker_cache {
-    int p;
-    scenario *s;
-} worker_cache;
+/* A process's loaded scenarios by point: the parent's sw->loaded, or a
+ * worker's own (its copy of sw->loaded after fork, plus what it loads). On
+ * a grid too large to keep every point, only the last loaded is kept. */
+static scenario *cached(sweep *sw, int p, char **msg) {
+    if (sw->loaded[p]) return sw->loaded[p];
+    if (sw->n_points > SWEEP_KEEP_LOADED)
+        for (int q = 0; q < sw->n_points; q++)
+            if (sw->loaded[q]) {
+                scenario_free(sw->loaded[q]);
+                sw->loaded[q] = NULL;
+            }
+    char err[2048];
+    if (scenario_load_memory(sw->text[p], sw->text_len[p], sw->file, &sw->loaded[p], err, sizeof err) < 0) {
+        *msg = strdup(err);
+        return NULL;
+    }
+    return sw->loaded[p];
+}
 
 /* Run replica r of point p. Returns 0 with *out the JSON (malloc'd), or 1
  * with *out the error message (malloc'd). */
-static int run_one(const sweep *sw, worker_cache *wc, int p, int r, char **out) {
+static int run_one(sweep *sw, int p, int r, char **out) {
     char err[2048];
     *out = NULL;
-    if (sw->loaded[p]) {                       /* loaded when checked: use it */
-        scenario_free(wc->s);
-        wc->s = NULL;
-        wc->p = -1;
-    } else if (wc->p != p || !wc->s) {
-        scenario_free(wc->s);
-        wc->s = NULL;
-        wc->p = -1;
-        if (scenario_load_memory(sw->text[p], sw->text_len[p], sw->file, &wc->s, err, sizeof err) < 0) {
-            *out = strdup(err);
-            return 1;
-        }
-        wc->p = p;
-    }
-    scenario *s = sw->loaded[p] ? sw->loaded[p] : wc->s;
+    scenario *s = cached(sw, p, out);
+    if (!s) return 1;
     s->seed = sweep_seed(sw->base->seed, r);
     double t0 = cli_wall_s();
     metric_bus *bus = metrics_new();
@@ -395,6 +438,16 @@ static int run_one(const sweep *sw, worker_cache *wc, int p, int r, char **out) 
     world_free(w);
     metrics_free(bus);
     return st;
+}
+
+/* Check point p in this process, keeping what it loads. */
+static int check_one(sweep *sw, int p, char **msg) {
+    if (sw->loaded[p]) return 0;
+    scenario *s = NULL;
+    if (check_point(sw, p, &s, NULL, msg) != 0) return 1;
+    if (sw->n_points <= SWEEP_KEEP_LOADED) sw->loaded[p] = s;
+    else scenario_free(s);
+    return 0;
 }
 
 /* ---- I/O helpers -------------------------------------------------------------- */
@@ -446,8 +499,9 @@ static void progress_draw(progress *pg, int final) {
     char etaz[32];
     if (pg->done) snprintf(etaz, sizeof etaz, "%d:%02d", (int)eta / 60, (int)eta % 60);
     else snprintf(etaz, sizeof etaz, "?");
-    fprintf(stderr, "\r[%s] %d/%d runs%s%.0d%s  %.1f s  ETA %s ", bar, pg->done, pg->total,
-            pg->failed ? ", failed " : "", pg->failed, "", el, etaz);
+    char failed[32] = "";
+    if (pg->failed) snprintf(failed, sizeof failed, ", %d failed", pg->failed);
+    fprintf(stderr, "\r[%s] %d/%d runs%s  %.1f s  ETA %s ", bar, pg->done, pg->total, failed, el, etaz);
     if (final) fputc('\n', stderr);
     fflush(stderr);
 }
@@ -545,52 +599,67 @@ static void on_result(result_sink *rs, int p, int r, int status, const char *pay
 
 /* ---- the pool ------------------------------------------------------------------ */
 
+enum { OP_STOP = 0, OP_CHECK = 1, OP_RUN = 2 };
+
+typedef struct item {
+    int32_t op, p, r, pad;
+} item;
+
 typedef struct worker {
     pid_t pid;
     int to, from;                    /* fds */
-    int busy;                        /* task index + 1, 0 idle */
+    int busy;                        /* item index + 1, 0 idle */
+    unsigned char *has;              /* points this worker has loaded */
 } worker;
 
-static void worker_main(const sweep *sw, const task *tasks, int in, int out) {
-    worker_cache wc = { -1, NULL };
+struct sweep_pool {
+    worker *w;
+    int n;
+};
+
+static void worker_main(sweep *sw, int in, int out) {
     for (;;) {
-        int32_t t;
-        if (read_all(in, &t, sizeof t) != 0 || t < 0) break;
+        item it;
+        if (read_all(in, &it, sizeof it) != 0 || it.op == OP_STOP) break;
         char *payload = NULL;
-        int st = run_one(sw, &wc, tasks[t].p, tasks[t].r, &payload);
+        int st = it.op == OP_CHECK ? check_one(sw, it.p, &payload) : run_one(sw, it.p, it.r, &payload);
         size_t n = payload ? strlen(payload) : 0;
-        msg_hdr h = { tasks[t].p, tasks[t].r, st, 0, n };
+        msg_hdr h = { it.p, it.r, st, it.op, n };
         int bad = write_all(out, &h, sizeof h) < 0 || (n && write_all(out, payload, n) < 0);
         free(payload);
         if (bad) break;
     }
-    scenario_free(wc.s);
 }
 
-/* Run tasks[0..n) on jobs workers; results to rs. 0, or -1 when a worker
- * died or could not be started (message printed). */
-static int run_pool(sweep *sw, const task *tasks, int n, int jobs, result_sink *rs) {
-    if (n == 0) return 0;
-    if (jobs <= 1) {                                   /* in this process */
-        worker_cache wc = { -1, NULL };
-        for (int i = 0; i < n && !interrupted; i++) {
-            char *payload = NULL;
-            int st = run_one(sw, &wc, tasks[i].p, tasks[i].r, &payload);
-            on_result(rs, tasks[i].p, tasks[i].r, st, payload ? payload : "out of memory",
-                      payload ? strlen(payload) : 13);
-            free(payload);
-            if (rs->write_failed) break;
-        }
-        scenario_free(wc.s);
-        return 0;
+static void pool_stop(sweep_pool *pl, int kill_busy) {
+    if (!pl) return;
+    for (int k = 0; k < pl->n; k++) {
+        close(pl->w[k].to);
+        if (kill_busy && pl->w[k].pid && pl->w[k].busy) kill(pl->w[k].pid, SIGTERM);
     }
-    if (jobs > n) jobs = n;
-    worker *wk = calloc((size_t)jobs, sizeof *wk);
-    if (!wk) return -1;
-    int nw = 0, rc = 0;
+    for (int k = 0; k < pl->n; k++) {
+        if (pl->w[k].pid) waitpid(pl->w[k].pid, NULL, 0);
+        close(pl->w[k].from);
+        free(pl->w[k].has);
+    }
+    free(pl->w);
+    free(pl);
+}
+
+/* Fork n workers (they inherit sw: the point texts and whatever the parent
+ * has loaded). NULL when none could be started. */
+static sweep_pool *pool_start(sweep *sw, int n, const char *cmd) {
+    sweep_pool *pl = calloc(1, sizeof *pl);
+    if (!pl || !(pl->w = calloc((size_t)n, sizeof *pl->w))) {
+        free(pl);
+        return NULL;
+    }
     fflush(NULL);
-    for (; nw < jobs; nw++) {
+    for (; pl->n < n; pl->n++) {
         int a[2], b[2];
+        worker *w = &pl->w[pl->n];
+        if (!(w->has = calloc((size_t)sw->n_points + 1, 1))) break;
+        for (int p = 0; p < sw->n_points; p++) w->has[p] = sw->loaded[p] != NULL;
         if (pipe(a) < 0) break;
         if (pipe(b) < 0) {
             close(a[0]);
@@ -608,41 +677,77 @@ static int run_pool(sweep *sw, const task *tasks, int n, int jobs, result_sink *
             signal(SIGPIPE, SIG_DFL);
             close(a[1]);
             close(b[0]);
-            for (int k = 0; k < nw; k++) close(wk[k].to), close(wk[k].from);
-            worker_main(sw, tasks, a[0], b[1]);
+            for (int k = 0; k < pl->n; k++) close(pl->w[k].to), close(pl->w[k].from);
+            worker_main(sw, a[0], b[1]);
             _exit(0);
         }
         close(a[0]);
         close(b[1]);
-        wk[nw].pid = pid;
-        wk[nw].to = a[1];
-        wk[nw].from = b[0];
+        w->pid = pid;
+        w->to = a[1];
+        w->from = b[0];
     }
-    if (nw == 0) {
-        say("clustertwin sweep: cannot start worker processes: %s\n", strerror(errno));
-        free(wk);
-        return -1;
+    if (pl->n == 0) {
+        say("clustertwin %s: cannot start worker processes: %s\n", cmd, strerror(errno));
+        free(pl->w[0].has);
+        free(pl->w);
+        free(pl);
+        return NULL;
     }
-    int next = 0, busy = 0;
-    struct pollfd *pf = calloc((size_t)nw, sizeof *pf);
-    int *who = calloc((size_t)nw, sizeof *who);
-    if (!pf || !who) rc = -1;
+    return pl;
+}
+
+typedef void (*reply_fn)(void *ctx, const msg_hdr *h, const char *payload);
+
+/* Do items[0..n) on the pool (or in this process when pl is NULL), calling
+ * reply for each as it comes back. A worker given a run prefers one of the
+ * points it has loaded (it checked or ran it), so each point is loaded by
+ * few workers. Stops handing out when *stop is set. 0, or -1 when a worker
+ * died (message printed). */
+static int pool_do(sweep_pool *pl, sweep *sw, const item *items, int n, reply_fn reply, void *ctx,
+                   volatile int *stop, const char *cmd) {
+    if (n == 0) return 0;
+    if (!pl) {
+        for (int i = 0; i < n && !interrupted && !*stop; i++) {
+            char *payload = NULL;
+            int st = items[i].op == OP_CHECK ? check_one(sw, items[i].p, &payload)
+                                             : run_one(sw, items[i].p, items[i].r, &payload);
+            msg_hdr h = { items[i].p, items[i].r, st, items[i].op, payload ? strlen(payload) : 0 };
+            reply(ctx, &h, payload ? payload : "");
+            free(payload);
+        }
+        return 0;
+    }
+    unsigned char *given = calloc((size_t)n, 1);
+    struct pollfd *pf = calloc((size_t)pl->n, sizeof *pf);
+    int *who = calloc((size_t)pl->n, sizeof *who);
+    int first = 0, busy = 0, rc = given && pf && who ? 0 : -1;
     while (rc == 0) {
-        for (int k = 0; k < nw && !interrupted && !rs->write_failed; k++) {
-            if (wk[k].busy || wk[k].pid == 0 || next >= n) continue;
-            int32_t t = next;
-            if (write_all(wk[k].to, &t, sizeof t) < 0) {
+        for (int k = 0; k < pl->n && !interrupted && !*stop; k++) {
+            worker *w = &pl->w[k];
+            if (w->busy || w->pid == 0) continue;
+            while (first < n && given[first]) first++;
+            if (first >= n) break;
+            int pick = first;
+            for (int i = first; i < n && i < first + 256; i++)          /* affinity */
+                if (!given[i] && w->has[items[i].p]) {
+                    pick = i;
+                    break;
+                }
+            if (write_all(w->to, &items[pick], sizeof items[pick]) < 0) {
                 rc = -1;
                 break;
             }
-            wk[k].busy = ++next;
+            given[pick] = 1;
+            w->has[items[pick].p] = 1;
+            w->busy = pick + 1;
             busy++;
         }
         if (busy == 0 || rc) break;
         int np = 0;
-        for (int k = 0; k < nw; k++)
-            if (wk[k].busy) {
-                pf[np].fd = wk[k].from;
+        for (int k = 0; k < pl->n; k++)
+            if (pl->w[k].busy) {
+                pf[np].fd = pl->w[k].from;
                 pf[np].events = POLLIN;
                 pf[np].revents = 0;
                 who[np++] = k;
@@ -655,13 +760,14 @@ static int run_pool(sweep *sw, const task *tasks, int n, int jobs, result_sink *
         if (ready == 0 && interrupted) break;
         for (int i = 0; i < np && ready > 0; i++) {
             if (!pf[i].revents) continue;
-            worker *w = &wk[who[i]];
+            worker *w = &pl->w[who[i]];
             msg_hdr h;
             int got = read_all(w->from, &h, sizeof h);
             char *payload = NULL;
             if (got == 0 && h.n < ((uint64_t)1 << 36)) {
                 payload = malloc(h.n + 1);
                 if (!payload || (h.n && read_all(w->from, payload, h.n) != 0)) got = -1;
+                else payload[h.n] = 0;
             } else if (got == 0) {
                 got = -1;
             }
@@ -670,10 +776,10 @@ static int run_pool(sweep *sw, const task *tasks, int n, int jobs, result_sink *
                 if (!interrupted) {
                     int ws = 0;
                     waitpid(w->pid, &ws, 0);
-                    const task *t = &tasks[w->busy - 1];
-                    say("%sclustertwin sweep: a worker died running point %s replica %d (%s %d)\n",
-                            rs->pg->on ? "\n" : "", sw->key[t->p], t->r,
-                            WIFSIGNALED(ws) ? "signal" : "exit status", WIFSIGNALED(ws) ? WTERMSIG(ws) : WEXITSTATUS(ws));
+                    const item *t = &items[w->busy - 1];
+                    say("\nclustertwin %s: a worker died %s point %s replica %d (%s %d)\n", cmd,
+                        t->op == OP_CHECK ? "checking" : "running", sw->key[t->p], t->r,
+                        WIFSIGNALED(ws) ? "signal" : "exit status", WIFSIGNALED(ws) ? WTERMSIG(ws) : WEXITSTATUS(ws));
                     w->pid = 0;
                     rc = -1;
                 }
@@ -681,28 +787,120 @@ static int run_pool(sweep *sw, const task *tasks, int n, int jobs, result_sink *
                 busy--;
                 continue;
             }
-            on_result(rs, h.p, h.r, h.status, payload, h.n);
+            reply(ctx, &h, payload);
             free(payload);
             w->busy = 0;
             busy--;
         }
     }
-    /* stop the workers: EOF on their task pipe; the busy ones (interrupted) by signal */
-    for (int k = 0; k < nw; k++) {
-        close(wk[k].to);
-        if (wk[k].pid && wk[k].busy) kill(wk[k].pid, SIGTERM);
-    }
-    for (int k = 0; k < nw; k++) {
-        if (wk[k].pid) waitpid(wk[k].pid, NULL, 0);
-        close(wk[k].from);
-    }
+    /* what is still out (interrupted, or a worker died): stop it */
+    for (int k = 0; busy && k < pl->n; k++)
+        if (pl->w[k].busy && pl->w[k].pid) {
+            kill(pl->w[k].pid, SIGTERM);
+            waitpid(pl->w[k].pid, NULL, 0);
+            pl->w[k].pid = 0;
+            pl->w[k].busy = 0;
+        }
+    free(given);
     free(pf);
     free(who);
-    free(wk);
     return rc;
 }
 
+/* ---- checking ---------------------------------------------------------------------- */
+
+typedef struct check_ctx {
+    int bad;                         /* the first failing point, or -1 */
+    char *msg;
+} check_ctx;
+
+static void on_check(void *ctx, const msg_hdr *h, const char *payload) {
+    check_ctx *c = ctx;
+    if (h->status == 0) return;
+    if (c->bad < 0 || h->p < c->bad) {                 /* the first in grid order: deterministic */
+        free(c->msg);
+        c->bad = h->p;
+        c->msg = strdup(payload);
+    }
+}
+
+/* The points the MPI rank k of size runs (a contiguous share of the
+ * point-major runs, so a rank loads only its own points). */
+static void share_of(long long total, int k, int size, long long *lo, long long *hi) {
+    *lo = total * k / size;
+    *hi = total * (k + 1) / size;
+}
+
+int sweep_check(sweep *sw, const char *cmd, int jobs) {
+    int rc = sweep_points(sw, cmd);
+    if (rc == EXIT_OK) rc = point_texts(sw, cmd);
+    int rank = comm_rank(), size = comm_size();
+    item *items = NULL;
+    int n = 0;
+    check_ctx c = { -1, NULL };
+    if (rc == EXIT_OK) {
+        items = calloc((size_t)sw->n_points + 1, sizeof *items);
+        if (!items) rc = EXIT_RUN_FAILED;
+    }
+    if (rc == EXIT_OK) {
+        long long total = (long long)sw->n_points * sw->replicas, lo = 0, hi = total;
+        if (size > 1) share_of(total, rank, size, &lo, &hi);
+        for (int p = 0; p < sw->n_points; p++) {
+            long long a = (long long)p * sw->replicas, b = a + sw->replicas;
+            if (b > lo && a < hi) items[n++] = (item){ OP_CHECK, p, 0, 0 };
+        }
+        if (jobs > 1 && n > 1 && !sw->pool) sw->pool = pool_start(sw, jobs < n ? jobs : n, cmd);
+        volatile int stop = 0;
+        if (pool_do(sw->pool, sw, items, n, on_check, &c, &stop, cmd) < 0) rc = EXIT_RUN_FAILED;
+    }
+    free(items);
+    if (size > 1) {
+        /* every rank's verdict to rank 0, which names the first bad point, then the outcome to all */
+        int32_t mine[2] = { rc != EXIT_OK ? -2 : c.bad, 0 };
+        if (rank != 0) {
+            comm_send(mine, sizeof mine, 0, TAG_COUNT);
+            if (mine[0] >= 0) comm_send(c.msg ? c.msg : "", strlen(c.msg ? c.msg : "") + 1, 0, TAG_RESULT);
+        } else {
+            for (int src = 1; src < size; src++) {
+                int32_t theirs[2];
+                if (comm_recv(theirs, sizeof theirs, src, TAG_COUNT) < 0) theirs[0] = -2;
+                if (theirs[0] == -2 && rc == EXIT_OK) rc = EXIT_RUN_FAILED;
+                if (theirs[0] >= 0) {
+                    void *m = NULL;
+                    if (comm_recv_any_size(&m, src, TAG_RESULT) >= 0 && (c.bad < 0 || theirs[0] < c.bad)) {
+                        free(c.msg);
+                        c.msg = m;
+                        c.bad = theirs[0];
+                    } else {
+                        free(m);
+                    }
+                }
+            }
+        }
+        int32_t out[2] = { rc, c.bad };
+        comm_bcast(out, sizeof out, 0);
+        rc = out[0];
+        c.bad = out[1];
+    }
+    if (rc == EXIT_OK && c.bad >= 0) {
+        say("clustertwin %s: %s\n", cmd, c.msg ? c.msg : "bad input");
+        rc = EXIT_BAD_INPUT;
+    }
+    free(c.msg);
+    if (rc != EXIT_OK) {
+        pool_stop(sw->pool, 1);
+        sw->pool = NULL;
+    }
+    return rc;
+}
+
+int sweep_prepare(sweep *sw, const char *cmd) { return sweep_check(sw, cmd, 1); }
+
 /* ---- the whole sweep ------------------------------------------------------------ */
+
+static void on_run(void *ctx, const msg_hdr *h, const char *payload) {
+    on_result(ctx, h->p, h->r, h->status, payload, h->n);
+}
 
 int sweep_execute(sweep *sw, const int *pts, int np, sweep_exec *ex) {
     int rank = comm_rank(), size = comm_size();
@@ -727,7 +925,7 @@ int sweep_execute(sweep *sw, const int *pts, int np, sweep_exec *ex) {
             src = sweepdb_point(ex->st, sw->id, sw->key[p], sw->x[p], err, sizeof err);
             if (src == STORE_OK) src = sweepdb_done(ex->st, sw->id, sw->key[p], sw->replicas, done, err, sizeof err);
             for (int r = 0; r < sw->replicas && src == STORE_OK; r++) {
-                long long t = (long long)i * sw->replicas + r;        /* the task's place in the full list */
+                long long t = (long long)i * sw->replicas + r;        /* the run's place in the full list */
                 if (ex->part_n > 1 && t % ex->part_n != ex->part_k) continue;
                 if (done[r]) {
                     ex->skipped++;
@@ -758,28 +956,40 @@ int sweep_execute(sweep *sw, const int *pts, int np, sweep_exec *ex) {
         free(todo);
         return status == EXIT_OK ? EXIT_RUN_FAILED : status;
     }
-    /* this rank's share: every size-th task */
-    int mine = 0;
-    task *share = malloc(((size_t)nt + 1) * sizeof *share);
+    /* this rank's share: a contiguous block of the point-major list */
+    long long lo = 0, hi = nt;
+    if (size > 1) share_of(nt, rank, size, &lo, &hi);
+    int mine = (int)(hi - lo);
+    item *share = malloc(((size_t)mine + 1) * sizeof *share);
     if (!share) {
         free(todo);
         return EXIT_RUN_FAILED;
     }
-    for (int i = rank; i < nt; i += size) share[mine++] = todo[i];
+    for (int i = 0; i < mine; i++) share[i] = (item){ OP_RUN, todo[lo + i].p, todo[lo + i].r, 0 };
     progress pg = { .on = ex->progress && rank == 0, .total = size > 1 ? mine : nt, .t0 = cli_wall_s() };
     result_sink rs = { .sw = sw, .ex = ex, .pg = &pg, .keep = rank != 0 };
     interrupted = 0;
-    struct sigaction sa, old_int, old_term;
+    struct sigaction sa, ign, old_int, old_term, old_pipe;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
+    ign = sa;
+    ign.sa_handler = SIG_IGN;                 /* a dead worker's pipe: an error, not a signal */
+    sigaction(SIGPIPE, &ign, &old_pipe);
     progress_draw(&pg, 0);
-    int prc = run_pool(sw, share, mine, ex->jobs, &rs);
+    int own = !sw->pool && ex->jobs > 1 && mine > 1;      /* a pool started here is stopped here */
+    if (own) sw->pool = pool_start(sw, ex->jobs < mine ? ex->jobs : mine, ex->cmd);
+    int prc = own && !sw->pool ? -1 : pool_do(sw->pool, sw, share, mine, on_run, &rs, &rs.write_failed, ex->cmd);
+    if (own || interrupted || prc < 0) {
+        pool_stop(sw->pool, 1);
+        sw->pool = NULL;
+    }
     progress_draw(&pg, 1);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGPIPE, &old_pipe, NULL);
     if (size > 1) {
         if (rank != 0) {
             int32_t k = rs.n;
@@ -825,7 +1035,7 @@ int sweep_execute(sweep *sw, const int *pts, int np, sweep_exec *ex) {
     if (rank != 0) return prc == 0 ? EXIT_OK : EXIT_RUN_FAILED;
     if (interrupted) {
         say("clustertwin %s: interrupted: %d runs stored in %s; run the same command again to resume\n",
-                ex->cmd, ex->ran, store_path(ex->st));
+            ex->cmd, ex->ran, store_path(ex->st));
         return EXIT_RUN_FAILED;
     }
     if (prc < 0 || rs.write_failed || ex->failed) return EXIT_RUN_FAILED;

@@ -4,9 +4,9 @@
  * every result recorded by one process in one results database.
  *
  *   sweep_parse_vary / sweep_add_set   the axes and fixed overrides
- *   sweep_prepare                      every point's scenario text, each
- *                                      loaded once: all bad input is found
- *                                      before anything runs
+ *   sweep_check                        every point's scenario text, each
+ *                                      loaded and its world built once: all
+ *                                      bad input is found before anything runs
  *   sweep_execute                      run the replicas not yet in the
  *                                      database, record them as they come
  *
@@ -15,12 +15,16 @@
  * own seed (the same run as `clustertwin run`), the others are derived, so
  * a point rerun alone, or in another grid, gives the same results.
  *
- * Local workers (fork): the parent hands each idle worker the next task
- * over a pipe and reads the JSON results back over another, writing the
- * database between; workers never touch it. Under mpirun (hw/comm.h) rank
- * 0 decides which tasks remain and broadcasts them; each rank runs every
- * size-th one (with its own --jobs workers) and the other ranks send their
- * results to rank 0 when done; only rank 0 opens the database.
+ * Local workers (fork): started by sweep_check, which has them load and
+ * check the points in parallel (loading a scenario is most of a short
+ * run's cost: the RELAX NG validation); each keeps what it loaded. The
+ * parent hands each idle worker the next (point, replica), preferring a
+ * point that worker has loaded, over a pipe and reads the JSON results
+ * back over another, writing the database between; workers never touch
+ * it. Under mpirun (hw/comm.h) rank 0 decides which runs remain and
+ * broadcasts them; each rank runs a contiguous share of that point-major
+ * list (with its own --jobs workers), so it loads only its own points, and
+ * sends its results to rank 0 when done; only rank 0 opens the database.
  */
 #ifndef CT_CLI_SWEEP_H
 #define CT_CLI_SWEEP_H
@@ -42,6 +46,8 @@ typedef struct sweep_axis {
     int n;
 } sweep_axis;
 
+typedef struct sweep_pool sweep_pool;
+
 typedef struct sweep {
     const char *file;
     char *xml;                       /* the file's text */
@@ -62,6 +68,7 @@ typedef struct sweep {
     scenario **loaded;               /* the point's scenario kept from its check (small
                                         grids), so workers forked later need not load it */
     int64_t id;                      /* sweeps.id once recorded */
+    struct sweep_pool *pool;         /* worker processes, from sweep_check to sweep_free */
 } sweep;
 
 /* Load FILE into sw (zeroed first). EXIT_OK or EXIT_BAD_INPUT (printed). */
@@ -74,9 +81,15 @@ int sweep_parse_vary(sweep *sw, const char *cmd, const char *arg, int int_range)
 /* "--set PATH=VALUE": a fixed override (VALUE may be an expression). */
 int sweep_add_set(sweep *sw, const char *cmd, const char *arg);
 
-/* Build and check every point (the grid of the axes). EXIT_OK or
- * EXIT_BAD_INPUT (printed, naming the path and value). */
-int sweep_prepare(sweep *sw, const char *cmd);
+/* Build and check every point (the grid of the axes): load it and build
+ * its world, so all bad input is found before anything runs. With jobs > 1
+ * the checks run on worker processes, which stay up for sweep_execute
+ * keeping the points they loaded (loading is most of a short run's cost).
+ * Under MPI each rank checks the points of its share and rank 0 reports
+ * the first bad one for all. EXIT_OK or EXIT_BAD_INPUT (printed, naming
+ * the path and value). */
+int sweep_check(sweep *sw, const char *cmd, int jobs);
+int sweep_prepare(sweep *sw, const char *cmd);   /* sweep_check in this process */
 
 /* The same in two steps, for a search that runs few of many points:
  * sweep_points lists the grid (keys, values), sweep_prepare_point builds

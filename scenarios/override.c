@@ -721,6 +721,23 @@ int override_load(const char *xml, size_t len, const char *file, const override 
             if (k > 0) used += (size_t)k;
         }
         if (used < errlen) snprintf(err + used, errlen - used, "%s%s", n ? ": " : "", why);
+        used = strlen(err);
+        /* an attribute the file does not have: perhaps a misspelt one */
+        xmlDoc *doc = parse(xml, len, file);
+        xmlNode *root = doc ? xmlDocGetRootElement(doc) : NULL;
+        for (int i = 0; root && i < n && used + 1 < errlen; i++) {
+            path p;
+            char e[256], close[1024];
+            if (path_parse(ov[i].path, &p, e, sizeof e) < 0) continue;
+            xmlNode *m[MAX_MATCH];
+            int nm = path_match(&p, root, m, MAX_MATCH), has = 0;
+            for (int k = 0; k < nm; k++) has |= xmlHasProp(m[k], (const xmlChar *)p.attr) != NULL;
+            if (has || !closest_doc(doc, ov[i].path, 3, close, sizeof close)) continue;
+            int w = snprintf(err + used, errlen - used, "; %s is not in %s; closest paths: %s", ov[i].path, file, close);
+            if (w > 0) used += (size_t)w;
+            if (used >= errlen) used = errlen - 1;
+        }
+        xmlFreeDoc(doc);
         free(t);
         return -1;
     }

@@ -148,7 +148,8 @@ static void test_no_match_suggests(void **state) {
     assert_int_equal(override_closest(xml, strlen(xml), "clustr/spares/@warm", 2, buf, sizeof buf), 2);
     /* an unknown attribute on an existing element is refused by the loader */
     assert_null(load_with("cluster/nodes/@cout", "4", err, sizeof err));
-    assert_non_null(strstr(err, "cout"));
+    assert_non_null(strstr(err, "unknown attribute 'cout'"));
+    assert_non_null(strstr(err, "cluster/nodes/@cout is not in t.xml; closest paths: cluster/nodes/@count"));
 }
 
 static void test_expressions(void **state) {
