@@ -401,6 +401,7 @@ static void load_scheduler(loader *L, const xmlNode *sec) {
     attr_str(L, sec, "policy", s->sched_policy, sizeof s->sched_policy, 0);
     attr_bool(L, sec, "preemption", &s->sched_preemption);
     attr_str(L, sec, "backfill", s->sched_backfill, sizeof s->sched_backfill, 0);
+    attr_int(L, sec, "backfill-depth", &s->sched_backfill_depth, 0, 1, 100000000);
     attr_str(L, sec, "placement", s->sched_placement, sizeof s->sched_placement, 0);
     for (const xmlNode *e = sec->children; e && !L->failed; e = e->next) {
         if (!is(e, "queue")) continue;

@@ -236,6 +236,7 @@ typedef struct scenario {
     char sched_policy[16];           /* fifo | priority | fair */
     int sched_preemption;
     char sched_backfill[16];         /* none | easy */
+    int sched_backfill_depth;        /* jobs a scheduling pass considers (0 = 500, Slurm's bf_max_job_test) */
     char sched_placement[16];        /* pack | spread */
     sc_queue *queues;           int n_queues;
     sc_training *training;      int n_training;

@@ -4,6 +4,7 @@
 #include "sim/cluster.h"
 
 #include <assert.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,8 +24,8 @@ typedef struct pool {
     int spare_target, spares;
     int cloud_first, cloud_count;  /* cloud nodes [cloud_first, +count), inside [first, first+count) */
     int *by_free;                  /* by_free[f]: UP nodes with exactly f > 0 free GPUs (0..gpus) */
-    int idle_from;                 /* no idle UP node below this index (packing starts here) */
     int *fit_from;                 /* fit_from[f]: no UP node with exactly f free GPUs below it */
+    uint64_t *maybe_idle;          /* bit per node of the pool: may be idle and UP (never misses one) */
 } pool;
 
 struct cluster {
@@ -96,11 +97,13 @@ cluster *cluster_new(const scenario *s) {
         p->idle = onprem;
         p->by_free = calloc((size_t)p->spec->gpus + 1, sizeof *p->by_free);
         p->fit_from = calloc((size_t)p->spec->gpus + 1, sizeof *p->fit_from);
-        if (!p->by_free || !p->fit_from) {
+        p->maybe_idle = calloc((size_t)p->count / 64 + 1, sizeof *p->maybe_idle);
+        if (!p->by_free || !p->fit_from || !p->maybe_idle) {
             cluster_free(c);
             return NULL;
         }
         p->by_free[p->spec->gpus] = onprem;
+        for (int i = 0; i < p->count; i++) p->maybe_idle[i >> 6] |= 1ull << (i & 63);
         next += p->count;
     }
     /* Warm spares come out of the first pool's on-premises nodes. */
@@ -128,6 +131,7 @@ void cluster_free(cluster *c) {
     for (int i = 0; c->pools && i < c->n_pools; i++) {
         free(c->pools[i].by_free);
         free(c->pools[i].fit_from);
+        free(c->pools[i].maybe_idle);
     }
     free(c->nodes);
     free(c->pools);
@@ -165,14 +169,20 @@ static void set_free(cluster *c, int i, int free_gpus) {
     n->free_gpus = (short)free_gpus;
     if (n->free_gpus > 0) p->by_free[n->free_gpus]++;
     p->idle += n->free_gpus == p->spec->gpus;
-    if (n->free_gpus == p->spec->gpus && i < p->idle_from) p->idle_from = i;
+    if (n->free_gpus == p->spec->gpus && p->maybe_idle) {
+        int off = i - p->first;
+        p->maybe_idle[off >> 6] |= 1ull << (off & 63);
+    }
     if (n->free_gpus > 0 && p->fit_from && i < p->fit_from[n->free_gpus]) p->fit_from[n->free_gpus] = i;
 }
 
 /* A node came (back) into service: packing may start at it again. */
 static void came_up(cluster *c, int i) {
     pool *p = &c->pools[c->nodes[i].pool];
-    if (i < p->idle_from) p->idle_from = i;
+    if (p->maybe_idle) {
+        int off = i - p->first;
+        p->maybe_idle[off >> 6] |= 1ull << (off & 63);
+    }
     for (int f = 1; p->fit_from && f <= p->spec->gpus; f++)
         if (i < p->fit_from[f]) p->fit_from[f] = i;
 }
@@ -241,29 +251,42 @@ int cluster_alloc(cluster *c, int pi, int gpus, int *out, int cap) {
     }
     int need = nodes_for(p, gpus), k = 0;
     if (need > cap) return -1;
-    /* pack: in node order; spread: node r*L + l visited as (l, r), one
-     * node per leaf group before the next. */
-    int L = c->spread ? c->per_leaf : p->count;
+    if (!c->spread) {
+        /* pack: the lowest-numbered idle nodes, from the bitset of nodes
+         * that may be idle (a scan of every node dominated on a busy
+         * 12,800-node pool). A bit found not idle is cleared. */
+        int words = (p->count + 63) / 64;
+        for (int w = 0; w < words && k < need; w++) {
+            uint64_t bits = p->maybe_idle[w];
+            while (bits && k < need) {
+                int b = __builtin_ctzll(bits);
+                bits &= bits - 1;
+                p->maybe_idle[w] &= ~(1ull << b);
+                int off = w * 64 + b;
+                if (off >= p->count) continue;
+                int i = p->first + off;
+                node *n = &c->nodes[i];
+                if (n->state != NODE_UP || n->free_gpus != p->spec->gpus) continue;
+                set_free(c, i, 0);
+                out[k++] = i;
+            }
+        }
+        return k;
+    }
+    /* spread: node r*L + l visited as (l, r), one node per leaf group
+     * before the next. */
+    int L = c->per_leaf;
     int rows = (p->count + L - 1) / L;
-    /* Packing visits nodes in index order: start at the first that may be
-     * idle (on a busy 12,800-node pool a scan from node 0 dominated). */
-    int a0 = c->spread ? 0 : p->idle_from - p->first;
-    if (a0 < 0) a0 = 0;
-    int first_seen = -1;
-    for (int a = a0; a < L && k < need; a++)
+    for (int a = 0; a < L && k < need; a++)
         for (int b = 0; b < rows && k < need; b++) {
-            int off = c->spread ? b * L + a : a * rows + b;
+            int off = b * L + a;
             if (off >= p->count) continue;
             int i = p->first + off;
             node *n = &c->nodes[i];
             if (n->state != NODE_UP || n->free_gpus != p->spec->gpus) continue;
-            if (first_seen < 0) first_seen = i;
             set_free(c, i, 0);
             out[k++] = i;
         }
-    /* Nodes below the first idle one found were not idle, nor are the
-     * ones just taken up to it. */
-    if (!c->spread && first_seen >= 0 && first_seen >= p->idle_from) p->idle_from = first_seen + 1;
     return k;
 }
 

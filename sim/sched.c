@@ -1,16 +1,25 @@
 /*
  * sched: queues, quotas, policies, gang starts, EASY backfill, preemption.
  *
- * Representation: queued jobs in one array kept in (submit time, id) order;
- * running jobs in another (unordered). A dispatch pass sorts a candidate
- * order by the policy, starts the head while it fits, tries preemption
- * (priority or quota reclaim) for a blocked head, then backfills behind its
- * reservation. Costs O(q log q + q*r) per pass for q queued and r running.
+ * Representation: queued jobs in one array kept in (submit time, id) order,
+ * each tagged with its class (queue, priority) whose count and first index
+ * are kept; running jobs in another array (unordered). A dispatch pass
+ * builds the policy's order lazily from the classes, only as far as the
+ * head and `depth` jobs behind it (build_order), starts the head while it
+ * fits, tries preemption (priority or quota reclaim) for a blocked head,
+ * then backfills behind its reservation in one scan. A pass costs
+ * O(depth + classes + r log r) for r running, whatever the backlog; a
+ * submit O(log q) plus the array move.
  */
 #include "sim/sched.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* Jobs a scheduling pass considers (the head, and behind it the EASY
+ * backfill scan), as Slurm's bf_max_job_test (default 500). */
+#define SCHED_DEFAULT_DEPTH 500
+#define SMALL_MAX 64                     /* per-pool job-size counts below a node's GPUs */
 
 typedef struct queue {
     char name[SC_NAME_MAX];
@@ -32,8 +41,19 @@ struct sched {
     int n_running, cap_running;
     int *order;                    /* scratch: candidate order */
     int cap_order;
-    int *key;                      /* scratch: order_queue()'s bucket per queued job */
-    int cap_key;
+    int *cls;                      /* class of each queued job (parallel to queued) */
+    int cap_cls;
+    /* Classes: (queue, priority) pairs seen. Per class the queued count and
+     * a hint: no queued job of the class sits below index first[c]. The
+     * pass builds its order from them lazily (see build_order). */
+    int *cls_queue, *cls_prio, *cls_count, *cls_first;
+    int n_cls, cap_cls_n;
+    int *small;                    /* queued jobs per (pool, GPUs < a node's): fragmentation */
+    int depth;                     /* jobs a pass considers: the head and the backfill scan */
+    int *cs;                       /* scratch for build_order, per class */
+    double *cs_share;
+    unsigned char *cs_mark;
+    int cap_cs;
     double now;
     int *held;                     /* jobs evicted during this dispatch pass: they */
     int n_held, cap_held;          /* wait for the next pass (no evict-restart ping-pong) */
@@ -71,6 +91,12 @@ sched *sched_new(const scenario *s, cluster *c, const sched_ops *ops) {
         q->queues[i].quota = s->queues[i].quota_gpus;
     }
     for (int p = 0; p < cluster_pool_count(c); p++) q->total_gpus += cluster_pool_gpus(c, p);
+    q->depth = s->sched_backfill_depth > 0 ? s->sched_backfill_depth : SCHED_DEFAULT_DEPTH;
+    q->small = calloc((size_t)cluster_pool_count(c) * SMALL_MAX + 1, sizeof *q->small);
+    if (!q->small) {
+        sched_free(q);
+        return NULL;
+    }
     return q;
 }
 
@@ -80,7 +106,15 @@ void sched_free(sched *q) {
     free(q->queued);
     free(q->running);
     free(q->order);
-    free(q->key);
+    free(q->cls);
+    free(q->cls_queue);
+    free(q->cls_prio);
+    free(q->cls_count);
+    free(q->cls_first);
+    free(q->small);
+    free(q->cs);
+    free(q->cs_share);
+    free(q->cs_mark);
     free(q->held);
     free(q);
 }
@@ -103,26 +137,78 @@ int sched_oldest(const sched *q, int pool) {
     return -1;
 }
 
+/* The class of (queue, priority), created when first seen; -1 when out of memory. */
+static int class_of(sched *q, int qi, int priority) {
+    for (int c = 0; c < q->n_cls; c++)
+        if (q->cls_queue[c] == qi && q->cls_prio[c] == priority) return c;
+    int n = q->n_cls + 1, cap = q->cap_cls_n;
+    if (grow((void **)&q->cls_queue, &cap, n, sizeof *q->cls_queue) < 0) return -1;
+    cap = q->cap_cls_n;
+    if (grow((void **)&q->cls_prio, &cap, n, sizeof *q->cls_prio) < 0) return -1;
+    cap = q->cap_cls_n;
+    if (grow((void **)&q->cls_count, &cap, n, sizeof *q->cls_count) < 0) return -1;
+    cap = q->cap_cls_n;
+    if (grow((void **)&q->cls_first, &cap, n, sizeof *q->cls_first) < 0) return -1;
+    q->cap_cls_n = cap;
+    int c = q->n_cls++;
+    q->cls_queue[c] = qi;
+    q->cls_prio[c] = priority;
+    q->cls_count[c] = 0;
+    q->cls_first[c] = 1 << 30;
+    return c;
+}
+
+static int *small_slot(sched *q, const sched_job *j) {
+    int per = cluster_pool_spec(q->c, j->pool)->gpus;
+    return j->gpus >= 1 && j->gpus < per && j->gpus < SMALL_MAX ? &q->small[j->pool * SMALL_MAX + j->gpus] : NULL;
+}
+
+/* queued[i] leaves the queue: the arrays close up, the hints follow. */
+static void remove_queued(sched *q, int i) {
+    int c = q->cls[i];
+    int *sl = small_slot(q, &q->queued[i]);
+    if (sl) (*sl)--;
+    q->cls_count[c]--;
+    memmove(&q->queued[i], &q->queued[i + 1], (size_t)(q->n_queued - i - 1) * sizeof *q->queued);
+    memmove(&q->cls[i], &q->cls[i + 1], (size_t)(q->n_queued - i - 1) * sizeof *q->cls);
+    q->n_queued--;
+    for (int k = 0; k < q->n_cls; k++)
+        if (q->cls_first[k] > i && q->cls_first[k] < (1 << 30)) q->cls_first[k]--;
+}
+
 void sched_submit(sched *q, const sched_job *j) {
     if (grow((void **)&q->queued, &q->cap_queued, q->n_queued + 1, sizeof *q->queued) < 0) return;
+    if (grow((void **)&q->cls, &q->cap_cls, q->n_queued + 1, sizeof *q->cls) < 0) return;
+    int c = class_of(q, j->queue, q->policy == SCHED_FIFO ? 0 : j->priority);
+    if (c < 0) return;
     /* Insert in (submit, id) order; new jobs arrive in time order, so this
      * is an append except for requeued jobs. */
-    int i = q->n_queued;
-    while (i > 0 && (q->queued[i - 1].submit_s > j->submit_s ||
-                     (q->queued[i - 1].submit_s == j->submit_s && q->queued[i - 1].id > j->id))) {
-        q->queued[i] = q->queued[i - 1];
-        i--;
+    int lo = 0, hi = q->n_queued;                /* first index ordered after j */
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        const sched_job *m = &q->queued[mid];
+        if (m->submit_s > j->submit_s || (m->submit_s == j->submit_s && m->id > j->id)) hi = mid;
+        else lo = mid + 1;
     }
+    int i = lo;
+    memmove(&q->queued[i + 1], &q->queued[i], (size_t)(q->n_queued - i) * sizeof *q->queued);
+    memmove(&q->cls[i + 1], &q->cls[i], (size_t)(q->n_queued - i) * sizeof *q->cls);
     q->queued[i] = *j;
     q->queued[i].running = 0;
+    q->cls[i] = c;
     q->n_queued++;
+    for (int k = 0; k < q->n_cls; k++)
+        if (q->cls_first[k] >= i && q->cls_first[k] < (1 << 30)) q->cls_first[k]++;
+    if (i < q->cls_first[c]) q->cls_first[c] = i;
+    q->cls_count[c]++;
+    int *sl = small_slot(q, j);
+    if (sl) (*sl)++;
 }
 
 int sched_withdraw(sched *q, int job) {
     for (int i = 0; i < q->n_queued; i++)
         if (q->queued[i].id == job) {
-            memmove(&q->queued[i], &q->queued[i + 1], (size_t)(q->n_queued - i - 1) * sizeof *q->queued);
-            q->n_queued--;
+            remove_queued(q, i);
             return 1;
         }
     return 0;
@@ -162,79 +248,79 @@ static int is_held(const sched *q, int id) {
     return 0;
 }
 
-static int cmp_order(const void *a, const void *b) {
-    const sched *q = sort_ctx;
-    const sched_job *x = &q->queued[*(const int *)a], *y = &q->queued[*(const int *)b];
-    int hx = q->n_held && is_held(q, x->id), hy = q->n_held && is_held(q, y->id);
-    if (hx != hy) return hx - hy;                 /* held jobs last */
-    if (q->policy == SCHED_FAIR) {
-        double sx = share(q, x->queue), sy = share(q, y->queue);
-        if (sx != sy) return sx < sy ? -1 : 1;
-    }
-    if (q->policy != SCHED_FIFO && x->priority != y->priority) return x->priority > y->priority ? -1 : 1;
-    if (x->submit_s != y->submit_s) return x->submit_s < y->submit_s ? -1 : 1;
-    return (x->id > y->id) - (x->id < y->id);
-}
 
-/* q->order[0..n_queued) = the queued jobs in cmp_order's order, without
- * calling it Q log Q times per dispatch (at 100,000 GPUs the queue reaches
- * thousands of jobs and a dispatch runs per job event). q->queued is kept
- * in (submit, id) order, cmp_order's last keys, so a stable sort on the
- * leading keys (held, share of the queue [fair], priority [not fifo]) gives
- * the same order: a counting sort over their distinct values, O(Q + K).
- * Returns -1 (and the caller falls back to qsort) with more than 32
- * distinct priorities or shares, or when out of memory. */
-static int order_queue(sched *q) {
-    enum { MAXV = 32 };
-    double shares[MAXV];
-    int prios[MAXV], ns = 0, np = 0;
-    int srank[64];
-    if (q->n_queues > 64 || grow((void **)&q->key, &q->cap_key, q->n_queued, sizeof *q->key) < 0) return -1;
-    /* Share ranks: how many distinct shares are smaller (ties share a rank). */
-    for (int k = 0; k < q->n_queues; k++) {
-        double v = q->policy == SCHED_FAIR ? share(q, k) : 0;
-        int seen = 0;
-        for (int i = 0; i < ns; i++) seen |= shares[i] == v;
-        if (!seen) {
-            if (ns == MAXV) return -1;
-            shares[ns++] = v;
+/* The first `want` queued jobs that are not held, in the policy's order,
+ * into q->order; returns how many. The order is: by queue share (fair),
+ * then priority (not fifo), then submit order. A class, (queue, priority),
+ * shares its queue's share and its priority, so the order is the classes
+ * by key, each class's jobs in submit order, classes of equal key merged by
+ * submit order. q->queued is in submit order, so a level of classes is one
+ * scan from the first index its classes may have, stopping when the level
+ * is exhausted or `want` is reached: a pass costs O(depth) on a long
+ * backlog, not O(queued). */
+static int build_order(sched *q, int want) {
+    int n_c = q->n_cls;
+    if (n_c > q->cap_cs) {
+        int cap = n_c * 2;
+        int *a = realloc(q->cs, (size_t)cap * sizeof *a);
+        if (a) q->cs = a;
+        double *b = realloc(q->cs_share, (size_t)cap * sizeof *b);
+        if (b) q->cs_share = b;
+        unsigned char *m = realloc(q->cs_mark, (size_t)cap);
+        if (m) q->cs_mark = m;
+        if (!a || !b || !m) return 0;
+        q->cap_cs = cap;
+    }
+    int *cs = q->cs, nc = 0;
+    double *key_share = q->cs_share;
+    for (int c = 0; c < n_c; c++) {
+        if (q->cls_count[c] <= 0) continue;
+        key_share[c] = q->policy == SCHED_FAIR ? share(q, q->cls_queue[c]) : 0;
+        cs[nc++] = c;
+    }
+    /* Classes by (share, -priority): insertion sort, usually a handful. */
+    for (int i = 1; i < nc; i++)
+        for (int k = i; k > 0; k--) {
+            int a = cs[k - 1], b = cs[k];
+            int before = key_share[b] < key_share[a] ||
+                         (key_share[b] == key_share[a] && q->cls_prio[b] > q->cls_prio[a]);
+            if (!before) break;
+            cs[k - 1] = b;
+            cs[k] = a;
         }
-    }
-    for (int k = 0; k < q->n_queues; k++) {
-        double v = q->policy == SCHED_FAIR ? share(q, k) : 0;
-        srank[k] = 0;
-        for (int i = 0; i < ns; i++) srank[k] += shares[i] < v;
-    }
-    /* Priorities present, higher first. */
-    for (int i = 0; i < q->n_queued; i++) {
-        int v = q->policy == SCHED_FIFO ? 0 : q->queued[i].priority, seen = 0;
-        for (int k = 0; k < np && !seen; k++) seen = prios[k] == v;
-        if (!seen) {
-            if (np == MAXV) return -1;
-            prios[np++] = v;
+    unsigned char *in_level = q->cs_mark;
+    if (n_c > 0) memset(in_level, 0, (size_t)n_c);
+    int n = 0;
+    for (int l = 0; l < nc && n < want;) {
+        int e = l + 1;
+        while (e < nc && key_share[cs[e]] == key_share[cs[l]] && q->cls_prio[cs[e]] == q->cls_prio[cs[l]]) e++;
+        int total = 0, from = 1 << 30;
+        for (int k = l; k < e; k++) {
+            in_level[cs[k]] = 1;
+            total += q->cls_count[cs[k]];
+            if (q->cls_first[cs[k]] < from) from = q->cls_first[cs[k]];
         }
+        int found = 0;
+        for (int i = from < q->n_queued ? from : q->n_queued; i < q->n_queued && found < total && n < want; i++) {
+            int c = q->cls[i];
+            if (!in_level[c]) continue;
+            if (in_level[c] == 1) {            /* the class's first job: the hint becomes exact */
+                q->cls_first[c] = i;
+                in_level[c] = 2;
+            }
+            found++;
+            if (q->n_held && is_held(q, q->queued[i].id)) continue;
+            q->order[n++] = i;
+        }
+        for (int k = l; k < e; k++) in_level[cs[k]] = 0;
+        l = e;
     }
-    int nb = 2 * ns * np, count[2 * MAXV * MAXV + 1];
-    memset(count, 0, (size_t)(nb + 1) * sizeof *count);
-    for (int i = 0; i < q->n_queued; i++) {
-        const sched_job *j = &q->queued[i];
-        int v = q->policy == SCHED_FIFO ? 0 : j->priority, pr = 0;
-        for (int k = 0; k < np; k++) pr += prios[k] > v;
-        int held = q->n_held && is_held(q, j->id);
-        int b = (held * ns + srank[j->queue]) * np + pr;
-        q->key[i] = b;
-        count[b + 1]++;
-    }
-    for (int b = 0; b < nb; b++) count[b + 1] += count[b];
-    for (int i = 0; i < q->n_queued; i++) q->order[count[q->key[i]]++] = i;
-    return 0;
+    return n;
 }
 
 static void start_queued(sched *q, int qi_index) {
     sched_job j = q->queued[qi_index];
-    memmove(&q->queued[qi_index], &q->queued[qi_index + 1],
-            (size_t)(q->n_queued - qi_index - 1) * sizeof *q->queued);
-    q->n_queued--;
+    remove_queued(q, qi_index);
     if (grow((void **)&q->running, &q->cap_running, q->n_running + 1, sizeof *q->running) < 0) return;
     j.running = 1;
     j.expected_end_s = q->now + j.expected_end_s;       /* queued: runtime; running: end time */
@@ -361,13 +447,11 @@ void sched_dispatch(sched *q, double now_s) {
     for (int guard = 0; guard < 1000000 && q->n_queued > 0; guard++) {
         if (!anything_can_start(q)) return;
         if (grow((void **)&q->order, &q->cap_order, q->n_queued, sizeof *q->order) < 0) return;
-        for (int i = 0; i < q->n_queued; i++) q->order[i] = i;
-        sort_ctx = q;
-        /* The queue is kept in submit order: FIFO needs no sort. */
-        if ((q->policy != SCHED_FIFO || q->n_held) && order_queue(q) < 0)
-            qsort(q->order, (size_t)q->n_queued, sizeof *q->order, cmp_order);
+        /* The head and up to `depth` jobs behind it, in the policy's order;
+         * none when only just-evicted jobs are left. */
+        int n_order = build_order(q, q->depth + 1);
+        if (n_order == 0) return;
         const sched_job *head = &q->queued[q->order[0]];
-        if (q->n_held && is_held(q, head->id)) return;    /* only just-evicted jobs are left */
         /* Above its quota a job still starts on idle GPUs: it borrows them,
          * and try_preempt() lets their owner reclaim them. */
         if (cluster_can_alloc(q->c, head->pool, head->gpus)) {
@@ -393,7 +477,7 @@ void sched_dispatch(sched *q, double now_s) {
          * leaves the queue, so the later order entries past its slot move
          * down by one. When a start changed the queue otherwise (a job
          * requeued from a callback), the pass starts over. */
-        int started = 0, n_order = q->n_queued;
+        int started = 0;
         for (int oi = 1; oi < n_order; oi++) {
             const sched_job *j = &q->queued[q->order[oi]];
             if (q->n_held && is_held(q, j->id)) continue;
@@ -422,14 +506,18 @@ int sched_fragmented_gpus(const sched *q) {
     if (q->n_queued == 0) return 0;
     int frag = 0;
     for (int p = 0; p < cluster_pool_count(q->c); p++) {
-        int smallest = 1 << 30, any = 0;
-        for (int i = 0; i < q->n_queued; i++)
-            if (q->queued[i].pool == p) {
-                any = 1;
-                if (q->queued[i].gpus < smallest) smallest = q->queued[i].gpus;
-            }
-        if (!any) continue;
         const node_spec *ns = cluster_pool_spec(q->c, p);
+        /* The smallest waiting job of the pool, when it is smaller than a
+         * node (only then can free GPUs on a partly used node be stranded). */
+        int smallest = ns->gpus;
+        for (int g = 1; g < ns->gpus && g < SMALL_MAX; g++)
+            if (q->small[p * SMALL_MAX + g] > 0) {
+                smallest = g;
+                break;
+            }
+        int any = smallest < ns->gpus;
+        for (int i = 0; i < q->n_queued && !any; i++) any = q->queued[i].pool == p;
+        if (!any) continue;
         /* Free GPUs on partly used nodes, too few for the smallest waiting
          * job: from the cluster's count of nodes by free GPUs. */
         for (int f = 1; f < ns->gpus && f < smallest; f++) frag += f * cluster_nodes_with_free(q->c, p, f);

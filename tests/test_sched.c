@@ -101,6 +101,34 @@ static void test_easy_backfill(void **state) {
     done(&f);
 }
 
+/* The backfill scan looks at most backfill-depth jobs behind the head (as
+ * Slurm's bf_max_job_test): a short job behind three that cannot backfill
+ * starts at once with the default depth, and only after the head with a
+ * depth of 2. */
+static const char *three_nodes =
+    "<scenario name=\"bf\"><cluster><nodes type=\"dgx-h100\" count=\"3\"/></cluster>"
+    "<scheduler policy=\"fifo\" backfill=\"easy\"%s/><workload>"
+    "<jobs name=\"a\" count=\"1\" arrivals=\"fixed\" gpus=\"8\" duration=\"10h\"/>"
+    "<jobs name=\"b\" count=\"1\" arrivals=\"fixed\" gpus=\"24\" duration=\"1h\"/>"
+    "<jobs name=\"d\" count=\"3\" arrivals=\"fixed\" gpus=\"8\" duration=\"20h\"/>"
+    "<jobs name=\"c\" count=\"1\" arrivals=\"fixed\" gpus=\"8\" duration=\"2h\"/>"
+    "</workload></scenario>";
+
+static void test_backfill_depth(void **state) {
+    (void)state;
+    char xml[2048];
+    snprintf(xml, sizeof xml, three_nodes, "");
+    run r = simulate(xml, 1);
+    assert_true(by_name(&r, "c-0")->start_s == 0);
+    assert_true(fabs(by_name(&r, "b-0")->start_s - 36000) < 1);
+    done(&r);
+    snprintf(xml, sizeof xml, three_nodes, " backfill-depth=\"2\"");
+    run f = simulate(xml, 1);
+    assert_true(by_name(&f, "c-0")->start_s >= by_name(&f, "b-0")->start_s);
+    assert_true(fabs(by_name(&f, "b-0")->start_s - 36000) < 1);
+    done(&f);
+}
+
 static void test_priority_preemption(void **state) {
     (void)state;
     const char *fmt =
@@ -324,6 +352,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mmc_matches_erlang_c),
         cmocka_unit_test(test_easy_backfill),
+        cmocka_unit_test(test_backfill_depth),
         cmocka_unit_test(test_priority_preemption),
         cmocka_unit_test(test_quota_reclaim),
         cmocka_unit_test(test_timeout),
