@@ -49,6 +49,21 @@ struct scenario;
 int cli_hw_session(const char *cmd, struct scenario *s, const char *backend, const char *profile,
                    const char *json_path, const char *db_path, int table, int verbose);
 
+/* Results of a simulated run (cli/outputs.c), shared by run and dash.
+ * cli_store_begin: open the results database db_path (NULL: the default
+ * out/<scenario>.db, skipped with a warning when it cannot be written) and
+ * start recording the run on bus; *st = NULL when not recording. Returns
+ * an exit status (an explicit db_path that cannot be written: 1 or 2).
+ * cli_write_results: the JSON (json_path, NULL = none; written whole or
+ * not at all) and the run's rows in st (NULL = none). Messages are
+ * prefixed "clustertwin <cmd>:". Returns EXIT_OK or EXIT_RUN_FAILED. */
+struct metric_bus;
+struct store;
+int cli_store_begin(const char *cmd, const char *db_path, const struct scenario *s, struct metric_bus *bus,
+                    struct store **st);
+int cli_write_results(const char *cmd, const struct scenario *s, const struct world *w, double wall_s,
+                      const char *json_path, struct store *st);
+
 /* Create the directories above path (errors ignored: the open that
  * follows reports them). */
 void cli_mkdir_parent(const char *path);

@@ -38,15 +38,6 @@ static const char help[] =
     "Needs a terminal (80x24 or larger); without one use 'clustertwin run FILE'.\n"
     "Exit status: 0 ok, 1 the results could not be written, 2 bad input or no terminal.\n";
 
-/* out/<scenario name>.db, as cmd_run names it. */
-static void default_db_path(const char *name, char *buf, size_t len) {
-    snprintf(buf, len, "out/%s.db", name);
-    for (char *p = buf + 4; *p && strcmp(p, ".db"); p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-              *p == '-' || *p == '_' || *p == '.'))
-            *p = '_';
-}
-
 int cmd_dash(int argc, char **argv) {
     const char *file = NULL, *json_path = NULL, *seed_z = NULL, *speed_z = NULL, *db_path = NULL;
     int no_db = 0, paused = 0;
@@ -116,27 +107,7 @@ int cmd_dash(int argc, char **argv) {
         rc = bus ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
         goto out;
     }
-    char default_db[SC_NAME_MAX + 16];
-    if (!no_db) {
-        int given = db_path != NULL;
-        if (!given) {
-            default_db_path(s->name, default_db, sizeof default_db);
-            mkdir("out", 0777);
-            db_path = default_db;
-        }
-        int src = store_open(db_path, STORE_WRITE, &st, err, sizeof err);
-        if (src == STORE_OK) src = store_run_begin(st, s, bus, err, sizeof err);
-        if (src != STORE_OK) {
-            store_close(st);
-            st = NULL;
-            if (given) {
-                fprintf(stderr, "clustertwin dash: %s\n", err);
-                rc = src == STORE_BAD_INPUT ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
-                goto out;
-            }
-            fprintf(stderr, "clustertwin dash: warning: results not stored: %s (--db PATH or --no-db)\n", err);
-        }
-    }
+    if (!no_db && (rc = cli_store_begin("dash", db_path, s, bus, &st)) != EXIT_OK) goto out;
     d = dash_new(w, s, bus);
     if (!d) {
         fprintf(stderr, "clustertwin dash: out of memory\n");
@@ -151,19 +122,8 @@ int cmd_dash(int argc, char **argv) {
     }
     world_finish(w);
     double wall = cli_wall_s() - t0;
-    if (json_path || st) {
-        json *j = json_new();
-        if (j) results_json(j, s, w, wall);
-        if (json_path && (!j || json_write_file(j, json_path, err, sizeof err) < 0)) {
-            fprintf(stderr, "clustertwin dash: %s\n", j ? err : "out of memory");
-            rc = EXIT_RUN_FAILED;
-        }
-        if (st && store_run_finish(st, w, j ? json_text(j, NULL) : NULL, err, sizeof err) != STORE_OK) {
-            fprintf(stderr, "clustertwin dash: %s\n", err);
-            rc = EXIT_RUN_FAILED;
-        }
-        json_free(j);
-    }
+    int wrc = cli_write_results("dash", s, w, wall, json_path, st);
+    if (wrc != EXIT_OK) rc = wrc;
     if (st && rc == EXIT_OK && !(json_path && !strcmp(json_path, "-")))
         printf("stored as run %lld in %s ('clustertwin report %s')\n", (long long)store_run_id(st), store_path(st),
                store_path(st));

@@ -55,15 +55,6 @@ static void on_sigint(int sig) {
     if (run_engine) engine_stop(run_engine);
 }
 
-/* out/<scenario name>.db, the name reduced to characters safe in a file name. */
-static void default_db_path(const char *name, char *buf, size_t len) {
-    snprintf(buf, len, "out/%s.db", name);
-    for (char *p = buf + 4; *p && strcmp(p, ".db"); p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-              *p == '-' || *p == '_' || *p == '.'))
-            *p = '_';
-}
-
 int cmd_run(int argc, char **argv) {
     const char *file = NULL, *json_path = NULL, *seed_z = NULL, *until_z = NULL, *db_path = NULL;
     int quiet = 0, no_db = 0;
@@ -139,27 +130,7 @@ int cmd_run(int argc, char **argv) {
     }
     /* The results database: the sink subscribes before the run; an explicit
      * --db that cannot be written is an error, the default path a warning. */
-    char default_db[SC_NAME_MAX + 16];
-    if (!no_db) {
-        int given = db_path != NULL;
-        if (!given) {
-            default_db_path(s->name, default_db, sizeof default_db);
-            mkdir("out", 0777);
-            db_path = default_db;
-        }
-        int src = store_open(db_path, STORE_WRITE, &st, err, sizeof err);
-        if (src == STORE_OK) src = store_run_begin(st, s, bus, err, sizeof err);
-        if (src != STORE_OK) {
-            store_close(st);
-            st = NULL;
-            if (given) {
-                fprintf(stderr, "clustertwin run: %s\n", err);
-                rc = src == STORE_BAD_INPUT ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
-                goto out;
-            }
-            fprintf(stderr, "clustertwin run: warning: results not stored: %s (--db PATH or --no-db)\n", err);
-        }
-    }
+    if (!no_db && (rc = cli_store_begin("run", db_path, s, bus, &st)) != EXIT_OK) goto out;
     struct sigaction sa = { .sa_handler = on_sigint, .sa_flags = SA_RESETHAND | SA_RESTART }, old_sa;
     sigemptyset(&sa.sa_mask);
     run_engine = world_engine(w);
@@ -169,19 +140,8 @@ int cmd_run(int argc, char **argv) {
     double wall = cli_wall_s() - t0;
     if (run_interrupted) store_run_interrupted(st);
 
-    if (json_path || st) {
-        json *j = json_new();
-        if (j) results_json(j, s, w, wall);
-        if (json_path && (!j || json_write_file(j, json_path, err, sizeof err) < 0)) {
-            fprintf(stderr, "clustertwin run: %s\n", j ? err : "out of memory");
-            rc = EXIT_RUN_FAILED;
-        }
-        if (st && store_run_finish(st, w, j ? json_text(j, NULL) : NULL, err, sizeof err) != STORE_OK) {
-            fprintf(stderr, "clustertwin run: %s\n", err);
-            rc = EXIT_RUN_FAILED;
-        }
-        json_free(j);
-    }
+    int wrc = cli_write_results("run", s, w, wall, json_path, st);
+    if (wrc != EXIT_OK) rc = wrc;
     if (!quiet && !(json_path && !strcmp(json_path, "-"))) {
         results_summary(stdout, s, w, wall);
         if (backend) results_microbench_table(stdout, w);

@@ -1,0 +1,65 @@
+/*
+ * outputs: where a simulated run's results go, shared by `run` and `dash`
+ * (the dashboard's `q` writes exactly what `run` writes).
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/cli.h"
+#include "reports/json.h"
+#include "reports/results.h"
+#include "reports/store.h"
+#include "scenarios/scenario.h"
+#include "sim/metrics.h"
+#include "sim/world.h"
+
+/* out/<scenario name>.db, the name reduced to characters safe in a file name. */
+static void default_db_path(const char *name, char *buf, size_t len) {
+    snprintf(buf, len, "out/%s.db", name);
+    for (char *p = buf + 4; *p && strcmp(p, ".db"); p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '-' || *p == '_' || *p == '.'))
+            *p = '_';
+}
+
+int cli_store_begin(const char *cmd, const char *db_path, const scenario *s, metric_bus *bus, store **st) {
+    char err[2048], default_db[SC_NAME_MAX + 16];
+    *st = NULL;
+    int given = db_path != NULL;
+    if (!given) {
+        default_db_path(s->name, default_db, sizeof default_db);
+        mkdir("out", 0777);
+        db_path = default_db;
+    }
+    int src = store_open(db_path, STORE_WRITE, st, err, sizeof err);
+    if (src == STORE_OK) src = store_run_begin(*st, s, bus, err, sizeof err);
+    if (src == STORE_OK) return EXIT_OK;
+    store_close(*st);
+    *st = NULL;
+    if (given) {
+        fprintf(stderr, "clustertwin %s: %s\n", cmd, err);
+        return src == STORE_BAD_INPUT ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
+    }
+    fprintf(stderr, "clustertwin %s: warning: results not stored: %s (--db PATH or --no-db)\n", cmd, err);
+    return EXIT_OK;
+}
+
+int cli_write_results(const char *cmd, const scenario *s, const world *w, double wall_s, const char *json_path,
+                      store *st) {
+    if (!json_path && !st) return EXIT_OK;
+    char err[2048];
+    int rc = EXIT_OK;
+    json *j = json_new();
+    if (j) results_json(j, s, w, wall_s);
+    if (json_path && (!j || json_write_file(j, json_path, err, sizeof err) < 0)) {
+        fprintf(stderr, "clustertwin %s: %s\n", cmd, j ? err : "out of memory");
+        rc = EXIT_RUN_FAILED;
+    }
+    if (st && store_run_finish(st, w, j ? json_text(j, NULL) : NULL, err, sizeof err) != STORE_OK) {
+        fprintf(stderr, "clustertwin %s: %s\n", cmd, err);
+        rc = EXIT_RUN_FAILED;
+    }
+    json_free(j);
+    return rc;
+}
