@@ -85,15 +85,20 @@ PY
 
 # ---- SIGKILL at random points ----------------------------------------------
 db=$tmp/kill.db
+t0=$(date +%s.%N)
 "$bin" run scenarios/shared-512.xml --db "$db" --quiet >/dev/null 2>&1 || no "first run"
+t1=$(date +%s.%N)
 "$bin" run scenarios/default.xml --db "$db" --quiet >/dev/null 2>&1 || no "second run"
 runs "$db" >"$tmp/before"
 kills=${KILLS:-12}
 seed=$$
+# Kill points are drawn over the length of a whole run on this machine (as
+# measured by the first one), so the kills land mid-run however fast it is.
+span=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
 k=0; killed=0; bad=0
 while [ $k -lt $kills ]; do
     k=$((k + 1))
-    delay=$(awk -v s=$((seed + k)) 'BEGIN { srand(s); printf "%.3f", rand() * 0.7 }')
+    delay=$(awk -v s=$((seed + k)) -v span="$span" 'BEGIN { srand(s); printf "%.3f", rand() * span }')
     "$bin" run scenarios/shared-512.xml --db "$db" --quiet >/dev/null 2>&1 &
     pid=$!
     sleep "$delay"
