@@ -49,7 +49,12 @@ struct scenario;
 int cli_hw_session(const char *cmd, struct scenario *s, const char *backend, const char *profile,
                    const char *json_path, const char *db_path, int table, int verbose);
 
-/* Results of a simulated run (cli/outputs.c), shared by run and dash.
+/* A simulated run's set-up and results (cli/outputs.c), shared by run and
+ * dash. cli_parse_seed: --seed's value (z NULL: *seed = -1, none); a usage
+ * error otherwise. cli_world_build: load FILE, apply seed (>= 0), make the
+ * metric bus and the world; prints the error and returns an exit status
+ * (2 bad input, 1 out of memory), leaving what it made in *s, *bus, *w for
+ * the caller to free.
  * cli_store_begin: open the results database db_path (NULL: the default
  * out/<scenario>.db, skipped with a warning when it cannot be written) and
  * start recording the run on bus; *st = NULL when not recording. Returns
@@ -59,6 +64,8 @@ int cli_hw_session(const char *cmd, struct scenario *s, const char *backend, con
  * prefixed "clustertwin <cmd>:". Returns EXIT_OK or EXIT_RUN_FAILED. */
 struct metric_bus;
 struct store;
+int cli_parse_seed(const char *cmd, const char *z, double *seed);
+int cli_world_build(const char *file, double seed, struct scenario **s, struct metric_bus **bus, struct world **w);
 int cli_store_begin(const char *cmd, const char *db_path, const struct scenario *s, struct metric_bus *bus,
                     struct store **st);
 int cli_write_results(const char *cmd, const struct scenario *s, const struct world *w, double wall_s,

@@ -74,9 +74,7 @@ int cmd_dash(int argc, char **argv) {
     char why[128];
     if (speed_z && (units_parse(speed_z, UNIT_DURATION, &speed, why, sizeof why) < 0 || !(speed > 0)))
         return cli_usage_error("dash", "--speed %s: expected a positive duration (simulated per wall second)", speed_z);
-    if (seed_z && (units_parse(seed_z, UNIT_NUMBER, &seed, why, sizeof why) < 0 || seed < 0 ||
-                   seed != (double)(unsigned long long)seed))
-        return cli_usage_error("dash", "--seed %s: expected a whole number >= 0", seed_z);
+    if (cli_parse_seed("dash", seed_z, &seed) != EXIT_OK) return EXIT_BAD_INPUT;
     if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
         fprintf(stderr, "clustertwin dash: %s is not a terminal; the dashboard needs one.\n"
                         "For a run without a terminal use 'clustertwin run %s'.\n",
@@ -90,23 +88,13 @@ int cmd_dash(int argc, char **argv) {
     }
 
     scenario *s = NULL;
-    if (scenario_load(file, &s, err, sizeof err) < 0) {
-        fprintf(stderr, "%s\n", err);
-        return EXIT_BAD_INPUT;
-    }
-    if (seed >= 0) s->seed = (unsigned long long)seed;
-
-    int rc = EXIT_OK;
+    metric_bus *bus = NULL;
+    world *w = NULL;
     store *st = NULL;
     dash *d = NULL;
     double t0 = cli_wall_s();
-    metric_bus *bus = metrics_new();
-    world *w = bus ? world_new(s, bus, err, sizeof err) : NULL;
-    if (!w) {
-        fprintf(stderr, "%s\n", bus ? err : "out of memory");
-        rc = bus ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
-        goto out;
-    }
+    int rc = cli_world_build(file, seed, &s, &bus, &w);
+    if (rc != EXIT_OK) goto out;
     if (!no_db && (rc = cli_store_begin("dash", db_path, s, bus, &st)) != EXIT_OK) goto out;
     d = dash_new(w, s, bus);
     if (!d) {

@@ -98,28 +98,15 @@ int cmd_run(int argc, char **argv) {
     char why[128];
     if (until_z && units_parse(until_z, UNIT_DURATION, &until_s, why, sizeof why) < 0)
         return cli_usage_error("run", "--until %s: %s", until_z, why);
-    if (seed_z && (units_parse(seed_z, UNIT_NUMBER, &seed, why, sizeof why) < 0 || seed < 0 ||
-                   seed != (double)(unsigned long long)seed))
-        return cli_usage_error("run", "--seed %s: expected a whole number >= 0", seed_z);
+    if (cli_parse_seed("run", seed_z, &seed) != EXIT_OK) return EXIT_BAD_INPUT;
 
-    char err[2048];
     scenario *s = NULL;
-    if (scenario_load(file, &s, err, sizeof err) < 0) {
-        fprintf(stderr, "%s\n", err);
-        return EXIT_BAD_INPUT;
-    }
-    if (seed >= 0) s->seed = (unsigned long long)seed;
-
-    int rc = EXIT_OK;
+    metric_bus *bus = NULL;
+    world *w = NULL;
     store *st = NULL;
     double t0 = cli_wall_s();
-    metric_bus *bus = metrics_new();
-    world *w = bus ? world_new(s, bus, err, sizeof err) : NULL;
-    if (!w) {
-        fprintf(stderr, "%s\n", bus ? err : "out of memory");
-        rc = bus ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
-        goto out;
-    }
+    int rc = cli_world_build(file, seed, &s, &bus, &w);
+    if (rc != EXIT_OK) goto out;
     /* Hardware mode: measure the microbenchmarks first; under mpirun only
      * rank 0 goes on to write results. */
     if (backend) {

@@ -11,8 +11,34 @@
 #include "reports/results.h"
 #include "reports/store.h"
 #include "scenarios/scenario.h"
+#include "scenarios/units.h"
 #include "sim/metrics.h"
 #include "sim/world.h"
+
+int cli_parse_seed(const char *cmd, const char *z, double *seed) {
+    char why[128];
+    *seed = -1;
+    if (z && (units_parse(z, UNIT_NUMBER, seed, why, sizeof why) < 0 || *seed < 0 ||
+              *seed != (double)(unsigned long long)*seed))
+        return cli_usage_error(cmd, "--seed %s: expected a whole number >= 0", z);
+    return EXIT_OK;
+}
+
+int cli_world_build(const char *file, double seed, scenario **s, metric_bus **bus, world **w) {
+    char err[2048];
+    *bus = NULL;
+    *w = NULL;
+    if (scenario_load(file, s, err, sizeof err) < 0) {
+        fprintf(stderr, "%s\n", err);
+        return EXIT_BAD_INPUT;
+    }
+    if (seed >= 0) (*s)->seed = (unsigned long long)seed;
+    *bus = metrics_new();
+    *w = *bus ? world_new(*s, *bus, err, sizeof err) : NULL;
+    if (*w) return EXIT_OK;
+    fprintf(stderr, "%s\n", *bus ? err : "out of memory");
+    return *bus ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
+}
 
 /* out/<scenario name>.db, the name reduced to characters safe in a file name. */
 static void default_db_path(const char *name, char *buf, size_t len) {

@@ -12,6 +12,7 @@
  * a job that did not finish) reads "n/a" with the reason beside it.
  */
 #include "reports/report.h"
+#include "reports/errmsg.h"
 
 #include <errno.h>
 #include <math.h>
@@ -31,14 +32,6 @@
 #include "reports/sweepreport.h"
 #include "reports/topo.h"
 #include "scenarios/scenario.h"
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void seterr(char *err, size_t errlen, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 static void addnote(char *notes, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void addnote(char *notes, size_t len, const char *fmt, ...) {
@@ -1223,14 +1216,14 @@ static int csv_query(sqlite3 *db, const char *dir, const char *name, const char 
     snprintf(path, sizeof path, "%s/%s", dir, name);
     sqlite3_stmt *q = NULL;
     if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) {
-        seterr(err, errlen, "cannot read the database: %s", sqlite3_errmsg(db));
+        errmsg_set(err, errlen, "cannot read the database: %s", sqlite3_errmsg(db));
         return 1;
     }
     sqlite3_bind_int64(q, 1, a);
     sqlite3_bind_int64(q, 2, b);
     FILE *f = fopen(path, "w");
     if (!f) {
-        seterr(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        errmsg_set(err, errlen, "cannot write %s: %s", path, strerror(errno));
         sqlite3_finalize(q);
         return 1;
     }
@@ -1251,11 +1244,11 @@ static int csv_query(sqlite3 *db, const char *dir, const char *name, const char 
     sqlite3_finalize(q);
     int bad = ferror(f) | (fclose(f) != 0);
     if (rc != SQLITE_DONE) {
-        seterr(err, errlen, "cannot read the database: %s", sqlite3_errmsg(db));
+        errmsg_set(err, errlen, "cannot read the database: %s", sqlite3_errmsg(db));
         return 1;
     }
     if (bad) {
-        seterr(err, errlen, "cannot write %s", path);
+        errmsg_set(err, errlen, "cannot write %s", path);
         return 1;
     }
     return 0;
@@ -1360,7 +1353,7 @@ static int write_csv(sqlite3 *db, const char *dir, const rundata *a, const runda
     return 0;
 werr:
     if (f) fclose(f);
-    seterr(err, errlen, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
+    errmsg_set(err, errlen, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
     return 1;
 }
 
@@ -1396,7 +1389,7 @@ static int close_tmp(FILE *f, const char *tmp, const char *path, char *err, size
     int bad = ferror(f);
     bad |= fclose(f) != 0;
     if (bad || rename(tmp, path) != 0) {
-        seterr(err, errlen, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
+        errmsg_set(err, errlen, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
         unlink(tmp);
         return 1;
     }
@@ -1419,11 +1412,11 @@ int report_write(const report_opts *o, char *main_file, size_t mainlen, char *no
     rundata *a = NULL, *b = NULL;
     char why[512];
     if ((rc = rundata_load(db, o->run_id, &a, why, sizeof why)) != 0) {
-        seterr(err, errlen, "%s: %s", o->db_path, why);
+        errmsg_set(err, errlen, "%s: %s", o->db_path, why);
         goto out;
     }
     if (o->compare_id > 0 && (rc = rundata_load(db, o->compare_id, &b, why, sizeof why)) != 0) {
-        seterr(err, errlen, "%s: %s", o->db_path, why);
+        errmsg_set(err, errlen, "%s: %s", o->db_path, why);
         goto out;
     }
     for (int k = 0; k < 2; k++) {
@@ -1433,7 +1426,7 @@ int report_write(const report_opts *o, char *main_file, size_t mainlen, char *no
                     (long long)r->id);
     }
     if (mkdirs(o->out_dir) != 0) {
-        seterr(err, errlen, "cannot create %s: %s", o->out_dir, strerror(errno));
+        errmsg_set(err, errlen, "cannot create %s: %s", o->out_dir, strerror(errno));
         rc = 1;
         goto out;
     }
@@ -1472,7 +1465,7 @@ int report_write(const report_opts *o, char *main_file, size_t mainlen, char *no
     snprintf(main_file, mainlen, "%s", path);
     goto out;
 werr:
-    seterr(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    errmsg_set(err, errlen, "cannot write %s: %s", path, strerror(errno));
     rc = 1;
 out:
     rundata_free(a);
@@ -1503,7 +1496,7 @@ int report_list(const char *path, FILE *f, char *err, size_t errlen) {
     }
     sqlite3_finalize(q);
     int status = rc == SQLITE_DONE ? 0 : 1;
-    if (status) seterr(err, errlen, "%s: cannot read: %s", path, sqlite3_errmsg(db));
+    if (status) errmsg_set(err, errlen, "%s: cannot read: %s", path, sqlite3_errmsg(db));
     store_close(st);
     return status;
 }

@@ -4,23 +4,15 @@
  * failure kinds; series are read on demand.
  */
 #include "reports/rundata.h"
+#include "reports/errmsg.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 const char *const rd_part_label[RD_PARTS] = { "compute", "TP comm", "pipeline bubble", "DP/FSDP comm",
                                               "optimizer", "other" };
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void seterr(char *err, size_t errlen, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 static double col_num(sqlite3_stmt *q, int i) {
     return sqlite3_column_type(q, i) == SQLITE_NULL ? NAN : sqlite3_column_double(q, i);
@@ -123,7 +115,7 @@ int rundata_load(sqlite3 *db, int64_t id, rundata **out, char *err, size_t errle
     *out = NULL;
     rundata *r = calloc(1, sizeof *r);
     if (!r) {
-        seterr(err, errlen, "out of memory");
+        errmsg_set(err, errlen, "out of memory");
         return 1;
     }
     char sql[2048];
@@ -135,8 +127,8 @@ int rundata_load(sqlite3 *db, int64_t id, rundata **out, char *err, size_t errle
     if (id > 0) sqlite3_bind_int64(q, 1, id);
     rc = sqlite3_step(q);
     if (rc == SQLITE_DONE) {
-        if (id > 0) seterr(err, errlen, "no run %lld in the database", (long long)id);
-        else seterr(err, errlen, "no runs in the database");
+        if (id > 0) errmsg_set(err, errlen, "no run %lld in the database", (long long)id);
+        else errmsg_set(err, errlen, "no runs in the database");
         status = 2;
         goto fail;
     }
@@ -236,11 +228,11 @@ int rundata_load(sqlite3 *db, int64_t id, rundata **out, char *err, size_t errle
     *out = r;
     return 0;
 oom:
-    seterr(err, errlen, "out of memory");
+    errmsg_set(err, errlen, "out of memory");
     status = 1;
     goto fail;
 sqlfail:
-    seterr(err, errlen, "cannot read the database: %s", sqlite3_errmsg(db));
+    errmsg_set(err, errlen, "cannot read the database: %s", sqlite3_errmsg(db));
     status = 1;
 fail:
     sqlite3_finalize(q);

@@ -28,6 +28,7 @@
  * under "a.b".
  */
 #include "reports/store.h"
+#include "reports/errmsg.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -302,17 +303,7 @@ static const char *db_why(sqlite3 *db, char *buf, size_t len) {
     return buf;
 }
 
-static void seterr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void seterr(char *err, size_t errlen, const char *fmt, ...) {
-    if (!err || !errlen) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
-
-/* STORE_BAD_INPUT for a file that is not (our) database, else FAILED. */
-static int sql_status(int rc) {
+int store_sql_status(int rc) {
     return (rc & 0xff) == SQLITE_NOTADB || (rc & 0xff) == SQLITE_CORRUPT ? STORE_BAD_INPUT : STORE_FAILED;
 }
 
@@ -349,42 +340,42 @@ static int check_schema(store *st, store_mode mode, char *err, size_t errlen) {
     if ((rc = int_pragma(db, "PRAGMA application_id", &app)) != SQLITE_OK ||
         (rc = int_pragma(db, "PRAGMA user_version", &ver)) != SQLITE_OK ||
         (rc = int_pragma(db, "SELECT count(*) FROM sqlite_schema", &tables)) != SQLITE_OK) {
-        seterr(err, errlen, "%s: %s", st->path,
-               sql_status(rc) == STORE_BAD_INPUT ? "not an SQLite database (clustertwin results database expected)"
+        errmsg_set(err, errlen, "%s: %s", st->path,
+               store_sql_status(rc) == STORE_BAD_INPUT ? "not an SQLite database (clustertwin results database expected)"
                                                  : sqlite3_errmsg(db));
-        return sql_status(rc);
+        return store_sql_status(rc);
     }
     if (app != STORE_APPLICATION_ID && (app != 0 || tables > 0)) {
-        seterr(err, errlen, "%s: an SQLite database of another program, not clustertwin results", st->path);
+        errmsg_set(err, errlen, "%s: an SQLite database of another program, not clustertwin results", st->path);
         return STORE_BAD_INPUT;
     }
     if (app == 0) {                                    /* a new, empty file */
         if (mode == STORE_READ) {
-            seterr(err, errlen, "%s: an empty database, no runs in it", st->path);
+            errmsg_set(err, errlen, "%s: an empty database, no runs in it", st->path);
             return STORE_BAD_INPUT;
         }
         char pragmas[128];
         snprintf(pragmas, sizeof pragmas, "PRAGMA application_id = %d; PRAGMA user_version = %d;",
                  STORE_APPLICATION_ID, STORE_SCHEMA_VERSION);
         if ((rc = exec(db, schema_sql)) != SQLITE_OK || (rc = exec(db, pragmas)) != SQLITE_OK) {
-            seterr(err, errlen, "%s: cannot create the schema: %s", st->path, sqlite3_errmsg(db));
-            return sql_status(rc);
+            errmsg_set(err, errlen, "%s: cannot create the schema: %s", st->path, sqlite3_errmsg(db));
+            return store_sql_status(rc);
         }
         return STORE_OK;
     }
     if (ver > STORE_SCHEMA_VERSION) {
-        seterr(err, errlen, "%s: written by a newer clustertwin (results schema version %d; this one "
+        errmsg_set(err, errlen, "%s: written by a newer clustertwin (results schema version %d; this one "
                             "reads versions up to %d)", st->path, ver, STORE_SCHEMA_VERSION);
         return STORE_BAD_INPUT;
     }
     if (ver < STORE_SCHEMA_VERSION) {
         if (ver < 1 || !migrations[ver - 1]) {
-            seterr(err, errlen, "%s: results schema version %d is not supported (this clustertwin "
+            errmsg_set(err, errlen, "%s: results schema version %d is not supported (this clustertwin "
                                 "reads version %d)", st->path, ver, STORE_SCHEMA_VERSION);
             return STORE_BAD_INPUT;
         }
         if (mode == STORE_READ) {
-            seterr(err, errlen, "%s: results schema version %d is older than this clustertwin's %d; "
+            errmsg_set(err, errlen, "%s: results schema version %d is older than this clustertwin's %d; "
                                 "store a run in it once (run --db) to upgrade it", st->path, ver,
                    STORE_SCHEMA_VERSION);
             return STORE_BAD_INPUT;
@@ -393,7 +384,7 @@ static int check_schema(store *st, store_mode mode, char *err, size_t errlen) {
             char bump[64];
             snprintf(bump, sizeof bump, "PRAGMA user_version = %d;", v + 1);
             if ((rc = exec(db, migrations[v - 1])) != SQLITE_OK || (rc = exec(db, bump)) != SQLITE_OK) {
-                seterr(err, errlen, "%s: cannot upgrade the results schema from version %d: %s",
+                errmsg_set(err, errlen, "%s: cannot upgrade the results schema from version %d: %s",
                        st->path, v, sqlite3_errmsg(db));
                 return STORE_FAILED;
             }
@@ -405,27 +396,27 @@ static int check_schema(store *st, store_mode mode, char *err, size_t errlen) {
 int store_open(const char *path, store_mode mode, store **out, char *err, size_t errlen) {
     *out = NULL;
     if (!path || !*path) {
-        seterr(err, errlen, "results database: empty path");
+        errmsg_set(err, errlen, "results database: empty path");
         return STORE_BAD_INPUT;
     }
     struct stat sb;
     int existed = stat(path, &sb) == 0;
     if (existed && S_ISDIR(sb.st_mode)) {
-        seterr(err, errlen, "%s: is a directory (a results database file expected)", path);
+        errmsg_set(err, errlen, "%s: is a directory (a results database file expected)", path);
         return STORE_BAD_INPUT;
     }
     if (existed && !S_ISREG(sb.st_mode)) {
-        seterr(err, errlen, "%s: not a regular file (a results database file expected)", path);
+        errmsg_set(err, errlen, "%s: not a regular file (a results database file expected)", path);
         return STORE_BAD_INPUT;
     }
     if (!existed && mode == STORE_READ) {
-        seterr(err, errlen, "%s: no such file", path);
+        errmsg_set(err, errlen, "%s: no such file", path);
         return STORE_BAD_INPUT;
     }
     store *st = calloc(1, sizeof *st);
     if (!st || !(st->path = strdup(path))) {
         free(st);
-        seterr(err, errlen, "%s: out of memory", path);
+        errmsg_set(err, errlen, "%s: out of memory", path);
         return STORE_FAILED;
     }
     if (!existed && mode == STORE_WRITE) {
@@ -436,7 +427,7 @@ int store_open(const char *path, store_mode mode, store **out, char *err, size_t
         if (slash) snprintf(dir, sizeof dir, "%.*s", (int)(slash - path) + (slash == path), path);
         else snprintf(dir, sizeof dir, ".");
         if (access(dir, W_OK | X_OK) != 0) {
-            seterr(err, errlen, "%s: cannot open: cannot create the file: %s", path, strerror(errno));
+            errmsg_set(err, errlen, "%s: cannot open: cannot create the file: %s", path, strerror(errno));
             free(st->path);
             free(st);
             return STORE_FAILED;
@@ -450,14 +441,14 @@ int store_open(const char *path, store_mode mode, store **out, char *err, size_t
     int rc = sqlite3_open_v2(path, &st->db, flags, NULL), status = STORE_OK;
     if (rc != SQLITE_OK) {
         int e = st->db ? sqlite3_system_errno(st->db) : ENOMEM;
-        seterr(err, errlen, "%s: cannot open: %s", path, e ? strerror(e) : sqlite3_errmsg(st->db));
+        errmsg_set(err, errlen, "%s: cannot open: %s", path, e ? strerror(e) : sqlite3_errmsg(st->db));
         status = STORE_FAILED;
         goto fail;
     }
     sqlite3_extended_result_codes(st->db, 1);
     sqlite3_busy_timeout(st->db, 30000);
     if (mode == STORE_WRITE && sqlite3_db_readonly(st->db, "main") == 1) {
-        seterr(err, errlen, "%s: cannot write (permission denied)", path);
+        errmsg_set(err, errlen, "%s: cannot write (permission denied)", path);
         status = STORE_FAILED;
         goto fail;
     }
@@ -465,13 +456,13 @@ int store_open(const char *path, store_mode mode, store **out, char *err, size_t
      * JSON); a cache that holds it avoids spilling pages mid-transaction,
      * each spill an extra journal sync. */
     if ((rc = exec(st->db, "PRAGMA foreign_keys = ON; PRAGMA cache_size = -65536")) != SQLITE_OK) {
-        status = sql_status(rc);
-        seterr(err, errlen, "%s: %s", path, status == STORE_BAD_INPUT ? "not an SQLite database" : sqlite3_errmsg(st->db));
+        status = store_sql_status(rc);
+        errmsg_set(err, errlen, "%s: %s", path, status == STORE_BAD_INPUT ? "not an SQLite database" : sqlite3_errmsg(st->db));
         goto fail;
     }
     if (mode == STORE_WRITE && (rc = exec(st->db, "BEGIN IMMEDIATE")) != SQLITE_OK) {
-        status = sql_status(rc);
-        seterr(err, errlen, "%s: %s", path,
+        status = store_sql_status(rc);
+        errmsg_set(err, errlen, "%s: %s", path,
                status == STORE_BAD_INPUT ? "not an SQLite database (clustertwin results database expected)"
                                          : sqlite3_errmsg(st->db));
         goto fail;
@@ -479,9 +470,9 @@ int store_open(const char *path, store_mode mode, store **out, char *err, size_t
     status = check_schema(st, mode, err, errlen);
     if (mode == STORE_WRITE) {
         if (status == STORE_OK && (rc = exec(st->db, "COMMIT")) != SQLITE_OK) {
-            status = sql_status(rc);
+            status = store_sql_status(rc);
             char why[256];
-            seterr(err, errlen, "%s: cannot write: %s", path, db_why(st->db, why, sizeof why));
+            errmsg_set(err, errlen, "%s: cannot write: %s", path, db_why(st->db, why, sizeof why));
         }
         if (status != STORE_OK) exec(st->db, "ROLLBACK");
     }
@@ -682,18 +673,10 @@ static void on_close(void *ctx, sim_time t) {
 
 /* ---- a run --------------------------------------------------------------- */
 
-int store_run_begin(store *st, const scenario *s, metric_bus *bus, char *err, size_t errlen) {
-    if (st->run) {
-        seterr(err, errlen, "%s: a run is already being recorded", st->path);
-        return STORE_FAILED;
-    }
-    st->ss = series_new(STORE_MAX_POINTS);
-    st->ev = malloc(EVENT_BATCH * sizeof *st->ev);
-    st->gpus = scenario_gpus(s);
-    if (!st->ss || !st->ev || (st->idle = new_series(st, "cluster", "gpus_idle", st->gpus)) < 0) {
-        seterr(err, errlen, "%s: out of memory", st->path);
-        return STORE_FAILED;
-    }
+/* The runs row of a new run, status 'incomplete', stamped with the wall
+ * clock. Returns SQLITE_DONE when inserted (outside a transaction the row
+ * is durable at once). */
+static int insert_run_row(store *st, const scenario *s) {
     char when[32];
     time_t now = time(NULL);
     struct tm tm;
@@ -709,13 +692,29 @@ int store_run_begin(store *st, const scenario *s, metric_bus *bus, char *err, si
         sqlite3_bind_int64(q, 4, (sqlite3_int64)s->seed);
         sqlite3_bind_text(q, 5, CT_VERSION, -1, SQLITE_STATIC);
         sqlite3_bind_text(q, 6, when, -1, SQLITE_STATIC);
-        rc = sqlite3_step(q);             /* autocommit: the row is durable now */
+        rc = sqlite3_step(q);
     }
     sqlite3_finalize(q);
+    return rc;
+}
+
+int store_run_begin(store *st, const scenario *s, metric_bus *bus, char *err, size_t errlen) {
+    if (st->run) {
+        errmsg_set(err, errlen, "%s: a run is already being recorded", st->path);
+        return STORE_FAILED;
+    }
+    st->ss = series_new(STORE_MAX_POINTS);
+    st->ev = malloc(EVENT_BATCH * sizeof *st->ev);
+    st->gpus = scenario_gpus(s);
+    if (!st->ss || !st->ev || (st->idle = new_series(st, "cluster", "gpus_idle", st->gpus)) < 0) {
+        errmsg_set(err, errlen, "%s: out of memory", st->path);
+        return STORE_FAILED;
+    }
+    int rc = insert_run_row(st, s);   /* autocommit: the row is durable now */
     if (rc != SQLITE_DONE) {
         char why[256];
-        seterr(err, errlen, "%s: cannot write: %s", st->path, db_why(st->db, why, sizeof why));
-        return sql_status(rc);
+        errmsg_set(err, errlen, "%s: cannot write: %s", st->path, db_why(st->db, why, sizeof why));
+        return store_sql_status(rc);
     }
     st->run = sqlite3_last_insert_rowid(st->db);
     /* Once subscribed the store must stay open while the bus publishes, so
@@ -723,7 +722,7 @@ int store_run_begin(store *st, const scenario *s, metric_bus *bus, char *err, si
      * store_run_finish. */
     metric_sink sink = { st, on_register, on_sample, on_event, on_close };
     if (metrics_subscribe(bus, &sink) < 0) {
-        seterr(err, errlen, "%s: out of memory", st->path);
+        errmsg_set(err, errlen, "%s: out of memory", st->path);
         return STORE_FAILED;
     }
     return STORE_OK;
@@ -1040,14 +1039,14 @@ void store_run_interrupted(store *st) {
 
 int store_run_finish(store *st, const world *w, const char *results_json, char *err, size_t errlen) {
     if (!st->run || st->finished) {
-        seterr(err, errlen, "%s: no run being recorded", st->path);
+        errmsg_set(err, errlen, "%s: no run being recorded", st->path);
         return STORE_FAILED;
     }
     world_totals tot = world_get_totals(w);
     if (!st->failed && series_close(st->ss, tot.simulated_s) < 0) sink_fail(st, "%s: out of memory", st->path);
     if (!results_json) sink_fail(st, "%s: out of memory", st->path);
     if (st->failed) {
-        seterr(err, errlen, "%s (run %lld left incomplete)", st->why, (long long)st->run);
+        errmsg_set(err, errlen, "%s (run %lld left incomplete)", st->why, (long long)st->run);
         st->finished = 1;
         return STORE_FAILED;
     }
@@ -1067,7 +1066,7 @@ int store_run_finish(store *st, const world *w, const char *results_json, char *
     if (rc == SQLITE_OK) step = "commit", rc = exec(st->db, "COMMIT");
     if (rc != SQLITE_OK) {
         char why[256];
-        seterr(err, errlen, "%s: cannot write the run (%s): %s (run %lld left incomplete)", st->path, step,
+        errmsg_set(err, errlen, "%s: cannot write the run (%s): %s (run %lld left incomplete)", st->path, step,
                rc == SQLITE_NOMEM ? "out of memory" : db_why(st->db, why, sizeof why), (long long)st->run);
         exec(st->db, "ROLLBACK");
         return STORE_FAILED;
@@ -1079,25 +1078,8 @@ int store_run_finish(store *st, const world *w, const char *results_json, char *
 
 int store_run_insert(store *st, const scenario *s, const char *results_json, int64_t *run_id, char *err,
                      size_t errlen) {
-    char when[32];
-    time_t now = time(NULL);
-    struct tm tm;
-    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
-    sqlite3_stmt *q = NULL;
-    int rc = sqlite3_prepare_v2(st->db,
-                                "INSERT INTO runs(status, scenario, scenario_file, scenario_xml, seed, version, "
-                                "wall_started_at) VALUES ('incomplete', ?, ?, ?, ?, ?, ?)", -1, &q, NULL);
-    if (rc == SQLITE_OK) {
-        sqlite3_bind_text(q, 1, s->name, -1, SQLITE_STATIC);
-        sqlite3_bind_text(q, 2, s->file, -1, SQLITE_STATIC);
-        sqlite3_bind_text(q, 3, s->xml_text ? s->xml_text : "", s->xml_text ? (int)s->xml_len : 0, SQLITE_STATIC);
-        sqlite3_bind_int64(q, 4, (sqlite3_int64)s->seed);
-        sqlite3_bind_text(q, 5, CT_VERSION, -1, SQLITE_STATIC);
-        sqlite3_bind_text(q, 6, when, -1, SQLITE_STATIC);
-        rc = sqlite3_step(q);
-        if (rc == SQLITE_DONE) rc = SQLITE_OK;
-    }
-    sqlite3_finalize(q);
+    int rc = insert_run_row(st, s);
+    if (rc == SQLITE_DONE) rc = SQLITE_OK;
     const char *step = "run";
     if (rc == SQLITE_OK) {
         st->run = sqlite3_last_insert_rowid(st->db);
@@ -1107,8 +1089,8 @@ int store_run_insert(store *st, const scenario *s, const char *results_json, int
     if (rc == SQLITE_OK) step = "services", rc = insert_array(st, "services", "services", service_fields, results_json);
     if (rc == SQLITE_OK) step = "run", rc = update_run(st, results_json, 0);
     if (rc != SQLITE_OK) {
-        seterr(err, errlen, "%s: cannot write the run (%s): %s", st->path, step, sqlite3_errmsg(st->db));
-        return sql_status(rc);
+        errmsg_set(err, errlen, "%s: cannot write the run (%s): %s", st->path, step, sqlite3_errmsg(st->db));
+        return store_sql_status(rc);
     }
     if (run_id) *run_id = st->run;
     return STORE_OK;
@@ -1180,7 +1162,7 @@ int store_measurements(store *st, const char *backend, store_measurement **out, 
     sqlite3_finalize(q);
     if (rc != SQLITE_OK) {
         free(v);
-        seterr(err, errlen, "%s: cannot read the measurements: %s", st->path, sqlite3_errmsg(st->db));
+        errmsg_set(err, errlen, "%s: cannot read the measurements: %s", st->path, sqlite3_errmsg(st->db));
         return STORE_FAILED;
     }
     *out = v;

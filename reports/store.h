@@ -107,6 +107,10 @@ int store_measurements(store *st, const char *backend, store_measurement **out, 
  * NULL is a no-op. */
 void store_run_interrupted(store *st);
 
+/* A store status for an SQLite result code: STORE_BAD_INPUT for a file
+ * that is not (our) database, else STORE_FAILED. */
+int store_sql_status(int rc);
+
 /* The open connection (an sqlite3 *), for the report writers in reports/. */
 void *store_db(store *st);
 

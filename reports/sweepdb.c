@@ -8,9 +8,9 @@
  * by the destination's largest id, so it costs about one copy of the data.
  */
 #include "reports/sweepdb.h"
+#include "reports/errmsg.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,22 +45,9 @@ static const char sweep_sql[] =
     "  FOREIGN KEY (sweep_id, point_key) REFERENCES sweep_points(sweep_id, key) ON DELETE CASCADE\n"
     ");\n";
 
-static void seterr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void seterr(char *err, size_t errlen, const char *fmt, ...) {
-    if (!err || !errlen) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
-
-static int status_of(int rc) {
-    return (rc & 0xff) == SQLITE_NOTADB || (rc & 0xff) == SQLITE_CORRUPT ? STORE_BAD_INPUT : STORE_FAILED;
-}
-
 static int fail(store *st, int rc, const char *what, char *err, size_t errlen) {
-    seterr(err, errlen, "%s: %s: %s", store_path(st), what, sqlite3_errmsg(store_db(st)));
-    return status_of(rc);
+    errmsg_set(err, errlen, "%s: %s: %s", store_path(st), what, sqlite3_errmsg(store_db(st)));
+    return store_sql_status(rc);
 }
 
 int sweepdb_begin(store *st, const char *scenario_name, const char *file, const char *xml, const char *params,
@@ -419,8 +406,8 @@ int sweepdb_merge(store *st, const char *src_path, int *added, int *skipped, cha
     if (rc == SQLITE_OK) step = "commit", rc = exec1(db, "COMMIT");
     int out = STORE_OK;
     if (rc != SQLITE_OK) {
-        seterr(err, errlen, "%s: cannot merge %s (%s): %s", store_path(st), src_path, step, sqlite3_errmsg(db));
-        out = status_of(rc);
+        errmsg_set(err, errlen, "%s: cannot merge %s (%s): %s", store_path(st), src_path, step, sqlite3_errmsg(db));
+        out = store_sql_status(rc);
         exec1(db, "ROLLBACK");
     }
     exec1(db, "DROP TABLE IF EXISTS temp.map_sweep; DROP TABLE IF EXISTS temp.skip_runs");

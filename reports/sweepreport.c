@@ -8,10 +8,10 @@
  * reports in well under a second.
  */
 #include "reports/sweepreport.h"
+#include "reports/errmsg.h"
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,15 +42,6 @@ typedef struct sdata {
     goal_stats *stat;                /* [point * n_metrics + metric] */
     int varies[MAX_METRICS];
 } sdata;
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void seterr(char *err, size_t errlen, const char *fmt, ...) {
-    if (!err || !errlen) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 static void sdata_free(sdata *d) {
     for (int p = 0; p < d->n_points; p++) free(d->key[p]);
@@ -105,7 +96,7 @@ static int sdata_load(store *st, int64_t sweep, sdata *d, char *err, size_t errl
     memset(d, 0, sizeof *d);
     sqlite3 *db = store_db(st);
     if (!sweep && !sweepdb_latest(st, &sweep)) {
-        seterr(err, errlen, "%s: no sweep in this database", store_path(st));
+        errmsg_set(err, errlen, "%s: no sweep in this database", store_path(st));
         return 2;
     }
     d->id = sweep;
@@ -124,7 +115,7 @@ static int sdata_load(store *st, int64_t sweep, sdata *d, char *err, size_t errl
     }
     sqlite3_finalize(q);
     if (!found) {
-        seterr(err, errlen, "%s: no sweep %lld", store_path(st), (long long)sweep);
+        errmsg_set(err, errlen, "%s: no sweep %lld", store_path(st), (long long)sweep);
         return rc == SQLITE_OK ? 2 : 1;
     }
     rc = sqlite3_prepare_v2(db, "SELECT value FROM json_each((SELECT params FROM sweeps WHERE id = ?))", -1, &q, NULL);
@@ -184,13 +175,13 @@ static int sdata_load(store *st, int64_t sweep, sdata *d, char *err, size_t errl
     }
     sqlite3_finalize(q);
     if (rc != SQLITE_OK) {
-        seterr(err, errlen, "%s: cannot read the sweep: %s", store_path(st), sqlite3_errmsg(db));
+        errmsg_set(err, errlen, "%s: cannot read the sweep: %s", store_path(st), sqlite3_errmsg(db));
         return 1;
     }
     find_metrics(db, d);
     d->stat = calloc((size_t)(d->n_points ? d->n_points : 1) * (size_t)(d->n_metrics ? d->n_metrics : 1), sizeof *d->stat);
     if (!d->stat) {
-        seterr(err, errlen, "out of memory");
+        errmsg_set(err, errlen, "out of memory");
         return 1;
     }
     for (int p = 0; p < d->n_points; p++)
@@ -645,7 +636,7 @@ int sweepreport_write(store *st, int64_t sweep, const report_opts *o, char *main
         return rc;
     }
     if (mkdirs(o->out_dir) != 0) {
-        seterr(err, errlen, "cannot create %s: %s", o->out_dir, strerror(errno));
+        errmsg_set(err, errlen, "cannot create %s: %s", o->out_dir, strerror(errno));
         sdata_free(&d);
         return 1;
     }
@@ -654,7 +645,7 @@ int sweepreport_write(store *st, int64_t sweep, const report_opts *o, char *main
             : o->format == REPORT_MD ? write_md(&d, o->out_dir, main_file, mainlen)
                                      : write_html(&d, o->out_dir, o->db_path, note, sizeof note, main_file, mainlen);
     if (w < 0) {
-        seterr(err, errlen, "cannot write the report in %s: %s", o->out_dir, strerror(errno));
+        errmsg_set(err, errlen, "cannot write the report in %s: %s", o->out_dir, strerror(errno));
         rc = 1;
     }
     if (note[0] && notes) snprintf(notes, noteslen, "%s\n", note);

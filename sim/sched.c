@@ -46,8 +46,8 @@ struct sched {
     /* Classes: (queue, priority) pairs seen. Per class the queued count and
      * a hint: no queued job of the class sits below index first[c]. The
      * pass builds its order from them lazily (see build_order). */
-    int *cls_queue, *cls_prio, *cls_count, *cls_first;
-    int n_cls, cap_cls_n;
+    struct sclass { int queue, prio, count, first; } *classes;
+    int n_cls, cap_classes;
     int *small;                    /* queued jobs per (pool, GPUs < a node's): fragmentation */
     int depth;                     /* jobs a pass considers: the head and the backfill scan */
     int *cs;                       /* scratch for build_order, per class */
@@ -107,10 +107,7 @@ void sched_free(sched *q) {
     free(q->running);
     free(q->order);
     free(q->cls);
-    free(q->cls_queue);
-    free(q->cls_prio);
-    free(q->cls_count);
-    free(q->cls_first);
+    free(q->classes);
     free(q->small);
     free(q->cs);
     free(q->cs_share);
@@ -140,22 +137,10 @@ int sched_oldest(const sched *q, int pool) {
 /* The class of (queue, priority), created when first seen; -1 when out of memory. */
 static int class_of(sched *q, int qi, int priority) {
     for (int c = 0; c < q->n_cls; c++)
-        if (q->cls_queue[c] == qi && q->cls_prio[c] == priority) return c;
-    int n = q->n_cls + 1, cap = q->cap_cls_n;
-    if (grow((void **)&q->cls_queue, &cap, n, sizeof *q->cls_queue) < 0) return -1;
-    cap = q->cap_cls_n;
-    if (grow((void **)&q->cls_prio, &cap, n, sizeof *q->cls_prio) < 0) return -1;
-    cap = q->cap_cls_n;
-    if (grow((void **)&q->cls_count, &cap, n, sizeof *q->cls_count) < 0) return -1;
-    cap = q->cap_cls_n;
-    if (grow((void **)&q->cls_first, &cap, n, sizeof *q->cls_first) < 0) return -1;
-    q->cap_cls_n = cap;
-    int c = q->n_cls++;
-    q->cls_queue[c] = qi;
-    q->cls_prio[c] = priority;
-    q->cls_count[c] = 0;
-    q->cls_first[c] = 1 << 30;
-    return c;
+        if (q->classes[c].queue == qi && q->classes[c].prio == priority) return c;
+    if (grow((void **)&q->classes, &q->cap_classes, q->n_cls + 1, sizeof *q->classes) < 0) return -1;
+    q->classes[q->n_cls] = (struct sclass){ qi, priority, 0, 1 << 30 };
+    return q->n_cls++;
 }
 
 static int *small_slot(sched *q, const sched_job *j) {
@@ -168,12 +153,12 @@ static void remove_queued(sched *q, int i) {
     int c = q->cls[i];
     int *sl = small_slot(q, &q->queued[i]);
     if (sl) (*sl)--;
-    q->cls_count[c]--;
+    q->classes[c].count--;
     memmove(&q->queued[i], &q->queued[i + 1], (size_t)(q->n_queued - i - 1) * sizeof *q->queued);
     memmove(&q->cls[i], &q->cls[i + 1], (size_t)(q->n_queued - i - 1) * sizeof *q->cls);
     q->n_queued--;
     for (int k = 0; k < q->n_cls; k++)
-        if (q->cls_first[k] > i && q->cls_first[k] < (1 << 30)) q->cls_first[k]--;
+        if (q->classes[k].first > i && q->classes[k].first < (1 << 30)) q->classes[k].first--;
 }
 
 void sched_submit(sched *q, const sched_job *j) {
@@ -198,9 +183,9 @@ void sched_submit(sched *q, const sched_job *j) {
     q->cls[i] = c;
     q->n_queued++;
     for (int k = 0; k < q->n_cls; k++)
-        if (q->cls_first[k] >= i && q->cls_first[k] < (1 << 30)) q->cls_first[k]++;
-    if (i < q->cls_first[c]) q->cls_first[c] = i;
-    q->cls_count[c]++;
+        if (q->classes[k].first >= i && q->classes[k].first < (1 << 30)) q->classes[k].first++;
+    if (i < q->classes[c].first) q->classes[c].first = i;
+    q->classes[c].count++;
     int *sl = small_slot(q, j);
     if (sl) (*sl)++;
 }
@@ -274,8 +259,8 @@ static int build_order(sched *q, int want) {
     int *cs = q->cs, nc = 0;
     double *key_share = q->cs_share;
     for (int c = 0; c < n_c; c++) {
-        if (q->cls_count[c] <= 0) continue;
-        key_share[c] = q->policy == SCHED_FAIR ? share(q, q->cls_queue[c]) : 0;
+        if (q->classes[c].count <= 0) continue;
+        key_share[c] = q->policy == SCHED_FAIR ? share(q, q->classes[c].queue) : 0;
         cs[nc++] = c;
     }
     /* Classes by (share, -priority): insertion sort, usually a handful. */
@@ -283,7 +268,7 @@ static int build_order(sched *q, int want) {
         for (int k = i; k > 0; k--) {
             int a = cs[k - 1], b = cs[k];
             int before = key_share[b] < key_share[a] ||
-                         (key_share[b] == key_share[a] && q->cls_prio[b] > q->cls_prio[a]);
+                         (key_share[b] == key_share[a] && q->classes[b].prio > q->classes[a].prio);
             if (!before) break;
             cs[k - 1] = b;
             cs[k] = a;
@@ -293,19 +278,19 @@ static int build_order(sched *q, int want) {
     int n = 0;
     for (int l = 0; l < nc && n < want;) {
         int e = l + 1;
-        while (e < nc && key_share[cs[e]] == key_share[cs[l]] && q->cls_prio[cs[e]] == q->cls_prio[cs[l]]) e++;
+        while (e < nc && key_share[cs[e]] == key_share[cs[l]] && q->classes[cs[e]].prio == q->classes[cs[l]].prio) e++;
         int total = 0, from = 1 << 30;
         for (int k = l; k < e; k++) {
             in_level[cs[k]] = 1;
-            total += q->cls_count[cs[k]];
-            if (q->cls_first[cs[k]] < from) from = q->cls_first[cs[k]];
+            total += q->classes[cs[k]].count;
+            if (q->classes[cs[k]].first < from) from = q->classes[cs[k]].first;
         }
         int found = 0;
         for (int i = from < q->n_queued ? from : q->n_queued; i < q->n_queued && found < total && n < want; i++) {
             int c = q->cls[i];
             if (!in_level[c]) continue;
             if (in_level[c] == 1) {            /* the class's first job: the hint becomes exact */
-                q->cls_first[c] = i;
+                q->classes[c].first = i;
                 in_level[c] = 2;
             }
             found++;
