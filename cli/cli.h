@@ -37,17 +37,20 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 /* Hardware mode (cli/hwrun.c). cli_hw_measure: price w's microbenchmark
  * cases on the host model when the backend is cpu or mpi (profile file,
  * else the scenario's <host-profile>, else the built-in generic host), then
- * measure them with the backend; *rank = this process's rank (only rank 0
+ * measure them with the backend, measured_s being `statistic` ("min" or
+ * "median", NULL = min); *rank = this process's rank (only rank 0
  * writes). Returns an exit status: 2 when the backend or profile is
  * unavailable (message printed), 1 when a case failed to measure.
  * cli_hw_session: the same on a new world of s, then the results JSON
  * (json_path, NULL = none), the database (db_path, NULL = none) and the
  * predicted-vs-measured table on stdout (table) from rank 0. */
 struct world;
-int cli_hw_measure(const char *cmd, const char *backend, const char *profile, struct world *w, int verbose, int *rank);
+int cli_check_statistic(const char *cmd, const char *statistic);   /* NULL ok; else min|median */
+int cli_hw_measure(const char *cmd, const char *backend, const char *profile, const char *statistic,
+                   struct world *w, int verbose, int *rank);
 struct scenario;
 int cli_hw_session(const char *cmd, struct scenario *s, const char *backend, const char *profile,
-                   const char *json_path, const char *db_path, int table, int verbose);
+                   const char *statistic, const char *json_path, const char *db_path, int table, int verbose);
 
 /* A simulated run's set-up and results (cli/outputs.c), shared by run and
  * dash. cli_parse_seed: --seed's value (z NULL: *seed = -1, none); a usage

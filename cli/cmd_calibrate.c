@@ -15,7 +15,7 @@
 
 static const char help[] =
     "usage: clustertwin calibrate --db PATH --out PROFILE.xml [--backend B] [--from PROFILE]\n"
-    "                             [--all] [--name NAME] [--quiet]\n"
+    "                             [--all] [--name NAME] [--residuals] [--quiet]\n"
     "\n"
     "Fit the host model's named parameters (memcpy latency and bandwidths, GEMM efficiency,\n"
     "storage latency and bandwidths, per-collective alpha-beta) to every measurement in the\n"
@@ -31,11 +31,30 @@ static const char help[] =
     "                  built-in generic host\n"
     "  --all           fit every size (no held-out validation)\n"
     "  --name NAME     the profile's name (default twin-<host>)\n"
+    "  --residuals     also print every point: group, fit or held out, predicted and\n"
+    "                  measured time, error\n"
     "Exit status: 0 ok, 1 a fit failed, 2 bad input (no database, no measurements).\n";
+
+/* Every point, grouped as fitted: the fit's residuals and the held-out errors. */
+static void print_residuals(const cal_point *pts, const cal_residual *res, int n, const cal_report *rep) {
+    printf("%-20s %-34s %-5s %12s %12s %9s\n", "group", "case", "", "predicted s", "measured s", "error");
+    for (int g = 0; g < rep->n_groups; g++)
+        for (int i = 0; i < n; i++) {
+            const cal_residual *r = &res[i];
+            int rd = r->read_group == g;
+            if (r->group != g && !rd) continue;
+            char label[96];
+            mb_case_label(&pts[i].c, label, sizeof label);
+            double p = rd ? r->read_predicted_s : r->predicted_s, m = rd ? r->read_measured_s : r->measured_s;
+            printf("%-20s %-34s %-5s %12.4g %12.4g %+8.1f%%\n", rep->group[g].name, label, r->held ? "held" : "fit", p,
+                   m, mb_error_pct(p, m));
+        }
+    printf("\n");
+}
 
 int cmd_calibrate(int argc, char **argv) {
     const char *db = NULL, *out = NULL, *backend = NULL, *from = NULL, *name = NULL;
-    int all = 0, quiet = 0;
+    int all = 0, quiet = 0, residuals = 0;
     for (int i = 1; i < argc; i++) {
         int m;
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -48,6 +67,8 @@ int cmd_calibrate(int argc, char **argv) {
             if (m < 0) return EXIT_BAD_INPUT;
         } else if (!strcmp(argv[i], "--all")) {
             all = 1;
+        } else if (!strcmp(argv[i], "--residuals")) {
+            residuals = 1;
         } else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) {
             quiet = 1;
         } else {
@@ -101,13 +122,18 @@ int cmd_calibrate(int argc, char **argv) {
     while (names[np]) np++;
     double *se = calloc((size_t)np, sizeof *se);
     cal_report rep;
-    int ng = se ? calibrate_fit(pts, n, !all, &h, se, &rep, err, sizeof err) : -1;
-    free(pts);
+    cal_residual *res = calloc((size_t)n, sizeof *res);
+    int ng = se && res ? calibrate_fit(pts, n, !all, &h, se, &rep, res, err, sizeof err) : -1;
     if (ng < 0) {
-        fprintf(stderr, "clustertwin calibrate: %s: %s\n", db, se ? err : "out of memory");
+        fprintf(stderr, "clustertwin calibrate: %s: %s\n", db, se && res ? err : "out of memory");
+        free(pts);
+        free(res);
         free(se);
-        return se ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
+        return se && res ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
     }
+    if (residuals && !quiet) print_residuals(pts, res, n, &rep);
+    free(pts);
+    free(res);
     if (name) snprintf(h.name, sizeof h.name, "%s", name);
     else snprintf(h.name, sizeof h.name, "twin-%.50s", host);
     char when[32];

@@ -15,7 +15,7 @@
 
 static const char help[] =
     "usage: clustertwin measure --backend cpu|mpi|cuda|nccl [--cases FILE] [--db PATH] [--json PATH|-]\n"
-    "                           [--dir DIR] [--ranks N] [--quick] [--quiet]\n"
+    "                           [--dir DIR] [--ranks N] [--statistic min|median] [--quick] [--quiet]\n"
     "\n"
     "Measure this machine with a hardware backend and store the measurements (with the\n"
     "host model's predictions) as a run in the results database, for 'clustertwin calibrate'.\n"
@@ -28,14 +28,16 @@ static const char help[] =
     "  --json PATH   also write the results JSON ('-' = stdout)\n"
     "  --dir DIR     storage cases write in DIR (default out/ckpt-bench)\n"
     "  --ranks N     collectives' ranks (default: mpirun's -np for mpi, 8 GPUs for nccl)\n"
+    "  --statistic S what measured_s is, and what calibrate fits: min, the fastest repetition\n"
+    "                (default), or median\n"
     "  --quick       a short sweep (fewer, smaller sizes: for tests)\n"
     "  --quiet       no table, no progress\n"
     "Each case is measured in CT_HW_ROUNDS rounds (default 3), the rounds one after the other,\n"
     "so a case's repetitions spread over the whole sweep and a burst of load from other\n"
     "programs weighs one round; each round: CT_HW_WARMUP untimed runs (default 2), then up to\n"
     "CT_HW_REPS timed repetitions (default 9, at least 3) within the case's share of\n"
-    "CT_HW_BUDGET_S seconds (default 2). The result: the median of the rounds' medians, the\n"
-    "fastest and slowest repetition.\n"
+    "CT_HW_BUDGET_S seconds (default 2). Recorded: the fastest repetition of all rounds, the\n"
+    "median of the rounds' medians, their quartiles, and the slowest repetition.\n"
     "Exit status: 0 ok, 1 a measurement failed, 2 bad input or the backend is unavailable.\n";
 
 /* MPI ranks of this launch, from the launcher's environment (1 outside). */
@@ -92,7 +94,8 @@ static char *sweep_xml(const char *backend, const char *dir, int quick, int rank
 }
 
 int cmd_measure(int argc, char **argv) {
-    const char *backend = NULL, *cases = NULL, *db = NULL, *json_path = NULL, *dir = "out/ckpt-bench", *ranks_z = NULL;
+    const char *backend = NULL, *cases = NULL, *db = NULL, *json_path = NULL, *dir = "out/ckpt-bench", *ranks_z = NULL,
+               *statistic = NULL;
     int quick = 0, quiet = 0;
     for (int i = 1; i < argc; i++) {
         int m;
@@ -103,7 +106,8 @@ int cmd_measure(int argc, char **argv) {
         if ((m = cli_opt(argc, argv, &i, "--backend", &backend)) != 0 ||
             (m = cli_opt(argc, argv, &i, "--cases", &cases)) != 0 || (m = cli_opt(argc, argv, &i, "--db", &db)) != 0 ||
             (m = cli_opt(argc, argv, &i, "--json", &json_path)) != 0 ||
-            (m = cli_opt(argc, argv, &i, "--dir", &dir)) != 0 || (m = cli_opt(argc, argv, &i, "--ranks", &ranks_z)) != 0) {
+            (m = cli_opt(argc, argv, &i, "--dir", &dir)) != 0 || (m = cli_opt(argc, argv, &i, "--ranks", &ranks_z)) != 0 ||
+            (m = cli_opt(argc, argv, &i, "--statistic", &statistic)) != 0) {
             if (m < 0) return EXIT_BAD_INPUT;
         } else if (!strcmp(argv[i], "--quick")) {
             quick = 1;
@@ -119,6 +123,7 @@ int cmd_measure(int argc, char **argv) {
     for (int i = 0; i < 4; i++) ok |= !strcmp(backend, known[i]);
     if (!ok) return cli_usage_error("measure", "--backend %s: expected cpu, mpi, cuda or nccl", backend);
     if (db && !*db) return cli_usage_error("measure", "--db needs a path");
+    if (cli_check_statistic("measure", statistic) != EXIT_OK) return EXIT_BAD_INPUT;
     int ranks = 0;
     if (ranks_z && ((ranks = atoi(ranks_z)) < 2 || ranks > 4096))
         return cli_usage_error("measure", "--ranks %s: expected 2 to 4096", ranks_z);
@@ -146,7 +151,7 @@ int cmd_measure(int argc, char **argv) {
         cli_mkdir_parent(default_db);
         db = default_db;
     }
-    int rc = cli_hw_session("measure", s, backend, NULL, json_path, db, !quiet, !quiet);
+    int rc = cli_hw_session("measure", s, backend, NULL, statistic, json_path, db, !quiet, !quiet);
     scenario_free(s);
     return rc;
 }

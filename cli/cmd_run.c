@@ -18,7 +18,7 @@
 
 static const char help[] =
     "usage: clustertwin run FILE [--json PATH|-] [--db PATH | --no-db] [--seed N] [--until DURATION]\n"
-    "                       [--quiet] [--backend cpu|mpi|cuda|nccl [--profile P]]\n"
+    "                       [--quiet] [--backend cpu|mpi|cuda|nccl [--profile P] [--statistic S]]\n"
     "\n"
     "Simulate the scenario in FILE and print a summary of the results.\n"
     "  --json PATH     write the results as JSON (CONTRACT.md) to PATH; '-' = stdout\n"
@@ -38,6 +38,8 @@ static const char help[] =
     "                  scenario's <host-profile>, else a generic host). Under mpirun only\n"
     "                  rank 0 writes. Exit 2 when the backend is unavailable.\n"
     "  --profile P     price the cases with the hardware profile P (clustertwin calibrate)\n"
+    "  --statistic S   what measured_s is: min (the fastest repetition, the default: it repeats\n"
+    "                  on a shared machine) or median (every statistic is recorded either way)\n"
     "Ctrl-C (SIGINT) stops the run: the results so far are written (the database\n"
     "keeps the run as incomplete) and the exit status is 130.\n"
     "Exit status: 0 ok, 1 the run failed, 2 bad input, 130 interrupted.\n";
@@ -58,7 +60,7 @@ static void on_sigint(int sig) {
 int cmd_run(int argc, char **argv) {
     const char *file = NULL, *json_path = NULL, *seed_z = NULL, *until_z = NULL, *db_path = NULL;
     int quiet = 0, no_db = 0;
-    const char *backend = NULL, *profile = NULL;          /* hardware mode */
+    const char *backend = NULL, *profile = NULL, *statistic = NULL;          /* hardware mode */
     for (int i = 1; i < argc; i++) {
         int m;
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -75,7 +77,8 @@ int cmd_run(int argc, char **argv) {
             if (m < 0) return EXIT_BAD_INPUT;
         } else if ((m = cli_opt(argc, argv, &i, "--backend", &backend)) != 0) {    /* hardware mode */
             if (m < 0) return EXIT_BAD_INPUT;
-        } else if ((m = cli_opt(argc, argv, &i, "--profile", &profile)) != 0) {
+        } else if ((m = cli_opt(argc, argv, &i, "--profile", &profile)) != 0 ||
+                   (m = cli_opt(argc, argv, &i, "--statistic", &statistic)) != 0) {
             if (m < 0) return EXIT_BAD_INPUT;
         } else if (!strcmp(argv[i], "--no-db")) {
             no_db = 1;
@@ -93,6 +96,8 @@ int cmd_run(int argc, char **argv) {
     if (db_path && !*db_path) return cli_usage_error("run", "--db needs a path (--no-db: no database)");
     if (db_path && no_db) return cli_usage_error("run", "--db and --no-db together");
     if (profile && !backend) return cli_usage_error("run", "--profile needs --backend");
+    if (statistic && !backend) return cli_usage_error("run", "--statistic needs --backend");
+    if (cli_check_statistic("run", statistic) != EXIT_OK) return EXIT_BAD_INPUT;
 
     double until_s = 0, seed = -1;
     char why[128];
@@ -111,7 +116,7 @@ int cmd_run(int argc, char **argv) {
      * rank 0 goes on to write results. */
     if (backend) {
         int rank = 0;
-        rc = cli_hw_measure("run", backend, profile, w, !quiet, &rank);
+        rc = cli_hw_measure("run", backend, profile, statistic, w, !quiet, &rank);
         if (rc == EXIT_BAD_INPUT) goto out;
         if (rank != 0) goto out;
     }

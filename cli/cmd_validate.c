@@ -11,7 +11,7 @@
 
 static const char help[] =
     "usage: clustertwin validate FILE --backend cpu|mpi|cuda|nccl [--profile P] [--db PATH | --no-db]\n"
-    "                            [--json PATH|-] [--quiet]\n"
+    "                            [--statistic min|median] [--json PATH|-] [--quiet]\n"
     "\n"
     "Measure the <microbenchmarks> of scenario FILE on this machine and print predicted vs\n"
     "measured: time and rate per case, the error 100 (predicted - measured) / measured, and\n"
@@ -22,12 +22,14 @@ static const char help[] =
     "                the GPU models (cuda, nccl)\n"
     "  --db PATH     store the run, predictions and measurements (default out/<scenario>.db);\n"
     "                'clustertwin report' charts predicted vs measured\n"
+    "  --statistic S what measured_s is: min, the fastest repetition (default; it repeats from\n"
+    "                session to session on a shared machine), or median; both are recorded\n"
     "  --json PATH   write the results JSON with measured_* and error_pct ('-' = stdout)\n"
     "  --quiet       no progress lines\n"
     "Exit status: 0 ok, 1 a measurement failed, 2 bad input or the backend is unavailable.\n";
 
 int cmd_validate(int argc, char **argv) {
-    const char *file = NULL, *backend = NULL, *profile = NULL, *db = NULL, *json_path = NULL;
+    const char *file = NULL, *backend = NULL, *profile = NULL, *db = NULL, *json_path = NULL, *statistic = NULL;
     int no_db = 0, quiet = 0;
     for (int i = 1; i < argc; i++) {
         int m;
@@ -37,6 +39,7 @@ int cmd_validate(int argc, char **argv) {
         }
         if ((m = cli_opt(argc, argv, &i, "--backend", &backend)) != 0 ||
             (m = cli_opt(argc, argv, &i, "--profile", &profile)) != 0 ||
+            (m = cli_opt(argc, argv, &i, "--statistic", &statistic)) != 0 ||
             (m = cli_opt(argc, argv, &i, "--db", &db)) != 0 || (m = cli_opt(argc, argv, &i, "--json", &json_path)) != 0) {
             if (m < 0) return EXIT_BAD_INPUT;
         } else if (!strcmp(argv[i], "--no-db")) {
@@ -54,6 +57,7 @@ int cmd_validate(int argc, char **argv) {
     if (!file) return cli_usage_error("validate", "missing scenario FILE");
     if (!backend) return cli_usage_error("validate", "missing --backend cpu|mpi|cuda|nccl");
     if (db && no_db) return cli_usage_error("validate", "--db and --no-db together");
+    if (cli_check_statistic("validate", statistic) != EXIT_OK) return EXIT_BAD_INPUT;
     char err[2048], default_db[160];
     scenario *s = NULL;
     if (scenario_load(file, &s, err, sizeof err) < 0) {
@@ -67,7 +71,7 @@ int cmd_validate(int argc, char **argv) {
         cli_mkdir_parent(default_db);
         db = default_db;
     }
-    int rc = cli_hw_session("validate", s, backend, profile, json_path, no_db ? NULL : db, 1, !quiet);
+    int rc = cli_hw_session("validate", s, backend, profile, statistic, json_path, no_db ? NULL : db, 1, !quiet);
     scenario_free(s);
     return rc;
 }

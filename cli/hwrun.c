@@ -26,9 +26,20 @@ static void opts_from_env(hw_opts *o) {
     if ((z = getenv("CT_HW_WARMUP")) && atoi(z) >= 0) o->warmup = atoi(z);
 }
 
-int cli_hw_measure(const char *cmd, const char *backend, const char *profile, world *w, int verbose, int *rank) {
+int cli_check_statistic(const char *cmd, const char *statistic) {
+    if (!statistic || hw_statistic_parse(statistic) >= 0) return EXIT_OK;
+    return cli_usage_error(cmd, "--statistic %s: expected min (the fastest repetition) or median", statistic);
+}
+
+int cli_hw_measure(const char *cmd, const char *backend, const char *profile, const char *statistic, world *w,
+                   int verbose, int *rank) {
     char err[1024];
     *rank = 0;
+    int stat = statistic ? hw_statistic_parse(statistic) : HW_STAT_MIN;
+    if (stat < 0) {
+        fprintf(stderr, "clustertwin %s: --statistic %s: expected min or median\n", cmd, statistic);
+        return EXIT_BAD_INPUT;
+    }
     host_profile hp;
     if (profile) {
         if (profile_load(profile, &hp, err, sizeof err) < 0) {
@@ -42,9 +53,12 @@ int cli_hw_measure(const char *cmd, const char *backend, const char *profile, wo
     }
     hw_opts o;
     opts_from_env(&o);
-    const char *zr = getenv("CT_HW_ROUNDS");
-    int nrounds = zr && atoi(zr) >= 1 && atoi(zr) <= 64 ? atoi(zr) : 3;
-    o.budget_s /= nrounds;                  /* the case's budget is shared by its rounds */
+    o.statistic = (hw_statistic)stat;
+    /* Rounds: every case is measured once per round, the rounds one after
+     * the other, so each case's repetitions are spread over the session. */
+    const char *z = getenv("CT_HW_ROUNDS");
+    int rounds = z && atoi(z) >= 1 && atoi(z) <= 64 ? atoi(z) : 3;
+    o.budget_s /= rounds;                   /* the case's budget is shared by its rounds */
     hw_backend *b = NULL;
     if (hw_open(backend, &o, &b, err, sizeof err) < 0) {
         fprintf(stderr, "clustertwin %s: backend %s unavailable: %s\n", cmd, backend, err);
@@ -55,10 +69,6 @@ int cli_hw_measure(const char *cmd, const char *backend, const char *profile, wo
     int failed = 0, n = world_microbench_count(w);
     if (n == 0 && *rank == 0)
         fprintf(stderr, "clustertwin %s: warning: the scenario has no <microbenchmarks>: nothing to measure\n", cmd);
-    /* Rounds: every case is measured once per round, the rounds one after
-     * the other, so each case's repetitions are spread over the session. */
-    const char *z = getenv("CT_HW_ROUNDS");
-    int rounds = z && atoi(z) >= 1 && atoi(z) <= 64 ? atoi(z) : 3;
     mb_measurement *got = n ? calloc((size_t)n * (size_t)rounds, sizeof *got) : NULL;
     int *status = n ? calloc((size_t)n, sizeof *status) : NULL;
     if (n && (!got || !status)) {
@@ -89,7 +99,7 @@ int cli_hw_measure(const char *cmd, const char *backend, const char *profile, wo
     for (int i = 0; i < n; i++) {
         if (status[i] != HW_OK) continue;
         mb_measurement m;
-        hw_combine(&got[(size_t)i * rounds], rounds, world_microbench_case(w, i), &m);
+        hw_combine(&got[(size_t)i * rounds], rounds, world_microbench_case(w, i), o.statistic, &m);
         world_microbench_set_measured(w, i, &m, NULL);
     }
     free(got);
@@ -99,8 +109,8 @@ int cli_hw_measure(const char *cmd, const char *backend, const char *profile, wo
     return failed ? EXIT_RUN_FAILED : EXIT_OK;
 }
 
-int cli_hw_session(const char *cmd, scenario *s, const char *backend, const char *profile, const char *json_path,
-                   const char *db_path, int table, int verbose) {
+int cli_hw_session(const char *cmd, scenario *s, const char *backend, const char *profile, const char *statistic,
+                   const char *json_path, const char *db_path, int table, int verbose) {
     char err[2048];
     metric_bus *bus = metrics_new();
     world *w = bus ? world_new(s, bus, err, sizeof err) : NULL;
@@ -112,7 +122,7 @@ int cli_hw_session(const char *cmd, scenario *s, const char *backend, const char
         goto out;
     }
     double t0 = cli_wall_s();
-    rc = cli_hw_measure(cmd, backend, profile, w, verbose, &rank);
+    rc = cli_hw_measure(cmd, backend, profile, statistic, w, verbose, &rank);
     if (rc == EXIT_BAD_INPUT || rank != 0) goto out;
     if (db_path) {
         int src = store_open(db_path, STORE_WRITE, &st, err, sizeof err);
@@ -139,7 +149,9 @@ int cli_hw_session(const char *cmd, scenario *s, const char *backend, const char
     if (table && !(json_path && !strcmp(json_path, "-"))) {
         const mb_hardware *h = world_microbench_hardware(w);
         const host_profile *hp = world_microbench_host(w);
-        if (h) printf("measured with %s on %s (%s; %s; %s)\n", h->backend, h->host, h->cpu, h->devices, h->libraries);
+        if (h)
+            printf("measured with %s on %s (%s; %s; %s); measured_s = the %s\n", h->backend, h->host, h->cpu,
+                   h->devices, h->libraries, !strcmp(h->statistic, "median") ? "median" : "fastest repetition");
         if (hp) printf("predicted by host profile %s (%s)\n", hp->name, hp->source);
         results_microbench_table(stdout, w);
         if (st) printf("stored as run %lld in %s\n", (long long)store_run_id(st), store_path(st));

@@ -19,6 +19,14 @@ const char *const *hw_backend_names(void) {
     return names;
 }
 
+const char *hw_statistic_name(hw_statistic s) { return s == HW_STAT_MEDIAN ? "median" : "min"; }
+
+int hw_statistic_parse(const char *z) {
+    if (z && !strcmp(z, "min")) return HW_STAT_MIN;
+    if (z && !strcmp(z, "median")) return HW_STAT_MEDIAN;
+    return -1;
+}
+
 void hw_opts_default(hw_opts *o) {
     memset(o, 0, sizeof *o);
     o->warmup = 2;
@@ -49,6 +57,7 @@ int hw_open(const char *name, const hw_opts *o, hw_backend **out, char *err, siz
     if (!(b->opts.budget_s > 0)) b->opts.budget_s = 2;
     snprintf(b->env.backend, sizeof b->env.backend, "%s", ops->name);
     b->env.ranks = 1;
+    snprintf(b->env.statistic, sizeof b->env.statistic, "%s", hw_statistic_name(b->opts.statistic));
     hw_host_info(&b->env);
     if (ops->open(b, err, errlen) < 0) {
         free(b);
@@ -91,13 +100,14 @@ static double quantile(const double *x, int n, double q) {
     return x[i] + (pos - i) * (x[i + 1] - x[i]);
 }
 
-void hw_stats(double *x, int n, mb_measurement *m) {
+void hw_stats(double *x, int n, hw_statistic stat, mb_measurement *m) {
     qsort(x, (size_t)n, sizeof *x, cmp_double);
     m->min_s = x[0];
     m->max_s = x[n - 1];
     m->q1_s = quantile(x, n, 0.25);
-    m->time_s = quantile(x, n, 0.5);
+    m->median_s = quantile(x, n, 0.5);
     m->q3_s = quantile(x, n, 0.75);
+    m->time_s = stat == HW_STAT_MEDIAN ? m->median_s : m->min_s;
     m->reps = n;
 }
 
@@ -106,14 +116,14 @@ static double median_of(double *x, int n) {
     return quantile(x, n, 0.5);
 }
 
-void hw_combine(const mb_measurement *r, int n, const mb_case *c, mb_measurement *out) {
+void hw_combine(const mb_measurement *r, int n, const mb_case *c, hw_statistic stat, mb_measurement *out) {
     double t[64], q1[64], q3[64], rd[64];
     mb_measurement m = r[0];
     if (n > 64) n = 64;
     int nr = 0;
     m.reps = 0;
     for (int i = 0; i < n; i++) {
-        t[i] = r[i].time_s;
+        t[i] = r[i].median_s > 0 ? r[i].median_s : r[i].time_s;
         q1[i] = r[i].q1_s;
         q3[i] = r[i].q3_s;
         if (r[i].read_s > 0) rd[nr++] = r[i].read_s;
@@ -121,12 +131,18 @@ void hw_combine(const mb_measurement *r, int n, const mb_case *c, mb_measurement
         if (r[i].max_s > m.max_s) m.max_s = r[i].max_s;
         m.reps += r[i].reps;
     }
-    m.time_s = median_of(t, n);
+    m.median_s = median_of(t, n);
     m.q1_s = median_of(q1, n);
     m.q3_s = median_of(q3, n);
-    if (m.q1_s > m.time_s) m.q1_s = m.time_s;
-    if (m.q3_s < m.time_s) m.q3_s = m.time_s;
-    m.read_s = nr ? median_of(rd, nr) : 0;
+    if (m.q1_s > m.median_s) m.q1_s = m.median_s;
+    if (m.q3_s < m.median_s) m.q3_s = m.median_s;
+    if (m.q1_s < m.min_s) m.q1_s = m.min_s;
+    m.time_s = stat == HW_STAT_MEDIAN ? m.median_s : m.min_s;
+    /* each round's read time is already that round's statistic */
+    m.read_s = 0;
+    for (int i = 0; i < nr; i++)
+        if (stat == HW_STAT_MIN && (m.read_s == 0 || rd[i] < m.read_s)) m.read_s = rd[i];
+    if (stat == HW_STAT_MEDIAN && nr) m.read_s = median_of(rd, nr);
     mb_measurement_rates(c, &m);
     *out = m;
 }
@@ -179,7 +195,7 @@ int hw_time(hw_backend *b, int (*fn)(void *ctx), void *ctx, const hw_timer *tm, 
         }
         x[r] = dt / (double)iters;
     }
-    hw_stats(x, reps, m);
+    hw_stats(x, reps, o->statistic, m);
     m->warmup = o->warmup;
     m->iters = (int)iters;
     free(x);

@@ -31,6 +31,18 @@
 /* Where the numbers were taken. */
 typedef mb_hardware hw_env;
 
+/* What a case's measured time is. The fastest repetition (STREAM's "best
+ * rate") is the default: other programs' load only ever adds time, so on a
+ * shared machine the minimum is the figure that repeats from one session to
+ * the next (on this project's 2-core VM, session-to-session differences of
+ * 2-10% against 6-20% for the median). The median is the typical time
+ * under whatever else the machine runs. Both are recorded either way. */
+typedef enum hw_statistic { HW_STAT_MIN, HW_STAT_MEDIAN } hw_statistic;
+
+/* "min" / "median"; hw_statistic_parse returns -1 for anything else. */
+const char *hw_statistic_name(hw_statistic s);
+int hw_statistic_parse(const char *z);
+
 typedef struct hw_opts {
     int warmup;                  /* untimed operations first (default 2) */
     int reps;                    /* timed repetitions (default 9, at least 3) */
@@ -38,6 +50,7 @@ typedef struct hw_opts {
     double budget_s;             /* soft cap on one case's timed loop (default 2 s): fewer
                                     repetitions, never fewer than 3 */
     const char *storage_dir;     /* storage cases: directory, overriding the case's path */
+    hw_statistic statistic;      /* what measured_s is (default HW_STAT_MIN) */
 } hw_opts;
 
 /* Defaults above. */
@@ -76,11 +89,13 @@ void hw_close(hw_backend *b);
  * session (so that a passing burst of load on a shared machine weighs one
  * round, not the whole case): the median of the rounds' medians and of
  * their quartiles, the extremes of their extremes, repetitions summed;
- * rates from the combined median. n >= 1. */
-void hw_combine(const mb_measurement *rounds, int n, const mb_case *c, mb_measurement *out);
+ * time_s (and the rates) by `stat`: the fastest repetition of any round,
+ * or the median of the rounds' medians. n >= 1. */
+void hw_combine(const mb_measurement *rounds, int n, const mb_case *c, hw_statistic stat, mb_measurement *out);
 
 /* Statistics of n samples (sorted in place): median, quartiles (linear
- * interpolation), extremes, written into m's time fields. n >= 1. */
-void hw_stats(double *x, int n, mb_measurement *m);
+ * interpolation), extremes, written into m's time fields, time_s by
+ * `stat`. n >= 1. */
+void hw_stats(double *x, int n, hw_statistic stat, mb_measurement *m);
 
 #endif

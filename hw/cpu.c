@@ -213,7 +213,7 @@ static int read_once(void *p) {
 }
 
 /* The read loop times each read separately: the cache is dropped between. */
-static int read_time(hw_backend *b, storage_ctx *s, double *median_s) {
+static int read_time(hw_backend *b, storage_ctx *s, double *out_s) {
     double x[16];
     int reps = b->opts.reps < 16 ? b->opts.reps : 16;
     double spent = 0;
@@ -230,8 +230,8 @@ static int read_time(hw_backend *b, storage_ctx *s, double *median_s) {
         }
     }
     mb_measurement m = { 0 };
-    hw_stats(x, n, &m);
-    *median_s = m.time_s;
+    hw_stats(x, n, b->opts.statistic, &m);
+    *out_s = m.time_s;
     return 0;
 }
 

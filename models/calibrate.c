@@ -102,8 +102,9 @@ static int group_params(const char *g, const cal_point **pts, int n, int read, c
         names[3] = "copy.cache_bytes", x0[3] = at * 2;
         names[4] = "copy.l1_bw", x0[4] = best * 2;
         names[5] = "copy.l1_bytes", x0[5] = lo->c.size_bytes * 2;
-        levels[0] = 0x3, levels[1] = 0xf, levels[2] = 0x3f, *nlevels = 3;
-        return 6;
+        names[6] = "copy.cache_k", x0[6] = 4;
+        levels[0] = 0x3, levels[1] = 0xf, levels[2] = 0x4f, levels[3] = 0x3f, levels[4] = 0x7f, *nlevels = 5;
+        return 7;
     }
     if (!strncmp(g, "gemm.", 5)) {
         precision p = !strcmp(g, "gemm.fp64") ? PREC_FP64 : PREC_FP32;
@@ -123,8 +124,9 @@ static int group_params(const char *g, const cal_point **pts, int n, int read, c
     }
     if (!strcmp(g, "storage.read")) {
         names[0] = "storage.read_bw", x0[0] = hi->c.size_bytes / t_hi;
-        levels[0] = 0x1, *nlevels = 1;
-        return 1;
+        names[1] = "storage.read_latency_s", x0[1] = t_lo * 0.3;
+        levels[0] = 0x3, *nlevels = 1;
+        return 2;
     }
     /* coll.OP */
     coll_op op = lo->c.op;
@@ -133,15 +135,21 @@ static int group_params(const char *g, const cal_point **pts, int n, int read, c
         double bw = pts[i]->c.size_bytes * fac / pts[i]->time_s;
         if (bw > best) best = bw;
     }
-    static const char *const part[] = { "bw", "alpha_s", "rndv_alpha_s", "cache_bw", "cache_bytes" };
-    for (int k = 0; k < 5; k++) snprintf(buf[k], sizeof buf[k], "%s.%s", g, part[k]);
+    static const char *const part[] = { "bw", "alpha_s", "rndv_alpha_s", "cache_bw", "cache_bytes", "cache_k",
+                                        "eager_bw" };
+    for (int k = 0; k < 7; k++) snprintf(buf[k], sizeof buf[k], "%s.%s", g, part[k]);
     names[0] = buf[0], x0[0] = hi->c.size_bytes * fac / t_hi;
     names[1] = buf[1], x0[1] = t_lo * 0.8;
     names[2] = buf[2], x0[2] = t_lo;
     names[3] = buf[3], x0[3] = best * 1.5;
     names[4] = buf[4], x0[4] = 512 << 10;
-    levels[0] = 0x3, levels[1] = 0x7, levels[2] = 0x1b, levels[3] = 0x1f, *nlevels = 4;
-    return 5;
+    names[5] = buf[5], x0[5] = 4;
+    const cal_point *small = pts[n > 2 ? 2 : n - 1];     /* eager bandwidth: from the small sizes */
+    names[6] = buf[6], x0[6] = small->c.size_bytes * fac / (read ? small->read_s : small->time_s);
+    static const int lv[] = { 0x3, 0x7, 0x47, 0x1b, 0x1f, 0x5f, 0x3b, 0x3f, 0x7f };
+    for (size_t k = 0; k < sizeof lv / sizeof *lv; k++) levels[k] = lv[k];
+    *nlevels = (int)(sizeof lv / sizeof *lv);
+    return 7;
 }
 
 static double median_abs(double *e, int n) {
@@ -203,6 +211,21 @@ static int ends_with(const char *z, const char *tail) {
 }
 
 
+/* A cache is faster than what backs it: a fit that puts a "cache" below
+ * memory's bandwidth has fitted a bump in the noise, not a level. */
+static int levels_ordered(const fit_ctx *f, const double *x) {
+    host_profile h;
+    apply(f, x, &h);
+    static const char *const pairs[][2] = { { "copy.cache_bw", "copy.dram_bw" }, { "copy.l1_bw", "copy.cache_bw" } };
+    for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
+        double fast = host_param_get(&h, pairs[i][0]), slow = host_param_get(&h, pairs[i][1]);
+        if (fast > 0 && slow > 0 && fast <= slow) return 0;
+    }
+    for (int o = 0; o < COLL_OP_COUNT; o++)
+        if (h.coll_cache_bw[o] > 0 && h.coll_cache_bw[o] <= h.coll_bw[o]) return 0;
+    return 1;
+}
+
 /* Fit one group; g->name set. Updates h and stderr_of on success.
  *
  * Model choice: the group's model is nested (bandwidth and latency, then
@@ -213,8 +236,8 @@ static int ends_with(const char *z, const char *tail) {
  * project's 2-core test machine the small-sample correction (AICc) kept
  * the 2-parameter models and doubled the held-out errors of the
  * collectives against plain AIC, so plain AIC it is. */
-static void fit_group(cal_group *g, const cal_point **all, int n_all, int read, int hold_out, host_profile *h,
-                      double *stderr_of) {
+static void fit_group(cal_group *g, int gi, const cal_point **all, int n_all, int read, int hold_out, host_profile *h,
+                      double *stderr_of, const cal_point *base, cal_residual *res) {
     qsort(all, (size_t)n_all, sizeof *all, cmp_size);
     const cal_point **fit = malloc((size_t)n_all * sizeof *fit), **held = malloc((size_t)n_all * sizeof *held);
     double *err = malloc((size_t)n_all * sizeof *err);
@@ -234,7 +257,7 @@ static void fit_group(cal_group *g, const cal_point **all, int n_all, int read, 
     g->n_held = nh;
     const char *names[CAL_MAX_PARAMS];
     double x0[CAL_MAX_PARAMS];
-    int cand[4], nc = 0;
+    int cand[12], nc = 0;
     int want = group_params(g->name, fit, nf, read, h, names, x0, cand, &nc);
     /* A model needs nf > p + 1 points; too few fit the bandwidth (and latency) only. */
     int kept = 0;
@@ -254,7 +277,7 @@ static void fit_group(cal_group *g, const cal_point **all, int n_all, int read, 
                 xs0[f.p] = x0[k];
                 f.param[f.p++] = names[k];
             } else if (ends_with(names[k], "cache_bw") || ends_with(names[k], "l1_bw") ||
-                       ends_with(names[k], "rndv_alpha_s")) {
+                       ends_with(names[k], "rndv_alpha_s") || ends_with(names[k], "eager_bw")) {
                 *host_param(&f.base, names[k]) = 0;          /* the level is left out */
             }
         }
@@ -262,18 +285,37 @@ static void fit_group(cal_group *g, const cal_point **all, int n_all, int read, 
         if (nf < p) continue;
         /* A cache knee is a local feature: start it at several of the
          * sizes and keep the best fit. */
-        int knee = -1;
-        for (int k = 0; k < p; k++)
+        int knee = -1, step = 0;
+        for (int k = 0; k < p; k++) {
             if (ends_with(f.param[k], "cache_bytes")) knee = k;
+            if (ends_with(f.param[k], "rndv_alpha_s")) step = 1;
+        }
+        /* The eager limit is a step, not a slope: least squares cannot move
+         * it, so it is placed between each two neighbouring measured sizes
+         * in turn (at their geometric mean) and the best fit kept. */
+        char eager_name[48];
+        snprintf(eager_name, sizeof eager_name, "%s.eager_bytes", g->name);
+        double *eager = step ? host_param(&f.base, eager_name) : NULL;
+        double eager_at = eager ? *eager : 0;
         fit_out o = { .status = -1 }, t;
         o.rss = INFINITY;
-        for (int s0 = 0; s0 < (knee >= 0 ? nf : 1); s0 += 2) {
-            if (knee >= 0) xs0[knee] = size_of(fit[s0]) * 1.5;
-            if (run_fit(&f, xs0, &t) == 0 && t.rss < o.rss) o = t;
+        for (int e = 1; e < (eager ? nf : 2); e++) {
+            if (eager) {
+                if (size_of(fit[e]) == size_of(fit[e - 1])) continue;
+                *eager = sqrt(size_of(fit[e - 1]) * size_of(fit[e]));
+            }
+            for (int s0 = 0; s0 < (knee >= 0 ? nf : 1); s0 += 2) {
+                if (knee >= 0) xs0[knee] = size_of(fit[s0]) * 1.5;
+                if (run_fit(&f, xs0, &t) == 0 && t.rss < o.rss) {
+                    o = t;
+                    if (eager) eager_at = *eager;
+                }
+            }
         }
-        if (!(o.rss < INFINITY)) continue;
+        if (eager) *eager = eager_at;
+        if (!(o.rss < INFINITY) || !levels_ordered(&f, o.x)) continue;
         double rss = fmax(o.rss, 1e-300);
-        double aic = nf * log(rss / nf) + 2.0 * p;
+        double aic = nf * log(rss / nf) + 2.0 * (p + (eager != NULL));   /* the placed limit counts */
         if (aic < best_aic) best_aic = aic, best = o, best_f = f;
     }
     if (!(best_aic < INFINITY)) {
@@ -308,11 +350,26 @@ static void fit_group(cal_group *g, const cal_point **all, int n_all, int read, 
         if (t > 0 && m > 0) err[ne++] = 100 * (t - m) / m;
     }
     g->held_median_pct = median_abs(err, ne);
+    for (int i = 0; res && i < nf + nh; i++) {
+        const cal_point *q = i < nf ? fit[i] : held[i - nf];
+        cal_residual *r = &res[q - base];
+        double t = model_s(&best_f, h, q), m = measured_s(&best_f, q);
+        if (read) r->read_group = gi, r->read_predicted_s = t, r->read_measured_s = m;
+        else r->group = gi, r->predicted_s = t, r->measured_s = m, r->held = i >= nf;
+    }
     g->held_max_pct = ne ? fabs(err[ne - 1]) : NAN;
     g->ok = 1;          /* at the iteration limit the fit is still the best found: noted */
     if (p < want)
         snprintf(g->note, sizeof g->note, "fitted %d of %d parameters (%s)", p, want,
                  few ? "too few points for more" : "AIC");
+    char eager_name[48];
+    snprintf(eager_name, sizeof eager_name, "%s.eager_bytes", g->name);
+    for (int k = 0; k < p; k++)
+        if (ends_with(best_f.param[k], "rndv_alpha_s")) {
+            size_t k0 = strlen(g->note);
+            snprintf(g->note + k0, sizeof g->note - k0, "%seager limit placed at %.0f B", k0 ? "; " : "",
+                     host_param_get(h, eager_name));
+        }
     if (best.status == GSL_EMAXITER) {
         size_t k = strlen(g->note);
         snprintf(g->note + k, sizeof g->note - k, "%sstopped at the iteration limit (200)", k ? "; " : "");
@@ -324,7 +381,7 @@ out:
 }
 
 int calibrate_fit(const cal_point *pts, int n, int hold_out, host_profile *h, double *stderr_of, cal_report *rep,
-                  char *err, size_t errlen) {
+                  cal_residual *res, char *err, size_t errlen) {
     static const char *order[] = { "copy", "gemm.fp32", "gemm.fp64", "storage.write", "storage.read",
                                    "coll.allreduce", "coll.allgather", "coll.reducescatter", "coll.alltoall",
                                    "coll.broadcast", "coll.sendrecv" };
@@ -332,6 +389,7 @@ int calibrate_fit(const cal_point *pts, int n, int hold_out, host_profile *h, do
     const char *const *names = host_param_names();
     for (int i = 0; stderr_of && names[i]; i++) stderr_of[i] = NAN;
     gsl_set_error_handler_off();
+    for (int i = 0; res && i < n; i++) res[i] = (cal_residual){ .group = -1, .read_group = -1 };
     host_profile out = *h;
     const cal_point **sel = n > 0 ? malloc((size_t)n * sizeof *sel) : NULL;
     if (n > 0 && !sel) {
@@ -349,7 +407,7 @@ int calibrate_fit(const cal_point *pts, int n, int hold_out, host_profile *h, do
         cal_group *g = &rep->group[rep->n_groups++];
         snprintf(g->name, sizeof g->name, "%s", order[gi]);
         g->held_median_pct = g->held_max_pct = NAN;
-        fit_group(g, sel, k, read, hold_out, &out, stderr_of);
+        fit_group(g, rep->n_groups - 1, sel, k, read, hold_out, &out, stderr_of, pts, res);
     }
     free(sel);
     if (rep->n_groups == 0) {

@@ -7,13 +7,15 @@
  * parameters:
  *
  *   copy            copy.dram_bw, copy.latency_s, copy.cache_bw, copy.cache_bytes,
- *                   copy.l1_bw, copy.l1_bytes
+ *                   copy.l1_bw, copy.l1_bytes, copy.cache_k
  *   gemm.fp32/fp64  gemm.P.latency_s, gemm.P.eff (gemm.P.peak_flops is kept: the
  *                   efficiency is measured against it)
  *   storage.write   storage.latency_s, storage.write_bw
- *   storage.read    storage.read_bw (storage.latency_s from the write fit)
+ *   storage.read    storage.read_bw, storage.read_latency_s
  *   coll.OP         coll.OP.bw, coll.OP.alpha_s, coll.OP.rndv_alpha_s, coll.OP.cache_bw,
- *                   coll.OP.cache_bytes (coll.OP.eager_bytes is kept)
+ *                   coll.OP.cache_bytes, coll.OP.cache_k; coll.OP.eager_bytes by a
+ *                   discrete search (a step has no gradient): between each two
+ *                   neighbouring sizes in turn, the best fit kept
  *
  * Residuals are log(predicted / measured): relative errors, so a case of
  * 1 us counts as much as one of 1 s. Parameters are fitted as logarithms,
@@ -39,11 +41,11 @@
 
 typedef struct cal_point {
     mb_case c;
-    double time_s;               /* measured median */
+    double time_s;               /* measured (the session's statistic: fastest or median) */
     double read_s;               /* storage: measured read back (0 = none) */
 } cal_point;
 
-#define CAL_MAX_PARAMS 6
+#define CAL_MAX_PARAMS 8
 #define CAL_MAX_GROUPS 16
 
 typedef struct cal_group {
@@ -66,14 +68,24 @@ typedef struct cal_report {
     int n_groups;
 } cal_report;
 
+/* One point after the fit: its group (index into cal_report.group, -1 =
+ * none), whether it was held out, and the fitted model's time next to the
+ * measured one; storage points also have their read back (read_group). */
+typedef struct cal_residual {
+    int group, held;
+    double predicted_s, measured_s;
+    int read_group;
+    double read_predicted_s, read_measured_s;
+} cal_residual;
+
 /* Fit h's parameters to the n points. h holds the starting profile (its
  * gemm peaks are kept) and receives the fitted values; hold_out as above
  * (0: fit every point). stderr_of, when not NULL, receives one entry per
  * host_param_names() (NaN for those not fitted). Returns the number of
  * groups fitted (>= 0), or -1 when there is nothing to fit (err says why);
- * h is then unchanged. */
+ * h is then unchanged. res, when not NULL, receives one entry per point. */
 int calibrate_fit(const cal_point *pts, int n, int hold_out, host_profile *h, double *stderr_of, cal_report *rep,
-                  char *err, size_t errlen);
+                  cal_residual *res, char *err, size_t errlen);
 
 /* The points of one kind of case: copy (host), gemm by precision, storage,
  * collective by op. Exposed for tests: the group a point belongs to, or

@@ -25,7 +25,9 @@ typedef struct pdef {
     P("coll." op ".cache_bw", coll_cache_bw[idx], "B/s"), \
     P("coll." op ".cache_bytes", coll_cache_bytes[idx], "B"), \
     P("coll." op ".rndv_alpha_s", coll_rndv_alpha_s[idx], "s"), \
-    P("coll." op ".eager_bytes", coll_eager_bytes[idx], "B")
+    P("coll." op ".eager_bytes", coll_eager_bytes[idx], "B"), \
+    P("coll." op ".cache_k", coll_cache_k[idx], ""), \
+    P("coll." op ".eager_bw", coll_eager_bw[idx], "B/s")
 
 static const pdef params[] = {
     P("copy.latency_s", copy_latency_s, "s"),
@@ -34,11 +36,13 @@ static const pdef params[] = {
     P("copy.cache_bytes", copy_cache_bytes, "B"),
     P("copy.l1_bw", copy_l1_bw, "B/s"),
     P("copy.l1_bytes", copy_l1_bytes, "B"),
+    P("copy.cache_k", copy_cache_k, ""),
     GEMM("fp64", PREC_FP64),
     GEMM("fp32", PREC_FP32),
     P("storage.latency_s", storage_latency_s, "s"),
     P("storage.write_bw", storage_write_bw, "B/s"),
     P("storage.read_bw", storage_read_bw, "B/s"),
+    P("storage.read_latency_s", storage_read_latency_s, "s"),
     COLL("allreduce", COLL_ALLREDUCE),
     COLL("allgather", COLL_ALLGATHER),
     COLL("reducescatter", COLL_REDUCESCATTER),
@@ -86,6 +90,7 @@ void host_profile_default(host_profile *h) {
     h->copy_cache_bytes = 2 << 20;
     h->copy_l1_bw = 80e9;
     h->copy_l1_bytes = 16 << 10;
+    h->copy_cache_k = 4;
     h->gemm_peak_flops[PREC_FP64] = 48e9;
     h->gemm_peak_flops[PREC_FP32] = 96e9;
     for (int p = 0; p < PREC_COUNT; p++) {
@@ -95,6 +100,7 @@ void host_profile_default(host_profile *h) {
     h->storage_latency_s = 2e-3;
     h->storage_write_bw = 1e9;
     h->storage_read_bw = 2e9;
+    h->storage_read_latency_s = 1e-3;
     for (int o = 0; o < COLL_OP_COUNT; o++) {
         h->coll_alpha_s[o] = 5e-6;
         h->coll_bw[o] = 5e9;
@@ -102,20 +108,21 @@ void host_profile_default(host_profile *h) {
         h->coll_cache_bytes[o] = 1 << 20;
         h->coll_rndv_alpha_s[o] = 0;
         h->coll_eager_bytes[o] = 4096;
+        h->coll_cache_k[o] = 4;
     }
 }
 
-double host_cache_share(double bytes, double cache_bytes) {
+double host_cache_share(double bytes, double cache_bytes, double k) {
     if (!(cache_bytes > 0)) return 0;
-    double r = bytes / cache_bytes;
-    return 1 / (1 + r * r);
+    if (!(k > 0)) k = 4;
+    return 1 / (1 + pow(bytes / cache_bytes, k));
 }
 
 /* Seconds per byte through a cache of `cache_bytes` at cache_bw backed by
  * memory at bw. */
-static double inv_bw(double bytes, double cache_bytes, double cache_bw, double bw) {
+static double inv_bw(double bytes, double cache_bytes, double k, double cache_bw, double bw) {
     if (!(cache_bw > 0)) return 1 / bw;             /* no cache level */
-    double f = host_cache_share(bytes, cache_bytes);
+    double f = host_cache_share(bytes, cache_bytes, k);
     return f / cache_bw + (1 - f) / bw;
 }
 
@@ -134,8 +141,9 @@ int host_predict(const host_profile *h, const mb_case *c, mb_prediction *p, char
         }
         {
             /* f1 <= f2: the first level is the smaller cache of the two. */
-            double S = c->size_bytes, f1 = h->copy_l1_bw > 0 ? host_cache_share(S, h->copy_l1_bytes) : 0;
-            double f2 = h->copy_cache_bw > 0 ? host_cache_share(S, h->copy_cache_bytes) : 0;
+            double S = c->size_bytes, k = h->copy_cache_k;
+            double f1 = h->copy_l1_bw > 0 ? host_cache_share(S, h->copy_l1_bytes, k) : 0;
+            double f2 = h->copy_cache_bw > 0 ? host_cache_share(S, h->copy_cache_bytes, k) : 0;
             if (f1 > f2) f2 = f1;
             double spb = (f1 > 0 ? f1 / h->copy_l1_bw : 0) + (f2 > f1 ? (f2 - f1) / h->copy_cache_bw : 0) +
                          (1 - f2) / h->copy_dram_bw;
@@ -172,11 +180,11 @@ int host_predict(const host_profile *h, const mb_case *c, mb_prediction *p, char
             return -1;
         }
         double moved = c->size_bytes * coll_busbw_factor(c->op, c->ranks);
-        r.time_s = c->ranks > 1 ? h->coll_alpha_s[o] +
-                                      (c->size_bytes > h->coll_eager_bytes[o] ? h->coll_rndv_alpha_s[o] : 0) +
-                                      moved * inv_bw(c->size_bytes, h->coll_cache_bytes[o], h->coll_cache_bw[o],
-                                                     h->coll_bw[o])
-                                : 0;
+        int eager = c->size_bytes <= h->coll_eager_bytes[o];
+        double spb = eager && h->coll_eager_bw[o] > 0 ? 1 / h->coll_eager_bw[o]
+                                                      : inv_bw(c->size_bytes, h->coll_cache_bytes[o], h->coll_cache_k[o],
+                                                               h->coll_cache_bw[o], h->coll_bw[o]);
+        r.time_s = c->ranks > 1 ? h->coll_alpha_s[o] + (eager ? 0 : h->coll_rndv_alpha_s[o]) + moved * spb : 0;
         r.algbw_bytes_per_s = r.time_s > 0 ? c->size_bytes / r.time_s : 0;
         r.busbw_bytes_per_s = r.algbw_bytes_per_s * coll_busbw_factor(c->op, c->ranks);
         r.detail = "host MPI alpha-beta";
@@ -189,5 +197,5 @@ int host_predict(const host_profile *h, const mb_case *c, mb_prediction *p, char
 
 double host_storage_read_s(const host_profile *h, const mb_case *c) {
     if (c->kind != MBC_STORAGE || !(h->storage_read_bw > 0)) return -1;
-    return h->storage_latency_s * c->files + c->size_bytes / h->storage_read_bw;
+    return h->storage_read_latency_s * c->files + c->size_bytes / h->storage_read_bw;
 }

@@ -15,21 +15,32 @@
  *   copy host    t = copy.latency_s + S * (f1 / copy.l1_bw + (f2 - f1) / copy.cache_bw
  *                                            + (1 - f2) / copy.dram_bw)
  *                f1 = share(S, copy.l1_bytes), f2 = share(S, copy.cache_bytes),
- *                share(S, C) = 1 / (1 + (S / C)^2): the part served by a cache
- *                of C bytes (the core's own caches, then the shared last level)
+ *                share(S, C) = 1 / (1 + (S / C)^k), k = copy.cache_k: the part
+ *                served by a cache of C bytes (the core's own caches, then the
+ *                shared last level). A buffer streamed again and again stays
+ *                in an LRU cache while it fits and is evicted whole once it
+ *                does not, so the fall is steep: k near 4-6 on real machines
+ *                (measured here: 4x in size takes the hit rate from 0.99 to
+ *                0.04), where k = 2 would spread it over 10x
  *   gemm P       t = gemm.P.latency_s + F / (gemm.P.peak_flops * gemm.P.eff)
  *                P = fp64 | fp32 (one core: the CBLAS the cpu backend links)
  *   storage      t = storage.latency_s * files + S / storage.write_bw
- *                (write + fsync; storage.read_bw prices the read back)
+ *                (write + fsync); the read back (page cache dropped):
+ *                storage.read_latency_s * files + S / storage.read_bw
  *   collective   t = coll.OP.alpha_s + [S > coll.OP.eager_bytes] coll.OP.rndv_alpha_s
  *                    + S * busfactor(OP, n) / bw(S)
+ *                1/bw(S) = 1 / coll.OP.eager_bw up to the eager limit when
+ *                          eager_bw > 0 (eager messages are copied in and out
+ *                          of shared buffers, rendezvous ones once: the two
+ *                          protocols move bytes at different speeds), else
  *                1/bw(S) = f / coll.OP.cache_bw + (1 - f) / coll.OP.bw,
- *                f = 1 / (1 + (S / coll.OP.cache_bytes)^2)
+ *                f = 1 / (1 + (S / coll.OP.cache_bytes)^coll.OP.cache_k)
  *                (nccl-tests bus bandwidth: shared-memory MPI on one host
  *                is an alpha-beta model with a cache knee, and a second
  *                latency above the eager limit where MPI switches to its
  *                rendezvous protocol; OpenMPI's shared-memory eager limit is
- *                4 KiB, the default of coll.OP.eager_bytes, which is not fitted)
+ *                4 KiB, the default of coll.OP.eager_bytes, which calibrate
+ *                places between two measured sizes by a discrete search)
  *
  * Cases with no host meaning (d2d/h2d/d2h copies, bf16/fp8 GEMM) are not
  * priced: host_predict() returns -1 and says why.
@@ -45,12 +56,13 @@
 typedef struct host_profile {
     char name[64];                   /* e.g. "twin-myhost" */
     char source[128];                /* "built-in generic host" or "calibrated 2026-..." */
-    double copy_latency_s, copy_cache_bw, copy_dram_bw, copy_cache_bytes, copy_l1_bw, copy_l1_bytes;
+    double copy_latency_s, copy_cache_bw, copy_dram_bw, copy_cache_bytes, copy_l1_bw, copy_l1_bytes, copy_cache_k;
     double gemm_latency_s[PREC_COUNT], gemm_peak_flops[PREC_COUNT], gemm_eff[PREC_COUNT];
-    double storage_latency_s, storage_write_bw, storage_read_bw;
+    double storage_latency_s, storage_write_bw, storage_read_bw, storage_read_latency_s;
     double coll_alpha_s[COLL_OP_COUNT], coll_bw[COLL_OP_COUNT], coll_cache_bw[COLL_OP_COUNT];
     double coll_cache_bytes[COLL_OP_COUNT];
-    double coll_rndv_alpha_s[COLL_OP_COUNT], coll_eager_bytes[COLL_OP_COUNT];
+    double coll_rndv_alpha_s[COLL_OP_COUNT], coll_eager_bytes[COLL_OP_COUNT], coll_cache_k[COLL_OP_COUNT];
+    double coll_eager_bw[COLL_OP_COUNT];         /* 0: the same bandwidth as rendezvous */
 } host_profile;
 
 /* A generic 2020s server core: DRAM memcpy 10 GB/s, caches 40 GB/s up to
@@ -76,7 +88,7 @@ int host_predict(const host_profile *h, const mb_case *c, mb_prediction *p, char
 /* Time of a storage read back of c (read_bw), seconds; -1 when unknown. */
 double host_storage_read_s(const host_profile *h, const mb_case *c);
 
-/* The share of a transfer served from caches, f above. */
-double host_cache_share(double bytes, double cache_bytes);
+/* The share of a transfer served from caches, f above (k <= 0: 4). */
+double host_cache_share(double bytes, double cache_bytes, double k);
 
 #endif

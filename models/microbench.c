@@ -4,9 +4,11 @@
 #include "models/microbench.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "models/gpu.h"
+#include "scenarios/units.h"
 
 /* Launch and synchronisation cost of one timed copy or GEMM call as
  * cudaEvent timing sees it (a few microseconds on H100/A100 with CUDA 12;
@@ -161,4 +163,24 @@ void mb_measurement_rates(const mb_case *c, mb_measurement *m) {
 
 double mb_error_pct(double predicted_s, double measured_s) {
     return measured_s > 0 ? 100.0 * (predicted_s - measured_s) / measured_s : NAN;
+}
+
+/* "allreduce 2r 1 MiB", "gemm fp32 512x512x512", "copy host 4 MiB", "storage 64 MiB/2 files". */
+void mb_case_label(const mb_case *c, char *buf, size_t len) {
+    char z[64];
+    switch (c->kind) {
+    case MBC_COLLECTIVE:
+        snprintf(buf, len, "%s %dr %s", coll_op_name(c->op), c->ranks,
+                 units_format(c->size_bytes, UNIT_SIZE, z, sizeof z));
+        break;
+    case MBC_GEMM:
+        snprintf(buf, len, "gemm %s %dx%dx%d", precision_name(c->precision), c->m, c->n, c->k);
+        break;
+    case MBC_COPY:
+        snprintf(buf, len, "copy %s %s", copy_kind_name(c->copy), units_format(c->size_bytes, UNIT_SIZE, z, sizeof z));
+        break;
+    case MBC_STORAGE:
+        snprintf(buf, len, "storage-write %s/%d", units_format(c->size_bytes, UNIT_SIZE, z, sizeof z), c->files);
+        break;
+    }
 }

@@ -53,14 +53,17 @@ typedef struct mb_prediction {
 
 /* One case measured on real hardware (hw/): per-operation times over
  * `reps` timed repetitions (each `iters` operations, after `warmup`
- * untimed ones): the median, the quartiles and the extremes. Rates are
- * those of the median time, by the same conventions as the prediction. */
+ * untimed ones): the median, the quartiles and the extremes. time_s is
+ * the session's statistic (mb_hardware.statistic): the fastest repetition
+ * ("min", the default) or the median; the rates and the error are those
+ * of time_s, by the same conventions as the prediction. */
 typedef struct mb_measurement {
-    double time_s;               /* median */
+    double time_s;               /* the statistic: min_s or median_s */
+    double median_s;
     double min_s, q1_s, q3_s, max_s;
     int warmup, reps, iters;
     double algbw_bytes_per_s, busbw_bytes_per_s, tflops;
-    double read_s;               /* storage: median time to read the files back (0 = none) */
+    double read_s;               /* storage: time to read the files back, same statistic (0 = none) */
 } mb_measurement;
 
 /* Where measurements were taken (hw/ fills it; plain strings). */
@@ -71,7 +74,12 @@ typedef struct mb_hardware {
     char devices[256];           /* GPUs, or what the backend measures on */
     char libraries[256];         /* library versions */
     int ranks;                   /* processes taking part (MPI ranks, GPUs for nccl) */
+    char statistic[8];           /* what measured_s is: "min" or "median" */
 } mb_hardware;
+
+/* A case in a few words: "allreduce 2r 1 MiB", "gemm fp32 512x512x512",
+ * "copy host 4 MiB", "storage-write 64 MiB/2". */
+void mb_case_label(const mb_case *c, char *buf, size_t len);
 
 /* Fill the rates of m (algbw, busbw, tflops) from m->time_s. */
 void mb_measurement_rates(const mb_case *c, mb_measurement *m);

@@ -131,6 +131,7 @@ static void microbench_json(json *j, const mb_case *c, const mb_prediction *p, c
         else json_null(j, "error_pct");
         if (c->kind == MBC_COLLECTIVE) json_num(j, "measured_algbw_GBps", m->algbw_bytes_per_s / 1e9);
         json_num(j, "measured_min_s", m->min_s);
+        json_num(j, "measured_median_s", m->median_s);
         json_num(j, "measured_q1_s", m->q1_s);
         json_num(j, "measured_q3_s", m->q3_s);
         json_num(j, "measured_max_s", m->max_s);
@@ -163,6 +164,7 @@ static void hardware_json(json *j, const world *w) {
         json_str(j, "devices", h->devices);
         json_str(j, "libraries", h->libraries);
         json_int(j, "ranks", h->ranks);
+        json_str(j, "statistic", h->statistic[0] ? h->statistic : "min");
     }
     if (hp) {
         json_str(j, "profile", hp->name);
@@ -498,26 +500,6 @@ void results_summary(FILE *f, const scenario *s, const world *w, double wall_s) 
     services_summary(f, w);
 }
 
-/* "allreduce 2r 1 MiB", "gemm fp32 512x512x512", "copy host 4 MiB", "storage 64 MiB/2 files". */
-static void case_label(const mb_case *c, char *buf, size_t len) {
-    char z[64];
-    switch (c->kind) {
-    case MBC_COLLECTIVE:
-        snprintf(buf, len, "%s %dr %s", coll_op_name(c->op), c->ranks,
-                 units_format(c->size_bytes, UNIT_SIZE, z, sizeof z));
-        break;
-    case MBC_GEMM:
-        snprintf(buf, len, "gemm %s %dx%dx%d", precision_name(c->precision), c->m, c->n, c->k);
-        break;
-    case MBC_COPY:
-        snprintf(buf, len, "copy %s %s", copy_kind_name(c->copy), units_format(c->size_bytes, UNIT_SIZE, z, sizeof z));
-        break;
-    case MBC_STORAGE:
-        snprintf(buf, len, "storage-write %s/%d", units_format(c->size_bytes, UNIT_SIZE, z, sizeof z), c->files);
-        break;
-    }
-}
-
 static int cmp_abs(const void *a, const void *b) {
     double x = fabs(*(const double *)a), y = fabs(*(const double *)b);
     return (x > y) - (x < y);
@@ -562,7 +544,7 @@ void results_microbench_table(FILE *f, const world *w) {
         const mb_measurement *m = world_microbench_measured(w, i);
         char label[96], ps[32] = "-", ms[32] = "-", pr[32] = "-", mr[32] = "-", er[32] = "-";
         const char *unit = "";
-        case_label(c, label, sizeof label);
+        mb_case_label(c, label, sizeof label);
         if (p) {
             snprintf(ps, sizeof ps, "%.4g s", p->time_s);
             snprintf(pr, sizeof pr, "%.4g", rate_of(c, p->algbw_bytes_per_s, p->busbw_bytes_per_s, p->tflops, &unit));

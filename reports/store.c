@@ -60,7 +60,7 @@
     "  files INTEGER,\n" \
     "  predicted_s REAL, predicted_busbw_GBps REAL, predicted_algbw_GBps REAL, predicted_GBps REAL,\n" \
     "  predicted_tflops REAL, model TEXT,\n" \
-    "  measured_s REAL,                     -- median per operation; NULL = not measured (see note)\n" \
+    "  measured_s REAL,                     -- per operation, by hardware.statistic; NULL = not measured\n" \
     "  measured_busbw_GBps REAL, measured_algbw_GBps REAL, measured_GBps REAL, measured_tflops REAL,\n" \
     "  error_pct REAL,                      -- 100 (predicted - measured) / measured\n" \
     "  measured_min_s REAL, measured_q1_s REAL, measured_q3_s REAL, measured_max_s REAL,\n" \
@@ -81,6 +81,7 @@
  * unless the name starts with wall (wall-clock). NULL = not known or not
  * happened (a JSON null).
  */
+#define SCHEMA_SQL_VERSION 2              /* schema_sql's version: a new file is migrated on */
 static const char schema_sql[] =
     /* One row per `clustertwin run`. Inserted 'incomplete' before the
      * simulation starts; the figures are filled and status set to
@@ -235,7 +236,7 @@ static const char *const microbench_fields[] = {
     "predicted_busbw_GBps", "predicted_algbw_GBps", "predicted_GBps", "predicted_tflops", "model", "measured_s",
     "measured_busbw_GBps", "measured_algbw_GBps", "measured_GBps", "measured_tflops", "error_pct",
     "measured_min_s", "measured_q1_s", "measured_q3_s", "measured_max_s", "warmup", "reps", "iters",
-    "measured_read_s", "measured_read_GBps", "note", NULL
+    "measured_read_s", "measured_read_GBps", "note", "measured_median_s", NULL
 };
 static const char *const queue_fields[] = {
     "name", "quota_gpus", "jobs", "started", "waiting", "gpu_hours", "quota_share", "mean_wait_s",
@@ -327,9 +328,16 @@ static int int_pragma(sqlite3 *db, const char *sql, int *out) {
     return rc;
 }
 
+/* Schema version 3: what measured_s is (the hardware's statistic: the
+ * fastest repetition or the median) and the median beside it. */
+#define STATISTIC_SQL \
+    "ALTER TABLE microbenchmarks ADD COLUMN measured_median_s REAL;\n" \
+    "ALTER TABLE hardware ADD COLUMN statistic TEXT;   -- measured_s is: 'min' | 'median'\n"
+
 /* Upgrades from older schema versions: migrations[v - 1] takes version v
- * to v + 1. Additive only: new tables, never a changed column. */
-static const char *const migrations[] = { HW_TABLES_SQL, NULL };
+ * to v + 1. Additive only: new tables and columns, never a changed one. A
+ * new file is created at version 2 (schema_sql) and migrated from there. */
+static const char *const migrations[] = { HW_TABLES_SQL, STATISTIC_SQL, NULL };
 
 /* Check the file's identity and version; create or migrate the schema when
  * writing. Runs inside BEGIN IMMEDIATE when writing, so two processes
@@ -356,12 +364,12 @@ static int check_schema(store *st, store_mode mode, char *err, size_t errlen) {
         }
         char pragmas[128];
         snprintf(pragmas, sizeof pragmas, "PRAGMA application_id = %d; PRAGMA user_version = %d;",
-                 STORE_APPLICATION_ID, STORE_SCHEMA_VERSION);
+                 STORE_APPLICATION_ID, SCHEMA_SQL_VERSION);
         if ((rc = exec(db, schema_sql)) != SQLITE_OK || (rc = exec(db, pragmas)) != SQLITE_OK) {
             errmsg_set(err, errlen, "%s: cannot create the schema: %s", st->path, sqlite3_errmsg(db));
             return store_sql_status(rc);
         }
-        return STORE_OK;
+        ver = SCHEMA_SQL_VERSION;                      /* migrated below to the current version */
     }
     if (ver > STORE_SCHEMA_VERSION) {
         errmsg_set(err, errlen, "%s: written by a newer clustertwin (results schema version %d; this one "
@@ -369,7 +377,7 @@ static int check_schema(store *st, store_mode mode, char *err, size_t errlen) {
         return STORE_BAD_INPUT;
     }
     if (ver < STORE_SCHEMA_VERSION) {
-        if (ver < 1 || !migrations[ver - 1]) {
+        if (ver < 1 || ver > (int)(sizeof migrations / sizeof *migrations) - 1 || !migrations[ver - 1]) {
             errmsg_set(err, errlen, "%s: results schema version %d is not supported (this clustertwin "
                                 "reads version %d)", st->path, ver, STORE_SCHEMA_VERSION);
             return STORE_BAD_INPUT;
@@ -1017,11 +1025,11 @@ static int write_failure_kinds(store *st, const world *w) {
 static int insert_hardware(store *st, const char *json_text) {
     sqlite3_stmt *q = NULL;
     int rc = prepare(st, "INSERT INTO hardware(run_id, backend, host, cpu, devices, libraries, ranks, profile, "
-                         "profile_source) SELECT ?1, json_extract(?2, '$.hardware.backend'), "
+                         "profile_source, statistic) SELECT ?1, json_extract(?2, '$.hardware.backend'), "
                          "json_extract(?2, '$.hardware.host'), json_extract(?2, '$.hardware.cpu'), "
                          "json_extract(?2, '$.hardware.devices'), json_extract(?2, '$.hardware.libraries'), "
                          "json_extract(?2, '$.hardware.ranks'), json_extract(?2, '$.hardware.profile'), "
-                         "json_extract(?2, '$.hardware.profile_source') "
+                         "json_extract(?2, '$.hardware.profile_source'), json_extract(?2, '$.hardware.statistic') "
                          "WHERE json_type(?2, '$.hardware') = 'object'", &q);
     if (rc == SQLITE_OK) {
         sqlite3_bind_int64(q, 1, st->run);

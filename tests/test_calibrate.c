@@ -154,7 +154,7 @@ static void recover(double noise, double tol, double held_tol) {
     double se[128];
     cal_report rep;
     char err[256];
-    int ng = calibrate_fit(pts, n, 1, &h, se, &rep, err, sizeof err);
+    int ng = calibrate_fit(pts, n, 1, &h, se, &rep, NULL, err, sizeof err);
     assert_int_equal(ng, 11);          /* copy, 2 gemm, storage write/read, 6 collectives */
     for (int i = 0; well_determined[i]; i++) {
         double got = host_param_get(&h, well_determined[i]), want = host_param_get(&t, well_determined[i]);
@@ -210,7 +210,7 @@ static void test_model_choice(void **state) {
     gsl_rng_free(r);
     cal_report rep;
     host_profile_default(&h);
-    assert_int_equal(calibrate_fit(pts, n, 1, &h, NULL, &rep, err, sizeof err), 1);
+    assert_int_equal(calibrate_fit(pts, n, 1, &h, NULL, &rep, NULL, err, sizeof err), 1);
     /* No cache knee is invented; AIC may keep a small protocol step the
      * noise suggests (it errs towards one parameter too many). */
     assert_true(rep.group[0].n_params <= 3);
@@ -221,6 +221,87 @@ static void test_model_choice(void **state) {
     assert_true(rep.group[0].held_median_pct < 5);
 }
 
+/* A protocol step and a sharp cache knee, as shared-memory MPI shows: the
+ * eager limit is placed between the two sizes around it, the eager and
+ * rendezvous bandwidths come back, and held-out sizes are predicted. */
+static void test_protocol_step(void **state) {
+    (void)state;
+    host_profile t;
+    host_profile_default(&t);
+    coll_op o = COLL_BROADCAST;
+    t.coll_alpha_s[o] = 1e-6;
+    t.coll_rndv_alpha_s[o] = 3e-6;
+    t.coll_eager_bytes[o] = 6000;              /* between the 4 KiB and 8 KiB points */
+    t.coll_eager_bw[o] = 1.5e9;
+    t.coll_bw[o] = 5e9;
+    t.coll_cache_bw[o] = 12e9;
+    t.coll_cache_bytes[o] = 6 << 20;
+    t.coll_cache_k[o] = 6;
+    cal_point pts[40];
+    int n = 0;
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 5);
+    mb_prediction p;
+    char why[64], err[128];
+    for (double s = 1024; s <= 67108864.0; s *= 2, n++) {
+        pts[n].c = (mb_case){ .kind = MBC_COLLECTIVE, .op = o, .ranks = 2, .size_bytes = s };
+        assert_int_equal(host_predict(&t, &pts[n].c, &p, why, sizeof why), 0);
+        pts[n].time_s = p.time_s * exp(gsl_ran_gaussian(r, 0.02));
+    }
+    gsl_rng_free(r);
+    cal_report rep;
+    host_profile h;
+    host_profile_default(&h);
+    assert_int_equal(calibrate_fit(pts, n, 0, &h, NULL, &rep, NULL, err, sizeof err), 1);
+    assert_true(h.coll_eager_bytes[o] > 4096 && h.coll_eager_bytes[o] < 8192);
+    assert_non_null(strstr(rep.group[0].note, "eager limit placed at"));
+    assert_true(rel(h.coll_eager_bw[o], 1.5e9) < 0.15);
+    assert_true(rel(h.coll_bw[o], 5e9) < 0.10);
+    assert_true(rel(h.coll_cache_bw[o], 12e9) < 0.15);
+    assert_true(rep.group[0].fit_rms_pct < 4);
+    host_profile_default(&h);
+    cal_residual res[40];
+    assert_int_equal(calibrate_fit(pts, n, 1, &h, NULL, &rep, res, err, sizeof err), 1);
+    assert_true(rep.group[0].held_median_pct < 6);
+    int held = 0;
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(res[i].group, 0);
+        assert_true(res[i].measured_s == pts[i].time_s && res[i].predicted_s > 0);
+        held += res[i].held;
+    }
+    assert_int_equal(held, rep.group[0].n_held);
+}
+
+/* A copy whose last-level cache falls off over 2x in size: the cache
+ * level's sharpness is fitted, and the default generic k = 4 is kept when
+ * the data do not call for another. */
+static void test_sharp_cache(void **state) {
+    (void)state;
+    host_profile t, h;
+    host_profile_default(&t);
+    t.copy_l1_bw = 0;                          /* one cache level */
+    t.copy_cache_bw = 45e9;
+    t.copy_cache_bytes = 12 << 20;
+    t.copy_dram_bw = 11e9;
+    t.copy_cache_k = 7;
+    t.copy_latency_s = 5e-8;
+    cal_point pts[40];
+    int n = 0;
+    mb_prediction p;
+    char why[64], err[128];
+    for (double s = 4096; s <= 268435456.0; s *= 2, n++) {
+        pts[n].c = (mb_case){ .kind = MBC_COPY, .copy = COPY_HOST, .size_bytes = s };
+        assert_int_equal(host_predict(&t, &pts[n].c, &p, why, sizeof why), 0);
+        pts[n].time_s = p.time_s;
+    }
+    cal_report rep;
+    host_profile_default(&h);
+    assert_int_equal(calibrate_fit(pts, n, 0, &h, NULL, &rep, NULL, err, sizeof err), 1);
+    assert_true(rel(h.copy_cache_k, 7) < 0.10);
+    assert_true(rel(h.copy_cache_bytes, 12 << 20) < 0.05);
+    assert_true(rep.group[0].fit_max_pct < 1);
+}
+
 static void test_nothing_to_fit(void **state) {
     (void)state;
     host_profile h, before;
@@ -229,10 +310,10 @@ static void test_nothing_to_fit(void **state) {
     cal_report rep;
     char err[256];
     cal_point p = { .c = { .kind = MBC_COPY, .copy = COPY_D2D, .size_bytes = 1e6 }, .time_s = 1e-4 };
-    assert_int_equal(calibrate_fit(&p, 1, 1, &h, NULL, &rep, err, sizeof err), -1);
+    assert_int_equal(calibrate_fit(&p, 1, 1, &h, NULL, &rep, NULL, err, sizeof err), -1);
     assert_non_null(strstr(err, "no measured case"));
     assert_memory_equal(&h, &before, sizeof h);
-    assert_int_equal(calibrate_fit(NULL, 0, 1, &h, NULL, &rep, err, sizeof err), -1);
+    assert_int_equal(calibrate_fit(NULL, 0, 1, &h, NULL, &rep, NULL, err, sizeof err), -1);
 }
 
 static void test_few_points(void **state) {
@@ -249,7 +330,7 @@ static void test_few_points(void **state) {
         pts[i].time_s = p.time_s;
     }
     cal_report rep;
-    assert_int_equal(calibrate_fit(pts, 3, 0, &h, NULL, &rep, err, sizeof err), 1);
+    assert_int_equal(calibrate_fit(pts, 3, 0, &h, NULL, &rep, NULL, err, sizeof err), 1);
     assert_true(rep.group[0].n_params < 6);
     assert_non_null(strstr(rep.group[0].note, "fitted"));
     assert_true(rel(h.copy_dram_bw, t.copy_dram_bw) < 0.02);
@@ -260,7 +341,8 @@ static void test_few_points(void **state) {
 static void check_measurement(const mb_measurement *m) {
     assert_true(m->reps >= 3);
     assert_true(m->min_s > 0);
-    assert_true(m->min_s <= m->q1_s && m->q1_s <= m->time_s && m->time_s <= m->q3_s && m->q3_s <= m->max_s);
+    assert_true(m->min_s <= m->q1_s && m->q1_s <= m->median_s && m->median_s <= m->q3_s && m->q3_s <= m->max_s);
+    assert_true(m->time_s == m->min_s);          /* the default statistic: the fastest repetition */
 }
 
 static void test_cpu_backend(void **state) {
@@ -338,22 +420,37 @@ static void test_stats(void **state) {
     (void)state;
     double x[] = { 5, 1, 4, 2, 3 };
     mb_measurement m = { 0 };
-    hw_stats(x, 5, &m);
+    hw_stats(x, 5, HW_STAT_MEDIAN, &m);
     assert_true(m.min_s == 1 && m.q1_s == 2 && m.time_s == 3 && m.q3_s == 4 && m.max_s == 5 && m.reps == 5);
+    assert_true(m.median_s == 3);
+    double x2[] = { 5, 1, 4, 2, 3 };
+    hw_stats(x2, 5, HW_STAT_MIN, &m);
+    assert_true(m.time_s == 1 && m.median_s == 3);
     double y[] = { 4, 1, 3, 2 };
-    hw_stats(y, 4, &m);
+    hw_stats(y, 4, HW_STAT_MEDIAN, &m);
     assert_true(m.time_s == 2.5 && m.q1_s == 1.75 && m.q3_s == 3.25);
-    /* Rounds: a slow round (a burst of load) moves the median little. */
+    /* Rounds: a slow round (a burst of load) moves the median little and
+     * the fastest repetition not at all. */
     mb_measurement r[3] = {
-        { .time_s = 1.0, .min_s = 0.9, .q1_s = 0.95, .q3_s = 1.1, .max_s = 1.2, .reps = 5 },
-        { .time_s = 9.0, .min_s = 8.0, .q1_s = 8.5, .q3_s = 9.5, .max_s = 10, .reps = 3 },
-        { .time_s = 1.1, .min_s = 1.0, .q1_s = 1.05, .q3_s = 1.2, .max_s = 1.3, .reps = 4 },
+        { .time_s = 1.0, .median_s = 1.0, .min_s = 0.9, .q1_s = 0.95, .q3_s = 1.1, .max_s = 1.2, .reps = 5,
+          .read_s = 2.0 },
+        { .time_s = 9.0, .median_s = 9.0, .min_s = 8.0, .q1_s = 8.5, .q3_s = 9.5, .max_s = 10, .reps = 3,
+          .read_s = 7.0 },
+        { .time_s = 1.1, .median_s = 1.1, .min_s = 1.0, .q1_s = 1.05, .q3_s = 1.2, .max_s = 1.3, .reps = 4,
+          .read_s = 2.5 },
     };
     mb_case c = { .kind = MBC_COPY, .copy = COPY_HOST, .size_bytes = 2e9 };
-    hw_combine(r, 3, &c, &m);
-    assert_true(m.time_s == 1.1 && m.min_s == 0.9 && m.max_s == 10 && m.reps == 12);
-    assert_true(m.q1_s == 1.05 && m.q3_s == 1.2);
+    hw_combine(r, 3, &c, HW_STAT_MEDIAN, &m);
+    assert_true(m.time_s == 1.1 && m.median_s == 1.1 && m.min_s == 0.9 && m.max_s == 10 && m.reps == 12);
+    assert_true(m.q1_s == 1.05 && m.q3_s == 1.2 && m.read_s == 2.5);
     assert_true(rel(m.algbw_bytes_per_s, 2e9 / 1.1) < 1e-12);
+    hw_combine(r, 3, &c, HW_STAT_MIN, &m);
+    assert_true(m.time_s == 0.9 && m.median_s == 1.1 && m.min_s == 0.9 && m.read_s == 2.0);
+    assert_true(rel(m.algbw_bytes_per_s, 2e9 / 0.9) < 1e-12);
+    assert_int_equal(hw_statistic_parse("min"), HW_STAT_MIN);
+    assert_int_equal(hw_statistic_parse("median"), HW_STAT_MEDIAN);
+    assert_int_equal(hw_statistic_parse("mean"), -1);
+    assert_string_equal(hw_statistic_name(HW_STAT_MIN), "min");
 }
 
 int main(void) {
@@ -362,6 +459,8 @@ int main(void) {
         cmocka_unit_test(test_recover_noisy),
         cmocka_unit_test(test_recover_exact),
         cmocka_unit_test(test_model_choice),
+        cmocka_unit_test(test_protocol_step),
+        cmocka_unit_test(test_sharp_cache),
         cmocka_unit_test(test_nothing_to_fit),
         cmocka_unit_test(test_few_points),
         cmocka_unit_test(test_stats),
