@@ -64,11 +64,14 @@ d = json.load(open(sys.argv[1]))
 hw = d["hardware"]
 assert hw["backend"] == "cpu" and hw["host"] and hw["cpu"] and "CBLAS" in hw["libraries"], hw
 assert hw["profile"] == "test-host"
+assert hw["statistic"] == "min"
 mb = d["microbenchmarks"]
 for c in mb:
     measurable = (c["op"] == "copy" and c["kind"] == "host") or (c["op"] == "gemm" and c["precision"] in ("fp32", "fp64")) or c["op"] == "storage-write"
     if measurable:
         assert c["measured_s"] > 0 and c["reps"] >= 3 and c["measured_min_s"] <= c["measured_s"] <= c["measured_max_s"], c
+        # the default statistic: the fastest repetition; the median beside it
+        assert c["measured_s"] == c["measured_min_s"] <= c["measured_median_s"] <= c["measured_max_s"], c
         assert c["predicted_s"] > 0, c
         err = 100 * (c["predicted_s"] - c["measured_s"]) / c["measured_s"]
         assert abs(c["error_pct"] - err) < 1e-6 * max(1, abs(err)), c
@@ -90,8 +93,25 @@ assert len(rows) == len(d["microbenchmarks"])
 for r, c in zip(rows, d["microbenchmarks"]):
     assert r[0] == c["op"] and r[1] == c["measured_s"] and r[2] == c["error_pct"], (r, c)
 assert db.execute("SELECT backend FROM hardware").fetchone()[0] == "cpu"
-assert db.execute("PRAGMA user_version").fetchone()[0] >= 2
+assert db.execute("PRAGMA user_version").fetchone()[0] == 3
+assert db.execute("SELECT statistic FROM hardware").fetchone()[0] == "min"
+med = [r[0] for r in db.execute("SELECT measured_median_s FROM microbenchmarks ORDER BY idx")]
+assert med == [c.get("measured_median_s") for c in d["microbenchmarks"]], med
 PY
+# --statistic median: measured_s (and error_pct) from the median of the rounds' medians.
+expect_status 0 "run --backend cpu --statistic median" "$bin" run "$tmp/host.xml" --backend cpu --statistic median --json "$tmp/med.json" --no-db --quiet
+python3 - "$tmp/med.json" <<'PY' && ok "--statistic median: measured_s is the median" || no "--statistic median"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["hardware"]["statistic"] == "median"
+got = [c for c in d["microbenchmarks"] if c["measured_s"] is not None]
+assert got and all(c["measured_s"] == c["measured_median_s"] >= c["measured_min_s"] for c in got)
+assert all(abs(c["error_pct"] - 100 * (c["predicted_s"] / c["measured_s"] - 1)) < 1e-6 * max(1, abs(c["error_pct"])) for c in got)
+PY
+expect_status 2 "--statistic mean is refused" "$bin" run "$tmp/host.xml" --backend cpu --statistic mean --no-db --quiet
+grep -q "expected min (the fastest repetition) or median" "$tmp/err" || no "--statistic mean: the message says what is expected"
+expect_status 2 "--statistic without --backend" "$bin" run "$tmp/host.xml" --statistic median --no-db --quiet
+expect_status 2 "measure --statistic mean" "$bin" measure --backend cpu --statistic mean --quick
 [ -d "$tmp/ckpt" ] && [ -z "$(ls "$tmp/ckpt")" ] && ok "storage files removed after measuring" || no "storage files removed"
 
 # measure -> calibrate -> validate.
@@ -99,6 +119,9 @@ expect_status 0 "measure --backend cpu --quick" "$bin" measure --backend cpu --q
 expect_status 0 "calibrate" "$bin" calibrate --db "$tmp/m.db" --out "$tmp/profile.xml"
 grep -q "held median" "$tmp/out" && grep -q "gemm.fp32.eff=" "$tmp/out" && grep -q "copy.dram_bw=" "$tmp/out" \
   && ok "calibrate prints fitted values and held-out errors" || no "calibrate output: $(head -c 300 "$tmp/out")"
+expect_status 0 "calibrate --residuals" "$bin" calibrate --db "$tmp/m.db" --out "$tmp/profile-r.xml" --residuals
+[ "$(grep -cE '^copy +copy host .* (fit|held) .*%$' "$tmp/out")" -ge 4 ] && grep -qE '^gemm.fp64 +gemm fp64 .* held ' "$tmp/out" \
+  && ok "calibrate --residuals prints every point, fit and held out" || no "calibrate --residuals: $(head -c 300 "$tmp/out")"
 python3 - "$tmp/profile.xml" <<'PY' && ok "profile XML: fitted parameters with stderr" || no "profile XML"
 import sys, xml.dom.minidom as m
 d = m.parse(sys.argv[1]).documentElement

@@ -364,6 +364,24 @@ static void test_open_errors(void **state) {
     assert_int_equal((int)num(db, "PRAGMA user_version", 0), STORE_SCHEMA_VERSION);
     assert_int_equal((int)num(db, "SELECT count(*) FROM sqlite_schema WHERE name IN ('microbenchmarks', 'hardware')", 0), 2);
     sqlite3_close(db);
+    /* Version 2 (before the statistic columns): upgraded by a writer. */
+    const char *v2 = tpath("v2.db");
+    assert_int_equal(store_open(v2, STORE_WRITE, &st, err, sizeof err), STORE_OK);
+    store_close(st);
+    db = db_open(v2);
+    assert_int_equal(sqlite3_exec(db, "ALTER TABLE microbenchmarks DROP COLUMN measured_median_s; "
+                                      "ALTER TABLE hardware DROP COLUMN statistic; PRAGMA user_version = 2",
+                                  NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    expect_refused(v2, STORE_READ, STORE_BAD_INPUT, "older than this clustertwin");
+    assert_int_equal(store_open(v2, STORE_WRITE, &st, err, sizeof err), STORE_OK);
+    store_close(st);
+    db = db_open(v2);
+    assert_int_equal((int)num(db, "PRAGMA user_version", 0), STORE_SCHEMA_VERSION);
+    assert_int_equal((int)num(db, "SELECT count(*) FROM pragma_table_info('hardware') WHERE name = 'statistic'", 0), 1);
+    assert_int_equal(
+        (int)num(db, "SELECT count(*) FROM pragma_table_info('microbenchmarks') WHERE name = 'measured_median_s'", 0), 1);
+    sqlite3_close(db);
     /* Missing: reading refuses and creates nothing; an empty file has no runs. */
     const char *missing = tpath("missing.db");
     expect_refused(missing, STORE_READ, STORE_BAD_INPUT, "no such file");
