@@ -69,6 +69,13 @@ int cli_hw_measure(const char *cmd, const char *backend, const char *profile, co
     int failed = 0, n = world_microbench_count(w);
     if (n == 0 && *rank == 0)
         fprintf(stderr, "clustertwin %s: warning: the scenario has no <microbenchmarks>: nothing to measure\n", cmd);
+    /* Our own ranks are not running yet (they wait in hw_open's MPI_Init
+     * or here), so the load is other programs'. */
+    double load = hw_load_per_core();
+    if (n > 0 && *rank == 0 && load > 0.5)
+        fprintf(stderr, "clustertwin %s: warning: this machine is busy (load average %.1f per core): the "
+                        "measurements run beside other work and will be slower and vary more than on an idle "
+                        "machine\n", cmd, load);
     mb_measurement *got = n ? calloc((size_t)n * (size_t)rounds, sizeof *got) : NULL;
     int *status = n ? calloc((size_t)n, sizeof *status) : NULL;
     if (n && (!got || !status)) {

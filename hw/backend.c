@@ -202,6 +202,17 @@ int hw_time(hw_backend *b, int (*fn)(void *ctx), void *ctx, const hw_timer *tm, 
     return 0;
 }
 
+double hw_load_per_core(void) {
+    FILE *f = fopen("/proc/loadavg", "r");
+    double one = -1;
+    if (f) {
+        if (fscanf(f, "%lf", &one) != 1) one = -1;
+        fclose(f);
+    }
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return one >= 0 && cores > 0 ? one / (double)cores : -1;
+}
+
 void hw_host_info(hw_env *e) {
     comm_host(e->host, sizeof e->host);
     char model[128] = "unknown CPU";

@@ -82,6 +82,11 @@ const char *hw_name(const hw_backend *b);
  * only rank 0 writes results. */
 int hw_rank(const hw_backend *b);
 
+/* How busy the machine is: the 1-minute load average per online core
+ * (/proc/loadavg), or -1 when unknown. Measurements taken above ~0.5 run
+ * beside other work and vary with it. */
+double hw_load_per_core(void);
+
 /* Close; NULL is a no-op. Under MPI, finalises MPI. */
 void hw_close(hw_backend *b);
 
