@@ -306,14 +306,14 @@ static void fit_group(cal_group *g, int gi, const cal_point **all, int n_all, in
             }
             for (int s0 = 0; s0 < (knee >= 0 ? nf : 1); s0 += 2) {
                 if (knee >= 0) xs0[knee] = size_of(fit[s0]) * 1.5;
-                if (run_fit(&f, xs0, &t) == 0 && t.rss < o.rss) {
+                if (run_fit(&f, xs0, &t) == 0 && t.rss < o.rss && levels_ordered(&f, t.x)) {
                     o = t;
                     if (eager) eager_at = *eager;
                 }
             }
         }
         if (eager) *eager = eager_at;
-        if (!(o.rss < INFINITY) || !levels_ordered(&f, o.x)) continue;
+        if (!(o.rss < INFINITY)) continue;
         double rss = fmax(o.rss, 1e-300);
         double aic = nf * log(rss / nf) + 2.0 * (p + (eager != NULL));   /* the placed limit counts */
         if (aic < best_aic) best_aic = aic, best = o, best_f = f;
