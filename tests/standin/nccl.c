@@ -226,6 +226,8 @@ int ncclGetUniqueId(ncclUniqueId *id) {
     return 0;
 }
 
+int ncclCommDestroy(void *p);
+
 int ncclCommInitRank(void **out, int nranks, ncclUniqueId id, int rank) {
     *out = NULL;
     size_t ml = strlen(ID_MAGIC);
@@ -272,7 +274,10 @@ int ncclCommInitRank(void **out, int nranks, ncclUniqueId id, int rank) {
         pending[npending++] = c;
     } else {
         int rc = wait_for(S, &S->joined, nranks, "ncclCommInitRank", id.internal + ml);
-        if (rc) return rc;           /* the caller destroys *out as after any failed init */
+        if (rc) {
+            ncclCommDestroy(c);      /* leaves, removing its files when it was the last */
+            return rc;
+        }
     }
     *out = c;
     return 0;
