@@ -506,10 +506,9 @@ static void run(void) {
  * this process's own communicators, then each shared communicator's part. */
 static int flush(void) {
     int rc = 0;
-    for (int i = 0; i < npending; i++) {
+    for (int i = 0; i < npending && !rc; i++) {     /* the first error's message stays */
         world *W = pending[i]->w;
-        int e = wait_for(W->S, &W->S->joined, atomic_load(&W->S->nranks), "ncclCommInitRank", W->base);
-        if (!rc) rc = e;
+        rc = wait_for(W->S, &W->S->joined, atomic_load(&W->S->nranks), "ncclCommInitRank", W->base);
     }
     npending = 0;
     int ns = 0, nl = 0;
