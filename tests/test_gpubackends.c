@@ -152,6 +152,12 @@ static void test_nccl(void **state) {
         check(&m);
         assert_true(m.busbw_bytes_per_s > 0);
     }
+    /* A library that sums wrongly fails the check made before timing. */
+    setenv("CT_STANDIN_NCCL_WRONG", "1", 1);
+    mb_case w = { .kind = MBC_COLLECTIVE, .op = COLL_ALLREDUCE, .ranks = 2, .size_bytes = 4096 };
+    assert_int_equal(hw_measure(b, &w, &m, why, sizeof why), HW_FAILED);
+    assert_non_null(strstr(why, "NCCL allreduce gave wrong results: rank 0 holds 4 at float 0, expected 3"));
+    unsetenv("CT_STANDIN_NCCL_WRONG");
     mb_case big = { .kind = MBC_COLLECTIVE, .op = COLL_ALLREDUCE, .ranks = 8, .size_bytes = 65536 };
     assert_int_equal(hw_measure(b, &big, &m, why, sizeof why), HW_UNSUPPORTED);
     assert_non_null(strstr(why, "2 GPU(s)"));

@@ -23,7 +23,9 @@
  * real: each rank writes its part to its data file, all meet, each reads
  * what it needs (sums, gathered parts, the root's buffer, its peers'
  * sends), all meet again. Every rank must issue the same collectives in the
- * same order, as with NCCL; a mismatch is an error. ncclGetErrorString
+ * same order, as with NCCL; a mismatch is an error. CT_STANDIN_NCCL_WRONG=1
+ * makes the one-process sums wrong by 1 at float 0 (a faulty library, for
+ * testing the backend's result check). ncclGetErrorString
  * returns the last error's message. The last rank to leave removes the
  * files.
  */
@@ -462,6 +464,8 @@ static void run(void) {
                     for (size_t e = 0; e < total; e++) sum[e] += ((const float *)q[j].s)[e];
                     k++;
                 }
+            const char *z = getenv("CT_STANDIN_NCCL_WRONG");   /* a faulty library, for the tests */
+            if (z && *z == '1' && total) sum[0] += 1;
             k = 0;
             for (int j = i; j < nq && k < n; j++)
                 if (q[j].kind == kind) {
