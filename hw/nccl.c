@@ -144,9 +144,9 @@ static int nccl_join(nccl_impl *x, int loaded, char *err, size_t errlen) {
     comm_host(mine.host, sizeof mine.host);
     if (!loaded) snprintf(mine.err, sizeof mine.err, "%s", err);
     proc_info *all = calloc((size_t)n, sizeof *all);
-    if (!all) {
-        snprintf(err, errlen, "out of memory");
-        comm_abort(2);
+    if (comm_max_double(!all) > 0) {            /* all processes agree, so none waits alone */
+        snprintf(err, errlen, "out of memory in %s to exchange the GPU counts", all ? "another process" : mine.host);
+        free(all);
         return -1;
     }
     if (comm_allgather(&mine, all, sizeof mine) < 0) {
