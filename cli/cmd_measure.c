@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "hw/backend.h"
 #include "scenarios/scenario.h"
 
 static const char help[] =
@@ -22,12 +23,16 @@ static const char help[] =
     "  --backend B   cpu: host memcpy 4 KiB..256 MiB, fp32 and fp64 GEMM 32..512, storage\n"
     "                write+fsync and read 1..128 MiB in DIR; mpi (under mpirun -np N): the six\n"
     "                collectives 1 KiB..64 MiB by factor 2 across the N ranks; cuda: GEMM and\n"
-    "                d2d/h2d/d2h copies; nccl: the collectives on this node's GPUs\n"
+    "                d2d/h2d/d2h copies; nccl: the collectives on this node's GPUs, or under\n"
+    "                mpirun -np N (one process per node: --map-by node) on all N x G GPUs of\n"
+    "                the N processes, MPI bootstrapping one NCCL communicator (every process\n"
+    "                must see the same G GPUs; only rank 0 writes)\n"
     "  --cases FILE  measure the <microbenchmarks> of scenario FILE instead of the sweep\n"
     "  --db PATH     results database (default out/measure-<backend>.db)\n"
     "  --json PATH   also write the results JSON ('-' = stdout)\n"
     "  --dir DIR     storage cases write in DIR (default out/ckpt-bench)\n"
-    "  --ranks N     collectives' ranks (default: mpirun's -np for mpi, 8 GPUs for nccl)\n"
+    "  --ranks N     collectives' ranks (default: mpirun's -np for mpi; for nccl every GPU of\n"
+    "                every process, N x G, or 8 when no GPU is seen)\n"
     "  --statistic S what measured_s is, and what calibrate fits: min, the fastest repetition\n"
     "                (default), or median\n"
     "  --quick       a short sweep (fewer, smaller sizes: for tests)\n"
@@ -56,8 +61,15 @@ static char *sweep_xml(const char *backend, const char *dir, int quick, int rank
     char *z = malloc(cap);
     if (!z) return NULL;
 #define ADD(...) n += (size_t)snprintf(z + n, n < cap ? cap - n : 0, __VA_ARGS__)
+    int r = 0;                       /* collectives' ranks */
+    if (!strcmp(backend, "mpi") || !strcmp(backend, "nccl")) {
+        int g = !strcmp(backend, "nccl") ? hw_local_gpus() : 1;
+        r = ranks > 0 ? ranks : g > 0 ? launch_size() * g : 8;
+        if (r < 2) r = 2;
+    }
     ADD("<?xml version=\"1.0\"?>\n<scenario name=\"measure-%s\" seed=\"1\">\n"
-        "  <cluster><nodes type=\"dgx-h100\" count=\"1\"/></cluster>\n  <microbenchmarks>\n", backend);
+        "  <cluster><nodes type=\"dgx-h100\" count=\"%d\"/></cluster>\n  <microbenchmarks>\n", backend,
+        r > 8 ? (r + 7) / 8 : 1);
     if (!strcmp(backend, "cpu")) {
         ADD("    <copy kind=\"host\" min-size=\"4KiB\" max-size=\"%s\" factor=\"2\"/>\n", quick ? "4MiB" : "256MiB");
         static const int sizes[] = { 32, 48, 64, 96, 128, 192, 256, 384, 512 };
@@ -71,10 +83,9 @@ static char *sweep_xml(const char *backend, const char *dir, int quick, int rank
             ADD("    <storage-write size=\"%dMiB\" files=\"1\" path=\"%s\"/>\n", mb, dir);
     } else if (!strcmp(backend, "mpi") || !strcmp(backend, "nccl")) {
         static const char *ops[] = { "allreduce", "allgather", "reducescatter", "alltoall", "broadcast", "sendrecv" };
-        int r = ranks > 0 ? ranks : !strcmp(backend, "mpi") ? launch_size() : 8;
         for (int i = 0; i < 6; i++)
             ADD("    <collective op=\"%s\" ranks=\"%d\" min-size=\"1KiB\" max-size=\"%s\" factor=\"2\"/>\n", ops[i],
-                r < 2 ? 2 : r, quick ? "256KiB" : "64MiB");
+                r, quick ? "256KiB" : "64MiB");
     } else {
         int g = quick ? 128 : 8192;
         const char *mx = quick ? "4MiB" : "1GiB";

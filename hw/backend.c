@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "hw/comm.h"
+#include "hw/cudalib.h"
 
 static const hw_ops *const all_ops[] = { &hw_cpu_ops, &hw_mpi_ops, &hw_cuda_ops, &hw_nccl_ops };
 #define N_OPS (sizeof all_ops / sizeof *all_ops)
@@ -235,4 +236,13 @@ void hw_host_info(hw_env *e) {
     }
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     snprintf(e->cpu, sizeof e->cpu, "%s, %ld cores", model, cores);
+}
+
+int hw_local_gpus(void) {
+    cudalib L;
+    char err[512];
+    if (cudalib_load(&L, err, sizeof err) < 0) return 0;
+    int n = L.devices;
+    cudalib_unload(&L);
+    return n;
 }

@@ -7,7 +7,8 @@
  *   mpi    the collectives between MPI ranks (run under mpirun; nccl-tests
  *          sizes and bus bandwidth), through hw/comm.h
  *   cuda   cuBLAS GEMM and d2d/h2d/d2h copies timed with CUDA events
- *   nccl   the collectives on this node's GPUs, one process
+ *   nccl   the collectives on this node's GPUs (one process), or on every
+ *          GPU of every process under mpirun (MPI bootstraps NCCL)
  *
  * cuda and nccl load libcudart, libcublas and libnccl with dlopen() when
  * opened, so the program runs without them; hw_open() then fails with a
@@ -89,6 +90,11 @@ double hw_load_per_core(void);
 
 /* Close; NULL is a no-op. Under MPI, finalises MPI. */
 void hw_close(hw_backend *b);
+
+/* The GPUs this process's CUDA runtime sees, without opening a backend
+ * (0 when there is no driver, runtime or device): for defaults, such as
+ * measure's nccl sweep using every GPU of every process. */
+int hw_local_gpus(void);
 
 /* Combine measurements of one case taken in n rounds spread over a
  * session (so that a passing burst of load on a shared machine weighs one

@@ -11,8 +11,15 @@
  *     with the environment (device names, versions) recorded; a GEMM type
  *     cuBLAS refuses is a failure with the call named; fp8, storage, host
  *     copies and collectives are unsupported with a reason.
- *   - nccl: the six collectives over the stand-in's two GPUs; a case with
- *     more ranks than GPUs is unsupported; non-collectives are refused.
+ *   - nccl: the six collectives over the stand-in's two GPUs, each checked
+ *     once on known data; a case with more ranks than GPUs is unsupported;
+ *     non-collectives are refused.
+ *   - The stand-in NCCL's bootstrap across processes (what makes the
+ *     mpirun tests in tests/cli_nccl.sh able to fail): ranks of processes
+ *     given the same id meet and sum each other's data; ranks given their
+ *     own ids (no broadcast) time out; a rank out of range, a rank joining
+ *     twice and an id the stand-in did not make are errors; the files are
+ *     removed when the communicator is destroyed.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,9 +27,13 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "hw/backend.h"
 
@@ -141,6 +152,12 @@ static void test_nccl(void **state) {
         check(&m);
         assert_true(m.busbw_bytes_per_s > 0);
     }
+    /* A library that sums wrongly fails the check made before timing. */
+    setenv("CT_STANDIN_NCCL_WRONG", "1", 1);
+    mb_case w = { .kind = MBC_COLLECTIVE, .op = COLL_ALLREDUCE, .ranks = 2, .size_bytes = 4096 };
+    assert_int_equal(hw_measure(b, &w, &m, why, sizeof why), HW_FAILED);
+    assert_non_null(strstr(why, "NCCL allreduce gave wrong results: rank 0 holds 4 at float 0, expected 3"));
+    unsetenv("CT_STANDIN_NCCL_WRONG");
     mb_case big = { .kind = MBC_COLLECTIVE, .op = COLL_ALLREDUCE, .ranks = 8, .size_bytes = 65536 };
     assert_int_equal(hw_measure(b, &big, &m, why, sizeof why), HW_UNSUPPORTED);
     assert_non_null(strstr(why, "2 GPU(s)"));
@@ -149,11 +166,152 @@ static void test_nccl(void **state) {
     hw_close(b);
 }
 
+/* ---- the stand-in NCCL across processes ----------------------------------- */
+
+typedef struct sid { char internal[128]; } sid;
+static struct {
+    void *lib;
+    int (*GetUniqueId)(sid *);
+    int (*CommInitRank)(void **, int, sid, int);
+    int (*CommDestroy)(void *);
+    int (*GroupStart)(void);
+    int (*GroupEnd)(void);
+    int (*AllReduce)(const void *, void *, size_t, int, int, void *, void *);
+    const char *(*GetErrorString)(int);
+} S;
+
+static void load_standin(void) {
+    S.lib = dlopen("build/tests/libstandin-nccl.so", RTLD_NOW | RTLD_LOCAL);
+    assert_non_null(S.lib);
+#define SSYM(f, name)                          \
+    do {                                       \
+        void *p_ = dlsym(S.lib, name);         \
+        assert_non_null(p_);                   \
+        memcpy(&S.f, &p_, sizeof p_);          \
+    } while (0)
+    SSYM(GetUniqueId, "ncclGetUniqueId");
+    SSYM(CommInitRank, "ncclCommInitRank");
+    SSYM(CommDestroy, "ncclCommDestroy");
+    SSYM(GroupStart, "ncclGroupStart");
+    SSYM(GroupEnd, "ncclGroupEnd");
+    SSYM(AllReduce, "ncclAllReduce");
+    SSYM(GetErrorString, "ncclGetErrorString");
+#undef SSYM
+}
+
+static int dir_entries(const char *dir) {
+    DIR *d = opendir(dir);
+    int n = 0;
+    if (!d) return -1;
+    for (struct dirent *e; (e = readdir(d));) n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+/* One rank in a child process: join (id, or its own id when id is NULL),
+ * then all-reduce 64 floats of rank + 1. Exit 0: joined and the sum of
+ * nranks ranks arrived; 3: the join failed with `want` in the message. */
+static void child_rank(const sid *id, int nranks, int rank, const char *want) {
+    sid own;
+    if (!id) {
+        S.GetUniqueId(&own);
+        id = &own;
+    }
+    void *c = NULL;
+    int e = S.CommInitRank(&c, nranks, *id, rank);
+    if (e) {
+        S.CommDestroy(c);
+        _exit(want && strstr(S.GetErrorString(e), want) ? 3 : 4);
+    }
+    float in[64], out[64];
+    for (int i = 0; i < 64; i++) in[i] = (float)(rank + 1);
+    e = S.AllReduce(in, out, 64, 7, 0, c, NULL);
+    int ok = e == 0;
+    for (int i = 0; i < 64 && ok; i++) ok = out[i] == (float)nranks * (float)(nranks + 1) / 2;
+    S.CommDestroy(c);
+    _exit(ok ? 0 : 5);
+}
+
+static void run_children(const sid *id, int nranks, const char *want, int expect) {
+    pid_t pid[4];
+    for (int r = 0; r < nranks; r++) {
+        pid[r] = fork();
+        assert_true(pid[r] >= 0);
+        if (pid[r] == 0) child_rank(id, nranks, r, want);
+    }
+    for (int r = 0; r < nranks; r++) {
+        int st = 0;
+        assert_int_equal(waitpid(pid[r], &st, 0), pid[r]);
+        assert_true(WIFEXITED(st));
+        if (WEXITSTATUS(st) != expect) fail_msg("rank %d of %d exited %d, expected %d", r, nranks, WEXITSTATUS(st), expect);
+    }
+}
+
+static void test_standin_bootstrap(void **state) {
+    (void)state;
+    char dir[] = "/tmp/ct-standin-test-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    setenv("CT_STANDIN_NCCL_DIR", dir, 1);
+    setenv("CT_STANDIN_NCCL_TIMEOUT_S", "1", 1);
+    load_standin();
+    sid a, b;
+    assert_int_equal(S.GetUniqueId(&a), 0);
+    assert_int_equal(S.GetUniqueId(&b), 0);
+    assert_memory_not_equal(&a, &b, sizeof a);              /* a new id on every call */
+    run_children(&a, 3, NULL, 0);                           /* one id for all: they meet and sum */
+    assert_int_equal(dir_entries(dir), 0);                  /* and leave no file behind */
+    run_children(NULL, 2, "timed out", 3);                  /* each its own id: they never meet */
+    /* Two ranks of one process, inside a group as hw/nccl.c makes them. */
+    void *c[2] = { NULL, NULL };
+    S.GetUniqueId(&a);
+    S.GroupStart();
+    assert_int_equal(S.CommInitRank(&c[0], 2, a, 0), 0);
+    assert_int_equal(S.CommInitRank(&c[1], 2, a, 1), 0);
+    assert_int_equal(S.GroupEnd(), 0);
+    float in[2][8], out[2][8];
+    for (int i = 0; i < 8; i++) in[0][i] = 1, in[1][i] = 10;
+    S.GroupStart();
+    for (int r = 0; r < 2; r++) assert_int_equal(S.AllReduce(in[r], out[r], 8, 7, 0, c[r], NULL), 0);
+    assert_int_equal(S.GroupEnd(), 0);
+    assert_true(out[0][0] == 11 && out[1][7] == 11);
+    /* A collective that not every rank issues cannot complete. */
+    int e = S.AllReduce(in[0], out[0], 8, 7, 0, c[0], NULL);
+    assert_int_not_equal(e, 0);
+    assert_non_null(strstr(S.GetErrorString(e), "timed out"));
+    S.CommDestroy(c[0]);
+    S.CommDestroy(c[1]);
+    /* Errors at once. */
+    void *x = NULL;
+    S.GetUniqueId(&a);
+    e = S.CommInitRank(&x, 2, a, 2);
+    assert_int_not_equal(e, 0);
+    assert_non_null(strstr(S.GetErrorString(e), "out of range"));
+    sid zero;
+    memset(&zero, 0, sizeof zero);
+    e = S.CommInitRank(&x, 2, zero, 1);
+    assert_int_not_equal(e, 0);
+    assert_non_null(strstr(S.GetErrorString(e), "not made by"));
+    S.GetUniqueId(&a);
+    S.GroupStart();
+    assert_int_equal(S.CommInitRank(&c[0], 2, a, 0), 0);
+    e = S.CommInitRank(&c[1], 2, a, 0);
+    assert_int_not_equal(e, 0);
+    assert_non_null(strstr(S.GetErrorString(e), "twice"));
+    assert_int_not_equal(S.GroupEnd(), 0);                  /* rank 1 never came */
+    S.CommDestroy(c[0]);
+    dlclose(S.lib);
+    assert_int_equal(dir_entries(dir), 0);
+    rmdir(dir);
+    unsetenv("CT_STANDIN_NCCL_DIR");
+    unsetenv("CT_STANDIN_NCCL_TIMEOUT_S");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_missing),
         cmocka_unit_test(test_cuda),
         cmocka_unit_test(test_nccl),
+        cmocka_unit_test(test_standin_bootstrap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
