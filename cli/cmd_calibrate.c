@@ -101,13 +101,23 @@ int cmd_calibrate(int argc, char **argv) {
     }
     cal_point *pts = n > 0 ? calloc((size_t)n, sizeof *pts) : NULL;
     char host[128] = "host";
+    double peak64 = 0, peak32 = 0;         /* the measured core peak (the latest run that has one) */
     for (int i = 0; pts && i < n; i++) {
         pts[i].c = ms[i].c;
         pts[i].time_s = ms[i].time_s;
         pts[i].read_s = ms[i].read_s;
         if (ms[i].host[0]) snprintf(host, sizeof host, "%s", ms[i].host);
+        if (ms[i].peak_fp64_flops > 0 && ms[i].peak_fp32_flops > 0)
+            peak64 = ms[i].peak_fp64_flops, peak32 = ms[i].peak_fp32_flops;
     }
     free(ms);
+    /* GEMM efficiency against the core's measured peak, unless a --from
+     * profile says what the peak is. */
+    int measured_peak = !from && peak64 > 0;
+    if (measured_peak) {
+        h.gemm_peak_flops[PREC_FP64] = peak64;
+        h.gemm_peak_flops[PREC_FP32] = peak32;
+    }
     if (n == 0) {
         fprintf(stderr, "clustertwin calibrate: %s: no measurements%s%s (clustertwin measure --backend B --db %s)\n",
                 db, backend ? " of backend " : "", backend ? backend : "", db);
@@ -149,6 +159,9 @@ int cmd_calibrate(int argc, char **argv) {
 #define ADD(...) do { if (txt && len < cap) len += (size_t)snprintf(txt + len, cap - len, __VA_ARGS__); } while (0)
     ADD("clustertwin calibrate: %d measurements from %s, %s\n", n, db,
         all ? "every size fitted" : "every other size held out for validation");
+    ADD("GEMM efficiency (gemm.P.eff) against %s core peak: %.4g / %.4g GFLOP/s fp64 / fp32\n",
+        measured_peak ? "the measured" : from ? "the --from profile's" : "a nominal (no measured peak in the database)",
+        h.gemm_peak_flops[PREC_FP64] / 1e9, h.gemm_peak_flops[PREC_FP32] / 1e9);
     ADD("%-20s %5s %5s %10s %10s %12s %12s  %s\n", "group", "fit", "held", "fit rms", "fit max", "held median",
         "held max", "parameters (value +- stderr)");
     for (int g = 0; g < rep.n_groups; g++) {

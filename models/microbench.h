@@ -75,6 +75,8 @@ typedef struct mb_hardware {
     char libraries[256];         /* library versions */
     int ranks;                   /* processes taking part (MPI ranks, GPUs for nccl) */
     char statistic[8];           /* what measured_s is: "min" or "median" */
+    double peak_fp64_flops;      /* cpu: one core's FMA peak, measured (0 = not measured) */
+    double peak_fp32_flops;
 } mb_hardware;
 
 /* A case in a few words: "allreduce 2r 1 MiB", "gemm fp32 512x512x512",

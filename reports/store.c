@@ -332,7 +332,9 @@ static int int_pragma(sqlite3 *db, const char *sql, int *out) {
  * fastest repetition or the median) and the median beside it. */
 #define STATISTIC_SQL \
     "ALTER TABLE microbenchmarks ADD COLUMN measured_median_s REAL;\n" \
-    "ALTER TABLE hardware ADD COLUMN statistic TEXT;   -- measured_s is: 'min' | 'median'\n"
+    "ALTER TABLE hardware ADD COLUMN statistic TEXT;   -- measured_s is: 'min' | 'median'\n" \
+    "ALTER TABLE hardware ADD COLUMN peak_fp64_flops REAL;   -- cpu: one core's FMA peak, measured\n" \
+    "ALTER TABLE hardware ADD COLUMN peak_fp32_flops REAL;\n"
 
 /* Upgrades from older schema versions: migrations[v - 1] takes version v
  * to v + 1. Additive only: new tables and columns, never a changed one. A
@@ -1025,11 +1027,13 @@ static int write_failure_kinds(store *st, const world *w) {
 static int insert_hardware(store *st, const char *json_text) {
     sqlite3_stmt *q = NULL;
     int rc = prepare(st, "INSERT INTO hardware(run_id, backend, host, cpu, devices, libraries, ranks, profile, "
-                         "profile_source, statistic) SELECT ?1, json_extract(?2, '$.hardware.backend'), "
+                         "profile_source, statistic, peak_fp64_flops, peak_fp32_flops) "
+                         "SELECT ?1, json_extract(?2, '$.hardware.backend'), "
                          "json_extract(?2, '$.hardware.host'), json_extract(?2, '$.hardware.cpu'), "
                          "json_extract(?2, '$.hardware.devices'), json_extract(?2, '$.hardware.libraries'), "
                          "json_extract(?2, '$.hardware.ranks'), json_extract(?2, '$.hardware.profile'), "
-                         "json_extract(?2, '$.hardware.profile_source'), json_extract(?2, '$.hardware.statistic') "
+                         "json_extract(?2, '$.hardware.profile_source'), json_extract(?2, '$.hardware.statistic'), "
+                         "json_extract(?2, '$.hardware.peak_fp64_flops'), json_extract(?2, '$.hardware.peak_fp32_flops') "
                          "WHERE json_type(?2, '$.hardware') = 'object'", &q);
     if (rc == SQLITE_OK) {
         sqlite3_bind_int64(q, 1, st->run);
@@ -1111,7 +1115,8 @@ int store_measurements(store *st, const char *backend, store_measurement **out, 
     *n = 0;
     sqlite3_stmt *q = NULL;
     int rc = prepare(st, "SELECT m.op, m.ranks, m.size_bytes, m.m, m.n, m.k, m.precision, m.kind, m.files, "
-                         "m.measured_s, m.measured_read_s, m.run_id, h.backend, h.host "
+                         "m.measured_s, m.measured_read_s, m.run_id, h.backend, h.host, h.peak_fp64_flops, "
+                         "h.peak_fp32_flops "
                          "FROM microbenchmarks m JOIN runs r ON r.id = m.run_id "
                          "JOIN hardware h ON h.run_id = m.run_id "
                          "WHERE r.status = 'complete' AND m.measured_s > 0 AND (?1 IS NULL OR h.backend = ?1) "
@@ -1155,6 +1160,8 @@ int store_measurements(store *st, const char *backend, store_measurement **out, 
         x.run_id = sqlite3_column_int64(q, 11);
         snprintf(x.backend, sizeof x.backend, "%s", sqlite3_column_text(q, 12) ? (const char *)sqlite3_column_text(q, 12) : "");
         snprintf(x.host, sizeof x.host, "%s", sqlite3_column_text(q, 13) ? (const char *)sqlite3_column_text(q, 13) : "");
+        x.peak_fp64_flops = sqlite3_column_double(q, 14);      /* NULL reads as 0: not measured */
+        x.peak_fp32_flops = sqlite3_column_double(q, 15);
         if (cnt == cap) {
             cap = cap ? 2 * cap : 64;
             store_measurement *p = realloc(v, (size_t)cap * sizeof *p);

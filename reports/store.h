@@ -89,11 +89,12 @@ int store_run_insert(store *st, const scenario *s, const char *results_json, int
 /* A measured microbenchmark case read back for calibration. */
 typedef struct store_measurement {
     mb_case c;                       /* c.path is NULL */
-    double time_s;                   /* measured median */
+    double time_s;                   /* measured (the run's statistic) */
     double read_s;                   /* storage read back, 0 = none */
     int64_t run_id;
     char backend[16];
     char host[128];
+    double peak_fp64_flops, peak_fp32_flops;   /* the run's measured core peak, 0 = none */
 } store_measurement;
 
 /* Every measured case of every complete run (of backend, when not NULL),

@@ -65,6 +65,8 @@ hw = d["hardware"]
 assert hw["backend"] == "cpu" and hw["host"] and hw["cpu"] and "CBLAS" in hw["libraries"], hw
 assert hw["profile"] == "test-host"
 assert hw["statistic"] == "min"
+assert hw["peak_fp64_flops"] > 1e8 and hw["peak_fp32_flops"] > hw["peak_fp64_flops"], hw
+assert "its peak, measured" in hw["devices"], hw
 mb = d["microbenchmarks"]
 for c in mb:
     measurable = (c["op"] == "copy" and c["kind"] == "host") or (c["op"] == "gemm" and c["precision"] in ("fp32", "fp64")) or c["op"] == "storage-write"
@@ -119,6 +121,14 @@ expect_status 0 "measure --backend cpu --quick" "$bin" measure --backend cpu --q
 expect_status 0 "calibrate" "$bin" calibrate --db "$tmp/m.db" --out "$tmp/profile.xml"
 grep -q "held median" "$tmp/out" && grep -q "gemm.fp32.eff=" "$tmp/out" && grep -q "copy.dram_bw=" "$tmp/out" \
   && ok "calibrate prints fitted values and held-out errors" || no "calibrate output: $(head -c 300 "$tmp/out")"
+grep -q "GEMM efficiency (gemm.P.eff) against the measured core peak" "$tmp/out" \
+  && ok "calibrate takes the GEMM peak from the measured core" || no "calibrate: measured peak: $(head -c 300 "$tmp/out")"
+python3 - "$tmp/m.db" "$tmp/profile.xml" <<'PY' && ok "the profile's GEMM peak is the measured one" || no "profile peak"
+import sqlite3, sys, xml.dom.minidom as m
+peak = sqlite3.connect(sys.argv[1]).execute("SELECT peak_fp64_flops FROM hardware").fetchone()[0]
+p = {e.getAttribute("name"): float(e.getAttribute("value")) for e in m.parse(sys.argv[2]).getElementsByTagName("param")}
+assert peak > 0 and abs(p["gemm.fp64.peak_flops"] / peak - 1) < 1e-5, (peak, p["gemm.fp64.peak_flops"])
+PY
 expect_status 0 "calibrate --residuals" "$bin" calibrate --db "$tmp/m.db" --out "$tmp/profile-r.xml" --residuals
 [ "$(grep -cE '^copy +copy host .* (fit|held) .*%$' "$tmp/out")" -ge 4 ] && grep -qE '^gemm.fp64 +gemm fp64 .* held ' "$tmp/out" \
   && ok "calibrate --residuals prints every point, fit and held out" || no "calibrate --residuals: $(head -c 300 "$tmp/out")"

@@ -38,6 +38,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "hw/backend.h"
+#include "hw/cpupeak.h"
 #include "models/calibrate.h"
 #include "models/host.h"
 
@@ -451,6 +452,14 @@ static void test_stats(void **state) {
     assert_int_equal(hw_statistic_parse("median"), HW_STAT_MEDIAN);
     assert_int_equal(hw_statistic_parse("mean"), -1);
     assert_string_equal(hw_statistic_name(HW_STAT_MIN), "min");
+    /* The core's peak: fp32 runs twice the lanes of fp64 on x86 vectors. */
+    double p64 = 0, p32 = 0;
+    char isa[32];
+    assert_int_equal(cpupeak_measure(&p64, &p32, isa, sizeof isa), 0);
+    assert_true(p64 > 1e8 && p32 > 1e8 && isa[0]);
+#if defined(__x86_64__)
+    assert_true(p32 > 1.5 * p64 && p32 < 2.5 * p64);
+#endif
     /* Linux: the load average per core is known and not negative. */
     assert_true(hw_load_per_core() >= 0);
 }
