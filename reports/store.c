@@ -329,7 +329,8 @@ static int int_pragma(sqlite3 *db, const char *sql, int *out) {
 }
 
 /* Schema version 3: what measured_s is (the hardware's statistic: the
- * fastest repetition or the median) and the median beside it. */
+ * fastest repetition or the median), the median beside it, and the cpu
+ * backend's measured core peak. */
 #define STATISTIC_SQL \
     "ALTER TABLE microbenchmarks ADD COLUMN measured_median_s REAL;\n" \
     "ALTER TABLE hardware ADD COLUMN statistic TEXT;   -- measured_s is: 'min' | 'median'\n" \
