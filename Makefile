@@ -86,7 +86,7 @@ unit-test: $(TESTS) $(STESTS) $(STANDINS)
 	  if ASAN_OPTIONS=detect_leaks=1 $$t >$$t.log 2>&1; then echo "ok   $$t"; \
 	  else echo "FAIL $$t (log: $$t.log)"; tail -n 30 $$t.log; fail=1; fi; done; exit $$fail
 
-cli-test: $(BIN) $(B)/san/clustertwin $(B)/tests/libfailmalloc.so
+cli-test: $(BIN) $(B)/san/clustertwin $(B)/tests/libfailmalloc.so $(STANDINS)
 	@tests/cli.sh $(BIN)
 	@tests/cli.sh $(B)/san/clustertwin
 
@@ -233,9 +233,9 @@ $(B)/san/obj/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(SANFLAGS) $(TEST_CFLAGS) -MMD -MP -c -o $@ $<
 
-# Stand-ins for the CUDA driver, runtime, cuBLAS and NCCL (tests/standin/),
+# Stand-ins for the CUDA driver, runtime, cuBLAS and NCCL, and a broken CBLAS (tests/standin/),
 # built only for tests and loaded by path (CT_CUDA_DRIVER_LIB, CT_CUDART_LIB,
-# CT_CUBLAS_LIB, CT_NCCL_LIB) by test_gpubackends and tests/cli_hw.sh.
+# CT_CUBLAS_LIB, CT_NCCL_LIB, CT_CBLAS_LIB) by test_gpubackends and tests/cli_hw.sh.
 STANDINS := $(patsubst tests/standin/%.c,$(B)/tests/libstandin-%.so,$(wildcard tests/standin/*.c))
 $(B)/tests/libstandin-%.so: tests/standin/%.c
 	@mkdir -p $(@D)

@@ -12,6 +12,7 @@
  */
 #include "hw/backend_impl.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -26,7 +27,75 @@
 #include "hw/comm.h"
 #include "hw/cpupeak.h"
 
+/* The CBLAS the GEMMs call: GSL's reference CBLAS, which the program
+ * links, or the library CT_CBLAS_LIB names (OpenBLAS, BLIS, MKL: any
+ * CBLAS), loaded at run time and held to one thread, so the measurement is
+ * of one core either way. */
+typedef void (*sgemm_fn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, enum CBLAS_TRANSPOSE, int, int, int, float,
+                         const float *, int, const float *, int, float, float *, int);
+typedef void (*dgemm_fn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, enum CBLAS_TRANSPOSE, int, int, int, double,
+                         const double *, int, const double *, int, double, double *, int);
+
+typedef struct cpu_impl {
+    void *lib;                       /* NULL: GSL's CBLAS */
+    sgemm_fn sgemm;
+    dgemm_fn dgemm;
+} cpu_impl;
+
+static int open_cblas(hw_backend *b, cpu_impl *x, char *err, size_t errlen) {
+    const char *z = getenv("CT_CBLAS_LIB");
+    x->sgemm = cblas_sgemm;
+    x->dgemm = cblas_dgemm;
+    if (!z || !*z || !strcmp(z, "gsl")) {
+        snprintf(b->env.libraries, sizeof b->env.libraries, "GSL CBLAS %s", gsl_version);
+        return 0;
+    }
+    if (!(x->lib = dlopen(z, RTLD_NOW | RTLD_LOCAL))) {
+        const char *e = dlerror();
+        snprintf(err, errlen, "CT_CBLAS_LIB=%s cannot be loaded: %s", z, e ? e : "unknown error");
+        return -1;
+    }
+    void *s = dlsym(x->lib, "cblas_sgemm"), *d = dlsym(x->lib, "cblas_dgemm");
+    if (!s || !d) {
+        snprintf(err, errlen, "CT_CBLAS_LIB=%s has no cblas_sgemm/cblas_dgemm: not a CBLAS library", z);
+        dlclose(x->lib);
+        x->lib = NULL;
+        return -1;
+    }
+    memcpy(&x->sgemm, &s, sizeof s);                 /* object to function pointer: POSIX dlsym */
+    memcpy(&x->dgemm, &d, sizeof d);
+    /* One thread, whichever library it is. */
+    static const char *const setters[] = { "openblas_set_num_threads", "bli_thread_set_num_threads",
+                                           "MKL_Set_Num_Threads", NULL };
+    for (int i = 0; setters[i]; i++) {
+        void *f = dlsym(x->lib, setters[i]);
+        if (!f) continue;
+        void (*set)(int);
+        memcpy(&set, &f, sizeof f);
+        set(1);
+    }
+    void *cfg = dlsym(x->lib, "openblas_get_config");
+    const char *what = z;
+    if (cfg) {
+        char *(*get)(void);
+        memcpy(&get, &cfg, sizeof cfg);
+        what = get();
+    }
+    snprintf(b->env.libraries, sizeof b->env.libraries, "%s (CT_CBLAS_LIB=%s, 1 thread)", what, z);
+    return 0;
+}
+
 static int cpu_open(hw_backend *b, char *err, size_t errlen) {
+    cpu_impl *x = calloc(1, sizeof *x);
+    if (!x) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (open_cblas(b, x, err, errlen) < 0) {
+        free(x);
+        return -1;
+    }
+    b->impl = x;
     /* The core's peak, so a GEMM's efficiency is measured against what the
      * core can do rather than a nominal figure. */
     char isa[32] = "";
@@ -36,11 +105,15 @@ static int cpu_open(hw_backend *b, char *err, size_t errlen) {
                  "with %s)", b->env.peak_fp64_flops / 1e9, b->env.peak_fp32_flops / 1e9, isa);
     else
         snprintf(b->env.devices, sizeof b->env.devices, "host CPU and memory (one core for GEMM)");
-    snprintf(b->env.libraries, sizeof b->env.libraries, "GSL CBLAS %s", gsl_version);
     return 0;
 }
 
-static void cpu_close(hw_backend *b) { (void)b; }
+static void cpu_close(hw_backend *b) {
+    cpu_impl *x = b->impl;
+    if (x && x->lib) dlclose(x->lib);
+    free(x);
+    b->impl = NULL;
+}
 
 /* ---- copies ---------------------------------------------------------------- */
 
@@ -99,16 +172,39 @@ typedef struct gemm_ctx {
     int m, n, k;
     precision prec;
     void *a, *b, *c;
+    const cpu_impl *x;
 } gemm_ctx;
 
 static int gemm_once(void *p) {
     gemm_ctx *g = p;
     if (g->prec == PREC_FP64)
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, g->m, g->n, g->k, 1.0, g->a, g->k, g->b, g->n,
-                    0.0, g->c, g->n);
+        g->x->dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, g->m, g->n, g->k, 1.0, g->a, g->k, g->b, g->n, 0.0,
+                    g->c, g->n);
     else
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, g->m, g->n, g->k, 1.0f, g->a, g->k, g->b, g->n,
+        g->x->sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, g->m, g->n, g->k, 1.0f, g->a, g->k, g->b, g->n,
                     0.0f, g->c, g->n);
+    return 0;
+}
+
+/* A[i][k] = (i*K + k) % 7 / 4 and B[k][j] = (k*N + j) % 5 / 2: every product
+ * and sum is a multiple of 1/8 far below 2^21, exact in fp32 and fp64, so
+ * C must equal the sum to the last bit. A few entries of C are checked
+ * (corners and the middle): a library that got the layout or the
+ * arguments wrong fails the case rather than timing the wrong thing. */
+static int gemm_check(const gemm_ctx *g, char *why, size_t whylen) {
+    const int pick[3][2] = { { 0, 0 }, { g->m - 1, g->n - 1 }, { g->m / 2, g->n / 3 } };
+    for (int t = 0; t < 3; t++) {
+        int i = pick[t][0], j = pick[t][1];
+        double want = 0;
+        for (int k = 0; k < g->k; k++)
+            want += (double)(((size_t)i * g->k + k) % 7) * 0.25 * (double)(((size_t)k * g->n + j) % 5) * 0.5;
+        size_t at = (size_t)i * g->n + j;
+        double got = g->prec == PREC_FP64 ? ((const double *)g->c)[at] : ((const float *)g->c)[at];
+        if (got != want) {
+            snprintf(why, whylen, "the GEMM gave a wrong result: C[%d][%d] = %.17g, expected %.17g", i, j, got, want);
+            return -1;
+        }
+    }
     return 0;
 }
 
@@ -124,7 +220,7 @@ static int measure_gemm(hw_backend *b, const mb_case *c, mb_measurement *m, char
         snprintf(why, whylen, "GEMM %dx%dx%d needs more than 16 GiB of host memory", c->m, c->n, c->k);
         return HW_UNSUPPORTED;
     }
-    gemm_ctx g = { c->m, c->n, c->k, c->precision, malloc(na * w), malloc(nb * w), malloc(nc * w) };
+    gemm_ctx g = { c->m, c->n, c->k, c->precision, malloc(na * w), malloc(nb * w), malloc(nc * w), b->impl };
     int rc = HW_OK;
     if (!g.a || !g.b || !g.c) {
         snprintf(why, whylen, "cannot allocate the GEMM's matrices");
@@ -142,6 +238,8 @@ static int measure_gemm(hw_backend *b, const mb_case *c, mb_measurement *m, char
     memset(g.c, 0, nc * w);
     if (hw_time(b, gemm_once, &g, NULL, m) < 0) {
         snprintf(why, whylen, "the GEMM failed");
+        rc = HW_FAILED;
+    } else if (gemm_check(&g, why, whylen) < 0) {
         rc = HW_FAILED;
     }
 out:

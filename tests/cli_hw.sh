@@ -116,6 +116,42 @@ expect_status 2 "--statistic without --backend" "$bin" run "$tmp/host.xml" --sta
 expect_status 2 "measure --statistic mean" "$bin" measure --backend cpu --statistic mean --quick
 [ -d "$tmp/ckpt" ] && [ -z "$(ls "$tmp/ckpt")" ] && ok "storage files removed after measuring" || no "storage files removed"
 
+# CT_CBLAS_LIB: GEMMs through a CBLAS loaded at run time (GSL's own, by
+# path, here), its name in hardware.libraries; a library that is missing or
+# not a CBLAS is refused; one that computes wrongly fails the case.
+gemm_only="$tmp/gemm.xml"
+sed -e '/<copy/d' -e '/<storage-write/d' -e '/<collective/d' "$tmp/host.xml" >"$gemm_only"
+gslcblas=$(ls /usr/lib/*/libgslcblas.so.0 /usr/lib/libgslcblas.so.0 2>/dev/null | head -n 1)
+if [ -n "$gslcblas" ]; then
+  CT_CBLAS_LIB=$gslcblas expect_status 0 "CT_CBLAS_LIB=libgslcblas: GEMM through a loaded CBLAS" \
+    "$bin" run "$gemm_only" --backend cpu --json "$tmp/cblas.json" --no-db --quiet
+  python3 - "$tmp/cblas.json" <<'PY' && ok "CT_CBLAS_LIB: the library is named, GEMMs measured" || no "CT_CBLAS_LIB JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert "CT_CBLAS_LIB=" in d["hardware"]["libraries"] and "1 thread" in d["hardware"]["libraries"], d["hardware"]
+g = [c for c in d["microbenchmarks"] if c["op"] == "gemm" and c["precision"] in ("fp32", "fp64")]
+assert len(g) == 2 and all(c["measured_s"] > 0 for c in g), g
+PY
+else
+  skip "CT_CBLAS_LIB: no libgslcblas.so.0 found"
+fi
+CT_CBLAS_LIB=$tmp/no-such-cblas.so expect_status 2 "CT_CBLAS_LIB missing: exit 2" "$bin" run "$gemm_only" --backend cpu --no-db --quiet
+grep -q "CT_CBLAS_LIB=.*cannot be loaded" "$tmp/err" && ok "CT_CBLAS_LIB missing: says so" || no "CT_CBLAS_LIB missing message"
+if [ -f build/tests/libstandin-badcblas.so ]; then
+  CT_CBLAS_LIB=build/tests/libstandin-cuda.so expect_status 2 "CT_CBLAS_LIB not a CBLAS: exit 2" "$bin" run "$gemm_only" --backend cpu --no-db --quiet
+  grep -q "not a CBLAS library" "$tmp/err" && ok "CT_CBLAS_LIB not a CBLAS: says so" || no "not-a-CBLAS message"
+  CT_CBLAS_LIB=build/tests/libstandin-badcblas.so expect_status 1 "a CBLAS that computes wrongly fails the GEMM cases" \
+    "$bin" run "$gemm_only" --backend cpu --json "$tmp/bad.json" --no-db --quiet
+  python3 - "$tmp/bad.json" <<'PY' && ok "the wrong result is named in the note" || no "wrong-result note"
+import json, sys
+d = json.load(open(sys.argv[1]))
+g = [c for c in d["microbenchmarks"] if c["op"] == "gemm" and c["precision"] in ("fp32", "fp64")]
+assert all(c["measured_s"] is None and "wrong result: C[" in c["note"] for c in g), g
+PY
+else
+  skip "CT_CBLAS_LIB stand-ins: build/tests/libstandin-badcblas.so not built (make test builds it)"
+fi
+
 # measure -> calibrate -> validate.
 expect_status 0 "measure --backend cpu --quick" "$bin" measure --backend cpu --quick --db "$tmp/m.db" --dir "$tmp/ck2" --quiet
 expect_status 0 "calibrate" "$bin" calibrate --db "$tmp/m.db" --out "$tmp/profile.xml"
