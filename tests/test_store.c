@@ -370,7 +370,8 @@ static void test_open_errors(void **state) {
     store_close(st);
     db = db_open(v2);
     assert_int_equal(sqlite3_exec(db, "ALTER TABLE microbenchmarks DROP COLUMN measured_median_s; "
-                                      "ALTER TABLE hardware DROP COLUMN statistic; PRAGMA user_version = 2",
+                                      "ALTER TABLE hardware DROP COLUMN statistic; ALTER TABLE hardware DROP COLUMN peak_fp64_flops; "
+                                      "ALTER TABLE hardware DROP COLUMN peak_fp32_flops; PRAGMA user_version = 2",
                                   NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(db);
     expect_refused(v2, STORE_READ, STORE_BAD_INPUT, "older than this clustertwin");
