@@ -233,9 +233,9 @@ $(B)/san/obj/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(SANFLAGS) $(TEST_CFLAGS) -MMD -MP -c -o $@ $<
 
-# Stand-ins for the CUDA driver, runtime, cuBLAS and NCCL (tests/standin/),
+# Stand-ins for the CUDA driver, runtime, cuBLAS, cuBLASLt and NCCL (tests/standin/),
 # built only for tests and loaded by path (CT_CUDA_DRIVER_LIB, CT_CUDART_LIB,
-# CT_CUBLAS_LIB, CT_NCCL_LIB) by test_gpubackends and tests/cli_hw.sh.
+# CT_CUBLAS_LIB, CT_CUBLASLT_LIB, CT_NCCL_LIB) by test_gpubackends and tests/cli_hw.sh.
 STANDINS := $(patsubst tests/standin/%.c,$(B)/tests/libstandin-%.so,$(wildcard tests/standin/*.c))
 $(B)/tests/libstandin-%.so: tests/standin/%.c
 	@mkdir -p $(@D)
