@@ -98,8 +98,9 @@ static int cuda_open(hw_backend *b, char *err, size_t errlen) {
     size_t lt_version = 0;
     x->cc = cudalib_compute_capability(L, 0);
     if (cudalib_load_lt(L, x->lt_err, sizeof x->lt_err) == 0) {
-        if (L->cublasLtCreate(&x->lt) != 0) {
-            snprintf(x->lt_err, sizeof x->lt_err, "cublasLtCreate failed");
+        int st = L->cublasLtCreate(&x->lt);
+        if (st != 0) {
+            snprintf(x->lt_err, sizeof x->lt_err, "cuBLASLt loaded but cublasLtCreate failed (status %d)", st);
             x->lt = NULL;
         } else {
             lt_version = L->cublasLtGetVersion();

@@ -13,6 +13,10 @@
  * other are CUBLAS_STATUS_INVALID_VALUE (7). D = alpha * scaleA * scaleB *
  * op(A) B + beta * C, column-major, accumulated in float, rounded to the
  * output type to nearest even.
+ *
+ * CT_STANDIN_LT_MISREAD=1 makes cublasLtMatmul read a transposed A as if
+ * it were stored m x k untransposed (a wrong-layout bug), so a test can
+ * check that hw/cuda.c's result check catches a misread operand.
  */
 #include <math.h>
 #include <stdint.h>
@@ -209,6 +213,8 @@ int cublasLtMatmul(void *h, void *dp, const void *alpha, const void *A, void *ad
     const unsigned char *a = A, *b = B;
     float al = *(const float *)alpha, be = *(const float *)beta;
     float sc = (d->ascale ? *d->ascale : 1.0f) * (d->bscale ? *d->bscale : 1.0f);
+    const char *bug = getenv("CT_STANDIN_LT_MISREAD");
+    int misread = bug && *bug == '1';
     float lut[256];
     for (int v = 0; v < 256; v++) lut[v] = e4m3_to_float((unsigned char)v);
     for (uint64_t j = 0; j < n; j++)
@@ -216,7 +222,7 @@ int cublasLtMatmul(void *h, void *dp, const void *alpha, const void *A, void *ad
             float s = 0;
             for (uint64_t p = 0; p < k; p++) {
                 /* op(A)(i,p) is A(p,i) when transposed; B(p,j) (TN: B not transposed) */
-                float x = lut[a[d->transa ? p + i * (uint64_t)la->ld : i + p * (uint64_t)la->ld]];
+                float x = lut[a[misread ? i + p * m : d->transa ? p + i * (uint64_t)la->ld : i + p * (uint64_t)la->ld]];
                 float y = lut[b[d->transb ? j + p * (uint64_t)lb->ld : p + j * (uint64_t)lb->ld]];
                 s += x * y;
             }
