@@ -21,8 +21,9 @@ static const char help[] =
     "host model's predictions) as a run in the results database, for 'clustertwin calibrate'.\n"
     "  --backend B   cpu: host memcpy 4 KiB..256 MiB, fp32 and fp64 GEMM 32..512, storage\n"
     "                write+fsync and read 1..128 MiB in DIR; mpi (under mpirun -np N): the six\n"
-    "                collectives 1 KiB..64 MiB by factor 2 across the N ranks; cuda: GEMM and\n"
-    "                d2d/h2d/d2h copies; nccl: the collectives on this node's GPUs\n"
+    "                collectives 1 KiB..64 MiB by factor 2 across the N ranks; cuda: bf16, fp32\n"
+    "                and fp8 GEMM 8192^3 (fp8 through cuBLASLt, on compute capability 8.9+) and\n"
+    "                d2d/h2d/d2h copies 1 MiB..1 GiB; nccl: the collectives on this node's GPUs\n"
     "  --cases FILE  measure the <microbenchmarks> of scenario FILE instead of the sweep\n"
     "  --db PATH     results database (default out/measure-<backend>.db)\n"
     "  --json PATH   also write the results JSON ('-' = stdout)\n"
@@ -78,8 +79,9 @@ static char *sweep_xml(const char *backend, const char *dir, int quick, int rank
     } else {
         int g = quick ? 128 : 8192;
         const char *mx = quick ? "4MiB" : "1GiB";
-        for (int i = 0; i < 2; i++)
-            ADD("    <gemm m=\"%d\" n=\"%d\" k=\"%d\" precision=\"%s\"/>\n", g, g, g, i ? "fp32" : "bf16");
+        for (int i = 0; i < 3; i++)       /* fp8 through cuBLASLt: a note below compute capability 8.9 */
+            ADD("    <gemm m=\"%d\" n=\"%d\" k=\"%d\" precision=\"%s\"/>\n", g, g, g,
+                (const char *[]){ "bf16", "fp32", "fp8" }[i]);
         for (int i = 0; i < 3; i++)
             ADD("    <copy kind=\"%s\" min-size=\"1MiB\" max-size=\"%s\" factor=\"4\"/>\n",
                 (const char *[]){ "d2d", "h2d", "d2h" }[i], mx);
