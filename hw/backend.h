@@ -6,8 +6,7 @@
  *          storage write + fsync and read back in a directory
  *   mpi    the collectives between MPI ranks (run under mpirun; nccl-tests
  *          sizes and bus bandwidth), through hw/comm.h
- *   cuda   cuBLAS GEMM (fp8 through cuBLASLt) and d2d/h2d/d2h copies timed
- *          with CUDA events
+ *   cuda   cuBLAS GEMM and d2d/h2d/d2h copies timed with CUDA events
  *   nccl   the collectives on this node's GPUs, one process
  *
  * cuda and nccl load libcudart, libcublas and libnccl with dlopen() when
@@ -15,8 +14,8 @@
  * message naming what is missing (no driver, no device, no libnccl). The
  * environment variables CT_CUDA_DRIVER_LIB, CT_CUDART_LIB, CT_CUBLAS_LIB,
  * CT_CUBLASLT_LIB and CT_NCCL_LIB name other libraries to load (the tests'
- * stand-ins). cuBLASLt is optional: without it only fp8 GEMM is not
- * measured, with a note.
+ * stand-ins). cuBLASLt (fp8 GEMM on cuda) is optional: without it only fp8
+ * GEMM is not measured, with a note.
  *
  * Every measurement: `warmup` untimed operations, then `reps` timed
  * repetitions of `iters` operations each (iters chosen so a repetition lasts
