@@ -233,9 +233,10 @@ $(B)/san/obj/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(SANFLAGS) $(TEST_CFLAGS) -MMD -MP -c -o $@ $<
 
-# Stand-ins for the CUDA driver, runtime, cuBLAS and NCCL, and a broken CBLAS (tests/standin/),
-# built only for tests and loaded by path (CT_CUDA_DRIVER_LIB, CT_CUDART_LIB,
-# CT_CUBLAS_LIB, CT_NCCL_LIB, CT_CBLAS_LIB) by test_gpubackends and tests/cli_hw.sh.
+# Stand-ins for the CUDA driver, runtime, cuBLAS, cuBLASLt and NCCL, and a broken
+# CBLAS (tests/standin/), built only for tests and loaded by path (CT_CUDA_DRIVER_LIB,
+# CT_CUDART_LIB, CT_CUBLAS_LIB, CT_CUBLASLT_LIB, CT_NCCL_LIB, CT_CBLAS_LIB) by
+# test_gpubackends, test_cudafp8 and tests/cli_hw.sh.
 STANDINS := $(patsubst tests/standin/%.c,$(B)/tests/libstandin-%.so,$(wildcard tests/standin/*.c))
 $(B)/tests/libstandin-%.so: tests/standin/%.c
 	@mkdir -p $(@D)

@@ -37,6 +37,9 @@ static const char help[] =
     "                (default), or median\n"
     "  --quick       a short sweep (fewer, smaller sizes: for tests)\n"
     "  --quiet       no table, no progress\n"
+    "The cuda sweep's GEMMs are bf16, fp32 and fp8, 8192^3 (--quick: 128^3), its copies\n"
+    "1 MiB..1 GiB; fp8 runs through cuBLASLt on compute capability 8.9+ (Ada/Hopper) and is\n"
+    "a note ('not measured: ...') on older GPUs or without libcublasLt.\n"
     "Each case is measured in CT_HW_ROUNDS rounds (default 3), the rounds one after the other,\n"
     "so a case's repetitions spread over the whole sweep and a burst of load from other\n"
     "programs weighs one round; each round: CT_HW_WARMUP untimed runs (default 2), then up to\n"
@@ -89,8 +92,9 @@ static char *sweep_xml(const char *backend, const char *dir, int quick, int rank
     } else {
         int g = quick ? 128 : 8192;
         const char *mx = quick ? "4MiB" : "1GiB";
-        for (int i = 0; i < 2; i++)
-            ADD("    <gemm m=\"%d\" n=\"%d\" k=\"%d\" precision=\"%s\"/>\n", g, g, g, i ? "fp32" : "bf16");
+        for (int i = 0; i < 3; i++)       /* fp8 through cuBLASLt: a note below compute capability 8.9 */
+            ADD("    <gemm m=\"%d\" n=\"%d\" k=\"%d\" precision=\"%s\"/>\n", g, g, g,
+                (const char *[]){ "bf16", "fp32", "fp8" }[i]);
         for (int i = 0; i < 3; i++)
             ADD("    <copy kind=\"%s\" min-size=\"1MiB\" max-size=\"%s\" factor=\"4\"/>\n",
                 (const char *[]){ "d2d", "h2d", "d2h" }[i], mx);

@@ -13,8 +13,10 @@
  * cuda and nccl load libcudart, libcublas and libnccl with dlopen() when
  * opened, so the program runs without them; hw_open() then fails with a
  * message naming what is missing (no driver, no device, no libnccl). The
- * environment variables CT_CUDA_DRIVER_LIB, CT_CUDART_LIB, CT_CUBLAS_LIB and
- * CT_NCCL_LIB name other libraries to load (the tests' stand-ins).
+ * environment variables CT_CUDA_DRIVER_LIB, CT_CUDART_LIB, CT_CUBLAS_LIB,
+ * CT_CUBLASLT_LIB and CT_NCCL_LIB name other libraries to load (the tests'
+ * stand-ins). cuBLASLt (fp8 GEMM on cuda) is optional: without it only fp8
+ * GEMM is not measured, with a note.
  *
  * Every measurement: `warmup` untimed operations, then `reps` timed
  * repetitions of `iters` operations each (iters chosen so a repetition lasts

@@ -4,10 +4,23 @@
  * memory) on GPU 0, timed with CUDA events around each repetition. The
  * libraries are loaded at run time (hw/cudalib.h).
  *
+ * fp8 GEMM goes through cuBLASLt (cublasLtMatmul) as H100 training recipes
+ * run it: E4M3 inputs A and B with per-tensor scales (1.0 here), bf16
+ * output, fp32 compute and scale, in the "TN" layout cuBLASLt's fp8 kernels
+ * require (A transposed, B not: A is stored k x m, B k x n, C m x n, all
+ * column-major), with a 32 MiB workspace and the heuristic's first
+ * algorithm. It needs compute capability 8.9+ (Ada, Hopper and later) and
+ * m, n, k multiples of 16; otherwise the case is not measured, with the
+ * reason. A and B hold small integers (exact in E4M3), so every product
+ * and fp32 sum is exact and the result is checked at 16 entries against the
+ * host after timing: a wrong layout or transpose is a failure, not a figure.
+ *
  * Load: a copy holds its size twice; a GEMM its three matrices, on GPU 0.
  */
 #include "hw/backend_impl.h"
 
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,11 +37,36 @@
 #define COMPUTE_64F 70
 #define GEMM_DEFAULT (-1)
 
+/* fp8 through cuBLASLt: cudaDataType (library_types.h), cublasOperation_t
+ * (cublas_api.h), cublasLtMatmulDescAttributes_t and
+ * cublasLtMatmulPreferenceAttributes_t (cublasLt.h), CUDA 13.0. */
+#define R_8F_E4M3 28
+#define OP_N 0
+#define OP_T 1
+#define LT_DESC_TRANSA 3
+#define LT_DESC_TRANSB 4
+#define LT_DESC_A_SCALE_POINTER 17
+#define LT_DESC_B_SCALE_POINTER 18
+#define LT_PREF_MAX_WORKSPACE_BYTES 1
+#define LT_WORKSPACE_BYTES ((uint64_t)32 << 20)
+
+/* cublasLtMatmulHeuristicResult_t (cublasLt.h), field for field. */
+typedef struct lt_heuristic {
+    uint64_t algo[8];            /* cublasLtMatmulAlgo_t */
+    size_t workspace_size;
+    int state;                   /* cublasStatus_t */
+    float waves;
+    int reserved[4];
+} lt_heuristic;
+
 typedef struct cuda_impl {
     cudalib L;
     void *blas;                  /* cublasHandle_t, NULL without cuBLAS */
     char blas_err[200];
     void *ev0, *ev1;
+    void *lt;                    /* cublasLtHandle_t, NULL without cuBLASLt */
+    char lt_err[300];
+    int cc;                      /* GPU 0's compute capability x10, -1 unknown */
 } cuda_impl;
 
 static int cuda_open(hw_backend *b, char *err, size_t errlen) {
@@ -57,12 +95,27 @@ static int cuda_open(hw_backend *b, char *err, size_t errlen) {
             L->cublasGetVersion(x->blas, &blas_version);
         }
     }
+    size_t lt_version = 0;
+    x->cc = cudalib_compute_capability(L, 0);
+    if (cudalib_load_lt(L, x->lt_err, sizeof x->lt_err) == 0) {
+        int st = L->cublasLtCreate(&x->lt);
+        if (st != 0) {
+            snprintf(x->lt_err, sizeof x->lt_err, "cuBLASLt loaded but cublasLtCreate failed (status %d)", st);
+            x->lt = NULL;
+        } else {
+            lt_version = L->cublasLtGetVersion();
+        }
+    }
     b->impl = x;
     b->env.ranks = 1;
     snprintf(b->env.devices, sizeof b->env.devices, "%.200s (measuring on GPU 0)", L->names);
-    snprintf(b->env.libraries, sizeof b->env.libraries, "CUDA runtime %d.%d, driver %d.%d, cuBLAS %d",
+    snprintf(b->env.libraries, sizeof b->env.libraries, "CUDA runtime %d.%d, driver %d.%d, cuBLAS %d%s",
              L->runtime_version / 1000, L->runtime_version % 1000 / 10, L->driver_version / 1000,
-             L->driver_version % 1000 / 10, blas_version);
+             L->driver_version % 1000 / 10, blas_version, x->lt ? ", cuBLASLt " : "");
+    if (x->lt) {
+        size_t len = strlen(b->env.libraries);
+        snprintf(b->env.libraries + len, sizeof b->env.libraries - len, "%zu", lt_version);
+    }
     return 0;
 }
 
@@ -70,6 +123,7 @@ static void cuda_close(hw_backend *b) {
     cuda_impl *x = b->impl;
     if (!x) return;
     if (x->blas) x->L.cublasDestroy(x->blas);
+    if (x->lt) x->L.cublasLtDestroy(x->lt);
     if (x->ev0) x->L.cudaEventDestroy(x->ev0);
     if (x->ev1) x->L.cudaEventDestroy(x->ev1);
     cudalib_unload(&x->L);
@@ -151,8 +205,166 @@ static int gemm_once(void *p) {
                                 g->k, g->beta, g->c, g->ctype, g->m, g->compute, GEMM_DEFAULT) == 0 ? 0 : -1;
 }
 
+/* fp8 GEMM (see the header). The operands hold small integers: A(i,p) =
+ * f((p + 2i) mod 7) of the m x k product operand, B(p,j) = g((3p + j) mod
+ * 7), asymmetric in their indices so that a transposed or misread operand
+ * gives other sums. */
+static const signed char fp8_f[7] = { -3, -2, -1, 0, 1, 2, 3 };
+static const signed char fp8_g[7] = { 2, -1, 0, 3, -2, 1, -3 };
+static int fp8_a(int i, int p) { return fp8_f[(p + 2 * i) % 7]; }
+static int fp8_b(int p, int j) { return fp8_g[(3 * p + j) % 7]; }
+
+/* E4M3 bytes of the integers -3..3: sign, 4 exponent bits (bias 7), 3
+ * mantissa bits; 1 = 0x38, 2 = 0x40, 3 = 0x44. */
+static unsigned char e4m3_of(int v) {
+    static const unsigned char pos[4] = { 0x00, 0x38, 0x40, 0x44 };
+    return v < 0 ? (unsigned char)(0x80 | pos[-v]) : pos[v];
+}
+
+typedef struct fp8_op {
+    cudalib *L;
+    void *lt, *desc, *la, *lb, *lc;
+    const lt_heuristic *h;
+    void *a, *b, *d, *ws;
+    size_t ws_bytes;
+} fp8_op;
+
+static int fp8_once(void *p) {
+    fp8_op *g = p;
+    static const float one = 1, zero = 0;
+    return g->L->cublasLtMatmul(g->lt, g->desc, &one, g->a, g->la, g->b, g->lb, &zero, g->d, g->lc, g->d, g->lc,
+                                g->h->algo, g->ws, g->ws_bytes, NULL) == 0 ? 0 : -1;
+}
+
+/* Fill A (stored k x m, column-major: A(i,p) at p + i*k) and B (k x n,
+ * B(p,j) at p + j*k) on the device. */
+static int fp8_fill(cudalib *L, void *dev, int rows_of, int outer, int is_a) {
+    size_t n = (size_t)rows_of * (size_t)outer;
+    unsigned char *h = malloc(n ? n : 1);
+    if (!h) return -1;
+    for (int o = 0; o < outer; o++)
+        for (int p = 0; p < rows_of; p++)
+            h[p + (size_t)o * rows_of] = e4m3_of(is_a ? fp8_a(o, p) : fp8_b(p, o));
+    int rc = L->cudaMemcpy(dev, h, n, CT_H2D) == 0 ? 0 : -1;
+    free(h);
+    return rc;
+}
+
+/* Check D (m x n bf16) at a 4 x 4 grid of entries against the exact sums:
+ * bf16 rounding is within 2^-9 of the value, and 1e-4 of the sum of the
+ * products' magnitudes leaves room for tensor cores' narrower partial
+ * accumulators (a misread operand is off by a large part of it). 0, or -1
+ * with why. */
+static int fp8_check(cudalib *L, const mb_case *c, const void *d, char *why, size_t whylen) {
+    for (int s = 0; s < 16; s++) {
+        int i = (int)((long)(c->m - 1) * (s / 4) / 3), j = (int)((long)(c->n - 1) * (s % 4) / 3);
+        double want = 0, mag = 0;
+        for (int p = 0; p < c->k; p++) {
+            want += fp8_a(i, p) * fp8_b(p, j);
+            mag += abs(fp8_a(i, p) * fp8_b(p, j));
+        }
+        unsigned short raw = 0;
+        if (L->cudaMemcpy(&raw, (const char *)d + 2 * ((size_t)i + (size_t)j * c->m), 2, CT_D2H) != 0) {
+            snprintf(why, whylen, "cannot read the fp8 GEMM's result back");
+            return -1;
+        }
+        uint32_t bits = (uint32_t)raw << 16;
+        float got;
+        memcpy(&got, &bits, sizeof got);
+        if (!(fabs(got - want) <= fabs(want) / 256 + mag * 1e-4)) {
+            snprintf(why, whylen, "fp8 GEMM %dx%dx%d gave C(%d,%d) = %g, expected %g (layout or transpose wrong?)",
+                     c->m, c->n, c->k, i, j, (double)got, want);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int measure_fp8(hw_backend *b, cuda_impl *x, const mb_case *c, mb_measurement *m, char *why, size_t whylen) {
+    cudalib *L = &x->L;
+    if (x->cc < 89) {
+        if (x->cc < 0)
+            snprintf(why, whylen, "fp8 GEMM needs compute capability 8.9+ (Ada/Hopper); the CUDA runtime does not "
+                                  "tell this GPU's");
+        else
+            snprintf(why, whylen, "fp8 GEMM needs compute capability 8.9+ (Ada/Hopper); this GPU is %d.%d",
+                     x->cc / 10, x->cc % 10);
+        return HW_UNSUPPORTED;
+    }
+    if (!x->lt) {
+        snprintf(why, whylen, "fp8 GEMM needs cuBLASLt: %s", x->lt_err);
+        return HW_UNSUPPORTED;
+    }
+    if (c->m % 16 || c->n % 16 || c->k % 16) {
+        snprintf(why, whylen, "fp8 GEMM (cuBLASLt, TN layout) needs m, n and k multiples of 16; this case is %dx%dx%d",
+                 c->m, c->n, c->k);
+        return HW_UNSUPPORTED;
+    }
+    fp8_op g = { L, x->lt, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, LT_WORKSPACE_BYTES };
+    void *pref = NULL;
+    float *scale = NULL;
+    lt_heuristic h;
+    memset(&h, 0, sizeof h);
+    g.h = &h;
+    size_t na = (size_t)c->m * c->k, nb = (size_t)c->k * c->n, nd = (size_t)c->m * c->n * 2;
+    int rc = HW_FAILED, got = 0, st;
+    static const float one = 1;
+    if (L->cudaMalloc(&g.a, na) != 0 || L->cudaMalloc(&g.b, nb) != 0 || L->cudaMalloc(&g.d, nd) != 0 ||
+        L->cudaMalloc(&g.ws, g.ws_bytes) != 0 || L->cudaMalloc((void **)&scale, sizeof one) != 0) {
+        snprintf(why, whylen, "cannot allocate the fp8 GEMM's %zu bytes on GPU 0", na + nb + nd + g.ws_bytes);
+        goto out;
+    }
+    if (fp8_fill(L, g.a, c->k, c->m, 1) < 0 || fp8_fill(L, g.b, c->k, c->n, 0) < 0 ||
+        L->cudaMemcpy(scale, &one, sizeof one, CT_H2D) != 0) {
+        snprintf(why, whylen, "cannot copy the fp8 GEMM's operands to GPU 0");
+        goto out;
+    }
+    int ta = OP_T, tb = OP_N;
+    const void *sp = scale;
+    uint64_t wsb = g.ws_bytes;
+    if ((st = L->cublasLtMatmulDescCreate(&g.desc, COMPUTE_32F, R_32F)) != 0 ||
+        (st = L->cublasLtMatmulDescSetAttribute(g.desc, LT_DESC_TRANSA, &ta, sizeof ta)) != 0 ||
+        (st = L->cublasLtMatmulDescSetAttribute(g.desc, LT_DESC_TRANSB, &tb, sizeof tb)) != 0 ||
+        (st = L->cublasLtMatmulDescSetAttribute(g.desc, LT_DESC_A_SCALE_POINTER, &sp, sizeof sp)) != 0 ||
+        (st = L->cublasLtMatmulDescSetAttribute(g.desc, LT_DESC_B_SCALE_POINTER, &sp, sizeof sp)) != 0 ||
+        (st = L->cublasLtMatrixLayoutCreate(&g.la, R_8F_E4M3, (uint64_t)c->k, (uint64_t)c->m, c->k)) != 0 ||
+        (st = L->cublasLtMatrixLayoutCreate(&g.lb, R_8F_E4M3, (uint64_t)c->k, (uint64_t)c->n, c->k)) != 0 ||
+        (st = L->cublasLtMatrixLayoutCreate(&g.lc, R_16BF, (uint64_t)c->m, (uint64_t)c->n, c->m)) != 0 ||
+        (st = L->cublasLtMatmulPreferenceCreate(&pref)) != 0 ||
+        (st = L->cublasLtMatmulPreferenceSetAttribute(pref, LT_PREF_MAX_WORKSPACE_BYTES, &wsb, sizeof wsb)) != 0) {
+        snprintf(why, whylen, "cuBLASLt refused the fp8 GEMM's descriptors (status %d)", st);
+        goto out;
+    }
+    st = L->cublasLtMatmulAlgoGetHeuristic(x->lt, g.desc, g.la, g.lb, g.lc, g.lc, pref, 1, &h, &got);
+    if (st != 0 || got < 1 || h.state != 0) {
+        snprintf(why, whylen, "cuBLASLt has no fp8 algorithm for %dx%dx%d (status %d, %d found)", c->m, c->n, c->k,
+                 st, got);
+        goto out;
+    }
+    hw_timer tm = { ev_start, ev_stop, x };
+    if (hw_time(b, fp8_once, &g, &tm, m) < 0) {
+        snprintf(why, whylen, "cublasLtMatmul (fp8 %dx%dx%d) failed", c->m, c->n, c->k);
+        goto out;
+    }
+    if (fp8_check(L, c, g.d, why, whylen) < 0) goto out;
+    rc = HW_OK;
+out:
+    if (pref) L->cublasLtMatmulPreferenceDestroy(pref);
+    if (g.la) L->cublasLtMatrixLayoutDestroy(g.la);
+    if (g.lb) L->cublasLtMatrixLayoutDestroy(g.lb);
+    if (g.lc) L->cublasLtMatrixLayoutDestroy(g.lc);
+    if (g.desc) L->cublasLtMatmulDescDestroy(g.desc);
+    if (g.a) L->cudaFree(g.a);
+    if (g.b) L->cudaFree(g.b);
+    if (g.d) L->cudaFree(g.d);
+    if (g.ws) L->cudaFree(g.ws);
+    if (scale) L->cudaFree(scale);
+    return rc;
+}
+
 static int measure_gemm(hw_backend *b, cuda_impl *x, const mb_case *c, mb_measurement *m, char *why, size_t whylen) {
     cudalib *L = &x->L;
+    if (c->precision == PREC_FP8) return measure_fp8(b, x, c, m, why, whylen);
     if (!x->blas) {
         snprintf(why, whylen, "%s", x->blas_err);
         return HW_UNSUPPORTED;
@@ -168,8 +380,8 @@ static int measure_gemm(hw_backend *b, cuda_impl *x, const mb_case *c, mb_measur
     case PREC_BF16: g.atype = g.ctype = R_16BF, w = 2; break;
     case PREC_FP16: g.atype = g.ctype = R_16F, w = 2; break;
     default:
-        snprintf(why, whylen, "a %s GEMM needs cuBLASLt; the cuda backend runs fp64, fp32, tf32, bf16 and fp16",
-                 precision_name(c->precision));
+        snprintf(why, whylen, "the cuda backend runs fp64, fp32, tf32, bf16, fp16 (cuBLAS) and fp8 (cuBLASLt) GEMMs, "
+                              "not %s", precision_name(c->precision));
         return HW_UNSUPPORTED;
     }
     size_t na = (size_t)c->m * c->k * w, nb = (size_t)c->k * c->n * w, nc = (size_t)c->m * c->n * w;

@@ -35,6 +35,7 @@ void *cudalib_open_any(const char *env, const char *const *names, char *tried, s
     } while (0)
 
 void cudalib_unload(cudalib *L) {
+    if (L->lt) dlclose(L->lt);
     if (L->blas) dlclose(L->blas);
     if (L->rt) dlclose(L->rt);
     if (L->driver) dlclose(L->driver);
@@ -87,6 +88,8 @@ int cudalib_load(cudalib *L, char *err, size_t errlen) {
         snprintf(err, errlen, "the CUDA runtime %s lacks %s", tried, missing);
         goto fail;
     }
+    void *get_attr = dlsym(L->rt, "cudaDeviceGetAttribute");   /* optional */
+    memcpy(&L->cudaDeviceGetAttribute, &get_attr, sizeof get_attr);
     int rc = L->cuInit(0), n = 0;
     if (rc == 0) rc = L->cuDeviceGetCount(&n);
     if (rc != 0 || n < 1) {
@@ -131,4 +134,46 @@ int cudalib_load_blas(cudalib *L, char *err, size_t errlen) {
         return -1;
     }
     return 0;
+}
+
+int cudalib_load_lt(cudalib *L, char *err, size_t errlen) {
+    char tried[512], missing[64] = "";
+    static const char *const names[] = { "libcublasLt.so", "libcublasLt.so.13", "libcublasLt.so.12",
+                                         "/usr/local/cuda/lib64/libcublasLt.so", NULL };
+    if (!(L->lt = cudalib_open_any("CT_CUBLASLT_LIB", names, tried, sizeof tried))) {
+        snprintf(err, errlen, "no cuBLASLt: %s cannot be loaded (install the CUDA toolkit's libcublasLt)", tried);
+        return -1;
+    }
+    SYM(L->lt, cublasLtCreate, "cublasLtCreate");
+    SYM(L->lt, cublasLtDestroy, "cublasLtDestroy");
+    SYM(L->lt, cublasLtGetVersion, "cublasLtGetVersion");
+    SYM(L->lt, cublasLtMatmulDescCreate, "cublasLtMatmulDescCreate");
+    SYM(L->lt, cublasLtMatmulDescDestroy, "cublasLtMatmulDescDestroy");
+    SYM(L->lt, cublasLtMatmulDescSetAttribute, "cublasLtMatmulDescSetAttribute");
+    SYM(L->lt, cublasLtMatrixLayoutCreate, "cublasLtMatrixLayoutCreate");
+    SYM(L->lt, cublasLtMatrixLayoutDestroy, "cublasLtMatrixLayoutDestroy");
+    SYM(L->lt, cublasLtMatmulPreferenceCreate, "cublasLtMatmulPreferenceCreate");
+    SYM(L->lt, cublasLtMatmulPreferenceDestroy, "cublasLtMatmulPreferenceDestroy");
+    SYM(L->lt, cublasLtMatmulPreferenceSetAttribute, "cublasLtMatmulPreferenceSetAttribute");
+    SYM(L->lt, cublasLtMatmulAlgoGetHeuristic, "cublasLtMatmulAlgoGetHeuristic");
+    SYM(L->lt, cublasLtMatmul, "cublasLtMatmul");
+    if (*missing) {
+        snprintf(err, errlen, "cuBLASLt %s lacks %s", tried, missing);
+        dlclose(L->lt);
+        L->lt = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* cudaDeviceAttr (driver_types.h) */
+#define DEV_ATTR_CC_MAJOR 75
+#define DEV_ATTR_CC_MINOR 76
+
+int cudalib_compute_capability(const cudalib *L, int dev) {
+    int major = 0, minor = 0;
+    if (!L->cudaDeviceGetAttribute || L->cudaDeviceGetAttribute(&major, DEV_ATTR_CC_MAJOR, dev) != 0 ||
+        L->cudaDeviceGetAttribute(&minor, DEV_ATTR_CC_MINOR, dev) != 0 || major < 1 || minor < 0 || minor > 9)
+        return -1;
+    return major * 10 + minor;
 }

@@ -238,6 +238,8 @@ else
   [ -e "$tmp/c.db" ] && no "nothing written when the backend is unavailable"
   expect_status 2 "validate --backend nccl without a driver" env -u CT_CUDA_DRIVER_LIB "$bin" validate "$tmp/host.xml" --backend nccl --no-db
 fi
+# The cuda runs use the cuBLASLt stand-in, never a CUDA toolkit's real libcublasLt.
+[ -f build/tests/libstandin-cublaslt.so ] && export CT_CUBLASLT_LIB="$(pwd)/build/tests/libstandin-cublaslt.so"
 if [ -f build/tests/libstandin-cudart.so ]; then
   s=$(pwd)/build/tests
   export CT_CUDA_DRIVER_LIB=$s/libstandin-cuda.so CT_CUDART_LIB=$s/libstandin-cudart.so \
@@ -267,6 +269,69 @@ PY
   grep -q "no CUDA device" "$tmp/err" && ok "nccl names the missing device" || no "nccl no device: $(cat "$tmp/err")"
 else
   skip "stand-in libraries not built (make test builds them)"
+fi
+
+# cuda fp8 GEMM through the cuBLASLt stand-in (E4M3 in, bf16 out, TN):
+# measured with measured_tflops, and a note for what cannot be measured.
+if [ -f build/tests/libstandin-cublaslt.so ] && [ -f build/tests/libstandin-cudart.so ]; then
+  fp8s=$(pwd)/build/tests
+  fp8env() {
+    env CT_CUDA_DRIVER_LIB="$fp8s/libstandin-cuda.so" CT_CUDART_LIB="$fp8s/libstandin-cudart.so" \
+        CT_CUBLAS_LIB="$fp8s/libstandin-cublas.so" CT_CUBLASLT_LIB="$fp8s/libstandin-cublaslt.so" "$@"
+  }
+  cat >"$tmp/fp8.xml" <<EOF
+<?xml version="1.0"?>
+<scenario name="gpu-fp8" seed="1">
+  <cluster><nodes type="dgx-h100" count="1"/></cluster>
+  <microbenchmarks>
+    <gemm m="64" n="48" k="32" precision="fp8"/>
+    <gemm m="128" n="128" k="128" precision="fp8"/>
+    <gemm m="64" n="40" k="32" precision="fp8"/>
+    <gemm m="32" n="32" k="32" precision="fp32"/>
+  </microbenchmarks>
+</scenario>
+EOF
+  expect_status 0 "run --backend cuda with fp8 GEMMs (stand-in)" fp8env "$bin" run "$tmp/fp8.xml" --backend cuda --json "$tmp/fp8.json" --db "$tmp/fp8.db" --quiet
+  python3 - "$tmp/fp8.json" "$tmp/fp8.db" <<'PY' && ok "cuda fp8: measured_tflops, a note for 64x40x32, stored" || no "cuda fp8 JSON: $(head -c 300 "$tmp/err")"
+import json, sqlite3, sys
+d = json.load(open(sys.argv[1]))
+assert "cuBLASLt 130000" in d["hardware"]["libraries"], d["hardware"]
+g = [c for c in d["microbenchmarks"] if c["op"] == "gemm"]
+assert len(g) == 4, g
+for c in g:
+    if c["n"] == 40:
+        assert c["measured_s"] is None and "multiples of 16; this case is 64x40x32" in c["note"], c
+    else:
+        assert c["measured_s"] > 0 and c["measured_tflops"] > 0 and c["predicted_s"] > 0, c
+        want = 2 * c["m"] * c["n"] * c["k"] / c["measured_s"] / 1e12
+        assert abs(c["measured_tflops"] - want) < 1e-6 * want, c
+db = sqlite3.connect(sys.argv[2])
+cols = [r[1] for r in db.execute("PRAGMA table_info(microbenchmarks)")]
+assert "precision" in cols and "measured_s" in cols, cols
+assert db.execute("SELECT count(*) FROM microbenchmarks WHERE precision = 'fp8' AND measured_s > 0").fetchone()[0] == 2
+PY
+  expect_status 0 "run --backend cuda, fp8 on compute capability 8.0" fp8env CT_STANDIN_CC=8.0 "$bin" run "$tmp/fp8.xml" --backend cuda --json "$tmp/fp8a.json" --no-db --quiet
+  python3 - "$tmp/fp8a.json" <<'PY' && ok "cuda fp8 on an 8.0 GPU: not measured, with the reason" || no "cuda fp8 cc 8.0"
+import json, sys
+g = [c for c in json.load(open(sys.argv[1]))["microbenchmarks"] if c["precision"] == "fp8"]
+assert len(g) == 3, g
+assert all(c["measured_s"] is None and c["note"] == "not measured: fp8 GEMM needs compute capability 8.9+ (Ada/Hopper); this GPU is 8.0" for c in g), g
+PY
+  expect_status 0 "run --backend cuda, fp8 without cuBLASLt" fp8env CT_CUBLASLT_LIB="$fp8s/no-such-libcublasLt.so" "$bin" run "$tmp/fp8.xml" --backend cuda --json "$tmp/fp8n.json" --no-db --quiet
+  python3 - "$tmp/fp8n.json" <<'PY' && ok "cuda fp8 without cuBLASLt names the library" || no "cuda fp8 without cuBLASLt"
+import json, sys
+g = json.load(open(sys.argv[1]))["microbenchmarks"]
+assert all(("no cuBLASLt" in c["note"] and "no-such-libcublasLt.so" in c["note"]) == (c["precision"] == "fp8") for c in g if c["measured_s"] is None), g
+assert [c["precision"] for c in g if c["measured_s"] is not None] == ["fp32"], g
+PY
+  # The standard sweep has fp8 (the stand-in's cuBLAS refuses its bf16 case: exit 1).
+  expect_status 1 "measure --backend cuda --quick (stand-in)" fp8env "$bin" measure --backend cuda --quick --db "$tmp/fp8m.db" --json "$tmp/fp8m.json" --quiet
+  python3 - "$tmp/fp8m.json" <<'PY' && ok "cuda sweep measures fp8 128^3" || no "cuda sweep fp8"
+import json, sys
+g = [c for c in json.load(open(sys.argv[1]))["microbenchmarks"] if c["op"] == "gemm"]
+assert [c["precision"] for c in g] == ["bf16", "fp32", "fp8"], g
+assert g[2]["m"] == 128 and g[2]["measured_tflops"] > 0, g
+PY
 fi
 
 [ $fails = 0 ] && echo "hw: all passed" || echo "hw: $fails failed"

@@ -9,7 +9,7 @@
  *     loaded), no device (the driver reports 0 GPUs), no libnccl.
  *   - cuda: d2d/h2d/d2h copies and an fp32 GEMM measured through events,
  *     with the environment (device names, versions) recorded; a GEMM type
- *     cuBLAS refuses is a failure with the call named; fp8, storage, host
+ *     cuBLAS refuses is a failure with the call named; storage, host
  *     copies and collectives are unsupported with a reason.
  *   - nccl: the six collectives over the stand-in's two GPUs, each checked
  *     once on known data; a case with more ranks than GPUs is unsupported;
@@ -41,6 +41,7 @@ static void standins(void) {
     setenv("CT_CUDA_DRIVER_LIB", "build/tests/libstandin-cuda.so", 1);
     setenv("CT_CUDART_LIB", "build/tests/libstandin-cudart.so", 1);
     setenv("CT_CUBLAS_LIB", "build/tests/libstandin-cublas.so", 1);
+    setenv("CT_CUBLASLT_LIB", "build/tests/libstandin-cublaslt.so", 1);
     setenv("CT_NCCL_LIB", "build/tests/libstandin-nccl.so", 1);
     setenv("CT_STANDIN_GPUS", "2", 1);
     unsetenv("CT_STANDIN_FAIL_MALLOC");
@@ -115,9 +116,6 @@ static void test_cuda(void **state) {
     g.precision = PREC_BF16;           /* the stand-in's cuBLAS refuses bf16 */
     assert_int_equal(hw_measure(b, &g, &m, why, sizeof why), HW_FAILED);
     assert_non_null(strstr(why, "cublasGemmEx (bf16"));
-    g.precision = PREC_FP8;
-    assert_int_equal(hw_measure(b, &g, &m, why, sizeof why), HW_UNSUPPORTED);
-    assert_non_null(strstr(why, "cuBLASLt"));
     mb_case h = { .kind = MBC_COPY, .copy = COPY_HOST, .size_bytes = 4096 };
     assert_int_equal(hw_measure(b, &h, &m, why, sizeof why), HW_UNSUPPORTED);
     mb_case s = { .kind = MBC_STORAGE, .size_bytes = 4096, .files = 1 };

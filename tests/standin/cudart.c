@@ -4,7 +4,10 @@
  * over host memory. "Device" buffers are malloc'd, copies are memcpy,
  * events read CLOCK_MONOTONIC, streams are synchronous. CT_STANDIN_GPUS as
  * in cuda.c; CT_STANDIN_FAIL_MALLOC=1 makes cudaMalloc fail (error 2).
+ * CT_STANDIN_CC sets the devices' compute capability (default "9.0", an
+ * H100), read through cudaDeviceGetAttribute.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -61,3 +64,15 @@ int cudaDeviceSynchronize(void) { return 0; }
 int cudaStreamCreate(void **s) { *s = malloc(1); return *s ? 0 : 2; }
 int cudaStreamSynchronize(void *s) { (void)s; return 0; }
 int cudaStreamDestroy(void *s) { free(s); return 0; }
+
+/* cudaDevAttrComputeCapabilityMajor / Minor (driver_types.h) */
+int cudaDeviceGetAttribute(int *v, int attr, int dev) {
+    const char *z = getenv("CT_STANDIN_CC");
+    int major = 9, minor = 0;
+    if (z && sscanf(z, "%d.%d", &major, &minor) != 2) return 1;
+    if (dev < 0 || dev >= gpus()) return 101;
+    if (attr == 75) *v = major;
+    else if (attr == 76) *v = minor;
+    else return 1;                /* cudaErrorInvalidValue: not in the stand-in */
+    return 0;
+}
