@@ -74,6 +74,15 @@ static int coll_once(void *p) {
     }
 }
 
+/* Page-aligned and zeroed: a reduction's speed must not depend on where
+ * malloc put the buffers. */
+static void *page_buf(size_t n) {
+    void *p = NULL;
+    if (posix_memalign(&p, 4096, n) != 0) return NULL;
+    memset(p, 0, n);
+    return p;
+}
+
 static int mpi_measure(hw_backend *b, const mb_case *c, mb_measurement *m, char *why, size_t whylen) {
     if (c->kind != MBC_COLLECTIVE) {
         snprintf(why, whylen, "the mpi backend measures collectives; use --backend cpu for copies, GEMM and storage");
@@ -88,7 +97,7 @@ static int mpi_measure(hw_backend *b, const mb_case *c, mb_measurement *m, char 
     size_t unit = 4 * (size_t)n;
     size_t bytes = (size_t)c->size_bytes / unit * unit;
     if (bytes < unit) bytes = unit;
-    coll_ctx x = { c->op, bytes, n, comm_rank(), calloc(1, bytes), calloc(1, bytes) };
+    coll_ctx x = { c->op, bytes, n, comm_rank(), page_buf(bytes), page_buf(bytes) };
     int rc = HW_OK;
     if (!x.send || !x.recv) {
         snprintf(why, whylen, "cannot allocate 2 x %zu bytes", bytes);
