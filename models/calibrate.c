@@ -119,14 +119,18 @@ static int group_params(const char *g, const cal_point **pts, int n, int read, c
     if (!strcmp(g, "storage.write")) {
         names[0] = "storage.write_bw", x0[0] = hi->c.size_bytes / t_hi;
         names[1] = "storage.latency_s", x0[1] = t_lo * 0.3;
-        levels[0] = 0x3, *nlevels = 1;
-        return 2;
+        names[2] = "storage.write_start_bw", x0[2] = lo->c.size_bytes / t_lo;
+        names[3] = "storage.write_ramp_bytes", x0[3] = sqrt(lo->c.size_bytes * hi->c.size_bytes);
+        levels[0] = 0x3, levels[1] = 0xf, *nlevels = 2;
+        return 4;
     }
     if (!strcmp(g, "storage.read")) {
         names[0] = "storage.read_bw", x0[0] = hi->c.size_bytes / t_hi;
         names[1] = "storage.read_latency_s", x0[1] = t_lo * 0.3;
-        levels[0] = 0x3, *nlevels = 1;
-        return 2;
+        names[2] = "storage.read_start_bw", x0[2] = lo->c.size_bytes / t_lo;
+        names[3] = "storage.read_ramp_bytes", x0[3] = sqrt(lo->c.size_bytes * hi->c.size_bytes);
+        levels[0] = 0x3, levels[1] = 0xf, *nlevels = 2;
+        return 4;
     }
     /* coll.OP */
     coll_op op = lo->c.op;
@@ -212,10 +216,24 @@ static int ends_with(const char *z, const char *tail) {
 
 
 /* A cache is faster than what backs it: a fit that puts a "cache" below
- * memory's bandwidth has fitted a bump in the noise, not a level. */
+ * memory's bandwidth has fitted a bump in the noise, not a level. A
+ * storage ramp climbs (its start is slower than its end) and ends inside
+ * the measured sizes (by half the largest), so the bandwidth a large
+ * checkpoint will see was measured, not extrapolated from a climb that
+ * had not levelled off. */
 static int levels_ordered(const fit_ctx *f, const double *x) {
     host_profile h;
     apply(f, x, &h);
+    double largest = 0;
+    for (int i = 0; i < f->n; i++)
+        if (f->pt[i]->c.kind == MBC_STORAGE && f->pt[i]->c.size_bytes / f->pt[i]->c.files > largest)
+            largest = f->pt[i]->c.size_bytes / f->pt[i]->c.files;
+    if (h.storage_write_start_bw > 0 &&
+        (h.storage_write_start_bw >= h.storage_write_bw || h.storage_write_ramp_bytes > largest / 2))
+        return 0;
+    if (h.storage_read_start_bw > 0 &&
+        (h.storage_read_start_bw >= h.storage_read_bw || h.storage_read_ramp_bytes > largest / 2))
+        return 0;
     static const char *const pairs[][2] = { { "copy.cache_bw", "copy.dram_bw" }, { "copy.l1_bw", "copy.cache_bw" } };
     for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
         double fast = host_param_get(&h, pairs[i][0]), slow = host_param_get(&h, pairs[i][1]);
@@ -277,7 +295,8 @@ static void fit_group(cal_group *g, int gi, const cal_point **all, int n_all, in
                 xs0[f.p] = x0[k];
                 f.param[f.p++] = names[k];
             } else if (ends_with(names[k], "cache_bw") || ends_with(names[k], "l1_bw") ||
-                       ends_with(names[k], "rndv_alpha_s") || ends_with(names[k], "eager_bw")) {
+                       ends_with(names[k], "rndv_alpha_s") || ends_with(names[k], "eager_bw") ||
+                       ends_with(names[k], "start_bw")) {
                 *host_param(&f.base, names[k]) = 0;          /* the level is left out */
             }
         }
@@ -287,7 +306,7 @@ static void fit_group(cal_group *g, int gi, const cal_point **all, int n_all, in
          * sizes and keep the best fit. */
         int knee = -1, step = 0;
         for (int k = 0; k < p; k++) {
-            if (ends_with(f.param[k], "cache_bytes")) knee = k;
+            if (ends_with(f.param[k], "cache_bytes") || ends_with(f.param[k], "ramp_bytes")) knee = k;
             if (ends_with(f.param[k], "rndv_alpha_s")) step = 1;
         }
         /* The eager limit is a step, not a slope: least squares cannot move

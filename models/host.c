@@ -43,6 +43,10 @@ static const pdef params[] = {
     P("storage.write_bw", storage_write_bw, "B/s"),
     P("storage.read_bw", storage_read_bw, "B/s"),
     P("storage.read_latency_s", storage_read_latency_s, "s"),
+    P("storage.write_start_bw", storage_write_start_bw, "B/s"),
+    P("storage.write_ramp_bytes", storage_write_ramp_bytes, "B"),
+    P("storage.read_start_bw", storage_read_start_bw, "B/s"),
+    P("storage.read_ramp_bytes", storage_read_ramp_bytes, "B"),
     COLL("allreduce", COLL_ALLREDUCE),
     COLL("allgather", COLL_ALLGATHER),
     COLL("reducescatter", COLL_REDUCESCATTER),
@@ -126,6 +130,14 @@ static double inv_bw(double bytes, double cache_bytes, double k, double cache_bw
     return f / cache_bw + (1 - f) / bw;
 }
 
+/* Seconds per byte of a stream of s bytes that starts at start_bw and
+ * ramps up to bw over about ramp bytes (no ramp when either is 0). */
+static double ramp_spb(double s, double bw, double start_bw, double ramp) {
+    if (!(start_bw > 0) || !(ramp > 0)) return 1 / bw;
+    double g = 1 / (1 + s / ramp);
+    return g / start_bw + (1 - g) / bw;
+}
+
 int host_predict(const host_profile *h, const mb_case *c, mb_prediction *p, char *why, size_t whylen) {
     mb_prediction r = { 0 };
     switch (c->kind) {
@@ -169,7 +181,9 @@ int host_predict(const host_profile *h, const mb_case *c, mb_prediction *p, char
             snprintf(why, whylen, "the host profile has no storage.write_bw");
             return -1;
         }
-        r.time_s = h->storage_latency_s * c->files + c->size_bytes / h->storage_write_bw;
+        r.time_s = h->storage_latency_s * c->files +
+                   c->size_bytes * ramp_spb(c->size_bytes / c->files, h->storage_write_bw, h->storage_write_start_bw,
+                                            h->storage_write_ramp_bytes);
         r.algbw_bytes_per_s = c->size_bytes / r.time_s;
         r.detail = "local files + fsync";
         break;
@@ -196,6 +210,8 @@ int host_predict(const host_profile *h, const mb_case *c, mb_prediction *p, char
 }
 
 double host_storage_read_s(const host_profile *h, const mb_case *c) {
-    if (c->kind != MBC_STORAGE || !(h->storage_read_bw > 0)) return -1;
-    return h->storage_read_latency_s * c->files + c->size_bytes / h->storage_read_bw;
+    if (c->kind != MBC_STORAGE || !(h->storage_read_bw > 0) || c->files < 1) return -1;
+    return h->storage_read_latency_s * c->files +
+           c->size_bytes * ramp_spb(c->size_bytes / c->files, h->storage_read_bw, h->storage_read_start_bw,
+                                    h->storage_read_ramp_bytes);
 }

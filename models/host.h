@@ -24,9 +24,17 @@
  *                0.04), where k = 2 would spread it over 10x
  *   gemm P       t = gemm.P.latency_s + F / (gemm.P.peak_flops * gemm.P.eff)
  *                P = fp64 | fp32 (one core: the CBLAS the cpu backend links)
- *   storage      t = storage.latency_s * files + S / storage.write_bw
+ *   storage      t = storage.latency_s * files + S / bw_w(S / files)
  *                (write + fsync); the read back (page cache dropped):
- *                storage.read_latency_s * files + S / storage.read_bw
+ *                storage.read_latency_s * files + S / bw_r(S / files), where a
+ *                file's stream ramps up: 1/bw(s) = g / start_bw + (1 - g) / bw,
+ *                g = 1 / (1 + s / ramp_bytes) (storage.write_start_bw,
+ *                storage.write_ramp_bytes; storage.read_start_bw,
+ *                storage.read_ramp_bytes; 0 = no ramp, a plain line): the
+ *                first bytes of a stream go slower than the rest while the
+ *                kernel's read-ahead and write-back windows and the device's
+ *                queue fill (measured here: a read back climbs from 1.4 GB/s
+ *                at 1 MiB to 2.6 GB/s at 128 MiB)
  *   collective   t = coll.OP.alpha_s + [S > coll.OP.eager_bytes] coll.OP.rndv_alpha_s
  *                    + S * busfactor(OP, n) / bw(S)
  *                1/bw(S) = 1 / coll.OP.eager_bw up to the eager limit when
@@ -59,6 +67,7 @@ typedef struct host_profile {
     double copy_latency_s, copy_cache_bw, copy_dram_bw, copy_cache_bytes, copy_l1_bw, copy_l1_bytes, copy_cache_k;
     double gemm_latency_s[PREC_COUNT], gemm_peak_flops[PREC_COUNT], gemm_eff[PREC_COUNT];
     double storage_latency_s, storage_write_bw, storage_read_bw, storage_read_latency_s;
+    double storage_write_start_bw, storage_write_ramp_bytes, storage_read_start_bw, storage_read_ramp_bytes;
     double coll_alpha_s[COLL_OP_COUNT], coll_bw[COLL_OP_COUNT], coll_cache_bw[COLL_OP_COUNT];
     double coll_cache_bytes[COLL_OP_COUNT];
     double coll_rndv_alpha_s[COLL_OP_COUNT], coll_eager_bytes[COLL_OP_COUNT], coll_cache_k[COLL_OP_COUNT];

@@ -303,6 +303,57 @@ static void test_sharp_cache(void **state) {
     assert_true(rep.group[0].fit_max_pct < 1);
 }
 
+/* Storage that starts slow and ramps up: the ramp is fitted when it ends
+ * inside the measured sizes, and refused when the climb goes on past the
+ * largest (its end bandwidth would be a guess). */
+static void storage_points(const host_profile *t, cal_point *pts, int *n, unsigned long seed) {
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, seed);
+    mb_prediction p;
+    char why[64];
+    *n = 0;
+    for (double kb = 1024; kb <= 131072 * (1 + 1e-9); kb *= 1.4142135623730951, (*n)++) {
+        pts[*n].c = (mb_case){ .kind = MBC_STORAGE, .size_bytes = floor(kb + 0.5) * 1024, .files = 1 };
+        assert_int_equal(host_predict(t, &pts[*n].c, &p, why, sizeof why), 0);
+        pts[*n].time_s = p.time_s * exp(gsl_ran_gaussian(r, 0.02));
+        pts[*n].read_s = host_storage_read_s(t, &pts[*n].c) * exp(gsl_ran_gaussian(r, 0.02));
+    }
+    gsl_rng_free(r);
+}
+
+static void test_storage_ramp(void **state) {
+    (void)state;
+    host_profile t, h;
+    host_profile_default(&t);
+    t.storage_latency_s = 2e-4;
+    t.storage_write_bw = 1.4e9;                  /* a plain line */
+    t.storage_read_latency_s = 1e-4;
+    t.storage_read_bw = 3e9;
+    t.storage_read_start_bw = 1.2e9;
+    t.storage_read_ramp_bytes = 6e6;             /* ends well inside 1..128 MiB */
+    cal_point pts[20];
+    int n;
+    storage_points(&t, pts, &n, 3);
+    cal_report rep;
+    char err[128];
+    host_profile_default(&h);
+    assert_int_equal(calibrate_fit(pts, n, 1, &h, NULL, &rep, NULL, err, sizeof err), 2);
+    assert_string_equal(rep.group[1].name, "storage.read");
+    assert_true(h.storage_read_start_bw > 0);   /* the ramp was fitted */
+    assert_true(rel(h.storage_read_bw, 3e9) < 0.15);
+    assert_true(rep.group[1].held_median_pct < 4);
+    assert_true(h.storage_write_start_bw == 0);  /* no ramp in the write: AIC keeps the line */
+    assert_true(rel(h.storage_write_bw, 1.4e9) < 0.05);
+    /* A climb that has not levelled off by 128 MiB: no ramp, a line. */
+    t.storage_read_ramp_bytes = 2e9;
+    t.storage_read_bw = 20e9;
+    storage_points(&t, pts, &n, 4);
+    host_profile_default(&h);
+    assert_int_equal(calibrate_fit(pts, n, 0, &h, NULL, &rep, NULL, err, sizeof err), 2);
+    assert_true(h.storage_read_start_bw == 0);
+    assert_true(h.storage_read_bw < 3e9);       /* the bandwidth measured, not a guessed asymptote */
+}
+
 static void test_nothing_to_fit(void **state) {
     (void)state;
     host_profile h, before;
@@ -472,6 +523,7 @@ int main(void) {
         cmocka_unit_test(test_model_choice),
         cmocka_unit_test(test_protocol_step),
         cmocka_unit_test(test_sharp_cache),
+        cmocka_unit_test(test_storage_ramp),
         cmocka_unit_test(test_nothing_to_fit),
         cmocka_unit_test(test_few_points),
         cmocka_unit_test(test_stats),
