@@ -221,26 +221,37 @@ static int ends_with(const char *z, const char *tail) {
  * the measured sizes (by half the largest), so the bandwidth a large
  * checkpoint will see was measured, not extrapolated from a climb that
  * had not levelled off. */
+static int fitted(const fit_ctx *f, const char *name) {
+    for (int k = 0; k < f->p; k++)
+        if (!strcmp(f->param[k], name)) return 1;
+    return 0;
+}
+
 static int levels_ordered(const fit_ctx *f, const double *x) {
     host_profile h;
     apply(f, x, &h);
+    /* Only the group's own levels: the profile also holds the groups
+     * fitted before this one. */
+    static const char *const pairs[][2] = { { "copy.cache_bw", "copy.dram_bw" }, { "copy.l1_bw", "copy.cache_bw" } };
+    for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
+        double fast = host_param_get(&h, pairs[i][0]), slow = host_param_get(&h, pairs[i][1]);
+        if (fitted(f, pairs[i][0]) && fast > 0 && slow > 0 && fast <= slow) return 0;
+    }
+    for (int o = 0; o < COLL_OP_COUNT; o++) {
+        char name[48];
+        snprintf(name, sizeof name, "coll.%s.cache_bw", coll_op_name((coll_op)o));
+        if (fitted(f, name) && h.coll_cache_bw[o] > 0 && h.coll_cache_bw[o] <= h.coll_bw[o]) return 0;
+    }
     double largest = 0;
     for (int i = 0; i < f->n; i++)
         if (f->pt[i]->c.kind == MBC_STORAGE && f->pt[i]->c.size_bytes / f->pt[i]->c.files > largest)
             largest = f->pt[i]->c.size_bytes / f->pt[i]->c.files;
-    if (h.storage_write_start_bw > 0 &&
+    if (fitted(f, "storage.write_start_bw") &&
         (h.storage_write_start_bw >= h.storage_write_bw || h.storage_write_ramp_bytes > largest / 2))
         return 0;
-    if (h.storage_read_start_bw > 0 &&
+    if (fitted(f, "storage.read_start_bw") &&
         (h.storage_read_start_bw >= h.storage_read_bw || h.storage_read_ramp_bytes > largest / 2))
         return 0;
-    static const char *const pairs[][2] = { { "copy.cache_bw", "copy.dram_bw" }, { "copy.l1_bw", "copy.cache_bw" } };
-    for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
-        double fast = host_param_get(&h, pairs[i][0]), slow = host_param_get(&h, pairs[i][1]);
-        if (fast > 0 && slow > 0 && fast <= slow) return 0;
-    }
-    for (int o = 0; o < COLL_OP_COUNT; o++)
-        if (h.coll_cache_bw[o] > 0 && h.coll_cache_bw[o] <= h.coll_bw[o]) return 0;
     return 1;
 }
 

@@ -344,6 +344,26 @@ static void test_storage_ramp(void **state) {
     assert_true(rep.group[1].held_median_pct < 4);
     assert_true(h.storage_write_start_bw == 0);  /* no ramp in the write: AIC keeps the line */
     assert_true(rel(h.storage_write_bw, 1.4e9) < 0.05);
+    /* The groups are independent: a collective fitted after the storage
+     * ramp is not judged by the ramp's sizes (a regression: every
+     * collective fit was refused after a storage ramp was kept). */
+    cal_point mix[40];
+    memcpy(mix, pts, (size_t)n * sizeof *pts);
+    int m = n;
+    mb_prediction p;
+    char why[64];
+    for (double sz = 1024; sz <= 16777216.0; sz *= 4, m++) {
+        mix[m] = (cal_point){ .c = { .kind = MBC_COLLECTIVE, .op = COLL_ALLGATHER, .ranks = 2, .size_bytes = sz } };
+        assert_int_equal(host_predict(&t, &mix[m].c, &p, why, sizeof why), 0);
+        mix[m].time_s = p.time_s;
+    }
+    host_profile_default(&h);
+    assert_int_equal(calibrate_fit(mix, m, 0, &h, NULL, &rep, NULL, err, sizeof err), 3);
+    assert_true(h.storage_read_start_bw > 0);
+    assert_string_equal(rep.group[2].name, "coll.allgather");
+    assert_true(rep.group[2].ok);
+    assert_true(rel(h.coll_bw[COLL_ALLGATHER], t.coll_bw[COLL_ALLGATHER]) < 0.05 ||
+                rel(h.coll_cache_bw[COLL_ALLGATHER], t.coll_cache_bw[COLL_ALLGATHER]) < 0.05);
     /* A climb that has not levelled off by 128 MiB: no ramp, a line. */
     t.storage_read_ramp_bytes = 2e9;
     t.storage_read_bw = 20e9;
