@@ -23,7 +23,8 @@ static const char help[] =
     "hardware profile that scenarios include (<host-profile href=\"PROFILE.xml\"/>) and\n"
     "'validate --profile' uses. Prints each fitted value with its standard error, the fit's\n"
     "residuals and, by default, the error on held-out sizes (every other size of each kind\n"
-    "is kept out of the fit and predicted by it).\n"
+    "is kept out of the fit and predicted by it). A case measured in several runs (sessions)\n"
+    "by its fastest repetition is fitted at the fastest run's figure.\n"
     "  --db PATH       results database with measurements (clustertwin measure, run --backend)\n"
     "  --out FILE      the profile to write (written whole or not at all)\n"
     "  --backend B     only measurements of backend B\n"
@@ -102,7 +103,9 @@ int cmd_calibrate(int argc, char **argv) {
     cal_point *pts = n > 0 ? calloc((size_t)n, sizeof *pts) : NULL;
     char host[128] = "host";
     double peak64 = 0, peak32 = 0;         /* the measured core peak (the latest run that has one) */
+    int medians = 0;                        /* points measured as medians */
     for (int i = 0; pts && i < n; i++) {
+        medians += strcmp(ms[i].statistic, "min") != 0;
         pts[i].c = ms[i].c;
         pts[i].time_s = ms[i].time_s;
         pts[i].read_s = ms[i].read_s;
@@ -111,6 +114,12 @@ int cmd_calibrate(int argc, char **argv) {
             peak64 = ms[i].peak_fp64_flops, peak32 = ms[i].peak_fp32_flops;
     }
     free(ms);
+    /* The same case measured in several sessions, each by its fastest
+     * repetition: the fastest session's figure. Medians are fitted as they
+     * are (the median of medians would be the consistent reduction; a mix
+     * of the two is fitted point by point and said). */
+    int n_all = n;
+    if (pts && medians == 0) n = calibrate_best_of(pts, n);
     /* GEMM efficiency against the core's measured peak, unless a --from
      * profile says what the peak is. */
     int measured_peak = !from && peak64 > 0;
@@ -150,15 +159,20 @@ int cmd_calibrate(int argc, char **argv) {
     time_t now = time(NULL);
     struct tm tm;
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
-    snprintf(h.source, sizeof h.source, "calibrated %s from %.60s (%d measurements)", when, db, n);
+    snprintf(h.source, sizeof h.source, "calibrated %s from %.60s (%d measurements)", when, db, n_all);
 
     /* The report: printed, and kept in the profile as a comment. */
     size_t cap = 16384, len = 0;
     char *txt = malloc(cap);
     int failed = 0;
 #define ADD(...) do { if (txt && len < cap) len += (size_t)snprintf(txt + len, cap - len, __VA_ARGS__); } while (0)
-    ADD("clustertwin calibrate: %d measurements from %s, %s\n", n, db,
+    ADD("clustertwin calibrate: %d measurements from %s, %s\n", n_all, db,
         all ? "every size fitted" : "every other size held out for validation");
+    if (n < n_all)
+        ADD("%d cases measured in several sessions: the fastest session's figure fitted (%d points)\n", n_all - n, n);
+    if (medians > 0 && medians < n_all)
+        ADD("warning: %d of %d measurements are medians and the rest fastest repetitions: fitted as they are "
+            "(measure with one --statistic)\n", medians, n_all);
     ADD("GEMM efficiency (gemm.P.eff) against %s core peak: %.4g / %.4g GFLOP/s fp64 / fp32\n",
         measured_peak ? "the measured" : from ? "the --from profile's" : "a nominal (no measured peak in the database)",
         h.gemm_peak_flops[PREC_FP64] / 1e9, h.gemm_peak_flops[PREC_FP32] / 1e9);

@@ -410,6 +410,27 @@ out:
     free(err);
 }
 
+static int same_case(const mb_case *a, const mb_case *b) {
+    return a->kind == b->kind && a->op == b->op && a->ranks == b->ranks && a->size_bytes == b->size_bytes &&
+           a->m == b->m && a->n == b->n && a->k == b->k && a->precision == b->precision && a->copy == b->copy &&
+           a->files == b->files;
+}
+
+int calibrate_best_of(cal_point *pts, int n) {
+    int out = 0;
+    for (int i = 0; i < n; i++) {
+        int j = 0;
+        while (j < out && !same_case(&pts[j].c, &pts[i].c)) j++;
+        if (j == out) {
+            pts[out++] = pts[i];
+            continue;
+        }
+        if (pts[i].time_s > 0 && pts[i].time_s < pts[j].time_s) pts[j].time_s = pts[i].time_s;
+        if (pts[i].read_s > 0 && (pts[j].read_s <= 0 || pts[i].read_s < pts[j].read_s)) pts[j].read_s = pts[i].read_s;
+    }
+    return out;
+}
+
 int calibrate_fit(const cal_point *pts, int n, int hold_out, host_profile *h, double *stderr_of, cal_report *rep,
                   cal_residual *res, char *err, size_t errlen) {
     static const char *order[] = { "copy", "gemm.fp32", "gemm.fp64", "storage.write", "storage.read",

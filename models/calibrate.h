@@ -87,6 +87,13 @@ typedef struct cal_residual {
 int calibrate_fit(const cal_point *pts, int n, int hold_out, host_profile *h, double *stderr_of, cal_report *rep,
                   cal_residual *res, char *err, size_t errlen);
 
+/* Several sessions measuring the same case, each by its fastest
+ * repetition: keep the fastest of them (and of their read backs), so a
+ * session in which the machine ran slower throughout (on this project's VM,
+ * a whole MPI launch can run its reductions 2-4x slower than the next) does
+ * not pull the fit. Reorders nothing else; returns the new count. */
+int calibrate_best_of(cal_point *pts, int n);
+
 /* The points of one kind of case: copy (host), gemm by precision, storage,
  * collective by op. Exposed for tests: the group a point belongs to, or
  * NULL when no host parameter prices it. */

@@ -95,6 +95,7 @@ typedef struct store_measurement {
     char backend[16];
     char host[128];
     double peak_fp64_flops, peak_fp32_flops;   /* the run's measured core peak, 0 = none */
+    char statistic[8];                         /* what time_s is: "min" or "median" */
 } store_measurement;
 
 /* Every measured case of every complete run (of backend, when not NULL),

@@ -165,6 +165,12 @@ peak = sqlite3.connect(sys.argv[1]).execute("SELECT peak_fp64_flops FROM hardwar
 p = {e.getAttribute("name"): float(e.getAttribute("value")) for e in m.parse(sys.argv[2]).getElementsByTagName("param")}
 assert peak > 0 and abs(p["gemm.fp64.peak_flops"] / peak - 1) < 1e-5, (peak, p["gemm.fp64.peak_flops"])
 PY
+# A second session of the same sweep: each case fitted at the faster session's figure.
+expect_status 0 "measure --backend cpu --quick, again" "$bin" measure --backend cpu --quick --db "$tmp/m2.db" --dir "$tmp/ck3" --quiet
+expect_status 0 "measure --backend cpu --quick, a second session" "$bin" measure --backend cpu --quick --db "$tmp/m2.db" --dir "$tmp/ck3" --quiet
+expect_status 0 "calibrate two sessions" "$bin" calibrate --db "$tmp/m2.db" --out "$tmp/profile-2s.xml"
+grep -qE "^[0-9]+ cases measured in several sessions: the fastest session's figure fitted" "$tmp/out" \
+  && ok "calibrate fits the fastest session of each case" || no "calibrate best of sessions: $(head -c 300 "$tmp/out")"
 expect_status 0 "calibrate --residuals" "$bin" calibrate --db "$tmp/m.db" --out "$tmp/profile-r.xml" --residuals
 [ "$(grep -cE '^copy +copy host .* (fit|held) .*%$' "$tmp/out")" -ge 4 ] && grep -qE '^gemm.fp64 +gemm fp64 .* held ' "$tmp/out" \
   && ok "calibrate --residuals prints every point, fit and held out" || no "calibrate --residuals: $(head -c 300 "$tmp/out")"

@@ -374,6 +374,24 @@ static void test_storage_ramp(void **state) {
     assert_true(h.storage_read_bw < 3e9);       /* the bandwidth measured, not a guessed asymptote */
 }
 
+/* Several sessions of the same cases: the fastest of each case is kept,
+ * reads too, distinct cases untouched and in their order. */
+static void test_best_of(void **state) {
+    (void)state;
+    mb_case a = { .kind = MBC_COLLECTIVE, .op = COLL_ALLREDUCE, .ranks = 2, .size_bytes = 1048576 };
+    mb_case b = a, s = { .kind = MBC_STORAGE, .size_bytes = 1 << 20, .files = 1 };
+    b.size_bytes = 2097152;
+    cal_point p[] = {
+        { .c = a, .time_s = 6e-4 }, { .c = b, .time_s = 3e-4 }, { .c = s, .time_s = 1e-3, .read_s = 5e-4 },
+        { .c = a, .time_s = 1.4e-4 }, { .c = b, .time_s = 3.5e-4 }, { .c = s, .time_s = 2e-3, .read_s = 4e-4 },
+    };
+    assert_int_equal(calibrate_best_of(p, 6), 3);
+    assert_true(p[0].c.size_bytes == 1048576 && p[0].time_s == 1.4e-4);
+    assert_true(p[1].c.size_bytes == 2097152 && p[1].time_s == 3e-4);
+    assert_true(p[2].time_s == 1e-3 && p[2].read_s == 4e-4);
+    assert_int_equal(calibrate_best_of(p, 0), 0);
+}
+
 static void test_nothing_to_fit(void **state) {
     (void)state;
     host_profile h, before;
@@ -544,6 +562,7 @@ int main(void) {
         cmocka_unit_test(test_protocol_step),
         cmocka_unit_test(test_sharp_cache),
         cmocka_unit_test(test_storage_ramp),
+        cmocka_unit_test(test_best_of),
         cmocka_unit_test(test_nothing_to_fit),
         cmocka_unit_test(test_few_points),
         cmocka_unit_test(test_stats),
