@@ -40,109 +40,43 @@ typedef double (*kernel_fn)(long iters);
  * loop then runs at the store-to-load latency, half the peak or less. */
 #define M_D 0.999999
 #define A_D 1e-6
-#define REP12(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
+#define REP12(X, ...)                                                                        \
+    X(0, __VA_ARGS__) X(1, __VA_ARGS__) X(2, __VA_ARGS__) X(3, __VA_ARGS__) X(4, __VA_ARGS__) \
+    X(5, __VA_ARGS__) X(6, __VA_ARGS__) X(7, __VA_ARGS__) X(8, __VA_ARGS__) X(9, __VA_ARGS__) \
+    X(10, __VA_ARGS__) X(11, __VA_ARGS__)
+#define KDECL(i, VT, T, SET1) VT acc##i = SET1((T)(1.0 + (i) * 1e-3));
+#define KSTEP(i, OP) acc##i = OP(acc##i, m, a);
+#define KSUM(i, STORE, LANES)                                                \
+    STORE(out, acc##i);                                                      \
+    for (int l = 0; l < LANES; l++) s += out[l];
 
-/* One kernel: before it, VT (the vector type), T (its element), LANES,
- * SET1, OP(acc, m, a) (the multiply-add) and STORE are defined. */
-#define KERNEL(name, target)                                                 \
+/* One kernel: vector type VT of LANES elements of type T, SET1, the
+ * multiply-add OP(acc, m, a) and STORE. */
+#define KERNEL(name, target, VT, T, LANES, SET1, OP, STORE)                  \
     target static double name(long iters) {                                  \
         VT m = SET1((T)M_D), a = SET1((T)A_D);                                \
-        REP12(KDECL)                                                         \
+        REP12(KDECL, VT, T, SET1)                                            \
         for (long i = 0; i < iters; i++) {                                   \
-            REP12(KSTEP)                                                     \
+            REP12(KSTEP, OP)                                                 \
         }                                                                    \
         T out[LANES];                                                        \
         double s = 0;                                                        \
-        REP12(KSUM)                                                          \
+        REP12(KSUM, STORE, LANES)                                            \
         return s;                                                            \
     }
-#define KDECL(i) VT acc##i = SET1((T)(1.0 + (i) * 1e-3));
-#define KSTEP(i) acc##i = OP(acc##i, m, a);
-#define KSUM(i)                                                              \
-    STORE(out, acc##i);                                                      \
-    for (int l = 0; l < LANES; l++) s += out[l];
+
 #define T512 __attribute__((target("avx512f")))
 #define T256 __attribute__((target("avx2,fma")))
-
-#define VT __m512d
-#define T double
-#define LANES 8
-#define SET1 _mm512_set1_pd
-#define OP _mm512_fmadd_pd
-#define STORE _mm512_storeu_pd
-KERNEL(k512d, T512)
-#undef VT
-#undef T
-#undef LANES
-#undef SET1
-#undef OP
-#undef STORE
-#define VT __m512
-#define T float
-#define LANES 16
-#define SET1 _mm512_set1_ps
-#define OP _mm512_fmadd_ps
-#define STORE _mm512_storeu_ps
-KERNEL(k512s, T512)
-#undef VT
-#undef T
-#undef LANES
-#undef SET1
-#undef OP
-#undef STORE
-#define VT __m256d
-#define T double
-#define LANES 4
-#define SET1 _mm256_set1_pd
-#define OP _mm256_fmadd_pd
-#define STORE _mm256_storeu_pd
-KERNEL(k256d, T256)
-#undef VT
-#undef T
-#undef LANES
-#undef SET1
-#undef OP
-#undef STORE
-#define VT __m256
-#define T float
-#define LANES 8
-#define SET1 _mm256_set1_ps
-#define OP _mm256_fmadd_ps
-#define STORE _mm256_storeu_ps
-KERNEL(k256s, T256)
-#undef VT
-#undef T
-#undef LANES
-#undef SET1
-#undef OP
-#undef STORE
 /* SSE2, every x86-64: a multiply and an add (2 FLOPs a lane, no FMA). */
-#define VT __m128d
-#define T double
-#define LANES 2
-#define SET1 _mm_set1_pd
-#define OP(x, m, a) _mm_add_pd(_mm_mul_pd(x, m), a)
-#define STORE _mm_storeu_pd
-KERNEL(k128d, )
-#undef VT
-#undef T
-#undef LANES
-#undef SET1
-#undef OP
-#undef STORE
-#define VT __m128
-#define T float
-#define LANES 4
-#define SET1 _mm_set1_ps
-#define OP(x, m, a) _mm_add_ps(_mm_mul_ps(x, m), a)
-#define STORE _mm_storeu_ps
-KERNEL(k128s, )
-#undef VT
-#undef T
-#undef LANES
-#undef SET1
-#undef OP
-#undef STORE
+#define MULADD_PD(x, m, a) _mm_add_pd(_mm_mul_pd(x, m), a)
+#define MULADD_PS(x, m, a) _mm_add_ps(_mm_mul_ps(x, m), a)
+
+KERNEL(k512d, T512, __m512d, double, 8, _mm512_set1_pd, _mm512_fmadd_pd, _mm512_storeu_pd)
+KERNEL(k512s, T512, __m512, float, 16, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_storeu_ps)
+KERNEL(k256d, T256, __m256d, double, 4, _mm256_set1_pd, _mm256_fmadd_pd, _mm256_storeu_pd)
+KERNEL(k256s, T256, __m256, float, 8, _mm256_set1_ps, _mm256_fmadd_ps, _mm256_storeu_ps)
+KERNEL(k128d, , __m128d, double, 2, _mm_set1_pd, MULADD_PD, _mm_storeu_pd)
+KERNEL(k128s, , __m128, float, 4, _mm_set1_ps, MULADD_PS, _mm_storeu_ps)
 
 typedef struct kernel {
     const char *isa;
