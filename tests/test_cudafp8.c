@@ -27,28 +27,7 @@
 #include <string.h>
 
 #include "hw/backend.h"
-
-/* The stand-ins, on an H100 (compute capability 9.0), no knobs set. */
-static void fp8_standins(void) {
-    setenv("CT_CUDA_DRIVER_LIB", "build/tests/libstandin-cuda.so", 1);
-    setenv("CT_CUDART_LIB", "build/tests/libstandin-cudart.so", 1);
-    setenv("CT_CUBLAS_LIB", "build/tests/libstandin-cublas.so", 1);
-    setenv("CT_CUBLASLT_LIB", "build/tests/libstandin-cublaslt.so", 1);
-    setenv("CT_STANDIN_GPUS", "2", 1);
-    unsetenv("CT_STANDIN_FAIL_MALLOC");
-    unsetenv("CT_STANDIN_CC");
-    unsetenv("CT_STANDIN_LT_MISREAD");
-}
-
-static hw_opts quick(void) {
-    hw_opts o;
-    hw_opts_default(&o);
-    o.reps = 3;
-    o.warmup = 1;
-    o.min_rep_s = 1e-4;
-    o.budget_s = 0.02;
-    return o;
-}
+#include "tests/standins.h"
 
 static void check(const mb_measurement *m) {
     assert_true(m->reps >= 3 && m->min_s > 0);
@@ -159,7 +138,7 @@ static void test_cublaslt_standin(void **state) {
 
 static void test_cuda_fp8(void **state) {
     (void)state;
-    fp8_standins();
+    standins();
     hw_opts o = quick();
     hw_backend *b = NULL;
     char err[512], why[256];
@@ -200,7 +179,7 @@ static void test_cuda_fp8(void **state) {
     assert_int_equal(hw_open("cuda", &o, &b, err, sizeof err), 0);
     assert_int_equal(hw_measure(b, &g, &m, why, sizeof why), HW_OK);
     hw_close(b);
-    fp8_standins();
+    standins();
     /* no cuBLASLt: the backend opens, fp8 says which library is missing */
     setenv("CT_CUBLASLT_LIB", "build/tests/no-such-libcublasLt.so", 1);
     assert_int_equal(hw_open("cuda", &o, &b, err, sizeof err), 0);
@@ -210,7 +189,7 @@ static void test_cuda_fp8(void **state) {
     mb_case f32 = { .kind = MBC_GEMM, .m = 32, .n = 16, .k = 8, .precision = PREC_FP32 };
     assert_int_equal(hw_measure(b, &f32, &m, why, sizeof why), HW_OK);
     hw_close(b);
-    fp8_standins();
+    standins();
 }
 
 int main(void) {

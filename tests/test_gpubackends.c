@@ -36,26 +36,7 @@
 #include <unistd.h>
 
 #include "hw/backend.h"
-
-static void standins(void) {
-    setenv("CT_CUDA_DRIVER_LIB", "build/tests/libstandin-cuda.so", 1);
-    setenv("CT_CUDART_LIB", "build/tests/libstandin-cudart.so", 1);
-    setenv("CT_CUBLAS_LIB", "build/tests/libstandin-cublas.so", 1);
-    setenv("CT_CUBLASLT_LIB", "build/tests/libstandin-cublaslt.so", 1);
-    setenv("CT_NCCL_LIB", "build/tests/libstandin-nccl.so", 1);
-    setenv("CT_STANDIN_GPUS", "2", 1);
-    unsetenv("CT_STANDIN_FAIL_MALLOC");
-}
-
-static hw_opts quick(void) {
-    hw_opts o;
-    hw_opts_default(&o);
-    o.reps = 3;
-    o.warmup = 1;
-    o.min_rep_s = 1e-4;
-    o.budget_s = 0.02;
-    return o;
-}
+#include "tests/standins.h"
 
 static void test_missing(void **state) {
     (void)state;
