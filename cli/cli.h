@@ -68,6 +68,11 @@ int cli_hw_session(const char *cmd, struct scenario *s, const char *backend, con
 struct metric_bus;
 struct store;
 int cli_parse_seed(const char *cmd, const char *z, double *seed);
+/* A whole-number option: z NULL leaves *out as it is; else lo <= z <= hi,
+ * or a usage error ("--jobs 0: expected a whole number from 1 to 4096"). */
+int cli_parse_count(const char *cmd, const char *opt, const char *z, long lo, long hi, long *out);
+/* out/<name><suffix>.db, the name reduced to characters safe in a file name. */
+void cli_default_db(const char *name, const char *suffix, char *buf, size_t len);
 int cli_world_build(const char *file, double seed, struct scenario **s, struct metric_bus **bus, struct world **w);
 int cli_store_begin(const char *cmd, const char *db_path, const struct scenario *s, struct metric_bus *bus,
                     struct store **st);

@@ -321,12 +321,11 @@ int cmd_plan(int argc, char **argv) {
     if (min_z && max_z) return cli_usage_error("plan", "--minimize or --maximize, not both");
     if (strcmp(search, "auto") && strcmp(search, "bisect") && strcmp(search, "grid"))
         return cli_usage_error("plan", "--search %s: expected auto, bisect or grid", search);
-    char *end, err[1024];
+    char err[1024];
     long replicas = 10, jobs = 0;
-    if (rep_z && ((replicas = strtol(rep_z, &end, 10)) < 1 || *end || replicas > 100000))
-        return cli_usage_error("plan", "--replicas %s: expected a whole number from 1 to 100000", rep_z);
-    if (jobs_z && ((jobs = strtol(jobs_z, &end, 10)) < 1 || *end || jobs > 4096))
-        return cli_usage_error("plan", "--jobs %s: expected a whole number from 1 to 4096", jobs_z);
+    if (cli_parse_count("plan", "--replicas", rep_z, 1, 100000, &replicas) != EXIT_OK ||
+        cli_parse_count("plan", "--jobs", jobs_z, 1, 4096, &jobs) != EXIT_OK)
+        return EXIT_BAD_INPUT;
     if (db && !*db) return cli_usage_error("plan", "--db needs a path");
     planner pl;
     memset(&pl, 0, sizeof pl);

@@ -43,14 +43,6 @@ static const char help[] =
     "Then: 'clustertwin report DB' (each metric against the varied values: mean, p10, p90).\n"
     "Exit status: 0 ok, 1 a run or a write failed (or interrupted; rerun to resume), 2 bad input.\n";
 
-static void default_db(const char *name, char *buf, size_t len) {
-    snprintf(buf, len, "out/%s-sweep.db", name);
-    for (char *p = buf + 4; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '-' ||
-              *p == '_' || *p == '.'))
-            *p = '_';
-}
-
 static int cores(void) {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;
@@ -230,16 +222,13 @@ int cmd_sweep(int argc, char **argv) {
     }
     if (!file) return cli_usage_error("sweep", "missing scenario FILE");
     if (n_vary == 0) return cli_usage_error("sweep", "nothing to vary: give --vary PATH=VALUES");
-    char *end;
     long replicas = 1, jobs = 0, part_k = 0, part_n = 1, tasks = 0;
-    if (rep_z && ((replicas = strtol(rep_z, &end, 10)) < 1 || *end || replicas > 100000))
-        return cli_usage_error("sweep", "--replicas %s: expected a whole number from 1 to 100000", rep_z);
-    if (jobs_z && ((jobs = strtol(jobs_z, &end, 10)) < 1 || *end || jobs > 4096))
-        return cli_usage_error("sweep", "--jobs %s: expected a whole number from 1 to 4096", jobs_z);
+    if (cli_parse_count("sweep", "--replicas", rep_z, 1, 100000, &replicas) != EXIT_OK ||
+        cli_parse_count("sweep", "--jobs", jobs_z, 1, 4096, &jobs) != EXIT_OK ||
+        cli_parse_count("sweep", "--tasks", tasks_z, 1, 100000, &tasks) != EXIT_OK)
+        return EXIT_BAD_INPUT;
     if (part_z && (sscanf(part_z, "%ld/%ld", &part_k, &part_n) != 2 || part_n < 1 || part_k < 0 || part_k >= part_n))
         return cli_usage_error("sweep", "--part %s: expected K/N with 0 <= K < N", part_z);
-    if (tasks_z && ((tasks = strtol(tasks_z, &end, 10)) < 1 || *end || tasks > 100000))
-        return cli_usage_error("sweep", "--tasks %s: expected a whole number from 1 to 100000", tasks_z);
     if (tasks_z && !slurm) return cli_usage_error("sweep", "--tasks goes with --emit-slurm");
     if (slurm && part_z) return cli_usage_error("sweep", "--emit-slurm writes the parts itself (no --part)");
     if (db && !*db) return cli_usage_error("sweep", "--db needs a path");
@@ -261,7 +250,7 @@ int cmd_sweep(int argc, char **argv) {
     if (rc == EXIT_OK) rc = sweep_check(&sw, "sweep", slurm ? 1 : n_jobs);
     char dbbuf[SC_NAME_MAX + 32];
     if (rc == EXIT_OK && !db) {
-        default_db(sw.base->name, dbbuf, sizeof dbbuf);
+        cli_default_db(sw.base->name, "-sweep", dbbuf, sizeof dbbuf);
         db = dbbuf;
     }
     if (rc == EXIT_OK && slurm) {

@@ -58,16 +58,14 @@ int cmd_validate(int argc, char **argv) {
     if (!backend) return cli_usage_error("validate", "missing --backend cpu|mpi|cuda|nccl");
     if (db && no_db) return cli_usage_error("validate", "--db and --no-db together");
     if (cli_check_statistic("validate", statistic) != EXIT_OK) return EXIT_BAD_INPUT;
-    char err[2048], default_db[160];
+    char err[2048], default_db[SC_NAME_MAX + 16];
     scenario *s = NULL;
     if (scenario_load(file, &s, err, sizeof err) < 0) {
         fprintf(stderr, "%s\n", err);
         return EXIT_BAD_INPUT;
     }
     if (!db && !no_db) {
-        snprintf(default_db, sizeof default_db, "out/%.64s.db", s->name);
-        for (char *p = default_db + 4; *p && strcmp(p, ".db"); p++)
-            if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.", *p)) *p = '_';
+        cli_default_db(s->name, "", default_db, sizeof default_db);
         cli_mkdir_parent(default_db);
         db = default_db;
     }

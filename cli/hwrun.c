@@ -10,7 +10,6 @@
 
 #include "cli/cli.h"
 #include "hw/backend.h"
-#include "reports/json.h"
 #include "reports/results.h"
 #include "reports/store.h"
 #include "scenarios/profile.h"
@@ -132,27 +131,14 @@ int cli_hw_session(const char *cmd, scenario *s, const char *backend, const char
     rc = cli_hw_measure(cmd, backend, profile, statistic, w, verbose, &rank);
     if (rc == EXIT_BAD_INPUT || rank != 0) goto out;
     if (db_path) {
-        int src = store_open(db_path, STORE_WRITE, &st, err, sizeof err);
-        if (src == STORE_OK) src = store_run_begin(st, s, bus, err, sizeof err);
-        if (src != STORE_OK) {
-            fprintf(stderr, "clustertwin %s: %s\n", cmd, err);
-            rc = src == STORE_BAD_INPUT ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
+        int src = cli_store_begin(cmd, db_path, s, bus, &st);
+        if (src != EXIT_OK) {
+            rc = src;
             goto out;
         }
     }
     world_run(w, 0);
-    double wall = cli_wall_s() - t0;
-    json *j = json_new();
-    if (j) results_json(j, s, w, wall);
-    if (json_path && (!j || json_write_file(j, json_path, err, sizeof err) < 0)) {
-        fprintf(stderr, "clustertwin %s: %s\n", cmd, j ? err : "out of memory");
-        rc = EXIT_RUN_FAILED;
-    }
-    if (st && store_run_finish(st, w, j ? json_text(j, NULL) : NULL, err, sizeof err) != STORE_OK) {
-        fprintf(stderr, "clustertwin %s: %s\n", cmd, err);
-        rc = EXIT_RUN_FAILED;
-    }
-    json_free(j);
+    if (cli_write_results(cmd, s, w, cli_wall_s() - t0, json_path, st) != EXIT_OK) rc = EXIT_RUN_FAILED;
     if (table && !(json_path && !strcmp(json_path, "-"))) {
         const mb_hardware *h = world_microbench_hardware(w);
         const host_profile *hp = world_microbench_host(w);

@@ -2,7 +2,9 @@
  * outputs: where a simulated run's results go, shared by `run` and `dash`
  * (the dashboard's `q` writes exactly what `run` writes).
  */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -40,10 +42,20 @@ int cli_world_build(const char *file, double seed, scenario **s, metric_bus **bu
     return *bus ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
 }
 
-/* out/<scenario name>.db, the name reduced to characters safe in a file name. */
-static void default_db_path(const char *name, char *buf, size_t len) {
-    snprintf(buf, len, "out/%s.db", name);
-    for (char *p = buf + 4; *p && strcmp(p, ".db"); p++)
+int cli_parse_count(const char *cmd, const char *opt, const char *z, long lo, long hi, long *out) {
+    if (!z) return EXIT_OK;
+    char *end;
+    errno = 0;
+    long v = strtol(z, &end, 10);
+    if (end == z || *end || errno || v < lo || v > hi)
+        return cli_usage_error(cmd, "%s %s: expected a whole number from %ld to %ld", opt, z, lo, hi);
+    *out = v;
+    return EXIT_OK;
+}
+
+void cli_default_db(const char *name, const char *suffix, char *buf, size_t len) {
+    snprintf(buf, len, "out/%s%s.db", name, suffix);
+    for (char *p = buf + 4; *p; p++)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
               *p == '-' || *p == '_' || *p == '.'))
             *p = '_';
@@ -54,7 +66,7 @@ int cli_store_begin(const char *cmd, const char *db_path, const scenario *s, met
     *st = NULL;
     int given = db_path != NULL;
     if (!given) {
-        default_db_path(s->name, default_db, sizeof default_db);
+        cli_default_db(s->name, "", default_db, sizeof default_db);
         mkdir("out", 0777);
         db_path = default_db;
     }
