@@ -19,12 +19,11 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <sqlite3.h>
 
 #include "reports/charts.h"
+#include "reports/fileout.h"
 #include "scenarios/units.h"
 #include "reports/rundata.h"
 #include "reports/store.h"
@@ -381,18 +380,7 @@ static const char *sv_cell(const rd_service *v, int col, char *b, size_t n) {
 /* ---- HTML ---------------------------------------------------------------- */
 
 /* Text escaped for XHTML (also inside attribute values). */
-static void h(FILE *f, const char *z) {
-    for (const unsigned char *p = (const unsigned char *)z; *p; p++) {
-        switch (*p) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default:
-            if (*p >= 0x20 || *p == '\n' || *p == '\t') fputc(*p, f);
-        }
-    }
-}
+static void h(FILE *f, const char *z) { fileout_html(f, z); }
 
 static void hf(FILE *f, const char *fmt_, ...) __attribute__((format(printf, 2, 3)));
 static void hf(FILE *f, const char *fmt_, ...) {
@@ -1196,19 +1184,6 @@ static void md_compare(FILE *f, sqlite3 *db, const rundata *a, const rundata *b)
 
 /* ---- CSV ----------------------------------------------------------------- */
 
-static void csv_field(FILE *f, const char *z) {
-    if (!strpbrk(z, ",\"\n\r")) {
-        fputs(z, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *z; z++) {
-        if (*z == '"') fputc('"', f);
-        fputc(*z, f);
-    }
-    fputc('"', f);
-}
-
 /* The rows of sql (?1, ?2 = the run ids) as DIR/name with a header. */
 static int csv_query(sqlite3 *db, const char *dir, const char *name, const char *sql, int64_t a, int64_t b,
                      char *err, size_t errlen) {
@@ -1230,14 +1205,14 @@ static int csv_query(sqlite3 *db, const char *dir, const char *name, const char 
     int n = sqlite3_column_count(q), rc;
     for (int i = 0; i < n; i++) {
         if (i) fputc(',', f);
-        csv_field(f, sqlite3_column_name(q, i));
+        fileout_csv(f, sqlite3_column_name(q, i));
     }
     fputs("\n", f);
     while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
         for (int i = 0; i < n; i++) {
             if (i) fputc(',', f);
             const unsigned char *z = sqlite3_column_text(q, i);
-            if (z) csv_field(f, (const char *)z);
+            if (z) fileout_csv(f, (const char *)z);
         }
         fputs("\n", f);
     }
@@ -1293,17 +1268,17 @@ static int write_csv(sqlite3 *db, const char *dir, const rundata *a, const runda
             fprintf(f, "%lld,%s,", (long long)r->id, mdef[i].key);
             if (!isnan(m.v[i])) fprintf(f, "%.10g", m.v[i]);
             fputc(',', f);
-            csv_field(f, mdef[i].label);
+            fileout_csv(f, mdef[i].label);
             fputc(',', f);
-            csv_field(f, m.note[i]);
+            fileout_csv(f, m.note[i]);
             fputc('\n', f);
         }
         char sentence[1024];
         answer(db, r, &m, sentence, sizeof sentence);
         fprintf(f, "%lld,answer,,", (long long)r->id);
-        csv_field(f, "Answer");
+        fileout_csv(f, "Answer");
         fputc(',', f);
-        csv_field(f, sentence);
+        fileout_csv(f, sentence);
         fputc('\n', f);
     }
     if (ferror(f) | (fclose(f) != 0)) goto werr;
@@ -1317,7 +1292,7 @@ static int write_csv(sqlite3 *db, const char *dir, const rundata *a, const runda
         int nq = queue_stats(r, &qs);
         for (int i = 0; i < nq; i++) {
             fprintf(f, "%lld,", (long long)r->id);
-            csv_field(f, qs[i].name);
+            fileout_csv(f, qs[i].name);
             if (isnan(qs[i].quota_gpus)) fputc(',', f);
             else fprintf(f, ",%.0f", qs[i].quota_gpus);
             fprintf(f, ",%d,%d,%d,%.10g", qs[i].jobs, qs[i].done, qs[i].started, qs[i].gpu_hours);
@@ -1340,7 +1315,7 @@ static int write_csv(sqlite3 *db, const char *dir, const rundata *a, const runda
         fprintf(f, "figure,label,run_%lld,run_%lld,diff,diff_pct\n", (long long)a->id, (long long)b->id);
         for (int i = 0; i < NM; i++) {
             fprintf(f, "%s,", mdef[i].key);
-            csv_field(f, mdef[i].label);
+            fileout_csv(f, mdef[i].label);
             double x = ma.v[i], y = mb.v[i];
             double v[] = { x, y, y - x, x != 0 ? 100 * (y - x) / fabs(x) : NAN };
             for (int t = 0; t < 4; t++)
@@ -1359,41 +1334,11 @@ werr:
 
 /* ---- the command --------------------------------------------------------- */
 
-/* mkdir -p; 0 or -1 with errno. */
-static int mkdirs(const char *dir) {
-    char p[4096];
-    snprintf(p, sizeof p, "%s", dir);
-    for (char *s = p + 1; *s; s++) {
-        if (*s != '/') continue;
-        *s = 0;
-        if (mkdir(p, 0777) != 0 && errno != EEXIST) return -1;
-        *s = '/';
-    }
-    if (mkdir(p, 0777) != 0 && errno != EEXIST) return -1;
-    struct stat sb;
-    if (stat(p, &sb) != 0) return -1;
-    if (!S_ISDIR(sb.st_mode)) {
-        errno = ENOTDIR;
-        return -1;
-    }
-    return 0;
-}
-
-/* Write via a temporary file renamed into place. */
-static FILE *open_tmp(const char *path, char *tmp, size_t len) {
-    snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
-    return fopen(tmp, "w");
-}
-
+/* fileout_close with the message a report gives; 0 or 1. */
 static int close_tmp(FILE *f, const char *tmp, const char *path, char *err, size_t errlen) {
-    int bad = ferror(f);
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path) != 0) {
-        errmsg_set(err, errlen, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
-        unlink(tmp);
-        return 1;
-    }
-    return 0;
+    if (fileout_close(f, tmp, path) == 0) return 0;
+    errmsg_set(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    return 1;
 }
 
 int report_write(const report_opts *o, char *main_file, size_t mainlen, char *notes, size_t noteslen, char *err,
@@ -1425,7 +1370,7 @@ int report_write(const report_opts *o, char *main_file, size_t mainlen, char *no
             addnote(notes, noteslen, "run %lld is incomplete (interrupted or still running): its figures are missing",
                     (long long)r->id);
     }
-    if (mkdirs(o->out_dir) != 0) {
+    if (fileout_mkdirs(o->out_dir) != 0) {
         errmsg_set(err, errlen, "cannot create %s: %s", o->out_dir, strerror(errno));
         rc = 1;
         goto out;
@@ -1439,7 +1384,7 @@ int report_write(const report_opts *o, char *main_file, size_t mainlen, char *no
     FILE *f;
     if (o->format == REPORT_MD) {
         snprintf(path, sizeof path, "%s/report.md", o->out_dir);
-        if (!(f = open_tmp(path, tmp, sizeof tmp))) goto werr;
+        if (!(f = fileout_open(path, tmp, sizeof tmp))) goto werr;
         if (b) md_compare(f, db, a, b);
         else md_run(f, db, a);
         rc = close_tmp(f, tmp, path, err, errlen);
@@ -1458,7 +1403,7 @@ int report_write(const report_opts *o, char *main_file, size_t mainlen, char *no
     }
     if (!has_ta) addnote(notes, noteslen, "%s", whya);
     snprintf(path, sizeof path, "%s/index.html", o->out_dir);
-    if (!(f = open_tmp(path, tmp, sizeof tmp))) goto werr;
+    if (!(f = fileout_open(path, tmp, sizeof tmp))) goto werr;
     if (b) html_compare(f, db, a, b, &ca, &cb, has_ta ? ta : NULL, has_tb ? tb : NULL, o->db_path);
     else html_run(f, db, a, &ca, has_ta ? ta : NULL, whya, o->db_path);
     rc = close_tmp(f, tmp, path, err, errlen);

@@ -15,12 +15,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <sqlite3.h>
 
 #include "reports/charts.h"
+#include "reports/fileout.h"
 #include "reports/goal.h"
 #include "reports/sweepdb.h"
 
@@ -282,41 +281,6 @@ int sweepreport_table(store *st, int64_t sweep, FILE *f) {
 
 /* ---- files ----------------------------------------------------------------------- */
 
-static int mkdirs(const char *dir) {
-    char p[4096];
-    snprintf(p, sizeof p, "%s", dir);
-    for (char *s = p + 1; *s; s++)
-        if (*s == '/') {
-            *s = 0;
-            if (mkdir(p, 0777) != 0 && errno != EEXIST) return -1;
-            *s = '/';
-        }
-    return mkdir(p, 0777) != 0 && errno != EEXIST ? -1 : 0;
-}
-
-static void html_text(FILE *f, const char *z) {
-    for (; *z; z++) {
-        if (*z == '<') fputs("&lt;", f);
-        else if (*z == '>') fputs("&gt;", f);
-        else if (*z == '&') fputs("&amp;", f);
-        else if (*z == '"') fputs("&quot;", f);
-        else fputc(*z, f);
-    }
-}
-
-static void csv_field(FILE *f, const char *z) {
-    if (!strpbrk(z, ",\"\n")) {
-        fputs(z, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *z; z++) {
-        if (*z == '"') fputc('"', f);
-        fputc(*z, f);
-    }
-    fputc('"', f);
-}
-
 /* y scale for a metric: seconds shown in the unit its largest value reads best in */
 static double y_unit(const sdata *d, int m, const char **name) {
     double mx = 0;
@@ -458,7 +422,7 @@ static void html_table(FILE *f, const sdata *d, int m) {
     fprintf(f, "<table>\n<tr>");
     for (int a = 0; a < d->n_axes; a++) {
         fprintf(f, "<th>");
-        html_text(f, short_path(d->axes[a]));
+        fileout_html(f, short_path(d->axes[a]));
         fprintf(f, "</th>");
     }
     fprintf(f, "<th class=\"n\">runs</th><th class=\"n\">mean</th><th class=\"n\">p10</th><th class=\"n\">p90</th>"
@@ -469,7 +433,7 @@ static void html_table(FILE *f, const sdata *d, int m) {
         fprintf(f, "<tr>");
         for (int a = 0; a < d->n_axes; a++) {
             fprintf(f, "<td>");
-            html_text(f, d->val[p][a]);
+            fileout_html(f, d->val[p][a]);
             fprintf(f, "</td>");
         }
         fprintf(f, "<td class=\"n\">%d%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
@@ -486,31 +450,30 @@ static int write_html(const sdata *d, const char *dir, const char *db_path, char
     int nd = draw_charts(d, dir, drawn, note, notelen);
     char tmp[4300];
     snprintf(path, pathlen, "%s/index.html", dir);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
+    FILE *f = fileout_open(path, tmp, sizeof tmp);
     if (!f) return -1;
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\">\n"
                "<head><meta charset=\"utf-8\"/><title>Sweep of ");
-    html_text(f, d->scenario);
+    fileout_html(f, d->scenario);
     fprintf(f, "</title>\n<style>body{font-family:Helvetica,Arial,sans-serif;margin:2em;max-width:1100px}"
                "table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border-bottom:1px solid #ddd;padding:.2em .6em;"
                "text-align:left}.n{text-align:right;font-variant-numeric:tabular-nums}h2{margin-top:2em}"
                ".meta{color:#555}</style></head>\n<body>\n<h1>Sweep of ");
-    html_text(f, d->scenario);
+    fileout_html(f, d->scenario);
     fprintf(f, "</h1>\n<p class=\"meta\">Scenario ");
-    html_text(f, d->file);
+    fileout_html(f, d->file);
     fprintf(f, "; database ");
-    html_text(f, db_path);
+    fileout_html(f, db_path);
     fprintf(f, "; sweep %lld: %d points, %d replicas each (seeds derived from the scenario's seed and the replica). "
                "Varied: ", (long long)d->id, d->n_points, d->replicas);
     for (int a = 0; a < d->n_axes; a++) {
         fprintf(f, "%s<code>", a ? ", " : "");
-        html_text(f, d->axes[a]);
+        fileout_html(f, d->axes[a]);
         fprintf(f, "</code>");
     }
     if (strcmp(d->sets, "[]")) {
         fprintf(f, ". Fixed: <code>");
-        html_text(f, d->sets);
+        fileout_html(f, d->sets);
         fprintf(f, "</code>");
     }
     fprintf(f, ". Each table gives the metric across the replicas of each point: mean, 10th and 90th percentile "
@@ -518,7 +481,7 @@ static int write_html(const sdata *d, const char *dir, const char *db_path, char
                "never ended).</p>\n");
     if (note[0]) {
         fprintf(f, "<p class=\"meta\">");
-        html_text(f, note);
+        fileout_html(f, note);
         fprintf(f, "</p>\n");
     }
     char same[8192] = "";
@@ -534,7 +497,7 @@ static int write_html(const sdata *d, const char *dir, const char *db_path, char
             continue;
         }
         fprintf(f, "<h2>");
-        html_text(f, d->m[m].text);
+        fileout_html(f, d->m[m].text);
         fprintf(f, "</h2>\n");
         for (int i = 0; i < nd; i++)
             if (drawn[i] == m) fprintf(f, "<p><img src=\"m%d.svg\" alt=\"chart\" width=\"720\" height=\"360\"/></p>\n", m);
@@ -542,24 +505,17 @@ static int write_html(const sdata *d, const char *dir, const char *db_path, char
     }
     if (sn) {
         fprintf(f, "<h2>The same at every point</h2>\n<p>");
-        html_text(f, same);
+        fileout_html(f, same);
         fprintf(f, "</p>\n");
     }
     fprintf(f, "</body>\n</html>\n");
-    int bad = ferror(f);
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path) != 0) {
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
+    return fileout_close(f, tmp, path);
 }
 
 static int write_md(const sdata *d, const char *dir, char *path, size_t pathlen) {
     char tmp[4300];
     snprintf(path, pathlen, "%s/report.md", dir);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
+    FILE *f = fileout_open(path, tmp, sizeof tmp);
     if (!f) return -1;
     fprintf(f, "# Sweep of %s\n\n%d points x %d replicas of `%s`. Varied:", d->scenario, d->n_points, d->replicas, d->file);
     for (int a = 0; a < d->n_axes; a++) fprintf(f, "%s `%s`", a ? "," : "", d->axes[a]);
@@ -580,24 +536,17 @@ static int write_md(const sdata *d, const char *dir, char *path, size_t pathlen)
                     fmt(&d->m[m], s->p90, b[2], 64));
         }
     }
-    int bad = ferror(f);
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path) != 0) {
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
+    return fileout_close(f, tmp, path);
 }
 
 static int write_csv(const sdata *d, const char *dir, char *path, size_t pathlen) {
     char file[4200], tmp[4300];
     snprintf(path, pathlen, "%s", dir);
     snprintf(file, sizeof file, "%s/sweep.csv", dir);
-    snprintf(tmp, sizeof tmp, "%s.tmp", file);
-    FILE *f = fopen(tmp, "w");
+    FILE *f = fileout_open(file, tmp, sizeof tmp);
     if (!f) return -1;
     for (int a = 0; a < d->n_axes; a++) {
-        csv_field(f, d->axes[a]);
+        fileout_csv(f, d->axes[a]);
         fputc(',', f);
     }
     fprintf(f, "metric,runs,missing,mean,p10,p50,p90,min,max\n");
@@ -605,10 +554,10 @@ static int write_csv(const sdata *d, const char *dir, char *path, size_t pathlen
         for (int m = 0; m < d->n_metrics; m++) {
             const goal_stats *s = &d->stat[p * d->n_metrics + m];
             for (int a = 0; a < d->n_axes; a++) {
-                csv_field(f, d->val[p][a]);
+                fileout_csv(f, d->val[p][a]);
                 fputc(',', f);
             }
-            csv_field(f, d->m[m].text);
+            fileout_csv(f, d->m[m].text);
             fprintf(f, ",%d,%d", s->n, s->missing);
             double v[] = { s->mean, s->p10, s->p50, s->p90, s->min, s->max };
             for (int i = 0; i < 6; i++) {
@@ -617,13 +566,7 @@ static int write_csv(const sdata *d, const char *dir, char *path, size_t pathlen
             }
             fprintf(f, "\n");
         }
-    int bad = ferror(f);
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, file) != 0) {
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
+    return fileout_close(f, tmp, file);
 }
 
 int sweepreport_write(store *st, int64_t sweep, const report_opts *o, char *main_file, size_t mainlen, char *notes,
@@ -635,7 +578,7 @@ int sweepreport_write(store *st, int64_t sweep, const report_opts *o, char *main
         sdata_free(&d);
         return rc;
     }
-    if (mkdirs(o->out_dir) != 0) {
+    if (fileout_mkdirs(o->out_dir) != 0) {
         errmsg_set(err, errlen, "cannot create %s: %s", o->out_dir, strerror(errno));
         sdata_free(&d);
         return 1;
