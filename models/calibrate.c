@@ -83,6 +83,13 @@ static int cmp_abs(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* The storage groups' parameters, [0] the write, [1] the read back: the
+ * bandwidth, the latency per file, and the ramp's start and length. */
+static const char *const storage_params[2][4] = {
+    { "storage.write_bw", "storage.latency_s", "storage.write_start_bw", "storage.write_ramp_bytes" },
+    { "storage.read_bw", "storage.read_latency_s", "storage.read_start_bw", "storage.read_ramp_bytes" },
+};
+
 /* Parameters of a group, starting values from the data (pts sorted by
  * size, n >= 1), and the nested models to try as bit masks over names
  * (bit k: names[k] is fitted; the rest are switched off or kept). */
@@ -116,19 +123,13 @@ static int group_params(const char *g, const cal_point **pts, int n, int read, c
         levels[0] = 0x3, *nlevels = 1;
         return 2;
     }
-    if (!strcmp(g, "storage.write")) {
-        names[0] = "storage.write_bw", x0[0] = hi->c.size_bytes / t_hi;
-        names[1] = "storage.latency_s", x0[1] = t_lo * 0.3;
-        names[2] = "storage.write_start_bw", x0[2] = lo->c.size_bytes / t_lo;
-        names[3] = "storage.write_ramp_bytes", x0[3] = sqrt(lo->c.size_bytes * hi->c.size_bytes);
-        levels[0] = 0x3, levels[1] = 0xf, *nlevels = 2;
-        return 4;
-    }
-    if (!strcmp(g, "storage.read")) {
-        names[0] = "storage.read_bw", x0[0] = hi->c.size_bytes / t_hi;
-        names[1] = "storage.read_latency_s", x0[1] = t_lo * 0.3;
-        names[2] = "storage.read_start_bw", x0[2] = lo->c.size_bytes / t_lo;
-        names[3] = "storage.read_ramp_bytes", x0[3] = sqrt(lo->c.size_bytes * hi->c.size_bytes);
+    if (!strncmp(g, "storage.", 8)) {
+        const char *const *sp = storage_params[read];
+        for (int k = 0; k < 4; k++) names[k] = sp[k];
+        x0[0] = hi->c.size_bytes / t_hi;
+        x0[1] = t_lo * 0.3;
+        x0[2] = lo->c.size_bytes / t_lo;
+        x0[3] = sqrt(lo->c.size_bytes * hi->c.size_bytes);
         levels[0] = 0x3, levels[1] = 0xf, *nlevels = 2;
         return 4;
     }
@@ -246,12 +247,12 @@ static int levels_ordered(const fit_ctx *f, const double *x) {
     for (int i = 0; i < f->n; i++)
         if (f->pt[i]->c.kind == MBC_STORAGE && f->pt[i]->c.size_bytes / f->pt[i]->c.files > largest)
             largest = f->pt[i]->c.size_bytes / f->pt[i]->c.files;
-    if (fitted(f, "storage.write_start_bw") &&
-        (h.storage_write_start_bw >= h.storage_write_bw || h.storage_write_ramp_bytes > largest / 2))
-        return 0;
-    if (fitted(f, "storage.read_start_bw") &&
-        (h.storage_read_start_bw >= h.storage_read_bw || h.storage_read_ramp_bytes > largest / 2))
-        return 0;
+    for (int rd = 0; rd < 2; rd++) {
+        const char *const *sp = storage_params[rd];
+        if (fitted(f, sp[2]) && (host_param_get(&h, sp[2]) >= host_param_get(&h, sp[0]) ||
+                                 host_param_get(&h, sp[3]) > largest / 2))
+            return 0;
+    }
     return 1;
 }
 
