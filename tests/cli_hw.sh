@@ -6,22 +6,8 @@
 # stand-in libraries (build/tests/libstandin-*.so, `make test` builds them).
 # Sizes and repetitions are small (CT_HW_REPS=3, CT_HW_BUDGET_S=0.05): these
 # check the plumbing and the numbers' consistency, not this machine's speed.
-set -u
-[ $# -ge 1 ] || { echo "usage: $0 BINARY" >&2; exit 2; }
-bin=$1
-case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
-cd "$(dirname "$0")/.." || exit 2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-ok() { echo "ok   hw: $1"; }
-no() { echo "FAIL hw: $1"; fails=$((fails + 1)); }
-skip() { echo "skip hw: $1"; }
-expect_status() {   # expected-status description command...
-  want=$1; what=$2; shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err"; got=$?
-  if [ "$got" = "$want" ]; then ok "$what"; else no "$what (exit $got, want $want): $(head -c 400 "$tmp/err")"; fi
-}
+suite=hw
+. "$(dirname "$0")/clilib.sh"
 export CT_HW_REPS=3 CT_HW_BUDGET_S=0.05 CT_HW_WARMUP=1 CT_HW_ROUNDS=2
 
 for c in measure calibrate validate; do

@@ -7,22 +7,8 @@
 # lets ranks meet when they hold the id rank 0 made (a broken broadcast
 # times out) and really sums the ranks' data, which the backend checks
 # before timing each case: these runs pass only when the bootstrap works.
-set -u
-[ $# -ge 1 ] || { echo "usage: $0 BINARY" >&2; exit 2; }
-bin=$1
-case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
-cd "$(dirname "$0")/.." || exit 2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-ok() { echo "ok   nccl: $1"; }
-no() { echo "FAIL nccl: $1"; fails=$((fails + 1)); }
-skip() { echo "skip nccl: $1"; }
-expect_status() {   # expected-status description command...
-  want=$1; what=$2; shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err"; got=$?
-  if [ "$got" = "$want" ]; then ok "$what"; else no "$what (exit $got, want $want): $(head -c 600 "$tmp/err")"; fi
-}
+suite=nccl
+. "$(dirname "$0")/clilib.sh"
 export CT_HW_REPS=3 CT_HW_BUDGET_S=0.05 CT_HW_WARMUP=1 CT_HW_ROUNDS=2
 
 if ! command -v mpirun >/dev/null 2>&1; then

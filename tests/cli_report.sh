@@ -8,26 +8,10 @@
 #   arguments exit 2, a directory that cannot be made exits 1.
 # Prints ok/FAIL per check and a summary; exits 1 on any failure.
 # Runs from the project root whatever the current directory.
-set -u
-
-[ $# -eq 1 ] || { echo "usage: $0 BINARY" >&2; exit 2; }
-bin=$1
-case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
+suite=report
+. "$(dirname "$0")/clilib.sh"
 [ -x "$bin" ] || { echo "$0: $bin is not an executable" >&2; exit 2; }
-cd "$(dirname "$0")/.." || exit 2
 root=$(pwd)
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cli_report.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT HUP INT PIPE TERM
-fails=0
-n=0
-ok() { n=$((n + 1)); echo "ok   report: $1"; }
-no() { n=$((n + 1)); fails=$((fails + 1)); echo "FAIL report: $1"; }
-expect_status() {   # expected-status description command...
-  want=$1; what=$2; shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err" </dev/null; got=$?
-  if [ "$got" = "$want" ]; then ok "$what"; else no "$what (exit $got, want $want): $(head -c 300 "$tmp/err")"; fi
-}
 # well_formed FILE: parsed by an XML parser when one is here.
 well_formed() {
   if command -v xmllint >/dev/null 2>&1; then xmllint --noout --nonet "$1" 2>"$tmp/xml"

@@ -19,27 +19,10 @@
 #   plan: a toy problem whose answer is known (tests/sweep/toy-batch.xml:
 #     5 nodes) found by bisection, and a goal nothing meets exits 1
 # Prints ok/FAIL/skip per check and a summary; exits 1 on any failure.
-set -u
-
-[ $# -eq 1 ] || { echo "usage: $0 BINARY" >&2; exit 2; }
-bin=$1
-case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
+suite=sweep
+. "$(dirname "$0")/clilib.sh"
 [ -x "$bin" ] || { echo "$0: $bin is not an executable" >&2; exit 2; }
-cd "$(dirname "$0")/.." || exit 2
 command -v python3 >/dev/null 2>&1 || { echo "$0: needs python3" >&2; exit 2; }
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cli_sweep.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT HUP INT PIPE TERM
-fails=0
-n=0
-ok() { n=$((n + 1)); echo "ok   sweep: $1"; }
-no() { n=$((n + 1)); fails=$((fails + 1)); echo "FAIL sweep: $1"; }
-skip() { echo "skip sweep: $1"; }
-expect_status() {   # expected-status description command...
-  want=$1; what=$2; shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err" </dev/null; got=$?
-  if [ "$got" = "$want" ]; then ok "$what"; else no "$what (exit $got, want $want): $(head -c 400 "$tmp/err")"; fi
-}
 # dump DB: one line per (point, replica): key, replica, seed, the JSON without wall_* fields
 dump() {
   python3 - "$1" <<'PY'
