@@ -13,6 +13,8 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include "scenarios/infile.h"
+
 #define MAX_DEPTH_HREF 1                /* a profile file may not itself refer to another */
 
 static char *prop(const xmlNode *e, const char *name) {
@@ -27,10 +29,19 @@ static int from_element(const xmlNode *root, const char *file, const char *base_
                         size_t errlen, int depth);
 
 static int load_file(const char *path, host_profile *h, char *err, size_t errlen, int depth) {
-    xmlDoc *doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOWARNING | XML_PARSE_NOERROR);
+    /* scenarios/infile.c: a regular file of at most 1 MiB; a FIFO or device
+     * is refused, never waited on. */
+    char *text;
+    size_t len;
+    infile_err ie;
+    if (infile_read(path, INFILE_PROFILE_MAX_BYTES, "a host profile XML file", &text, &len, &ie) < 0) {
+        snprintf(err, errlen, "%s:%d: %s", path, ie.line, ie.why);
+        return -1;
+    }
+    xmlDoc *doc = xmlReadMemory(text, (int)len, path, NULL, XML_PARSE_NONET | XML_PARSE_NOWARNING | XML_PARSE_NOERROR);
+    free(text);
     if (!doc) {
-        if (access(path, R_OK) != 0) snprintf(err, errlen, "%s:0: cannot open: %s", path, strerror(errno));
-        else snprintf(err, errlen, "%s:1: malformed XML; expected a <host-profile> document", path);
+        snprintf(err, errlen, "%s:1: malformed XML; expected a <host-profile> document", path);
         return -1;
     }
     xmlNode *root = xmlDocGetRootElement(doc);

@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <libxml/parser.h>
 #include <libxml/relaxng.h>
@@ -29,12 +28,13 @@
 #include "models/serving.h"
 #include "scenarios/catalog_xml.h"
 #include "scenarios/embedded.h"
+#include "scenarios/infile.h"
 #include "scenarios/profile.h"
 #include "scenarios/schema.h"
 #include "scenarios/trace.h"
 #include "scenarios/units.h"
 
-#define MAX_FILE_BYTES (16u << 20)     /* a scenario is hand-written: 16 MiB is plenty */
+#define MAX_FILE_BYTES INFILE_SCENARIO_MAX_BYTES  /* a scenario is hand-written: 16 MiB is plenty */
 #define MAX_DEPTH 32                   /* the schema needs 4 levels */
 #define MAX_ITEMS 100000               /* elements of one kind */
 
@@ -731,24 +731,21 @@ static void load_serve_model(loader *L, const xmlNode *c, sc_inference *f) {
 }
 
 /* A file named by href (relative to the scenario's directory) must be a
- * readable regular file, so a missing or wrong trace is reported at the
- * element that names it. Returns 0, or -1 with L->failed set. */
+ * readable regular file (scenarios/infile.c: never a FIFO or device), so a
+ * missing or wrong trace is reported at the element that names it. The file
+ * is only opened here, not read. Returns 0, or -1 with L->failed set. */
 static int check_href(loader *L, const xmlNode *e, const char *href) {
     char path[1024];
     const char *slash = strrchr(L->s->file, '/');
     if (href[0] == '/' || !slash) snprintf(path, sizeof path, "%s", href);
     else snprintf(path, sizeof path, "%.*s/%s", (int)(slash - L->s->file), L->s->file, href);
-    struct stat st;
-    FILE *f = NULL;
-    if (stat(path, &st) != 0 || (!S_ISDIR(st.st_mode) && !(f = fopen(path, "r")))) {
-        fail(L, e, "href", "cannot open %s: %s", path, strerror(errno));
+    infile_err ie;
+    FILE *f = infile_open(path, INFILE_TRACE_MAX_BYTES, "a CSV file", &ie);
+    if (!f) {
+        fail(L, e, "href", "%s: %s", path, ie.why);
         return -1;
     }
-    if (f) fclose(f);
-    if (!S_ISREG(st.st_mode)) {
-        fail(L, e, "href", "%s is %s; expected a CSV file", path, S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
-        return -1;
-    }
+    fclose(f);
     return 0;
 }
 
@@ -1186,7 +1183,7 @@ static int load(loader *L, const char *data, size_t len) {
         return -1;
     }
     if (len > MAX_FILE_BYTES) {
-        fail_at(L, 1, "file is %zu bytes; a scenario may be at most %u bytes", len, MAX_FILE_BYTES);
+        fail_at(L, 1, "file is %zu bytes; a scenario XML file may be at most %llu bytes", len, MAX_FILE_BYTES);
         return -1;
     }
     if (memchr(data, 0, len)) {
@@ -1309,47 +1306,11 @@ int scenario_load_memory(const char *data, size_t len, const char *name, scenari
 
 int scenario_load(const char *path, scenario **out, char *err, size_t errlen) {
     *out = NULL;
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        snprintf(err, errlen, "%s:0: cannot open: %s", path, strerror(errno));
-        return -1;
-    }
-    if (S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "%s:0: is a directory; expected a scenario XML file", path);
-        return -1;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s:0: not a regular file; expected a scenario XML file", path);
-        return -1;
-    }
-    if ((unsigned long long)st.st_size > MAX_FILE_BYTES) {
-        snprintf(err, errlen, "%s:1: file is %lld bytes; a scenario may be at most %u bytes",
-                 path, (long long)st.st_size, MAX_FILE_BYTES);
-        return -1;
-    }
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s:0: cannot open: %s", path, strerror(errno));
-        return -1;
-    }
-    size_t cap = (size_t)st.st_size + 1, n = 0;
-    char *buf = malloc(cap);
-    if (!buf) {
-        fclose(f);
-        snprintf(err, errlen, "%s:0: out of memory", path);
-        return -1;
-    }
-    n = fread(buf, 1, cap, f);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(buf);
-        snprintf(err, errlen, "%s:0: read error: %s", path, strerror(errno));
-        return -1;
-    }
-    if (n == cap) {                      /* grew since stat: refuse rather than truncate */
-        free(buf);
-        snprintf(err, errlen, "%s:1: file changed while being read", path);
+    char *buf;
+    size_t n;
+    infile_err e;
+    if (infile_read(path, MAX_FILE_BYTES, "a scenario XML file", &buf, &n, &e) < 0) {
+        snprintf(err, errlen, "%s:%d: %s", path, e.line, e.why);
         return -1;
     }
     int rc = scenario_load_memory(buf, n, path, out, err, errlen);

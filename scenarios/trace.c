@@ -12,9 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/types.h>
 
+#include "scenarios/infile.h"
 #include "scenarios/units.h"
 
 #define MAX_LINE 4096
@@ -131,16 +131,10 @@ int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen
         int dir = slash ? (int)(slash - s->file) + 1 : 0;
         snprintf(path, sizeof path, "%.*s%s", dir, s->file, href);
     }
-    struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s:%d: <trace href=\"%s\">: %s is %s; expected a CSV file", s->file, line, href, path,
-                 S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
-        return -1;
-    }
-    FILE *fp = fopen(path, "r");
+    infile_err ie;
+    FILE *fp = infile_open(path, INFILE_TRACE_MAX_BYTES, "a CSV file", &ie);
     if (!fp) {
-        snprintf(err, errlen, "%s:%d: <trace href=\"%s\">: cannot open %s: %s", s->file, line, href, path,
-                 strerror(errno));
+        snprintf(err, errlen, "%s:%d: <trace href=\"%s\">: %s: %s", s->file, line, href, path, ie.why);
         return -1;
     }
     reader r = { path, 0, err, errlen };

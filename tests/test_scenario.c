@@ -36,6 +36,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <sys/sysmacros.h>
+
+#include "scenarios/profile.h"
 #include "scenarios/scenario.h"
 #include "sim/metrics.h"
 #include "sim/world.h"
@@ -278,6 +281,86 @@ static void test_directory_and_missing_file(void **state) {
     unlink(fifo);
 }
 
+/* Write text to dir/name; returns 0. */
+static int write_file(const char *dir, const char *name, const char *text) {
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    fputs(text, f);
+    return fclose(f);
+}
+
+/* Every input named by a path goes through scenarios/infile.c: a FIFO (and,
+ * as root, a character device made here with mknod) is refused by its type
+ * and never blocks in open. Before, a FIFO as <arrivals href>, <host-profile
+ * href> or a host profile file blocked forever; alarm() turns such a hang
+ * into a failure (SIGALRM kills the test) instead of a stall. Nothing here
+ * touches the real /dev. */
+static void test_special_files_refused(void **state) {
+    (void)state;
+    char dir[] = "/tmp/ct-test-infile-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char fifo[128], dev[128], sock_dir[160];
+    snprintf(fifo, sizeof fifo, "%s/in.fifo", dir);
+    snprintf(dev, sizeof dev, "%s/null.dev", dir);
+    snprintf(sock_dir, sizeof sock_dir, "%s/subdir", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    assert_int_equal(mkdir(sock_dir, 0700), 0);
+    int have_dev = geteuid() == 0 && mknod(dev, S_IFCHR | 0600, makedev(1, 3)) == 0;
+    alarm(60);
+
+    static const char *const wrap[] = {
+        /* a request trace */
+        "<?xml version=\"1.0\"?>\n<scenario name=\"r\">\n<cluster><nodes type=\"dgx-h100\" count=\"1\"/></cluster>\n"
+        "<workload><inference name=\"c\" model=\"llama3-8b\">\n<arrivals process=\"trace\" href=\"%s\"/>\n"
+        "</inference></workload>\n</scenario>\n",
+        /* a job trace */
+        "<?xml version=\"1.0\"?>\n<scenario name=\"t\">\n<cluster><nodes type=\"dgx-h100\" count=\"1\"/></cluster>\n"
+        "<workload><trace href=\"%s\"/></workload>\n</scenario>\n",
+        /* a host profile */
+        "<?xml version=\"1.0\"?>\n<scenario name=\"h\">\n<microbenchmarks>\n<host-profile href=\"%s\"/>\n"
+        "<gemm m=\"64\" n=\"64\" k=\"64\"/>\n</microbenchmarks>\n</scenario>\n",
+    };
+    static const int line[] = { 5, 4, 4 };
+    const char *targets[3] = { fifo, sock_dir, have_dev ? dev : NULL };
+    const char *kinds[3] = { "not a regular file (a FIFO)", "is a directory", "not a regular file (a character device)" };
+    for (int t = 0; t < 3; t++) {
+        if (!targets[t]) continue;
+        char err[1024], prefix[256], text[1024], want[512];
+        for (size_t w = 0; w < sizeof wrap / sizeof wrap[0]; w++) {
+            snprintf(text, sizeof text, wrap[w], targets[t]);
+            assert_int_equal(write_file(dir, "s.xml", text), 0);
+            snprintf(prefix, sizeof prefix, "%s/s.xml:%d: ", dir, line[w]);
+            snprintf(want, sizeof want, "%s", kinds[t]);
+            char path[256];
+            snprintf(path, sizeof path, "%s/s.xml", dir);
+            scenario *s = &sentinel;
+            assert_int_equal(scenario_load(path, &s, err, sizeof err), -1);
+            assert_null(s);
+            check_error(err, prefix, want);
+            assert_non_null(strstr(err + strlen(prefix), targets[t]));
+        }
+        /* the file itself as a scenario and as a profile */
+        scenario *s = &sentinel;
+        assert_int_equal(scenario_load(targets[t], &s, err, sizeof err), -1);
+        assert_null(s);
+        snprintf(prefix, sizeof prefix, "%s:0: ", targets[t]);
+        check_error(err, prefix, kinds[t]);
+        host_profile h;
+        assert_int_equal(profile_load(targets[t], &h, err, sizeof err), -1);
+        check_error(err, prefix, kinds[t]);
+    }
+    alarm(0);
+    char path[256];
+    snprintf(path, sizeof path, "%s/s.xml", dir);
+    unlink(path);
+    unlink(fifo);
+    if (have_dev) unlink(dev);
+    rmdir(sock_dir);
+    assert_int_equal(rmdir(dir), 0);
+}
+
 /* A file the user may not read: "cannot open: Permission denied" at line 0.
  * Root reads anything, so as root a child process drops to uid/gid 65534
  * (nobody) first; the file lives in /tmp, which nobody can search. */
@@ -337,7 +420,7 @@ static void test_huge_file(void **state) {
     assert_null(s);
     char prefix[80];
     snprintf(prefix, sizeof prefix, "%s:1: ", path);
-    check_error(err, prefix, "a scenario may be at most 16777216 bytes");
+    check_error(err, prefix, "a scenario XML file may be at most 16777216 bytes");
 }
 
 /* A short err buffer gets a truncated, terminated message. */
@@ -738,6 +821,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_corpus_complete),
         cmocka_unit_test(test_directory_and_missing_file),
+        cmocka_unit_test(test_special_files_refused),
         cmocka_unit_test(test_short_error_buffer),
         cmocka_unit_test(test_free_null),
         cmocka_unit_test(test_examples_load),
