@@ -34,6 +34,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sys/sysmacros.h>
@@ -359,6 +360,91 @@ static void test_special_files_refused(void **state) {
     if (have_dev) unlink(dev);
     rmdir(sock_dir);
     assert_int_equal(rmdir(dir), 0);
+}
+
+/* A scenario of n elements made by line(i) ("<nodes .../>"), wrapped in
+ * head and tail, each element on its own line starting at line 4. */
+static char *many(int n, const char *head, const char *tail, int (*line)(char *, size_t, int), size_t *len) {
+    size_t cap = strlen(head) + strlen(tail) + (size_t)n * 96 + 1, k = 0;
+    char *t = malloc(cap);
+    assert_non_null(t);
+    k += (size_t)snprintf(t, cap, "%s", head);
+    for (int i = 0; i < n; i++) k += (size_t)line(t + k, cap - k, i);
+    k += (size_t)snprintf(t + k, cap - k, "%s", tail);
+    *len = k;
+    return t;
+}
+static int node_line(char *b, size_t n, int i) { return snprintf(b, n, "    <nodes type=\"dgx-h100\" count=\"%d\"/>\n", 1 + i % 3); }
+static int queue_line(char *b, size_t n, int i) { return snprintf(b, n, "    <queue name=\"q%d\" quota-gpus=\"8\"/>\n", i); }
+static int odd_node_line(char *b, size_t n, int i) {
+    return snprintf(b, n, "    <nodes type=\"dgx-h100\" count=\"1\"%s/>\n", i == 899 ? " colour=\"red\"" : "");
+}
+static int dup_queue_line(char *b, size_t n, int i) { return snprintf(b, n, "    <queue name=\"q%d\"/>\n", i == 99999 ? 7 : i); }
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Loading is linear in the file: 60,000 <nodes> (21 s before) and 100,000
+ * queues (92 s before: line_of scanned the text from its start for every
+ * element, and each name was compared with every earlier one). The test
+ * checks the result and prints the time; tests/bench_load.c checks how the
+ * time grows (no test asserts a time). */
+static void test_many_elements(void **state) {
+    (void)state;
+    char err[1024];
+    size_t len;
+    scenario *s = NULL;
+    char *t = many(60000, "<?xml version=\"1.0\"?>\n<scenario name=\"big\">\n  <cluster>\n", "  </cluster>\n</scenario>\n",
+                   node_line, &len);
+    double t0 = now_s();
+    int rc = scenario_load_memory(t, len, "nodes.xml", &s, err, sizeof err);
+    double t1 = now_s();
+    free(t);
+    if (rc) print_error("%s\n", err);
+    assert_int_equal(rc, 0);
+    assert_int_equal(s->n_nodes, 60000);
+    assert_int_equal(s->nodes[0].line, 4);
+    assert_int_equal(s->nodes[59999].line, 60003);
+    assert_int_equal(scenario_gpus(s), 8 * (20000 * (1 + 2 + 3)));
+    scenario_free(s);
+    print_message("60,000 <nodes>: loaded in %.3f s\n", t1 - t0);
+
+    static const char head[] = "<?xml version=\"1.0\"?>\n<scenario name=\"q\">\n  <scheduler>\n";
+    static const char tail[] = "  </scheduler>\n  <cluster><nodes type=\"dgx-h100\" count=\"1\"/></cluster>\n"
+                               "  <workload><jobs name=\"j\" count=\"1\" gpus=\"1\" duration=\"1h\" rate=\"1/h\" queue=\"q99999\"/></workload>\n"
+                               "</scenario>\n";
+    t = many(100000, head, tail, queue_line, &len);
+    t0 = now_s();
+    rc = scenario_load_memory(t, len, "queues.xml", &s, err, sizeof err);
+    t1 = now_s();
+    free(t);
+    if (rc) print_error("%s\n", err);
+    assert_int_equal(rc, 0);
+    assert_int_equal(s->n_queues, 100000);
+    assert_int_equal(s->queues[99999].line, 100003);
+    assert_string_equal(s->jobs[0].queue, "q99999");
+    scenario_free(s);
+    print_message("100,000 <queue>: loaded in %.3f s\n", t1 - t0);
+
+    /* the last of 100,000 repeats the eighth: found, with both lines */
+    t = many(100000, head, "  </scheduler>\n</scenario>\n", dup_queue_line, &len);
+    s = &sentinel;
+    assert_int_equal(scenario_load_memory(t, len, "dup.xml", &s, err, sizeof err), -1);
+    free(t);
+    assert_null(s);
+    check_error(err, "dup.xml:100003: ", "<queue name=\"q7\">: queue name already used on line 11");
+
+    /* the grammar sees long runs in batches: a mistake late in one is found */
+    t = many(1000, "<?xml version=\"1.0\"?>\n<scenario name=\"big\">\n  <cluster>\n", "  </cluster>\n</scenario>\n",
+             odd_node_line, &len);
+    s = &sentinel;
+    assert_int_equal(scenario_load_memory(t, len, "odd.xml", &s, err, sizeof err), -1);
+    free(t);
+    assert_null(s);
+    check_error(err, "odd.xml:903: ", "<nodes");
 }
 
 /* A file the user may not read: "cannot open: Permission denied" at line 0.
@@ -822,6 +908,7 @@ int main(void) {
         cmocka_unit_test(test_corpus_complete),
         cmocka_unit_test(test_directory_and_missing_file),
         cmocka_unit_test(test_special_files_refused),
+        cmocka_unit_test(test_many_elements),
         cmocka_unit_test(test_short_error_buffer),
         cmocka_unit_test(test_free_null),
         cmocka_unit_test(test_examples_load),
