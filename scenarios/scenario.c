@@ -1030,6 +1030,10 @@ static int attr_bench_size(loader *L, const xmlNode *e, const char *attr, double
     return rc;
 }
 
+/* The largest size a microbenchmark may move: 1 PB (1e15 bytes), far more
+ * than any machine holds, and exact as a double and as a size_t. */
+#define MAX_BENCH_BYTES 1e15
+
 static void load_sizes(loader *L, const xmlNode *e, sc_microbench *b, double def_min, double def_max) {
     b->min_bytes = def_min;
     b->factor = 2;
@@ -1039,7 +1043,7 @@ static void load_sizes(loader *L, const xmlNode *e, sc_microbench *b, double def
     attr_unit(L, e, "factor", UNIT_NUMBER, &b->factor, 0, 1);
     if (L->failed) return;
     if (b->max_bytes < b->min_bytes) fail(L, e, "max-size", "max-size must be >= min-size");
-    else if (b->max_bytes > 1e15) fail(L, e, "max-size", "max-size must be at most 1PB");
+    else if (b->max_bytes > MAX_BENCH_BYTES) fail(L, e, "max-size", "max-size must be at most 1PB");
     else if (b->max_bytes > b->min_bytes && b->factor <= 1.0001)
         fail(L, e, "factor", "factor must be greater than 1");
     else if (b->max_bytes > b->min_bytes && log(b->max_bytes / b->min_bytes) / log(b->factor) > 200)
@@ -1112,6 +1116,12 @@ static void load_microbenchmarks(loader *L, const xmlNode *sec) {
             attr_bench_size(L, e, "size", &b->size_bytes, 1);
             b->files = 1;
             attr_int(L, e, "files", &b->files, 0, 1, 4096);
+            /* The size becomes a byte count of memory and disk (hw/): 1e30B
+             * wrapped to 1 byte and reported 1.4e26 GB/s. */
+            if (!L->failed && b->size_bytes > MAX_BENCH_BYTES)
+                fail(L, e, "size", "size must be at most 1PB (a machine holds no more)");
+            else if (!L->failed && b->size_bytes < b->files)
+                fail(L, e, "size", "size must be at least one byte per file (%d files)", b->files);
             strcpy(b->path, "out/ckpt-bench");
             attr_str(L, e, "path", b->path, sizeof b->path, 0);
         }
