@@ -47,4 +47,10 @@ int infile_read(const char *path, unsigned long long max_bytes, const char *what
  * with e filled. Same refusals as infile_read. */
 FILE *infile_open(const char *path, unsigned long long max_bytes, const char *what, infile_err *e);
 
+/* The length of the longest prefix of z[0..n) that is valid UTF-8 (no
+ * overlong forms, surrogates or code points past U+10FFFF): n when all of
+ * it is. For readers to refuse text that would reach an output (JSON, HTML)
+ * as invalid UTF-8. */
+size_t infile_utf8_valid(const char *z, size_t n);
+
 #endif

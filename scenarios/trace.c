@@ -167,6 +167,21 @@ int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen
         char *p = buf;
         while (*p == ' ' || *p == '\t') p++;
         if (*p == '#' || *p == '\n' || *p == '\r' || *p == 0) continue;
+        /* Names reach JSON and HTML outputs: text must be UTF-8 (comments
+         * are not read). The message names the column, never echoes the bytes. */
+        size_t ok = infile_utf8_valid(buf, (size_t)len);
+        if (ok < (size_t)len) {
+            int field = 0;
+            for (size_t i = 0; i < ok; i++) field += buf[i] == ',';
+            const char *what = "a field";
+            char at[48];
+            for (int c = 0; c < C_COUNT && have_header; c++)
+                if (col[c] == field) what = col_names[c];
+            if (!have_header) what = "the header";
+            snprintf(at, sizeof at, " (byte 0x%02x, character %zu of the line)", (unsigned char)buf[ok], ok + 1);
+            bad(&r, "%s is not valid UTF-8%s", what, at);
+            goto out;
+        }
         char *f[16];
         int n = split(p, f, 16);
         if (n > 16) {
