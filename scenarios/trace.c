@@ -115,11 +115,13 @@ static int plan_training(scenario *s, sc_training *t, const llm_spec *m, int gpu
     return -1;
 }
 
-static int has_queue(const scenario *s, const char *z) {
+static int cmp_name(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+/* Whether z names a queue, by binary search in the sorted names (a linear
+ * search per row was rows x queues). */
+static int has_queue(const scenario *s, const char **sorted, const char *z) {
     if (!z[0] || s->n_queues == 0) return 1;
-    for (int i = 0; i < s->n_queues; i++)
-        if (!strcmp(s->queues[i].name, z)) return 1;
-    return 0;
+    return bsearch(&z, sorted, (size_t)s->n_queues, sizeof *sorted, cmp_name) != NULL;
 }
 
 int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen) {
@@ -138,6 +140,17 @@ int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen
         return -1;
     }
     reader r = { path, 0, err, errlen };
+    /* Per row, in O(log queues) and O(1): the queue names sorted, the
+     * cluster's GPUs counted once. */
+    const char **queues = malloc((size_t)(s->n_queues ? s->n_queues : 1) * sizeof *queues);
+    if (!queues) {
+        fclose(fp);
+        snprintf(err, errlen, "%s:%d: <trace href=\"%s\">: out of memory", s->file, line, href);
+        return -1;
+    }
+    for (int i = 0; i < s->n_queues; i++) queues[i] = s->queues[i].name;
+    qsort(queues, (size_t)s->n_queues, sizeof *queues, cmp_name);
+    const int cluster_gpus = scenario_gpus(s);
     int col[C_COUNT];
     for (int i = 0; i < C_COUNT; i++) col[i] = -1;
     int have_header = 0, rc = -1, rows = 0;
@@ -233,9 +246,9 @@ int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen
             bad(&r, "gpus \"%s\": gpus must be a whole number >= 1%s", FIELD(C_GPUS), "");
             goto out;
         }
-        if (gpus_d > scenario_gpus(s) && !s->has_cloud) {
+        if (gpus_d > cluster_gpus && !s->has_cloud) {
             char have[32];
-            snprintf(have, sizeof have, "%d", scenario_gpus(s));
+            snprintf(have, sizeof have, "%d", cluster_gpus);
             bad(&r, "gpus \"%s\": a job needs more GPUs than the cluster has (%s)", FIELD(C_GPUS), have);
             goto out;
         }
@@ -245,7 +258,7 @@ int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen
             goto out;
         }
         const char *queue = FIELD(C_QUEUE);
-        if (!has_queue(s, queue) || strlen(queue) >= SC_NAME_MAX) {
+        if (!has_queue(s, queues, queue) || strlen(queue) >= SC_NAME_MAX) {
             bad(&r, "queue \"%s\": no <queue name=\"%s\"> in <scheduler>", queue, queue);
             goto out;
         }
@@ -325,6 +338,7 @@ int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen
 oom:
     snprintf(err, errlen, "%s:%d: out of memory", path, r.line);
 out:
+    free(queues);
     free(buf);
     fclose(fp);
     return rc;
