@@ -21,13 +21,14 @@
  * cache sizes in B) are below 1e15; the cap keeps products of them finite. */
 #define PROFILE_MAX_VALUE 1e18
 
-/* A profile number: plain decimal ("1.5e10", "0.25", "3"): no sign, no
+/* A profile number: plain decimal ("1.5e10", "0.25", "3", "-0"): no "+", no
  * hex ("0x10" was read as 16), no inf or nan ("NaN" was accepted as a
  * stderr), finite and from 0 to PROFILE_MAX_VALUE ("1e309" is not), no
  * blanks. Returns 0 with *out set, or -1. */
 static int profile_number(const char *z, double *out) {
     const char *p = z;
     int digits = 0;
+    if (*p == '-') p++;                   /* "-0" as a writer may print zero; below 0 is refused */
     while (*p >= '0' && *p <= '9') p++, digits++;
     if (*p == '.')
         for (p++; *p >= '0' && *p <= '9'; p++) digits++;
@@ -41,8 +42,8 @@ static int profile_number(const char *z, double *out) {
     if (*p) return -1;
     errno = 0;
     double v = strtod(z, NULL);
-    if (!isfinite(v) || v > PROFILE_MAX_VALUE || (errno == ERANGE && v != 0)) return -1;
-    *out = v;
+    if (!isfinite(v) || v < 0 || v > PROFILE_MAX_VALUE || (errno == ERANGE && v != 0)) return -1;
+    *out = v + 0.0;                       /* -0 is 0 */
     return 0;
 }
 

@@ -1454,7 +1454,7 @@ static void validate(loader *L, xmlDoc *doc) {
     runs R = { 0 };
     if (vc) find_runs(&R, xmlDocGetRootElement(doc));
     if (!vc || R.oom) {
-        fail_at(L, 1, "out of memory (compiling the scenario grammar)");
+        fail_at(L, 1, R.oom ? "out of memory (validating the scenario)" : "out of memory (compiling the scenario grammar)");
     } else {
         xmlRelaxNGSetValidStructuredErrors(vc, on_xml_error, L);
         int batches = 1;
