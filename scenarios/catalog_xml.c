@@ -28,10 +28,10 @@
 #include <libxml/xmlerror.h>
 
 #include "scenarios/embedded.h"
+#include "scenarios/infile.h"
 #include "scenarios/units.h"
 
 #define CATALOG_DIR "models/catalog/"
-#define MAX_FILE_BYTES (64L << 20)
 #define MAX_FIELDS 64
 
 static const char *const kinds[] = { "gpu", "nic", "node", "storage", "llm" };
@@ -533,34 +533,14 @@ int catalog_load_memory(catalog *c, const char *xml, size_t len, const char *fil
 }
 
 int catalog_load_file(catalog *c, const char *path, char *err, size_t errlen) {
-    FILE *fp = fopen(path, "rb");
-    char *buf = NULL;
-    size_t n = 0, cap = 0;
-    int rc = -1;
-
+    char *buf;
+    size_t n;
+    infile_err e;
     if (err && errlen) err[0] = 0;
-    if (!fp) return fail_raw(err, errlen, path, 0, "cannot open: %s", strerror(errno));
-    for (;;) {
-        if (n == cap) {
-            size_t ncap = cap ? cap * 2 : 65536;
-            char *q;
-            if (ncap > (size_t)MAX_FILE_BYTES + 1) ncap = (size_t)MAX_FILE_BYTES + 1;
-            if (ncap == cap) { fail_raw(err, errlen, path, 0, "file too large (over %ld bytes)", MAX_FILE_BYTES); goto done; }
-            q = realloc(buf, ncap);
-            if (!q) { fail_raw(err, errlen, path, 0, "out of memory"); goto done; }
-            buf = q;
-            cap = ncap;
-        }
-        size_t got = fread(buf + n, 1, cap - n, fp);
-        n += got;
-        if (got == 0) break;
-    }
-    if (ferror(fp)) { fail_raw(err, errlen, path, 0, "cannot read: %s", strerror(errno)); goto done; }
-    if (n > (size_t)MAX_FILE_BYTES) { fail_raw(err, errlen, path, 0, "file too large (over %ld bytes)", MAX_FILE_BYTES); goto done; }
-    rc = catalog_load_memory(c, buf, n, path, err, errlen);
-done:
+    if (infile_read(path, INFILE_CATALOG_MAX_BYTES, "a catalog XML file", &buf, &n, &e) < 0)
+        return fail_raw(err, errlen, path, e.line, "%s", e.why);
+    int rc = catalog_load_memory(c, buf, n, path, err, errlen);
     free(buf);
-    fclose(fp);
     return rc;
 }
 

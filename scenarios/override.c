@@ -425,7 +425,13 @@ typedef struct expr {
     const override *ov;
     char (*resolved)[64];            /* values of ov[0..n_ov) as numbers when expressions */
     int n_ov;
+    int depth;                       /* nesting of '(' and unary '-' now open */
 } expr;
+
+/* Parentheses and unary minus recurse: a --set value is user input, so
+ * nesting is bounded (a person writes 3 or 4 levels; 30,000 overflowed the
+ * stack). Deeper is an error, never a crash. */
+#define EX_MAX_DEPTH 64
 
 static double ex_sum(expr *x);
 
@@ -450,20 +456,32 @@ static int ref_value(expr *x, const char *pz, double *out) {
     return rc;
 }
 
+/* One operand. On error sets x->err and returns 0 (the caller stops). */
 static double ex_atom(expr *x) {
     ex_blank(x);
     if (x->err) return 0;
+    if ((*x->s == '(' || *x->s == '-') && x->depth >= EX_MAX_DEPTH) {
+        snprintf(x->errbuf, sizeof x->errbuf, "expression nested more than %d deep (parentheses or signs)", EX_MAX_DEPTH);
+        x->err = x->errbuf;
+        return 0;
+    }
     if (*x->s == '(') {
         x->s++;
+        x->depth++;
         double v = ex_sum(x);
+        x->depth--;
         ex_blank(x);
+        if (x->err) return 0;
         if (*x->s != ')') x->err = "expected ')'";
         else x->s++;
         return v;
     }
     if (*x->s == '-') {
         x->s++;
-        return -ex_atom(x);
+        x->depth++;
+        double v = -ex_atom(x);
+        x->depth--;
+        return v;
     }
     if (*x->s == '{') {
         const char *e = strchr(x->s, '}');
@@ -622,7 +640,8 @@ int override_apply(const char *xml, size_t len, const char *file, const override
             if (!x.err && *x.s) x.err = "unexpected text after the expression";
             if (!x.err && !isfinite(v)) x.err = "the expression is not a finite number";
             if (x.err) {
-                snprintf(err, errlen, "%s=%s: %s", ov[i].path, value, x.err);
+                /* the value may be long (a hostile one is): the reason must survive */
+                snprintf(err, errlen, "%s=%.80s%s: %s", ov[i].path, value, strlen(value) > 80 ? "..." : "", x.err);
                 goto out;
             }
             format_number(v, num, sizeof num);

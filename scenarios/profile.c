@@ -13,7 +13,45 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include "scenarios/infile.h"
+
 #define MAX_DEPTH_HREF 1                /* a profile file may not itself refer to another */
+
+/* Values are at most this large: the largest real ones (bandwidths in B/s,
+ * cache sizes in B) are below 1e15; the cap keeps products of them finite. */
+#define PROFILE_MAX_VALUE 1e18
+
+/* A profile number: plain decimal ("1.5e10", "0.25", "3", "-0"): no "+", no
+ * hex ("0x10" was read as 16), no inf or nan ("NaN" was accepted as a
+ * stderr), finite and from 0 to PROFILE_MAX_VALUE ("1e309" is not), no
+ * blanks. Returns 0 with *out set, or -1. */
+static int profile_number(const char *z, double *out) {
+    const char *p = z;
+    int digits = 0;
+    if (*p == '-') p++;                   /* "-0" as a writer may print zero; below 0 is refused */
+    while (*p >= '0' && *p <= '9') p++, digits++;
+    if (*p == '.')
+        for (p++; *p >= '0' && *p <= '9'; p++) digits++;
+    if (!digits) return -1;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-') p++;
+        if (!(*p >= '0' && *p <= '9')) return -1;
+        while (*p >= '0' && *p <= '9') p++;
+    }
+    if (*p) return -1;
+    errno = 0;
+    double v = strtod(z, NULL);
+    if (!isfinite(v) || v < 0 || v > PROFILE_MAX_VALUE || (errno == ERANGE && v != 0)) return -1;
+    *out = v + 0.0;                       /* -0 is 0 */
+    return 0;
+}
+
+/* An element's line; libxml2 gives -1 when it has none. */
+static long line_no(const xmlNode *e) {
+    long n = xmlGetLineNo(e);
+    return n < 1 ? 1 : n;
+}
 
 static char *prop(const xmlNode *e, const char *name) {
     return (char *)xmlGetProp(e, (const xmlChar *)name);
@@ -27,17 +65,26 @@ static int from_element(const xmlNode *root, const char *file, const char *base_
                         size_t errlen, int depth);
 
 static int load_file(const char *path, host_profile *h, char *err, size_t errlen, int depth) {
-    xmlDoc *doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOWARNING | XML_PARSE_NOERROR);
+    /* scenarios/infile.c: a regular file of at most 1 MiB; a FIFO or device
+     * is refused, never waited on. */
+    char *text;
+    size_t len;
+    infile_err ie;
+    if (infile_read(path, INFILE_PROFILE_MAX_BYTES, "a host profile XML file", &text, &len, &ie) < 0) {
+        snprintf(err, errlen, "%s:%d: %s", path, ie.line, ie.why);
+        return -1;
+    }
+    xmlDoc *doc = xmlReadMemory(text, (int)len, path, NULL, XML_PARSE_NONET | XML_PARSE_NOWARNING | XML_PARSE_NOERROR);
+    free(text);
     if (!doc) {
-        if (access(path, R_OK) != 0) snprintf(err, errlen, "%s:0: cannot open: %s", path, strerror(errno));
-        else snprintf(err, errlen, "%s:1: malformed XML; expected a <host-profile> document", path);
+        snprintf(err, errlen, "%s:1: malformed XML; expected a <host-profile> document", path);
         return -1;
     }
     xmlNode *root = xmlDocGetRootElement(doc);
     int rc;
     if (!root || !is_elem(root, "host-profile")) {
         snprintf(err, errlen, "%s:%ld: <%s>: expected <host-profile> as the root element", path,
-                 root ? xmlGetLineNo(root) : 1L, root ? (const char *)root->name : "");
+                 root ? line_no(root) : 1L, root ? (const char *)root->name : "");
         rc = -1;
     } else {
         char dir[512];
@@ -60,10 +107,10 @@ static int from_element(const xmlNode *root, const char *file, const char *base_
         int rc = -1;
         if (depth >= MAX_DEPTH_HREF) {
             snprintf(err, errlen, "%s:%ld: <host-profile href=\"%s\">: a profile file cannot refer to another",
-                     file, xmlGetLineNo(root), href);
+                     file, line_no(root), href);
         } else if (root->children && xmlFirstElementChild((xmlNode *)root)) {
             snprintf(err, errlen, "%s:%ld: <host-profile href=\"%s\">: either href or <param> children, not both",
-                     file, xmlGetLineNo(root), href);
+                     file, line_no(root), href);
         } else {
             char path[1024];
             if (href[0] == '/' || !base_dir || !*base_dir) snprintf(path, sizeof path, "%s", href);
@@ -71,7 +118,7 @@ static int from_element(const xmlNode *root, const char *file, const char *base_
             char sub[1024];
             rc = load_file(path, &h, sub, sizeof sub, depth + 1);
             if (rc < 0)
-                snprintf(err, errlen, "%s:%ld: <host-profile href=\"%s\">: %s", file, xmlGetLineNo(root), href, sub);
+                snprintf(err, errlen, "%s:%ld: <host-profile href=\"%s\">: %s", file, line_no(root), href, sub);
         }
         xmlFree(href);
         if (rc == 0) *out = h;
@@ -86,32 +133,43 @@ static int from_element(const xmlNode *root, const char *file, const char *base_
         if (e->type != XML_ELEMENT_NODE) continue;
         if (!is_elem(e, "param")) {
             snprintf(err, errlen, "%s:%ld: <%s>: expected <param name=... value=...> in <host-profile>", file,
-                     xmlGetLineNo(e), (const char *)e->name);
+                     line_no(e), (const char *)e->name);
             return -1;
         }
         char *pn = prop(e, "name"), *pv = prop(e, "value");
         int rc = 0;
         double *slot = pn ? host_param(&h, pn) : NULL;
         if (!pn || !pv) {
-            snprintf(err, errlen, "%s:%ld: <param>: expected name and value attributes", file, xmlGetLineNo(e));
+            snprintf(err, errlen, "%s:%ld: <param>: expected name and value attributes", file, line_no(e));
             rc = -1;
         } else if (!slot) {
             snprintf(err, errlen, "%s:%ld: <param name=\"%s\">: unknown parameter (known: copy.*, gemm.fp64.*, "
                                   "gemm.fp32.*, storage.*, coll.<op>.*; see models/host.h)",
-                     file, xmlGetLineNo(e), pn);
+                     file, line_no(e), pn);
             rc = -1;
         } else {
-            char *end;
-            errno = 0;
-            double v = strtod(pv, &end);
-            if (end == pv || *end || errno || !isfinite(v) || v < 0) {
-                snprintf(err, errlen, "%s:%ld: <param name=\"%s\" value=\"%s\">: value must be a number >= 0 "
-                                      "in SI units (%s)",
-                         file, xmlGetLineNo(e), pn, pv, *host_param_unit(pn) ? host_param_unit(pn) : "a ratio");
+            const char *unit = host_param_unit(pn);
+            char *pu = prop(e, "unit"), *ps = prop(e, "stderr");
+            double v, sd;
+            if (profile_number(pv, &v) < 0) {
+                snprintf(err, errlen, "%s:%ld: <param name=\"%s\" value=\"%.60s\">: value must be a decimal number "
+                                      "from 0 to %g in SI units (%s)",
+                         file, line_no(e), pn, pv, PROFILE_MAX_VALUE, *unit ? unit : "a ratio");
+                rc = -1;
+            } else if (ps && profile_number(ps, &sd) < 0) {
+                snprintf(err, errlen, "%s:%ld: <param name=\"%s\" stderr=\"%.60s\">: stderr must be a decimal number "
+                                      "from 0 to %g in the value's units",
+                         file, line_no(e), pn, ps, PROFILE_MAX_VALUE);
+                rc = -1;
+            } else if (pu && strcmp(pu, unit)) {
+                snprintf(err, errlen, "%s:%ld: <param name=\"%s\" unit=\"%.60s\">: unit must be %s%s%s (values are in SI units)",
+                         file, line_no(e), pn, pu, *unit ? "\"" : "empty", unit, *unit ? "\"" : "");
                 rc = -1;
             } else {
                 *slot = v;
             }
+            xmlFree(pu);
+            xmlFree(ps);
         }
         xmlFree(pn);
         xmlFree(pv);

@@ -16,10 +16,11 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <strings.h>
 
 #include <libxml/parser.h>
 #include <libxml/relaxng.h>
@@ -29,14 +30,73 @@
 #include "models/serving.h"
 #include "scenarios/catalog_xml.h"
 #include "scenarios/embedded.h"
+#include "scenarios/infile.h"
 #include "scenarios/profile.h"
 #include "scenarios/schema.h"
 #include "scenarios/trace.h"
 #include "scenarios/units.h"
 
-#define MAX_FILE_BYTES (16u << 20)     /* a scenario is hand-written: 16 MiB is plenty */
+#define MAX_FILE_BYTES INFILE_SCENARIO_MAX_BYTES  /* a scenario is hand-written: 16 MiB is plenty */
 #define MAX_DEPTH 32                   /* the schema needs 4 levels */
 #define MAX_ITEMS 100000               /* elements of one kind */
+
+/* A set of names kept in an array of structs (the name a char[] field at
+ * the same offset in each element): open addressing over element indices,
+ * so a duplicate-name check or a lookup is O(1). A linear search per
+ * element was quadratic: 100,000 queues took 92 s to load. */
+typedef struct name_set {
+    int *slot;                     /* element index + 1; 0 = empty */
+    size_t cap, n;
+} name_set;
+
+static size_t name_hash(const char *z) {
+    uint64_t h = 1469598103934665603ull;            /* FNV-1a */
+    for (; *z; z++) h = (h ^ (unsigned char)*z) * 1099511628211ull;
+    return (size_t)h;
+}
+
+/* The index of the element whose name (at base + i * stride) is z, or -1. */
+static int nameset_find(const name_set *h, const char *base, size_t stride, const char *z) {
+    if (!h->cap) return -1;
+    for (size_t k = name_hash(z) & (h->cap - 1);; k = (k + 1) & (h->cap - 1)) {
+        int i = h->slot[k] - 1;
+        if (i < 0) return -1;
+        if (!strcmp(base + (size_t)i * stride, z)) return i;
+    }
+}
+
+/* Add element i (its name at base + i * stride; base is the array's current
+ * address: the array may have moved since the last call). Returns 0, or -1
+ * when out of memory (the set is unchanged). */
+static int nameset_add(name_set *h, const char *base, size_t stride, int i) {
+    if (2 * (h->n + 1) > h->cap) {
+        size_t cap = h->cap ? 2 * h->cap : 64;
+        int *slot = calloc(cap, sizeof *slot);
+        if (!slot) return -1;
+        for (size_t k = 0; k < h->cap; k++) {
+            if (!h->slot[k]) continue;
+            size_t j = name_hash(base + (size_t)(h->slot[k] - 1) * stride) & (cap - 1);
+            while (slot[j]) j = (j + 1) & (cap - 1);
+            slot[j] = h->slot[k];
+        }
+        free(h->slot);
+        h->slot = slot;
+        h->cap = cap;
+    }
+    size_t j = name_hash(base + (size_t)i * stride) & (h->cap - 1);
+    while (h->slot[j]) j = (j + 1) & (h->cap - 1);
+    h->slot[j] = i + 1;
+    h->n++;
+    return 0;
+}
+
+static void nameset_free(name_set *h) {
+    free(h->slot);
+    memset(h, 0, sizeof *h);
+}
+
+/* NAMES(arr, field): the base and stride of a name field of an array. */
+#define NAMES(arr, field) (const char *)(arr)[0].field, sizeof *(arr)
 
 typedef struct loader {
     const char *file;
@@ -44,37 +104,31 @@ typedef struct loader {
     size_t errlen;
     int failed;
     scenario *s;
-    const char *text;              /* the document, for start-tag line numbers */
+    const char *text;              /* the document as parsed (line endings made LF) */
     size_t text_len;
     int lines;                     /* lines in the document */
+    int *tag_line;                 /* line of the k-th start tag, in document order */
+    int n_tags;
+    long long cluster_gpus;        /* GPUs of all <nodes>, once <cluster> is read */
+    name_set queue_names, storage_names, training_names, jobs_names, inference_names;
+    name_set node_types;           /* s->nodes by type: the first <nodes> of each type */
+    name_set served;               /* the models of the <inference> being read */
+    long long *type_gpus;          /* GPUs of each type, at its first <nodes>' index */
 } loader;
 
-/* The line where an element's start tag begins. libxml2 records the line
- * where the start tag ends, which for a tag spread over several lines is
- * not where a reader looks: scan back from the end of that line to the
- * nearest "<name". */
+/* The line where an element's start tag begins (libxml2 records where the
+ * start tag ends, which for a tag spread over several lines is not where a
+ * reader looks). The start tags were found in one pass over the text
+ * (index_tags) and the elements numbered in document order (number_elements):
+ * O(1) per element, where scanning the text per element was quadratic in a
+ * file of many elements (60,000 <nodes> took 21 s). */
 static int line_of(const loader *L, const xmlNode *e) {
-    long n = xmlGetLineNo(e), tag_end = n;
-    if (n < 1) return 1;
-    if (!L->text || e->type != XML_ELEMENT_NODE) return (int)n;
-    const char *p = L->text, *end = L->text + L->text_len;
-    long line = 1;
-    while (p < end && line < n) line += *p++ == '\n';
-    while (p < end && *p != '\n') p++;                 /* end of line n */
-    /* The tag as written: "<name" or "<prefix:name". */
-    char tag[256];
-    if (e->ns && e->ns->prefix)
-        snprintf(tag, sizeof tag, "%s:%s", (const char *)e->ns->prefix, (const char *)e->name);
-    else
-        snprintf(tag, sizeof tag, "%s", (const char *)e->name);
-    size_t k = strlen(tag);
-    for (const char *q = p; q-- > L->text;) {
-        if (*q == '\n') n--;
-        if (*q == '<' && (size_t)(end - q) > k + 1 && !strncmp(q + 1, tag, k) &&
-            strchr(" \t\r\n/>", q[1 + k]))
-            return (int)(n < 1 ? 1 : n);
+    long n = xmlGetLineNo(e);
+    if (e && e->type == XML_ELEMENT_NODE && e->_private && L->tag_line) {
+        intptr_t k = (intptr_t)e->_private - 1;
+        if (k >= 0 && k < L->n_tags) return L->tag_line[k];
     }
-    return (int)tag_end;                 /* not found as written: where the tag ends */
+    return n < 1 ? 1 : n > INT_MAX ? INT_MAX : (int)n;
 }
 
 /* ---- errors ----------------------------------------------------------- */
@@ -83,6 +137,7 @@ static void fail_at(loader *L, int line, const char *fmt, ...) {
     if (L->failed) return;
     L->failed = 1;
     if (L->lines > 0 && line > L->lines) line = L->lines;   /* "end of data" errors */
+    if (line < 1) line = 1;             /* libxml2 gives -1 for nodes it has no line for */
     int n = snprintf(L->err, L->errlen, "%s:%d: ", L->file, line);
     if (n < 0 || (size_t)n >= L->errlen) return;
     va_list ap;
@@ -277,10 +332,22 @@ static int parse_nic_mode(const char *z) {
 
 #define MAX_CLUSTER_GPUS 10000000    /* 100x the largest clusters planned today */
 
+/* Totals of the cluster, once: GPUs in all, and per node type (read per
+ * job and service, which scanned every <nodes> each time). */
 static void check_cluster_size(loader *L, const xmlNode *sec) {
+    scenario *s = L->s;
     long long gpus = 0;
-    for (int i = 0; i < L->s->n_nodes; i++)
-        gpus += (long long)L->s->nodes[i].count * catalog_node(L->s->cat, L->s->nodes[i].type)->gpus;
+    if (s->n_nodes && !(L->type_gpus = calloc((size_t)s->n_nodes, sizeof *L->type_gpus)))
+        FAIL_RETURN(L, sec, NULL, "out of memory");
+    for (int i = 0; i < s->n_nodes; i++) {
+        long long g = (long long)s->nodes[i].count * catalog_node(s->cat, s->nodes[i].type)->gpus;
+        gpus += g;
+        int first = nameset_find(&L->node_types, NAMES(s->nodes, type), s->nodes[i].type);
+        if (first < 0 && nameset_add(&L->node_types, NAMES(s->nodes, type), first = i) < 0)
+            FAIL_RETURN(L, sec, NULL, "out of memory");
+        L->type_gpus[first] += g;
+    }
+    L->cluster_gpus = gpus;
     if (gpus > MAX_CLUSTER_GPUS)
         fail(L, sec, NULL, "the cluster has %lld GPUs; at most %d are supported", gpus, MAX_CLUSTER_GPUS);
 }
@@ -326,9 +393,10 @@ static void load_cluster(loader *L, const xmlNode *sec) {
                 fail(L, e, "kind", "unknown storage kind; expected one of: %s", names);
                 return;
             }
-            for (int i = 0; i < s->n_storage - 1; i++)
-                if (!strcmp(s->storage[i].name, st->name))
-                    fail(L, e, "name", "storage name already used on line %d", s->storage[i].line);
+            int dup = nameset_find(&L->storage_names, NAMES(s->storage, name), st->name);
+            if (dup >= 0) FAIL_RETURN(L, e, "name", "storage name already used on line %d", s->storage[dup].line);
+            if (nameset_add(&L->storage_names, NAMES(s->storage, name), s->n_storage - 1) < 0)
+                FAIL_RETURN(L, e, NULL, "out of memory");
             attr_unit(L, e, "bandwidth", UNIT_BANDWIDTH, &st->bw_bytes_per_s, 0, 1);
             attr_unit(L, e, "capacity", UNIT_SIZE, &st->capacity_bytes, 0, 1);
         } else if (is(e, "spares")) {
@@ -409,22 +477,22 @@ static void load_scheduler(loader *L, const xmlNode *sec) {
         if (!q) return;
         q->line = line_of(L, e);
         if (attr_str(L, e, "name", q->name, sizeof q->name, 1) < 0) return;
-        for (int i = 0; i < s->n_queues - 1; i++)
-            if (!strcmp(s->queues[i].name, q->name))
-                fail(L, e, "name", "queue name already used on line %d", s->queues[i].line);
+        int dup = nameset_find(&L->queue_names, NAMES(s->queues, name), q->name);
+        if (dup >= 0) FAIL_RETURN(L, e, "name", "queue name already used on line %d", s->queues[dup].line);
+        if (nameset_add(&L->queue_names, NAMES(s->queues, name), s->n_queues - 1) < 0)
+            FAIL_RETURN(L, e, NULL, "out of memory");
         attr_int(L, e, "quota-gpus", &q->quota_gpus, 0, 0, 100000000);
     }
 }
 
-static int has_queue(const scenario *s, const char *z) {
+static int has_queue(const loader *L, const char *z) {
+    const scenario *s = L->s;
     if (s->n_queues == 0) return 1;          /* no queues declared: one implicit queue */
-    for (int i = 0; i < s->n_queues; i++)
-        if (!strcmp(s->queues[i].name, z)) return 1;
-    return 0;
+    return nameset_find(&L->queue_names, NAMES(s->queues, name), z) >= 0;
 }
 
 static void load_queue_ref(loader *L, const xmlNode *e, char *queue, size_t len, int *priority) {
-    if (attr_str(L, e, "queue", queue, len, 0) > 0 && !has_queue(L->s, queue)) {
+    if (attr_str(L, e, "queue", queue, len, 0) > 0 && !has_queue(L, queue)) {
         fail(L, e, "queue", "no <queue name=\"%s\"> in <scheduler>", queue);
         return;
     }
@@ -482,11 +550,10 @@ static void load_checkpoint(loader *L, const xmlNode *e, sc_checkpoint *c) {
 }
 
 /* The node type a job runs on, and how many GPUs of it the cluster has. */
-static long long gpus_of_type(const scenario *s, const char *type) {
-    long long n = 0;
-    for (int i = 0; i < s->n_nodes; i++)
-        if (!strcmp(s->nodes[i].type, type)) n += (long long)s->nodes[i].count * catalog_node(s->cat, type)->gpus;
-    return n;
+static long long gpus_of_type(const loader *L, const char *type) {
+    const scenario *s = L->s;
+    int i = s->n_nodes && L->type_gpus ? nameset_find(&L->node_types, NAMES(s->nodes, type), type) : -1;
+    return i < 0 ? 0 : L->type_gpus[i];
 }
 
 static int parse_attention(const char *z) {
@@ -502,9 +569,10 @@ static void load_training(loader *L, const xmlNode *e) {
     train_plan *p = &t->plan;
     t->line = line_of(L, e);
     if (attr_str(L, e, "name", t->name, sizeof t->name, 1) < 0) return;
-    for (int i = 0; i < s->n_training - 1; i++)
-        if (!strcmp(s->training[i].name, t->name))
-            FAIL_RETURN(L, e, "name", "a training job of this name is on line %d", s->training[i].line);
+    int dup = nameset_find(&L->training_names, NAMES(s->training, name), t->name);
+    if (dup >= 0) FAIL_RETURN(L, e, "name", "a training job of this name is on line %d", s->training[dup].line);
+    if (nameset_add(&L->training_names, NAMES(s->training, name), s->n_training - 1) < 0)
+        FAIL_RETURN(L, e, NULL, "out of memory");
 
     p->tp = p->pp = p->cp = 1;
     p->dp = 0;
@@ -589,16 +657,14 @@ static void load_training(loader *L, const xmlNode *e) {
         catalog_names(s->cat, "node", names, sizeof names);
         FAIL_RETURN(L, e, "node-type", "unknown node type; expected one of: %s", names);
     }
-    long long avail = gpus_of_type(s, t->node_type);
+    long long avail = gpus_of_type(L, t->node_type);
     if (t->gpus > avail && !(s->has_cloud && !strcmp(s->cloud_node_type, t->node_type)))
         FAIL_RETURN(L, e, "gpus", "needs %d GPUs of node type %s, the cluster has %lld",
                     t->gpus, t->node_type, avail);
     if (t->checkpoint.present && !t->storage[0] && s->n_storage == 0)
         FAIL_RETURN(L, e, NULL, "<checkpoint> needs somewhere to write: a <storage> in <cluster> (and storage=\"name\" here)");
     if (t->storage[0]) {
-        int found = 0;
-        for (int i = 0; i < s->n_storage; i++) found |= !strcmp(s->storage[i].name, t->storage);
-        if (!found) FAIL_RETURN(L, e, "storage", "no <storage name=\"%s\"> in <cluster>", t->storage);
+        if (!s->n_storage || nameset_find(&L->storage_names, NAMES(s->storage, name), t->storage) < 0) FAIL_RETURN(L, e, "storage", "no <storage name=\"%s\"> in <cluster>", t->storage);
     }
 
     if (has_tokens > 0) {
@@ -654,9 +720,9 @@ static void load_jobs(loader *L, const xmlNode *e) {
     strcpy(j->arrivals, "poisson");
     strcpy(j->duration_distribution, "fixed");
     if (attr_str(L, e, "name", j->name, sizeof j->name, 1) < 0) return;
-    for (int i = 0; i < s->n_jobs - 1; i++)
-        if (!strcmp(s->jobs[i].name, j->name))
-            FAIL_RETURN(L, e, "name", "a <jobs> of this name is on line %d", s->jobs[i].line);
+    int dup = nameset_find(&L->jobs_names, NAMES(s->jobs, name), j->name);
+    if (dup >= 0) FAIL_RETURN(L, e, "name", "a <jobs> of this name is on line %d", s->jobs[dup].line);
+    if (nameset_add(&L->jobs_names, NAMES(s->jobs, name), s->n_jobs - 1) < 0) FAIL_RETURN(L, e, NULL, "out of memory");
     attr_int(L, e, "count", &j->count, 1, 1, 10000000);
     attr_str(L, e, "arrivals", j->arrivals, sizeof j->arrivals, 0);
     int has_rate = attr_unit(L, e, "rate", UNIT_RATE, &j->rate_per_s, 0, 1);
@@ -667,8 +733,8 @@ static void load_jobs(loader *L, const xmlNode *e) {
     attr_unit(L, e, "timeout", UNIT_DURATION, &j->timeout_s, 0, 1);
     if (!L->failed && has_rate == 0 && strcmp(j->arrivals, "poisson") == 0)
         fail(L, e, NULL, "arrivals=\"poisson\" needs a rate (e.g. rate=\"6/h\")");
-    if (!L->failed && j->gpus > scenario_gpus(s) && !s->has_cloud)
-        fail(L, e, "gpus", "a job needs %d GPUs, the cluster has %d", j->gpus, scenario_gpus(s));
+    if (!L->failed && j->gpus > L->cluster_gpus && !s->has_cloud)
+        fail(L, e, "gpus", "a job needs %d GPUs, the cluster has %lld", j->gpus, L->cluster_gpus);
 }
 
 static int parse_batching(const char *z) { return !strcmp(z, "continuous") ? 0 : !strcmp(z, "static") ? 1 : -1; }
@@ -714,16 +780,17 @@ static int known_llm(loader *L, const xmlNode *e, const char *attr, const char *
 }
 
 /* <model preset= precision= kv-precision= share=>: one model of a multiplexed service. */
-static void load_serve_model(loader *L, const xmlNode *c, sc_inference *f) {
+static void load_serve_model(loader *L, const xmlNode *c, sc_inference *f, name_set *served) {
     sc_serve_model *m = PUSH(L, f->models, f->n_models, c);
     if (!m) return;
     m->line = line_of(L, c);
     m->precision = f->precision;
     m->share = 1;
     if (attr_str(L, c, "preset", m->model, sizeof m->model, 1) < 0 || !known_llm(L, c, "preset", m->model)) return;
-    for (int i = 0; i < f->n_models - 1; i++)
-        if (!strcmp(f->models[i].model, m->model))
-            FAIL_RETURN(L, c, "preset", "model %s is already served by this <inference> (line %d)", m->model, f->models[i].line);
+    int dup = nameset_find(served, NAMES(f->models, model), m->model);
+    if (dup >= 0)
+        FAIL_RETURN(L, c, "preset", "model %s is already served by this <inference> (line %d)", m->model, f->models[dup].line);
+    if (nameset_add(served, NAMES(f->models, model), f->n_models - 1) < 0) FAIL_RETURN(L, c, NULL, "out of memory");
     attr_serve_precision(L, c, "precision", &m->precision);
     m->kv_precision = serve_default_kv(m->precision);
     attr_serve_precision(L, c, "kv-precision", &m->kv_precision);
@@ -731,24 +798,21 @@ static void load_serve_model(loader *L, const xmlNode *c, sc_inference *f) {
 }
 
 /* A file named by href (relative to the scenario's directory) must be a
- * readable regular file, so a missing or wrong trace is reported at the
- * element that names it. Returns 0, or -1 with L->failed set. */
+ * readable regular file (scenarios/infile.c: never a FIFO or device), so a
+ * missing or wrong trace is reported at the element that names it. The file
+ * is only opened here, not read. Returns 0, or -1 with L->failed set. */
 static int check_href(loader *L, const xmlNode *e, const char *href) {
     char path[1024];
     const char *slash = strrchr(L->s->file, '/');
     if (href[0] == '/' || !slash) snprintf(path, sizeof path, "%s", href);
     else snprintf(path, sizeof path, "%.*s/%s", (int)(slash - L->s->file), L->s->file, href);
-    struct stat st;
-    FILE *f = NULL;
-    if (stat(path, &st) != 0 || (!S_ISDIR(st.st_mode) && !(f = fopen(path, "r")))) {
-        fail(L, e, "href", "cannot open %s: %s", path, strerror(errno));
+    infile_err ie;
+    FILE *f = infile_open(path, INFILE_TRACE_MAX_BYTES, "a CSV file", &ie);
+    if (!f) {
+        fail(L, e, "href", "%s: %s", path, ie.why);
         return -1;
     }
-    if (f) fclose(f);
-    if (!S_ISREG(st.st_mode)) {
-        fail(L, e, "href", "%s is %s; expected a CSV file", path, S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
-        return -1;
-    }
+    fclose(f);
     return 0;
 }
 
@@ -779,9 +843,10 @@ static void load_inference(loader *L, const xmlNode *e) {
     f->diurnal_period_s = 86400;
     f->diurnal_peak_s = 14 * 3600.0;
     if (attr_str(L, e, "name", f->name, sizeof f->name, 1) < 0) return;
-    for (int i = 0; i < s->n_inference - 1; i++)
-        if (!strcmp(s->inference[i].name, f->name))
-            FAIL_RETURN(L, e, "name", "an <inference> service of this name is on line %d", s->inference[i].line);
+    int dup = nameset_find(&L->inference_names, NAMES(s->inference, name), f->name);
+    if (dup >= 0) FAIL_RETURN(L, e, "name", "an <inference> service of this name is on line %d", s->inference[dup].line);
+    if (nameset_add(&L->inference_names, NAMES(s->inference, name), s->n_inference - 1) < 0)
+        FAIL_RETURN(L, e, NULL, "out of memory");
     int has_model = attr_str(L, e, "model", f->model, sizeof f->model, 0);
     if (has_model < 0 || (has_model > 0 && !known_llm(L, e, "model", f->model))) return;
     if (attr_serve_precision(L, e, "precision", &f->precision) < 0) return;
@@ -794,7 +859,7 @@ static void load_inference(loader *L, const xmlNode *e) {
     }
     if (attr_str(L, e, "node-type", f->node_type, sizeof f->node_type, 0) > 0) {
         const node_spec *ns = catalog_node(s->cat, f->node_type);
-        if (!ns || !gpus_of_type(s, f->node_type)) FAIL_RETURN(L, e, "node-type", "no <nodes type=\"%s\"> in <cluster>", f->node_type);
+        if (!ns || !gpus_of_type(L, f->node_type)) FAIL_RETURN(L, e, "node-type", "no <nodes type=\"%s\"> in <cluster>", f->node_type);
         if (f->gpu[0] && strcmp(ns->gpu, f->gpu))
             FAIL_RETURN(L, e, "node-type", "node type %s has %s GPUs, not gpu=\"%s\"", f->node_type, ns->gpu, f->gpu);
     }
@@ -819,6 +884,7 @@ static void load_inference(loader *L, const xmlNode *e) {
     load_queue_ref(L, e, f->queue, sizeof f->queue, &f->priority);
     if (L->failed) return;
     int has_count = 0;
+    nameset_free(&L->served);                /* f->models by preset: this service's */
     for (const xmlNode *c = e->children; c && !L->failed; c = c->next) {
         if (is(c, "arrivals")) {
             f->arrivals_line = line_of(L, c);
@@ -898,7 +964,7 @@ static void load_inference(loader *L, const xmlNode *e) {
             if (!L->failed && f->min_replicas > f->max_replicas)
                 fail(L, c, "min-replicas", "min-replicas (%d) must not exceed max-replicas (%d)", f->min_replicas, f->max_replicas);
         } else if (is(c, "model")) {
-            load_serve_model(L, c, f);
+            load_serve_model(L, c, f, &L->served);
         }
     }
     if (L->failed) return;
@@ -964,6 +1030,10 @@ static int attr_bench_size(loader *L, const xmlNode *e, const char *attr, double
     return rc;
 }
 
+/* The largest size a microbenchmark may move: 1 PB (1e15 bytes), far more
+ * than any machine holds, and exact as a double and as a size_t. */
+#define MAX_BENCH_BYTES 1e15
+
 static void load_sizes(loader *L, const xmlNode *e, sc_microbench *b, double def_min, double def_max) {
     b->min_bytes = def_min;
     b->factor = 2;
@@ -973,7 +1043,7 @@ static void load_sizes(loader *L, const xmlNode *e, sc_microbench *b, double def
     attr_unit(L, e, "factor", UNIT_NUMBER, &b->factor, 0, 1);
     if (L->failed) return;
     if (b->max_bytes < b->min_bytes) fail(L, e, "max-size", "max-size must be >= min-size");
-    else if (b->max_bytes > 1e15) fail(L, e, "max-size", "max-size must be at most 1PB");
+    else if (b->max_bytes > MAX_BENCH_BYTES) fail(L, e, "max-size", "max-size must be at most 1PB");
     else if (b->max_bytes > b->min_bytes && b->factor <= 1.0001)
         fail(L, e, "factor", "factor must be greater than 1");
     else if (b->max_bytes > b->min_bytes && log(b->max_bytes / b->min_bytes) / log(b->factor) > 200)
@@ -1027,8 +1097,8 @@ static void load_microbenchmarks(loader *L, const xmlNode *sec) {
             int node_gpus = s->n_nodes ? catalog_node(s->cat, s->nodes[0].type)->gpus : 8;
             b->ranks = node_gpus;
             attr_int(L, e, "ranks", &b->ranks, 0, 2, 100000000);
-            if (!L->failed && !s->host_profile && b->ranks > scenario_gpus(s))
-                fail(L, e, "ranks", "ranks must be at most the cluster's %d GPUs", scenario_gpus(s));
+            if (!L->failed && !s->host_profile && b->ranks > L->cluster_gpus)
+                fail(L, e, "ranks", "ranks must be at most the cluster's %lld GPUs", L->cluster_gpus);
             load_sizes(L, e, b, 8, 128 << 20);
         } else if (is(e, "gemm")) {
             b->kind = MB_GEMM;
@@ -1046,6 +1116,12 @@ static void load_microbenchmarks(loader *L, const xmlNode *sec) {
             attr_bench_size(L, e, "size", &b->size_bytes, 1);
             b->files = 1;
             attr_int(L, e, "files", &b->files, 0, 1, 4096);
+            /* The size becomes a byte count of memory and disk (hw/): 1e30B
+             * wrapped to 1 byte and reported 1.4e26 GB/s. */
+            if (!L->failed && b->size_bytes > MAX_BENCH_BYTES)
+                fail(L, e, "size", "size must be at most 1PB (a machine holds no more)");
+            else if (!L->failed && b->size_bytes < b->files)
+                fail(L, e, "size", "size must be at least one byte per file (%d files)", b->files);
             strcpy(b->path, "out/ckpt-bench");
             attr_str(L, e, "path", b->path, sizeof b->path, 0);
         }
@@ -1132,10 +1208,119 @@ static int doctype_line(const char *z, size_t len) {
     return 0;
 }
 
+/* The text with every line ending (CR LF, a lone CR, LF) made one LF, as
+ * XML's end-of-line handling reads it: libxml2 then counts lines the way a
+ * reader does (a file with CR-only line endings was all "line 1"). Returns
+ * a new NUL-terminated buffer and its length, or NULL when out of memory. */
+static char *normalize_newlines(const char *z, size_t len, size_t *out_len) {
+    char *t = malloc(len + 1);
+    if (!t) return NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (z[i] == '\r') {
+            t[n++] = '\n';
+            if (i + 1 < len && z[i + 1] == '\n') i++;
+        } else {
+            t[n++] = z[i];
+        }
+    }
+    t[n] = 0;
+    *out_len = n;
+    return t;
+}
+
+/* Lines in the (normalized) text: a final line ending does not start a line. */
 static int count_lines(const char *z, size_t len) {
-    int n = 1;
+    long long n = 1;
     for (size_t i = 0; i < len; i++) n += z[i] == '\n' && i + 1 < len;
-    return n;
+    return n > INT_MAX ? INT_MAX : (int)n;
+}
+
+/* The line of every start tag, in document order, in one pass over the
+ * well-formed text: a '<' outside comments, processing instructions and
+ * CDATA that is followed by a name character starts an element ('<' cannot
+ * appear in attribute values or text). Returns 0, -1 when out of memory. */
+static int index_tags(loader *L) {
+    const char *p = L->text, *end = L->text + L->text_len;
+    int line = 1, cap = 0;
+    for (; p < end; p++) {
+        if (*p == '\n') {
+            line++;
+            continue;
+        }
+        if (*p != '<' || end - p < 2) continue;
+        const char *close = NULL;
+        if (end - p >= 4 && !memcmp(p, "<!--", 4)) close = "-->";
+        else if (end - p >= 9 && !memcmp(p, "<![CDATA[", 9)) close = "]]>";
+        else if (p[1] == '?') close = "?>";
+        if (close) {
+            size_t k = strlen(close);
+            for (p += 2; p < end && !((size_t)(end - p) >= k && !memcmp(p, close, k)); p++) line += *p == '\n';
+            p += k - 1;
+            continue;
+        }
+        if (p[1] == '/' || p[1] == '!') continue;
+        if (L->n_tags == cap) {
+            int c2 = cap ? 2 * cap : 256;
+            int *q = realloc(L->tag_line, (size_t)c2 * sizeof *q);
+            if (!q) return -1;
+            L->tag_line = q;
+            cap = c2;
+        }
+        L->tag_line[L->n_tags++] = line;
+    }
+    return 0;
+}
+
+/* Number the elements in document order (e->_private = k + 1, the index of
+ * its start tag in L->tag_line); depth is bounded by too_deep() first.
+ * Returns the count so far. */
+static int number_elements(xmlNode *e, int k) {
+    for (; e; e = e->next) {
+        if (e->type != XML_ELEMENT_NODE) continue;
+        e->_private = (void *)(intptr_t)(++k);
+        k = number_elements(e->children, k);
+    }
+    return k;
+}
+
+/* Only encodings whose bytes are ASCII where the markup is: the prolog
+ * check (doctype_line) reads bytes, and a DOCTYPE spelled in EBCDIC or
+ * UTF-7 passed it (refused later by libxml2, at "line -1"). A declaration
+ * naming another encoding, or EBCDIC's signature, is refused at line 1.
+ * Returns 0 or -1 with L->failed set. */
+static int check_encoding(loader *L, const char *z, size_t len) {
+    if (len >= 4 && !memcmp(z, "\x4c\x6f\xa7\x94", 4)) {
+        fail_at(L, 1, "<?xml?>: the file is EBCDIC; a scenario must be UTF-8 (or ASCII, ISO-8859-n)");
+        return -1;
+    }
+    if (len >= 3 && !memcmp(z, "\xef\xbb\xbf", 3)) z += 3, len -= 3;      /* UTF-8 byte order mark */
+    if (len < 6 || memcmp(z, "<?xml", 5) || !strchr(" \t\n\r", z[5])) return 0;
+    const char *end = memchr(z, '>', len);
+    if (!end) return 0;                                                /* libxml2 says what is wrong */
+    size_t n = (size_t)(end - z);
+    const char *p = NULL;
+    for (size_t i = 5; i + 8 <= n; i++)
+        if (!memcmp(z + i, "encoding", 8) && strchr(" \t\n\r", z[i - 1])) {
+            p = z + i + 8;
+            break;
+        }
+    if (!p) return 0;
+    while (p < end && strchr(" \t\n\r=", *p)) p++;
+    if (p >= end || (*p != '"' && *p != '\'')) return 0;
+    char q = *p++, enc[64];
+    size_t k = 0;
+    while (p < end && *p != q && k + 1 < sizeof enc) enc[k++] = *p++;
+    enc[k] = 0;
+    static const char *const ok[] = { "utf-8", "utf8", "us-ascii", "ascii", "latin1", "iso-8859-" };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        size_t m = strlen(ok[i]);
+        if (!strncasecmp(enc, ok[i], m) && (ok[i][m - 1] == '-' ? enc[m] != 0 : enc[m] == 0)) return 0;
+    }
+    for (char *c = enc; *c; c++)
+        if ((unsigned char)*c < ' ' || (unsigned char)*c > '~') *c = '?';
+    fail_at(L, 1, "<?xml encoding=\"%s\">: a scenario must be UTF-8 (or ASCII, ISO-8859-n)", enc);
+    return -1;
 }
 
 static void check_structure(loader *L, xmlNode *root) {
@@ -1154,6 +1339,108 @@ static void check_structure(loader *L, xmlNode *root) {
     schema_free(sc);
 }
 
+/* libxml2 validates a repeated element (<zeroOrMore> in a content model
+ * with attributes) by keeping one state per position and comparing each new
+ * state with all kept ones: quadratic in the run's length (100,000 <queue>
+ * took 6 s of the load after everything else was linear). Long runs of
+ * same-named siblings are therefore validated in batches: the run's first
+ * element stays in place and the others are linked after it BATCH at a time,
+ * one validation per batch; then the run is put back in order. check_structure
+ * (schema.c) has already refused a repeat the grammar does not allow, and a
+ * run of one repeatable element is valid exactly when each batch is. */
+#define RNG_BATCH 256
+
+typedef struct run {
+    xmlNode *first, *after;        /* the run's first element; what follows the run */
+    xmlNode **all;                 /* every node after first up to the run's last element */
+    int n_all;
+    xmlNode **elem;                /* the elements among them */
+    int n_elem;
+} run;
+
+typedef struct runs {
+    run *r;
+    int n, cap;
+    int oom;
+} runs;
+
+/* Between the elements of a run: blanks, comments, processing instructions. */
+static int filler(const xmlNode *x) {
+    return x->type == XML_COMMENT_NODE || x->type == XML_PI_NODE || (x->type == XML_TEXT_NODE && xmlIsBlankNode((xmlNode *)x));
+}
+
+/* Collect runs of more than RNG_BATCH + 1 same-named sibling elements under
+ * e (depth bounded by too_deep). On failure sets R->oom. */
+static void find_runs(runs *R, xmlNode *e) {
+    for (xmlNode *c = e->children; c && !R->oom;) {
+        if (c->type != XML_ELEMENT_NODE) {
+            c = c->next;
+            continue;
+        }
+        int n = 0, all = 0, k = 0;
+        xmlNode *d = c;
+        for (xmlNode *x = c; x; x = x->next, k++) {
+            if (x->type != XML_ELEMENT_NODE) {
+                if (!filler(x)) break;
+                continue;
+            }
+            if (strcmp((const char *)x->name, (const char *)c->name) || x->ns != c->ns) break;
+            n++;
+            d = x;
+            all = k;
+        }
+        if (n > RNG_BATCH + 1) {
+            if (R->n == R->cap) {
+                int cap = R->cap ? 2 * R->cap : 8;
+                run *q = realloc(R->r, (size_t)cap * sizeof *q);
+                if (!q) {
+                    R->oom = 1;
+                    return;
+                }
+                R->r = q;
+                R->cap = cap;
+            }
+            run *r = &R->r[R->n];
+            r->all = malloc((size_t)all * sizeof *r->all);
+            r->elem = malloc((size_t)n * sizeof *r->elem);
+            if (!r->all || !r->elem) {
+                free(r->all);
+                free(r->elem);
+                R->oom = 1;
+                return;
+            }
+            R->n++;
+            r->first = c;
+            r->after = d->next;
+            r->n_all = r->n_elem = 0;
+            for (xmlNode *x = c->next; x != d->next; x = x->next) {
+                r->all[r->n_all++] = x;
+                if (x->type == XML_ELEMENT_NODE) r->elem[r->n_elem++] = x;
+            }
+        }
+        /* Inside a batched run, nested runs are not batched: an element
+         * is linked in one round only, its children must be whole then. */
+        for (xmlNode *x = c; n <= RNG_BATCH + 1 && x != d->next; x = x->next)
+            if (x->type == XML_ELEMENT_NODE) find_runs(R, x);
+        c = d->next;
+    }
+}
+
+/* Link mid[0..n) between first and after, by hand (xmlAddNextSibling would
+ * merge adjacent text nodes). */
+static void relink(xmlNode *first, xmlNode **mid, int n, xmlNode *after) {
+    xmlNode *prev = first;
+    for (int i = 0; i < n; i++) {
+        mid[i]->prev = prev;
+        mid[i]->parent = first->parent;
+        prev->next = mid[i];
+        prev = mid[i];
+    }
+    prev->next = after;
+    if (after) after->prev = prev;
+    else first->parent->last = prev;
+}
+
 static void validate(loader *L, xmlDoc *doc) {
     const char *rng = embedded("scenarios/scenario.rng");
     if (!rng) FAIL_AT_RETURN(L, 1, "internal error: the grammar is not compiled in");
@@ -1164,13 +1451,33 @@ static void validate(loader *L, xmlDoc *doc) {
     xmlRelaxNGPtr grammar = pc ? xmlRelaxNGParse(pc) : NULL;
     xmlRelaxNGValidCtxtPtr vc = grammar && !grammar_failed ? xmlRelaxNGNewValidCtxt(grammar) : NULL;
     xmlSetStructuredErrorFunc(L, on_xml_error);
-    if (!vc) {
-        fail_at(L, 1, "out of memory (compiling the scenario grammar)");
+    runs R = { 0 };
+    if (vc) find_runs(&R, xmlDocGetRootElement(doc));
+    if (!vc || R.oom) {
+        fail_at(L, 1, R.oom ? "out of memory (validating the scenario)" : "out of memory (compiling the scenario grammar)");
     } else {
         xmlRelaxNGSetValidStructuredErrors(vc, on_xml_error, L);
-        if (xmlRelaxNGValidateDoc(vc, doc) != 0)
-            fail_at(L, 1, "the document does not match the scenario grammar");
+        int batches = 1;
+        for (int i = 0; i < R.n; i++)
+            if ((R.r[i].n_elem + RNG_BATCH - 1) / RNG_BATCH > batches) batches = (R.r[i].n_elem + RNG_BATCH - 1) / RNG_BATCH;
+        for (int b = 0; b < batches && !L->failed; b++) {
+            for (int i = 0; i < R.n; i++) {
+                run *r = &R.r[i];
+                int k = b * RNG_BATCH < r->n_elem ? b * RNG_BATCH : r->n_elem;
+                int m = r->n_elem - k < RNG_BATCH ? r->n_elem - k : RNG_BATCH;
+                relink(r->first, r->elem + k, m, r->after);
+            }
+            if (xmlRelaxNGValidateDoc(vc, doc) != 0)
+                fail_at(L, 1, "the document does not match the scenario grammar");
+        }
+        for (int i = 0; i < R.n; i++)              /* the runs back as written */
+            relink(R.r[i].first, R.r[i].all, R.r[i].n_all, R.r[i].after);
     }
+    for (int i = 0; i < R.n; i++) {
+        free(R.r[i].all);
+        free(R.r[i].elem);
+    }
+    free(R.r);
     xmlRelaxNGFreeValidCtxt(vc);
     xmlRelaxNGFree(grammar);
     xmlRelaxNGFreeParserCtxt(pc);
@@ -1186,36 +1493,38 @@ static int load(loader *L, const char *data, size_t len) {
         return -1;
     }
     if (len > MAX_FILE_BYTES) {
-        fail_at(L, 1, "file is %zu bytes; a scenario may be at most %u bytes", len, MAX_FILE_BYTES);
-        return -1;
-    }
-    if (memchr(data, 0, len)) {
-        const char *z = memchr(data, 0, len);
-        int line = 1;
-        for (const char *p = data; p < z; p++) line += *p == '\n';
-        fail_at(L, line, "binary data (a NUL byte); expected an XML text file");
+        fail_at(L, 1, "file is %zu bytes; a scenario XML file may be at most %llu bytes", len, MAX_FILE_BYTES);
         return -1;
     }
     s->xml_text = malloc(len + 1);
-    if (!s->xml_text) {
+    size_t text_len = 0;
+    char *text = normalize_newlines(data, len, &text_len);
+    L->text = text;
+    if (!s->xml_text || !text) {
         fail_at(L, 1, "out of memory");
         return -1;
     }
-    memcpy(s->xml_text, data, len);
+    memcpy(s->xml_text, data, len);          /* the file's bytes, as written */
     s->xml_text[len] = 0;
     s->xml_len = len;
-
-    L->text = s->xml_text;
-    L->text_len = len;
-    L->lines = count_lines(data, len);
-    int dt = doctype_line(data, len);
+    L->text_len = text_len;
+    L->lines = count_lines(text, text_len);
+    if (memchr(text, 0, text_len)) {
+        const char *z = memchr(text, 0, text_len);
+        int line = 1;
+        for (const char *p = text; p < z; p++) line += *p == '\n';
+        fail_at(L, line, "binary data (a NUL byte); expected an XML text file");
+        return -1;
+    }
+    if (check_encoding(L, text, text_len) < 0) return -1;
+    int dt = doctype_line(text, text_len);
     if (dt) {
         fail_at(L, dt, "<!DOCTYPE>: document type declarations and entities are not allowed in scenarios");
         return -1;
     }
     xmlSetStructuredErrorFunc(L, on_xml_error);
     xmlSetGenericErrorFunc(NULL, silent);     /* (NULL, NULL) would restore the printer to stderr */
-    doc = xmlReadMemory(data, (int)len, L->file, NULL,
+    doc = xmlReadMemory(text, (int)text_len, L->file, NULL,
                         XML_PARSE_NONET | XML_PARSE_NOCDATA | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES);
     if (!doc) {
         if (!L->failed) fail_at(L, 1, "malformed XML");
@@ -1236,6 +1545,15 @@ static int load(loader *L, const char *data, size_t len) {
     if (deep) {
         fail(L, deep, NULL, "elements nested more than %d deep", MAX_DEPTH);
         goto out;
+    }
+    if (index_tags(L) < 0) {
+        fail_at(L, 1, "out of memory");
+        goto out;
+    }
+    if (number_elements(root, 0) != L->n_tags) {      /* not as expected: libxml2's lines instead */
+        free(L->tag_line);
+        L->tag_line = NULL;
+        L->n_tags = 0;
     }
     check_structure(L, root);
     if (!L->failed) validate(L, doc);
@@ -1287,6 +1605,16 @@ out:
     return L->failed ? -1 : 0;
 }
 
+/* Everything the loader holds besides the scenario. */
+static void loader_free(loader *L) {
+    free((char *)L->text);
+    free(L->tag_line);
+    free(L->type_gpus);
+    name_set *sets[] = { &L->queue_names, &L->storage_names, &L->training_names, &L->jobs_names,
+                         &L->inference_names, &L->node_types, &L->served };
+    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) nameset_free(sets[i]);
+}
+
 int scenario_load_memory(const char *data, size_t len, const char *name, scenario **out,
                          char *err, size_t errlen) {
     *out = NULL;
@@ -1297,7 +1625,9 @@ int scenario_load_memory(const char *data, size_t len, const char *name, scenari
     }
     snprintf(s->file, sizeof s->file, "%s", name);
     loader L = { .file = name, .err = err, .errlen = errlen, .s = s };
-    if (load(&L, data, len) < 0) {
+    int rc = load(&L, data, len);
+    loader_free(&L);
+    if (rc < 0) {
         for (char *p = err; errlen && *p; p++)      /* one line, whoever wrote it */
             if ((unsigned char)*p < ' ') *p = ' ';
         scenario_free(s);
@@ -1309,47 +1639,11 @@ int scenario_load_memory(const char *data, size_t len, const char *name, scenari
 
 int scenario_load(const char *path, scenario **out, char *err, size_t errlen) {
     *out = NULL;
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        snprintf(err, errlen, "%s:0: cannot open: %s", path, strerror(errno));
-        return -1;
-    }
-    if (S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "%s:0: is a directory; expected a scenario XML file", path);
-        return -1;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s:0: not a regular file; expected a scenario XML file", path);
-        return -1;
-    }
-    if ((unsigned long long)st.st_size > MAX_FILE_BYTES) {
-        snprintf(err, errlen, "%s:1: file is %lld bytes; a scenario may be at most %u bytes",
-                 path, (long long)st.st_size, MAX_FILE_BYTES);
-        return -1;
-    }
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s:0: cannot open: %s", path, strerror(errno));
-        return -1;
-    }
-    size_t cap = (size_t)st.st_size + 1, n = 0;
-    char *buf = malloc(cap);
-    if (!buf) {
-        fclose(f);
-        snprintf(err, errlen, "%s:0: out of memory", path);
-        return -1;
-    }
-    n = fread(buf, 1, cap, f);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(buf);
-        snprintf(err, errlen, "%s:0: read error: %s", path, strerror(errno));
-        return -1;
-    }
-    if (n == cap) {                      /* grew since stat: refuse rather than truncate */
-        free(buf);
-        snprintf(err, errlen, "%s:1: file changed while being read", path);
+    char *buf;
+    size_t n;
+    infile_err e;
+    if (infile_read(path, MAX_FILE_BYTES, "a scenario XML file", &buf, &n, &e) < 0) {
+        snprintf(err, errlen, "%s:%d: %s", path, e.line, e.why);
         return -1;
     }
     int rc = scenario_load_memory(buf, n, path, out, err, errlen);

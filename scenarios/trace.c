@@ -12,9 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/types.h>
 
+#include "scenarios/infile.h"
 #include "scenarios/units.h"
 
 #define MAX_LINE 4096
@@ -115,11 +115,13 @@ static int plan_training(scenario *s, sc_training *t, const llm_spec *m, int gpu
     return -1;
 }
 
-static int has_queue(const scenario *s, const char *z) {
+static int cmp_name(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+/* Whether z names a queue, by binary search in the sorted names (a linear
+ * search per row was rows x queues). */
+static int has_queue(const scenario *s, const char **sorted, const char *z) {
     if (!z[0] || s->n_queues == 0) return 1;
-    for (int i = 0; i < s->n_queues; i++)
-        if (!strcmp(s->queues[i].name, z)) return 1;
-    return 0;
+    return bsearch(&z, sorted, (size_t)s->n_queues, sizeof *sorted, cmp_name) != NULL;
 }
 
 int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen) {
@@ -131,19 +133,24 @@ int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen
         int dir = slash ? (int)(slash - s->file) + 1 : 0;
         snprintf(path, sizeof path, "%.*s%s", dir, s->file, href);
     }
-    struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s:%d: <trace href=\"%s\">: %s is %s; expected a CSV file", s->file, line, href, path,
-                 S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
-        return -1;
-    }
-    FILE *fp = fopen(path, "r");
+    infile_err ie;
+    FILE *fp = infile_open(path, INFILE_TRACE_MAX_BYTES, "a CSV file", &ie);
     if (!fp) {
-        snprintf(err, errlen, "%s:%d: <trace href=\"%s\">: cannot open %s: %s", s->file, line, href, path,
-                 strerror(errno));
+        snprintf(err, errlen, "%s:%d: <trace href=\"%s\">: %s: %s", s->file, line, href, path, ie.why);
         return -1;
     }
     reader r = { path, 0, err, errlen };
+    /* Per row, in O(log queues) and O(1): the queue names sorted, the
+     * cluster's GPUs counted once. */
+    const char **queues = malloc((size_t)(s->n_queues ? s->n_queues : 1) * sizeof *queues);
+    if (!queues) {
+        fclose(fp);
+        snprintf(err, errlen, "%s:%d: <trace href=\"%s\">: out of memory", s->file, line, href);
+        return -1;
+    }
+    for (int i = 0; i < s->n_queues; i++) queues[i] = s->queues[i].name;
+    qsort(queues, (size_t)s->n_queues, sizeof *queues, cmp_name);
+    const int cluster_gpus = scenario_gpus(s);
     int col[C_COUNT];
     for (int i = 0; i < C_COUNT; i++) col[i] = -1;
     int have_header = 0, rc = -1, rows = 0;
@@ -173,6 +180,21 @@ int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen
         char *p = buf;
         while (*p == ' ' || *p == '\t') p++;
         if (*p == '#' || *p == '\n' || *p == '\r' || *p == 0) continue;
+        /* Names reach JSON and HTML outputs: text must be UTF-8 (comments
+         * are not read). The message names the column, never echoes the bytes. */
+        size_t ok = infile_utf8_valid(buf, (size_t)len);
+        if (ok < (size_t)len) {
+            int field = 0;
+            for (size_t i = 0; i < ok; i++) field += buf[i] == ',';
+            const char *what = "a field";
+            char at[48];
+            for (int c = 0; c < C_COUNT && have_header; c++)
+                if (col[c] == field) what = col_names[c];
+            if (!have_header) what = "the header";
+            snprintf(at, sizeof at, " (byte 0x%02x, character %zu of the line)", (unsigned char)buf[ok], ok + 1);
+            bad(&r, "%s is not valid UTF-8%s", what, at);
+            goto out;
+        }
         char *f[16];
         int n = split(p, f, 16);
         if (n > 16) {
@@ -224,9 +246,9 @@ int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen
             bad(&r, "gpus \"%s\": gpus must be a whole number >= 1%s", FIELD(C_GPUS), "");
             goto out;
         }
-        if (gpus_d > scenario_gpus(s) && !s->has_cloud) {
+        if (gpus_d > cluster_gpus && !s->has_cloud) {
             char have[32];
-            snprintf(have, sizeof have, "%d", scenario_gpus(s));
+            snprintf(have, sizeof have, "%d", cluster_gpus);
             bad(&r, "gpus \"%s\": a job needs more GPUs than the cluster has (%s)", FIELD(C_GPUS), have);
             goto out;
         }
@@ -236,7 +258,7 @@ int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen
             goto out;
         }
         const char *queue = FIELD(C_QUEUE);
-        if (!has_queue(s, queue) || strlen(queue) >= SC_NAME_MAX) {
+        if (!has_queue(s, queues, queue) || strlen(queue) >= SC_NAME_MAX) {
             bad(&r, "queue \"%s\": no <queue name=\"%s\"> in <scheduler>", queue, queue);
             goto out;
         }
@@ -316,6 +338,7 @@ int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen
 oom:
     snprintf(err, errlen, "%s:%d: out of memory", path, r.line);
 out:
+    free(queues);
     free(buf);
     fclose(fp);
     return rc;

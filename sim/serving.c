@@ -41,6 +41,7 @@
 
 #include "models/cost.h"
 #include "models/gpu.h"
+#include "scenarios/infile.h"
 #include "scenarios/units.h"
 #include "sim/rng.h"
 
@@ -1557,10 +1558,11 @@ static void trace_fail(char *err, size_t errlen, const char *path, long line, co
 
 long serving_trace_load(const char *path, const char *const *models, const int *max_context, int n_models,
                         serving_trace_row **rows, char *err, size_t errlen) {
-    FILE *fp = fopen(path, "r");
     *rows = NULL;
+    infile_err ie;         /* never a FIFO or device: scenarios/infile.h */
+    FILE *fp = infile_open(path, INFILE_TRACE_MAX_BYTES, "a CSV request trace", &ie);
     if (!fp) {
-        snprintf(err, errlen, "%s:0: cannot open the trace: %s", path, strerror(errno));
+        snprintf(err, errlen, "%s:%d: %s", path, ie.line, ie.why);
         return -1;
     }
     serving_trace_row *v = NULL;

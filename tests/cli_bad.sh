@@ -94,9 +94,51 @@ else
     echo "skip unreadable file: running as root and cannot drop privileges (setpriv)"
 fi
 if truncate -s 1T "$tmp/huge.xml" 2>/dev/null; then
-    extra huge "$tmp/huge.xml:1: " "a scenario may be at most 16777216 bytes" "$bin" run "$tmp/huge.xml" --no-db
+    extra huge "$tmp/huge.xml:1: " "a scenario XML file may be at most 16777216 bytes" "$bin" run "$tmp/huge.xml" --no-db
     rm -f "$tmp/huge.xml"
 fi
+
+# Special files as inputs (scenarios/infile.c): a FIFO made here, and as root
+# a character device made here with mknod (never the real /dev), named as the
+# scenario, as <arrivals href>, <trace href> and as --profile. Each must be
+# refused by its type at once (it blocked forever in open before); the time
+# limit turns a hang into a failure.
+mkfifo "$tmp/in.fifo"
+specials="$tmp/in.fifo"
+if [ "$(id -u)" = 0 ] && mknod "$tmp/null.dev" c 1 3 2>/dev/null; then specials="$specials $tmp/null.dev"
+else echo "skip character device: not root or mknod refused"; fi
+for sp in $specials; do
+    case $sp in *.fifo) kind="not a regular file (a FIFO)" ;; *) kind="not a regular file (a character device)" ;; esac
+    b=$(basename "$sp")
+    extra "$b as scenario" "$sp:0: " "$kind" "$bin" check "$sp"
+    extra "$b as --profile" "$sp:0: " "$kind" "$bin" validate scenarios/twin-host.xml --backend cpu --profile "$sp" --no-db
+    cat >"$tmp/arr.xml" <<XML
+<?xml version="1.0"?>
+<scenario name="req" seed="1">
+  <cluster><nodes type="dgx-h100" count="1"/></cluster>
+  <workload>
+    <inference name="c" model="llama3-8b" precision="bf16" tp="1" replicas="1">
+      <arrivals process="trace" href="$sp"/>
+    </inference>
+  </workload>
+</scenario>
+XML
+    extra "$b as <arrivals href>" "$tmp/arr.xml:6: " "$sp: $kind" "$bin" run "$tmp/arr.xml" --no-db
+    cat >"$tmp/jobs.xml" <<XML
+<?xml version="1.0"?>
+<scenario name="trace" seed="1" duration="1d">
+  <cluster><nodes type="dgx-h100" count="4"/></cluster>
+  <workload><trace href="$sp"/></workload>
+</scenario>
+XML
+    extra "$b as <trace href>" "$tmp/jobs.xml:4: " "$sp: $kind" "$bin" check "$tmp/jobs.xml"
+done
+
+# A --set expression nested 30,000 deep overflowed the parser's stack (exit 139).
+deep=$(awk 'BEGIN { for (i = 0; i < 30000; i++) printf "("; printf "{cluster/nodes/@count}"; for (i = 0; i < 30000; i++) printf ")" }')
+extra "--set nested 30000 deep" "clustertwin sweep: cluster/nodes/@count=" "nested more than 64 deep" \
+    "$bin" sweep scenarios/default.xml --vary "@seed=1,2" --set "cluster/nodes/@count=$deep" --db "$tmp/deep.db" --quiet
+if [ -e "$tmp/deep.db" ]; then failed=$((failed + 1)); echo "FAIL --set nested 30000 deep: created $tmp/deep.db"; fi
 
 if [ $n -eq 0 ]; then
     echo "cli_bad: no cases in $list"

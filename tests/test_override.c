@@ -179,6 +179,38 @@ static void test_expressions(void **state) {
     scenario_free(s);
 }
 
+/* Nesting is bounded: 30,000 '(' overflowed the stack (exit 139), as
+ * did as many unary minus signs; 64 levels still work. */
+static void test_deep_nesting_is_an_error(void **state) {
+    (void)state;
+    char err[2048];
+    scenario *s = NULL;
+    for (int sign = 0; sign < 2; sign++) {
+        size_t n = 30000;
+        char *v = malloc(2 * n + 64);
+        assert_non_null(v);
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) v[k++] = sign ? '-' : '(';
+        k += (size_t)sprintf(v + k, "{cluster/nodes/@count}");
+        for (size_t i = 0; !sign && i < n; i++) v[k++] = ')';
+        v[k] = 0;
+        override deep = { "cluster/nodes/@count", v };
+        assert_int_equal(override_load(xml, strlen(xml), "t.xml", &deep, 1, &s, NULL, err, sizeof err), -1);
+        assert_null(s);
+        assert_non_null(strstr(err, "nested more than 64 deep"));
+        assert_non_null(strstr(err, "cluster/nodes/@count="));
+        free(v);
+    }
+    char ok[256] = "";
+    for (int i = 0; i < 63; i++) strcat(ok, "(");
+    strcat(ok, "{cluster/nodes/@count}");
+    for (int i = 0; i < 63; i++) strcat(ok, ")");
+    override fine = { "cluster/nodes/@count", ok };
+    assert_int_equal(override_load(xml, strlen(xml), "t.xml", &fine, 1, &s, NULL, err, sizeof err), 0);
+    assert_int_equal(s->nodes[0].count, 16);
+    scenario_free(s);
+}
+
 static void expect_values(const char *spec, int int_range, const char *joined) {
     char **v = NULL, err[256], buf[1024] = "";
     int n = override_values(spec, int_range, &v, err, sizeof err);
@@ -227,6 +259,7 @@ int main(void) {
         cmocka_unit_test(test_wrong_kind_names_the_path),
         cmocka_unit_test(test_no_match_suggests),
         cmocka_unit_test(test_expressions),
+        cmocka_unit_test(test_deep_nesting_is_an_error),
         cmocka_unit_test(test_values),
         cmocka_unit_test(test_split),
     };

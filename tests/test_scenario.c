@@ -34,8 +34,12 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <sys/sysmacros.h>
+
+#include "scenarios/profile.h"
 #include "scenarios/scenario.h"
 #include "sim/metrics.h"
 #include "sim/world.h"
@@ -278,6 +282,171 @@ static void test_directory_and_missing_file(void **state) {
     unlink(fifo);
 }
 
+/* Write text to dir/name; returns 0. */
+static int write_file(const char *dir, const char *name, const char *text) {
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    fputs(text, f);
+    return fclose(f);
+}
+
+/* Every input named by a path goes through scenarios/infile.c: a FIFO (and,
+ * as root, a character device made here with mknod) is refused by its type
+ * and never blocks in open. Before, a FIFO as <arrivals href>, <host-profile
+ * href> or a host profile file blocked forever; alarm() turns such a hang
+ * into a failure (SIGALRM kills the test) instead of a stall. Nothing here
+ * touches the real /dev. */
+static void test_special_files_refused(void **state) {
+    (void)state;
+    char dir[] = "/tmp/ct-test-infile-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char fifo[128], dev[128], sock_dir[160];
+    snprintf(fifo, sizeof fifo, "%s/in.fifo", dir);
+    snprintf(dev, sizeof dev, "%s/null.dev", dir);
+    snprintf(sock_dir, sizeof sock_dir, "%s/subdir", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    assert_int_equal(mkdir(sock_dir, 0700), 0);
+    int have_dev = geteuid() == 0 && mknod(dev, S_IFCHR | 0600, makedev(1, 3)) == 0;
+    alarm(60);
+
+    static const char *const wrap[] = {
+        /* a request trace */
+        "<?xml version=\"1.0\"?>\n<scenario name=\"r\">\n<cluster><nodes type=\"dgx-h100\" count=\"1\"/></cluster>\n"
+        "<workload><inference name=\"c\" model=\"llama3-8b\">\n<arrivals process=\"trace\" href=\"%s\"/>\n"
+        "</inference></workload>\n</scenario>\n",
+        /* a job trace */
+        "<?xml version=\"1.0\"?>\n<scenario name=\"t\">\n<cluster><nodes type=\"dgx-h100\" count=\"1\"/></cluster>\n"
+        "<workload><trace href=\"%s\"/></workload>\n</scenario>\n",
+        /* a host profile */
+        "<?xml version=\"1.0\"?>\n<scenario name=\"h\">\n<microbenchmarks>\n<host-profile href=\"%s\"/>\n"
+        "<gemm m=\"64\" n=\"64\" k=\"64\"/>\n</microbenchmarks>\n</scenario>\n",
+    };
+    static const int line[] = { 5, 4, 4 };
+    const char *targets[3] = { fifo, sock_dir, have_dev ? dev : NULL };
+    const char *kinds[3] = { "not a regular file (a FIFO)", "is a directory", "not a regular file (a character device)" };
+    for (int t = 0; t < 3; t++) {
+        if (!targets[t]) continue;
+        char err[1024], prefix[256], text[1024], want[512];
+        for (size_t w = 0; w < sizeof wrap / sizeof wrap[0]; w++) {
+            snprintf(text, sizeof text, wrap[w], targets[t]);
+            assert_int_equal(write_file(dir, "s.xml", text), 0);
+            snprintf(prefix, sizeof prefix, "%s/s.xml:%d: ", dir, line[w]);
+            snprintf(want, sizeof want, "%s", kinds[t]);
+            char path[256];
+            snprintf(path, sizeof path, "%s/s.xml", dir);
+            scenario *s = &sentinel;
+            assert_int_equal(scenario_load(path, &s, err, sizeof err), -1);
+            assert_null(s);
+            check_error(err, prefix, want);
+            assert_non_null(strstr(err + strlen(prefix), targets[t]));
+        }
+        /* the file itself as a scenario and as a profile */
+        scenario *s = &sentinel;
+        assert_int_equal(scenario_load(targets[t], &s, err, sizeof err), -1);
+        assert_null(s);
+        snprintf(prefix, sizeof prefix, "%s:0: ", targets[t]);
+        check_error(err, prefix, kinds[t]);
+        host_profile h;
+        assert_int_equal(profile_load(targets[t], &h, err, sizeof err), -1);
+        check_error(err, prefix, kinds[t]);
+    }
+    alarm(0);
+    char path[256];
+    snprintf(path, sizeof path, "%s/s.xml", dir);
+    unlink(path);
+    unlink(fifo);
+    if (have_dev) unlink(dev);
+    rmdir(sock_dir);
+    assert_int_equal(rmdir(dir), 0);
+}
+
+/* A scenario of n elements made by line(i) ("<nodes .../>"), wrapped in
+ * head and tail, each element on its own line starting at line 4. */
+static char *many(int n, const char *head, const char *tail, int (*line)(char *, size_t, int), size_t *len) {
+    size_t cap = strlen(head) + strlen(tail) + (size_t)n * 96 + 1, k = 0;
+    char *t = malloc(cap);
+    assert_non_null(t);
+    k += (size_t)snprintf(t, cap, "%s", head);
+    for (int i = 0; i < n; i++) k += (size_t)line(t + k, cap - k, i);
+    k += (size_t)snprintf(t + k, cap - k, "%s", tail);
+    *len = k;
+    return t;
+}
+static int node_line(char *b, size_t n, int i) { return snprintf(b, n, "    <nodes type=\"dgx-h100\" count=\"%d\"/>\n", 1 + i % 3); }
+static int queue_line(char *b, size_t n, int i) { return snprintf(b, n, "    <queue name=\"q%d\" quota-gpus=\"8\"/>\n", i); }
+static int odd_node_line(char *b, size_t n, int i) {
+    return snprintf(b, n, "    <nodes type=\"dgx-h100\" count=\"1\"%s/>\n", i == 899 ? " colour=\"red\"" : "");
+}
+static int dup_queue_line(char *b, size_t n, int i) { return snprintf(b, n, "    <queue name=\"q%d\"/>\n", i == 99999 ? 7 : i); }
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Loading is linear in the file: 60,000 <nodes> (21 s before) and 100,000
+ * queues (92 s before: line_of scanned the text from its start for every
+ * element, and each name was compared with every earlier one). The test
+ * checks the result and prints the time; tests/bench_load.c checks how the
+ * time grows (no test asserts a time). */
+static void test_many_elements(void **state) {
+    (void)state;
+    char err[1024];
+    size_t len;
+    scenario *s = NULL;
+    char *t = many(60000, "<?xml version=\"1.0\"?>\n<scenario name=\"big\">\n  <cluster>\n", "  </cluster>\n</scenario>\n",
+                   node_line, &len);
+    double t0 = now_s();
+    int rc = scenario_load_memory(t, len, "nodes.xml", &s, err, sizeof err);
+    double t1 = now_s();
+    free(t);
+    if (rc) print_error("%s\n", err);
+    assert_int_equal(rc, 0);
+    assert_int_equal(s->n_nodes, 60000);
+    assert_int_equal(s->nodes[0].line, 4);
+    assert_int_equal(s->nodes[59999].line, 60003);
+    assert_int_equal(scenario_gpus(s), 8 * (20000 * (1 + 2 + 3)));
+    scenario_free(s);
+    print_message("60,000 <nodes>: loaded in %.3f s\n", t1 - t0);
+
+    static const char head[] = "<?xml version=\"1.0\"?>\n<scenario name=\"q\">\n  <scheduler>\n";
+    static const char tail[] = "  </scheduler>\n  <cluster><nodes type=\"dgx-h100\" count=\"1\"/></cluster>\n"
+                               "  <workload><jobs name=\"j\" count=\"1\" gpus=\"1\" duration=\"1h\" rate=\"1/h\" queue=\"q99999\"/></workload>\n"
+                               "</scenario>\n";
+    t = many(100000, head, tail, queue_line, &len);
+    t0 = now_s();
+    rc = scenario_load_memory(t, len, "queues.xml", &s, err, sizeof err);
+    t1 = now_s();
+    free(t);
+    if (rc) print_error("%s\n", err);
+    assert_int_equal(rc, 0);
+    assert_int_equal(s->n_queues, 100000);
+    assert_int_equal(s->queues[99999].line, 100003);
+    assert_string_equal(s->jobs[0].queue, "q99999");
+    scenario_free(s);
+    print_message("100,000 <queue>: loaded in %.3f s\n", t1 - t0);
+
+    /* the last of 100,000 repeats the eighth: found, with both lines */
+    t = many(100000, head, "  </scheduler>\n</scenario>\n", dup_queue_line, &len);
+    s = &sentinel;
+    assert_int_equal(scenario_load_memory(t, len, "dup.xml", &s, err, sizeof err), -1);
+    free(t);
+    assert_null(s);
+    check_error(err, "dup.xml:100003: ", "<queue name=\"q7\">: queue name already used on line 11");
+
+    /* the grammar sees long runs in batches: a mistake late in one is found */
+    t = many(1000, "<?xml version=\"1.0\"?>\n<scenario name=\"big\">\n  <cluster>\n", "  </cluster>\n</scenario>\n",
+             odd_node_line, &len);
+    s = &sentinel;
+    assert_int_equal(scenario_load_memory(t, len, "odd.xml", &s, err, sizeof err), -1);
+    free(t);
+    assert_null(s);
+    check_error(err, "odd.xml:903: ", "<nodes");
+}
+
 /* A file the user may not read: "cannot open: Permission denied" at line 0.
  * Root reads anything, so as root a child process drops to uid/gid 65534
  * (nobody) first; the file lives in /tmp, which nobody can search. */
@@ -337,7 +506,7 @@ static void test_huge_file(void **state) {
     assert_null(s);
     char prefix[80];
     snprintf(prefix, sizeof prefix, "%s:1: ", path);
-    check_error(err, prefix, "a scenario may be at most 16777216 bytes");
+    check_error(err, prefix, "a scenario XML file may be at most 16777216 bytes");
 }
 
 /* A short err buffer gets a truncated, terminated message. */
@@ -738,6 +907,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_corpus_complete),
         cmocka_unit_test(test_directory_and_missing_file),
+        cmocka_unit_test(test_special_files_refused),
+        cmocka_unit_test(test_many_elements),
         cmocka_unit_test(test_short_error_buffer),
         cmocka_unit_test(test_free_null),
         cmocka_unit_test(test_examples_load),

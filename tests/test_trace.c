@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scenarios/infile.h"
 #include "scenarios/scenario.h"
 #include "sim/serving.h"
 
@@ -182,12 +183,35 @@ static void test_good_traces(void **state) {
     free(rows);
 }
 
+/* The UTF-8 check the trace readers use: the valid prefix's length. */
+static void test_utf8(void **state) {
+    (void)state;
+    static const struct { const char *z; size_t ok; } utf8[] = {
+        { "plain ascii", 11 },
+        { "caf\xc3\xa9", 5 },                       /* U+00E9 */
+        { "\xe2\x82\xac", 3 },                      /* U+20AC */
+        { "\xf0\x9f\x98\x80", 4 },                  /* U+1F600 */
+        { "\xf4\x8f\xbf\xbf", 4 },                  /* U+10FFFF, the last */
+        { "caf\xe9", 3 },                            /* Latin-1 */
+        { "a\xc0\xaf", 1 },                          /* overlong '/' */
+        { "\xe0\x80\xaf", 0 },                      /* overlong, 3 bytes */
+        { "\xed\xa0\x80", 0 },                      /* a surrogate */
+        { "\xf4\x90\x80\x80", 0 },                  /* past U+10FFFF */
+        { "\xf5\x80\x80\x80", 0 },
+        { "ab\xe2\x82", 2 },                         /* cut short */
+        { "\x80", 0 },                               /* a lone continuation */
+    };
+    for (size_t i = 0; i < sizeof utf8 / sizeof utf8[0]; i++)
+        assert_int_equal(infile_utf8_valid(utf8[i].z, strlen(utf8[i].z)), utf8[i].ok);
+}
+
 int main(void) {
     for (int k = 0; k < 2; k++)
         if (read_expected(k) < 0) return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_corpus_complete),
         cmocka_unit_test(test_good_traces),
+        cmocka_unit_test(test_utf8),
     };
     int failed = cmocka_run_group_tests_name("trace", tests, NULL, NULL);
     static struct CMUnitTest t[2][MAX_CASES];
