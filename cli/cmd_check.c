@@ -88,15 +88,12 @@ int cmd_check(int argc, char **argv) {
         printf("training %s: %d GPUs (tp %d, pp %d, dp %d, cp %d, %s), %s, %lld steps of %d x %d tokens\n",
                t->name, t->gpus, t->plan.tp, t->plan.pp, t->plan.dp, t->plan.cp, sharding_name(t->plan.sharding),
                t->preset[0] ? t->preset : "custom model", (long long)t->steps, t->plan.global_batch, t->plan.seq_len);
-        printf("  fits: %.1f GB per GPU; step %.3f s, MFU %.1f%%, runs %s\n", r->perf.mem.total_bytes / 1e9,
-               r->perf.step_s, 100 * r->perf.mfu,
-               units_format(r->perf.step_s * (double)t->steps, UNIT_DURATION, b, sizeof b));
+        printf("  fits: %.1f GB per GPU; step %.3f s, MFU %.1f%%, runs %s\n", r->perf->mem.total_bytes / 1e9,
+               r->perf->step_s, 100 * r->perf->mfu,
+               units_format(r->perf->step_s * (double)t->steps, UNIT_DURATION, b, sizeof b));
     }
-    int traced = 0;
-    for (int i = 0; i < s->n_jobs; i++) traced += s->jobs[i].single;
-    if (s->trace_href[0]) printf("trace %s: %d batch jobs\n", s->trace_href, traced);
+    if (s->trace_href[0]) printf("trace %s: %d batch jobs\n", s->trace_href, s->n_trace_jobs);
     for (int i = 0; i < s->n_jobs; i++)
-        if (!s->jobs[i].single)
         printf("jobs %s: %d jobs of %d GPUs, %s arrivals, %s %s each\n", s->jobs[i].name, s->jobs[i].count,
                s->jobs[i].gpus, s->jobs[i].arrivals, s->jobs[i].duration_distribution,
                units_format(s->jobs[i].duration_s, UNIT_DURATION, a, sizeof a));

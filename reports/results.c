@@ -28,7 +28,7 @@ static void job_json(json *j, const job_result *r, double sim_end) {
     time_or_null(j, "end_s", r->end_s);
     time_or_null(j, "queue_wait_s", r->queue_wait_s);
     if (r->kind == JOB_TRAINING) {
-        const train_result *p = &r->perf;
+        const train_result *p = r->perf;
         json_num(j, "step_time_s", p->step_s);
         json_int(j, "steps_total", (long long)r->steps_total);
         json_int(j, "steps_done", (long long)r->steps_done);
@@ -439,7 +439,7 @@ void results_summary(FILE *f, const scenario *s, const world *w, double wall_s) 
             if (r->queue_wait_s >= 0) wait += r->queue_wait_s;
             continue;
         }
-        const train_result *p = &r->perf;
+        const train_result *p = r->perf;
         fprintf(f, "\ntraining %s: %d GPUs, %s, %lld/%lld steps, start %s, end %s\n", r->name, r->gpus,
                 job_state_name(r->state), (long long)r->steps_done, (long long)r->steps_total,
                 dur(r->start_s, a, sizeof a), dur(r->end_s, b, sizeof b));

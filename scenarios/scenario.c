@@ -1661,6 +1661,8 @@ void scenario_free(scenario *s) {
     free(s->queues);
     free(s->training);
     free(s->jobs);
+    free(s->trace_jobs);
+    free(s->trace_names);
     for (int i = 0; i < s->n_inference; i++) free(s->inference[i].models);
     free(s->inference);
     free(s->microbench);

@@ -117,9 +117,21 @@ typedef struct sc_jobs {
     int n_sizes;                     /* gpus="1:0.6,8:0.3,64:0.1": sizes and weights */
     int sizes[16];
     double size_weights[16];
-    int single;                      /* from a trace: one job named exactly `name` */
     int line;
 } sc_jobs;
+
+/* One batch job of a job trace (<trace href>), kept compact because a trace
+ * may hold ten million rows (scenarios/trace.c's limit): 40 bytes a row plus
+ * its name, against 424 for a <jobs> group. Its name is at trace_names + name. */
+typedef struct sc_trace_job {
+    double submit_s;
+    double duration_s;
+    int gpus;
+    int priority;
+    int queue;                       /* index into scenario.queues; -1: "default" (no queues) */
+    int line;                        /* of the CSV file */
+    uint32_t name;                   /* offset into scenario.trace_names */
+} sc_trace_job;
 
 typedef struct sc_inference {
     char name[SC_NAME_MAX];
@@ -242,6 +254,10 @@ typedef struct scenario {
     sc_training *training;      int n_training;
     sc_jobs *jobs;              int n_jobs;
     char trace_href[512];
+    sc_trace_job *trace_jobs;   int n_trace_jobs;   /* the trace's batch jobs, in file order */
+    int trace_after;                 /* they come after this many <jobs> groups (document order) */
+    char *trace_names;               /* their names, each ending in NUL */
+    size_t trace_names_len, trace_names_cap;
     sc_inference *inference;    int n_inference;
     sc_microbench *microbench;  int n_microbench;
     host_profile *host_profile;      /* <microbenchmarks><host-profile>: price the cases on

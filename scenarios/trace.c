@@ -8,6 +8,8 @@
 #include "scenarios/trace.h"
 
 #include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,6 +126,33 @@ static int has_queue(const scenario *s, const char **sorted, const char *z) {
     return bsearch(&z, sorted, (size_t)s->n_queues, sizeof *sorted, cmp_name) != NULL;
 }
 
+/* The trace job's queue as an index into s->queues: the named one (found
+ * in the sorted names, which point into s->queues), else the first, else
+ * -1 (no <scheduler> queues: the scheduler's "default"). */
+static int queue_index(const scenario *s, const char **sorted, const char *z) {
+    const char **hit = z[0] && s->n_queues ? bsearch(&z, sorted, (size_t)s->n_queues, sizeof *sorted, cmp_name) : NULL;
+    if (hit) return (int)((const sc_queue *)(const void *)(*hit - offsetof(sc_queue, name)) - s->queues);
+    return s->n_queues ? 0 : -1;
+}
+
+/* Append name (with its NUL) to s->trace_names, growing it by doubling;
+ * its offset, or -1 when out of memory or past 4 GiB of names (s unchanged). */
+static long add_name(scenario *s, const char *name) {
+    size_t n = strlen(name) + 1;
+    if (s->trace_names_len + n > UINT32_MAX) return -1;
+    if (s->trace_names_len + n > s->trace_names_cap) {
+        size_t cap = s->trace_names_cap ? s->trace_names_cap : 4096;
+        while (cap < s->trace_names_len + n) cap *= 2;
+        char *p = realloc(s->trace_names, cap);
+        if (!p) return -1;
+        s->trace_names = p;
+        s->trace_names_cap = cap;
+    }
+    memcpy(s->trace_names + s->trace_names_len, name, n);
+    s->trace_names_len += n;
+    return (long)(s->trace_names_len - n);
+}
+
 int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen) {
     char path[1024];
     if (href[0] == '/') {
@@ -151,6 +180,7 @@ int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen
     for (int i = 0; i < s->n_queues; i++) queues[i] = s->queues[i].name;
     qsort(queues, (size_t)s->n_queues, sizeof *queues, cmp_name);
     const int cluster_gpus = scenario_gpus(s);
+    s->trace_after = s->n_jobs;
     int col[C_COUNT];
     for (int i = 0; i < C_COUNT; i++) col[i] = -1;
     int have_header = 0, rc = -1, rows = 0;
@@ -280,19 +310,17 @@ int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen
                 bad(&r, "duration \"%s\": expected a positive time like 2h%s", FIELD(C_DURATION), "");
                 goto out;
             }
-            if (push((void **)&s->jobs, &s->n_jobs, sizeof *s->jobs) < 0) goto oom;
-            sc_jobs *j = &s->jobs[s->n_jobs - 1];
-            snprintf(j->name, sizeof j->name, "%s", name);
-            j->count = 1;
-            strcpy(j->arrivals, "fixed");
-            strcpy(j->duration_distribution, "fixed");
+            if (push((void **)&s->trace_jobs, &s->n_trace_jobs, sizeof *s->trace_jobs) < 0) goto oom;
+            sc_trace_job *j = &s->trace_jobs[s->n_trace_jobs - 1];
+            long off = add_name(s, name);
+            if (off < 0) goto oom;
+            j->name = (uint32_t)off;
             j->gpus = (int)gpus_d;
             j->duration_s = dur;
             j->submit_s = submit;
             j->priority = (int)prio;
             j->line = line;
-            j->single = 1;
-            snprintf(j->queue, sizeof j->queue, "%s", queue[0] ? queue : (s->n_queues ? s->queues[0].name : "default"));
+            j->queue = queue_index(s, queues, queue);
         } else {
             if (units_parse(FIELD(C_TOKENS), UNIT_COUNT, &tokens, why, sizeof why) < 0 ||
                 (!(tokens > 0) && snprintf(why, sizeof why, "zero") > 0)) {

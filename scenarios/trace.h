@@ -31,7 +31,8 @@
 #include "scenarios/scenario.h"
 
 /* Read the CSV at path (relative paths are taken from the scenario file's
- * directory) and append its jobs to s (sc_jobs of count 1, sc_training).
+ * directory) and append its jobs to s (batch jobs to
+ * s->trace_jobs, compact; training jobs to s->training).
  * Returns 0, or -1 with err set (s may hold some of the jobs; the caller
  * frees it). */
 int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen);

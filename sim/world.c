@@ -29,6 +29,7 @@
  */
 #include "sim/world.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -67,6 +68,7 @@ typedef struct job {
     double duration_s;
     /* training */
     const sc_training *t;
+    train_result *perf;            /* the world's perf[] entry, also r.perf */
     double step_s;                 /* current step time (grows when a job shrinks) */
     double progress;               /* steps done as of run_since */
     sim_time run_since;
@@ -99,6 +101,8 @@ struct world {
     rng *r_health;                 /* health-check coverage draws */
     job *jobs;
     int n_jobs;
+    train_result *perf;            /* one per training job (job.perf points here) */
+    struct name_chunk *names;      /* generated job names ("group-17"), freed with the world */
     sched *q;                      /* queues, policies, backfill, preemption */
     int in_dispatch, redispatch;   /* dispatch is not re-entered from its callbacks */
     double frag_gpu_s;             /* integral of fragmented free GPUs */
@@ -307,7 +311,7 @@ static void commit_progress(job *j) {
     j->progress = progress_now(j);
     j->run_since = now_of(j->w);
     j->r.steps_done = (int64_t)floor(j->progress + 1e-9);
-    j->r.tokens_done = (double)j->r.steps_done * j->r.perf.tokens_per_step;
+    j->r.tokens_done = j->r.perf ? (double)j->r.steps_done * j->r.perf->tokens_per_step : 0;
 }
 
 static void on_run_event(engine *e, void *arg);
@@ -578,7 +582,7 @@ static void try_restart(job *j) {
         int dp_new = have / model_gpus;
         if (dp_new >= 1) {
             double ratio = (double)j->t->plan.dp / dp_new;
-            j->step_s = j->r.perf.step_s * ratio;
+            j->step_s = j->r.perf->step_s * ratio;
             j->r.gpus = dp_new * model_gpus;
             j->r.shrinks++;
             int removed = 0;
@@ -738,7 +742,7 @@ static void place_training(job *j) {
     if (eff < f.nodes_per_leaf) f.nodes_per_leaf = eff;
     train_result r;
     if (train_step(&j->t->model, &j->t->plan, &f, &r) == 0 && r.fits) {
-        j->r.perf = r;
+        *j->perf = r;
         j->step_s = r.step_s;
     }
 }
@@ -976,17 +980,17 @@ static int build_training(world *w, const sc_training *t, job *j, char *err, siz
                  s->file, t->line, t->name, t->node_type);
         return -1;
     }
-    if (train_step(&t->model, &t->plan, &f, &j->r.perf) < 0 || !j->r.perf.fits) {
-        snprintf(err, errlen, "%s:%d: <training name=\"%s\">: %s", s->file, t->line, t->name, j->r.perf.why);
+    if (train_step(&t->model, &t->plan, &f, j->perf) < 0 || !j->perf->fits) {
+        snprintf(err, errlen, "%s:%d: <training name=\"%s\">: %s", s->file, t->line, t->name, j->perf->why);
         return -1;
     }
     j->r.kind = JOB_TRAINING;
     j->r.gpus = t->gpus;
     j->r.steps_total = t->steps;
     j->r.submit_s = t->submit_s;
-    j->step_s = j->r.perf.step_s;
-    snprintf(j->r.name, sizeof j->r.name, "%s", t->name);
-    snprintf(j->r.queue, sizeof j->r.queue, "%s", t->queue);
+    j->step_s = j->perf->step_s;
+    j->r.name = t->name;
+    j->r.queue = t->queue;
     j->queue = sched_queue_of(w->q, t->queue);
     j->priority = t->priority;
     j->timeout_s = t->timeout_s;
@@ -1342,6 +1346,102 @@ const serving *world_serving(const world *w, int i) {
     return (i >= 0 && i < w->n_svc) ? w->svc[i].sv : NULL;
 }
 
+/* Generated job names live in chunks freed with the world: a job's name
+ * is a pointer, so ten million jobs do not each carry a fixed buffer. */
+typedef struct name_chunk {
+    struct name_chunk *next;
+    size_t used, cap;
+    char text[];
+} name_chunk;
+
+/* A copy of "prefix-k" owned by the world; NULL when out of memory. */
+static const char *numbered_name(world *w, const char *prefix, int k) {
+    int n = snprintf(NULL, 0, "%s-%d", prefix, k) + 1;
+    name_chunk *c = w->names;
+    if (!c || c->cap - c->used < (size_t)n) {
+        size_t cap = (size_t)n > 65536 ? (size_t)n : 65536;
+        c = malloc(sizeof *c + cap);
+        if (!c) return NULL;
+        c->next = w->names;
+        c->used = 0;
+        c->cap = cap;
+        w->names = c;
+    }
+    char *z = c->text + c->used;
+    snprintf(z, (size_t)n, "%s-%d", prefix, k);
+    c->used += (size_t)n;
+    return z;
+}
+
+/* The next job of w->jobs as a batch job (kind, GPUs, queue, priority,
+ * line); its name, submit time and duration are the caller's to set.
+ * Returns it, or NULL when out of memory (w->n_jobs then counts it, and
+ * world_free frees what it holds). */
+static job *add_batch_job(world *w, int gpus, const char *queue, int priority, double timeout_s, int line) {
+    job *j = &w->jobs[w->n_jobs];
+    j->w = w;
+    j->index = w->n_jobs++;
+    j->r.kind = JOB_BATCH;
+    j->r.gpus = gpus;
+    j->pool = 0;
+    j->r.queue = queue;
+    j->queue = sched_queue_of(w->q, queue);
+    j->priority = priority;
+    j->timeout_s = timeout_s;
+    j->line = line;
+    return alloc_nodes(j) < 0 ? NULL : j;
+}
+
+/* The trace's batch jobs (scenario.trace_jobs), in file order. */
+static int add_trace_jobs(world *w) {
+    const scenario *s = w->s;
+    for (int i = 0; i < s->n_trace_jobs; i++) {
+        const sc_trace_job *t = &s->trace_jobs[i];
+        const char *queue = t->queue >= 0 ? s->queues[t->queue].name : "default";
+        job *j = add_batch_job(w, t->gpus, queue, t->priority, 0, t->line);
+        if (!j) return -1;
+        j->r.name = s->trace_names + t->name;
+        j->r.submit_s = t->submit_s;
+        j->duration_s = t->duration_s;
+    }
+    return 0;
+}
+
+/* The jobs of <jobs> group i: arrivals, durations and sizes drawn from
+ * the group's own streams. */
+static int add_group_jobs(world *w, int i) {
+    const scenario *s = w->s;
+    const sc_jobs *g = &s->jobs[i];
+    rng *ra = rng_new(s->seed, "jobs/arrivals", (uint64_t)i);
+    rng *rd = rng_new(s->seed, "jobs/durations", (uint64_t)i);
+    rng *rs = rng_new(s->seed, "jobs/sizes", (uint64_t)i);
+    rng_discrete *sizes = g->n_sizes ? rng_discrete_new(g->size_weights, (size_t)g->n_sizes) : NULL;
+    int rc = !ra || !rd || !rs || (g->n_sizes && !sizes) ? -1 : 0;
+    double t = g->submit_s;
+    for (int k = 0; k < g->count && rc == 0; k++) {
+        int gpus = sizes ? g->sizes[rng_discrete_draw(rs, sizes)] : g->gpus;
+        job *j = add_batch_job(w, gpus, g->queue, g->priority, g->timeout_s, g->line);
+        if (!j || !(j->r.name = numbered_name(w, g->name, k))) {
+            rc = -1;
+            break;
+        }
+        if (!strcmp(g->arrivals, "poisson")) t += rng_exponential(ra, 1.0 / g->rate_per_s);
+        else if (g->rate_per_s > 0) t = g->submit_s + k / g->rate_per_s;
+        j->r.submit_s = t;
+        if (!strcmp(g->duration_distribution, "exponential"))
+            j->duration_s = rng_exponential(rd, g->duration_s);
+        else if (!strcmp(g->duration_distribution, "lognormal"))
+            j->duration_s = rng_lognormal_mean_cv(rd, g->duration_s, 1.0);
+        else
+            j->duration_s = g->duration_s;
+    }
+    rng_free(ra);
+    rng_free(rd);
+    rng_free(rs);
+    rng_discrete_free(sizes);
+    return rc;
+}
+
 world *world_new(const scenario *s, metric_bus *bus, char *err, size_t errlen) {
     world *w = calloc(1, sizeof *w);
     if (!w) goto oom;
@@ -1387,15 +1487,23 @@ world *world_new(const scenario *s, metric_bus *bus, char *err, size_t errlen) {
     }
     if (frc < 0) goto oom;
 
-    int n = s->n_training;
+    long long n = (long long)s->n_training + s->n_trace_jobs;
     for (int i = 0; i < s->n_jobs; i++) n += s->jobs[i].count;
+    if (n >= INT_MAX) {
+        snprintf(err, errlen, "%s:0: %lld jobs; at most %d", s->file, n, INT_MAX - 1);
+        world_free(w);
+        return NULL;
+    }
     w->jobs = calloc((size_t)n + 1, sizeof *w->jobs);
-    if (!w->jobs) goto oom;
+    w->perf = calloc((size_t)s->n_training + 1, sizeof *w->perf);
+    if (!w->jobs || !w->perf) goto oom;
 
     for (int i = 0; i < s->n_training; i++) {
         job *j = &w->jobs[w->n_jobs];
         j->w = w;
         j->index = w->n_jobs;
+        j->perf = &w->perf[i];
+        j->r.perf = j->perf;
         if (build_training(w, &s->training[i], j, err, errlen) < 0) {
             world_free(w);
             return NULL;
@@ -1403,56 +1511,11 @@ world *world_new(const scenario *s, metric_bus *bus, char *err, size_t errlen) {
         w->n_jobs++;
     }
 
-    /* Generic batch jobs: arrivals and durations from their own streams. */
-    for (int i = 0; i < s->n_jobs; i++) {
-        const sc_jobs *g = &s->jobs[i];
-        rng *ra = rng_new(s->seed, "jobs/arrivals", (uint64_t)i);
-        rng *rd = rng_new(s->seed, "jobs/durations", (uint64_t)i);
-        rng *rs = rng_new(s->seed, "jobs/sizes", (uint64_t)i);
-        rng_discrete *sizes = g->n_sizes ? rng_discrete_new(g->size_weights, (size_t)g->n_sizes) : NULL;
-        if (!ra || !rd || !rs || (g->n_sizes && !sizes)) {
-            rng_free(ra);
-            rng_free(rd);
-            rng_free(rs);
-            rng_discrete_free(sizes);
-            goto oom;
-        }
-        double t = g->submit_s;
-        for (int k = 0; k < g->count; k++) {
-            job *j = &w->jobs[w->n_jobs];
-            j->w = w;
-            j->index = w->n_jobs++;
-            j->r.kind = JOB_BATCH;
-            j->r.gpus = sizes ? g->sizes[rng_discrete_draw(rs, sizes)] : g->gpus;
-            j->pool = 0;
-            if (g->single) snprintf(j->r.name, sizeof j->r.name, "%s", g->name);
-            else snprintf(j->r.name, sizeof j->r.name, "%s-%d", g->name, k);
-            snprintf(j->r.queue, sizeof j->r.queue, "%s", g->queue);
-            j->queue = sched_queue_of(w->q, g->queue);
-            j->priority = g->priority;
-            j->timeout_s = g->timeout_s;
-            j->line = g->line;
-            if (!strcmp(g->arrivals, "poisson")) t += rng_exponential(ra, 1.0 / g->rate_per_s);
-            else if (g->rate_per_s > 0) t = g->submit_s + k / g->rate_per_s;
-            j->r.submit_s = t;
-            if (!strcmp(g->duration_distribution, "exponential"))
-                j->duration_s = rng_exponential(rd, g->duration_s);
-            else if (!strcmp(g->duration_distribution, "lognormal"))
-                j->duration_s = rng_lognormal_mean_cv(rd, g->duration_s, 1.0);
-            else
-                j->duration_s = g->duration_s;
-            if (alloc_nodes(j) < 0) {
-                rng_free(ra);
-                rng_free(rd);
-                rng_free(rs);
-                rng_discrete_free(sizes);
-                goto oom;
-            }
-        }
-        rng_free(ra);
-        rng_free(rd);
-        rng_free(rs);
-        rng_discrete_free(sizes);
+    /* Generic batch jobs: arrivals and durations from their own streams;
+     * the trace's batch jobs where its <trace> stands among the groups. */
+    for (int i = 0; i <= s->n_jobs; i++) {
+        if (i == s->trace_after && add_trace_jobs(w) < 0) goto oom;
+        if (i < s->n_jobs && add_group_jobs(w, i) < 0) goto oom;
     }
 
     static const char *state_names[GS_COUNT] = { "gpus_training", "gpus_checkpoint", "gpus_restarting",
@@ -1508,6 +1571,12 @@ void world_free(world *w) {
     free(w->repair_ev);
     for (int i = 0; i < w->n_jobs; i++) free(w->jobs[i].nodes);
     free(w->jobs);
+    free(w->perf);
+    while (w->names) {
+        name_chunk *c = w->names;
+        w->names = c->next;
+        free(c);
+    }
     sched_free(w->q);
     free(w->idle_since);
     free(w->release_args);

@@ -54,16 +54,16 @@ typedef struct job_time {
 
 /* One job's outcome (CONTRACT.md jobs[]). Times in seconds; -1 = not yet. */
 typedef struct job_result {
-    char name[SC_NAME_MAX + 16];
+    const char *name;                  /* owned by the scenario or the world */
     job_kind kind;
     job_state state;
     int gpus;
-    char queue[SC_NAME_MAX];
+    const char *queue;                 /* owned by the scenario */
     double submit_s, start_s, end_s, queue_wait_s;
     /* training only */
     int64_t steps_total, steps_done;
     double tokens_done;
-    train_result perf;                 /* the step model's figures for this job */
+    const train_result *perf;          /* the step model's figures for this job; NULL for a batch job */
     /* failures and checkpoints (training) */
     int preemptions;                   /* evicted by the scheduler */
     int interruptions;                 /* unplanned: failures that hit the job */

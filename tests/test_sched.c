@@ -260,11 +260,11 @@ static void test_spread_slows_training(void **state) {
     snprintf(xml, sizeof xml, fmt, "spread");
     run b = simulate(xml, 1);
     printf("  8-node job: pack %d leaf group(s), step %.3f s; spread %d, step %.3f s\n",
-           by_name(&a, "t")->leaf_groups, by_name(&a, "t")->perf.step_s, by_name(&b, "t")->leaf_groups,
-           by_name(&b, "t")->perf.step_s);
+           by_name(&a, "t")->leaf_groups, by_name(&a, "t")->perf->step_s, by_name(&b, "t")->leaf_groups,
+           by_name(&b, "t")->perf->step_s);
     assert_int_equal(by_name(&a, "t")->leaf_groups, 1);
     assert_int_equal(by_name(&b, "t")->leaf_groups, 8);
-    assert_true(by_name(&b, "t")->perf.step_s > 1.02 * by_name(&a, "t")->perf.step_s);
+    assert_true(by_name(&b, "t")->perf->step_s > 1.02 * by_name(&a, "t")->perf->step_s);
     done(&a);
     done(&b);
 }

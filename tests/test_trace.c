@@ -166,7 +166,7 @@ static void test_good_traces(void **state) {
     int rc = scenario_load_memory(text, strlen(text), "scenarios/inline.xml", &s, err, sizeof err);
     if (rc) print_error("%s\n", err);
     assert_int_equal(rc, 0);
-    assert_true(s->n_jobs + s->n_training >= 1000);
+    assert_true(s->n_trace_jobs + s->n_training >= 1000);
     scenario_free(s);
 
     const char *path = "/tmp/ct-test-trace-good.csv";

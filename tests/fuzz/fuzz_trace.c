@@ -51,14 +51,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     err[0] = 0;
     int rc = trace_load(base, path, 7, err, sizeof err);
     if (rc < 0) fuzz_check_error(err, prefix);
-    for (int i = 0; i < base->n_jobs; i++)
-        if (base->jobs[i].gpus < 1 || base->jobs[i].gpus > 32 || !(base->jobs[i].duration_s > 0))
+    for (int i = 0; i < base->n_trace_jobs; i++)
+        if (base->trace_jobs[i].gpus < 1 || base->trace_jobs[i].gpus > 32 || !(base->trace_jobs[i].duration_s > 0) ||
+            base->trace_jobs[i].name >= base->trace_names_len)
             fuzz_fail("a job trace row out of range was accepted");
-    free(base->jobs);
+    free(base->trace_jobs);
+    free(base->trace_names);
     free(base->training);
-    base->jobs = NULL;
+    base->trace_jobs = NULL;
+    base->trace_names = NULL;
     base->training = NULL;
-    base->n_jobs = base->n_training = 0;
+    base->n_trace_jobs = base->n_training = 0;
+    base->trace_names_len = base->trace_names_cap = 0;
 
     /* Request trace: two models with contexts 8192 and 128000. */
     static const char *const models[] = { "llama3-8b", "llama3-70b" };
