@@ -71,6 +71,15 @@ int hw_open(const char *name, const hw_opts *o, hw_backend **out, char *err, siz
 int hw_measure(hw_backend *b, const mb_case *c, mb_measurement *m, char *why, size_t whylen) {
     mb_measurement r = { 0 };
     why[0] = 0;
+    /* Every backend turns the size into a size_t (buffers, files, counts):
+     * a size past what a machine holds, or not a number, would wrap there
+     * (1e30 B became 1 byte and a 1.4e26 GB/s "measurement"). Refused here,
+     * before any backend converts it, on every rank alike. */
+    if (c->kind != MBC_GEMM && !(c->size_bytes >= 0 && c->size_bytes <= HW_MAX_CASE_BYTES)) {
+        snprintf(why, whylen, "size %.6g B is not one a machine can hold: a case measures at most %.0e B",
+                 c->size_bytes, HW_MAX_CASE_BYTES);
+        return HW_FAILED;
+    }
     int rc = b->ops->measure(b, c, &r, why, whylen);
     if (rc == HW_OK) {
         mb_measurement_rates(c, &r);

@@ -65,6 +65,10 @@ typedef struct hw_backend hw_backend;
 #define HW_UNSUPPORTED 1             /* this backend cannot measure this case (why says so) */
 #define HW_FAILED (-1)               /* it should have, and failed (why says so) */
 
+/* The largest size one copy, collective or storage case may move: 1 PB, the
+ * scenario loader's cap on a microbenchmark size (scenarios/scenario.c). */
+#define HW_MAX_CASE_BYTES 1e15
+
 /* The backend names: "cpu", "mpi", "cuda", "nccl", NULL. */
 const char *const *hw_backend_names(void);
 
@@ -74,7 +78,8 @@ const char *const *hw_backend_names(void);
 int hw_open(const char *name, const hw_opts *o, hw_backend **out, char *err, size_t errlen);
 
 /* Measure one case. Returns HW_OK with m filled, HW_UNSUPPORTED or
- * HW_FAILED with why set (m unchanged). Under MPI every rank must call it
+ * HW_FAILED with why set (m unchanged); a size beyond HW_MAX_CASE_BYTES or
+ * not a number is HW_FAILED before the backend sees it. Under MPI every rank must call it
  * with the same cases in the same order. */
 int hw_measure(hw_backend *b, const mb_case *c, mb_measurement *m, char *why, size_t whylen);
 
