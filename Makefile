@@ -173,7 +173,7 @@ $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(B)/fuzz/libclustertwin
 # Allocation-failure shim for tests/cli_oom.sh (LD_PRELOAD; tests only).
 $(B)/tests/libfailmalloc.so: tests/failmalloc.c
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O2 -g -fPIC -shared -o $@ $<
+	$(CC) $(WARN) -O2 -g -fPIC -shared -o $@ $< -ldl
 
 .PHONY: check-oom
 check-oom: $(BIN) $(B)/tests/libfailmalloc.so
