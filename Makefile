@@ -57,6 +57,11 @@ CLI_SOBJ  := $(CLI_SRC:%.c=$(B)/san/%.o)
 TESTS     := $(TEST_SRC:tests/%.c=$(B)/tests/%)
 STESTS    := $(TEST_SRC:tests/%.c=$(B)/san/tests/%)
 BENCHES   := $(BENCH_SRC:tests/%.c=$(B)/tests/%)
+# The GPU stand-in libraries the unit tests load (see "Stand-ins" below).
+# Defined here, before the first rule that names them: make expands a
+# rule's prerequisites when it reads the rule, so a later definition left
+# them out of unit-test and check-valgrind.
+STANDINS  := $(patsubst tests/standin/%.c,$(B)/tests/libstandin-%.so,$(wildcard tests/standin/*.c))
 
 .PHONY: all run test unit-test cli-test bench install uninstall clean deps check-deps twin
 .SUFFIXES:
@@ -92,12 +97,13 @@ cli-test: $(BIN) $(B)/san/clustertwin $(B)/tests/libfailmalloc.so $(STANDINS)
 
 # The unit tests under valgrind memcheck: any memory error or definite or
 # indirect leak fails (tests/valgrind.supp holds third-party noise only).
-# Forked children (killed-writer tests) are not traced.
+# Forked children (killed-writer tests) are not traced. The stand-in GPU
+# libraries are built first: test_gpubackends and test_cudafp8 load them.
 VALGRIND = valgrind --tool=memcheck --error-exitcode=99 --leak-check=full \
            --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect \
            --suppressions=tests/valgrind.supp --quiet
 .PHONY: check-valgrind
-check-valgrind: $(TESTS)
+check-valgrind: $(TESTS) $(STANDINS)
 	@fail=0; for t in $(TESTS); do \
 	  if CT_VALGRIND=1 $(VALGRIND) $$t >$$t.vg.log 2>&1; then echo "ok   valgrind $$t"; \
 	  else echo "FAIL valgrind $$t (log: $$t.vg.log)"; grep -E '^==[0-9]+==' $$t.vg.log | head -n 30; fail=1; fi; done; exit $$fail
@@ -173,7 +179,7 @@ $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(B)/fuzz/libclustertwin
 # Allocation-failure shim for tests/cli_oom.sh (LD_PRELOAD; tests only).
 $(B)/tests/libfailmalloc.so: tests/failmalloc.c
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O2 -g -fPIC -shared -o $@ $<
+	$(CC) $(WARN) -O2 -g -fPIC -shared -o $@ $< -ldl
 
 .PHONY: check-oom
 check-oom: $(BIN) $(B)/tests/libfailmalloc.so
@@ -239,7 +245,6 @@ $(B)/san/obj/tests/%.o: tests/%.c
 # CBLAS (tests/standin/), built only for tests and loaded by path (CT_CUDA_DRIVER_LIB,
 # CT_CUDART_LIB, CT_CUBLAS_LIB, CT_CUBLASLT_LIB, CT_NCCL_LIB, CT_CBLAS_LIB) by
 # test_gpubackends, test_cudafp8 and tests/cli_hw.sh.
-STANDINS := $(patsubst tests/standin/%.c,$(B)/tests/libstandin-%.so,$(wildcard tests/standin/*.c))
 $(B)/tests/libstandin-%.so: tests/standin/%.c
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC -D_POSIX_C_SOURCE=200809L -o $@ $<

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "cli/testpause.h"
 #include "reports/json.h"
 #include "reports/results.h"
 #include "reports/store.h"
@@ -123,6 +124,13 @@ int cmd_run(int argc, char **argv) {
     /* The results database: the sink subscribes before the run; an explicit
      * --db that cannot be written is an error, the default path a warning. */
     if (!no_db && (rc = cli_store_begin("run", db_path, s, bus, &st)) != EXIT_OK) goto out;
+    /* Test-only (CT_TEST_PAUSE_FIFO, cli/testpause.h): after the store, so
+     * that at the pause the database holds the run begun. */
+    if (testpause_subscribe(bus) < 0) {
+        fprintf(stderr, "clustertwin run: out of memory\n");
+        rc = EXIT_RUN_FAILED;
+        goto out;
+    }
     struct sigaction sa = { .sa_handler = on_sigint, .sa_flags = SA_RESETHAND | SA_RESTART }, old_sa;
     sigemptyset(&sa.sa_mask);
     run_engine = world_engine(w);

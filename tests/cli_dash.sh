@@ -7,7 +7,9 @@
 # results database and JSON written. A run watched to the end and quit
 # gives the same JSON as `run` (but wall_* fields). Without a terminal it
 # exits 2 and points to `run`.
-# Every wait is a polling loop with a bounded timeout (ASan builds are slow).
+# Every wait is a polling loop for a state, bounded only by a hang guard
+# (60 to 120 s: ASan builds on a busy machine are slow); no check depends
+# on how much happens in a given wall time.
 set -u
 
 [ $# -ge 1 ] || { echo "usage: $0 BINARY" >&2; exit 2; }
@@ -54,7 +56,7 @@ cleanup() {
 }
 trap cleanup EXIT
 i=0
-while [ ! -S "$sock" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+while [ ! -S "$sock" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 if [ ! -S "$sock" ]; then
   echo "skip dash: tmux server did not start ($(head -c 200 "$tmp/tmux.log")): the terminal tests did not run"
   [ $fails = 0 ]
@@ -64,7 +66,7 @@ fi
 screen() { T capture-pane -p -t dash 2>/dev/null; }
 # wait_for PATTERN [SECONDS]: poll the screen until grep -E matches.
 wait_for() {
-  n=$(( ${2:-30} * 10 ))
+  n=$(( ${2:-120} * 10 ))
   while [ $n -gt 0 ]; do
     screen >"$tmp/screen" && grep -Eq "$1" "$tmp/screen" && return 0
     sleep 0.1
@@ -74,7 +76,7 @@ wait_for() {
 }
 # wait_file FILE [SECONDS]
 wait_file() {
-  n=$(( ${2:-60} * 10 ))
+  n=$(( ${2:-120} * 10 ))
   while [ $n -gt 0 ] && [ ! -s "$1" ]; do sleep 0.1; n=$((n - 1)); done
   [ -s "$1" ]
 }
@@ -87,7 +89,7 @@ start() {   # start ARGS...: the dashboard in session "dash" at 80x24
 # A terminal nobody knows: exit 2, nothing written.
 T new-session -d -s bad -x 80 -y 24 \
   "sh -c 'TERM=xyz-unknown \"$bin\" dash scenarios/default.xml --db \"$tmp/bad.db\" 2>\"$tmp/bad.err\"; echo \$? >\"$tmp/bad.status\"'"
-if wait_file "$tmp/bad.status" 60 && [ "$(cat "$tmp/bad.status")" = 2 ] && [ ! -e "$tmp/bad.db" ] &&
+if wait_file "$tmp/bad.status" && [ "$(cat "$tmp/bad.status")" = 2 ] && [ ! -e "$tmp/bad.db" ] &&
    grep -q "TERM=xyz-unknown.*clustertwin run" "$tmp/bad.err"; then
   ok "unknown TERM: exit 2, nothing written"
 else
@@ -101,7 +103,7 @@ wait_for "NAME +QUEUE +GPUS +STAT" && grep -q "pretrain-70b .* running" "$tmp/sc
 
 clock() { screen | sed -n 's/^ default | \(d[0-9]* [0-9:]*\).*/\1/p'; }
 n=0
-while [ "$(clock)" = "d0 00:00:00" ] && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done
+while [ "$(clock)" = "d0 00:00:00" ] && [ $n -lt 1200 ]; do sleep 0.1; n=$((n + 1)); done
 T send-keys -t dash ' '
 wait_for "\| paused \|" && ok "space pauses" || { no "space pauses"; cat "$tmp/screen"; }
 c1=$(clock); sleep 0.5; c2=$(clock)
@@ -111,7 +113,7 @@ wait_for "one event: now" && ok "'.' steps one event when paused" || { no "'.' s
 T send-keys -t dash ' '
 wait_for "\| running \|" && ok "space resumes" || { no "space resumes"; cat "$tmp/screen"; }
 c3=$(clock); n=0
-while [ "$(clock)" = "$c3" ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+while [ "$(clock)" = "$c3" ] && [ $n -lt 1200 ]; do sleep 0.1; n=$((n + 1)); done
 [ "$(clock)" != "$c3" ] && ok "the clock moves again" || no "clock stuck after resume ($c3)"
 
 T send-keys -t dash f
@@ -128,7 +130,7 @@ T resize-window -t dash -x 60 -y 20
 wait_for "terminal too small: 60x20" && [ "$(screen | grep -c .)" = 1 ] && ok "too small: one line" \
   || { no "too small message"; cat "$tmp/screen"; }
 T resize-window -t dash -x 120 -y 40
-wait_for "NAME +QUEUE" 30
+wait_for "NAME +QUEUE"
 lines=$(wc -l <"$tmp/screen"); wide=$(awk 'length > 100' "$tmp/screen" | wc -l)
 # wide layout: the jobs table sits right of the map on the same rows
 if [ "$lines" -ge 38 ] && [ "$wide" -gt 5 ] && grep -q "nodes: 128 .*NAME" "$tmp/screen"; then

@@ -51,7 +51,9 @@ hw = d["hardware"]
 assert hw["backend"] == "cpu" and hw["host"] and hw["cpu"] and "CBLAS" in hw["libraries"], hw
 assert hw["profile"] == "test-host"
 assert hw["statistic"] == "min"
-assert hw["peak_fp64_flops"] > 1e8 and hw["peak_fp32_flops"] > hw["peak_fp64_flops"], hw
+# the core's peak is measured: positive and finite, never judged for speed
+import math
+assert all(math.isfinite(hw[k]) and hw[k] > 0 for k in ("peak_fp64_flops", "peak_fp32_flops")), hw
 assert "its peak, measured" in hw["devices"], hw
 mb = d["microbenchmarks"]
 for c in mb:

@@ -22,8 +22,10 @@ else
   s=$(pwd)/build/tests
   export CT_CUDA_DRIVER_LIB=$s/libstandin-cuda.so CT_CUDART_LIB=$s/libstandin-cudart.so \
          CT_CUBLAS_LIB=$s/libstandin-cublas.so CT_NCCL_LIB=$s/libstandin-nccl.so CT_STANDIN_GPUS=2 \
-         CT_STANDIN_NCCL_DIR=$tmp/shm CT_STANDIN_NCCL_TIMEOUT_S=5
+         CT_STANDIN_NCCL_DIR=$tmp/shm CT_STANDIN_NCCL_TIMEOUT_S=120
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
+  # The stand-in's rendezvous time-out is a hang guard (120 s, under
+  # mpirun's 300 s), never a deadline a busy machine could miss.
   mkdir "$tmp/shm"
   mpi="env ASAN_OPTIONS=detect_leaks=0 timeout 300 mpirun --oversubscribe"
 

@@ -96,8 +96,10 @@ grep -q '3 runs done now, 9 already in' "$tmp/out" && ok "only the new point run
 "$bin" sweep $big --vary 'cluster/spares/@warm=0,2' --set "$tokens" --replicas 10 --jobs 1 --db "$tmp/res.db" --quiet \
   >"$tmp/res.out" 2>"$tmp/res.err" &
 pid=$!
+# Wait for 2 stored runs however slow the machine: the sweep ends by
+# itself; 6000 polls (at least 300 s) only guard against a hang.
 i=0
-while [ "$(count "$tmp/res.db")" -lt 2 ] && [ $i -lt 400 ] && kill -0 $pid 2>/dev/null; do sleep 0.05; i=$((i + 1)); done
+while [ "$(count "$tmp/res.db")" -lt 2 ] && [ $i -lt 6000 ] && kill -0 $pid 2>/dev/null; do sleep 0.05; i=$((i + 1)); done
 kill -TERM $pid 2>/dev/null
 wait $pid; st=$?
 before=$(count "$tmp/res.db")
