@@ -400,12 +400,17 @@ int engine_step(engine *e) {
     if (e->end == ROOT)
         return 0;
     hent top = e->heap[ROOT];
+    if ((sim_time)top.t > SIM_HORIZON)
+        return 0;                   /* beyond the horizon: never runs */
     dispatch(e, &e->slots[hslot(top)], (sim_time)top.t);
     return 1;
 }
 
 uint64_t engine_run(engine *e, sim_time until_ns) {
     uint64_t n0 = e->ndispatched;
+    int to_horizon = until_ns >= SIM_HORIZON;
+    if (to_horizon)
+        until_ns = SIM_HORIZON;     /* later events never run */
     int stopped = 0;
     for (;;) {
         if (e->stop) {
@@ -429,7 +434,7 @@ uint64_t engine_run(engine *e, sim_time until_ns) {
         }
         dispatch(e, s, (sim_time)top.t);
     }
-    if (!stopped && until_ns != SIM_FOREVER && until_ns > e->now)
+    if (!stopped && !to_horizon && until_ns > e->now)
         e->now = until_ns;
     e->stop = 0;
     return e->ndispatched - n0;
