@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "models/checkpoint.h"
+#include "models/numerics.h"
 #include "models/reliability.h"
 #include "sim/cluster.h"
 #include "sim/failures.h"
@@ -1126,7 +1127,9 @@ static int build_failures(world *w, char *err, size_t errlen) {
     w->fail_by_proc = calloc((size_t)(n > 0 ? n : 0) + 1, sizeof *w->fail_by_proc);
     int rc = -1;
     if (n < 0 || rel_expand(spec, s->n_failures, rp, n, why, sizeof why) != n) {
-        snprintf(err, errlen, "%s:%d: <failure>: %s", s->file, s->failures[0].line, why);
+        int bad = 0;            /* the element at fault, not always the first */
+        while (bad < s->n_failures - 1 && rel_expand(&spec[bad], 1, NULL, 0, NULL, 0) >= 0) bad++;
+        snprintf(err, errlen, "%s:%d: <failure>: %s", s->file, s->failures[bad].line, why);
         rc = -2;
         goto out;
     }
@@ -1343,6 +1346,7 @@ const serving *world_serving(const world *w, int i) {
 }
 
 world *world_new(const scenario *s, metric_bus *bus, char *err, size_t errlen) {
+    numerics_gsl_install();             /* a GSL error is a value, never an abort */
     world *w = calloc(1, sizeof *w);
     if (!w) goto oom;
     w->s = s;
