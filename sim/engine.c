@@ -56,6 +56,7 @@
 #include "sim/engine.h"
 
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -466,4 +467,17 @@ void engine_debug_set_seq(engine *e, uint64_t seq) {
 
 uint64_t engine_debug_seq_limit(void) {
     return SEQ_LIMIT;
+}
+
+int engine_check_s(double t_s, char *why, size_t len) {
+    sim_time ns;
+    if (sim_ns_from_s(t_s, &ns) == 0)
+        return 0;
+    if (why && len) {
+        if (t_s > SIM_HORIZON_S)
+            snprintf(why, len, "is beyond the simulated clock's horizon of 100 years (%.4g s)", SIM_HORIZON_S);
+        else
+            snprintf(why, len, "is not a finite time of at least 0 s");
+    }
+    return -1;
 }

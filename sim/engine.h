@@ -118,4 +118,10 @@ static inline sim_time sim_period_from_s(double s) {
 
 static inline double sim_to_s(sim_time t) { return (double)t / 1e9; }
 
+/* sim_ns_from_s() with the reason: 0 when t_s can be a clock value, else
+ * -1 with why = "is not a finite time of at least 0 s" or "is beyond the
+ * simulated clock's horizon of 100 years (3.156e+09 s)" (why may be NULL).
+ * Callers prefix the input's file, line, element and attribute. */
+int engine_check_s(double t_s, char *why, size_t len);
+
 #endif

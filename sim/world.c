@@ -967,6 +967,48 @@ static void plan_checkpoints(world *w, job *j, const fabric *f) {
     j->next_ckpt = j->ckpt_every;
 }
 
+/* An input time of element ELEM (attribute ATTR) on line LINE must be a
+ * clock value (engine_check_s). 0, or -1 with err set. */
+static int input_time(const scenario *s, int line, const char *elem, const char *attr, double t_s, char *err,
+                      size_t errlen) {
+    char why[160];
+    if (engine_check_s(t_s, why, sizeof why) == 0) return 0;
+    snprintf(err, errlen, "%s:%d: <%s %s=\"%g s\">: %s %s", s->file, line, elem, attr, t_s, attr, why);
+    return -1;
+}
+
+/* A rate whose mean gap, 1/rate, must be a clock value: rate="1e-300/s"
+ * puts the first arrival 1e300 s away. 0, or -1 with err set. */
+static int input_rate(const scenario *s, int line, const char *elem, double rate_per_s, char *err, size_t errlen) {
+    char why[160];
+    if (engine_check_s(1.0 / rate_per_s, why, sizeof why) == 0) return 0;
+    snprintf(err, errlen, "%s:%d: <%s rate=\"%g/s\">: the mean time between arrivals, 1/rate = %g s, %s", s->file,
+             line, elem, rate_per_s, 1.0 / rate_per_s, why);
+    return -1;
+}
+
+/* A model's output that becomes a time (a step, a checkpoint write) must
+ * be positive (or 0 when zero_ok) and a clock value; an infinite or NaN
+ * one came from a catalog figure such as hbm-bw="1e-300B/s" and used to run
+ * forever. 0, or -1 with err naming the job and the figures of its GPU,
+ * NIC and storage. */
+static int model_time(const scenario *s, const sc_training *t, const fabric *f, const char *what, double t_s,
+                      int zero_ok, double storage_bw, char *err, size_t errlen) {
+    char why[160];
+    if ((t_s > 0 || (zero_ok && t_s == 0)) && engine_check_s(t_s, why, sizeof why) == 0) return 0;
+    if (!(t_s > 0)) snprintf(why, sizeof why, "is not a positive finite time");
+    t_s = isnan(t_s) ? fabs(t_s) : t_s;         /* "nan", not "-nan" */
+    char st[64] = "";
+    if (storage_bw > 0) snprintf(st, sizeof st, ", storage bandwidth %g B/s", storage_bw);
+    snprintf(err, errlen,
+             "%s:%d: <training name=\"%s\">: the model gives %s of %g s, which %s; check the catalog figures it "
+             "used: GPU %s (hbm-bw=%g B/s, bf16-tflops=%g), NIC %s (bandwidth=%g B/s)%s",
+             s->file, t->line, t->name, what, t_s, why, f->gpu ? f->gpu->name : "?",
+             f->gpu ? f->gpu->hbm_bw_bytes_per_s : 0, f->gpu ? f->gpu->tflops[PREC_BF16] : 0,
+             f->nic ? f->nic->name : "none", f->nic ? f->nic->bw_bytes_per_s : 0, st);
+    return -1;
+}
+
 static int build_training(world *w, const sc_training *t, job *j, char *err, size_t errlen) {
     const scenario *s = w->s;
     j->t = t;
@@ -981,6 +1023,12 @@ static int build_training(world *w, const sc_training *t, job *j, char *err, siz
         snprintf(err, errlen, "%s:%d: <training name=\"%s\">: %s", s->file, t->line, t->name, j->r.perf.why);
         return -1;
     }
+    if (model_time(s, t, &f, "a step time", j->r.perf.step_s, 0, 0, err, errlen) < 0 ||
+        input_time(s, t->line, "training", "submit", t->submit_s, err, errlen) < 0 ||
+        input_time(s, t->line, "training", "timeout", t->timeout_s, err, errlen) < 0 ||
+        (t->checkpoint.present && !t->checkpoint.interval_auto &&
+         input_time(s, t->checkpoint.line, "checkpoint", "interval", t->checkpoint.interval_s, err, errlen) < 0))
+        return -1;
     j->r.kind = JOB_TRAINING;
     j->r.gpus = t->gpus;
     j->r.steps_total = t->steps;
@@ -997,6 +1045,14 @@ static int build_training(world *w, const sc_training *t, job *j, char *err, siz
         return -1;
     }
     plan_checkpoints(w, j, &f);
+    double st_bw = 0;
+    for (int i = 0; i < s->n_storage; i++)
+        if (!strcmp(s->storage[i].name, t->storage) || (!t->storage[0] && i == 0)) st_bw = s->storage[i].bw_bytes_per_s;
+    if (model_time(s, t, &f, "a checkpoint stall", j->stall_s, 1, st_bw, err, errlen) < 0 ||
+        model_time(s, t, &f, "a background checkpoint write", j->background_s, 1, st_bw, err, errlen) < 0 ||
+        model_time(s, t, &f, "a checkpoint load", j->load_s, 1, st_bw, err, errlen) < 0 ||
+        model_time(s, t, &f, "a checkpoint interval", j->r.checkpoint_interval_s, 1, st_bw, err, errlen) < 0)
+        return -1;
     return 0;
 }
 
@@ -1117,6 +1173,10 @@ static int build_failures(world *w, char *err, size_t errlen) {
     if (!spec) return -1;
     for (int i = 0; i < s->n_failures; i++) {
         const sc_failure *sf = &s->failures[i];
+        if (input_time(s, sf->line, "failure", "mttr", sf->mttr_s, err, errlen) < 0) {
+            free(spec);
+            return -2;
+        }
         spec[i] = (rel_spec){ sf->component, sf->profile, sf->mtbf_s, sf->distribution, sf->shape,
                               sf->mttr_s, sf->cause };
     }
@@ -1422,6 +1482,17 @@ world *world_new(const scenario *s, metric_bus *bus, char *err, size_t errlen) {
             goto oom;
         }
         double t = g->submit_s;
+        if (input_time(s, g->line, "jobs", "submit", g->submit_s, err, errlen) < 0 ||
+            input_time(s, g->line, "jobs", "duration", g->duration_s, err, errlen) < 0 ||
+            input_time(s, g->line, "jobs", "timeout", g->timeout_s, err, errlen) < 0 ||
+            (g->rate_per_s > 0 && input_rate(s, g->line, "jobs", g->rate_per_s, err, errlen) < 0)) {
+            rng_free(ra);
+            rng_free(rd);
+            rng_free(rs);
+            rng_discrete_free(sizes);
+            world_free(w);
+            return NULL;
+        }
         for (int k = 0; k < g->count; k++) {
             job *j = &w->jobs[w->n_jobs];
             j->w = w;
