@@ -1482,10 +1482,12 @@ world *world_new(const scenario *s, metric_bus *bus, char *err, size_t errlen) {
             goto oom;
         }
         double t = g->submit_s;
-        if (input_time(s, g->line, "jobs", "submit", g->submit_s, err, errlen) < 0 ||
-            input_time(s, g->line, "jobs", "duration", g->duration_s, err, errlen) < 0 ||
-            input_time(s, g->line, "jobs", "timeout", g->timeout_s, err, errlen) < 0 ||
-            (g->rate_per_s > 0 && input_rate(s, g->line, "jobs", g->rate_per_s, err, errlen) < 0)) {
+        char el[SC_NAME_MAX + 32];      /* a trace's row becomes a <jobs> of one, named */
+        snprintf(el, sizeof el, g->single ? "trace job=\"%s\"" : "jobs", g->name);
+        if (input_time(s, g->line, el, "submit", g->submit_s, err, errlen) < 0 ||
+            input_time(s, g->line, el, "duration", g->duration_s, err, errlen) < 0 ||
+            input_time(s, g->line, el, "timeout", g->timeout_s, err, errlen) < 0 ||
+            (g->rate_per_s > 0 && input_rate(s, g->line, el, g->rate_per_s, err, errlen) < 0)) {
             rng_free(ra);
             rng_free(rd);
             rng_free(rs);
