@@ -283,6 +283,12 @@ static int expand_one(const rel_spec *s, rel_process *out, int room, char *why, 
         return set_why(why, len, "a Weibull shape must be in (0, 20]%s", NULL);
     if (!(s->mttr_s >= 0) || !(s->mtbf_s >= 0))
         return set_why(why, len, "mtbf and mttr must not be negative%s", NULL);
+    if (s->mtbf_s > 0 && s->mtbf_s < REL_MIN_MTBF_S) {
+        if (why && len)
+            snprintf(why, len, "mtbf=\"%g s\" must be at least %g s: a failure stream that fast rounds its gaps "
+                     "to the clock's 1 ns and never lets the run end", s->mtbf_s, REL_MIN_MTBF_S);
+        return -1;
+    }
 
     if (!s->profile || !*s->profile) {
         if (comp < 0) return set_why(why, len, "a failure needs a component or a profile%s", NULL);

@@ -150,7 +150,7 @@ typedef struct rel_spec {
  * per cause). Writes at most max into out (out may be NULL when max is 0)
  * and returns how many the specs imply, so a caller can size its array with
  * a first call. Returns -1 on invalid input (unknown component, profile or
- * distribution, mtbf <= 0 without a profile, a Weibull shape outside
+ * distribution, mtbf <= 0 without a profile, mtbf under REL_MIN_MTBF_S, a Weibull shape outside
  * (0, 20] or one too small for its mtbf (rel_weibull_check), negative
  * mttr) with one line in why; out may then be partly
  * written. */
@@ -233,6 +233,11 @@ double rel_weibull_scale_s(double mean_s, double shape);
  * resolution. Below it nearly every sampled time to failure rounds to 0
  * and the failures of an instance land at one instant without end. */
 #define REL_MIN_SCALE_S 1e-9
+
+/* The least mtbf a <failure> may give (per instance, or per GPU with a
+ * profile): at mtbf="1e-20s" every gap rounded to 0 ns and the failures ran
+ * at one instant without end. One second is far below any real part's. */
+#define REL_MIN_MTBF_S 1.0
 
 /* 0 when a Weibull process of this mean and shape has a scale of at least
  * REL_MIN_SCALE_S; else -1 with one line in why (why may be NULL) that

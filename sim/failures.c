@@ -53,7 +53,8 @@ static void on_instance(engine *e, void *arg);
 
 static void schedule_poisson(kind *k) {
     double rate = (double)k->n_inst / k->p.mtbf_s;
-    k->next = engine_after(k->f->e, sim_from_s(rng_exponential(k->r, 1.0 / rate)), on_poisson, k);
+    /* At least 1 ns: a stream must move the clock or it runs at one instant. */
+    k->next = engine_after(k->f->e, sim_period_from_s(rng_exponential(k->r, 1.0 / rate)), on_poisson, k);
 }
 
 static void on_poisson(engine *e, void *arg) {
@@ -72,7 +73,7 @@ static void on_poisson(engine *e, void *arg) {
 static void schedule_instance(kind *k, int i) {
     if (!(k->scale_s > 0)) return;
     double t = rng_weibull(k->r, k->scale_s, k->p.shape);
-    k->ev[i] = engine_after(k->f->e, sim_from_s(t), on_instance, &k->inst[i]);
+    k->ev[i] = engine_after(k->f->e, sim_period_from_s(t), on_instance, &k->inst[i]);
 }
 
 /* The Weibull scale for a mean: as rng_weibull_mean() computed it (so runs

@@ -283,6 +283,8 @@ static void test_errors(void **state) {
         { .component = "gpu", .mtbf_s = 1, .distribution = "lognormal" },
         { .profile = "bloom" },
         { .component = "gpu", .mtbf_s = 1, .mttr_s = -1 },
+        { .component = "node", .mtbf_s = 1e-20 },          /* gaps round to 0 ns: never ends */
+        { .profile = "llama3", .mtbf_s = 0.5 },
         { 0 },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
