@@ -1024,6 +1024,10 @@ static int build_training(world *w, const sc_training *t, job *j, char *err, siz
         return -1;
     }
     if (model_time(s, t, &f, "a step time", j->r.perf.step_s, 0, 0, err, errlen) < 0 ||
+        (engine_check_s((double)t->steps * j->r.perf.step_s, NULL, 0) < 0 &&
+         snprintf(err, errlen, "%s:%d: <training name=\"%s\">: %lld steps of %g s take %g s, beyond the simulated "
+                  "clock's horizon of 100 years (%.4g s); give fewer steps or tokens", s->file, t->line, t->name,
+                  (long long)t->steps, j->r.perf.step_s, (double)t->steps * j->r.perf.step_s, SIM_HORIZON_S) > 0) ||
         input_time(s, t->line, "training", "submit", t->submit_s, err, errlen) < 0 ||
         input_time(s, t->line, "training", "timeout", t->timeout_s, err, errlen) < 0 ||
         (t->checkpoint.present && !t->checkpoint.interval_auto &&
