@@ -6,6 +6,7 @@
  * host_predict() calls per point: well under a millisecond.
  */
 #include "models/calibrate.h"
+#include "models/numerics.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -440,7 +441,7 @@ int calibrate_fit(const cal_point *pts, int n, int hold_out, host_profile *h, do
     memset(rep, 0, sizeof *rep);
     const char *const *names = host_param_names();
     for (int i = 0; stderr_of && names[i]; i++) stderr_of[i] = NAN;
-    gsl_set_error_handler_off();
+    numerics_gsl_install();          /* GSL errors come back as codes, never abort */
     for (int i = 0; res && i < n; i++) res[i] = (cal_residual){ .group = -1, .read_group = -1 };
     host_profile out = *h;
     const cal_point **sel = n > 0 ? malloc((size_t)n * sizeof *sel) : NULL;

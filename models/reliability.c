@@ -84,14 +84,53 @@ static int default_needs_repair(rel_component c) {
 
 /* ---- Weibull ---------------------------------------------------------- */
 
+/* In log space: Γ(1 + 1/shape) overflows a double for shape < 0.0059
+ * (GSL's gamma aborted the program there), its logarithm does not. An
+ * overflowing mean is +inf, an underflowing scale 0; never NaN for positive
+ * arguments. */
 double rel_weibull_mean_s(double scale_s, double shape) {
     if (!(scale_s > 0) || !(shape > 0)) return NAN;
-    return scale_s * tgamma(1 + 1 / shape);
+    return exp(log(scale_s) + lgamma(1 + 1 / shape));
 }
 
 double rel_weibull_scale_s(double mean_s, double shape) {
     if (!(mean_s > 0) || !(shape > 0)) return NAN;
-    return mean_s / tgamma(1 + 1 / shape);
+    return exp(log(mean_s) - lgamma(1 + 1 / shape));
+}
+
+/* log of the Weibull scale for a mean and shape; -inf when it underflows. */
+static double log_scale(double mean_s, double shape) {
+    return log(mean_s) - lgamma(1 + 1 / shape);
+}
+
+double rel_weibull_min_shape(double mean_s) {
+    if (!(mean_s > 0) || !isfinite(mean_s)) return NAN;
+    double lo = 1e-6, hi = 1.0, floor_log = log(REL_MIN_SCALE_S);
+    if (log_scale(mean_s, hi) < floor_log) return NAN;           /* mean under 1 ns */
+    for (int i = 0; i < 100; i++) {       /* log_scale rises with shape on (0, 1] */
+        double mid = 0.5 * (lo + hi);
+        if (log_scale(mean_s, mid) >= floor_log) hi = mid;
+        else lo = mid;
+    }
+    return hi;
+}
+
+int rel_weibull_check(double mean_s, double shape, char *why, size_t len) {
+    if (!(mean_s > 0) || !isfinite(mean_s) || !(shape > 0) || !isfinite(shape)) {
+        if (why && len) snprintf(why, len, "a Weibull process needs a finite positive mtbf and shape");
+        return -1;
+    }
+    double ls = log_scale(mean_s, shape);
+    if (ls >= log(REL_MIN_SCALE_S)) return 0;
+    if (why && len) {
+        double min = rel_weibull_min_shape(mean_s);
+        snprintf(why, len,
+                 "a Weibull shape of %g with a mean time between failures of %.4g s puts the distribution's "
+                 "scale at 1e%.0f s, below the clock's resolution of 1 ns (nearly every failure would land "
+                 "at the same instant); use a shape of at least %.2g",
+                 shape, mean_s, floor(ls / log(10)), isnan(min) ? 1.0 : min);
+    }
+    return -1;
 }
 
 /* The scenario loader caps the shape at 20 (beyond it the distribution is
@@ -103,6 +142,7 @@ int rel_process_init(rel_process *p, rel_component c, const char *cause, double 
                      int needs_repair) {
     if (!p || (unsigned)c >= REL_COMPONENT_COUNT || !(mtbf_s > 0) || !isfinite(mtbf_s)) return -1;
     if (d == REL_WEIBULL && !(shape > 0 && shape <= REL_SHAPE_MAX)) return -1;
+    if (d == REL_WEIBULL && rel_weibull_check(mtbf_s, shape, NULL, 0) < 0) return -1;
     if (!(mttr_s >= 0)) return -1;
     rel_process q;
     memset(&q, 0, sizeof q);
@@ -243,10 +283,17 @@ static int expand_one(const rel_spec *s, rel_process *out, int room, char *why, 
         return set_why(why, len, "a Weibull shape must be in (0, 20]%s", NULL);
     if (!(s->mttr_s >= 0) || !(s->mtbf_s >= 0))
         return set_why(why, len, "mtbf and mttr must not be negative%s", NULL);
+    if (s->mtbf_s > 0 && s->mtbf_s < REL_MIN_MTBF_S) {
+        if (why && len)
+            snprintf(why, len, "mtbf=\"%g s\" must be at least %g s: a failure stream that fast rounds its gaps "
+                     "to the clock's 1 ns and never lets the run end", s->mtbf_s, REL_MIN_MTBF_S);
+        return -1;
+    }
 
     if (!s->profile || !*s->profile) {
         if (comp < 0) return set_why(why, len, "a failure needs a component or a profile%s", NULL);
         if (!(s->mtbf_s > 0)) return set_why(why, len, "mtbf must be positive%s", NULL);
+        if (d == REL_WEIBULL && rel_weibull_check(s->mtbf_s, s->shape, why, len) < 0) return -1;
         if (room > 0) {
             double mttr = s->mttr_s > 0 ? s->mttr_s : rel_mttr_default_s(comp);
             if (rel_process_init(out, comp, s->cause, s->mtbf_s, d, s->shape, mttr,
@@ -266,6 +313,8 @@ static int expand_one(const rel_spec *s, rel_process *out, int room, char *why, 
         const rel_cause *c = &p->causes[i];
         if (comp >= 0 && c->component != (rel_component)comp) continue;
         if (c->count <= 0) continue;
+        if (d == REL_WEIBULL && rel_weibull_check(k * rel_profile_cause_mtbf_s(p, i), s->shape, why, len) < 0)
+            return -1;
         if (n < room) {
             double mttr = s->mttr_s > 0 ? s->mttr_s : c->mttr_s;
             if (rel_process_init(&out[n], c->component, c->label, k * rel_profile_cause_mtbf_s(p, i),

@@ -150,14 +150,16 @@ typedef struct rel_spec {
  * per cause). Writes at most max into out (out may be NULL when max is 0)
  * and returns how many the specs imply, so a caller can size its array with
  * a first call. Returns -1 on invalid input (unknown component, profile or
- * distribution, mtbf <= 0 without a profile, a Weibull shape outside
- * (0, 20], negative mttr) with one line in why; out may then be partly
+ * distribution, mtbf <= 0 without a profile, mtbf under REL_MIN_MTBF_S, a Weibull shape outside
+ * (0, 20] or one too small for its mtbf (rel_weibull_check), negative
+ * mttr) with one line in why; out may then be partly
  * written. */
 int rel_expand(const rel_spec *s, int n, rel_process *out, int max, char *why, size_t len);
 
 /* Fill p for one instance class: the scale from mtbf and shape, the
  * detection delay from the detection kind. Returns 0, or -1 when mtbf_s is
- * not positive or a Weibull shape is outside (0, 20] (p unchanged). */
+ * not positive or a Weibull shape is outside (0, 20] or fails
+ * rel_weibull_check (p unchanged). */
 int rel_process_init(rel_process *p, rel_component c, const char *cause, double mtbf_s,
                      rel_dist d, double shape, double mttr_s, rel_detection det,
                      int needs_repair);
@@ -220,9 +222,31 @@ double rel_mean_interruptions(double instances, double t_s, double mtbf_s);
 /* Mean time to interruption for a rate (INFINITY for rate <= 0). */
 double rel_mtti_s(double rate_per_s);
 
-/* Weibull: mean = scale·Γ(1 + 1/shape); scale = mean / Γ(1 + 1/shape).
- * Return NAN for a shape or argument that is not positive. */
+/* Weibull: mean = scale·Γ(1 + 1/shape); scale = mean / Γ(1 + 1/shape),
+ * computed in log space (no overflow, no GSL). Return NAN for a shape or
+ * argument that is not positive; a mean beyond a double is +inf, a scale
+ * below one is 0. */
 double rel_weibull_mean_s(double scale_s, double shape);
 double rel_weibull_scale_s(double mean_s, double shape);
+
+/* The least Weibull scale a process may have: the simulated clock's
+ * resolution. Below it nearly every sampled time to failure rounds to 0
+ * and the failures of an instance land at one instant without end. */
+#define REL_MIN_SCALE_S 1e-9
+
+/* The least mtbf a <failure> may give (per instance, or per GPU with a
+ * profile): at mtbf="1e-20s" every gap rounded to 0 ns and the failures ran
+ * at one instant without end. One second is far below any real part's. */
+#define REL_MIN_MTBF_S 1.0
+
+/* 0 when a Weibull process of this mean and shape has a scale of at least
+ * REL_MIN_SCALE_S; else -1 with one line in why (why may be NULL) that
+ * names the shape, the mean and the least shape that would do. */
+int rel_weibull_check(double mean_s, double shape, char *why, size_t len);
+
+/* The least shape in (0, 1] whose scale for this mean is at least
+ * REL_MIN_SCALE_S; NAN when even shape 1 is too small or mean_s is not a
+ * finite positive number. */
+double rel_weibull_min_shape(double mean_s);
 
 #endif

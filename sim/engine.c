@@ -56,6 +56,7 @@
 #include "sim/engine.h"
 
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -400,12 +401,17 @@ int engine_step(engine *e) {
     if (e->end == ROOT)
         return 0;
     hent top = e->heap[ROOT];
+    if ((sim_time)top.t > SIM_HORIZON)
+        return 0;                   /* beyond the horizon: never runs */
     dispatch(e, &e->slots[hslot(top)], (sim_time)top.t);
     return 1;
 }
 
 uint64_t engine_run(engine *e, sim_time until_ns) {
     uint64_t n0 = e->ndispatched;
+    int to_horizon = until_ns >= SIM_HORIZON;
+    if (to_horizon)
+        until_ns = SIM_HORIZON;     /* later events never run */
     int stopped = 0;
     for (;;) {
         if (e->stop) {
@@ -429,7 +435,7 @@ uint64_t engine_run(engine *e, sim_time until_ns) {
         }
         dispatch(e, s, (sim_time)top.t);
     }
-    if (!stopped && until_ns != SIM_FOREVER && until_ns > e->now)
+    if (!stopped && !to_horizon && until_ns > e->now)
         e->now = until_ns;
     e->stop = 0;
     return e->ndispatched - n0;
@@ -461,4 +467,17 @@ void engine_debug_set_seq(engine *e, uint64_t seq) {
 
 uint64_t engine_debug_seq_limit(void) {
     return SEQ_LIMIT;
+}
+
+int engine_check_s(double t_s, char *why, size_t len) {
+    sim_time ns;
+    if (sim_ns_from_s(t_s, &ns) == 0)
+        return 0;
+    if (why && len) {
+        if (t_s > SIM_HORIZON_S)
+            snprintf(why, len, "is beyond the simulated clock's horizon of 100 years (%.4g s)", SIM_HORIZON_S);
+        else
+            snprintf(why, len, "is not a finite time of at least 0 s");
+    }
+    return -1;
 }

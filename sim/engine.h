@@ -37,8 +37,8 @@ void engine_free(engine *e);
 
 sim_time engine_now(const engine *e);
 
-/* Schedule fn(arg) at absolute time t_ns (clamped to now if earlier).
- * Returns the event's id, or 0 when out of memory (nothing scheduled). */
+/* Schedule fn(arg) at absolute time t_ns (clamped to now if earlier; an
+ * event after SIM_HORIZON stays pending and never runs). Returns the event's id, or 0 when out of memory (nothing scheduled). */
 event_id engine_schedule(engine *e, sim_time t_ns, event_fn fn, void *arg);
 /* Same, at now + delay_ns (delay clamped to >= 0, saturating at SIM_FOREVER). */
 event_id engine_after(engine *e, sim_time delay_ns, event_fn fn, void *arg);
@@ -49,12 +49,13 @@ event_id engine_after(engine *e, sim_time delay_ns, event_fn fn, void *arg);
 int engine_cancel(engine *e, event_id id);
 
 /* Dispatch the next event, advancing the clock to its time. Returns 1 when an
- * event ran, 0 when none was pending. */
+ * event ran, 0 when none was pending at or before SIM_HORIZON. */
 int engine_step(engine *e);
 
 /* Dispatch events in order while the next event's time is <= until_ns and no
- * stop was requested. Afterwards the clock is at until_ns if the queue ran
- * dry before it (and until_ns != SIM_FOREVER), else at the last event's time.
+ * stop was requested. until_ns is capped at SIM_HORIZON (SIM_FOREVER means
+ * "to the horizon"), so the clock never passes it. Afterwards the clock is at until_ns if the queue ran
+ * dry before it (and until_ns < SIM_HORIZON), else at the last event's time.
  * "Ran dry" means no event is pending at or before until_ns: events pending
  * after until_ns stay pending and the clock still moves to until_ns. After a
  * stop the clock stays at the last event's time; it never moves backwards.
@@ -80,12 +81,47 @@ uint64_t engine_dispatched(const engine *e);
 void engine_debug_set_seq(engine *e, uint64_t seq);
 uint64_t engine_debug_seq_limit(void);
 
-/* Conversions for readers and writers of seconds. */
-static inline sim_time sim_from_s(double s) {
-    if (s >= 9.2e9) return SIM_FOREVER;
-    if (s <= -9.2e9) return -SIM_FOREVER;
-    return (sim_time)(s * 1e9 + (s >= 0 ? 0.5 : -0.5));
+/* The simulated clock's horizon: 100 Julian years. No event runs later
+ * and engine_run() never moves the clock past it, so the clock cannot
+ * saturate or wrap (INT64_MAX ns is 292 years, and the sum of two times
+ * within the horizon still fits). An event scheduled beyond the horizon
+ * (engine_after() saturates at SIM_FOREVER) stays pending and never runs. */
+#define SIM_HORIZON_S 3155760000.0
+#define SIM_HORIZON ((sim_time)3155760000LL * SIM_NS_PER_S)
+
+/* The one checked conversion of an input's seconds to a clock value:
+ * rounds s to whole nanoseconds into *out and returns 0 when s is finite
+ * and 0 <= s <= SIM_HORIZON_S; otherwise returns -1 and leaves *out as it
+ * was. Callers turn -1 into an error naming the input. */
+static inline int sim_ns_from_s(double s, sim_time *out) {
+    if (!(s >= 0) || !(s <= SIM_HORIZON_S)) return -1;     /* also NaN */
+    *out = (sim_time)(s * 1e9 + 0.5);
+    return 0;
 }
+
+/* Seconds to a clock value, total: NaN and anything beyond the horizon
+ * give SIM_FOREVER (an event there never runs), negatives give 0. Used
+ * for values that were range-checked where they entered (with
+ * sim_ns_from_s()) and for sums of them, so it never invents a time. */
+static inline sim_time sim_from_s(double s) {
+    if (!(s <= SIM_HORIZON_S)) return SIM_FOREVER;
+    if (!(s > 0)) return 0;
+    return (sim_time)(s * 1e9 + 0.5);
+}
+
+/* sim_from_s() but at least 1 ns: the delay of a periodic event, which
+ * must move the clock forward or it would run forever at one instant. */
+static inline sim_time sim_period_from_s(double s) {
+    sim_time t = sim_from_s(s);
+    return t > 0 ? t : 1;
+}
+
 static inline double sim_to_s(sim_time t) { return (double)t / 1e9; }
+
+/* sim_ns_from_s() with the reason: 0 when t_s can be a clock value, else
+ * -1 with why = "is not a finite time of at least 0 s" or "is beyond the
+ * simulated clock's horizon of 100 years (3.156e+09 s)" (why may be NULL).
+ * Callers prefix the input's file, line, element and attribute. */
+int engine_check_s(double t_s, char *why, size_t len);
 
 #endif

@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_sf_gamma.h>
+
+#include "models/reliability.h"
 #include "sim/rng.h"
 
 typedef struct instance {
@@ -24,6 +27,7 @@ typedef struct kind {
     int id;
     rng *r;
     long long n_inst;           /* instances in the cluster */
+    double scale_s;             /* weibull: scale for the mean mtbf_s; 0: never fails */
     event_id next;              /* exponential: the stream's next event */
     instance *inst;             /* weibull: one per instance */
     event_id *ev;               /* weibull: each instance's pending event */
@@ -49,7 +53,8 @@ static void on_instance(engine *e, void *arg);
 
 static void schedule_poisson(kind *k) {
     double rate = (double)k->n_inst / k->p.mtbf_s;
-    k->next = engine_after(k->f->e, sim_from_s(rng_exponential(k->r, 1.0 / rate)), on_poisson, k);
+    /* At least 1 ns: a stream must move the clock or it runs at one instant. */
+    k->next = engine_after(k->f->e, sim_period_from_s(rng_exponential(k->r, 1.0 / rate)), on_poisson, k);
 }
 
 static void on_poisson(engine *e, void *arg) {
@@ -63,9 +68,22 @@ static void on_poisson(engine *e, void *arg) {
     if (node_alive(f, node)) f->fn(f->ctx, node, k->id);
 }
 
+/* An instance's next failure. A time beyond the clock's horizon becomes an
+ * event that never runs (sim_from_s saturates), which is what it means. */
 static void schedule_instance(kind *k, int i) {
-    double t = rng_weibull_mean(k->r, k->p.mtbf_s, k->p.shape);
-    k->ev[i] = engine_after(k->f->e, sim_from_s(t), on_instance, &k->inst[i]);
+    if (!(k->scale_s > 0)) return;
+    double t = rng_weibull(k->r, k->scale_s, k->p.shape);
+    k->ev[i] = engine_after(k->f->e, sim_period_from_s(t), on_instance, &k->inst[i]);
+}
+
+/* The Weibull scale for a mean: as rng_weibull_mean() computed it (so runs
+ * repeat bit for bit) where Γ(1 + 1/shape) is a double, in log space where
+ * it would overflow (GSL's gamma aborted the program there). 0 when the
+ * scale underflows; world_new refuses such a process (rel_weibull_check). */
+static double weibull_scale_s(double mean_s, double shape) {
+    double x = 1.0 + 1.0 / shape;
+    double s = x < GSL_SF_GAMMA_XMAX ? mean_s / gsl_sf_gamma(x) : rel_weibull_scale_s(mean_s, shape);
+    return s > 0 && isfinite(s) ? s : 0;
 }
 
 static void on_instance(engine *e, void *arg) {
@@ -106,6 +124,7 @@ failures *failures_new(engine *e, cluster *c, const failure_proc *procs, int n, 
             schedule_poisson(k);
             continue;
         }
+        k->scale_s = weibull_scale_s(k->p.mtbf_s, k->p.shape);
         k->inst = calloc((size_t)k->n_inst, sizeof *k->inst);
         k->ev = calloc((size_t)k->n_inst, sizeof *k->ev);
         if (!k->inst || !k->ev) goto oom;

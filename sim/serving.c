@@ -423,7 +423,7 @@ static int draw_len(rng *r, const char *dist, double mean, double cv) {
     else if (!strcmp(dist, "gamma")) x = rng_gamma_mean_cv(r, mean, cv > 0 ? cv : 1);
     else if (!strcmp(dist, "uniform")) x = 1 + rng_uniform(r) * (2 * mean - 2);
     x = floor(x + 0.5);
-    if (x < 1) x = 1;
+    if (!(x >= 1)) x = 1;                          /* also NaN: never an undefined cast */
     if (x > 1e8) x = 1e8;
     return (int)x;
 }
@@ -1597,6 +1597,7 @@ long serving_trace_load(const char *path, const char *const *models, const int *
         char why[128];
         if (units_parse(f[0], UNIT_DURATION, &t, why, sizeof why) < 0) TBAD("time '%s': %s", f[0], why);
         if (t < 0) TBAD("time '%s' must not be negative", f[0]);
+        if (engine_check_s(t, why, sizeof why) < 0) TBAD("time '%s' %s", f[0], why);
         if (n > 0 && t < last) TBAD("times must be sorted: %s comes after %.9g", f[0], last);
         long long in, out;
         if (parse_whole(f[1], &in) < 0) TBAD("input_tokens '%s' must be a whole number", f[1]);
@@ -1653,8 +1654,99 @@ static void trace_path(const scenario *s, const char *href, char *buf, size_t le
     else snprintf(buf, len, "%.*s/%s", (int)(slash - s->file), s->file, href);
 }
 
+/* The largest coefficient of variation of a length or inter-arrival
+ * distribution: beyond it almost every draw is the minimum and the mean
+ * rests on draws too rare to appear in a run (and at about 1e154 cv² is no
+ * longer a double: the lognormal's parameters become NaN). */
+#define CV_MAX 1000.0
+
+/* Every number of <inference> that becomes a time on the clock or a
+ * distribution's parameter, range-checked before anything is scheduled.
+ * 0, or -1 with err "FILE:LINE: <element attr="v">: why". */
+static int check_inputs(const scenario *s, const sc_inference *c, char *err, size_t errlen) {
+    char why[160];
+    int al = c->arrivals_line > 0 ? c->arrivals_line : c->line;
+    if (engine_check_s(c->arrival_start_s, why, sizeof why) < 0) {
+        snprintf(err, errlen, "%s:%d: <arrivals start=\"%g s\">: start %s", s->file, al, c->arrival_start_s, why);
+        return -1;
+    }
+    if (engine_check_s(c->arrival_start_s + c->arrival_duration_s, why, sizeof why) < 0) {
+        snprintf(err, errlen, "%s:%d: <arrivals duration=\"%g s\">: start + duration %s", s->file, al,
+                 c->arrival_duration_s, why);
+        return -1;
+    }
+    int timed = !strcmp(c->arrival_process, "poisson") || !strcmp(c->arrival_process, "bursty") ||
+                !strcmp(c->arrival_process, "diurnal");
+    if (timed && (!(c->rate_per_s > 0) || engine_check_s(1.0 / c->rate_per_s, why, sizeof why) < 0)) {
+        snprintf(err, errlen, "%s:%d: <arrivals rate=\"%g/s\">: the mean time between arrivals (%g s) %s", s->file,
+                 al, c->rate_per_s, 1.0 / c->rate_per_s, c->rate_per_s > 0 ? why : "is not finite");
+        return -1;
+    }
+    if (!strcmp(c->arrival_process, "bursty") && !(c->arrival_cv > 0 && c->arrival_cv <= CV_MAX)) {
+        snprintf(err, errlen, "%s:%d: <arrivals cv=\"%g\">: cv must be in (0, %g]", s->file, al, c->arrival_cv, CV_MAX);
+        return -1;
+    }
+    if (!strcmp(c->arrival_process, "diurnal") &&
+        (!(c->diurnal_period_s > 0) || engine_check_s(c->diurnal_period_s, why, sizeof why) < 0)) {
+        snprintf(err, errlen, "%s:%d: <arrivals period=\"%g s\">: period %s", s->file, al, c->diurnal_period_s,
+                 c->diurnal_period_s > 0 ? why : "must be positive");
+        return -1;
+    }
+    const char *dist[2] = { c->input_dist, c->output_dist };
+    const double cv[2] = { c->input_cv, c->output_cv };
+    for (int i = 0; i < 2; i++) {
+        int uses_cv = !strcmp(dist[i], "lognormal") || !strcmp(dist[i], "gamma");
+        if (uses_cv && !(cv[i] > 0 && cv[i] <= CV_MAX)) {
+            snprintf(err, errlen, "%s:%d: <inference name=\"%s\">: <requests %s-cv=\"%g\">: %s-cv must be in (0, %g]",
+                     s->file, c->line, c->name, i ? "output" : "input", cv[i], i ? "output" : "input", CV_MAX);
+            return -1;
+        }
+    }
+    if (engine_check_s(c->model_load_s, why, sizeof why) < 0) {
+        snprintf(err, errlen, "%s:%d: <inference model-load-time=\"%g s\">: model-load-time %s", s->file, c->line,
+                 c->model_load_s, why);
+        return -1;
+    }
+    if (c->autoscale) {
+        int l = c->autoscale_line > 0 ? c->autoscale_line : c->line;
+        const double v[3] = { c->autoscale_interval_s, c->autoscale_startup_s, c->autoscale_cooldown_s };
+        static const char *const name[3] = { "interval", "startup", "cooldown" };
+        for (int i = 0; i < 3; i++)
+            if (engine_check_s(v[i], why, sizeof why) < 0) {
+                snprintf(err, errlen, "%s:%d: <autoscale %s=\"%g s\">: %s %s", s->file, l, name[i], v[i], name[i], why);
+                return -1;
+            }
+        /* A tick must move the clock, and a run of hours must not take
+         * billions of them. */
+        if (!(c->autoscale_interval_s >= 1e-3)) {
+            snprintf(err, errlen, "%s:%d: <autoscale interval=\"%g s\">: interval must be at least 1ms", s->file, l,
+                     c->autoscale_interval_s);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* A model's time for one iteration or one load must be a time the clock
+ * can hold; a catalog figure such as hbm-bw="1e-300B/s" made it infinite
+ * or NaN and the replica never finished an iteration. 0, or -1 with err
+ * naming the figures of the GPU it came from. */
+static int check_model_time(const scenario *s, const sc_inference *c, const gpu_spec *g, const char *what,
+                            double t_s, char *err, size_t errlen) {
+    char why[160];
+    if (t_s > 0 && engine_check_s(t_s, why, sizeof why) == 0) return 0;
+    if (!(t_s > 0)) snprintf(why, sizeof why, "is not a positive finite time");
+    t_s = isnan(t_s) ? fabs(t_s) : t_s;         /* "nan", not "-nan" */
+    snprintf(err, errlen,
+             "%s:%d: <inference name=\"%s\">: the serving model gives %s of %g s, which %s; check the catalog "
+             "figures of GPU %s (hbm-bw=%g B/s, bf16-tflops=%g)",
+             s->file, c->line, c->name, what, t_s, why, g->name, g->hbm_bw_bytes_per_s, g->tflops[PREC_BF16]);
+    return -1;
+}
+
 serving *serving_new(engine *e, metric_bus *bus, const scenario *s, const sc_inference *c,
                      const node_spec *node, const serving_host *host, char *err, size_t errlen) {
+    if (check_inputs(s, c, err, errlen) < 0) return NULL;
     serving *sv = calloc(1, sizeof *sv);
     if (!sv) goto oom;
     sv->e = e;
@@ -1711,6 +1803,13 @@ serving *serving_new(engine *e, metric_bus *bus, const scenario *s, const sc_inf
         sv->share_cum[m] = sum;
         sv->block_bytes[m] = sm->kv_bytes_per_token * sv->block;
         sv->load_s[m] = c->model_load_s > 0 ? c->model_load_s : serve_pcie_s(node, sm->weight_bytes);
+        if (check_model_time(s, c, g, "a model load time", sv->load_s[m], err, errlen) < 0 ||
+            check_model_time(s, c, g, "a one-token iteration time", serve_tokens_s(sm, 1, 1, NULL), err, errlen) < 0 ||
+            check_model_time(s, c, g, "a full-budget iteration time",
+                             serve_tokens_s(sm, sv->budget, sv->max_batch, NULL), err, errlen) < 0) {
+            serving_free(sv);
+            return NULL;
+        }
         o += (size_t)snprintf(sv->res.models + o, o < sizeof sv->res.models ? sizeof sv->res.models - o : 0,
                               "%s%s", m ? ", " : "", name);
         if (o >= sizeof sv->res.models) o = sizeof sv->res.models - 1;

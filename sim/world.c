@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "models/checkpoint.h"
+#include "models/numerics.h"
 #include "models/reliability.h"
 #include "sim/cluster.h"
 #include "sim/failures.h"
@@ -970,6 +971,48 @@ static void plan_checkpoints(world *w, job *j, const fabric *f) {
     j->next_ckpt = j->ckpt_every;
 }
 
+/* An input time of element ELEM (attribute ATTR) on line LINE must be a
+ * clock value (engine_check_s). 0, or -1 with err set. */
+static int input_time(const scenario *s, int line, const char *elem, const char *attr, double t_s, char *err,
+                      size_t errlen) {
+    char why[160];
+    if (engine_check_s(t_s, why, sizeof why) == 0) return 0;
+    snprintf(err, errlen, "%s:%d: <%s %s=\"%g s\">: %s %s", s->file, line, elem, attr, t_s, attr, why);
+    return -1;
+}
+
+/* A rate whose mean gap, 1/rate, must be a clock value: rate="1e-300/s"
+ * puts the first arrival 1e300 s away. 0, or -1 with err set. */
+static int input_rate(const scenario *s, int line, const char *elem, double rate_per_s, char *err, size_t errlen) {
+    char why[160];
+    if (engine_check_s(1.0 / rate_per_s, why, sizeof why) == 0) return 0;
+    snprintf(err, errlen, "%s:%d: <%s rate=\"%g/s\">: the mean time between arrivals, 1/rate = %g s, %s", s->file,
+             line, elem, rate_per_s, 1.0 / rate_per_s, why);
+    return -1;
+}
+
+/* A model's output that becomes a time (a step, a checkpoint write) must
+ * be positive (or 0 when zero_ok) and a clock value; an infinite or NaN
+ * one came from a catalog figure such as hbm-bw="1e-300B/s" and used to run
+ * forever. 0, or -1 with err naming the job and the figures of its GPU,
+ * NIC and storage. */
+static int model_time(const scenario *s, const sc_training *t, const fabric *f, const char *what, double t_s,
+                      int zero_ok, double storage_bw, char *err, size_t errlen) {
+    char why[160];
+    if ((t_s > 0 || (zero_ok && t_s == 0)) && engine_check_s(t_s, why, sizeof why) == 0) return 0;
+    if (!(t_s > 0)) snprintf(why, sizeof why, "is not a positive finite time");
+    t_s = isnan(t_s) ? fabs(t_s) : t_s;         /* "nan", not "-nan" */
+    char st[64] = "";
+    if (storage_bw > 0) snprintf(st, sizeof st, ", storage bandwidth %g B/s", storage_bw);
+    snprintf(err, errlen,
+             "%s:%d: <training name=\"%s\">: the model gives %s of %g s, which %s; check the catalog figures it "
+             "used: GPU %s (hbm-bw=%g B/s, bf16-tflops=%g), NIC %s (bandwidth=%g B/s)%s",
+             s->file, t->line, t->name, what, t_s, why, f->gpu ? f->gpu->name : "?",
+             f->gpu ? f->gpu->hbm_bw_bytes_per_s : 0, f->gpu ? f->gpu->tflops[PREC_BF16] : 0,
+             f->nic ? f->nic->name : "none", f->nic ? f->nic->bw_bytes_per_s : 0, st);
+    return -1;
+}
+
 static int build_training(world *w, const sc_training *t, job *j, char *err, size_t errlen) {
     const scenario *s = w->s;
     j->t = t;
@@ -984,6 +1027,16 @@ static int build_training(world *w, const sc_training *t, job *j, char *err, siz
         snprintf(err, errlen, "%s:%d: <training name=\"%s\">: %s", s->file, t->line, t->name, j->perf->why);
         return -1;
     }
+    if (model_time(s, t, &f, "a step time", j->perf->step_s, 0, 0, err, errlen) < 0 ||
+        (engine_check_s((double)t->steps * j->perf->step_s, NULL, 0) < 0 &&
+         snprintf(err, errlen, "%s:%d: <training name=\"%s\">: %lld steps of %g s take %g s, beyond the simulated "
+                  "clock's horizon of 100 years (%.4g s); give fewer steps or tokens", s->file, t->line, t->name,
+                  (long long)t->steps, j->perf->step_s, (double)t->steps * j->perf->step_s, SIM_HORIZON_S) > 0) ||
+        input_time(s, t->line, "training", "submit", t->submit_s, err, errlen) < 0 ||
+        input_time(s, t->line, "training", "timeout", t->timeout_s, err, errlen) < 0 ||
+        (t->checkpoint.present && !t->checkpoint.interval_auto &&
+         input_time(s, t->checkpoint.line, "checkpoint", "interval", t->checkpoint.interval_s, err, errlen) < 0))
+        return -1;
     j->r.kind = JOB_TRAINING;
     j->r.gpus = t->gpus;
     j->r.steps_total = t->steps;
@@ -1000,6 +1053,14 @@ static int build_training(world *w, const sc_training *t, job *j, char *err, siz
         return -1;
     }
     plan_checkpoints(w, j, &f);
+    double st_bw = 0;
+    for (int i = 0; i < s->n_storage; i++)
+        if (!strcmp(s->storage[i].name, t->storage) || (!t->storage[0] && i == 0)) st_bw = s->storage[i].bw_bytes_per_s;
+    if (model_time(s, t, &f, "a checkpoint stall", j->stall_s, 1, st_bw, err, errlen) < 0 ||
+        model_time(s, t, &f, "a background checkpoint write", j->background_s, 1, st_bw, err, errlen) < 0 ||
+        model_time(s, t, &f, "a checkpoint load", j->load_s, 1, st_bw, err, errlen) < 0 ||
+        model_time(s, t, &f, "a checkpoint interval", j->r.checkpoint_interval_s, 1, st_bw, err, errlen) < 0)
+        return -1;
     return 0;
 }
 
@@ -1120,6 +1181,10 @@ static int build_failures(world *w, char *err, size_t errlen) {
     if (!spec) return -1;
     for (int i = 0; i < s->n_failures; i++) {
         const sc_failure *sf = &s->failures[i];
+        if (input_time(s, sf->line, "failure", "mttr", sf->mttr_s, err, errlen) < 0) {
+            free(spec);
+            return -2;
+        }
         spec[i] = (rel_spec){ sf->component, sf->profile, sf->mtbf_s, sf->distribution, sf->shape,
                               sf->mttr_s, sf->cause };
     }
@@ -1130,7 +1195,9 @@ static int build_failures(world *w, char *err, size_t errlen) {
     w->fail_by_proc = calloc((size_t)(n > 0 ? n : 0) + 1, sizeof *w->fail_by_proc);
     int rc = -1;
     if (n < 0 || rel_expand(spec, s->n_failures, rp, n, why, sizeof why) != n) {
-        snprintf(err, errlen, "%s:%d: <failure>: %s", s->file, s->failures[0].line, why);
+        int bad = 0;            /* the element at fault, not always the first */
+        while (bad < s->n_failures - 1 && rel_expand(&spec[bad], 1, NULL, 0, NULL, 0) >= 0) bad++;
+        snprintf(err, errlen, "%s:%d: <failure>: %s", s->file, s->failures[bad].line, why);
         rc = -2;
         goto out;
     }
@@ -1346,6 +1413,10 @@ const serving *world_serving(const world *w, int i) {
     return (i >= 0 && i < w->n_svc) ? w->svc[i].sv : NULL;
 }
 
+/* The models and the trace reader bound times by NUMERICS_MAX_TIME_S; the
+ * engine runs to SIM_HORIZON_S: one number. */
+_Static_assert((long long)NUMERICS_MAX_TIME_S == (long long)SIM_HORIZON_S, "the time bound is the clock's horizon");
+
 /* Generated job names live in chunks freed with the world: a job's name
  * is a pointer, so ten million jobs do not each carry a fixed buffer. */
 typedef struct name_chunk {
@@ -1408,8 +1479,9 @@ static int add_trace_jobs(world *w) {
 }
 
 /* The jobs of <jobs> group i: arrivals, durations and sizes drawn from
- * the group's own streams. */
-static int add_group_jobs(world *w, int i) {
+ * the group's own streams. 0; -1 when out of memory; -2 with err set when
+ * one of its times is not a clock value. */
+static int add_group_jobs(world *w, int i, char *err, size_t errlen) {
     const scenario *s = w->s;
     const sc_jobs *g = &s->jobs[i];
     rng *ra = rng_new(s->seed, "jobs/arrivals", (uint64_t)i);
@@ -1417,6 +1489,11 @@ static int add_group_jobs(world *w, int i) {
     rng *rs = rng_new(s->seed, "jobs/sizes", (uint64_t)i);
     rng_discrete *sizes = g->n_sizes ? rng_discrete_new(g->size_weights, (size_t)g->n_sizes) : NULL;
     int rc = !ra || !rd || !rs || (g->n_sizes && !sizes) ? -1 : 0;
+    if (rc == 0 && (input_time(s, g->line, "jobs", "submit", g->submit_s, err, errlen) < 0 ||
+                    input_time(s, g->line, "jobs", "duration", g->duration_s, err, errlen) < 0 ||
+                    input_time(s, g->line, "jobs", "timeout", g->timeout_s, err, errlen) < 0 ||
+                    (g->rate_per_s > 0 && input_rate(s, g->line, "jobs", g->rate_per_s, err, errlen) < 0)))
+        rc = -2;
     double t = g->submit_s;
     for (int k = 0; k < g->count && rc == 0; k++) {
         int gpus = sizes ? g->sizes[rng_discrete_draw(rs, sizes)] : g->gpus;
@@ -1443,6 +1520,7 @@ static int add_group_jobs(world *w, int i) {
 }
 
 world *world_new(const scenario *s, metric_bus *bus, char *err, size_t errlen) {
+    numerics_gsl_install();             /* a GSL error is a value, never an abort */
     world *w = calloc(1, sizeof *w);
     if (!w) goto oom;
     w->s = s;
@@ -1515,7 +1593,12 @@ world *world_new(const scenario *s, metric_bus *bus, char *err, size_t errlen) {
      * the trace's batch jobs where its <trace> stands among the groups. */
     for (int i = 0; i <= s->n_jobs; i++) {
         if (i == s->trace_after && add_trace_jobs(w) < 0) goto oom;
-        if (i < s->n_jobs && add_group_jobs(w, i) < 0) goto oom;
+        int grc = i < s->n_jobs ? add_group_jobs(w, i, err, errlen) : 0;
+        if (grc == -2) {
+            world_free(w);
+            return NULL;
+        }
+        if (grc < 0) goto oom;
     }
 
     static const char *state_names[GS_COUNT] = { "gpus_training", "gpus_checkpoint", "gpus_restarting",

@@ -19,6 +19,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 #include <cmocka.h>
 
@@ -524,11 +525,92 @@ static void test_after_saturation(void **state) {
     assert_int_equal(engine_next_time(e), 1000);
     engine_step(e);
     assert_int_equal(engine_now(e), 1000);
-    /* After saturation the event still runs, at SIM_FOREVER. */
+    /* A saturated event is beyond the horizon: it never runs and the clock
+     * never reaches SIM_FOREVER (it used to run there, and a periodic event
+     * then ran forever at that one instant). */
     engine_after(e, INT64_MAX - 1, tev_handler, &b);
-    assert_int_equal(engine_run(e, SIM_FOREVER), 1);
-    assert_int_equal(engine_now(e), SIM_FOREVER);
+    assert_int_equal(engine_run(e, SIM_FOREVER), 0);
+    assert_int_equal(engine_now(e), 1000);
+    assert_int_equal(engine_pending(e), 1);
+    assert_int_equal(engine_step(e), 0);
     engine_free(e);
+}
+
+/* A handler that reschedules itself after a fixed delay: a periodic tick. */
+static uint64_t ticks;
+static sim_time tick_delay;
+static void tick_handler(engine *e, void *arg) {
+    ticks++;
+    engine_after(e, tick_delay, tick_handler, arg);
+}
+
+/* Near INT64_MAX: scheduling is refused to run (the event stays pending past
+ * the horizon), the clock stops at the horizon at most and never wraps, and
+ * a periodic event whose next time saturates cannot run forever at one
+ * instant. */
+static void test_horizon(void **state) {
+    (void)state;
+    engine *e = engine_new();
+    trace tr = { 0 };
+    tev a = { .tr = &tr, .tag = 1 }, b = { .tr = &tr, .tag = 2 };
+    assert_true(engine_schedule(e, INT64_MAX, tev_handler, &a) != 0);
+    assert_true(engine_schedule(e, SIM_HORIZON + 1, tev_handler, &b) != 0);
+    assert_int_equal(engine_run(e, SIM_FOREVER), 0);
+    assert_int_equal(engine_now(e), 0);
+    assert_int_equal(engine_step(e), 0);
+    assert_int_equal(engine_pending(e), 2);
+    engine_free(e);
+
+    /* An event exactly at the horizon runs; the clock stops there. */
+    e = engine_new();
+    tr.n = 0;
+    engine_schedule(e, SIM_HORIZON, tev_handler, &a);
+    assert_int_equal(engine_run(e, INT64_MAX), 1);
+    assert_int_equal(engine_now(e), SIM_HORIZON);
+    assert_true(engine_now(e) >= 0);
+    /* A run "until" past the horizon ends at the last event, not beyond. */
+    engine_schedule(e, INT64_MAX - 1, tev_handler, &b);
+    assert_int_equal(engine_run(e, INT64_MAX - 1), 0);
+    assert_int_equal(engine_now(e), SIM_HORIZON);
+    engine_free(e);
+
+    /* A tick of a huge period: runs once, then its next time saturates
+     * and the run ends instead of spinning at SIM_FOREVER. */
+    e = engine_new();
+    ticks = 0;
+    tick_delay = INT64_MAX / 2;
+    engine_schedule(e, SIM_HORIZON - 10, tick_handler, NULL);
+    assert_int_equal(engine_run(e, SIM_FOREVER), 1);
+    assert_int_equal(ticks, 1);
+    assert_int_equal(engine_now(e), SIM_HORIZON - 10);
+    engine_free(e);
+}
+
+/* The checked conversion refuses what no clock value can hold. */
+static void test_ns_from_s(void **state) {
+    (void)state;
+    sim_time t = 42;
+    assert_int_equal(sim_ns_from_s(1.5, &t), 0);
+    assert_int_equal(t, 1500000000);
+    assert_int_equal(sim_ns_from_s(0, &t), 0);
+    assert_int_equal(t, 0);
+    assert_int_equal(sim_ns_from_s(SIM_HORIZON_S, &t), 0);
+    assert_int_equal(t, SIM_HORIZON);
+    t = 42;
+    assert_int_equal(sim_ns_from_s(1e30, &t), -1);
+    assert_int_equal(sim_ns_from_s(SIM_HORIZON_S * 1.000001, &t), -1);
+    assert_int_equal(sim_ns_from_s(-1e-9, &t), -1);
+    assert_int_equal(sim_ns_from_s(NAN, &t), -1);
+    assert_int_equal(sim_ns_from_s(INFINITY, &t), -1);
+    assert_int_equal(t, 42);
+    /* The total conversion: never undefined, never a time beyond the horizon
+     * that could run. */
+    assert_int_equal(sim_from_s(NAN), SIM_FOREVER);
+    assert_int_equal(sim_from_s(1e300), SIM_FOREVER);
+    assert_int_equal(sim_from_s(-1e300), 0);
+    assert_int_equal(sim_period_from_s(1e-20), 1);
+    /* Two times within the horizon add without overflow. */
+    assert_true(SIM_HORIZON <= INT64_MAX / 2);
 }
 
 /* Ties across the renumbering of the sequence counter stay FIFO. */
@@ -594,6 +676,8 @@ int main(void) {
         cmocka_unit_test(test_run_until),
         cmocka_unit_test(test_stop),
         cmocka_unit_test(test_after_saturation),
+        cmocka_unit_test(test_horizon),
+        cmocka_unit_test(test_ns_from_s),
         cmocka_unit_test(test_seq_renumber),
         cmocka_unit_test(test_mass_cancel),
         cmocka_unit_test(test_script_against_reference),

@@ -25,7 +25,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_sf_gamma.h>
+
 #include "models/catalog.h"
+#include "models/numerics.h"
 #include "models/reliability.h"
 #include "scenarios/catalog_xml.h"
 
@@ -223,6 +227,51 @@ static void test_weibull(void **state) {
     assert_true(isnan(rel_weibull_scale_s(-1, 1)));
 }
 
+/* Issue 16: shape 0.005 asks for Γ(201), which overflows a double; GSL's
+ * gamma aborted the program (exit 134). In log space the scale is tiny but
+ * exact; the check refuses it by name instead of failing at one instant. */
+static void test_weibull_tiny_shape(void **state) {
+    (void)state;
+    double mean = 1.2 * 365 * DAY;
+    double scale = rel_weibull_scale_s(mean, 0.005);
+    assert_true(scale >= 0 && !isnan(scale));             /* underflows to 0, no NaN */
+    assert_true(isinf(rel_weibull_mean_s(1, 0.005)));    /* overflows to +inf, no abort */
+    char why[400];
+    assert_int_equal(rel_weibull_check(mean, 0.005, why, sizeof why), -1);
+    assert_non_null(strstr(why, "a Weibull shape of 0.005"));
+    assert_non_null(strstr(why, "below the clock's resolution of 1 ns"));
+    assert_int_equal(rel_weibull_check(mean, 0.0058, why, sizeof why), -1);
+    assert_int_equal(rel_weibull_check(mean, 0.8, why, sizeof why), 0);
+    /* The least shape it suggests passes; a bit less does not. */
+    double min = rel_weibull_min_shape(mean);
+    assert_true(min > 0.0058 && min < 1);
+    assert_int_equal(rel_weibull_check(mean, min, NULL, 0), 0);
+    assert_int_equal(rel_weibull_check(mean, min * 0.99, NULL, 0), -1);
+    /* Through rel_expand, as world_new calls it. */
+    rel_process p[2];
+    rel_spec s = { .component = "node", .mtbf_s = mean, .distribution = "weibull", .shape = 0.005 };
+    assert_int_equal(rel_expand(&s, 1, p, 2, why, sizeof why), -1);
+    assert_non_null(strstr(why, "use a shape of at least"));
+    rel_spec prof = { .profile = "llama3", .distribution = "weibull", .shape = 0.005 };
+    assert_int_equal(rel_expand(&prof, 1, NULL, 0, why, sizeof why), -1);
+}
+
+/* A GSL error (here Γ(201) overflowing, and a domain error) is recorded
+ * and returned as a value once numerics_gsl_install() ran; before, GSL's
+ * default handler called abort(). */
+static void test_gsl_error_does_not_abort(void **state) {
+    (void)state;
+    numerics_gsl_install();
+    unsigned long n0 = numerics_gsl_error_count();
+    double g = gsl_sf_gamma(201.0);
+    assert_true(isinf(g) || isnan(g) || g == 0);
+    assert_true(numerics_gsl_error_count() > n0);
+    assert_non_null(strstr(numerics_gsl_last_error(), "gamma"));
+    gsl_sf_result r;
+    assert_int_not_equal(gsl_sf_lngamma_e(0.0, &r), GSL_SUCCESS);      /* pole: domain error */
+    assert_true(numerics_gsl_error_count() > n0 + 1);
+}
+
 static void test_errors(void **state) {
     (void)state;
     rel_process p[4];
@@ -234,6 +283,8 @@ static void test_errors(void **state) {
         { .component = "gpu", .mtbf_s = 1, .distribution = "lognormal" },
         { .profile = "bloom" },
         { .component = "gpu", .mtbf_s = 1, .mttr_s = -1 },
+        { .component = "node", .mtbf_s = 1e-20 },          /* gaps round to 0 ns: never ends */
+        { .profile = "llama3", .mtbf_s = 0.5 },
         { 0 },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -259,6 +310,8 @@ int main(void) {
         cmocka_unit_test(test_profile_filter_scale),
         cmocka_unit_test(test_single_spec),
         cmocka_unit_test(test_weibull),
+        cmocka_unit_test(test_weibull_tiny_shape),
+        cmocka_unit_test(test_gsl_error_does_not_abort),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
