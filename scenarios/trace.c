@@ -17,6 +17,7 @@
 #include <sys/types.h>
 
 #include "scenarios/infile.h"
+#include "models/numerics.h"
 #include "scenarios/units.h"
 
 #define MAX_LINE 4096
@@ -270,6 +271,10 @@ int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen
                 FIELD(C_SUBMIT), "");
             goto out;
         }
+        if (!(submit <= NUMERICS_MAX_TIME_S)) {
+            bad(&r, "submit \"%s\": beyond the simulated clock's horizon of 100 years%s", FIELD(C_SUBMIT), "");
+            goto out;
+        }
         last_submit = submit;
         if (units_parse(FIELD(C_GPUS), UNIT_COUNT, &gpus_d, why, sizeof why) < 0 || gpus_d < 1 ||
             gpus_d != floor(gpus_d) || gpus_d > 1e7) {
@@ -308,6 +313,10 @@ int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen
             }
             if (!(dur > 0)) {
                 bad(&r, "duration \"%s\": expected a positive time like 2h%s", FIELD(C_DURATION), "");
+                goto out;
+            }
+            if (!(dur <= NUMERICS_MAX_TIME_S)) {
+                bad(&r, "duration \"%s\": beyond the simulated clock's horizon of 100 years%s", FIELD(C_DURATION), "");
                 goto out;
             }
             if (push((void **)&s->trace_jobs, &s->n_trace_jobs, sizeof *s->trace_jobs) < 0) goto oom;
