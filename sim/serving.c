@@ -1585,6 +1585,10 @@ long serving_trace_load(const char *path, const char *const *models, const int *
         char *p = buf;
         while (isspace((unsigned char)*p)) p++;
         if (!*p || *p == '#') continue;
+        size_t ok8 = infile_utf8_valid(buf, (size_t)len);
+        if (ok8 < (size_t)len)
+            TBAD("the line is not valid UTF-8 (byte 0x%02x, character %zu of the line)", (unsigned char)buf[ok8],
+                 ok8 + 1);
         char *f[5];
         int nf = split_csv(p, f, 5);
         if (n == 0 && !isdigit((unsigned char)f[0][0]) && f[0][0] != '.' && f[0][0] != '-' && f[0][0] != '+') {
