@@ -15,6 +15,7 @@
 #include "scenarios/scenario.h"
 #include "scenarios/units.h"
 #include "sim/metrics.h"
+#include "sim/engine.h"
 #include "sim/world.h"
 
 static const char help[] =
@@ -103,6 +104,8 @@ int cmd_run(int argc, char **argv) {
     double until_s = 0, seed = -1;
     char why[128];
     if (until_z && units_parse(until_z, UNIT_DURATION, &until_s, why, sizeof why) < 0)
+        return cli_usage_error("run", "--until %s: %s", until_z, why);
+    if (until_z && engine_check_s(until_s, why, sizeof why) < 0)
         return cli_usage_error("run", "--until %s: %s", until_z, why);
     if (cli_parse_seed("run", seed_z, &seed) != EXIT_OK) return EXIT_BAD_INPUT;
 

@@ -28,7 +28,6 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_rng.h>
-#include <gsl/gsl_sf_gamma.h>
 
 /* gsl_rng_type passes seeds and outputs as unsigned long. */
 _Static_assert(sizeof(unsigned long) == 8, "rng needs a 64-bit unsigned long");
@@ -177,7 +176,9 @@ double rng_weibull(rng *r, double scale, double shape) {
 
 double rng_weibull_mean(rng *r, double mean, double shape) {
     assert(mean > 0 && shape > 0);
-    return gsl_ran_weibull(r->g, mean / gsl_sf_gamma(1.0 + 1.0 / shape), shape);
+    /* mean / Γ(1+1/shape) in log space: Γ overflows a double (and GSL
+     * reports an error) for shape < 0.0059. */
+    return gsl_ran_weibull(r->g, exp(log(mean) - lgamma(1.0 + 1.0 / shape)), shape);
 }
 
 double rng_lognormal(rng *r, double mu, double sigma) {

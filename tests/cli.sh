@@ -27,6 +27,8 @@ expect_status 2 "unknown command" "$bin" frobnicate
 expect_status 2 "run without a file" "$bin" run
 expect_status 2 "run with an unknown option" "$bin" run scenarios/default.xml --bogus
 expect_status 2 "run with a bad --until" "$bin" run scenarios/default.xml --until 3GB
+expect_status 2 "run with an --until past the clock's horizon" "$bin" run scenarios/default.xml --until 1e30s --no-db
+grep -q "horizon of 100 years" "$tmp/err" || no "--until past the horizon names the horizon"
 expect_status 2 "run a missing file" "$bin" run "$tmp/nope.xml"
 grep -q "nope.xml:0: cannot open" "$tmp/err" || no "missing file message names the file"
 

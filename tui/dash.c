@@ -600,7 +600,10 @@ static void command(dash *d, int flags) {
 static void advance(dash *d, double dt) {
     if (d->u.paused || d->done) return;
     engine *e = world_engine(d->w);
-    sim_time from = engine_now(e), target = from + sim_from_s(d->u.speed * dt);
+    /* sim_from_s saturates at SIM_FOREVER: add without overflow, and never
+     * past the horizon the engine stops at */
+    sim_time from = engine_now(e), step = sim_from_s(d->u.speed * dt);
+    sim_time target = step >= SIM_HORIZON - from ? SIM_HORIZON : from + step;
     double t0 = wall_s();
     /* compared in integer ns: seconds round, and a clock a rounding short
      * of the target would spin here until the budget ran out */
