@@ -82,6 +82,7 @@ release() { $guard sh -c ': >"$1"' sh "$fifo"; }      # let a paused run go on
 
 # A training run of 50 simulated years, interrupted at its first simulated
 # event (the pause), however fast the machine runs the rest of it.
+# (5e14 tokens: about 60 years of training, inside the clock's 100-year horizon)
 cat >"$tmp/long.xml" <<'XML'
 <?xml version="1.0"?>
 <scenario name="long" seed="1" duration="50y">
@@ -91,7 +92,7 @@ cat >"$tmp/long.xml" <<'XML'
   </cluster>
   <failures><failure component="gpu" mtbf="50000h"/></failures>
   <workload>
-    <training name="long" tp="8" pp="1" dp="16" tokens="5e15" storage="ckpt">
+    <training name="long" tp="8" pp="1" dp="16" tokens="5e14" storage="ckpt">
       <model preset="llama3-8b"/>
       <checkpoint interval="1h" mode="async" layout="sharded"/>
     </training>
