@@ -2,6 +2,7 @@
  * calibrate: fit the host model to the measurements in a results database
  * and write a hardware profile (models/calibrate.h, scenarios/profile.h).
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -197,6 +198,7 @@ int cmd_calibrate(int argc, char **argv) {
     fileout fo;
     int wrc = fileout_open(&fo, out, 0, 0666, err, sizeof err);
     if (wrc == 0 && profile_write(fo.f, &h, se, txt, err, sizeof err) < 0) {
+        if (ferror(fo.f)) snprintf(err, sizeof err, "%s: cannot write: %s", out, strerror(errno ? errno : EIO));
         fileout_abort(&fo);
         wrc = EXIT_RUN_FAILED;
     }
