@@ -282,9 +282,26 @@ void fileout_html(FILE *f, const char *z) {
     }
 }
 
+/* z is a whole decimal number ("-3", "+2.5e-3"): a spreadsheet reads it as
+ * that number, never as a formula, so it keeps its sign. */
+static int plain_number(const char *z) {
+    const char *p = z + (*z == '-' || *z == '+');
+    int digits = 0;
+    while (*p >= '0' && *p <= '9') p++, digits++;
+    if (*p == '.') for (p++; *p >= '0' && *p <= '9'; p++) digits++;
+    if (!digits) return 0;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '-' || *p == '+') p++;
+        if (!(*p >= '0' && *p <= '9')) return 0;
+        while (*p >= '0' && *p <= '9') p++;
+    }
+    return *p == 0;
+}
+
 void fileout_csv(FILE *f, const char *z) {
     if (!z) z = "";
-    int formula = strchr("=+-@\t\r", z[0]) != NULL && z[0] != 0;
+    int formula = z[0] != 0 && strchr("=+-@\t\r", z[0]) != NULL && !plain_number(z);
     int quote = strpbrk(z, ",\"\n\r") != NULL;
     if (quote) fputc('"', f);
     if (formula) fputc('\'', f);

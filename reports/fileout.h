@@ -87,8 +87,9 @@ void fileout_html(FILE *f, const char *z);
 
 /* z as one CSV text field: invalid UTF-8 as U+FFFD; a field that begins
  * with = + - @ tab or CR gets a leading ' (so a spreadsheet does not run it
- * as a formula); quoted when it holds a comma, quote or line break.
- * Numbers are not text: write them with printf. */
+ * as a formula: OWASP's CSV injection advice), unless it is a whole decimal
+ * number such as -3 or +2.5e-3; quoted when it holds a comma, quote or line
+ * break. Numbers from the code are written with printf, not through here. */
 void fileout_csv(FILE *f, const char *z);
 
 /* z as Markdown text (also inside a table cell): & < > as entities,

@@ -502,6 +502,8 @@ int store_open(const char *path, store_mode mode, store **out, char *err, size_t
         status = STORE_FAILED;
         goto fail;
     }
+    /* First of all, before a pragma reads the schema: is it intact? */
+    if (existed && (status = quick_check(st->db, path, err, errlen)) != STORE_OK) goto fail;
     /* A run's last transaction can be tens of MB (60,000 jobs and their
      * JSON); a cache that holds it avoids spilling pages mid-transaction,
      * each spill an extra journal sync. */
@@ -510,7 +512,6 @@ int store_open(const char *path, store_mode mode, store **out, char *err, size_t
         errmsg_set(err, errlen, "%s: %s", path, status == STORE_BAD_INPUT ? "not an SQLite database" : sqlite3_errmsg(st->db));
         goto fail;
     }
-    if (existed && (status = quick_check(st->db, path, err, errlen)) != STORE_OK) goto fail;
     if (mode == STORE_WRITE && (rc = exec(st->db, "BEGIN IMMEDIATE")) != SQLITE_OK) {
         status = store_sql_status(rc);
         errmsg_set(err, errlen, "%s: %s", path,
