@@ -313,15 +313,28 @@ void fileout_csv(FILE *f, const char *z) {
     if (quote) fputc('"', f);
 }
 
+static int word_char(unsigned char c) {
+    return c >= 0x80 || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
 void fileout_md(FILE *f, const char *z) {
-    for (const unsigned char *p = (const unsigned char *)(z ? z : ""); *p; p++) {
+    const unsigned char *start = (const unsigned char *)(z ? z : "");
+    for (const unsigned char *p = start; *p; p++) {
         switch (*p) {
         case '&': fputs("&amp;", f); break;
         case '<': fputs("&lt;", f); break;
         case '>': fputs("&gt;", f); break;
-        case '\\': case '`': case '*': case '_': case '[': case ']': case '|': case '#': case '!': case '~':
+        case '\\': case '`': case '*': case '|': case '~':
             fputc('\\', f);
             fputc(*p, f);
+            break;
+        case '_':                                      /* inside a word it is no emphasis: end_s stays */
+            if (!(p > start && word_char(p[-1]) && word_char(p[1]))) fputc('\\', f);
+            fputc('_', f);
+            break;
+        case ']':                                      /* no link or image: ](url) [ref] ]: */
+            if (p[1] == '(' || p[1] == '[' || p[1] == ':') fputc('\\', f);
+            fputc(']', f);
             break;
         default:
             if (*p >= 0x80) put_non_ascii(f, &p);

@@ -92,9 +92,11 @@ void fileout_html(FILE *f, const char *z);
  * break. Numbers from the code are written with printf, not through here. */
 void fileout_csv(FILE *f, const char *z);
 
-/* z as Markdown text (also inside a table cell): & < > as entities,
- * Markdown's punctuation \ ` * _ [ ] | # ! ~ backslash-escaped, line breaks
- * and other control characters as spaces, invalid UTF-8 as U+FFFD. */
+/* z as Markdown text (also inside a table cell): & < > as entities (no raw
+ * HTML), \ ` * | ~ backslash-escaped, _ too unless inside a word (end_s
+ * stays as it is: no emphasis there), ] before ( [ or : escaped (no link or
+ * image), line breaks and other control characters as spaces, invalid
+ * UTF-8 as U+FFFD. */
 void fileout_md(FILE *f, const char *z);
 
 #endif

@@ -399,6 +399,9 @@ static void test_escapers(void **state) {
     m = mem_text(fileout_md, "<script>alert(1)</script> | `x` *y*\nz");
     assert_string_equal(m, "&lt;script&gt;alert(1)&lt;/script&gt; \\| \\`x\\` \\*y\\* z");
     free(m);
+    m = mem_text(fileout_md, "jobs[a].end_s _x_ [t](javascript:x) ![i](u)");
+    assert_string_equal(m, "jobs[a].end_s \\_x\\_ [t\\](javascript:x) ![i\\](u)");
+    free(m);
     /* JSON */
     json *j = json_new();
     json_object(j, NULL);
