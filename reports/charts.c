@@ -63,21 +63,39 @@ static FILE *open_in(plan *p, const char *name, const char *ext) {
  * written (the chart is then left out). */
 static int close_in(plan *p) { return fileout_close(&p->dat, NULL, 0) == 0 ? 0 : -1; }
 
+/* One character of z at *p for a chart's script or data: valid UTF-8 as
+ * it is, an invalid byte as U+FFFD (gnuplot copies it into the SVG, which
+ * must stay well-formed), control characters dropped; *p advanced past it. */
+static void put_char(FILE *f, const char **p) {
+    const unsigned char *u = (const unsigned char *)*p;
+    if (*u < 0x80) {
+        if (*u >= 0x20 && *u != 0x7F) fputc(*u, f);
+        return;
+    }
+    int n = fileout_utf8_len(u);
+    if (n > 1) {
+        fwrite(u, 1, (size_t)n, f);
+        *p += n - 1;
+    } else {
+        fputs("\xEF\xBF\xBD", f);
+    }
+}
+
 /* gnuplot single-quoted string: ' doubled; the rest is literal. */
 static void gp_quote(FILE *f, const char *z) {
     fputc('\'', f);
     for (; *z; z++) {
         if (*z == '\'') fputc('\'', f);
-        if ((unsigned char)*z >= 0x20) fputc(*z, f);
+        put_char(f, &z);
     }
     fputc('\'', f);
 }
 
-/* Data file string: double-quoted, with " and control characters dropped. */
+/* Data file string: double-quoted, with " and \\ dropped. */
 static void dat_quote(FILE *f, const char *z) {
     fputc('"', f);
     for (; *z; z++)
-        if (*z != '"' && *z != '\\' && (unsigned char)*z >= 0x20) fputc(*z, f);
+        if (*z != '"' && *z != '\\') put_char(f, &z);
     fputc('"', f);
 }
 

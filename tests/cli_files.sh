@@ -223,6 +223,16 @@ if command -v xmllint >/dev/null 2>&1; then xmllint --noout --nonet "$tmp/nrep/i
 else python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$tmp/nrep/index.html" 2>"$tmp/xml"; fi \
   && ok "the HTML report is well-formed" || no "names HTML: $(head -c 300 "$tmp/xml")"
 grep -q '<script>' "$tmp/nrep/index.html" && no "HTML carries <script>" || ok "HTML: no raw <script>"
+svgbad=
+for svg in "$tmp/nrep"/*.svg; do
+  [ -f "$svg" ] || continue
+  python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$svg" 2>/dev/null || svgbad="$svgbad $(basename "$svg")"
+done
+if ls "$tmp/nrep"/*.svg >/dev/null 2>&1; then
+  [ -z "$svgbad" ] && ok "every chart SVG is well-formed" || no "charts not well-formed:$svgbad"
+else
+  skip "no charts drawn (no gnuplot here)"
+fi
 expect_status 0 "report --format md" "$bin" report "$tmp/names.db" --out "$tmp/nmd" --format md
 grep -q '<script' "$tmp/nmd/report.md" && no "Markdown carries raw <script>: $(grep -m1 script "$tmp/nmd/report.md")" \
   || ok "Markdown: <script> escaped"
