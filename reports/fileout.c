@@ -42,6 +42,26 @@ int fileout_resolve(const char *path, char *target, size_t len, int *exists, uns
             return -1;
         }
         link[n] = 0;
+        /* A kernel "magic" link (/proc/self/fd/N, where /dev/stdout and
+         * /dev/fd/N lead) names "pipe:[N]" or "socket:[N]", not a path:
+         * what it names does not exist, yet the kernel follows the link
+         * itself. Then the link is where to write. (A dangling link
+         * proper fails both.) */
+        struct stat tb;
+        if (stat(cur, &tb) == 0 && !S_ISDIR(tb.st_mode)) {
+            char next[FILEOUT_PATH_MAX * 2];
+            if (link[0] == '/') snprintf(next, sizeof next, "%s", link);
+            else {
+                const char *slash = strrchr(cur, '/');
+                snprintf(next, sizeof next, "%.*s%s", slash ? (int)(slash - cur) + 1 : 0, cur, link);
+            }
+            struct stat nb;
+            if (lstat(next, &nb) != 0) {
+                *exists = 1;
+                *mode = (unsigned)tb.st_mode;
+                break;
+            }
+        }
         if (link[0] == '/') {
             memcpy(cur, link, (size_t)n + 1);
         } else {                                       /* relative to the link's directory */
@@ -93,6 +113,18 @@ int fileout_open(fileout *o, const char *path, int flags, unsigned perm, char *e
         o->how = FILEOUT_TO_STDOUT;
         o->f = stdout;
         return 0;
+    }
+    /* /dev/stdout, /dev/fd/1, /proc/self/fd/1 (and 2): the stream itself,
+     * whatever it is (a pipe, a terminal, a file opened for appending). */
+    if (!strncmp(path, "/dev/", 5) || !strncmp(path, "/proc/", 6)) {
+        struct stat want, fd_sb;
+        for (int fd = 1; fd <= 2 && stat(path, &want) == 0; fd++)
+            if (fstat(fd, &fd_sb) == 0 && fd_sb.st_dev == want.st_dev && fd_sb.st_ino == want.st_ino &&
+                fd_sb.st_rdev == want.st_rdev && (strstr(path, fd == 1 ? "stdout" : "stderr") || strstr(path, fd == 1 ? "fd/1" : "fd/2"))) {
+                o->how = FILEOUT_TO_STDOUT;
+                o->f = fd == 1 ? stdout : stderr;
+                return 0;
+            }
     }
     int exists;
     unsigned mode;
@@ -170,7 +202,7 @@ int fileout_close(fileout *o, char *err, size_t errlen) {
     if (!bad && fflush(f) != 0) bad = 1, e = errno;
     if (o->how == FILEOUT_TO_STDOUT) {
         if (bad) {
-            set_err(err, errlen, "stdout", "write error", e);
+            set_err(err, errlen, f == stderr ? "stderr" : f == stdout ? "stdout" : o->path, "write error", e);
             errno = e;
             return 1;
         }

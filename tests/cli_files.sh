@@ -172,6 +172,18 @@ exec 3<&-
 python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/pipe.out" 2>/dev/null && [ "$(kind "$tmp/pipe")" = fifo ] \
   && ok "the JSON came through the FIFO, which is still a FIFO" || no "JSON through a FIFO: $(head -c 200 "$tmp/pipe.out")"
 
+# --json to the process's own descriptors, as /proc/self/fd/N names them
+# (what /dev/stdout leads to; the real /dev is not used): a pipe, a file
+# opened for appending, another descriptor that is a pipe.
+"$bin" run $small --no-db -q --json /proc/self/fd/1 2>"$tmp/err" | python3 -c 'import json, sys; json.load(sys.stdin)' 2>/dev/null \
+  && ok "--json /proc/self/fd/1 into a pipe" || no "--json /proc/self/fd/1 into a pipe: $(head -c 300 "$tmp/err")"
+echo first >"$tmp/app"
+"$bin" run $small --no-db -q --json /proc/self/fd/1 >>"$tmp/app" 2>"$tmp/err"
+[ "$(head -n 1 "$tmp/app")" = first ] && [ "$(sed -n 2p "$tmp/app")" = "{" ] \
+  && ok "--json /proc/self/fd/1 appends where stdout appends" || no "--json /proc/self/fd/1 >>: $(head -c 300 "$tmp/err")"
+( "$bin" run $small --no-db -q --json /proc/self/fd/5 5>&1 2>"$tmp/err" | python3 -c 'import json, sys; json.load(sys.stdin)' ) 2>/dev/null \
+  && ok "--json /proc/self/fd/5 that is a pipe" || no "--json /proc/self/fd/5 pipe: $(head -c 300 "$tmp/err")"
+
 # ---- stdout that cannot be written ----------------------------------------
 if [ $root_user = 1 ]; then
   mknod "$tmp/full" c 1 7
