@@ -5,6 +5,7 @@
  * exits with what the command returns.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -106,4 +107,9 @@ static int run_main(int argc, char **argv) {
     return EXIT_BAD_INPUT;
 }
 
-int main(int argc, char **argv) { return finish_stdout(run_main(argc, argv)); }
+int main(int argc, char **argv) {
+    /* A closed pipe or FIFO is a write error (EPIPE) that finish_stdout
+     * and the file writers report, exit 1, not a silent death by signal. */
+    signal(SIGPIPE, SIG_IGN);
+    return finish_stdout(run_main(argc, argv));
+}

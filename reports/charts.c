@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -435,6 +436,7 @@ static int run_gnuplot(const char *prog, const char *dir, const char *script, co
     pid_t pid = fork();
     if (pid < 0) return 127;
     if (pid == 0) {
+        signal(SIGPIPE, SIG_DFL);                      /* the CLI ignores it; gnuplot gets the default */
         if (chdir(dir) != 0) _exit(126);
         int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644), nul = open("/dev/null", O_RDONLY);
         if (fd >= 0) {

@@ -202,6 +202,25 @@ else
   skip "devices (mknod null, full): not root"
 fi
 
+# A pipe whose reader has gone (closed before the program starts: no race):
+# exit 1 with a message, not death by SIGPIPE, for stdout and for --json.
+closed_pipe() {   # CMD...: prints the exit status (negative: killed by that signal)
+  python3 -c '
+import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+p = subprocess.run(sys.argv[1:], stdout=w, stderr=subprocess.PIPE)
+sys.stderr.buffer.write(p.stderr)
+print(p.returncode)' "$@"
+}
+st=$(closed_pipe "$bin" run $small --no-db 2>"$tmp/err")
+[ "$st" = 1 ] && grep -q 'stdout: write error' "$tmp/err" && ok "the summary into a pipe with no reader: exit 1, a message" \
+  || no "summary into a closed pipe: status $st: $(head -c 200 "$tmp/err")"
+st=$(closed_pipe "$bin" check $small 2>"$tmp/err")
+[ "$st" = 1 ] && ok "check into a pipe with no reader: exit 1" || no "check into a closed pipe: status $st"
+st=$(closed_pipe "$bin" run $small --no-db -q --json - 2>"$tmp/err")
+[ "$st" = 1 ] && ok "--json - into a pipe with no reader: exit 1" || no "--json - into a closed pipe: status $st"
+
 # ---- names that are not UTF-8, HTML and formulas ---------------------------
 # A job trace with four training jobs named: bytes FF FE, an overlong '/',
 # <script>, a spreadsheet formula (training jobs are listed by name in every
