@@ -438,7 +438,9 @@ static int run_gnuplot(const char *prog, const char *dir, const char *script, co
     if (pid == 0) {
         signal(SIGPIPE, SIG_DFL);                      /* the CLI ignores it; gnuplot gets the default */
         if (chdir(dir) != 0) _exit(126);
-        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644), nul = open("/dev/null", O_RDONLY);
+        /* O_NONBLOCK: a FIFO without a reader in place of the log is no log, not a wait */
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK, 0644), nul = open("/dev/null", O_RDONLY);
+        if (fd >= 0) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
         if (fd >= 0) {
             dup2(fd, 1);
             dup2(fd, 2);
@@ -516,6 +518,12 @@ void charts_draw(sqlite3 *db, const rundata *r, const char *dir, const char *pre
         return;
     }
 
+    for (int i = 0; i < p.n; i++)
+        if (!charts_svg_target_ok(dir, p.planned[i].file)) {
+            snprintf(out->note, sizeof out->note, "charts not drawn: %.300s/%s is not a regular file (gnuplot would "
+                     "wait on it or replace it)", dir, p.planned[i].file);
+            return;
+        }
     const char *prog = getenv("CLUSTERTWIN_GNUPLOT");
     if (!prog || !*prog) prog = "gnuplot";
     int st = run_gnuplot(prog, dir, script, log);
@@ -541,3 +549,12 @@ int charts_gnuplot(const char *dir, const char *script, const char *log) {
 }
 
 int charts_svg_complete(const char *dir, const char *file) { return svg_complete(dir, file); }
+
+int charts_svg_target_ok(const char *dir, const char *file) {
+    char path[4096], target[FILEOUT_PATH_MAX];
+    int exists;
+    unsigned mode;
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    if (fileout_resolve(path, target, sizeof target, &exists, &mode) != 0) return 0;
+    return !exists || S_ISREG(mode);
+}

@@ -443,6 +443,15 @@ static int draw_charts(const sdata *d, const char *dir, int *drawn, char *note, 
     free(series);
     free(sfirst);
     if (!planned) return 0;
+    for (int i = 0; i < planned; i++) {
+        char svg[32];
+        snprintf(svg, sizeof svg, "m%d.svg", drawn[i]);
+        if (!charts_svg_target_ok(dir, svg)) {
+            snprintf(note, notelen, "charts not drawn: %.600s/%s is not a regular file (gnuplot would wait on it "
+                     "or replace it)", dir, svg);
+            return 0;
+        }
+    }
     int rc = charts_gnuplot(dir, "sweep.gp", "sweep-charts.log");
     int ok = 0;
     for (int i = 0; i < planned; i++) {

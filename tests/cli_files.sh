@@ -154,6 +154,14 @@ mkfifo "$tmp/rep/report.md"
 expect_status 1 "report --format md into a FIFO without a reader: exit 1" $limit "$bin" report "$tmp/one.db" --out "$tmp/rep" --format md
 [ "$(kind "$tmp/rep/report.md")" = fifo ] && ok "report: the FIFO stays a FIFO" || no "report: report.md is $(kind "$tmp/rep/report.md")"
 
+# a FIFO in place of a chart gnuplot would draw: the report is written
+# without charts, no wait (gnuplot would block opening it)
+mkdir "$tmp/rep3"
+mkfifo "$tmp/rep3/steps.svg" "$tmp/rep3/charts.log"
+expect_status 0 "report into a directory where a chart's file is a FIFO" $limit "$bin" report "$tmp/one.db" --out "$tmp/rep3"
+grep -q 'steps.svg is not a regular file' "$tmp/rep3/index.html" && [ "$(kind "$tmp/rep3/steps.svg")" = fifo ] \
+  && ok "report: the charts are left out and say why; the FIFO stays" || no "report with a FIFO chart: $(grep -o 'charts not drawn[^<]*' "$tmp/rep3/index.html")"
+
 # --emit-slurm: its three files through a symlink
 mkdir "$tmp/sl"
 ln -s "$tmp/sbatch-real" "$tmp/sl/sweep.sbatch"
