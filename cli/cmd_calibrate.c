@@ -2,6 +2,7 @@
  * calibrate: fit the host model to the measurements in a results database
  * and write a hardware profile (models/calibrate.h, scenarios/profile.h).
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "reports/fileout.h"
 #include "models/calibrate.h"
 #include "reports/store.h"
 #include "scenarios/profile.h"
@@ -193,11 +195,19 @@ int cmd_calibrate(int argc, char **argv) {
     }
 #undef ADD
     cli_mkdir_parent(out);
-    if (profile_write(out, &h, se, txt, err, sizeof err) < 0) {
+    fileout fo;
+    int wrc = fileout_open(&fo, out, 0, 0666, err, sizeof err);
+    if (wrc == 0 && profile_write(fo.f, &h, se, txt, err, sizeof err) < 0) {
+        if (ferror(fo.f)) snprintf(err, sizeof err, "%s: cannot write: %s", out, strerror(errno ? errno : EIO));
+        fileout_abort(&fo);
+        wrc = EXIT_RUN_FAILED;
+    }
+    if (wrc == 0 && fileout_close(&fo, err, sizeof err) != 0) wrc = EXIT_RUN_FAILED;
+    if (wrc != 0) {
         fprintf(stderr, "clustertwin calibrate: %s\n", err);
         free(txt);
         free(se);
-        return EXIT_RUN_FAILED;
+        return wrc == EXIT_BAD_INPUT ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
     }
     if (!quiet && txt) fputs(txt, stdout);
     if (!quiet) printf("wrote %s (profile %s)\n", out, h.name);

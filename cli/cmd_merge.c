@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "reports/fileout.h"
 #include "reports/store.h"
 #include "reports/sweepdb.h"
 
@@ -24,15 +25,17 @@ static const char help[] =
     "Exit status: 0 ok, 1 a read or write failed, 2 bad input (an IN that is not a\n"
     "results database).\n";
 
-/* Copy src to dst (bytes). 0 or -1. */
-static int copy_file(const char *src, const char *dst) {
-    FILE *a = fopen(src, "rb"), *b = a ? fopen(dst, "wb") : NULL;
-    int bad = !a || !b;
+/* Append the bytes of src to f. 0 or -1 with errno. */
+static int copy_into(const char *src, FILE *f) {
+    FILE *a = fopen(src, "rb");
+    if (!a) return -1;
     char buf[65536];
     size_t n;
-    while (!bad && (n = fread(buf, 1, sizeof buf, a)) > 0) bad = fwrite(buf, 1, n, b) != n;
-    if (a) bad |= ferror(a), fclose(a);
-    if (b) bad |= fclose(b) != 0;
+    int bad = 0;
+    while (!bad && (n = fread(buf, 1, sizeof buf, a)) > 0) bad = fwrite(buf, 1, n, f) != n;
+    bad |= ferror(a) != 0;
+    fclose(a);
+    bad |= fflush(f) != 0;
     return bad ? -1 : 0;
 }
 
@@ -58,7 +61,7 @@ int cmd_merge(int argc, char **argv) {
         free(in);
         return cli_usage_error("merge", "expected OUT.db and at least one IN.db");
     }
-    char err[2048], tmp[PATH_MAX + 32];
+    char err[2048], tmp[FILEOUT_PATH_MAX + 64];
     /* every input is read first: bad input stops before anything is written */
     for (int i = 0; i < n_in; i++) {
         store *chk = NULL;
@@ -74,14 +77,34 @@ int cmd_merge(int argc, char **argv) {
             return cli_usage_error("merge", "%s is both the output and an input", out);
         }
     }
-    snprintf(tmp, sizeof tmp, "%s.merge%ld", out, (long)getpid());
+    /* OUT by reports/fileout's rule: a symlink is followed, a device or FIFO
+     * refused (SQLite cannot work on one), and the merge is done in a
+     * temporary copy renamed over the target at the end. */
+    fileout o;
+    int orc = fileout_open(&o, out, FILEOUT_REGULAR, 0666, err, sizeof err);
+    if (orc != 0) {
+        fprintf(stderr, "clustertwin merge: %s\n", err);
+        free(in);
+        return orc == 2 ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
+    }
+    for (int i = 0; i < n_in; i++) {
+        char t[FILEOUT_PATH_MAX];
+        int ex;
+        unsigned md;
+        if (fileout_resolve(in[i], t, sizeof t, &ex, &md) == 0 && !strcmp(t, o.target)) {
+            fileout_abort(&o);
+            free(in);
+            return cli_usage_error("merge", "%s is both the output and an input", out);
+        }
+    }
     struct stat sb;
-    if (stat(out, &sb) == 0 && copy_file(out, tmp) < 0) {
+    if (stat(o.target, &sb) == 0 && copy_into(o.target, o.f) < 0) {
         fprintf(stderr, "clustertwin merge: cannot copy %s: %s\n", out, strerror(errno));
-        unlink(tmp);
+        fileout_abort(&o);
         free(in);
         return EXIT_RUN_FAILED;
     }
+    snprintf(tmp, sizeof tmp, "%s", o.tmp);
     store *st = NULL;
     int rc = store_open(tmp, STORE_WRITE, &st, err, sizeof err);
     int added = 0, skipped = 0;
@@ -92,14 +115,11 @@ int cmd_merge(int argc, char **argv) {
         skipped += s;
     }
     store_close(st);
-    if (rc == STORE_OK && rename(tmp, out) != 0) {
-        snprintf(err, sizeof err, "cannot rename %.900s to %.900s: %s", tmp, out, strerror(errno));
-        rc = STORE_FAILED;
-    }
+    if (rc == STORE_OK && fileout_close(&o, err, sizeof err) != 0) rc = STORE_FAILED;
     if (rc != STORE_OK) {
         fprintf(stderr, "clustertwin merge: %s (%s left as it was)\n", err, out);
-        unlink(tmp);
-        char j[PATH_MAX + 48];
+        fileout_abort(&o);
+        char j[FILEOUT_PATH_MAX + 128];
         snprintf(j, sizeof j, "%s-journal", tmp);
         unlink(j);
         free(in);

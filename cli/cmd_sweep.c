@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "reports/fileout.h"
 #include "cli/sweep.h"
 #include "hw/comm.h"
 #include "reports/sweepreport.h"
@@ -48,17 +49,22 @@ static int cores(void) {
     return n > 0 ? (int)n : 1;
 }
 
-/* Write text to path through a temporary file. */
-static int write_file(const char *path, const char *text, int mode) {
-    char tmp[PATH_MAX + 16];
-    snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) return -1;
-    int bad = fputs(text, f) < 0;
-    bad |= fclose(f) != 0;
-    if (!bad) bad = chmod(tmp, (mode_t)mode) != 0 || rename(tmp, path) != 0;
-    if (bad) unlink(tmp);
-    return bad ? -1 : 0;
+/* Write text to path by reports/fileout's rule; 0, or -1 with the message
+ * printed. */
+static int write_file(const char *path, const char *text, unsigned perm) {
+    char err[4400];
+    if (fileout_write(path, 0, perm, text, strlen(text), err, sizeof err) == 0) return 0;
+    fprintf(stderr, "clustertwin sweep: %s\n", err);
+    return -1;
+}
+
+/* z for a comment or an #SBATCH line of a generated script: a line break
+ * there would end the comment and run the rest, so control characters
+ * become '?'. */
+static void comment_safe(char *b, size_t cap, const char *z) {
+    size_t n = 0;
+    for (; *z && n + 1 < cap; z++, n++) b[n] = (unsigned char)*z < 0x20 || *z == 0x7F ? '?' : *z;
+    b[n] = 0;
 }
 
 /* Append z to b (cap bytes) when it fits; a line that would not fit is
@@ -70,6 +76,15 @@ static void add(char *b, size_t cap, const char *z) {
 
 static int emit_slurm(sweep *sw, const char *dir, int tasks, const char *db, char **argv_vary, int n_vary,
                       char **argv_set, int n_set) {
+    const char *given[] = { dir, db, sw->file };
+    for (int i = 0; i < 3; i++)                        /* refused before anything is made */
+        for (const char *c = given[i]; *c; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7F) {
+                fprintf(stderr, "clustertwin sweep: --emit-slurm: %s holds a line break or other control character, "
+                                "which a Slurm script cannot carry\n",
+                        i == 0 ? "the directory" : i == 1 ? "the --db path" : "the scenario path");
+                return EXIT_BAD_INPUT;
+            }
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "clustertwin sweep: cannot create %s: %s\n", dir, strerror(errno));
         return EXIT_RUN_FAILED;
@@ -88,6 +103,25 @@ static int emit_slurm(sweep *sw, const char *dir, int tasks, const char *db, cha
         if (!getcwd(cwd, sizeof cwd)) cwd[0] = 0;
         snprintf(adb, sizeof adb, "%s/%s", cwd, db);
     }
+    /* Everything generated into shell is one single-quoted word; what
+     * cannot be (a line break in a path or value) is refused. */
+    char qtasks[2 * PATH_MAX] = "", qbin[2 * PATH_MAX] = "", qdb[2 * PATH_MAX + 72] = "", qdir[2 * PATH_MAX] = "",
+         qsbatch[2 * PATH_MAX] = "", qmerge[2 * PATH_MAX] = "", path[PATH_MAX + 32];
+    int bad = 0;
+    snprintf(path, sizeof path, "%s/tasks.txt", adir);
+    bad |= sweep_shell_quote(qtasks, sizeof qtasks, path);
+    snprintf(path, sizeof path, "%s/sweep.sbatch", adir);
+    bad |= sweep_shell_quote(qsbatch, sizeof qsbatch, path);
+    snprintf(path, sizeof path, "%s/merge.sh", adir);
+    bad |= sweep_shell_quote(qmerge, sizeof qmerge, path);
+    bad |= sweep_shell_quote(qbin, sizeof qbin, bin);
+    bad |= sweep_shell_quote(qdb, sizeof qdb, adb);
+    bad |= sweep_shell_quote(qdir, sizeof qdir, adir);
+    if (bad) {
+        fprintf(stderr, "clustertwin sweep: --emit-slurm %s: a path (the directory, --db, the program) holds a line "
+                        "break or other control character, which a Slurm script cannot carry\n", dir);
+        return EXIT_BAD_INPUT;
+    }
     size_t cap = (size_t)tasks * 4096 + 4096;
     char *lines = malloc(cap), *one = malloc(16384);
     if (!lines || !one) {
@@ -99,25 +133,28 @@ static int emit_slurm(sweep *sw, const char *dir, int tasks, const char *db, cha
     size_t used = 0;
     for (int t = 0; t < tasks; t++) {
         one[0] = 0;
-        sweep_shell_quote(one, 16384, bin);
+        int qbad = sweep_shell_quote(one, 16384, bin);
         add(one, 16384, " sweep ");
-        sweep_shell_quote(one, 16384, file);
+        qbad |= sweep_shell_quote(one, 16384, file);
         for (int i = 0; i < n_vary; i++) {
             add(one, 16384, " --vary ");
-            sweep_shell_quote(one, 16384, argv_vary[i]);
+            qbad |= sweep_shell_quote(one, 16384, argv_vary[i]);
         }
         for (int i = 0; i < n_set; i++) {
             add(one, 16384, " --set ");
-            sweep_shell_quote(one, 16384, argv_set[i]);
+            qbad |= sweep_shell_quote(one, 16384, argv_set[i]);
         }
         char tail[PATH_MAX + 256], dbk[PATH_MAX + 64];
         snprintf(dbk, sizeof dbk, "%s/task-%d.db", adir, t);
         snprintf(tail, sizeof tail, " --replicas %d --part %d/%d --jobs \"${SLURM_CPUS_PER_TASK:-1}\" --quiet --db ",
                  sw->replicas, t, tasks);
         add(one, 16384, tail);
-        sweep_shell_quote(one, 16384, dbk);
-        if (strlen(one) + 64 >= 16384) {
-            fprintf(stderr, "clustertwin sweep: --emit-slurm: a task's command line would be longer than 16 KB\n");
+        qbad |= sweep_shell_quote(one, 16384, dbk);
+        if (qbad || strlen(one) + 64 >= 16384) {
+            fprintf(stderr, "clustertwin sweep: --emit-slurm: %s\n",
+                    strlen(one) + 64 >= 16384 ? "a task's command line would be longer than 16 KB"
+                                              : "a --vary or --set value or a path holds a line break or other "
+                                                "control character, which a Slurm task line cannot carry");
             free(one);
             free(lines);
             return EXIT_BAD_INPUT;
@@ -127,23 +164,31 @@ static int emit_slurm(sweep *sw, const char *dir, int tasks, const char *db, cha
         used += (size_t)w;
     }
     free(one);
-    char path[PATH_MAX + 32], *text = malloc(16384 + 2 * PATH_MAX);
+    /* Comments and #SBATCH lines are read by sbatch, not the shell: no line
+     * break may reach them, and the job name keeps to [A-Za-z0-9._-]. */
+    char cfile[PATH_MAX], cdir[PATH_MAX], cqsbatch[2 * PATH_MAX], cqmerge[2 * PATH_MAX], name[SC_NAME_MAX + 1];
+    comment_safe(cfile, sizeof cfile, sw->file);
+    comment_safe(cdir, sizeof cdir, adir);
+    comment_safe(cqsbatch, sizeof cqsbatch, qsbatch);
+    comment_safe(cqmerge, sizeof cqmerge, qmerge);
+    snprintf(name, sizeof name, "%s", sw->base->name);
+    for (char *c = name; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '.' ||
+              *c == '_' || *c == '-'))
+            *c = '_';
+    size_t tcap = 16384 + 8 * PATH_MAX;
+    char *text = malloc(tcap);
     int rc = EXIT_OK;
     snprintf(path, sizeof path, "%s/tasks.txt", adir);
-    if (!text || write_file(path, lines, 0644) < 0) rc = EXIT_RUN_FAILED;
-    char qtasks[PATH_MAX + 8] = "", qbin[PATH_MAX + 8] = "", qdb[PATH_MAX + 72] = "", qdir[PATH_MAX + 8] = "";
-    sweep_shell_quote(qtasks, sizeof qtasks, path);
-    sweep_shell_quote(qbin, sizeof qbin, bin);
-    sweep_shell_quote(qdb, sizeof qdb, adb);
-    sweep_shell_quote(qdir, sizeof qdir, adir);
+    if (!text || write_file(path, lines, 0666) < 0) rc = EXIT_RUN_FAILED;
     if (rc == EXIT_OK) {
-        snprintf(text, 16384 + 2 * PATH_MAX,
+        snprintf(text, tcap,
                  "#!/bin/bash\n"
                  "# clustertwin sweep of %s as a Slurm job array: task K runs line K+1 of\n"
                  "# tasks.txt (its share of the %d points x %d replicas) into its own\n"
                  "# database task-K.db. When every task is done, merge.sh combines them:\n"
-                 "#   jid=$(sbatch --parsable %s/sweep.sbatch)\n"
-                 "#   sbatch --dependency=afterok:$jid %s/merge.sh\n"
+                 "#   jid=$(sbatch --parsable %s)\n"
+                 "#   sbatch --dependency=afterok:$jid %s\n"
                  "#SBATCH --job-name=ct-sweep-%s\n"
                  "#SBATCH --array=0-%d\n"
                  "#SBATCH --ntasks=1\n"
@@ -152,34 +197,32 @@ static int emit_slurm(sweep *sw, const char *dir, int tasks, const char *db, cha
                  "set -eu\n"
                  "task=${SLURM_ARRAY_TASK_ID:?run this with sbatch (or set SLURM_ARRAY_TASK_ID)}\n"
                  "line=$(sed -n \"$((task + 1))p\" %s)\n"
-                 "[ -n \"$line\" ] || { echo \"no task $task in %s\" >&2; exit 2; }\n"
+                 "[ -n \"$line\" ] || { echo \"no task $task in \"%s >&2; exit 2; }\n"
                  "eval \"$line\"\n",
-                 sw->file, sw->n_points, sw->replicas, adir, adir, sw->base->name, tasks - 1, adir, qtasks, path);
+                 cfile, sw->n_points, sw->replicas, cqsbatch, cqmerge, name, tasks - 1, cdir, qtasks, qtasks);
         snprintf(path, sizeof path, "%s/sweep.sbatch", adir);
-        if (write_file(path, text, 0755) < 0) rc = EXIT_RUN_FAILED;
+        if (write_file(path, text, 0777) < 0) rc = EXIT_RUN_FAILED;
     }
     if (rc == EXIT_OK) {
-        snprintf(text, 16384 + 2 * PATH_MAX,
+        snprintf(text, tcap,
                  "#!/bin/sh\n"
                  "# Combine the tasks' databases into one (clustertwin merge OUT IN...).\n"
                  "#SBATCH --job-name=ct-merge-%s\n"
                  "#SBATCH --output=%s/merge.log\n"
                  "set -eu\n"
                  "exec %s merge %s %s/task-*.db\n",
-                 sw->base->name, adir, qbin, qdb, qdir);
+                 name, cdir, qbin, qdb, qdir);
         snprintf(path, sizeof path, "%s/merge.sh", adir);
-        if (write_file(path, text, 0755) < 0) rc = EXIT_RUN_FAILED;
+        if (write_file(path, text, 0777) < 0) rc = EXIT_RUN_FAILED;
     }
+    if (!text) fprintf(stderr, "clustertwin sweep: out of memory\n");
     free(text);
     free(lines);
-    if (rc != EXIT_OK) {
-        fprintf(stderr, "clustertwin sweep: cannot write %s: %s\n", path, strerror(errno));
-        return rc;
-    }
+    if (rc != EXIT_OK) return rc;
     printf("wrote %s/sweep.sbatch (%d array tasks), %s/tasks.txt and %s/merge.sh\n"
-           "submit: jid=$(sbatch --parsable %s/sweep.sbatch) && sbatch --dependency=afterok:$jid %s/merge.sh\n"
+           "submit: jid=$(sbatch --parsable %s) && sbatch --dependency=afterok:$jid %s\n"
            "results: %s\n",
-           adir, tasks, adir, adir, adir, adir, adb);
+           adir, tasks, adir, adir, qsbatch, qmerge, adb);
     return EXIT_OK;
 }
 

@@ -4,6 +4,8 @@
  * main() maps the first argument to a command (one file each in cli/) and
  * exits with what the command returns.
  */
+#include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -71,7 +73,21 @@ double cli_wall_s(void) {
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-int main(int argc, char **argv) {
+/* Everything a command printed reached stdout: flush and close it, and
+ * turn a failed write (a full disk, a closed FIFO) into exit status 1 with
+ * a message, so that output that was lost is never reported as success.
+ * The one place that checks; commands only print. */
+static int finish_stdout(int rc) {
+    errno = 0;
+    int bad = fflush(stdout) != 0, e = errno;
+    bad |= ferror(stdout) != 0;
+    if (fclose(stdout) != 0 && !bad) bad = 1, e = errno;
+    if (!bad) return rc;
+    fprintf(stderr, "clustertwin: stdout: write error%s%s\n", e ? ": " : "", e ? strerror(e) : "");
+    return rc == EXIT_OK ? EXIT_RUN_FAILED : rc;
+}
+
+static int run_main(int argc, char **argv) {
     if (argc < 2) {
         usage(stderr);
         return EXIT_BAD_INPUT;
@@ -89,4 +105,11 @@ int main(int argc, char **argv) {
     fprintf(stderr, "clustertwin: unknown command '%s'\n\n", argv[1]);
     usage(stderr);
     return EXIT_BAD_INPUT;
+}
+
+int main(int argc, char **argv) {
+    /* A closed pipe or FIFO is a write error (EPIPE) that finish_stdout
+     * and the file writers report, exit 1, not a silent death by signal. */
+    signal(SIGPIPE, SIG_IGN);
+    return finish_stdout(run_main(argc, argv));
 }

@@ -375,11 +375,17 @@ uint64_t sweep_seed(uint64_t base, int replica) {
     return rng_derive_seed(base, "sweep-replica", (uint64_t)replica) & ((1ULL << 53) - 1);
 }
 
-void sweep_shell_quote(char *b, size_t cap, const char *z) {
-    size_t n = strlen(b);
-    if (n + 3 >= cap) return;
+int sweep_shell_quote(char *b, size_t cap, const char *z) {
+    size_t n = strlen(b), n0 = n;
+    for (const char *c = z; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7F) return -1;      /* a line break would split the script's line */
+    if (n + 3 > cap) return -1;
     b[n++] = '\'';
-    for (; *z && n + 6 < cap; z++) {
+    for (; *z; z++) {
+        if (n + 6 > cap) {
+            b[n0] = 0;                                 /* b as it was */
+            return -1;
+        }
         if (*z == '\'') {
             memcpy(b + n, "'\\''", 4);
             n += 4;
@@ -389,6 +395,7 @@ void sweep_shell_quote(char *b, size_t cap, const char *z) {
     }
     b[n++] = '\'';
     b[n] = 0;
+    return 0;
 }
 
 /* ---- one run ----------------------------------------------------------------- */

@@ -128,7 +128,10 @@ int sweep_execute(sweep *sw, const int *pts, int np, sweep_exec *ex);
 char *sweep_params_json(const sweep *sw);
 char *sweep_sets_json(const sweep *sw);
 
-/* Append z to b (cap bytes) as a shell word in single quotes. */
-void sweep_shell_quote(char *b, size_t cap, const char *z);
+/* Append z to b (cap bytes) as one shell word in single quotes (' as
+ * '\''), safe in any shell context. Returns 0, or -1 when z holds a control
+ * character (a line break cannot be kept on one script line) or the word
+ * does not fit; b is then not a usable command line. */
+int sweep_shell_quote(char *b, size_t cap, const char *z);
 
 #endif

@@ -7,10 +7,12 @@
  * scales down with CSS.
  */
 #include "reports/charts.h"
+#include "reports/fileout.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,14 +46,40 @@ typedef struct plan {
     int n;
     const char *dir, *prefix;
     FILE *gp;                        /* the script */
+    fileout gpo;                     /* ... as written through fileout */
+    fileout dat;                     /* the one data file open at a time */
     double unit_s;
     const char *unit;
 } plan;
 
-static FILE *open_in(const plan *p, const char *name, const char *ext) {
+/* Open DIR/PREFIX NAME EXT through fileout (the chart functions hold one
+ * data file at a time, in p->dat); NULL when it cannot be written. */
+static FILE *open_in(plan *p, const char *name, const char *ext) {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s%s%s", p->dir, p->prefix, name, ext);
-    return fopen(path, "w");
+    return fileout_open(&p->dat, path, 0, 0666, NULL, 0) == 0 ? p->dat.f : NULL;
+}
+
+/* Finish the data file open_in gave; 0, or -1 when it could not be
+ * written (the chart is then left out). */
+static int close_in(plan *p) { return fileout_close(&p->dat, NULL, 0) == 0 ? 0 : -1; }
+
+/* One character of z at *p for a chart's script or data: valid UTF-8 as
+ * it is, an invalid byte as U+FFFD (gnuplot copies it into the SVG, which
+ * must stay well-formed), control characters dropped; *p advanced past it. */
+static void put_char(FILE *f, const char **p) {
+    const unsigned char *u = (const unsigned char *)*p;
+    if (*u < 0x80) {
+        if (*u >= 0x20 && *u != 0x7F) fputc(*u, f);
+        return;
+    }
+    int n = fileout_utf8_len(u);
+    if (n > 1) {
+        fwrite(u, 1, (size_t)n, f);
+        *p += n - 1;
+    } else {
+        fputs("\xEF\xBF\xBD", f);
+    }
 }
 
 /* gnuplot single-quoted string: ' doubled; the rest is literal. */
@@ -59,16 +87,16 @@ static void gp_quote(FILE *f, const char *z) {
     fputc('\'', f);
     for (; *z; z++) {
         if (*z == '\'') fputc('\'', f);
-        if ((unsigned char)*z >= 0x20) fputc(*z, f);
+        put_char(f, &z);
     }
     fputc('\'', f);
 }
 
-/* Data file string: double-quoted, with " and control characters dropped. */
+/* Data file string: double-quoted, with " and \\ dropped. */
 static void dat_quote(FILE *f, const char *z) {
     fputc('"', f);
     for (; *z; z++)
-        if (*z != '"' && *z != '\\' && (unsigned char)*z >= 0x20) fputc(*z, f);
+        if (*z != '"' && *z != '\\') put_char(f, &z);
     fputc('"', f);
 }
 
@@ -107,7 +135,9 @@ static void util_chart(plan *p, sqlite3 *db, const rundata *r) {
                 fprintf(f, "%.9g %.9g %.9g %.9g %.9g %.9g %.9g\n", (t[0][k] + e * dt[0][k]) / p->unit_s, c[0], c[1],
                         c[2], c[3], c[4], out);
         }
-        fclose(f);
+        if (close_in(p) != 0) f = NULL;
+    }
+    if (f) {
         begin(p, "util", "GPUs by state over time",
               "GPUs held by jobs in each state and idle GPUs, stacked (their sum is the cluster's GPUs); the "
               "dashed line counts GPUs on failed or drained nodes. Each step is the mean over one bucket.");
@@ -134,7 +164,9 @@ static void cost_chart(plan *p, sqlite3 *db, const rundata *r) {
     if (f) {
         fprintf(f, "# time (%s), cost so far (USD)\n0 0\n", p->unit);
         for (int k = 0; k < n; k++) fprintf(f, "%.9g %.9g\n", (t[k] + dt[k]) / p->unit_s, mx[k]);
-        fclose(f);
+        if (close_in(p) != 0) f = NULL;
+    }
+    if (f) {
         begin(p, "cost", "Cost so far", "What the run has cost up to each time (compute, storage and cloud burst, "
                                         "as priced by the cost model).");
         fprintf(p->gp, "set xlabel 'time (%s)'\nset xrange [0:%.9g]\nset ylabel 'USD'\nset format y '$%%.1s%%c'\n"
@@ -172,8 +204,7 @@ static void failures_chart(plan *p, sqlite3 *db, const rundata *r) {
         if (rows) present[np++] = i;
     }
     sqlite3_finalize(q);
-    if (!f) return;
-    fclose(f);
+    if (!f || close_in(p) != 0) return;
     begin(p, "failures", "Failures and recovery",
           "Each mark is one event: a component failure, a job brought down by it, the replacement node it got, "
           "its restart, and the failed node's repair.");
@@ -212,8 +243,7 @@ static void steps_chart(plan *p, const rundata *r) {
         for (int k = 0; k < RD_PARTS; k++) fprintf(f, " %.9g", isnan(j->part_s[k]) ? 0 : j->part_s[k]);
         fprintf(f, "\n");
     }
-    if (!f) return;
-    fclose(f);
+    if (!f || close_in(p) != 0) return;
     begin(p, "steps", "Where a training step's time goes",
           "One bar per training job: its step time split into compute, tensor-parallel communication, the "
           "pipeline bubble, data-parallel (or FSDP) communication, the optimizer and the rest.");
@@ -249,8 +279,7 @@ static void progress_chart(plan *p, sqlite3 *db, const rundata *r) {
         }
         free(t);
     }
-    if (!f) return;
-    fclose(f);
+    if (!f || close_in(p) != 0) return;
     begin(p, "progress", "Training progress",
           "Share of each training job's steps done over time; flat stretches are time lost to failures, "
           "restarts and waits for nodes.");
@@ -296,8 +325,7 @@ static void waits_chart(plan *p, const rundata *r) {
         queues[nq++] = qn;
     }
     free(w);
-    if (!f) return;
-    fclose(f);
+    if (!f || close_in(p) != 0) return;
     begin(p, "waits", "Queue waits",
           "Cumulative distribution of the time jobs waited in each queue before they started.");
     fprintf(p->gp, "set xlabel 'queue wait (%s)'\nset ylabel 'jobs (%%)'\nset yrange [0:100]\nset xrange [0:*]\nplot ",
@@ -329,8 +357,7 @@ static void latency_chart(plan *p, const rundata *r) {
                 fprintf(f, "%.9g %.9g %.9g\n", v->cdf_pct[k], v->cdf_ttft[k], v->cdf_e2e[k]);
         idx[n++] = i;
     }
-    if (!f) return;
-    fclose(f);
+    if (!f || close_in(p) != 0) return;
     begin(p, "latency", "Inference latency",
           "Cumulative distribution of each service's time to first token (left) and end-to-end request latency "
           "(right), on a log scale: the share of its requests served at most that fast.");
@@ -382,8 +409,7 @@ static void micro_chart(plan *p, sqlite3 *db, const rundata *r) {
         hi = fmax(hi, fmax(m, pr));
     }
     sqlite3_finalize(q);
-    if (!f) return;
-    fclose(f);
+    if (!f || close_in(p) != 0) return;
     begin(p, "micro", "Microbenchmarks: predicted vs measured",
           "Each case's predicted time against its measured median (bars: fastest to slowest repetition), "
           "log-log. On the solid line the model is exact; the dashed lines are +-10%.");
@@ -410,8 +436,11 @@ static int run_gnuplot(const char *prog, const char *dir, const char *script, co
     pid_t pid = fork();
     if (pid < 0) return 127;
     if (pid == 0) {
+        signal(SIGPIPE, SIG_DFL);                      /* the CLI ignores it; gnuplot gets the default */
         if (chdir(dir) != 0) _exit(126);
-        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644), nul = open("/dev/null", O_RDONLY);
+        /* O_NONBLOCK: a FIFO without a reader in place of the log is no log, not a wait */
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK, 0644), nul = open("/dev/null", O_RDONLY);
+        if (fd >= 0) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
         if (fd >= 0) {
             dup2(fd, 1);
             dup2(fd, 2);
@@ -453,14 +482,20 @@ void charts_draw(sqlite3 *db, const rundata *r, const char *dir, const char *pre
     char script[128], log[128];
     snprintf(script, sizeof script, "%scharts.gp", prefix);
     snprintf(log, sizeof log, "%scharts.log", prefix);
-    if (!(p.gp = open_in(&p, "charts", ".gp"))) {
-        snprintf(out->note, sizeof out->note, "charts not drawn: cannot write %s/%s: %s", dir, script, strerror(errno));
+    char gpath[4096], why[1024];
+    snprintf(gpath, sizeof gpath, "%s/%s", dir, script);
+    if (fileout_open(&p.gpo, gpath, 0, 0666, why, sizeof why) != 0) {
+        snprintf(out->note, sizeof out->note, "charts not drawn: %.400s", why);
         return;
     }
-    fprintf(p.gp, "# Charts of run %lld (%s), drawn by `clustertwin report`: gnuplot %s\n"
+    p.gp = p.gpo.f;
+    fprintf(p.gp, "# Charts of run %lld (", (long long)r->id);
+    for (const char *z = r->scenario; *z; z++)          /* a line break would end the comment */
+        fputc((unsigned char)*z < 0x20 ? ' ' : *z, p.gp);
+    fprintf(p.gp, "), drawn by `clustertwin report`: gnuplot %s\n"
                   "set terminal svg size 960,360 fixed noenhanced font 'Helvetica,12' background rgb 'white'\n"
                   "set encoding utf8\n",
-            (long long)r->id, r->scenario, script);
+            script);
     if (r->simulated_s > 0) {
         util_chart(&p, db, r);
         cost_chart(&p, db, r);
@@ -472,10 +507,8 @@ void charts_draw(sqlite3 *db, const rundata *r, const char *dir, const char *pre
     latency_chart(&p, r);
     micro_chart(&p, db, r);
     fprintf(p.gp, "\nunset output\n");
-    int werr = ferror(p.gp);
-    fclose(p.gp);
-    if (werr) {
-        snprintf(out->note, sizeof out->note, "charts not drawn: cannot write %s/%s", dir, script);
+    if (fileout_close(&p.gpo, why, sizeof why) != 0) {
+        snprintf(out->note, sizeof out->note, "charts not drawn: %.400s", why);
         return;
     }
     if (p.n == 0) {                          /* nothing to draw (no time simulated, no jobs) */
@@ -485,6 +518,12 @@ void charts_draw(sqlite3 *db, const rundata *r, const char *dir, const char *pre
         return;
     }
 
+    for (int i = 0; i < p.n; i++)
+        if (!charts_svg_target_ok(dir, p.planned[i].file)) {
+            snprintf(out->note, sizeof out->note, "charts not drawn: %.300s/%s is not a regular file (gnuplot would "
+                     "wait on it or replace it)", dir, p.planned[i].file);
+            return;
+        }
     const char *prog = getenv("CLUSTERTWIN_GNUPLOT");
     if (!prog || !*prog) prog = "gnuplot";
     int st = run_gnuplot(prog, dir, script, log);
@@ -510,3 +549,12 @@ int charts_gnuplot(const char *dir, const char *script, const char *log) {
 }
 
 int charts_svg_complete(const char *dir, const char *file) { return svg_complete(dir, file); }
+
+int charts_svg_target_ok(const char *dir, const char *file) {
+    char path[4096], target[FILEOUT_PATH_MAX];
+    int exists;
+    unsigned mode;
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    if (fileout_resolve(path, target, sizeof target, &exists, &mode) != 0) return 0;
+    return !exists || S_ISREG(mode);
+}

@@ -60,4 +60,9 @@ int charts_gnuplot(const char *dir, const char *script, const char *log);
 /* 1 when dir/file is a complete SVG (gnuplot finished it). */
 int charts_svg_complete(const char *dir, const char *file);
 
+/* DIR/FILE is nothing yet or (after symlinks) a regular file: gnuplot may
+ * write it. A FIFO there would make gnuplot wait forever, a device would
+ * be written into: the charts are then not drawn. */
+int charts_svg_target_ok(const char *dir, const char *file);
+
 #endif

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "reports/fileout.h"
+
 #define MAX_DEPTH 64
 
 struct json {
@@ -75,8 +77,19 @@ static void string(json *j, const char *z) {
         case '\r': puts_(j, "\\r"); break;
         case '\t': puts_(j, "\\t"); break;
         default:
-            if (*p < 0x20) printf_(j, "\\u%04x", *p);
-            else put(j, (const char *)p, 1);
+            if (*p < 0x20) {
+                printf_(j, "\\u%04x", *p);
+            } else if (*p < 0x80) {
+                put(j, (const char *)p, 1);
+            } else {                                   /* valid UTF-8 as it is; a bad byte as U+FFFD */
+                int n = fileout_utf8_len(p);
+                if (n > 1) {
+                    put(j, (const char *)p, (size_t)n);
+                    p += n - 1;
+                } else {
+                    puts_(j, "\xEF\xBF\xBD");
+                }
+            }
         }
     }
     put(j, "\"", 1);
@@ -155,27 +168,13 @@ int json_write_file(const json *j, const char *path, char *err, size_t errlen) {
         snprintf(err, errlen, "%s: out of memory building the JSON", path);
         return -1;
     }
-    if (!strcmp(path, "-")) {
-        if (fwrite(z, 1, n, stdout) != n || fputc('\n', stdout) == EOF || fflush(stdout) != 0) {
-            snprintf(err, errlen, "stdout: write error: %s", strerror(errno));
-            return -1;
-        }
-        return 0;
-    }
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+    fileout o;
+    if (fileout_open(&o, path, FILEOUT_STDOUT, 0666, err, errlen) != 0) return -1;
+    if (fwrite(z, 1, n, o.f) != n || fputc('\n', o.f) == EOF) {
+        int e = errno;
+        fileout_abort(&o);
+        snprintf(err, errlen, "%s: cannot write: %s", o.how == FILEOUT_TO_STDOUT ? "stdout" : path, strerror(e));
         return -1;
     }
-    int bad = fwrite(z, 1, n, f) != n || fputc('\n', f) == EOF;
-    bad |= fflush(f) != 0 || fsync(fileno(f)) != 0;
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path) != 0) {
-        snprintf(err, errlen, "%s: write error: %s", path, strerror(errno));
-        remove(tmp);
-        return -1;
-    }
-    return 0;
+    return fileout_close(&o, err, errlen) == 0 ? 0 : -1;
 }

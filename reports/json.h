@@ -2,7 +2,7 @@
  * json: a small streaming JSON writer into a memory buffer.
  *
  * The whole document is built in memory and written out at once by the
- * caller (atomically, via a temporary file and rename), so a run that fails
+ * caller (through reports/fileout: atomically where the target is a file), so a run that fails
  * half-way never leaves half a JSON file. Numbers are printed with %.10g;
  * NaN and infinities become null. Keys are given with each value; pass NULL
  * inside arrays. Out of memory sets a flag that json_text() reports.
@@ -29,8 +29,9 @@ void json_null(json *j, const char *key);
 /* The text so far (NUL-terminated), or NULL when out of memory. */
 const char *json_text(const json *j, size_t *len);
 
-/* Write the text to path atomically ("-" = stdout). Returns 0, or -1 with
- * err set; on error the target file is left as it was. */
+/* Write the text to path by reports/fileout's rule ("-" = stdout; a
+ * device or FIFO in place; a file atomically). Returns 0, or -1 with err
+ * set; on error a target file is left as it was. */
 int json_write_file(const json *j, const char *path, char *err, size_t errlen);
 
 #endif

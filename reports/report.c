@@ -1047,13 +1047,11 @@ static void html_compare(FILE *f, sqlite3 *db, const rundata *a, const rundata *
 
 /* ---- Markdown ------------------------------------------------------------ */
 
+/* One table cell: every text written to Markdown goes through fileout_md
+ * (no raw HTML, no Markdown markup, no | that ends the cell). */
 static void md_cell(FILE *f, const char *z) {
     fputs(" ", f);
-    for (; *z; z++) {
-        if (*z == '|') fputs("\\|", f);
-        else if (*z == '\n') fputs(" ", f);
-        else fputc(*z, f);
-    }
+    fileout_md(f, z);
     fputs(" |", f);
 }
 
@@ -1070,9 +1068,21 @@ static void md_run(FILE *f, sqlite3 *db, const rundata *r) {
     char sentence[1024], b[96];
     figures_of(r, &m);
     answer(db, r, &m, sentence, sizeof sentence);
-    fprintf(f, "# %s, run %lld\n\n**%s**\n\n", r->scenario, (long long)r->id, sentence);
-    fprintf(f, "Scenario %s (%s), seed %lld, clustertwin %s, status %s; recorded %s.\n\n", r->scenario,
-            r->scenario_file, r->seed, r->version, r->status, r->wall_started_at);
+    fputs("# ", f);
+    fileout_md(f, r->scenario);
+    fprintf(f, ", run %lld\n\n**", (long long)r->id);
+    fileout_md(f, sentence);
+    fputs("**\n\nScenario ", f);
+    fileout_md(f, r->scenario);
+    fputs(" (", f);
+    fileout_md(f, r->scenario_file);
+    fprintf(f, "), seed %lld, clustertwin ", r->seed);
+    fileout_md(f, r->version);
+    fputs(", status ", f);
+    fileout_md(f, r->status);
+    fputs("; recorded ", f);
+    fileout_md(f, r->wall_started_at);
+    fputs(".\n\n", f);
     static const char *const c1[] = { "figure", "value", "note", NULL };
     md_header(f, c1, "tnt");
     for (int i = 0; i < NM; i++) {
@@ -1196,12 +1206,12 @@ static int csv_query(sqlite3 *db, const char *dir, const char *name, const char 
     }
     sqlite3_bind_int64(q, 1, a);
     sqlite3_bind_int64(q, 2, b);
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        errmsg_set(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    fileout o;
+    if (fileout_open(&o, path, 0, 0666, err, errlen) != 0) {
         sqlite3_finalize(q);
         return 1;
     }
+    FILE *f = o.f;
     int n = sqlite3_column_count(q), rc;
     for (int i = 0; i < n; i++) {
         if (i) fputc(',', f);
@@ -1212,21 +1222,20 @@ static int csv_query(sqlite3 *db, const char *dir, const char *name, const char 
         for (int i = 0; i < n; i++) {
             if (i) fputc(',', f);
             const unsigned char *z = sqlite3_column_text(q, i);
-            if (z) fileout_csv(f, (const char *)z);
+            if (!z) continue;
+            int type = sqlite3_column_type(q, i);
+            if (type == SQLITE_INTEGER || type == SQLITE_FLOAT) fputs((const char *)z, f);   /* a number, not text */
+            else fileout_csv(f, (const char *)z);
         }
         fputs("\n", f);
     }
     sqlite3_finalize(q);
-    int bad = ferror(f) | (fclose(f) != 0);
     if (rc != SQLITE_DONE) {
+        fileout_abort(&o);
         errmsg_set(err, errlen, "cannot read the database: %s", sqlite3_errmsg(db));
         return 1;
     }
-    if (bad) {
-        errmsg_set(err, errlen, "cannot write %s", path);
-        return 1;
-    }
-    return 0;
+    return fileout_close(&o, err, errlen);
 }
 
 static int write_csv(sqlite3 *db, const char *dir, const rundata *a, const rundata *b, char *err, size_t errlen) {
@@ -1257,8 +1266,9 @@ static int write_csv(sqlite3 *db, const char *dir, const rundata *a, const runda
     /* summary.csv and queues.csv from the report's own figures. */
     char path[4096];
     snprintf(path, sizeof path, "%s/summary.csv", dir);
-    FILE *f = fopen(path, "w");
-    if (!f) goto werr;
+    fileout o;
+    if (fileout_open(&o, path, 0, 0666, err, errlen) != 0) return 1;
+    FILE *f = o.f;
     fputs("run_id,figure,value,label,note\n", f);
     for (int k = 0; k < (b ? 2 : 1); k++) {
         const rundata *r = k ? b : a;
@@ -1281,10 +1291,11 @@ static int write_csv(sqlite3 *db, const char *dir, const rundata *a, const runda
         fileout_csv(f, sentence);
         fputc('\n', f);
     }
-    if (ferror(f) | (fclose(f) != 0)) goto werr;
+    if (fileout_close(&o, err, errlen) != 0) return 1;
 
     snprintf(path, sizeof path, "%s/queues.csv", dir);
-    if (!(f = fopen(path, "w"))) goto werr;
+    if (fileout_open(&o, path, 0, 0666, err, errlen) != 0) return 1;
+    f = o.f;
     fputs("run_id,queue,quota_gpus,jobs,done,started,gpu_hours,mean_wait_s,p50_wait_s,p95_wait_s,max_wait_s,slowdown\n", f);
     for (int k = 0; k < (b ? 2 : 1); k++) {
         const rundata *r = k ? b : a;
@@ -1304,11 +1315,12 @@ static int write_csv(sqlite3 *db, const char *dir, const rundata *a, const runda
         }
         free(qs);
     }
-    if (ferror(f) | (fclose(f) != 0)) goto werr;
+    if (fileout_close(&o, err, errlen) != 0) return 1;
 
     if (b) {
         snprintf(path, sizeof path, "%s/compare.csv", dir);
-        if (!(f = fopen(path, "w"))) goto werr;
+        if (fileout_open(&o, path, 0, 0666, err, errlen) != 0) return 1;
+        f = o.f;
         figures ma, mb;
         figures_of(a, &ma);
         figures_of(b, &mb);
@@ -1323,23 +1335,12 @@ static int write_csv(sqlite3 *db, const char *dir, const rundata *a, const runda
                 else fprintf(f, ",%.10g", v[t]);
             fputc('\n', f);
         }
-        if (ferror(f) | (fclose(f) != 0)) goto werr;
+        if (fileout_close(&o, err, errlen) != 0) return 1;
     }
     return 0;
-werr:
-    if (f) fclose(f);
-    errmsg_set(err, errlen, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
-    return 1;
 }
 
 /* ---- the command --------------------------------------------------------- */
-
-/* fileout_close with the message a report gives; 0 or 1. */
-static int close_tmp(FILE *f, const char *tmp, const char *path, char *err, size_t errlen) {
-    if (fileout_close(f, tmp, path) == 0) return 0;
-    errmsg_set(err, errlen, "cannot write %s: %s", path, strerror(errno));
-    return 1;
-}
 
 int report_write(const report_opts *o, char *main_file, size_t mainlen, char *notes, size_t noteslen, char *err,
                  size_t errlen) {
@@ -1375,19 +1376,19 @@ int report_write(const report_opts *o, char *main_file, size_t mainlen, char *no
         rc = 1;
         goto out;
     }
-    char path[4096], tmp[4200];
+    char path[4096];
+    fileout fo;
     if (o->format == REPORT_CSV) {
         rc = write_csv(db, o->out_dir, a, b, err, errlen);
         snprintf(main_file, mainlen, "%s", o->out_dir);
         goto out;
     }
-    FILE *f;
     if (o->format == REPORT_MD) {
         snprintf(path, sizeof path, "%s/report.md", o->out_dir);
-        if (!(f = fileout_open(path, tmp, sizeof tmp))) goto werr;
-        if (b) md_compare(f, db, a, b);
-        else md_run(f, db, a);
-        rc = close_tmp(f, tmp, path, err, errlen);
+        if ((rc = fileout_open(&fo, path, 0, 0666, err, errlen)) != 0) goto out;
+        if (b) md_compare(fo.f, db, a, b);
+        else md_run(fo.f, db, a);
+        rc = fileout_close(&fo, err, errlen);
         snprintf(main_file, mainlen, "%s", path);
         goto out;
     }
@@ -1403,15 +1404,11 @@ int report_write(const report_opts *o, char *main_file, size_t mainlen, char *no
     }
     if (!has_ta) addnote(notes, noteslen, "%s", whya);
     snprintf(path, sizeof path, "%s/index.html", o->out_dir);
-    if (!(f = fileout_open(path, tmp, sizeof tmp))) goto werr;
-    if (b) html_compare(f, db, a, b, &ca, &cb, has_ta ? ta : NULL, has_tb ? tb : NULL, o->db_path);
-    else html_run(f, db, a, &ca, has_ta ? ta : NULL, whya, o->db_path);
-    rc = close_tmp(f, tmp, path, err, errlen);
+    if ((rc = fileout_open(&fo, path, 0, 0666, err, errlen)) != 0) goto out;
+    if (b) html_compare(fo.f, db, a, b, &ca, &cb, has_ta ? ta : NULL, has_tb ? tb : NULL, o->db_path);
+    else html_run(fo.f, db, a, &ca, has_ta ? ta : NULL, whya, o->db_path);
+    rc = fileout_close(&fo, err, errlen);
     snprintf(main_file, mainlen, "%s", path);
-    goto out;
-werr:
-    errmsg_set(err, errlen, "cannot write %s: %s", path, strerror(errno));
-    rc = 1;
 out:
     rundata_free(a);
     rundata_free(b);

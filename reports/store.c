@@ -28,6 +28,7 @@
  * under "a.b".
  */
 #include "reports/store.h"
+#include "reports/fileout.h"
 #include "reports/errmsg.h"
 
 #include <errno.h>
@@ -404,14 +405,52 @@ static int check_schema(store *st, store_mode mode, char *err, size_t errlen) {
     return STORE_OK;
 }
 
+/* PRAGMA quick_check on an existing file before anything reads or writes
+ * it: a corrupt database is refused (STORE_BAD_INPUT, err naming the file
+ * and what the check found) rather than written into or reported on. A
+ * file that is not SQLite at all keeps its own message; a busy or failing
+ * read is STORE_FAILED. */
+static int quick_check(sqlite3 *db, const char *path, char *err, size_t errlen) {
+    sqlite3_stmt *q = NULL;
+    int rc = sqlite3_prepare_v2(db, "PRAGMA quick_check(1)", -1, &q, NULL);
+    if (rc == SQLITE_OK) rc = sqlite3_step(q);
+    int status = STORE_OK;
+    if (rc == SQLITE_ROW) {
+        const char *z = (const char *)sqlite3_column_text(q, 0);
+        if (!z || strcmp(z, "ok")) {
+            errmsg_set(err, errlen, "%s: the database is corrupt (quick_check: %.300s)", path, z ? z : "no answer");
+            status = STORE_BAD_INPUT;
+        }
+    } else if ((rc & 0xff) == SQLITE_CORRUPT) {
+        errmsg_set(err, errlen, "%s: the database is corrupt (quick_check: %.300s)", path, sqlite3_errmsg(db));
+        status = STORE_BAD_INPUT;
+    } else if ((rc & 0xff) == SQLITE_NOTADB) {
+        errmsg_set(err, errlen, "%s: not an SQLite database (clustertwin results database expected)", path);
+        status = STORE_BAD_INPUT;
+    } else if (rc != SQLITE_DONE) {
+        status = store_sql_status(rc);
+        errmsg_set(err, errlen, "%s: cannot read: %s", path, sqlite3_errmsg(db));
+    }
+    sqlite3_finalize(q);
+    return status;
+}
+
 int store_open(const char *path, store_mode mode, store **out, char *err, size_t errlen) {
     *out = NULL;
     if (!path || !*path) {
         errmsg_set(err, errlen, "results database: empty path");
         return STORE_BAD_INPUT;
     }
-    struct stat sb;
-    int existed = stat(path, &sb) == 0;
+    /* Where the file is: a symlink is followed (the link stays a link); the
+     * target is opened, and removed on failure only when this call made it. */
+    char target[FILEOUT_PATH_MAX];
+    int existed;
+    unsigned tmode;
+    if (fileout_resolve(path, target, sizeof target, &existed, &tmode) != 0) {
+        errmsg_set(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return errno == ELOOP ? STORE_BAD_INPUT : STORE_FAILED;
+    }
+    struct stat sb = { .st_mode = (mode_t)tmode };
     if (existed && S_ISDIR(sb.st_mode)) {
         errmsg_set(err, errlen, "%s: is a directory (a results database file expected)", path);
         return STORE_BAD_INPUT;
@@ -434,8 +473,8 @@ int store_open(const char *path, store_mode mode, store **out, char *err, size_t
         /* A new file needs a writable directory; say so plainly (SQLite
          * would report its last fallback, often "No such file"). */
         char dir[4096];
-        const char *slash = strrchr(path, '/');
-        if (slash) snprintf(dir, sizeof dir, "%.*s", (int)(slash - path) + (slash == path), path);
+        const char *slash = strrchr(target, '/');
+        if (slash) snprintf(dir, sizeof dir, "%.*s", (int)(slash - target) + (slash == target), target);
         else snprintf(dir, sizeof dir, ".");
         if (access(dir, W_OK | X_OK) != 0) {
             errmsg_set(err, errlen, "%s: cannot open: cannot create the file: %s", path, strerror(errno));
@@ -449,7 +488,7 @@ int store_open(const char *path, store_mode mode, store **out, char *err, size_t
     /* Read-write even for reading: a run killed mid-transaction leaves a
      * hot journal that only a writer can roll back. */
     int flags = SQLITE_OPEN_READWRITE | (mode == STORE_WRITE ? SQLITE_OPEN_CREATE : 0);
-    int rc = sqlite3_open_v2(path, &st->db, flags, NULL), status = STORE_OK;
+    int rc = sqlite3_open_v2(target, &st->db, flags, NULL), status = STORE_OK;
     if (rc != SQLITE_OK) {
         int e = st->db ? sqlite3_system_errno(st->db) : ENOMEM;
         errmsg_set(err, errlen, "%s: cannot open: %s", path, e ? strerror(e) : sqlite3_errmsg(st->db));
@@ -463,6 +502,8 @@ int store_open(const char *path, store_mode mode, store **out, char *err, size_t
         status = STORE_FAILED;
         goto fail;
     }
+    /* First of all, before a pragma reads the schema: is it intact? */
+    if (existed && (status = quick_check(st->db, path, err, errlen)) != STORE_OK) goto fail;
     /* A run's last transaction can be tens of MB (60,000 jobs and their
      * JSON); a cache that holds it avoids spilling pages mid-transaction,
      * each spill an extra journal sync. */
@@ -494,9 +535,9 @@ fail:
     sqlite3_close(st->db);
     st->db = NULL;
     if (!existed && mode == STORE_WRITE) {
-        char j[4096];
-        unlink(path);
-        snprintf(j, sizeof j, "%s-journal", path);
+        char j[FILEOUT_PATH_MAX + 16];
+        unlink(target);
+        snprintf(j, sizeof j, "%s-journal", target);
         unlink(j);
     }
     store_close(st);

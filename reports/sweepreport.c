@@ -302,17 +302,48 @@ static double y_unit(const sdata *d, int m, const char **name) {
     return 1;
 }
 
+/* z as gnuplot text: control characters (a line break would end a comment
+ * or a command) as spaces, invalid UTF-8 as U+FFFD; in a single-quoted
+ * string (quoted) ' doubled, gnuplot's escape there. */
+static void gp_put(FILE *f, const char *z, int quoted) {
+    for (const unsigned char *p = (const unsigned char *)z; *p; p++) {
+        int n = *p < 0x80 ? 1 : fileout_utf8_len(p);
+        if (n > 1) {
+            fwrite(p, 1, (size_t)n, f);
+            p += n - 1;
+        } else if (n == 0) {
+            fputs("\xEF\xBF\xBD", f);
+        } else if (*p == '\'' && quoted) {
+            fputs("''", f);
+        } else {
+            fputc(*p < 0x20 || *p == 0x7F ? ' ' : *p, f);
+        }
+    }
+}
+
+static void gp_text(FILE *f, const char *z) { gp_put(f, z, 0); }
+
+/* z then tail as one gnuplot single-quoted string that nothing in them
+ * can end. */
+static void gp_str(FILE *f, const char *z, const char *tail) {
+    fputc('\'', f);
+    gp_put(f, z, 1);
+    gp_put(f, tail, 1);
+    fputc('\'', f);
+}
+
 /* Chart every varying metric: x = the first path's values; one line per
  * combination of the other paths' values. Returns charts drawn; their
  * files are m<i>.svg. */
 static int draw_charts(const sdata *d, const char *dir, int *drawn, char *note, size_t notelen) {
-    char path[4200];
+    char path[4200], why[1024];
     snprintf(path, sizeof path, "%s/sweep.gp", dir);
-    FILE *gp = fopen(path, "w");
-    if (!gp) {
-        snprintf(note, notelen, "charts not drawn: cannot write %.600s: %s", path, strerror(errno));
+    fileout go;
+    if (fileout_open(&go, path, 0, 0666, why, sizeof why) != 0) {
+        snprintf(note, notelen, "charts not drawn: %.900s", why);
         return 0;
     }
+    FILE *gp = go.f;
     int numeric = 1;
     double xmin = INFINITY, xmax = -INFINITY;
     for (int p = 0; p < d->n_points; p++) {
@@ -331,16 +362,20 @@ static int draw_charts(const sdata *d, const char *dir, int *drawn, char *note, 
         if (k == nd) first[nd++] = p;
         xi[p] = k;
     }
-    fprintf(gp, "# Charts of sweep %lld (%s), drawn by `clustertwin report`: gnuplot sweep.gp\n"
+    fprintf(gp, "# Charts of sweep %lld (", (long long)d->id);
+    gp_text(gp, d->scenario);
+    fprintf(gp, "), drawn by `clustertwin report`: gnuplot sweep.gp\n"
                 "set terminal svg size 720,360 fixed noenhanced font 'Helvetica,12' background rgb 'white'\n"
-                "set encoding utf8\nset grid\nset key outside right top\nset xlabel '",
-            (long long)d->id, d->scenario);
-    for (const char *z = d->axes[0]; *z; z++) fputc(*z == '\'' ? '"' : *z, gp);
-    fprintf(gp, "'\n");
+                "set encoding utf8\nset grid\nset key outside right top\nset xlabel ");
+    gp_str(gp, d->axes[0], "");
+    fprintf(gp, "\n");
     if (numeric && xmin > 0 && xmax / xmin >= 8) fprintf(gp, "set logscale x 2\n");
     fprintf(gp, "set xtics (");
-    for (int k = 0; k < nd; k++)
-        fprintf(gp, "%s'%s' %.17g", k ? ", " : "", d->val[first[k]][0], numeric ? d->x[first[k]][0] : (double)k);
+    for (int k = 0; k < nd; k++) {
+        fputs(k ? ", " : "", gp);
+        gp_str(gp, d->val[first[k]][0], "");
+        fprintf(gp, " %.17g", numeric ? d->x[first[k]][0] : (double)k);
+    }
     fprintf(gp, ")\n");
     if (!numeric) fprintf(gp, "set xrange [-0.5:%d.5]\n", nd - 1);
     /* the other axes' combinations: the series */
@@ -360,8 +395,9 @@ static int draw_charts(const sdata *d, const char *dir, int *drawn, char *note, 
         if (!d->varies[m]) continue;
         char dat[4200];
         snprintf(dat, sizeof dat, "%s/m%d.dat", dir, m);
-        FILE *df = fopen(dat, "w");
-        if (!df) continue;
+        fileout dout;
+        if (fileout_open(&dout, dat, 0, 0666, why, sizeof why) != 0) continue;
+        FILE *df = dout.f;
         const char *unit;
         double u = y_unit(d, m, &unit);
         for (int s = 0; s < ns; s++) {
@@ -375,10 +411,14 @@ static int draw_charts(const sdata *d, const char *dir, int *drawn, char *note, 
             }
             fprintf(df, "\n\n");
         }
-        fclose(df);
-        fprintf(gp, "\nset output 'm%d.svg'\nset title '", m);
-        for (const char *z = d->m[m].text; *z; z++) fputc(*z == '\'' ? '"' : *z, gp);
-        fprintf(gp, ": mean, p10..p90 of %d replicas'\nset ylabel '%s'\nplot ", d->replicas, unit);
+        if (fileout_close(&dout, why, sizeof why) != 0) continue;
+        fprintf(gp, "\nset output 'm%d.svg'\nset title ", m);
+        char tail[64];
+        snprintf(tail, sizeof tail, ": mean, p10..p90 of %d replicas", d->replicas);
+        gp_str(gp, d->m[m].text, tail);
+        fputs("\nset ylabel ", gp);
+        gp_str(gp, unit, "");
+        fputs("\nplot ", gp);
         for (int s = 0; s < ns; s++) {
             char label[512] = "";
             size_t k = 0;
@@ -387,21 +427,31 @@ static int draw_charts(const sdata *d, const char *dir, int *drawn, char *note, 
                                  d->val[sfirst[s]][a]);
                 if (w > 0 && (size_t)w < sizeof label - k) k += (size_t)w;
             }
-            for (char *c = label; *c; c++)
-                if (*c == '\'') *c = '"';
-            fprintf(gp, "%s'm%d.dat' index %d using 1:2:3:4 with yerrorlines lw 2 title '%s'", s ? ", \\\n     " : "", m, s,
-                    d->n_axes > 1 ? label : "mean (bars: p10..p90)");
+            fprintf(gp, "%s'm%d.dat' index %d using 1:2:3:4 with yerrorlines lw 2 title ", s ? ", \\\n     " : "", m, s);
+            gp_str(gp, d->n_axes > 1 ? label : "mean (bars: p10..p90)", "");
         }
         fprintf(gp, "\n");
         drawn[planned++] = m;
     }
     fprintf(gp, "\nunset output\n");
-    fclose(gp);
+    if (fileout_close(&go, why, sizeof why) != 0) {
+        snprintf(note, notelen, "charts not drawn: %.900s", why);
+        planned = 0;
+    }
     free(first);
     free(xi);
     free(series);
     free(sfirst);
     if (!planned) return 0;
+    for (int i = 0; i < planned; i++) {
+        char svg[32];
+        snprintf(svg, sizeof svg, "m%d.svg", drawn[i]);
+        if (!charts_svg_target_ok(dir, svg)) {
+            snprintf(note, notelen, "charts not drawn: %.600s/%s is not a regular file (gnuplot would wait on it "
+                     "or replace it)", dir, svg);
+            return 0;
+        }
+    }
     int rc = charts_gnuplot(dir, "sweep.gp", "sweep-charts.log");
     int ok = 0;
     for (int i = 0; i < planned; i++) {
@@ -445,13 +495,13 @@ static void html_table(FILE *f, const sdata *d, int m) {
 }
 
 static int write_html(const sdata *d, const char *dir, const char *db_path, char *note, size_t notelen, char *path,
-                      size_t pathlen) {
+                      size_t pathlen, char *err, size_t errlen) {
     int drawn[MAX_METRICS];
     int nd = draw_charts(d, dir, drawn, note, notelen);
-    char tmp[4300];
     snprintf(path, pathlen, "%s/index.html", dir);
-    FILE *f = fileout_open(path, tmp, sizeof tmp);
-    if (!f) return -1;
+    fileout o;
+    if (fileout_open(&o, path, 0, 0666, err, errlen) != 0) return -1;
+    FILE *f = o.f;
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\">\n"
                "<head><meta charset=\"utf-8\"/><title>Sweep of ");
     fileout_html(f, d->scenario);
@@ -509,21 +559,34 @@ static int write_html(const sdata *d, const char *dir, const char *db_path, char
         fprintf(f, "</p>\n");
     }
     fprintf(f, "</body>\n</html>\n");
-    return fileout_close(f, tmp, path);
+    return fileout_close(&o, err, errlen) ? -1 : 0;
 }
 
-static int write_md(const sdata *d, const char *dir, char *path, size_t pathlen) {
-    char tmp[4300];
+static int write_md(const sdata *d, const char *dir, char *path, size_t pathlen, char *err, size_t errlen) {
     snprintf(path, pathlen, "%s/report.md", dir);
-    FILE *f = fileout_open(path, tmp, sizeof tmp);
-    if (!f) return -1;
-    fprintf(f, "# Sweep of %s\n\n%d points x %d replicas of `%s`. Varied:", d->scenario, d->n_points, d->replicas, d->file);
-    for (int a = 0; a < d->n_axes; a++) fprintf(f, "%s `%s`", a ? "," : "", d->axes[a]);
+    fileout o;
+    if (fileout_open(&o, path, 0, 0666, err, errlen) != 0) return -1;
+    FILE *f = o.f;
+    fputs("# Sweep of ", f);
+    fileout_md(f, d->scenario);
+    fprintf(f, "\n\n%d points x %d replicas of ", d->n_points, d->replicas);
+    fileout_md(f, d->file);
+    fputs(". Varied:", f);
+    for (int a = 0; a < d->n_axes; a++) {
+        fputs(a ? ", " : " ", f);
+        fileout_md(f, d->axes[a]);
+    }
     fprintf(f, ".\n");
     for (int m = 0; m < d->n_metrics; m++) {
         if (!d->varies[m]) continue;
-        fprintf(f, "\n## %s\n\n|", d->m[m].text);
-        for (int a = 0; a < d->n_axes; a++) fprintf(f, " %s |", short_path(d->axes[a]));
+        fputs("\n## ", f);
+        fileout_md(f, d->m[m].text);
+        fputs("\n\n|", f);
+        for (int a = 0; a < d->n_axes; a++) {
+            fputc(' ', f);
+            fileout_md(f, short_path(d->axes[a]));
+            fputs(" |", f);
+        }
         fprintf(f, " runs | mean | p10 | p90 |\n|");
         for (int a = 0; a < d->n_axes; a++) fprintf(f, "---|");
         fprintf(f, "--:|--:|--:|--:|\n");
@@ -531,20 +594,25 @@ static int write_md(const sdata *d, const char *dir, char *path, size_t pathlen)
             const goal_stats *s = &d->stat[p * d->n_metrics + m];
             char b[3][64];
             fprintf(f, "|");
-            for (int a = 0; a < d->n_axes; a++) fprintf(f, " %s |", d->val[p][a]);
+            for (int a = 0; a < d->n_axes; a++) {
+                fputc(' ', f);
+                fileout_md(f, d->val[p][a]);
+                fputs(" |", f);
+            }
             fprintf(f, " %d | %s | %s | %s |\n", s->n, fmt(&d->m[m], s->mean, b[0], 64), fmt(&d->m[m], s->p10, b[1], 64),
                     fmt(&d->m[m], s->p90, b[2], 64));
         }
     }
-    return fileout_close(f, tmp, path);
+    return fileout_close(&o, err, errlen) ? -1 : 0;
 }
 
-static int write_csv(const sdata *d, const char *dir, char *path, size_t pathlen) {
-    char file[4200], tmp[4300];
+static int write_csv(const sdata *d, const char *dir, char *path, size_t pathlen, char *err, size_t errlen) {
+    char file[4200];
     snprintf(path, pathlen, "%s", dir);
     snprintf(file, sizeof file, "%s/sweep.csv", dir);
-    FILE *f = fileout_open(file, tmp, sizeof tmp);
-    if (!f) return -1;
+    fileout o;
+    if (fileout_open(&o, file, 0, 0666, err, errlen) != 0) return -1;
+    FILE *f = o.f;
     for (int a = 0; a < d->n_axes; a++) {
         fileout_csv(f, d->axes[a]);
         fputc(',', f);
@@ -566,7 +634,7 @@ static int write_csv(const sdata *d, const char *dir, char *path, size_t pathlen
             }
             fprintf(f, "\n");
         }
-    return fileout_close(f, tmp, file);
+    return fileout_close(&o, err, errlen) ? -1 : 0;
 }
 
 int sweepreport_write(store *st, int64_t sweep, const report_opts *o, char *main_file, size_t mainlen, char *notes,
@@ -584,13 +652,11 @@ int sweepreport_write(store *st, int64_t sweep, const report_opts *o, char *main
         return 1;
     }
     char note[1024] = "";
-    int w = o->format == REPORT_CSV ? write_csv(&d, o->out_dir, main_file, mainlen)
-            : o->format == REPORT_MD ? write_md(&d, o->out_dir, main_file, mainlen)
-                                     : write_html(&d, o->out_dir, o->db_path, note, sizeof note, main_file, mainlen);
-    if (w < 0) {
-        errmsg_set(err, errlen, "cannot write the report in %s: %s", o->out_dir, strerror(errno));
-        rc = 1;
-    }
+    int w = o->format == REPORT_CSV ? write_csv(&d, o->out_dir, main_file, mainlen, err, errlen)
+            : o->format == REPORT_MD ? write_md(&d, o->out_dir, main_file, mainlen, err, errlen)
+                                     : write_html(&d, o->out_dir, o->db_path, note, sizeof note, main_file, mainlen,
+                                                  err, errlen);
+    if (w < 0) rc = 1;
     if (note[0] && notes) snprintf(notes, noteslen, "%s\n", note);
     sdata_free(&d);
     return rc;

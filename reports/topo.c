@@ -18,6 +18,7 @@
 #define _GNU_SOURCE   /* dladdr */
 
 #include "reports/topo.h"
+#include "reports/fileout.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -436,20 +437,17 @@ int topo_write(const scenario *s, const char *file, char *err, size_t errlen) {
     }
     build(&t, s);
 
-    char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.tmp%ld", file, (long)getpid());
-    FILE *f = NULL;
-    if (!t.failed && !(f = fopen(tmp, "w"))) fail(&t, "cannot write %s: %s", file, strerror(errno));
-    if (f) {
+    fileout o;
+    int orc = t.failed ? -1 : fileout_open(&o, file, 0, 0666, err, errlen);
+    if (orc > 0) t.failed = 1;                        /* err says why */
+    if (orc == 0) {
         if (fmt == FMT_DOT) {
-            if (agwrite(t.g, f) == EOF) fail(&t, "cannot write %s: %s", file, strerror(errno));
+            if (agwrite(t.g, o.f) == EOF) fail(&t, "%s: cannot write: %s", file, strerror(errno));
         } else {
-            render_svg(&t, f);
+            render_svg(&t, o.f);
         }
-        if (fflush(f) != 0 || ferror(f)) fail(&t, "cannot write %s: %s", file, strerror(errno));
-        if (fclose(f) != 0) fail(&t, "cannot write %s: %s", file, strerror(errno));
-        if (!t.failed && rename(tmp, file) != 0) fail(&t, "cannot write %s: %s", file, strerror(errno));
-        if (t.failed) remove(tmp);
+        if (t.failed) fileout_abort(&o);
+        else if (fileout_close(&o, err, errlen) != 0) t.failed = 1;
     }
     agclose(t.g);
     return t.failed ? -1 : 0;

@@ -29,7 +29,8 @@
 #define TOPO_MAX_GRAPH_NODES 128     /* bound on graph nodes (checked) */
 
 /* Draw the scenario's cluster to path (.dot, .gv or .svg). The file is
- * written atomically (a temporary file renamed into place). Returns 0, or
+ * written by reports/fileout's rule (a file atomically, a device or FIFO in
+ * place, a symlink followed). Returns 0, or
  * -1 with err set to one line ("out/x.png: unknown output type '.png':
  * expected .dot, .gv or .svg", "cannot write ...", "Graphviz: ..."); on
  * error the target file is left as it was. Never prints. */

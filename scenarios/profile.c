@@ -188,43 +188,59 @@ int profile_from_element(const void *node, const char *file, const char *base_di
     return from_element(node, file, base_dir, h, err, errlen, 0);
 }
 
-/* Escape &, <, > and " for an attribute value. */
-static void put_attr(FILE *f, const char *z) {
-    for (; *z; z++) {
-        switch (*z) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default: fputc(*z, f);
-        }
+/* The length of the valid UTF-8 sequence at p (2 to 4), or 0. */
+static int utf8_seq(const unsigned char *p) {
+    unsigned c = p[0], cp;
+    int n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    if (!n) return 0;
+    cp = c & (0x7Fu >> n);
+    for (int i = 1; i < n; i++) {
+        if ((p[i] & 0xC0) != 0x80) return 0;
+        cp = cp << 6 | (p[i] & 0x3Fu);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) || (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    return n;
+}
+
+/* z as XML text: in an attribute (attr) & < > " escaped; in a comment "--"
+ * broken up. Control characters but newline (comments) as spaces and
+ * invalid UTF-8 as U+FFFD, so the file is well-formed whatever z holds. */
+static void put_xml(FILE *f, const char *z, int attr) {
+    for (const unsigned char *p = (const unsigned char *)z; *p; p++) {
+        if (*p >= 0x80) {
+            int n = utf8_seq(p);
+            if (n) fwrite(p, 1, (size_t)n, f), p += n - 1;
+            else fputs("\xEF\xBF\xBD", f);
+        } else if (attr && *p == '&') fputs("&amp;", f);
+        else if (attr && *p == '<') fputs("&lt;", f);
+        else if (attr && *p == '>') fputs("&gt;", f);
+        else if (attr && *p == '"') fputs("&quot;", f);
+        else if (!attr && *p == '-' && p[1] == '-') fputc('=', f);        /* "--" may not appear in a comment */
+        else if (*p < 0x20 && !(*p == '\n' && !attr)) fputc(' ', f);
+        else fputc(*p, f);
     }
 }
 
-int profile_write(const char *path, const host_profile *h, const double *stderr_of, const char *comment, char *err,
+int profile_write(FILE *f, const host_profile *h, const double *stderr_of, const char *comment, char *err,
                   size_t errlen) {
-    char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-        return -1;
-    }
+    const char *const *names = host_param_names();
+    for (int i = 0; names[i]; i++)
+        if (!isfinite(host_param_get(h, names[i]))) {
+            snprintf(err, errlen, "profile %s: parameter %s is not a finite number", h->name, names[i]);
+            return -1;
+        }
     fprintf(f, "<?xml version=\"1.0\"?>\n");
     if (comment) {
         fputs("<!--\n", f);
-        for (const char *p = comment; *p; p++) {
-            if (p[0] == '-' && p[1] == '-') fputc('=', f);     /* "--" may not appear in a comment */
-            else fputc(*p, f);
-        }
+        put_xml(f, comment, 0);
         fputs("\n-->\n", f);
     }
     fputs("<host-profile name=\"", f);
-    put_attr(f, h->name);
+    put_xml(f, h->name, 1);
     fputs("\" source=\"", f);
-    put_attr(f, h->source);
+    put_xml(f, h->source, 1);
     fputs("\">\n", f);
-    const char *const *names = host_param_names();
     for (int i = 0; names[i]; i++) {
         const char *unit = host_param_unit(names[i]);
         fprintf(f, "  <param name=\"%s\" value=\"%.6g\"", names[i], host_param_get(h, names[i]));
@@ -233,11 +249,8 @@ int profile_write(const char *path, const host_profile *h, const double *stderr_
         fputs("/>\n", f);
     }
     fputs("</host-profile>\n", f);
-    int bad = ferror(f);
-    if (fclose(f) != 0) bad = 1;
-    if (bad || rename(tmp, path) != 0) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno ? errno : EIO));
-        unlink(tmp);
+    if (ferror(f)) {
+        snprintf(err, errlen, "cannot write the profile: %s", strerror(errno ? errno : EIO));
         return -1;
     }
     return 0;

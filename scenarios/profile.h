@@ -17,6 +17,7 @@
 #define CT_PROFILE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "models/host.h"
 
@@ -29,11 +30,15 @@ int profile_load(const char *path, host_profile *h, char *err, size_t errlen);
 int profile_from_element(const void *node, const char *file, const char *base_dir, host_profile *h, char *err,
                          size_t errlen);
 
-/* Write h to path (temp file + rename: nothing half-written). stderr_of
- * may be NULL, else one entry per host_param_names() in the same order,
- * NaN for parameters not fitted (they are written without stderr).
- * comment: a few lines written as an XML comment at the top (NULL = none). */
-int profile_write(const char *path, const host_profile *h, const double *stderr_of, const char *comment, char *err,
+/* Write h as a profile document to f (the caller opens and finishes the
+ * file: cli/ does it through reports/fileout, so that nothing is half
+ * written). stderr_of may be NULL, else one entry per host_param_names()
+ * in the same order, NaN for parameters not fitted (they are written
+ * without stderr). comment: a few lines written as an XML comment at the
+ * top (NULL = none). Every text is escaped into well-formed XML. Returns 0,
+ * or -1 with err set: a parameter that is not finite (nothing written) or
+ * a write error on f. */
+int profile_write(FILE *f, const host_profile *h, const double *stderr_of, const char *comment, char *err,
                   size_t errlen);
 
 #endif

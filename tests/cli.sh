@@ -130,6 +130,7 @@ if [ -f tests/cli_badtrace.sh ]; then
   sh tests/cli_badtrace.sh "$bin" >"$tmp/badtrace" 2>&1 && ok "malformed traces ($(tail -n 1 "$tmp/badtrace"))" \
     || { no "malformed traces"; grep -A3 FAIL "$tmp/badtrace" | head -20; }
 fi
+sh tests/cli_files.sh "$bin" >"$tmp/files" 2>&1 && ok "output files ($(tail -n 1 "$tmp/files"))" || { no "output files"; grep -a FAIL "$tmp/files" | head -20; }
 
 # A failed write leaves no file behind and exits 1.
 mkdir "$tmp/ro" && chmod 555 "$tmp/ro"

@@ -22,13 +22,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include "reports/fileout.h"
 #include "reports/json.h"
 #include "reports/report.h"
 #include "reports/results.h"
@@ -336,6 +339,171 @@ static void test_incomplete_and_errors(void **state) {
     assert_int_equal(incomplete, 1);
 }
 
+/* ---- reports/fileout: the output rule and the escapers (issue 16) ---------- */
+
+/* What f wrote, as a string (caller frees). */
+static char *mem_text(void (*put)(FILE *, const char *), const char *z) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    put(f, z);
+    fclose(f);
+    return buf;
+}
+
+/* Valid UTF-8 whatever the bytes: one U+FFFD per bad byte. */
+static int valid_utf8(const char *z) {
+    for (const unsigned char *p = (const unsigned char *)z; *p; p++) {
+        if (*p < 0x80) continue;
+        int n = fileout_utf8_len(p);
+        if (n < 2) return 0;
+        p += n - 1;
+    }
+    return 1;
+}
+
+static void test_escapers(void **state) {
+    (void)state;
+    const char *bad = "a\xff\xfe" "b\xc0\xaf" "c\xed\xa0\x80" "d\xe2\x82";     /* stray, overlong, surrogate, cut */
+    char *h = mem_text(fileout_html, bad), *c = mem_text(fileout_csv, bad), *m = mem_text(fileout_md, bad);
+    assert_true(valid_utf8(h) && valid_utf8(c) && valid_utf8(m));
+    assert_non_null(strstr(h, "a\xef\xbf\xbd\xef\xbf\xbd" "b"));
+    free(h), free(c), free(m);
+    h = mem_text(fileout_html, "\xc3\xa9t\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");        /* valid text stays */
+    assert_string_equal(h, "\xc3\xa9t\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+    free(h);
+    /* CSV: formulas neutralised, quoting as before */
+    c = mem_text(fileout_csv, "=cmd|' /C calc'!A0");
+    assert_string_equal(c, "'=cmd|' /C calc'!A0");
+    free(c);
+    c = mem_text(fileout_csv, "-2+3,x");
+    assert_string_equal(c, "\"'-2+3,x\"");
+    free(c);
+    c = mem_text(fileout_csv, "@SUM(A1)");
+    assert_string_equal(c, "'@SUM(A1)");
+    free(c);
+    c = mem_text(fileout_csv, "-0.5");                  /* a negative number is not a formula */
+    assert_string_equal(c, "-0.5");
+    free(c);
+    c = mem_text(fileout_csv, "-1e-3");
+    assert_string_equal(c, "-1e-3");
+    free(c);
+    c = mem_text(fileout_csv, "-");
+    assert_string_equal(c, "'-");
+    free(c);
+    c = mem_text(fileout_csv, "plain name");
+    assert_string_equal(c, "plain name");
+    free(c);
+    /* Markdown: no raw HTML, no markup, no cell break */
+    m = mem_text(fileout_md, "<script>alert(1)</script> | `x` *y*\nz");
+    assert_string_equal(m, "&lt;script&gt;alert(1)&lt;/script&gt; \\| \\`x\\` \\*y\\* z");
+    free(m);
+    m = mem_text(fileout_md, "jobs[a].end_s _x_ [t](javascript:x) ![i](u)");
+    assert_string_equal(m, "jobs[a].end_s \\_x\\_ [t\\](javascript:x) ![i\\](u)");
+    free(m);
+    /* JSON */
+    json *j = json_new();
+    json_object(j, NULL);
+    json_str(j, "name", bad);
+    json_end(j);
+    const char *t = json_text(j, NULL);
+    assert_non_null(t);
+    assert_true(valid_utf8(t));
+    assert_non_null(strstr(t, "\"a\xef\xbf\xbd\xef\xbf\xbd" "b"));
+    json_free(j);
+}
+
+/* A fresh directory under /tmp (not the real /dev: nothing here touches it). */
+static void fresh_dir(char *dir, size_t len) {
+    snprintf(dir, len, "/tmp/test_report_fileout.XXXXXX");
+    assert_non_null(mkdtemp(dir));
+}
+
+static int file_kind(const char *path) {
+    struct stat sb;
+    if (lstat(path, &sb) != 0) return 0;
+    return S_ISLNK(sb.st_mode) ? 'l' : S_ISFIFO(sb.st_mode) ? 'p' : S_ISREG(sb.st_mode) ? 'f' : S_ISCHR(sb.st_mode) ? 'c' : '?';
+}
+
+static int entries(const char *dir) {
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "ls -A '%s' | wc -l", dir);
+    FILE *p = popen(cmd, "r");
+    int n = -1;
+    if (p) {
+        if (fscanf(p, "%d", &n) != 1) n = -1;
+        pclose(p);
+    }
+    return n;
+}
+
+static void test_fileout_rule(void **state) {
+    (void)state;
+    char dir[256], a[512], b[512], err[1024];
+    fresh_dir(dir, sizeof dir);
+    /* a new file, then replaced: atomically, no temporary left */
+    snprintf(a, sizeof a, "%s/new.txt", dir);
+    assert_int_equal(fileout_write(a, 0, 0666, "one\n", 4, err, sizeof err), 0);
+    assert_int_equal(fileout_write(a, 0, 0666, "two\n", 4, err, sizeof err), 0);
+    assert_int_equal(file_kind(a), 'f');
+    assert_int_equal(entries(dir), 1);
+    /* a symlink (relative) is followed; the link stays */
+    snprintf(b, sizeof b, "%s/link.txt", dir);
+    assert_int_equal(symlink("new.txt", b), 0);
+    assert_int_equal(fileout_write(b, 0, 0666, "three\n", 6, err, sizeof err), 0);
+    assert_int_equal(file_kind(b), 'l');
+    FILE *f = fopen(a, "r");
+    char line[32] = "";
+    assert_non_null(fgets(line, sizeof line, f));
+    fclose(f);
+    assert_string_equal(line, "three\n");
+    /* a dangling symlink creates its target */
+    snprintf(b, sizeof b, "%s/dangling", dir);
+    assert_int_equal(symlink("made.txt", b), 0);
+    assert_int_equal(fileout_write(b, 0, 0666, "x", 1, err, sizeof err), 0);
+    snprintf(a, sizeof a, "%s/made.txt", dir);
+    assert_int_equal(file_kind(a), 'f');
+    assert_int_equal(file_kind(b), 'l');
+    /* a FIFO without a reader: status 1 at once, still a FIFO */
+    snprintf(a, sizeof a, "%s/fifo", dir);
+    assert_int_equal(mkfifo(a, 0666), 0);
+    assert_int_equal(fileout_write(a, 0, 0666, "x", 1, err, sizeof err), 1);
+    assert_non_null(strstr(err, "no reader"));
+    assert_int_equal(file_kind(a), 'p');
+    /* ... refused outright where a regular file is needed (a database) */
+    assert_int_equal(fileout_write(a, FILEOUT_REGULAR, 0666, "x", 1, err, sizeof err), 2);
+    assert_non_null(strstr(err, "not a regular file"));
+    /* with a reader (held here), written in place */
+    int rd = open(a, O_RDWR);
+    assert_true(rd >= 0);
+    assert_int_equal(fileout_write(a, 0, 0666, "through", 7, err, sizeof err), 0);
+    char got[16] = "";
+    assert_int_equal(read(rd, got, sizeof got - 1), 7);
+    assert_string_equal(got, "through");
+    close(rd);
+    assert_int_equal(file_kind(a), 'p');
+    /* a directory: bad input */
+    assert_int_equal(fileout_write(dir, 0, 0666, "x", 1, err, sizeof err), 2);
+    /* a symlink loop */
+    snprintf(a, sizeof a, "%s/loop", dir);
+    assert_int_equal(symlink("loop", a), 0);
+    assert_int_equal(fileout_write(a, 0, 0666, "x", 1, err, sizeof err), 1);
+    /* as root: a full device made here (1,7) gives status 1 naming it, no temporary */
+    if (geteuid() == 0) {
+        snprintf(a, sizeof a, "%s/full", dir);
+        assert_int_equal(mknod(a, S_IFCHR | 0666, makedev(1, 7)), 0);
+        int before = entries(dir);
+        assert_int_equal(fileout_write(a, 0, 0666, "x", 1, err, sizeof err), 1);
+        assert_non_null(strstr(err, "/full: cannot write"));
+        assert_int_equal(file_kind(a), 'c');
+        assert_int_equal(entries(dir), before);
+    }
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_html),
@@ -344,6 +512,8 @@ int main(void) {
         cmocka_unit_test(test_md_and_csv),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_incomplete_and_errors),
+        cmocka_unit_test(test_escapers),
+        cmocka_unit_test(test_fileout_rule),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -696,10 +696,59 @@ static void test_misuse(void **state) {
     scenario_free(s);
 }
 
+/* A corrupt database (a b-tree page overwritten, the header intact) is
+ * refused for writing and for reading, named, and left byte for byte; a
+ * FIFO is refused, not replaced; a symlinked database is followed and the
+ * link kept (issue 16). */
+static void test_corrupt_and_not_ours(void **state) {
+    (void)state;
+    const char *path = tpath("corrupt.db");
+    char err[512];
+    store *st = NULL;
+    assert_int_equal(store_open(path, STORE_WRITE, &st, err, sizeof err), STORE_OK);
+    store_close(st);
+    sqlite3 *db = db_open(path);
+    /* the runs table's root page: not read when the schema is, so only a
+     * check of the b-trees finds it broken */
+    int psize = (int)num(db, "PRAGMA page_size", 0), root = (int)num(db, "SELECT rootpage FROM sqlite_schema WHERE name = 'runs'", 0);
+    sqlite3_close(db);
+    assert_true(root >= 2);
+    char *junk = malloc((size_t)psize);
+    assert_non_null(junk);
+    memset(junk, 0xAA, (size_t)psize);
+    int fd = open(path, O_WRONLY);
+    assert_true(fd >= 0);
+    assert_int_equal(pwrite(fd, junk, (size_t)psize, (off_t)psize * (root - 1)), psize);
+    close(fd);
+    free(junk);
+    struct stat before, after;
+    assert_int_equal(stat(path, &before), 0);
+    expect_refused(path, STORE_WRITE, STORE_BAD_INPUT, "the database is corrupt (quick_check");
+    expect_refused(path, STORE_READ, STORE_BAD_INPUT, "the database is corrupt (quick_check");
+    assert_int_equal(stat(path, &after), 0);
+    assert_true(before.st_size == after.st_size && before.st_mtime == after.st_mtime);
+    /* a FIFO: refused, still a FIFO (and no wait for a writer) */
+    const char *fifo = tpath("fifo.db");
+    assert_int_equal(mkfifo(fifo, 0666), 0);
+    expect_refused(fifo, STORE_WRITE, STORE_BAD_INPUT, "not a regular file");
+    assert_int_equal(lstat(fifo, &after), 0);
+    assert_true(S_ISFIFO(after.st_mode));
+    /* a dangling symlink: the database is created at its target */
+    const char *link = tpath("link.db");
+    assert_int_equal(symlink("target.db", link), 0);
+    assert_int_equal(store_open(link, STORE_WRITE, &st, err, sizeof err), STORE_OK);
+    store_close(st);
+    assert_int_equal(lstat(link, &after), 0);
+    assert_true(S_ISLNK(after.st_mode));
+    assert_int_equal(stat(tpath("target.db"), &after), 0);
+    assert_true(S_ISREG(after.st_mode) && after.st_size > 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_schema),
         cmocka_unit_test(test_open_errors),
+        cmocka_unit_test(test_corrupt_and_not_ours),
         cmocka_unit_test(test_run_matches_json),
         cmocka_unit_test(test_two_runs_and_reopen),
         cmocka_unit_test(test_killed_writer),
