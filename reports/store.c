@@ -298,7 +298,15 @@ struct store {
 
 /* SQLite's message with the OS error behind it, e.g. "disk I/O error (File
  * too large)": SQLite's own words rarely say that the disk is full. */
-static const char *db_why(sqlite3 *db, char *buf, size_t len) {
+static const char *db_why(sqlite3 *db, int rc, char *buf, size_t len) {
+    if ((rc & 0xff) == SQLITE_NOMEM || (!db && rc != SQLITE_OK)) {
+        snprintf(buf, len, "out of memory");
+        return buf;
+    }
+    if (sqlite3_errcode(db) == SQLITE_OK) {   /* the handle's error was reset: the code says it */
+        snprintf(buf, len, "%s", sqlite3_errstr(rc));
+        return buf;
+    }
     int e = sqlite3_system_errno(db);
     if (e) snprintf(buf, len, "%s (%s)", sqlite3_errmsg(db), strerror(e));
     else snprintf(buf, len, "%s", sqlite3_errmsg(db));
@@ -524,7 +532,7 @@ int store_open(const char *path, store_mode mode, store **out, char *err, size_t
         if (status == STORE_OK && (rc = exec(st->db, "COMMIT")) != SQLITE_OK) {
             status = store_sql_status(rc);
             char why[256];
-            errmsg_set(err, errlen, "%s: cannot write: %s", path, db_why(st->db, why, sizeof why));
+            errmsg_set(err, errlen, "%s: cannot write: %s", path, db_why(st->db, rc, why, sizeof why));
         }
         if (status != STORE_OK) exec(st->db, "ROLLBACK");
     }
@@ -678,7 +686,7 @@ static int flush_events(store *st, int txn) {
     if (rc == SQLITE_OK && !txn) rc = exec(st->db, "COMMIT");
     if (rc != SQLITE_OK) {
         char why[256];
-        sink_fail(st, "%s: cannot write events: %s", st->path, db_why(st->db, why, sizeof why));
+        sink_fail(st, "%s: cannot write events: %s", st->path, db_why(st->db, rc, why, sizeof why));
         if (!txn) exec(st->db, "ROLLBACK");
         return rc;
     }
@@ -765,7 +773,7 @@ int store_run_begin(store *st, const scenario *s, metric_bus *bus, char *err, si
     int rc = insert_run_row(st, s);   /* autocommit: the row is durable now */
     if (rc != SQLITE_DONE) {
         char why[256];
-        errmsg_set(err, errlen, "%s: cannot write: %s", st->path, db_why(st->db, why, sizeof why));
+        errmsg_set(err, errlen, "%s: cannot write: %s", st->path, db_why(st->db, rc, why, sizeof why));
         return store_sql_status(rc);
     }
     st->run = sqlite3_last_insert_rowid(st->db);
@@ -910,9 +918,9 @@ static int insert_array(store *st, const char *table, const char *array, const c
         if (rc == SQLITE_OK && cur >= 0 && (!row || starts)) {   /* element cur is whole */
             if (nextra) {
                 sb_add(&x, "}");
-                sqlite3_bind_text(ins, nf + 3, x.z, -1, SQLITE_TRANSIENT);
+                if (!x.oom) rc = sqlite3_bind_text(ins, nf + 3, x.z, -1, SQLITE_TRANSIENT);
             }
-            rc = x.oom ? SQLITE_NOMEM : sqlite3_step(ins);
+            if (rc == SQLITE_OK) rc = x.oom ? SQLITE_NOMEM : sqlite3_step(ins);
             if (rc == SQLITE_DONE) rc = SQLITE_OK;
             sqlite3_reset(ins);
             sqlite3_clear_bindings(ins);
@@ -922,14 +930,15 @@ static int insert_array(store *st, const char *table, const char *array, const c
             cur = key;
             nextra = 0;
             x.n = 0;
-            sqlite3_bind_int64(ins, 1, st->run);
-            sqlite3_bind_int64(ins, 2, key);
+            rc = sqlite3_bind_int64(ins, 1, st->run);
+            if (rc == SQLITE_OK) rc = sqlite3_bind_int64(ins, 2, key);
+            if (rc != SQLITE_OK) break;
         }
         if (!path[0] || !type || !strcmp(type, "object") || !strcmp(type, "array")) continue;
         int i = 0;
         while (i < nf && strcmp(fields[i], path)) i++;
         if (i < nf) {
-            sqlite3_bind_value(ins, i + 3, sqlite3_column_value(rd, 1));
+            if ((rc = sqlite3_bind_value(ins, i + 3, sqlite3_column_value(rd, 1))) != SQLITE_OK) break;
             continue;
         }
         const char *atom = (const char *)sqlite3_column_text(rd, 1);
@@ -1099,6 +1108,16 @@ int store_run_finish(store *st, const world *w, const char *results_json, char *
     world_totals tot = world_get_totals(w);
     if (!st->failed && series_close(st->ss, tot.simulated_s) < 0) sink_fail(st, "%s: out of memory", st->path);
     if (!results_json) sink_fail(st, "%s: out of memory", st->path);
+    /* The run's JSON is kept whole in runs.results_json and read by SQLite's
+     * JSON functions: it cannot be longer than SQLite's longest value (1 GB
+     * as built; about 4 million jobs). Said in those words, not as SQLite's
+     * "string or blob too big" after the events and series are written. */
+    size_t json_len = results_json ? strlen(results_json) : 0;
+    int max_len = sqlite3_limit(st->db, SQLITE_LIMIT_LENGTH, -1);
+    if (!st->failed && json_len >= (size_t)max_len)
+        sink_fail(st, "%s: the run's results (%.3g GB of JSON for %d jobs) exceed the %.3g GB a results database "
+                      "can hold in one value; the JSON file (--json) holds them all; use --no-db for runs this large",
+                  st->path, (double)json_len / 1e9, world_job_count(w), max_len / 1e9);
     if (st->failed) {
         errmsg_set(err, errlen, "%s (run %lld left incomplete)", st->why, (long long)st->run);
         st->finished = 1;
@@ -1121,7 +1140,7 @@ int store_run_finish(store *st, const world *w, const char *results_json, char *
     if (rc != SQLITE_OK) {
         char why[256];
         errmsg_set(err, errlen, "%s: cannot write the run (%s): %s (run %lld left incomplete)", st->path, step,
-               rc == SQLITE_NOMEM ? "out of memory" : db_why(st->db, why, sizeof why), (long long)st->run);
+               db_why(st->db, rc, why, sizeof why), (long long)st->run);
         exec(st->db, "ROLLBACK");
         return STORE_FAILED;
     }
