@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "models/numerics.h"
 
 static const struct command {
     const char *name;
@@ -111,5 +112,8 @@ int main(int argc, char **argv) {
     /* A closed pipe or FIFO is a write error (EPIPE) that finish_stdout
      * and the file writers report, exit 1, not a silent death by signal. */
     signal(SIGPIPE, SIG_IGN);
+    /* GSL reports an error by calling abort() unless told otherwise: every
+     * command gets the recording handler (models/numerics.h) before any. */
+    numerics_gsl_install();
     return finish_stdout(run_main(argc, argv));
 }

@@ -53,11 +53,29 @@ typedef struct pause_state {
 
 static pause_state state;
 
-static void pause_tick(sim_time t) {
-    if (state.done || t <= 0) return;
-    if (++state.seen < state.at) return;
+/* CT_TEST_PAUSE_AFTER: a whole number >= 1, else 1. */
+static long pause_after(void) {
+    const char *n = getenv("CT_TEST_PAUSE_AFTER");
+    char *end = NULL;
+    long at = n && *n ? strtol(n, &end, 10) : 1;
+    return (end && *end) || at < 1 ? 1 : at;
+}
+
+static void count_and_pause(void) {
+    if (state.at == 0) state.at = pause_after();
+    if (state.done || ++state.seen < state.at) return;
     state.done = 1;
     testpause_point();
+}
+
+static void pause_tick(sim_time t) {
+    if (t > 0) count_and_pause();
+}
+
+int testpause_active(void) { return pause_fifo() != NULL; }
+
+void testpause_tick(void) {
+    if (pause_fifo()) count_and_pause();
 }
 
 static void on_sample(void *ctx, metric_id id, sim_time t, double value) {
@@ -72,10 +90,7 @@ static void on_event(void *ctx, sim_time t, const char *entity, const char *kind
 
 int testpause_subscribe(metric_bus *b) {
     if (!pause_fifo()) return 0;
-    const char *n = getenv("CT_TEST_PAUSE_AFTER");
-    char *end = NULL;
-    long at = n && *n ? strtol(n, &end, 10) : 1;
-    state = (pause_state){ .seen = 0, .at = (end && *end) || at < 1 ? 1 : at, .done = 0 };
+    state = (pause_state){ .seen = 0, .at = pause_after(), .done = 0 };
     metric_sink s = { .on_sample = on_sample, .on_event = on_event };
     return metrics_subscribe(b, &s);
 }

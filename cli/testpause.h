@@ -1,7 +1,8 @@
 /*
  * testpause: a TEST-ONLY hook that makes a command stop at a known point
  * of a simulated run until the test lets it go on, so that tests which
- * interrupt or kill a run (tests/cli_crash.sh) never race the clock.
+ * interrupt or kill a run (tests/cli_crash.sh) or a sweep (tests/cli_sweep.sh:
+ * after its Nth stored run) never race the clock.
  *
  *   CT_TEST_PAUSE_FIFO=PATH   a FIFO the test made (mkfifo). Unset, empty,
  *                             or not a FIFO: the hook does nothing.
@@ -36,5 +37,13 @@ int testpause_subscribe(metric_bus *b);
  * otherwise return at once. An open, write or read that fails ends the
  * pause early and silently: the hook never fails the command. */
 void testpause_point(void);
+
+/* 1 when CT_TEST_PAUSE_FIFO names a FIFO (the hook is on), else 0. */
+int testpause_active(void);
+
+/* Count one step of a command that has no simulated clock to watch (a
+ * sweep counts its stored runs) and pause at the CT_TEST_PAUSE_AFTER-th
+ * (default the first), once. Nothing when the hook is off. */
+void testpause_tick(void);
 
 #endif

@@ -279,8 +279,17 @@ static int write_once(void *p) {
     for (int i = 0; i < s->files; i++) {
         char path[600];
         file_name(s, i, path, sizeof path);
-        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        /* Our own file: never through a link, never a FIFO or device that
+         * happens to have its name (open would block or write into it). */
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
         if (fd < 0) return fail_io(s, "open");
+        struct stat sb;
+        int e = fstat(fd, &sb) != 0 ? errno : !S_ISREG(sb.st_mode) ? EINVAL : fcntl(fd, F_SETFL, 0) != 0 ? errno : 0;
+        if (e) {
+            close(fd);
+            errno = e;
+            return fail_io(s, "open");
+        }
         for (size_t done = 0; done < s->per_file;) {
             size_t n = s->per_file - done < BLOCK ? s->per_file - done : BLOCK;
             ssize_t k = write(fd, s->buf, n);
@@ -391,7 +400,8 @@ static int measure_storage(hw_backend *b, const mb_case *c, mb_measurement *m, c
     for (int i = 0; i < s.files; i++) {
         char path[600];
         file_name(&s, i, path, sizeof path);
-        unlink(path);
+        struct stat sb;
+        if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode)) unlink(path);   /* ours; a FIFO of that name is not */
     }
     free(s.buf);
     if (rc < 0) {

@@ -93,17 +93,28 @@ PY
 # ---- resume ----
 expect_status 0 "extending the grid" "$bin" sweep $f --vary "$ckpt=30min..4h*2" --replicas 3 --jobs 2 --db "$tmp/j2.db"
 grep -q '3 runs done now, 9 already in' "$tmp/out" && ok "only the new point runs" || no "extend: $(head -1 "$tmp/out")"
-"$bin" sweep $big --vary 'cluster/spares/@warm=0,2' --set "$tokens" --replicas 10 --jobs 1 --db "$tmp/res.db" --quiet \
-  >"$tmp/res.out" 2>"$tmp/res.err" &
-pid=$!
-# Wait for 2 stored runs however slow the machine: the sweep ends by
-# itself; 6000 polls (at least 300 s) only guard against a hang.
-i=0
-while [ "$(count "$tmp/res.db")" -lt 2 ] && [ $i -lt 6000 ] && kill -0 $pid 2>/dev/null; do sleep 0.05; i=$((i + 1)); done
-kill -TERM $pid 2>/dev/null
-wait $pid; st=$?
+# Interrupted after exactly its 2nd stored run, however fast or slow the
+# machine: the test-only pause hook (cli/testpause.h) stops the sweep there
+# until SIGTERM has been sent. timeout guards against a hang only.
+guard=; command -v timeout >/dev/null 2>&1 && guard="timeout 600"
+mkfifo "$tmp/pause"
+# The runner writes the sweep's pid first and, once it has exited, opens the
+# FIFO read-write (never blocks), which ends the wait if it never paused.
+( CT_TEST_PAUSE_FIFO=$tmp/pause CT_TEST_PAUSE_AFTER=2 sh -c 'echo $$ >"$0" && exec "$@"' "$tmp/res.pid" \
+    "$bin" sweep $big --vary 'cluster/spares/@warm=0,2' --set "$tokens" --replicas 10 --jobs 1 --db "$tmp/res.db" --quiet \
+    >"$tmp/res.out" 2>"$tmp/res.err"
+  echo $? >"$tmp/res.rc"; : <>"$tmp/pause" ) &
+runner=$!
+got=$($guard head -c 1 "$tmp/pause")
+if [ "$got" = P ]; then
+  kill -TERM "$(cat "$tmp/res.pid")" 2>/dev/null
+  $guard sh -c ': >"$1"' sh "$tmp/pause"     # let it go on: it sees the signal and stops
+else
+  no "the sweep never reached its pause after 2 runs"
+fi
+wait $runner; st=$(cat "$tmp/res.rc" 2>/dev/null || echo none)
 before=$(count "$tmp/res.db")
-if [ $st = 1 ] && grep -q 'interrupted' "$tmp/res.err" && [ "$before" -ge 2 ] && [ "$before" -lt 20 ]; then
+if [ $st = 1 ] && grep -q 'interrupted' "$tmp/res.err" && [ "$before" = 2 ]; then
   ok "an interrupted sweep exits 1 keeping $before finished runs"
 else
   no "interrupt: exit $st, $before runs, $(cat "$tmp/res.err")"

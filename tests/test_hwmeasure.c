@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hw/backend.h"
@@ -62,9 +63,40 @@ static void test_sizes_beyond_a_machine(void **state) {
     rmdir(dir);
 }
 
+/* The storage case writes its own files, ct-bench-PID-I.dat. A FIFO that
+ * has the name already (made by someone else) was opened for writing and
+ * blocked forever; now the case fails, the FIFO stays a FIFO. alarm() is a
+ * hang guard, not a timing. */
+static void test_storage_file_not_ours(void **state) {
+    (void)state;
+    char dir[] = "/tmp/ct-hwmeasure-XXXXXX", fifo[128];
+    assert_non_null(mkdtemp(dir));
+    snprintf(fifo, sizeof fifo, "%s/ct-bench-%ld-0.dat", dir, (long)getpid());
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    hw_opts o;
+    hw_opts_default(&o);
+    o.storage_dir = dir;
+    o.reps = 3;
+    hw_backend *b = NULL;
+    char err[512], why[256];
+    assert_int_equal(hw_open("cpu", &o, &b, err, sizeof err), 0);
+    mb_case c = { .kind = MBC_STORAGE, .size_bytes = 4096, .files = 1 };
+    mb_measurement m;
+    alarm(120);
+    assert_int_equal(hw_measure(b, &c, &m, why, sizeof why), HW_FAILED);
+    alarm(0);
+    struct stat sb;
+    assert_int_equal(lstat(fifo, &sb), 0);
+    assert_true(S_ISFIFO(sb.st_mode));
+    hw_close(b);
+    unlink(fifo);
+    rmdir(dir);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sizes_beyond_a_machine),
+        cmocka_unit_test(test_storage_file_not_ours),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
