@@ -878,7 +878,7 @@ static void sb_json_string(sbuf *b, const char *z) {
  * into the row's extra object. (json_extract per column re-reads the
  * element for every column: 20x slower on a 60,000-job run.) */
 static int insert_array(store *st, const char *table, const char *array, const char *const *fields,
-                        const char *json_text) {
+                        const char *json_text, sqlite3_int64 idx0) {
     int nf = 0;
     while (fields[nf]) nf++;
     sbuf b = { 0 }, x = { 0 };
@@ -931,7 +931,7 @@ static int insert_array(store *st, const char *table, const char *array, const c
             nextra = 0;
             x.n = 0;
             rc = sqlite3_bind_int64(ins, 1, st->run);
-            if (rc == SQLITE_OK) rc = sqlite3_bind_int64(ins, 2, key);
+            if (rc == SQLITE_OK) rc = sqlite3_bind_int64(ins, 2, idx0 + key);
             if (rc != SQLITE_OK) break;
         }
         if (!path[0] || !type || !strcmp(type, "object") || !strcmp(type, "array")) continue;
@@ -958,11 +958,93 @@ static int insert_array(store *st, const char *table, const char *array, const c
     return rc;
 }
 
+/* ---- the jobs array, a slice at a time ------------------------------------
+ * A run's JSON holds one object per job: 250 bytes each, 2.5 GB for the ten
+ * million rows a job trace may hold. Parsed whole by SQLite's json_tree it
+ * cost about 1.5 KB of memory a job, and past SQLite's longest value (1 GB)
+ * it could not be bound at all. So jobs[] is cut out of the text (our own
+ * JSON writer's output: strings escaped, no comments) and inserted JOB_SLICE
+ * elements at a time; a document too long for one value is kept in
+ * runs.results_json with "jobs":[] (the jobs table holds them). */
+#define JOB_SLICE 4096
+
+static size_t skip_ws(const char *z, size_t i, size_t n) {
+    while (i < n && (z[i] == ' ' || z[i] == '\n' || z[i] == '\r' || z[i] == '\t')) i++;
+    return i;
+}
+
+/* The end of the JSON value that starts at z[i] (strings with their escapes,
+ * objects and arrays by depth); n when it does not end. */
+static size_t value_end(const char *z, size_t i, size_t n) {
+    int depth = 0;
+    for (; i < n; i++) {
+        char c = z[i];
+        if (c == '"') {
+            for (i++; i < n && z[i] != '"'; i++)
+                if (z[i] == '\\') i++;
+            if (depth == 0) return i < n ? i + 1 : n;
+        } else if (c == '{' || c == '[') depth++;
+        else if (c == '}' || c == ']') {
+            if (depth == 0) return i;          /* a literal's end: its container closes */
+            if (--depth == 0) return i + 1;
+        } else if (depth == 0 && (c == ',' || c == ' ' || c == '\n' || c == '\r' || c == '\t')) return i;
+    }
+    return n;
+}
+
+/* Where the top-level member `key` (an array) sits in the document z:
+ * 0 with [*a, *b) the array's text, -1 when there is none. */
+static int find_array(const char *z, size_t n, const char *key, size_t *a, size_t *b) {
+    size_t i = skip_ws(z, 0, n), klen = strlen(key);
+    if (i >= n || z[i] != '{') return -1;
+    for (i = skip_ws(z, i + 1, n); i < n && z[i] == '"';) {
+        size_t k0 = i + 1, k1 = value_end(z, i, n) - 1;
+        i = skip_ws(z, k1 + 1, n);
+        if (i >= n || z[i] != ':') return -1;
+        size_t v0 = skip_ws(z, i + 1, n), v1 = value_end(z, v0, n);
+        if (k1 - k0 == klen && !memcmp(z + k0, key, klen) && v0 < n && z[v0] == '[') {
+            *a = v0;
+            *b = v1;
+            return 0;
+        }
+        i = skip_ws(z, v1, n);
+        if (i < n && z[i] == ',') i = skip_ws(z, i + 1, n);
+    }
+    return -1;
+}
+
+/* The jobs of the array text z[a, b), JOB_SLICE at a time. */
+static int insert_jobs(store *st, const char *z, size_t a, size_t b) {
+    sbuf x = { 0 };
+    int rc = SQLITE_OK;
+    sqlite3_int64 idx0 = 0;
+    /* a slice is at most JOB_SLICE jobs and a quarter of the longest value */
+    size_t most = (size_t)sqlite3_limit(st->db, SQLITE_LIMIT_LENGTH, -1) / 4;
+    size_t i = skip_ws(z, a + 1, b);
+    while (rc == SQLITE_OK && i < b && z[i] != ']') {
+        x.n = 0;
+        sb_add(&x, "{\"jobs\":[");
+        int k = 0;
+        while (k < JOB_SLICE && (k == 0 || x.n < most) && i < b && z[i] != ']') {
+            size_t e = value_end(z, i, b);
+            sb_add(&x, "%s%.*s", k ? "," : "", (int)(e - i), z + i);
+            k++;
+            i = skip_ws(z, e, b);
+            if (i < b && z[i] == ',') i = skip_ws(z, i + 1, b);
+        }
+        sb_add(&x, "]}");
+        rc = x.oom ? SQLITE_NOMEM : insert_array(st, "jobs", "jobs", job_fields, x.z, idx0);
+        idx0 += k;
+    }
+    free(x.z);
+    return rc;
+}
+
 /* The run row's figures from the JSON, and status 'complete' (an
  * interrupted run keeps 'incomplete'). */
-static int update_run(store *st, const char *json_text, double bucket_s) {
+static int update_run(store *st, const char *json_text, const char *fields_json, double bucket_s) {
     sbuf b = { 0 };
-    sb_add(&b, "UPDATE runs SET status = '%s', results_json = ?2, series_bucket_s = ?3, ",
+    sb_add(&b, "UPDATE runs SET status = '%s', results_json = ?4, series_bucket_s = ?3, ",
            st->interrupted ? "incomplete" : "complete");
     sb_add(&b, "scenario = json_extract(?2, '$.scenario'), seed = json_extract(?2, '$.seed'), "
                "version = json_extract(?2, '$.version'), wall_s = json_extract(?2, '$.wall_s'), "
@@ -985,8 +1067,9 @@ static int update_run(store *st, const char *json_text, double bucket_s) {
     free(b.z);
     if (rc == SQLITE_OK) {
         sqlite3_bind_int64(q, 1, st->run);
-        sqlite3_bind_text(q, 2, json_text, -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 2, fields_json, -1, SQLITE_STATIC);
         sqlite3_bind_double(q, 3, bucket_s);
+        sqlite3_bind_text(q, 4, json_text, -1, SQLITE_STATIC);
         rc = sqlite3_step(q);
         if (rc == SQLITE_DONE) rc = sqlite3_changes(st->db) == 1 ? SQLITE_OK : SQLITE_NOTFOUND;
     }
@@ -1108,16 +1191,6 @@ int store_run_finish(store *st, const world *w, const char *results_json, char *
     world_totals tot = world_get_totals(w);
     if (!st->failed && series_close(st->ss, tot.simulated_s) < 0) sink_fail(st, "%s: out of memory", st->path);
     if (!results_json) sink_fail(st, "%s: out of memory", st->path);
-    /* The run's JSON is kept whole in runs.results_json and read by SQLite's
-     * JSON functions: it cannot be longer than SQLite's longest value (1 GB
-     * as built; about 4 million jobs). Said in those words, not as SQLite's
-     * "string or blob too big" after the events and series are written. */
-    size_t json_len = results_json ? strlen(results_json) : 0;
-    int max_len = sqlite3_limit(st->db, SQLITE_LIMIT_LENGTH, -1);
-    if (!st->failed && json_len >= (size_t)max_len)
-        sink_fail(st, "%s: the run's results (%.3g GB of JSON for %d jobs) exceed the %.3g GB a results database "
-                      "can hold in one value; the JSON file (--json) holds them all; use --no-db for runs this large",
-                  st->path, (double)json_len / 1e9, world_job_count(w), max_len / 1e9);
     if (st->failed) {
         errmsg_set(err, errlen, "%s (run %lld left incomplete)", st->why, (long long)st->run);
         st->finished = 1;
@@ -1129,13 +1202,33 @@ int store_run_finish(store *st, const world *w, const char *results_json, char *
     if (rc == SQLITE_OK) step = "events", rc = flush_events(st, 1);
     if (rc == SQLITE_OK) step = "series", rc = write_series(st, &tot);
     if (rc == SQLITE_OK) step = "failures", rc = write_failure_kinds(st, w);
-    if (rc == SQLITE_OK) step = "jobs", rc = insert_array(st, "jobs", "jobs", job_fields, results_json);
-    if (rc == SQLITE_OK) step = "queues", rc = insert_array(st, "queues", "queues", queue_fields, results_json);
-    if (rc == SQLITE_OK) step = "services", rc = insert_array(st, "services", "services", service_fields, results_json);
+    /* jobs[] a slice at a time; every other figure from the document
+     * without jobs[] (SQLite's JSON functions parse what they are given,
+     * and the jobs are nearly all of it); the document is kept whole in
+     * runs.results_json unless it is longer than SQLite's longest value. */
+    size_t n = strlen(results_json), a = 0, b = 0;
+    int has_jobs = find_array(results_json, n, "jobs", &a, &b) == 0;
+    char *rest = NULL;
+    const char *doc = results_json;
+    if (rc == SQLITE_OK && has_jobs) step = "jobs", rc = insert_jobs(st, results_json, a, b);
+    if (rc == SQLITE_OK && has_jobs) {
+        rest = malloc(n - (b - a) + 3);
+        if (!rest) rc = SQLITE_NOMEM;
+        else {
+            memcpy(rest, results_json, a);
+            memcpy(rest + a, "[]", 2);
+            memcpy(rest + a + 2, results_json + b, n - b + 1);
+            doc = rest;
+        }
+    }
+    int whole = n < (size_t)sqlite3_limit(st->db, SQLITE_LIMIT_LENGTH, -1);
+    if (rc == SQLITE_OK) step = "queues", rc = insert_array(st, "queues", "queues", queue_fields, doc, 0);
+    if (rc == SQLITE_OK) step = "services", rc = insert_array(st, "services", "services", service_fields, doc, 0);
     if (rc == SQLITE_OK)
-        step = "microbenchmarks", rc = insert_array(st, "microbenchmarks", "microbenchmarks", microbench_fields, results_json);
-    if (rc == SQLITE_OK) step = "hardware", rc = insert_hardware(st, results_json);
-    if (rc == SQLITE_OK) step = "run", rc = update_run(st, results_json, series_bucket_s(st->ss));
+        step = "microbenchmarks", rc = insert_array(st, "microbenchmarks", "microbenchmarks", microbench_fields, doc, 0);
+    if (rc == SQLITE_OK) step = "hardware", rc = insert_hardware(st, doc);
+    if (rc == SQLITE_OK) step = "run", rc = update_run(st, whole ? results_json : doc, doc, series_bucket_s(st->ss));
+    free(rest);
     if (rc == SQLITE_OK) step = "commit", rc = exec(st->db, "COMMIT");
     if (rc != SQLITE_OK) {
         char why[256];
@@ -1156,11 +1249,11 @@ int store_run_insert(store *st, const scenario *s, const char *results_json, int
     const char *step = "run";
     if (rc == SQLITE_OK) {
         st->run = sqlite3_last_insert_rowid(st->db);
-        step = "jobs", rc = insert_array(st, "jobs", "jobs", job_fields, results_json);
+        step = "jobs", rc = insert_array(st, "jobs", "jobs", job_fields, results_json, 0);
     }
-    if (rc == SQLITE_OK) step = "queues", rc = insert_array(st, "queues", "queues", queue_fields, results_json);
-    if (rc == SQLITE_OK) step = "services", rc = insert_array(st, "services", "services", service_fields, results_json);
-    if (rc == SQLITE_OK) step = "run", rc = update_run(st, results_json, 0);
+    if (rc == SQLITE_OK) step = "queues", rc = insert_array(st, "queues", "queues", queue_fields, results_json, 0);
+    if (rc == SQLITE_OK) step = "services", rc = insert_array(st, "services", "services", service_fields, results_json, 0);
+    if (rc == SQLITE_OK) step = "run", rc = update_run(st, results_json, results_json, 0);
     if (rc != SQLITE_OK) {
         errmsg_set(err, errlen, "%s: cannot write the run (%s): %s", st->path, step, sqlite3_errmsg(st->db));
         return store_sql_status(rc);
