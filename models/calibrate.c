@@ -197,7 +197,12 @@ static int run_fit(fit_ctx *f, const double *x0, fit_out *o) {
             double scale = dof > 0 ? fmax(1.0, chi / sqrt(dof)) : 1.0;
             o->rss = chi * chi;
             for (int k = 0; k < p; k++) {
-                o->x[k] = gsl_vector_get(xs, (size_t)k);
+                /* A term the measurements cannot see runs off to infinity
+                 * (a bandwidth of 4.5e38 B/s when every size is all
+                 * latency): it is held at the most a profile holds
+                 * (models/host.h), where it is as negligible, and its
+                 * standard error, as large, is not written. */
+                o->x[k] = fmin(gsl_vector_get(xs, (size_t)k), log(HOST_PARAM_MAX));
                 o->se_log[k] = scale * sqrt(fabs(gsl_matrix_get(cov, (size_t)k, (size_t)k)));
             }
         }

@@ -61,6 +61,13 @@
 #include "models/collective.h"
 #include "models/microbench.h"
 
+/* The largest value a host profile parameter may hold: the largest real
+ * ones (bandwidths in B/s, cache sizes in B) are below 1e15; past this a fit
+ * has found a term the measurements cannot see (a bandwidth of 4.5e38 B/s:
+ * all latency), and products of values stay finite. The profile reader
+ * refuses more, the writer never writes more, calibration never fits more. */
+#define HOST_PARAM_MAX 1e18
+
 typedef struct host_profile {
     char name[64];                   /* e.g. "twin-myhost" */
     char source[128];                /* "built-in generic host" or "calibrated 2026-..." */

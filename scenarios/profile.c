@@ -17,9 +17,8 @@
 
 #define MAX_DEPTH_HREF 1                /* a profile file may not itself refer to another */
 
-/* Values are at most this large: the largest real ones (bandwidths in B/s,
- * cache sizes in B) are below 1e15; the cap keeps products of them finite. */
-#define PROFILE_MAX_VALUE 1e18
+/* Values are at most HOST_PARAM_MAX (models/host.h). */
+#define PROFILE_MAX_VALUE HOST_PARAM_MAX
 
 /* A profile number: plain decimal ("1.5e10", "0.25", "3", "-0"): no "+", no
  * hex ("0x10" was read as 16), no inf or nan ("NaN" was accepted as a
@@ -226,8 +225,9 @@ int profile_write(FILE *f, const host_profile *h, const double *stderr_of, const
                   size_t errlen) {
     const char *const *names = host_param_names();
     for (int i = 0; names[i]; i++)
-        if (!isfinite(host_param_get(h, names[i]))) {
-            snprintf(err, errlen, "profile %s: parameter %s is not a finite number", h->name, names[i]);
+        if (!(host_param_get(h, names[i]) >= 0 && host_param_get(h, names[i]) <= HOST_PARAM_MAX)) {
+            snprintf(err, errlen, "profile %s: parameter %s is %g, not a number from 0 to %g", h->name, names[i],
+                     host_param_get(h, names[i]), HOST_PARAM_MAX);
             return -1;
         }
     fprintf(f, "<?xml version=\"1.0\"?>\n");
@@ -245,7 +245,9 @@ int profile_write(FILE *f, const host_profile *h, const double *stderr_of, const
         const char *unit = host_param_unit(names[i]);
         fprintf(f, "  <param name=\"%s\" value=\"%.6g\"", names[i], host_param_get(h, names[i]));
         if (*unit) fprintf(f, " unit=\"%s\"", unit);
-        if (stderr_of && isfinite(stderr_of[i])) fprintf(f, " stderr=\"%.3g\"", stderr_of[i]);
+        /* a standard error past what the reader takes says only "unknown" */
+        if (stderr_of && isfinite(stderr_of[i]) && stderr_of[i] >= 0 && stderr_of[i] <= HOST_PARAM_MAX)
+            fprintf(f, " stderr=\"%.3g\"", stderr_of[i]);
         fputs("/>\n", f);
     }
     fputs("</host-profile>\n", f);
