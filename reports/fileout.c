@@ -3,6 +3,8 @@
  */
 #include "reports/fileout.h"
 
+#include "scenarios/infile.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -269,21 +271,7 @@ int fileout_mkdirs(const char *dir) {
 /* ---- text ------------------------------------------------------------------ */
 
 int fileout_utf8_len(const unsigned char *p) {
-    unsigned c = p[0];
-    if (c < 0x80) return 1;
-    int n;
-    uint32_t cp;
-    if (c >= 0xC2 && c <= 0xDF) n = 2, cp = c & 0x1F;
-    else if (c >= 0xE0 && c <= 0xEF) n = 3, cp = c & 0x0F;
-    else if (c >= 0xF0 && c <= 0xF4) n = 4, cp = c & 0x07;
-    else return 0;                                     /* continuation, C0/C1 overlong lead, > F4 */
-    for (int i = 1; i < n; i++) {
-        if ((p[i] & 0xC0) != 0x80) return 0;           /* also stops at the NUL */
-        cp = cp << 6 | (p[i] & 0x3F);
-    }
-    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF))) return 0;     /* overlong, too big */
-    if (cp >= 0xD800 && cp <= 0xDFFF) return 0;        /* a surrogate */
-    return n;
+    return infile_utf8_len(p, 4);                /* stops at the NUL: not a continuation byte */
 }
 
 static const char REPLACEMENT[] = "\xEF\xBF\xBD";      /* U+FFFD */

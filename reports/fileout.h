@@ -75,9 +75,9 @@ int fileout_write(const char *path, int flags, unsigned perm, const char *text, 
  * (ENOTDIR when DIR is a file). */
 int fileout_mkdirs(const char *dir);
 
-/* The length of the valid UTF-8 sequence at p (1 to 4), or 0 when the bytes
- * there are not one (a stray continuation byte, an overlong form, a
- * surrogate, beyond U+10FFFF, or cut short by the NUL). */
+/* The length of the valid UTF-8 sequence at p (1 to 4) in a NUL-terminated
+ * string, or 0 when the bytes there are not one: infile_utf8_len
+ * (scenarios/infile.h), the project's one decoder. */
 int fileout_utf8_len(const unsigned char *p);
 
 /* z escaped for XHTML text and attribute values: & < > " as entities,

@@ -115,33 +115,33 @@ FILE *infile_open(const char *path, unsigned long long max_bytes, const char *wh
     return f;
 }
 
+int infile_utf8_len(const unsigned char *p, size_t n) {
+    if (n == 0) return 0;
+    unsigned c = p[0];
+    if (c < 0x80) return 1;
+    size_t k;
+    unsigned lo = 0x80, hi = 0xbf;                /* the range of the second byte */
+    if (c >= 0xc2 && c <= 0xdf) k = 1;
+    else if (c >= 0xe0 && c <= 0xef) {
+        k = 2;
+        if (c == 0xe0) lo = 0xa0;                 /* overlong */
+        if (c == 0xed) hi = 0x9f;                 /* surrogates */
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        k = 3;
+        if (c == 0xf0) lo = 0x90;                 /* overlong */
+        if (c == 0xf4) hi = 0x8f;                 /* past U+10FFFF */
+    } else {
+        return 0;                                 /* a continuation byte, C0/C1, past F4 */
+    }
+    if (n <= k || p[1] < lo || p[1] > hi) return 0;
+    for (size_t j = 2; j <= k; j++)
+        if ((p[j] & 0xc0) != 0x80) return 0;
+    return (int)k + 1;
+}
+
 size_t infile_utf8_valid(const char *z, size_t n) {
     const unsigned char *p = (const unsigned char *)z;
     size_t i = 0;
-    while (i < n) {
-        unsigned c = p[i];
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        size_t k;
-        unsigned lo = 0x80, hi = 0xbf;            /* the range of the second byte */
-        if (c >= 0xc2 && c <= 0xdf) k = 1;
-        else if (c >= 0xe0 && c <= 0xef) {
-            k = 2;
-            if (c == 0xe0) lo = 0xa0;             /* overlong */
-            if (c == 0xed) hi = 0x9f;             /* surrogates */
-        } else if (c >= 0xf0 && c <= 0xf4) {
-            k = 3;
-            if (c == 0xf0) lo = 0x90;             /* overlong */
-            if (c == 0xf4) hi = 0x8f;             /* past U+10FFFF */
-        } else {
-            return i;
-        }
-        if (n - i <= k || p[i + 1] < lo || p[i + 1] > hi) return i;
-        for (size_t j = 2; j <= k; j++)
-            if ((p[i + j] & 0xc0) != 0x80) return i;
-        i += k + 1;
-    }
-    return n;
+    for (int k; i < n && (k = infile_utf8_len(p + i, n - i)) > 0;) i += (size_t)k;
+    return i;
 }

@@ -47,6 +47,15 @@ int infile_read(const char *path, unsigned long long max_bytes, const char *what
  * with e filled. Same refusals as infile_read. */
 FILE *infile_open(const char *path, unsigned long long max_bytes, const char *what, infile_err *e);
 
+/* The length of the valid UTF-8 sequence at p[0..n) (1 to 4), or 0 when
+ * the bytes there are not one: a stray continuation byte, an overlong form,
+ * a surrogate, a code point past U+10FFFF, or a sequence cut short. Bytes
+ * are read in order and reading stops at the first that does not fit, so
+ * a NUL-terminated string may be given n = 4 at any point. The project's
+ * one UTF-8 decoder: the readers refuse with it, the writers (reports/)
+ * replace with it. */
+int infile_utf8_len(const unsigned char *p, size_t n);
+
 /* The length of the longest prefix of z[0..n) that is valid UTF-8 (no
  * overlong forms, surrogates or code points past U+10FFFF): n when all of
  * it is. For readers to refuse text that would reach an output (JSON, HTML)

@@ -32,6 +32,7 @@
 #include <libxml/tree.h>
 
 #include "reports/fileout.h"
+#include "scenarios/infile.h"
 #include "reports/json.h"
 #include "reports/report.h"
 #include "reports/results.h"
@@ -353,15 +354,7 @@ static char *mem_text(void (*put)(FILE *, const char *), const char *z) {
 }
 
 /* Valid UTF-8 whatever the bytes: one U+FFFD per bad byte. */
-static int valid_utf8(const char *z) {
-    for (const unsigned char *p = (const unsigned char *)z; *p; p++) {
-        if (*p < 0x80) continue;
-        int n = fileout_utf8_len(p);
-        if (n < 2) return 0;
-        p += n - 1;
-    }
-    return 1;
-}
+static int valid_utf8(const char *z) { return infile_utf8_valid(z, strlen(z)) == strlen(z); }
 
 static void test_escapers(void **state) {
     (void)state;
@@ -373,35 +366,26 @@ static void test_escapers(void **state) {
     h = mem_text(fileout_html, "\xc3\xa9t\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");        /* valid text stays */
     assert_string_equal(h, "\xc3\xa9t\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
     free(h);
-    /* CSV: formulas neutralised, quoting as before */
-    c = mem_text(fileout_csv, "=cmd|' /C calc'!A0");
-    assert_string_equal(c, "'=cmd|' /C calc'!A0");
-    free(c);
-    c = mem_text(fileout_csv, "-2+3,x");
-    assert_string_equal(c, "\"'-2+3,x\"");
-    free(c);
-    c = mem_text(fileout_csv, "@SUM(A1)");
-    assert_string_equal(c, "'@SUM(A1)");
-    free(c);
-    c = mem_text(fileout_csv, "-0.5");                  /* a negative number is not a formula */
-    assert_string_equal(c, "-0.5");
-    free(c);
-    c = mem_text(fileout_csv, "-1e-3");
-    assert_string_equal(c, "-1e-3");
-    free(c);
-    c = mem_text(fileout_csv, "-");
-    assert_string_equal(c, "'-");
-    free(c);
-    c = mem_text(fileout_csv, "plain name");
-    assert_string_equal(c, "plain name");
-    free(c);
-    /* Markdown: no raw HTML, no markup, no cell break */
-    m = mem_text(fileout_md, "<script>alert(1)</script> | `x` *y*\nz");
-    assert_string_equal(m, "&lt;script&gt;alert(1)&lt;/script&gt; \\| \\`x\\` \\*y\\* z");
-    free(m);
-    m = mem_text(fileout_md, "jobs[a].end_s _x_ [t](javascript:x) ![i](u)");
-    assert_string_equal(m, "jobs[a].end_s \\_x\\_ [t\\](javascript:x) ![i\\](u)");
-    free(m);
+    /* CSV: formulas neutralised (a negative number is not a formula),
+     * quoting as before; Markdown: no raw HTML, no markup, no cell break */
+    static const struct { void (*escape)(FILE *, const char *); const char *in, *want; } cases[] = {
+        { fileout_csv, "=cmd|' /C calc'!A0", "'=cmd|' /C calc'!A0" },
+        { fileout_csv, "-2+3,x", "\"'-2+3,x\"" },
+        { fileout_csv, "@SUM(A1)", "'@SUM(A1)" },
+        { fileout_csv, "-0.5", "-0.5" },
+        { fileout_csv, "-1e-3", "-1e-3" },
+        { fileout_csv, "-", "'-" },
+        { fileout_csv, "plain name", "plain name" },
+        { fileout_md, "<script>alert(1)</script> | `x` *y*\nz",
+          "&lt;script&gt;alert(1)&lt;/script&gt; \\| \\`x\\` \\*y\\* z" },
+        { fileout_md, "jobs[a].end_s _x_ [t](javascript:x) ![i](u)",
+          "jobs[a].end_s \\_x\\_ [t\\](javascript:x) ![i\\](u)" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *z = mem_text(cases[i].escape, cases[i].in);
+        assert_string_equal(z, cases[i].want);
+        free(z);
+    }
     /* JSON */
     json *j = json_new();
     json_object(j, NULL);
