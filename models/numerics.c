@@ -26,7 +26,3 @@ void numerics_gsl_install(void) {
 unsigned long numerics_gsl_error_count(void) { return n_errors; }
 
 const char *numerics_gsl_last_error(void) { return last; }
-
-int numerics_time_ok(double t_s) {
-    return t_s >= 0 && t_s <= NUMERICS_MAX_TIME_S;        /* false for NaN */
-}

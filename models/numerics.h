@@ -1,6 +1,6 @@
 /*
- * numerics: the program's GSL error handler, and the checks every model
- * output that becomes a time goes through.
+ * numerics: the program's GSL error handler, and the bound on every time
+ * an input or a model gives (the world checks each against it).
  *
  * GSL's default error handler prints and calls abort(): a gamma function
  * that overflows (a Weibull shape of 0.005 asks for Γ(201)) used to end the
@@ -24,10 +24,9 @@ void numerics_gsl_install(void);
 unsigned long numerics_gsl_error_count(void);
 const char *numerics_gsl_last_error(void);
 
-/* A model's time that the simulated clock will use: 1 when t_s is finite
- * and 0 <= t_s <= NUMERICS_MAX_TIME_S (the clock's horizon, 100 years),
- * else 0. */
+/* The longest time an input or a model may give: the simulated clock's
+ * horizon, 100 years (SIM_HORIZON_S in sim/engine.h, which world.c checks
+ * is the same number; the engine does not include models/). */
 #define NUMERICS_MAX_TIME_S 3155760000.0
-int numerics_time_ok(double t_s);
 
 #endif
