@@ -94,6 +94,7 @@ unit-test: $(TESTS) $(STESTS) $(STANDINS)
 cli-test: $(BIN) $(B)/san/clustertwin $(B)/tests/libfailmalloc.so $(STANDINS)
 	@tests/cli.sh $(BIN)
 	@tests/cli.sh $(B)/san/clustertwin
+	@tests/cli_install.sh
 
 # The unit tests under valgrind memcheck: any memory error or definite or
 # indirect leak fails (tests/valgrind.supp holds third-party noise only).
@@ -250,9 +251,10 @@ $(B)/tests/libstandin-%.so: tests/standin/%.c
 	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC -D_POSIX_C_SOURCE=200809L -o $@ $<
 
 install: $(BIN)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/clustertwin/scenarios
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/clustertwin/scenarios/traces
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/clustertwin
 	install -m 644 scenarios/*.xml scenarios/scenario.rng $(DESTDIR)$(PREFIX)/share/clustertwin/scenarios/
+	install -m 644 scenarios/traces/* $(DESTDIR)$(PREFIX)/share/clustertwin/scenarios/traces/
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/clustertwin

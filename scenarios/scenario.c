@@ -803,9 +803,10 @@ static void load_serve_model(loader *L, const xmlNode *c, sc_inference *f, name_
  * is only opened here, not read. Returns 0, or -1 with L->failed set. */
 static int check_href(loader *L, const xmlNode *e, const char *href) {
     char path[1024];
-    const char *slash = strrchr(L->s->file, '/');
-    if (href[0] == '/' || !slash) snprintf(path, sizeof path, "%s", href);
-    else snprintf(path, sizeof path, "%.*s/%s", (int)(slash - L->s->file), L->s->file, href);
+    if (scenario_path(L->s->file, href, path, sizeof path) < 0) {
+        fail(L, e, "href", "the path is longer than %zu bytes", sizeof path - 1);
+        return -1;
+    }
     infile_err ie;
     FILE *f = infile_open(path, INFILE_TRACE_MAX_BYTES, "a CSV file", &ie);
     if (!f) {
@@ -1668,6 +1669,17 @@ void scenario_free(scenario *s) {
     free(s->microbench);
     free(s->host_profile);
     free(s);
+}
+
+int scenario_path(const char *scenario_file, const char *href, char *buf, size_t len) {
+    const char *slash = strrchr(scenario_file, '/');
+    int n = href[0] == '/' || !slash ? snprintf(buf, len, "%s", href)
+                                     : snprintf(buf, len, "%.*s/%s", (int)(slash - scenario_file), scenario_file, href);
+    if (n < 0 || (size_t)n >= len) {
+        if (len) buf[0] = 0;
+        return -1;
+    }
+    return 0;
 }
 
 int scenario_gpus(const scenario *s) {

@@ -283,4 +283,11 @@ int scenario_node_count(const scenario *s);
 /* The resolved node type of a <nodes> entry and its GPU. */
 const node_spec *scenario_node_spec(const scenario *s, int i);
 
+/* The path of a file a scenario names (a trace's href): an absolute href as
+ * it is, a relative one against the folder of the scenario file, so a
+ * scenario reads its files from wherever it is run (an installed copy
+ * included). 0, or -1 when the path does not fit in len (buf then holds
+ * an empty string). */
+int scenario_path(const char *scenario_file, const char *href, char *buf, size_t len);
+
 #endif

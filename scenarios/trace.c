@@ -156,12 +156,10 @@ static long add_name(scenario *s, const char *name) {
 
 int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen) {
     char path[1024];
-    if (href[0] == '/') {
-        snprintf(path, sizeof path, "%s", href);
-    } else {
-        const char *slash = strrchr(s->file, '/');
-        int dir = slash ? (int)(slash - s->file) + 1 : 0;
-        snprintf(path, sizeof path, "%.*s%s", dir, s->file, href);
+    if (scenario_path(s->file, href, path, sizeof path) < 0) {
+        snprintf(err, errlen, "%s:%d: <trace href=\"%s\">: the path is longer than %zu bytes", s->file, line, href,
+                 sizeof path - 1);
+        return -1;
     }
     infile_err ie;
     FILE *fp = infile_open(path, INFILE_TRACE_MAX_BYTES, "a CSV file", &ie);

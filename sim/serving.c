@@ -1652,12 +1652,6 @@ out:
 
 /* ---- building ----------------------------------------------------------------------------- */
 
-static void trace_path(const scenario *s, const char *href, char *buf, size_t len) {
-    const char *slash = strrchr(s->file, '/');
-    if (href[0] == '/' || !slash) snprintf(buf, len, "%s", href);
-    else snprintf(buf, len, "%.*s/%s", (int)(slash - s->file), s->file, href);
-}
-
 /* The largest coefficient of variation of a length or inter-arrival
  * distribution: beyond it almost every draw is the minimum and the mean
  * rests on draws too rare to appear in a run (and at about 1e154 cv² is no
@@ -1869,7 +1863,7 @@ serving *serving_new(engine *e, metric_bus *bus, const scenario *s, const sc_inf
     sv->target = c->count > 0 ? c->count : -1;
     if (!strcmp(c->arrival_process, "trace")) {
         char path[1024];
-        trace_path(s, c->trace_href, path, sizeof path);
+        scenario_path(s->file, c->trace_href, path, sizeof path);   /* checked by the loader */
         const char *names[64];
         int ctx[64];
         int nm = sv->n_models < 64 ? sv->n_models : 64;
