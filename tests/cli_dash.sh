@@ -123,6 +123,12 @@ wait_for "job_down pretrain-70b" && ok "the job on the node goes down and rolls 
 
 T send-keys -t dash '?'
 wait_for "any key closes this help" && ok "? shows the help" || { no "help"; cat "$tmp/screen"; }
+# Each line of the help once, two columns into its box (the box was once
+# filled with the text and the text written again beside it:
+# "clclustertwin", "spspace").
+grep -q "  clustertwin dash: keys" "$tmp/screen" && grep -q "  space     pause / resume" "$tmp/screen" \
+  && ! grep -q "clclustertwin\|spspace" "$tmp/screen" && ok "the help's text is written once, legibly" \
+  || { no "help text garbled"; cat "$tmp/screen"; }
 T send-keys -t dash x
 wait_for "NAME +QUEUE" && ! grep -q "any key closes" "$tmp/screen" && ok "a key closes the help" || no "help closes"
 

@@ -491,7 +491,7 @@ static void draw_help(dash *d) {
     if (w > d->cols - 2) w = d->cols - 2;
     int y0 = (d->rows - n - 2) / 2, x0 = (d->cols - w) / 2;
     if (y0 < 0) y0 = 0;
-    for (int i = -1; i <= n; i++) put(y0 + 1 + i, x0, w, A_REVERSE, "%-*s", w, i >= 0 && i < n ? help_text[i] : "");
+    for (int i = -1; i <= n; i++) put(y0 + 1 + i, x0, w, A_REVERSE, "%*s", w, "");   /* the box */
     for (int i = 0; i < n; i++) put(y0 + 1 + i, x0 + 2, w - 4, A_REVERSE | (i == 0 ? A_BOLD : 0), "%s", help_text[i]);
 }
 
