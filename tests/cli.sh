@@ -60,6 +60,16 @@ assert any(j["kind"] == "batch" for j in d["jobs"])
 PY
 expect_status 0 "run default prints a summary" "$bin" run scenarios/default.xml --no-db
 grep -q "training pretrain-70b" "$tmp/out" || no "summary names the training job"
+# The first thing anyone runs shows what a twin is for: failures, work
+# redone from the last checkpoint, restarts, an ETTR below 1, warm spares.
+"$bin" run scenarios/default.xml --json "$tmp/d.json" --no-db >/dev/null 2>&1
+python3 - "$tmp/d.json" <<'PY' && ok "the default scenario has failures, restarts and lost work" || no "the default scenario shows no failures"
+import json, sys
+d = json.load(open(sys.argv[1]))
+j = [x for x in d["jobs"] if x["kind"] == "training"][0]
+assert d["failures"]["total"] > 0, d["failures"]
+assert j["interruptions"] > 0 and j["lost_work_s"] > 0 and 0 < j["ettr"] < 1, j
+PY
 
 # Determinism: same scenario and seed, identical bytes except wall_* fields.
 "$bin" run scenarios/default.xml --json "$tmp/a.json" --no-db >/dev/null 2>&1
