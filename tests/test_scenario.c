@@ -573,7 +573,7 @@ static void test_default_values(void **state) {
     assert_int_equal(s->n_nodes, 1);
     assert_string_equal(s->nodes[0].type, "dgx-h100");
     assert_int_equal(s->nodes[0].count, 128);
-    assert_int_equal(s->nodes[0].line, 9);
+    assert_int_equal(s->nodes[0].line, 14);
     assert_int_equal(scenario_node_count(s), 128);
     assert_int_equal(scenario_gpus(s), 1024);
     assert_string_equal(scenario_node_spec(s, 0)->name, "dgx-h100");

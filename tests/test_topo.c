@@ -116,7 +116,9 @@ static void test_default_dot(void **state) {
     Agnode_t *st = labelled(g, "storage ckpt");
     assert_non_null(st);
     assert_non_null(strstr(attr(st, "label"), "400 GB/s"));
-    assert_int_equal(agnnodes(g), 1 + 4 + 4 + 1);
+    /* The warm spares, drawn apart from the pool they are held out of. */
+    assert_non_null(labelled(g, "warm spares ×4"));
+    assert_int_equal(agnnodes(g), 1 + 4 + 4 + 1 + 1);
     agclose(g);
     scenario_free(s);
 }
