@@ -57,18 +57,39 @@
  *   Multi-Tenant GPU Clusters for DNN Training Workloads", ATC 2019, on
  *   Microsoft's Philly; Gao et al., "An Empirical Study on Low GPU
  *   Utilization of Deep Learning Jobs", ICSE 2024).
- * ACTIVITY_SERVING 0.55 (engineering estimate): a loaded LLM serving
- *   replica alternates compute-bound prefill with memory-bound decode; the
- *   ML.ENERGY leaderboard and vendor MLPerf Inference power submissions put
- *   an H100 under LLM serving load around 400-450 W of its 700 W, i.e.
- *   about 0.55 of the way from idle to TDP. Replicas waiting for requests
- *   draw less: this is an average for a service that is kept busy.
+ *
+ * Serving replicas (LLM inference) draw what their work draws; sim/serving.c
+ * integrates each replica's GPU-seconds in four activities, splitting a
+ * mixed iteration into what its decode tokens alone would take and the rest
+ * (the prompt tokens' compute):
+ * ACTIVITY_SERVING_PREFILL 0.9 (637 W on an H100): prompt computation is
+ *   compute-bound like training's GEMMs; on a DGX H100 the prompt phase of
+ *   Llama2-70B and BLOOM-176B draws close to the 700 W TDP and slows down
+ *   when power is capped (Patel et al., "Splitwise: Efficient Generative
+ *   LLM Inference Using Phase Splitting", ISCA 2024, section III, power).
+ * ACTIVITY_SERVING_DECODE 0.35 (291 W on an H100): token generation is
+ *   bound by HBM reads of weights and KV cache and leaves the tensor cores
+ *   mostly idle; Splitwise measures the token phase well below TDP and
+ *   insensitive to a power cap at 50% of TDP (350 W), and decode on an H200
+ *   (700 W TDP) draws 137-300 W across GQA, MLA and linear-attention models
+ *   (Ma, Afzal, Eitzinger and Wellein, "The Illusion of Power Capping in LLM
+ *   Decode", 2026). 0.35 is the top of that range: a loaded service decodes
+ *   large batches.
+ * ACTIVITY_SERVING_IDLE 0.05 (engineering estimate, as a job's restarting
+ *   state): weights resident, CUDA context and graphs held, clocks up, no
+ *   kernels while no request is in the replica: a little above idle_w.
+ * ACTIVITY_SERVING_LOADING 0.1 (engineering estimate, as a checkpoint
+ *   stall): start-up, a model load or a KV swap moves bytes over PCIe into
+ *   HBM while the SMs wait.
  */
 #define ACTIVITY_TRAINING 0.9
 #define ACTIVITY_CHECKPOINT 0.1
 #define ACTIVITY_RESTARTING 0.05
 #define ACTIVITY_BATCH 0.5
-#define ACTIVITY_SERVING 0.55
+#define ACTIVITY_SERVING_PREFILL 0.9
+#define ACTIVITY_SERVING_DECODE 0.35
+#define ACTIVITY_SERVING_IDLE 0.05
+#define ACTIVITY_SERVING_LOADING 0.1
 
 /* NODE_IDLE_FRACTION 0.5: a server doing no work still draws about half its
  * full power (Barroso and Hölzle, "The Case for Energy-Proportional
@@ -84,11 +105,15 @@ static const double activity[COST_STATE_COUNT] = {
     [COST_CHECKPOINT] = ACTIVITY_CHECKPOINT,
     [COST_RESTARTING] = ACTIVITY_RESTARTING,
     [COST_BATCH] = ACTIVITY_BATCH,
-    [COST_SERVING] = ACTIVITY_SERVING,
+    [COST_SERVING_PREFILL] = ACTIVITY_SERVING_PREFILL,
+    [COST_SERVING_DECODE] = ACTIVITY_SERVING_DECODE,
+    [COST_SERVING_IDLE] = ACTIVITY_SERVING_IDLE,
+    [COST_SERVING_LOADING] = ACTIVITY_SERVING_LOADING,
 };
 
 static const char *const state_names[COST_STATE_COUNT] = {
-    "training", "checkpoint", "restarting", "batch", "serving"
+    "training", "checkpoint", "restarting", "batch", "serving-prefill", "serving-decode", "serving-idle",
+    "serving-loading"
 };
 
 const char *cost_state_name(cost_state s) {

@@ -18,7 +18,11 @@
  *   checkpoint     0.10     133 W   (stalled on the copy to host memory)
  *   restarting     0.05     102 W   (down, waiting, restarting, loading)
  *   batch          0.50     385 W   (generic research jobs)
- *   serving        0.55     417 W   (LLM inference replicas)
+ *   serving, by what the replica does (sim/serving.c integrates each):
+ *     prefill      0.90     637 W   (prompt tokens: compute-bound GEMMs)
+ *     decode       0.35     291 W   (output tokens: memory-bound weight and KV reads)
+ *     idle         0.05     102 W   (weights loaded, waiting for requests)
+ *     loading      0.10     133 W   (start-up, model loads, KV swaps over PCIe)
  *   idle           0        70 W    (also failed and spare nodes)
  *
  * Node overhead (CPUs, memory, NICs, fans: node_spec overhead_w, quoted at
@@ -63,11 +67,14 @@ typedef enum cost_state {
     COST_CHECKPOINT,    /* training stopped for a checkpoint */
     COST_RESTARTING,    /* a job down, waiting for nodes, restarting, loading */
     COST_BATCH,         /* generic batch jobs */
-    COST_SERVING,       /* inference serving replicas */
+    COST_SERVING_PREFILL,   /* a serving replica computing prompt tokens */
+    COST_SERVING_DECODE,    /* a serving replica generating output tokens */
+    COST_SERVING_IDLE,      /* a serving replica loaded and waiting for requests */
+    COST_SERVING_LOADING,   /* a serving replica starting, loading a model, swapping KV */
     COST_STATE_COUNT
 } cost_state;
 
-const char *cost_state_name(cost_state s);      /* "training", ...; "?" out of range */
+const char *cost_state_name(cost_state s);      /* "training", "serving-prefill", ...; "?" out of range */
 
 /* Activity in [0, 1] of a GPU in state s (the table above); 0 out of range. */
 double cost_activity(cost_state s);

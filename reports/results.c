@@ -51,6 +51,8 @@ static void job_json(json *j, const job_result *r, double sim_end) {
         json_int(j, "interruptions", r->interruptions);
         json_int(j, "planned_interruptions", r->planned_interruptions);
         json_num(j, "lost_work_s", r->time.redone_s);
+        json_num(j, "lost_work_after_failures_s", r->time.redone_failures_s);
+        json_num(j, "lost_work_after_preemption_s", r->time.redone_preemption_s);
         json_num(j, "checkpoint_size_bytes", r->checkpoint_size_bytes);
         json_num(j, "checkpoint_write_s", r->checkpoint_write_s);
         json_num(j, "checkpoint_stall_s", r->time.checkpoint_stall_s);
@@ -64,6 +66,8 @@ static void job_json(json *j, const job_result *r, double sim_end) {
         json_num(j, "elapsed_s", r->start_s >= 0 ? elapsed : 0);
         json_num(j, "training_kept_s", r->time.kept_s);
         json_num(j, "redone_s", r->time.redone_s);
+        json_num(j, "redone_after_failures_s", r->time.redone_failures_s);
+        json_num(j, "redone_after_preemption_s", r->time.redone_preemption_s);
         json_num(j, "checkpoint_stall_s", r->time.checkpoint_stall_s);
         json_num(j, "restart_s", r->time.restart_s);
         json_num(j, "waiting_for_nodes_s", r->time.waiting_s);
@@ -271,6 +275,19 @@ static void services_json(json *j, const world *w) {
         json_int(j, "iterations", (long long)r->iterations);
         json_num(j, "busy_fraction", r->busy_fraction);
         json_num(j, "gpu_hours", r->gpu_hours);
+        json_object(j, "gpu_hours_by_activity");
+        double idle_s = r->gpu_hours * 3600 - r->gpu_prefill_s - r->gpu_decode_s - r->gpu_loading_s;
+        json_num(j, "prefill", r->gpu_prefill_s / 3600);
+        json_num(j, "decode", r->gpu_decode_s / 3600);
+        json_num(j, "idle", idle_s > 0 ? idle_s / 3600 : 0);
+        json_num(j, "loading", r->gpu_loading_s / 3600);
+        json_end(j);
+        json_num(j, "energy_kwh", r->energy_kwh);
+        json_num(j, "co2_kg", r->co2_kg);
+        json_num(j, "avg_gpu_power_w", r->avg_gpu_power_w);
+        latency(j, "energy_per_output_token_j", r->energy_per_output_token_j);
+        latency(j, "kwh_per_million_output_tokens",
+                r->energy_per_output_token_j >= 0 ? r->energy_per_output_token_j / 3.6 : -1);
         json_num(j, "cost_usd", r->cost_usd);
         latency(j, "cost_per_million_tokens_usd", r->cost_per_million_tokens_usd);
         json_int(j, "model_loads", (long long)r->model_loads);
@@ -312,6 +329,12 @@ static void services_summary(FILE *f, const world *w) {
         fprintf(f, "  SLO attainment %.2f%% (%s); %.4g GPU-hours, $%.4g, $%.3g per million output tokens\n",
                 100 * r->slo_attainment, r->slo_met ? "met" : "missed", r->gpu_hours, r->cost_usd,
                 r->cost_per_million_tokens_usd);
+        double held = r->gpu_hours * 3600;
+        if (held > 0)
+            fprintf(f, "  GPUs %.1f%% prefill, %.1f%% decode, %.1f%% loading, the rest idle; %.0f W per GPU, "
+                       "%.4g kWh, %.3g J per output token\n",
+                    100 * r->gpu_prefill_s / held, 100 * r->gpu_decode_s / held, 100 * r->gpu_loading_s / held,
+                    r->avg_gpu_power_w, r->energy_kwh, r->energy_per_output_token_j);
         if (r->scale_ups || r->scale_downs || r->scale_blocked || r->model_loads)
             fprintf(f, "  %d scale-ups, %d scale-downs, %d waited in the scheduler's queue; %lld model loads, %lld unloads\n",
                     r->scale_ups, r->scale_downs, r->scale_blocked, (long long)r->model_loads,
@@ -335,7 +358,13 @@ void results_json(json *j, const scenario *s, const world *w, double wall_s) {
     json_object(j, "cluster");
     json_int(j, "nodes", t.nodes);
     json_int(j, "gpus", t.gpus);
-    json_num(j, "gpu_utilization", t.gpu_hours > 0 ? t.gpu_busy_s / 3600.0 / t.gpu_hours : 0);
+    /* gpu_utilization is allocation (kept for the scripts that read it);
+     * productive counts only work kept (world_totals). */
+    double alloc = t.gpu_hours > 0 ? t.gpu_busy_s / 3600.0 / t.gpu_hours : 0;
+    json_num(j, "gpu_utilization", alloc);
+    json_num(j, "gpu_utilization_allocated", alloc);
+    json_num(j, "gpu_utilization_productive", t.gpu_hours > 0 ? t.gpu_productive_s / 3600.0 / t.gpu_hours : 0);
+    json_num(j, "gpu_productive_hours", t.gpu_productive_s / 3600.0);
     json_num(j, "gpu_hours", t.gpu_hours);
     json_num(j, "gpu_busy_hours", t.gpu_busy_s / 3600.0);
     json_num(j, "cost_usd", t.cost_usd);
@@ -413,8 +442,9 @@ void results_summary(FILE *f, const scenario *s, const world *w, double wall_s) 
             (unsigned long long)s->seed, t.gpus, t.nodes);
     fprintf(f, "simulated %s in %.3f s wall, %llu events\n", dur(t.simulated_s, a, sizeof a),
             wall_s, (unsigned long long)t.events);
-    fprintf(f, "cluster: GPU utilisation %.1f%%, %.4g GPU-hours, cost $%.4g\n",
-            t.gpu_hours > 0 ? 100 * t.gpu_busy_s / 3600.0 / t.gpu_hours : 0, t.gpu_hours, t.cost_usd);
+    fprintf(f, "cluster: GPU utilisation %.1f%% allocated, %.1f%% productive (work kept), %.4g GPU-hours, cost $%.4g\n",
+            t.gpu_hours > 0 ? 100 * t.gpu_busy_s / 3600.0 / t.gpu_hours : 0,
+            t.gpu_hours > 0 ? 100 * t.gpu_productive_s / 3600.0 / t.gpu_hours : 0, t.gpu_hours, t.cost_usd);
     {
         const cost_result *c = &t.cost;
         char parts[256] = "";
@@ -455,13 +485,16 @@ void results_summary(FILE *f, const scenario *s, const world *w, double wall_s) 
             double el = (r->end_s >= 0 ? r->end_s : t.simulated_s) - r->start_s;
             const job_time *T = &r->time;
             if (el > 0)
-                fprintf(f, "  time: %.1f%% training kept (ETTR), %.1f%% redone after failures, %.1f%% checkpoint stalls, "
-                           "%.1f%% detecting and restarting, %.1f%% waiting for nodes\n",
-                        100 * T->kept_s / el, 100 * T->redone_s / el, 100 * T->checkpoint_stall_s / el,
-                        100 * T->restart_s / el, 100 * T->waiting_s / el);
-            fprintf(f, "  %d interruptions (%d more caught by health checks), %d checkpoints of %.3g GB "
+                fprintf(f, "  time: %.1f%% training kept (ETTR), %.1f%% redone after failures, %.1f%% redone after "
+                           "preemption, %.1f%% checkpoint stalls, %.1f%% detecting and restarting, %.1f%% waiting for nodes\n",
+                        100 * T->kept_s / el, 100 * T->redone_failures_s / el, 100 * T->redone_preemption_s / el,
+                        100 * T->checkpoint_stall_s / el, 100 * T->restart_s / el, 100 * T->waiting_s / el);
+            fprintf(f, "  work lost and redone: %s after failures, %s after preemption\n",
+                    dur(T->redone_failures_s, a, sizeof a), dur(T->redone_preemption_s, b, sizeof b));
+            fprintf(f, "  %d interruptions (%d more caught by health checks), %d preemptions, %d checkpoints of %.3g GB "
                        "every %s (%.0f s to write)%s\n",
-                    r->interruptions, r->planned_interruptions, r->checkpoints, r->checkpoint_size_bytes / 1e9,
+                    r->interruptions, r->planned_interruptions, r->preemptions, r->checkpoints,
+                    r->checkpoint_size_bytes / 1e9,
                     r->checkpoint_interval_s > 0 ? dur(r->checkpoint_interval_s, a, sizeof a) : "never",
                     r->checkpoint_write_s, r->shrinks ? ", shrank to fit the nodes left" : "");
         }

@@ -103,7 +103,7 @@ static const char schema_sql[] =
     /* cluster.* of the JSON results */
     "  nodes INTEGER,\n"
     "  gpus INTEGER,\n"
-    "  gpu_utilization REAL,                -- busy GPU-time / provisioned GPU-time\n"
+    "  gpu_utilization REAL,                -- allocated: GPU-time held by work / provisioned GPU-time\n"
     "  gpu_hours REAL,                      -- provisioned\n"
     "  gpu_busy_hours REAL,\n"
     "  cost_usd REAL,\n"
@@ -230,7 +230,10 @@ static const char *const job_fields[] = {
     "time.training_kept_s", "time.redone_s", "time.checkpoint_stall_s", "time.restart_s",
     "time.waiting_for_nodes_s", "memory_per_gpu.weights_bytes", "memory_per_gpu.grads_bytes",
     "memory_per_gpu.optimizer_bytes", "memory_per_gpu.activations_bytes",
-    "memory_per_gpu.other_bytes", "memory_per_gpu.total_bytes", NULL
+    "memory_per_gpu.other_bytes", "memory_per_gpu.total_bytes",
+    /* schema version 4 (ACCOUNTING_SQL) */
+    "lost_work_after_failures_s", "lost_work_after_preemption_s", "time.redone_after_failures_s",
+    "time.redone_after_preemption_s", NULL
 };
 static const char *const microbench_fields[] = {
     "op", "ranks", "size_bytes", "m", "n", "k", "precision", "kind", "files", "predicted_s",
@@ -254,7 +257,9 @@ static const char *const cluster_fields[] = {
     "cost.overhead_kwh", "cost.it_kwh", "cost.avg_it_power_kw", "cost.avg_power_kw", "cost.pue",
     "cost.carbon_kg_per_kwh", "cost.electricity_usd_per_kwh", "gpu_hours_by_state.training", "gpu_hours_by_state.checkpoint",
     "gpu_hours_by_state.restarting", "gpu_hours_by_state.batch", "gpu_hours_by_state.idle",
-    "nodes_drained", NULL
+    "nodes_drained",
+    /* schema version 4 (ACCOUNTING_SQL) */
+    "gpu_utilization_allocated", "gpu_utilization_productive", "gpu_productive_hours", NULL
 };
 
 #define EVENT_BATCH 16384
@@ -346,10 +351,23 @@ static int int_pragma(sqlite3 *db, const char *sql, int *out) {
     "ALTER TABLE hardware ADD COLUMN peak_fp64_flops REAL;   -- cpu: one core's FMA peak, measured\n" \
     "ALTER TABLE hardware ADD COLUMN peak_fp32_flops REAL;\n"
 
+/* Schema version 4: utilisation by allocation and by work kept, named
+ * apart (gpu_utilization stays, meaning allocation), and training work lost
+ * to failures and to preemption as separate columns (lost_work_s and
+ * time_redone_s stay, the sum of the two). */
+#define ACCOUNTING_SQL \
+    "ALTER TABLE runs ADD COLUMN gpu_utilization_allocated REAL;   -- = gpu_utilization: GPUs held / provisioned\n" \
+    "ALTER TABLE runs ADD COLUMN gpu_utilization_productive REAL;  -- work kept / provisioned GPU-time\n" \
+    "ALTER TABLE runs ADD COLUMN gpu_productive_hours REAL;\n" \
+    "ALTER TABLE jobs ADD COLUMN lost_work_after_failures_s REAL;\n" \
+    "ALTER TABLE jobs ADD COLUMN lost_work_after_preemption_s REAL;\n" \
+    "ALTER TABLE jobs ADD COLUMN time_redone_after_failures_s REAL;\n" \
+    "ALTER TABLE jobs ADD COLUMN time_redone_after_preemption_s REAL;\n"
+
 /* Upgrades from older schema versions: migrations[v - 1] takes version v
  * to v + 1. Additive only: new tables and columns, never a changed one. A
  * new file is created at version 2 (schema_sql) and migrated from there. */
-static const char *const migrations[] = { HW_TABLES_SQL, STATISTIC_SQL, NULL };
+static const char *const migrations[] = { HW_TABLES_SQL, STATISTIC_SQL, ACCOUNTING_SQL, NULL };
 
 /* Check the file's identity and version; create or migrate the schema when
  * writing. Runs inside BEGIN IMMEDIATE when writing, so two processes

@@ -41,7 +41,8 @@
 #define STORE_FAILED 1
 #define STORE_BAD_INPUT 2
 
-#define STORE_SCHEMA_VERSION 3       /* 2: microbenchmarks and hardware tables; 3: statistic */
+#define STORE_SCHEMA_VERSION 4       /* 2: microbenchmarks and hardware tables; 3: statistic;
+                                        4: productive utilisation, lost work by cause */
 #define STORE_MAX_POINTS 2000        /* rows per time series per run, at most */
 
 typedef struct store store;

@@ -115,6 +115,10 @@ typedef struct replica {
     event_id ev_iter;              /* the iteration in flight */
     double startup_s;              /* start-up once the GPUs are granted */
     double swap_s;                 /* swap time the next iteration carries */
+    /* the iteration in flight by activity (the parts sum to its duration),
+     * and when it started; the start-up or model load under way (-1 none) */
+    double it_prefill_s, it_decode_s, it_copy_s;
+    sim_time it_t0, load_t0;
     mstate *ms;
 } replica;
 
@@ -389,6 +393,30 @@ static void integrate_reps(serving *sv) {
     sv->replica_s += sv->active_reps * dt;
     sv->gpu_s += (double)sv->active_reps * sv->cfg->tp * dt;
     sv->last_change = t;
+}
+
+/* Activities of the replicas' GPUs (service_result gpu_*_s): an iteration
+ * is counted when it ends, or the part of it done when it is cut short (the
+ * GPUs lost, the end of the run); a start-up or model load likewise. */
+static void account_iteration(replica *r, int whole) {
+    serving *sv = r->sv;
+    double t = r->it_prefill_s + r->it_decode_s + r->it_copy_s, f = 1;
+    if (!whole && t > 0) {
+        double done = sim_to_s(now_of(sv) - r->it_t0);
+        f = done < t ? done / t : 1;
+    }
+    double tp = sv->cfg->tp;
+    sv->res.gpu_prefill_s += f * r->it_prefill_s * tp;
+    sv->res.gpu_decode_s += f * r->it_decode_s * tp;
+    sv->res.gpu_loading_s += f * r->it_copy_s * tp;
+    r->it_prefill_s = r->it_decode_s = r->it_copy_s = 0;
+}
+
+static void account_load(replica *r) {
+    if (r->load_t0 < 0) return;
+    serving *sv = r->sv;
+    sv->res.gpu_loading_s += sim_to_s(now_of(sv) - r->load_t0) * sv->cfg->tp;
+    r->load_t0 = -1;
 }
 
 static void publish_replicas(serving *sv) {
@@ -678,6 +706,7 @@ static void maybe_load(replica *r) {
     }
     r->ms[want].resident = M_LOADING;
     r->loading = want;
+    r->load_t0 = now_of(sv);
     r->weights += w;
     r->kv_cap = kv_cap_for(sv, r->weights);
     event(sv, "model_load", "replica %d: %s, %.1f s", r->index, sv->models[want].m.name, sv->load_s[want]);
@@ -690,6 +719,7 @@ static void on_loaded(engine *e, void *arg) {
     serving *sv = r->sv;
     r->ev_load = 0;
     if (r->loading < 0) return;
+    account_load(r);
     r->ms[r->loading].resident = M_LOADED;
     r->ms[r->loading].last_used = now_of(sv);
     r->loading = -1;
@@ -896,8 +926,11 @@ static void start_iteration(replica *r) {
      * requests may be loaded in their place. */
     maybe_load(r);
 
-    /* Price the iteration: one model after another on the same GPUs. */
-    double t = extra;
+    /* Price the iteration: one model after another on the same GPUs. For
+     * power, a model's part is split into what its decode tokens alone
+     * would take (memory-bound reads of weights and KV cache) and the rest
+     * (the prompt tokens' compute); swaps are PCIe copies. */
+    double t = extra, pre = 0, dec = 0;
     int64_t seqs = 0;
     for (int m = 0; m < sv->n_models; m++) {
         mstate *ms = &r->ms[m];
@@ -905,10 +938,18 @@ static void start_iteration(replica *r) {
         ms->b.decode_ctx = (double)(ms->S + ms->ghost_S) + (double)(ms->n_dec + ms->ghost_n) * (double)it;
         r->produced += ms->n_dec + (int64_t)ms->b.prefill_done;
         seqs += ms->running;
-        int64_t tokens = (int64_t)ms->b.prefill_tokens + ms->n_dec + ms->ghost_n;
-        if (tokens > 0)
-            t += tokens_cost(sv, m, tokens, ms->n_dec + ms->ghost_n + (int64_t)ms->b.prefill_done) +
-                 serve_context_s(&sv->models[m], ms->b.prefill_pairs, ms->b.decode_ctx, NULL);
+        int64_t d_tok = ms->n_dec + ms->ghost_n, tokens = (int64_t)ms->b.prefill_tokens + d_tok;
+        if (tokens == 0) continue;
+        double part = tokens_cost(sv, m, tokens, d_tok + (int64_t)ms->b.prefill_done) +
+                      serve_context_s(&sv->models[m], ms->b.prefill_pairs, ms->b.decode_ctx, NULL);
+        t += part;
+        double d = part;
+        if (ms->b.prefill_tokens > 0)
+            d = d_tok > 0 ? tokens_cost(sv, m, d_tok, d_tok) + serve_context_s(&sv->models[m], 0, ms->b.decode_ctx, NULL)
+                          : 0;
+        if (d > part) d = part;
+        dec += d;
+        pre += part - d;
     }
     if (!(t > 0) || (seqs == 0 && extra == 0)) {
         for (int m = 0; m < sv->n_models; m++) memset(&r->ms[m].b, 0, sizeof r->ms[m].b);
@@ -916,6 +957,10 @@ static void start_iteration(replica *r) {
         return;                                   /* idle until something arrives */
     }
     r->busy = 1;
+    r->it_prefill_s = pre;
+    r->it_decode_s = dec;
+    r->it_copy_s = extra;
+    r->it_t0 = now_of(sv);
     sv->res.iterations++;
     sv->batch_sum += (double)seqs;
     sv->busy_s += t;
@@ -931,6 +976,7 @@ static void on_iter_end(engine *e, void *arg) {
     serving *sv = r->sv;
     int64_t it = r->iter;
     r->ev_iter = 0;
+    account_iteration(r, 1);
     /* Decoders that produced their last token. */
     while (r->heap_n > 0 && sv->rq[r->heap[0]].finish_iter <= it) finish_decode(r, r->heap[0], it);
     /* Prompt chunks: a prompt that completes samples a token. */
@@ -988,6 +1034,7 @@ static replica *new_replica(serving *sv) {
     r->state = R_STOPPED;
     r->loading = -1;
     r->handle = -1;
+    r->load_t0 = -1;
     list_init(&r->running);
     list_init(&r->prefill);
     r->ms = calloc((size_t)sv->n_models, sizeof *r->ms);
@@ -1029,6 +1076,7 @@ static void release_replica(replica *r) {
     if (r->ev_ready) engine_cancel(sv->e, r->ev_ready);
     r->ev_load = r->ev_ready = 0;
     r->loading = -1;
+    account_load(r);
     integrate_reps(sv);
     sv->active_reps--;
     sv->host.release(sv->host.ctx, r->handle);
@@ -1063,6 +1111,7 @@ static void on_ready(engine *e, void *arg) {
     serving *sv = r->sv;
     r->ev_ready = 0;
     if (r->state != R_STARTING) return;
+    account_load(r);
     r->state = R_READY;
     event(sv, "replica_ready", "replica %d", r->index);
     publish_replicas(sv);
@@ -1123,6 +1172,7 @@ void serving_granted(serving *sv, int tag) {
     warm_models(r);
     if (r->startup_s > 0) {
         r->state = R_STARTING;
+        r->load_t0 = now_of(sv);
         r->ev_ready = engine_after(sv->e, sim_from_s(r->startup_s), on_ready, r);
     } else {
         r->state = R_READY;
@@ -1198,6 +1248,8 @@ void serving_replica_lost(serving *sv, int tag, const char *why) {
     replica *r = &sv->reps[tag];
     if (r->state != R_READY && r->state != R_STARTING && r->state != R_DRAINING) return;
     int was_draining = r->state == R_DRAINING;
+    if (r->busy) account_iteration(r, 0);     /* the part done before the GPUs went */
+    account_load(r);
     if (r->ev_iter) engine_cancel(sv->e, r->ev_iter);
     if (r->ev_load) engine_cancel(sv->e, r->ev_load);
     if (r->ev_ready) engine_cancel(sv->e, r->ev_ready);
@@ -1432,10 +1484,51 @@ static void cdf(const samples *p, double out[SERVICE_CDF_POINTS]) {
     for (int k = 0; k < SERVICE_CDF_POINTS; k++) out[k] = pct(p, service_cdf_percentiles[k]);
 }
 
+/* Energy of the replicas' GPUs by activity, priced by the cost model as a
+ * pool of the service's node type holding gpu_s GPU-seconds (its share of
+ * the nodes' overhead included). A model load beside iterations of other
+ * resident models overlaps them: the overlap counts as compute. */
+static void close_energy(serving *sv) {
+    service_result *R = &sv->res;
+    double held = sv->gpu_s, busy = R->gpu_prefill_s + R->gpu_decode_s;
+    if (busy > held) {                       /* rounding of the last iteration's end */
+        R->gpu_prefill_s *= held / busy;
+        R->gpu_decode_s *= held / busy;
+        busy = held;
+    }
+    if (R->gpu_loading_s > held - busy) R->gpu_loading_s = held - busy;
+    const sc_cost *sc = &sv->s->cost;
+    const gpu_spec *g = &sv->models[0].g;
+    cost_params cp = { .pue = sc->pue, .carbon_kg_per_kwh = sc->carbon_kg_per_kwh,
+                       .electricity_usd_per_kwh = sc->electricity_usd_per_kwh, .owned = sc->owned };
+    cost_pool p = { .gpus_per_node = sv->node->gpus, .node_s = sv->node->gpus > 0 ? held / sv->node->gpus : 0,
+                    .gpu_idle_w = g->idle_w, .gpu_tdp_w = g->tdp_w, .node_overhead_w = sv->node->overhead_w };
+    p.gpu_state_s[COST_SERVING_PREFILL] = R->gpu_prefill_s;
+    p.gpu_state_s[COST_SERVING_DECODE] = R->gpu_decode_s;
+    p.gpu_state_s[COST_SERVING_LOADING] = R->gpu_loading_s;
+    p.gpu_state_s[COST_SERVING_IDLE] = held - busy - R->gpu_loading_s;
+    cost_result c;
+    if (cost_init(&c, &cp) < 0 || cost_add_pool(&c, &p) < 0) {   /* a catalog the model cannot price */
+        R->energy_kwh = R->co2_kg = R->avg_gpu_power_w = NAN;
+        R->energy_per_output_token_j = -1;
+        return;
+    }
+    R->energy_kwh = c.energy_kwh;
+    R->co2_kg = c.co2_kg;
+    R->avg_gpu_power_w = held > 0 ? c.gpu_kwh * 3.6e6 / held : 0;
+    R->energy_per_output_token_j = R->output_tokens > 0 ? c.energy_kwh * 3.6e6 / R->output_tokens : -1;
+}
+
 void serving_close(serving *sv) {
     if (sv->closed) return;
     sv->closed = 1;
+    for (int i = 0; i < sv->n_reps; i++) {   /* what is under way counts up to now */
+        replica *r = &sv->reps[i];
+        if (r->busy) account_iteration(r, 0);
+        account_load(r);
+    }
     integrate_reps(sv);
+    close_energy(sv);
     service_result *R = &sv->res;
     double life = sim_to_s((sv->finished ? sv->t_finished : now_of(sv)) - sv->t_start);
     R->replicas_mean = life > 0 ? sv->replica_s / life : R->replicas;

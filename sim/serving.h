@@ -87,6 +87,17 @@ typedef struct service_result {
     int64_t iterations;
     double busy_fraction;            /* replica time spent iterating / replica time held */
     double gpu_hours;                /* GPUs held by the replicas × time */
+    /* Of those GPUs' time, GPU-seconds spent (models/cost.h serving states;
+     * idle is gpu_hours · 3600 minus the three): prefill and decode are an
+     * iteration's time split into what its decode tokens alone would take
+     * and the rest (prompt compute); loading is start-up, model loads and
+     * KV swaps over PCIe. Kept up to date while the service runs. */
+    double gpu_prefill_s, gpu_decode_s, gpu_loading_s;
+    double energy_kwh;               /* facility energy of the replicas' GPUs and their share of
+                                        the nodes (cost model, PUE included); after serving_close */
+    double co2_kg;
+    double avg_gpu_power_w;          /* mean power of one held GPU */
+    double energy_per_output_token_j;   /* energy_kwh per output token, in J; -1 without tokens */
     double cost_usd;                 /* gpu_hours × the node's price per GPU-hour */
     double cost_per_million_tokens_usd;   /* per million output tokens */
     int64_t model_loads, model_unloads;

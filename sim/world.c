@@ -24,8 +24,8 @@
  * finishes in the background and only then becomes the restart point.
  *
  * Time of a training job, from first start to end, splits exactly into
- * training kept + work redone after failures + checkpoint stalls + down and
- * restarting + waiting for nodes (job_result.time).
+ * training kept + work redone (after failures, after preemption) + checkpoint
+ * stalls + down and restarting + waiting for nodes (job_result.time).
  */
 #include "sim/world.h"
 
@@ -127,6 +127,8 @@ struct world {
     int gpus_state[GS_COUNT];
     double gpu_state_s[GS_COUNT];
     sim_time state_since;
+    double redone_gpu_s;           /* training GPU-seconds of steps lost and done again */
+    double batch_lost_gpu_s;       /* batch GPU-seconds of runs cut short */
     int unfinished;
     int n_waiting;                     /* jobs in PH_WAITING (for nodes after a failure) */
     int n_fail_total;
@@ -295,6 +297,8 @@ static void on_timeout(engine *e, void *arg) {
     if (j->ev_phase) engine_cancel(w->e, j->ev_phase);
     j->ev_phase = 0;
     j->r.state = JOB_TIMEOUT;
+    if (j->r.kind == JOB_BATCH && j->ph == PH_RUNNING)   /* killed before it finished: lost */
+        w->batch_lost_gpu_s += j->r.gpus * sim_to_s(now_of(w) - j->ph_since);
     event(w, j->r.name, "job_timeout", "time limit of %.0f s reached", j->timeout_s);
     if (j->r.kind == JOB_TRAINING) j->progress = j->durable;   /* only what was saved is kept */
     finish(j);
@@ -417,6 +421,8 @@ static sched_job sched_view(const job *j) {
  * back every GPU; a training job keeps its durable progress. */
 static void requeue(job *j) {
     world *w = j->w;
+    if (j->r.kind == JOB_BATCH && j->ph == PH_RUNNING)   /* the run is lost: it starts again */
+        w->batch_lost_gpu_s += j->r.gpus * sim_to_s(now_of(w) - j->ph_since);
     if (j->ev_phase) engine_cancel(w->e, j->ev_phase);
     j->ev_phase = 0;
     if (j->ev_timeout) engine_cancel(w->e, j->ev_timeout);
@@ -458,7 +464,10 @@ static void preempt_job(void *ctx, int ji, int by) {
         if (j->ckpt_every > 0) {
             j->durable = j->progress;
         } else if (j->progress > j->durable) {
-            j->r.time.redone_s += (j->progress - j->durable) * j->step_s;
+            double lost = (j->progress - j->durable) * j->step_s;
+            j->r.time.redone_s += lost;
+            j->r.time.redone_preemption_s += lost;
+            w->redone_gpu_s += lost * j->r.gpus;
             j->progress = j->durable;
             commit_progress(j);
         }
@@ -535,7 +544,11 @@ static void on_detected(engine *e, void *arg) {
     j->ev_write = 0;
     j->inflight = -1;
     double lost = j->fail_progress - j->durable;
-    if (lost > 0) j->r.time.redone_s += lost * j->step_s;
+    if (lost > 0) {
+        j->r.time.redone_s += lost * j->step_s;
+        j->r.time.redone_failures_s += lost * j->step_s;
+        w->redone_gpu_s += lost * j->step_s * j->r.gpus;
+    }
     j->progress = j->durable;
     j->next_ckpt = j->progress + j->ckpt_every;
     commit_progress(j);
@@ -1704,6 +1717,28 @@ world_totals world_get_totals(const world *w) {
     t.gpu_checkpoint_s = w->gpu_state_s[GS_CHECKPOINT];
     t.gpu_restarting_s = w->gpu_state_s[GS_RESTARTING];
     t.gpu_batch_s = w->gpu_state_s[GS_BATCH];
+    /* Serving replicas: held time from the world, what they did from the
+     * services (sim/serving.h gpu_*_s); idle is the rest. */
+    t.gpu_serving_s = w->gpu_state_s[GS_SERVING];
+    for (int i = 0; i < w->n_svc; i++) {
+        const service_result *r = serving_result(w->svc[i].sv);
+        t.gpu_serving_prefill_s += r->gpu_prefill_s;
+        t.gpu_serving_decode_s += r->gpu_decode_s;
+        t.gpu_serving_loading_s += r->gpu_loading_s;
+    }
+    double sv_busy = t.gpu_serving_prefill_s + t.gpu_serving_decode_s + t.gpu_serving_loading_s;
+    if (sv_busy > t.gpu_serving_s) {       /* an iteration counted past the last integration */
+        double k = sv_busy > 0 ? t.gpu_serving_s / sv_busy : 0;
+        t.gpu_serving_prefill_s *= k;
+        t.gpu_serving_decode_s *= k;
+        t.gpu_serving_loading_s *= k;
+        sv_busy = t.gpu_serving_s;
+    }
+    t.gpu_serving_idle_s = t.gpu_serving_s - sv_busy;
+    t.gpu_redone_s = w->redone_gpu_s < t.gpu_training_s ? w->redone_gpu_s : t.gpu_training_s;
+    t.gpu_batch_lost_s = w->batch_lost_gpu_s < t.gpu_batch_s ? w->batch_lost_gpu_s : t.gpu_batch_s;
+    t.gpu_productive_s = (t.gpu_training_s - t.gpu_redone_s) + (t.gpu_batch_s - t.gpu_batch_lost_s) +
+                         t.gpu_serving_prefill_s + t.gpu_serving_decode_s;
     for (int i = 0; i < w->s->n_nodes; i++) {
         const node_spec *ns = scenario_node_spec(w->s, i);
         t.nodes += w->s->nodes[i].count;
@@ -1738,7 +1773,10 @@ world_totals world_get_totals(const world *w) {
         p.gpu_state_s[COST_CHECKPOINT] = share * t.gpu_checkpoint_s;
         p.gpu_state_s[COST_RESTARTING] = share * t.gpu_restarting_s;
         p.gpu_state_s[COST_BATCH] = share * t.gpu_batch_s;
-        p.gpu_state_s[COST_SERVING] = share * w->gpu_state_s[GS_SERVING];
+        p.gpu_state_s[COST_SERVING_PREFILL] = share * t.gpu_serving_prefill_s;
+        p.gpu_state_s[COST_SERVING_DECODE] = share * t.gpu_serving_decode_s;
+        p.gpu_state_s[COST_SERVING_LOADING] = share * t.gpu_serving_loading_s;
+        p.gpu_state_s[COST_SERVING_IDLE] = share * t.gpu_serving_idle_s;
         rc = cost_add_pool(&t.cost, &p);
     }
     if (cloud_ns && t.cloud_node_hours > 0 && rc == 0) {
@@ -1751,7 +1789,10 @@ world_totals world_get_totals(const world *w) {
         p.gpu_state_s[COST_CHECKPOINT] = (1 - onprem) * t.gpu_checkpoint_s;
         p.gpu_state_s[COST_RESTARTING] = (1 - onprem) * t.gpu_restarting_s;
         p.gpu_state_s[COST_BATCH] = (1 - onprem) * t.gpu_batch_s;
-        p.gpu_state_s[COST_SERVING] = (1 - onprem) * w->gpu_state_s[GS_SERVING];
+        p.gpu_state_s[COST_SERVING_PREFILL] = (1 - onprem) * t.gpu_serving_prefill_s;
+        p.gpu_state_s[COST_SERVING_DECODE] = (1 - onprem) * t.gpu_serving_decode_s;
+        p.gpu_state_s[COST_SERVING_LOADING] = (1 - onprem) * t.gpu_serving_loading_s;
+        p.gpu_state_s[COST_SERVING_IDLE] = (1 - onprem) * t.gpu_serving_idle_s;
         rc = cost_add_pool(&t.cost, &p);
     }
     for (int i = 0; i < w->s->n_storage && rc == 0; i++) {

@@ -43,10 +43,14 @@ const char *job_kind_name(job_kind k);
 const char *job_state_name(job_state s);
 
 /* Where a training job's time went, from its first start to its end (or
- * the end of the run). The parts sum to the elapsed time. */
+ * the end of the run). The parts sum to the elapsed time; redone_s is
+ * redone_failures_s + redone_preemption_s. */
 typedef struct job_time {
     double kept_s;                     /* training whose result was kept */
-    double redone_s;                   /* training lost to failures and done again */
+    double redone_s;                   /* training lost and done again: failures and preemption */
+    double redone_failures_s;          /* of it, rolled back after failures */
+    double redone_preemption_s;        /* of it, lost when the scheduler evicted the job
+                                          (no checkpoints to save on the way out) */
     double checkpoint_stall_s;         /* training stopped for checkpoints */
     double restart_s;                  /* detecting a failure, restarting, loading */
     double waiting_s;                  /* waiting for replacement nodes */
@@ -84,6 +88,15 @@ typedef struct world_totals {
     double simulated_s;
     double gpu_busy_s;                 /* integral of GPUs held by jobs over time (GPU-seconds) */
     double gpu_training_s, gpu_checkpoint_s, gpu_restarting_s, gpu_batch_s;
+    double gpu_serving_s;              /* held by inference replicas, and of it: */
+    double gpu_serving_prefill_s, gpu_serving_decode_s, gpu_serving_loading_s, gpu_serving_idle_s;
+    /* Productive GPU-seconds: training steps kept (not lost and redone),
+     * batch runs not cut short (by a failure, a drain, a preemption or a
+     * time limit; runs still going at the end count), serving replicas
+     * computing (prefill and decode). gpu_busy_s counts allocation. */
+    double gpu_productive_s;
+    double gpu_redone_s;               /* training GPU-seconds lost and done again */
+    double gpu_batch_lost_s;           /* batch GPU-seconds of runs cut short */
     double gpu_hours;                  /* provisioned GPU-hours */
     double cost_usd;                   /* cost.cost_usd: the cost model's total */
     cost_result cost;                  /* money, energy and CO2 (models/cost.h) */

@@ -2,7 +2,8 @@
  * test_cost: money, energy and CO2 of a run (models/cost.c).
  *
  * What it models: a cluster's node pools provisioned for a time, their
- * GPUs' time by state (training, checkpoint, restarting, batch, idle), the
+ * GPUs' time by state (training, checkpoint, restarting, batch, serving
+ * prefill, decode, idle and loading, idle), the
  * GPUs' power from idle to TDP by activity, the nodes' non-GPU overhead,
  * the facility's PUE, the grid's carbon intensity, cloud vs owned pricing
  * and storage by the TB-month.
@@ -142,21 +143,37 @@ static void test_idle_node(void **state) {
     near(r.it_kwh, 19.6, 1e-12, "10 idle hours");
 }
 
-/* Each state at its activity: one GPU-hour of each on a 4-GPU node held
- * one hour. GPU: 4 x 70 + 630 x (0.9 + 0.1 + 0.05 + 0.5) = 1256.5 Wh;
- * overhead 1000 W x (0.5 + 0.5 x 1.55 / 4) = 693.75 Wh. */
+/* Each state at its activity: eight GPUs of one node held one hour, one
+ * hour in each state (training, checkpoint, restarting, batch, serving
+ * prefill, decode, idle, loading). GPU: 8 x 70 + 630 x (0.9 + 0.1 + 0.05 +
+ * 0.5 + 0.9 + 0.35 + 0.05 + 0.1) = 560 + 630 x 2.95 = 2418.5 Wh; overhead
+ * 1000 W x (0.5 + 0.5 x 2.95 / 8) = 684.375 Wh. */
 static void test_states(void **state) {
     (void)state;
-    /* Five GPUs, one hour in each state: 637 + 133 + 101.5 + 385 + 416.5 W;
-     * mean activity (0.9 + 0.1 + 0.05 + 0.5 + 0.55) / 5 = 0.42, so the
-     * overhead is 1000 W x (0.5 + 0.5 x 0.42). */
     cost_pool p = { .gpus_per_node = COST_STATE_COUNT, .node_s = HOUR, .gpu_idle_w = 70, .gpu_tdp_w = 700,
                     .node_overhead_w = 1000 };
     for (int i = 0; i < COST_STATE_COUNT; i++) p.gpu_state_s[i] = HOUR;
     cost_params prm = { .simulated_s = HOUR, .pue = 1 };
     cost_result r = one(&prm, &p);
-    near(r.gpu_kwh, 1.673, 1e-12, "GPU energy by state");
-    near(r.overhead_kwh, 0.71, 1e-12, "overhead by mean activity");
+    near(r.gpu_kwh, 2.4185, 1e-12, "GPU energy by state");
+    near(r.overhead_kwh, 0.684375, 1e-12, "overhead by mean activity");
+}
+
+/* Serving power by what a replica does (cost.c sources): prompt compute
+ * near TDP like training (Splitwise, ISCA 2024), decode memory-bound at
+ * 137-300 W of a 700 W GPU (Ma et al. 2026), a loaded idle replica and one
+ * loading weights a little above idle. On an H100 (70 W idle, 700 W TDP). */
+static void test_serving_states(void **state) {
+    (void)state;
+    double pre = cost_gpu_power_w(70, 700, cost_activity(COST_SERVING_PREFILL));
+    double dec = cost_gpu_power_w(70, 700, cost_activity(COST_SERVING_DECODE));
+    double idle = cost_gpu_power_w(70, 700, cost_activity(COST_SERVING_IDLE));
+    double load = cost_gpu_power_w(70, 700, cost_activity(COST_SERVING_LOADING));
+    assert_true(pre >= 0.9 * 700 && pre <= 700);
+    assert_true(dec >= 137 && dec <= 300);
+    assert_true(idle > 70 && idle < dec && load < dec);
+    near(pre, cost_gpu_power_w(70, 700, cost_activity(COST_TRAINING)), 0, "prefill draws what training draws");
+    assert_string_equal(cost_state_name(COST_SERVING_DECODE), "serving-decode");
 }
 
 static void test_pue_and_carbon(void **state) {
@@ -451,6 +468,7 @@ int main(void) {
         cmocka_unit_test(test_dgx_h100_training_hour),
         cmocka_unit_test(test_idle_node),
         cmocka_unit_test(test_states),
+        cmocka_unit_test(test_serving_states),
         cmocka_unit_test(test_pue_and_carbon),
         cmocka_unit_test(test_owned_vs_cloud),
         cmocka_unit_test(test_storage),

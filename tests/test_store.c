@@ -321,6 +321,14 @@ static void expect_refused(const char *path, store_mode mode, int want, const ch
     if (!strstr(err, words)) fail_msg("message '%s' lacks '%s'", err, words);
 }
 
+/* What schema version 4 added: dropped to make a file of an older version. */
+#define V4_COLUMNS_DROP \
+    "ALTER TABLE runs DROP COLUMN gpu_utilization_allocated; ALTER TABLE runs DROP COLUMN gpu_utilization_productive; " \
+    "ALTER TABLE runs DROP COLUMN gpu_productive_hours; ALTER TABLE jobs DROP COLUMN lost_work_after_failures_s; " \
+    "ALTER TABLE jobs DROP COLUMN lost_work_after_preemption_s; " \
+    "ALTER TABLE jobs DROP COLUMN time_redone_after_failures_s; " \
+    "ALTER TABLE jobs DROP COLUMN time_redone_after_preemption_s; "
+
 static void test_open_errors(void **state) {
     (void)state;
     struct stat sb;
@@ -359,7 +367,7 @@ static void test_open_errors(void **state) {
     assert_int_equal(store_open(v1, STORE_WRITE, &st, err, sizeof err), STORE_OK);
     store_close(st);
     db = db_open(v1);
-    assert_int_equal(sqlite3_exec(db, "DROP TABLE microbenchmarks; DROP TABLE hardware; PRAGMA user_version = 1",
+    assert_int_equal(sqlite3_exec(db, V4_COLUMNS_DROP "DROP TABLE microbenchmarks; DROP TABLE hardware; PRAGMA user_version = 1",
                                   NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(db);
     expect_refused(v1, STORE_READ, STORE_BAD_INPUT, "older than this clustertwin");
@@ -374,7 +382,7 @@ static void test_open_errors(void **state) {
     assert_int_equal(store_open(v2, STORE_WRITE, &st, err, sizeof err), STORE_OK);
     store_close(st);
     db = db_open(v2);
-    assert_int_equal(sqlite3_exec(db, "ALTER TABLE microbenchmarks DROP COLUMN measured_median_s; "
+    assert_int_equal(sqlite3_exec(db, V4_COLUMNS_DROP "ALTER TABLE microbenchmarks DROP COLUMN measured_median_s; "
                                       "ALTER TABLE hardware DROP COLUMN statistic; ALTER TABLE hardware DROP COLUMN peak_fp64_flops; "
                                       "ALTER TABLE hardware DROP COLUMN peak_fp32_flops; PRAGMA user_version = 2",
                                   NULL, NULL, NULL), SQLITE_OK);
@@ -387,6 +395,23 @@ static void test_open_errors(void **state) {
     assert_int_equal((int)num(db, "SELECT count(*) FROM pragma_table_info('hardware') WHERE name = 'statistic'", 0), 1);
     assert_int_equal(
         (int)num(db, "SELECT count(*) FROM pragma_table_info('microbenchmarks') WHERE name = 'measured_median_s'", 0), 1);
+    sqlite3_close(db);
+    /* Version 3 (before productive utilisation and lost work by cause): upgraded by a writer. */
+    const char *v3 = tpath("v3.db");
+    assert_int_equal(store_open(v3, STORE_WRITE, &st, err, sizeof err), STORE_OK);
+    store_close(st);
+    db = db_open(v3);
+    assert_int_equal(sqlite3_exec(db, V4_COLUMNS_DROP "PRAGMA user_version = 3",
+                                  NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    expect_refused(v3, STORE_READ, STORE_BAD_INPUT, "older than this clustertwin");
+    assert_int_equal(store_open(v3, STORE_WRITE, &st, err, sizeof err), STORE_OK);
+    store_close(st);
+    db = db_open(v3);
+    assert_int_equal((int)num(db, "PRAGMA user_version", 0), STORE_SCHEMA_VERSION);
+    assert_int_equal((int)num(db, "SELECT count(*) FROM pragma_table_info('runs') WHERE name LIKE 'gpu_utilization_%'", 0), 2);
+    assert_int_equal((int)num(db, "SELECT count(*) FROM pragma_table_info('jobs') WHERE name LIKE '%redone_after_%' "
+                                  "OR name LIKE 'lost_work_after_%'", 0), 4);
     sqlite3_close(db);
     /* Missing: reading refuses and creates nothing; an empty file has no runs. */
     const char *missing = tpath("missing.db");
