@@ -53,8 +53,8 @@ if m:
         if first not in commands and first != "--version": bad.append(first)
     check(not bad, "every row of the commands table is a command%s" % (": not commands: " + ", ".join(bad) if bad else ""))
 ver = re.search(r"#define STORE_SCHEMA_VERSION (\d+)", open("reports/store.h").read()).group(1)
-said = re.findall(r"schema version, now (\d+)", readme)
-check(said == [ver], "README states the results schema version %s (says %s)" % (ver, said))
+said = re.findall(r"schema version, now (\d+)", readme) + re.findall(r"reads versions up\s+to (\d+)", readme)
+check(said == [ver, ver], "README states the results schema version %s (says %s)" % (ver, said))
 later = [f for f in re.findall(r"^\| `([a-z]+)/`[^|]*\|[^\n]*later work", readme, re.M)]
 later += [f for row in re.findall(r"^\|([^|]*)\|[^\n]*later work", readme, re.M) for f in re.findall(r"`([a-z]+)/`", row)]
 coded = [f for f in set(later) if os.path.isdir(f) and any(x.endswith(".c") for x in os.listdir(f))]
