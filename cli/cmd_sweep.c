@@ -327,9 +327,16 @@ int cmd_sweep(int argc, char **argv) {
                           .progress = !quiet && isatty(2), .cmd = "sweep", .st = st };
         rc = sweep_execute(&sw, pts, sw.n_points, &ex);
         free(pts);
+        /* every point's means with their confidence intervals, for SQL */
+        if (rank == 0 && rc == EXIT_OK && sweepreport_store_stats(st, sw.id, err, sizeof err) != 0) {
+            fprintf(stderr, "clustertwin sweep: %s\n", err);
+            rc = EXIT_RUN_FAILED;
+        }
         if (rank == 0 && !quiet) {
-            printf("sweep %s: %d points x %d replicas; %d runs done now, %d already in %s; %.2f s wall on %d %s%s\n",
-                   sw.base->name, sw.n_points, sw.replicas, ex.ran, ex.skipped, db, ex.wall_s,
+            char unfit[64] = "";
+            if (ex.unfit) snprintf(unfit, sizeof unfit, " (%d do%s not fit: not run)", ex.unfit, ex.unfit == 1 ? "es" : "");
+            printf("sweep %s: %d points%s x %d replicas; %d runs done now, %d already in %s; %.2f s wall on %d %s%s\n",
+                   sw.base->name, sw.n_points, unfit, sw.replicas, ex.ran, ex.skipped, db, ex.wall_s,
                    comm_size() > 1 ? comm_size() : ex.jobs,
                    comm_size() > 1 ? "MPI ranks" : ex.jobs > 1 ? "processes" : "process",
                    ex.failed ? " (some runs failed)" : "");

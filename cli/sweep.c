@@ -104,11 +104,13 @@ void sweep_free(sweep *sw) {
     for (int i = 0; i < sw->n_sets; i++) free(sw->set_text[i]);
     for (int p = 0; p < sw->n_points; p++) {
         if (sw->loaded) scenario_free(sw->loaded[p]);
+        if (sw->unfit) free(sw->unfit[p]);
         if (sw->text) free(sw->text[p]);
         if (sw->key) free(sw->key[p]);
         if (sw->x) free(sw->x[p]);
     }
     free(sw->loaded);
+    free(sw->unfit);
     free(sw->text);
     free(sw->text_len);
     free(sw->key);
@@ -268,7 +270,8 @@ int sweep_points(sweep *sw, const char *cmd) {
     sw->key = calloc((size_t)n, sizeof *sw->key);
     sw->x = calloc((size_t)n, sizeof *sw->x);
     sw->loaded = calloc((size_t)n, sizeof *sw->loaded);
-    if (!sw->text || !sw->text_len || !sw->key || !sw->x || !sw->loaded) return EXIT_RUN_FAILED;
+    sw->unfit = calloc((size_t)n, sizeof *sw->unfit);
+    if (!sw->text || !sw->text_len || !sw->key || !sw->x || !sw->loaded || !sw->unfit) return EXIT_RUN_FAILED;
     for (int p = 0; p < sw->n_points; p++) {
         char *kb = NULL, *xb = NULL;
         size_t kn = 0, kc = 0, xn = 0, xc = 0;
@@ -307,7 +310,9 @@ static int point_overrides(const sweep *sw, int p, override *ov) {
 /* Load point p and build its world once: the check of everything that can
  * be wrong with it. On success *out is the loaded scenario (the caller
  * owns it) and, when text is not NULL and *text is NULL, *text its edited
- * text. On error returns 1 (bad input) with *msg the message (malloc'd). */
+ * text. On error returns 1 (bad input: the scenario does not load, or no
+ * memory) or 2 (it does not fit: the scenario loads but its world is
+ * refused), with *msg the message (malloc'd). */
 static int check_point(const sweep *sw, int p, scenario **out, char **text, char **msg) {
     override ov[SWEEP_MAX_AXES + SWEEP_MAX_SETS];
     char err[4096];
@@ -320,18 +325,20 @@ static int check_point(const sweep *sw, int p, scenario **out, char **text, char
         *msg = strdup(err);
         return 1;
     }
-    /* what the world refuses (a plan that does not fit in memory) is bad
-     * input too, found now rather than in the middle of the runs */
+    /* what the world refuses (a plan that does not fit in GPU memory, a
+     * job larger than the cluster, a run past the clock's horizon) is a
+     * configuration that does not fit: found now rather than in the middle
+     * of the runs, and recorded rather than fatal; running out of memory
+     * here is a failure */
     metric_bus *bus = metrics_new();
     world *w = bus ? world_new(s, bus, err, sizeof err) : NULL;
     if (!w) {
-        char m[4600];
-        snprintf(m, sizeof m, "at %s: %s", sw->key[p], bus ? err : "out of memory");
-        *msg = strdup(m);
+        int oom = !bus || strstr(err, "out of memory") != NULL;
+        *msg = strdup(bus ? err : "out of memory");
         metrics_free(bus);
         scenario_free(s);
         free(t);
-        return 1;
+        return oom ? 1 : 2;
     }
     world_free(w);
     metrics_free(bus);
@@ -356,11 +363,18 @@ static int point_texts(sweep *sw, const char *cmd) {
     return EXIT_OK;
 }
 
+int sweep_fits(const sweep *sw, int p) { return !sw->unfit || !sw->unfit[p]; }
+
 int sweep_prepare_point(sweep *sw, const char *cmd, int p) {
-    if (sw->loaded[p]) return EXIT_OK;
+    if (sw->loaded[p] || sw->unfit[p]) return EXIT_OK;
     char *msg = NULL;
     scenario *s = NULL;
-    if (check_point(sw, p, &s, &sw->text[p], &msg) != 0) {
+    int st = check_point(sw, p, &s, &sw->text[p], &msg);
+    if (st == 2 && msg) {
+        sw->unfit[p] = msg;
+        return EXIT_OK;
+    }
+    if (st != 0) {
         say("clustertwin %s: %s\n", cmd, msg ? msg : "out of memory");
         free(msg);
         return EXIT_BAD_INPUT;
@@ -448,11 +462,13 @@ static int run_one(sweep *sw, int p, int r, char **out) {
     return st;
 }
 
-/* Check point p in this process, keeping what it loads. */
+/* Check point p in this process, keeping what it loads. 0, or 1 (bad
+ * input) or 2 (does not fit) with *msg why. */
 static int check_one(sweep *sw, int p, char **msg) {
     if (sw->loaded[p]) return 0;
     scenario *s = NULL;
-    if (check_point(sw, p, &s, NULL, msg) != 0) return 1;
+    int st = check_point(sw, p, &s, NULL, msg);
+    if (st != 0) return st;
     if (sw->n_points <= SWEEP_KEEP_LOADED) sw->loaded[p] = s;
     else scenario_free(s);
     return 0;
@@ -823,11 +839,16 @@ static int pool_do(sweep_pool *pl, sweep *sw, const item *items, int n, reply_fn
 typedef struct check_ctx {
     int bad;                         /* the first failing point, or -1 */
     char *msg;
+    sweep *sw;                       /* its unfit[] gets the points that do not fit */
 } check_ctx;
 
 static void on_check(void *ctx, const msg_hdr *h, const char *payload) {
     check_ctx *c = ctx;
     if (h->status == 0) return;
+    if (h->status == 2) {
+        if (h->p >= 0 && h->p < c->sw->n_points && !c->sw->unfit[h->p]) c->sw->unfit[h->p] = strdup(payload);
+        return;
+    }
     if (c->bad < 0 || h->p < c->bad) {                 /* the first in grid order: deterministic */
         free(c->msg);
         c->bad = h->p;
@@ -842,13 +863,27 @@ static void share_of(long long total, int k, int size, long long *lo, long long 
     *hi = total * (k + 1) / size;
 }
 
+/* No point fits (rank 0, which knows them all): the first one's reason
+ * becomes the error, as for bad input. */
+static void all_unfit(sweep *sw, check_ctx *c) {
+    if (c->bad >= 0 || sw->n_points == 0) return;
+    for (int p = 0; p < sw->n_points; p++)
+        if (!sw->unfit[p]) return;
+    char *m = malloc(strlen(sw->unfit[0]) + strlen(sw->key[0]) + 64);
+    if (!m) return;
+    sprintf(m, "no point of the grid fits; at %s: %s", sw->key[0], sw->unfit[0]);
+    free(c->msg);
+    c->msg = m;
+    c->bad = 0;
+}
+
 int sweep_check(sweep *sw, const char *cmd, int jobs) {
     int rc = sweep_points(sw, cmd);
     if (rc == EXIT_OK) rc = point_texts(sw, cmd);
     int rank = comm_rank(), size = comm_size();
     item *items = NULL;
     int n = 0;
-    check_ctx c = { -1, NULL };
+    check_ctx c = { -1, NULL, sw };
     if (rc == EXIT_OK) {
         items = calloc((size_t)sw->n_points + 1, sizeof *items);
         if (!items) rc = EXIT_RUN_FAILED;
@@ -866,15 +901,29 @@ int sweep_check(sweep *sw, const char *cmd, int jobs) {
     }
     free(items);
     if (size > 1) {
-        /* every rank's verdict to rank 0, which names the first bad point, then the outcome to all */
+        /* every rank's verdict to rank 0, which names the first bad point,
+         * and the points that do not fit (int32 point, then the reason);
+         * then the outcome to all */
         int32_t mine[2] = { rc != EXIT_OK ? -2 : c.bad, 0 };
+        for (int p = 0; p < sw->n_points; p++) mine[1] += sw->unfit[p] != NULL;
         if (rank != 0) {
             comm_send(mine, sizeof mine, 0, TAG_COUNT);
             if (mine[0] >= 0) comm_send(c.msg ? c.msg : "", strlen(c.msg ? c.msg : "") + 1, 0, TAG_RESULT);
+            for (int p = 0; p < sw->n_points; p++) {
+                if (!sw->unfit[p]) continue;
+                size_t k = strlen(sw->unfit[p]) + 1;
+                char *m = malloc(sizeof(int32_t) + k);
+                if (!m) comm_abort(1);
+                int32_t p32 = p;
+                memcpy(m, &p32, sizeof p32);
+                memcpy(m + sizeof p32, sw->unfit[p], k);
+                comm_send(m, sizeof p32 + k, 0, TAG_RESULT);
+                free(m);
+            }
         } else {
             for (int src = 1; src < size; src++) {
                 int32_t theirs[2];
-                if (comm_recv(theirs, sizeof theirs, src, TAG_COUNT) < 0) theirs[0] = -2;
+                if (comm_recv(theirs, sizeof theirs, src, TAG_COUNT) < 0) theirs[0] = -2, theirs[1] = 0;
                 if (theirs[0] == -2 && rc == EXIT_OK) rc = EXIT_RUN_FAILED;
                 if (theirs[0] >= 0) {
                     void *m = NULL;
@@ -886,13 +935,26 @@ int sweep_check(sweep *sw, const char *cmd, int jobs) {
                         free(m);
                     }
                 }
+                for (int i = 0; i < theirs[1]; i++) {
+                    void *m = NULL;
+                    long got = comm_recv_any_size(&m, src, TAG_RESULT);
+                    int32_t p32 = -1;
+                    if (got > (long)sizeof p32) memcpy(&p32, m, sizeof p32);
+                    if (p32 >= 0 && p32 < sw->n_points && !sw->unfit[p32] && ((char *)m)[got - 1] == 0)
+                        sw->unfit[p32] = strdup((char *)m + sizeof p32);
+                    else if (p32 < 0 && rc == EXIT_OK)
+                        rc = EXIT_RUN_FAILED;
+                    free(m);
+                }
             }
+            all_unfit(sw, &c);
         }
         int32_t out[2] = { rc, c.bad };
         comm_bcast(out, sizeof out, 0);
         rc = out[0];
         c.bad = out[1];
     }
+    if (size <= 1) all_unfit(sw, &c);
     if (rc == EXIT_OK && c.bad >= 0) {
         say("clustertwin %s: %s\n", cmd, c.msg ? c.msg : "bad input");
         rc = EXIT_BAD_INPUT;
@@ -915,7 +977,7 @@ static void on_run(void *ctx, const msg_hdr *h, const char *payload) {
 
 int sweep_execute(sweep *sw, const int *pts, int np, sweep_exec *ex) {
     int rank = comm_rank(), size = comm_size();
-    ex->ran = ex->skipped = ex->failed = 0;
+    ex->ran = ex->skipped = ex->failed = ex->unfit = 0;
     double t0 = cli_wall_s();
     task *todo = NULL;
     int nt = 0, status = EXIT_OK;
@@ -934,6 +996,11 @@ int sweep_execute(sweep *sw, const int *pts, int np, sweep_exec *ex) {
         for (int i = 0; i < np && src == STORE_OK; i++) {
             int p = pts[i];
             src = sweepdb_point(ex->st, sw->id, sw->key[p], sw->x[p], err, sizeof err);
+            if (src == STORE_OK && sw->unfit[p]) {
+                src = sweepdb_unfit(ex->st, sw->id, sw->key[p], sw->unfit[p], err, sizeof err);
+                ex->unfit++;
+                continue;
+            }
             if (src == STORE_OK) src = sweepdb_done(ex->st, sw->id, sw->key[p], sw->replicas, done, err, sizeof err);
             for (int r = 0; r < sw->replicas && src == STORE_OK; r++) {
                 long long t = (long long)i * sw->replicas + r;        /* the run's place in the full list */

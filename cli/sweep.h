@@ -67,6 +67,11 @@ typedef struct sweep {
     char **x;                        /* JSON array of the values in SI units */
     scenario **loaded;               /* the point's scenario kept from its check (small
                                         grids), so workers forked later need not load it */
+    char **unfit;                    /* why the point does not fit (its world cannot be
+                                        built: a model too large for GPU memory, a job
+                                        larger than the cluster), NULL when it fits or
+                                        was not checked here; such a point is recorded
+                                        and not run */
     int64_t id;                      /* sweeps.id once recorded */
     struct sweep_pool *pool;         /* worker processes, from sweep_check to sweep_free */
 } sweep;
@@ -82,7 +87,11 @@ int sweep_parse_vary(sweep *sw, const char *cmd, const char *arg, int int_range)
 int sweep_add_set(sweep *sw, const char *cmd, const char *arg);
 
 /* Build and check every point (the grid of the axes): load it and build
- * its world, so all bad input is found before anything runs. With jobs > 1
+ * its world, so all bad input is found before anything runs. A point
+ * whose scenario loads but whose world is refused does not fit
+ * (sw->unfit[p] says why): it is not bad input, unless no point fits (then
+ * the first one's reason is the error). Under MPI rank 0 learns every
+ * rank's misfits. With jobs > 1
  * the checks run on worker processes, which stay up for sweep_execute
  * keeping the points they loaded (loading is most of a short run's cost).
  * Under MPI each rank checks the points of its share and rank 0 reports
@@ -96,6 +105,10 @@ int sweep_prepare(sweep *sw, const char *cmd);   /* sweep_check in this process 
  * and checks one point's scenario (a no-op when done already). */
 int sweep_points(sweep *sw, const char *cmd);
 int sweep_prepare_point(sweep *sw, const char *cmd, int p);
+
+/* Whether point p (prepared or checked here) fits: 1, or 0 with
+ * sw->unfit[p] the reason. */
+int sweep_fits(const sweep *sw, int p);
 
 /* The point of the grid with these axis indices. */
 int sweep_point_of(const sweep *sw, const int *idx);
@@ -115,11 +128,13 @@ typedef struct sweep_exec {
     store *st;                       /* rank 0: the database */
     /* filled in */
     int ran, skipped, failed;
+    int unfit;                       /* points recorded as not fitting, not run */
     double wall_s;
 } sweep_exec;
 
 /* Record the sweep in the database (rank 0) and run the replicas of points
- * pts[0..np) that it does not hold yet. Returns EXIT_OK, EXIT_RUN_FAILED
+ * pts[0..np) that it does not hold yet; a point that does not fit is
+ * recorded as such (sweepdb_unfit) and not run. Returns EXIT_OK, EXIT_RUN_FAILED
  * (a run or a write failed, or interrupted: what finished is kept) with the
  * message printed. Every MPI rank calls it. */
 int sweep_execute(sweep *sw, const int *pts, int np, sweep_exec *ex);

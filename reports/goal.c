@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/confidence.h"
 #include "scenarios/override.h"
 
 int goal_metric_parse(const char *z, metric_path *m, char *err, size_t errlen) {
@@ -153,7 +154,7 @@ void goal_stats_of(double *v, int n, goal_stats *s) {
     s->n = k;
     s->missing = n - k;
     if (k == 0) {
-        s->mean = s->p10 = s->p50 = s->p90 = s->min = s->max = NAN;
+        s->mean = s->p10 = s->p50 = s->p90 = s->min = s->max = s->mean_lo = s->mean_hi = NAN;
         return;
     }
     qsort(v, (size_t)k, sizeof *v, cmp_double);
@@ -165,6 +166,7 @@ void goal_stats_of(double *v, int n, goal_stats *s) {
     s->p10 = goal_quantile(v, k, 0.1);
     s->p50 = goal_quantile(v, k, 0.5);
     s->p90 = goal_quantile(v, k, 0.9);
+    confidence_mean(v, k, CONFIDENCE_LEVEL, &s->mean_lo, &s->mean_hi);
 }
 
 int goal_met(const goal *g, double *v, int n, double *stat) {
@@ -192,4 +194,45 @@ int goal_met(const goal *g, double *v, int n, double *stat) {
     case GOAL_GT: return x > g->value;
     }
     return 0;
+}
+
+double goal_statistic(const goal *g, char *b, size_t n) {
+    int upper = g->op == GOAL_LE || g->op == GOAL_LT;
+    if (g->use_mean) {
+        snprintf(b, n, "mean");
+        return -1;
+    }
+    double q = upper ? g->confidence : 1 - g->confidence;
+    snprintf(b, n, "p%.0f", 100 * q);
+    return q;
+}
+
+/* Whether x meets the goal's comparison. */
+static int holds(const goal *g, double x) {
+    switch (g->op) {
+    case GOAL_LE: return x <= g->value;
+    case GOAL_LT: return x < g->value;
+    case GOAL_GE: return x >= g->value;
+    case GOAL_GT: return x > g->value;
+    }
+    return 0;
+}
+
+void goal_check(const goal *g, double *v, int n, double level, goal_check_result *out) {
+    memset(out, 0, sizeof *out);
+    out->lo = out->hi = NAN;
+    out->meets = goal_met(g, v, n, &out->stat);     /* v now sorted, missing as +-inf */
+    if (n <= 0) return;
+    char name[16];
+    double q = goal_statistic(g, name, sizeof name);
+    if (q < 0) confidence_mean(v, n, level, &out->lo, &out->hi);
+    else confidence_quantile(v, n, q, level, &out->lo, &out->hi, NULL, NULL);
+    if (isnan(out->lo) || isnan(out->hi)) return;
+    /* every value the interval allows meets the goal, or none does; the
+     * comparison is monotone in the statistic, so the ends decide */
+    int lo_ok = holds(g, out->lo), hi_ok = holds(g, out->hi);
+    if (lo_ok == hi_ok) {
+        out->decided = 1;
+        out->meets = lo_ok;
+    }
 }

@@ -18,6 +18,11 @@
  *
  * A replica whose metric is missing (a job that never ended: null) counts
  * as failing the goal; statistics skip it and report it as missing.
+ *
+ * Confidence (models/confidence.h): the mean comes with its Student t
+ * interval, the statistic a goal compares with its interval (t for @ mean,
+ * the distribution-free order-statistic interval for @ pNN). A goal is
+ * decided when that interval lies entirely on one side of its threshold.
  */
 #ifndef CT_GOAL_H
 #define CT_GOAL_H
@@ -52,6 +57,7 @@ typedef struct goal_stats {
     int n;                           /* replicas with a value */
     int missing;                     /* replicas without one */
     double mean, p10, p50, p90, min, max;
+    double mean_lo, mean_hi;         /* the mean's CONFIDENCE_LEVEL interval (NaN: n < 2) */
 } goal_stats;
 
 /* Statistics of v[0..n) (NaN = missing). The percentiles interpolate
@@ -65,6 +71,24 @@ double goal_quantile(const double *x, int n, double q);
  * counted against the goal). *stat receives the statistic compared (the
  * percentile or the mean). v is reordered. */
 int goal_met(const goal *g, double *v, int n, double *stat);
+
+/* A goal over replicas with its confidence interval. */
+typedef struct goal_check_result {
+    double stat;                     /* the statistic compared (as goal_met) */
+    double lo, hi;                   /* its interval at the level asked (NaN: none,
+                                        -inf/+inf: that end needs more runs) */
+    int meets;                       /* the point estimate meets the goal (goal_met) */
+    int decided;                     /* the interval lies on one side of the threshold:
+                                        then meets is what the interval says */
+} goal_check_result;
+
+/* goal_met with the statistic's confidence interval at level (0..1) over
+ * v[0..n) (NaN = missing, counted against the goal). v is reordered. */
+void goal_check(const goal *g, double *v, int n, double level, goal_check_result *out);
+
+/* The statistic the goal compares, as text: "p90", "p10" (">= ... @ p90"),
+ * "mean"; and the quantile (0..1) it is, or -1 for the mean. */
+double goal_statistic(const goal *g, char *b, size_t n);
 
 /* "p90" / "mean" and the operator as text, for messages. */
 const char *goal_op_text(goal_op op);

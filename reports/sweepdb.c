@@ -43,6 +43,27 @@ static const char sweep_sql[] =
     "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n"
     "  PRIMARY KEY (sweep_id, point_key, replica),\n"
     "  FOREIGN KEY (sweep_id, point_key) REFERENCES sweep_points(sweep_id, key) ON DELETE CASCADE\n"
+    ");\n"
+    "CREATE TABLE IF NOT EXISTS sweep_unfit (\n"
+    "  sweep_id INTEGER NOT NULL,\n"
+    "  point_key TEXT NOT NULL,\n"
+    "  reason TEXT NOT NULL,                -- why its world cannot be built (memory, GPUs)\n"
+    "  PRIMARY KEY (sweep_id, point_key),\n"
+    "  FOREIGN KEY (sweep_id, point_key) REFERENCES sweep_points(sweep_id, key) ON DELETE CASCADE\n"
+    ");\n"
+    "CREATE TABLE IF NOT EXISTS sweep_stats (\n"
+    "  sweep_id INTEGER NOT NULL,\n"
+    "  point_key TEXT NOT NULL,\n"
+    "  metric TEXT NOT NULL,                -- a metric path: jobs[pretrain].end_s\n"
+    "  statistic TEXT NOT NULL,             -- mean, or the quantile a goal uses: p90\n"
+    "  runs INTEGER NOT NULL,               -- replicas it is computed from\n"
+    "  missing INTEGER NOT NULL,            -- of which without a value\n"
+    "  value REAL,                          -- the estimate (null: none)\n"
+    "  ci_low REAL,                         -- its confidence interval (null: that end does not\n"
+    "  ci_high REAL,                        --   exist with so few runs, or no interval)\n"
+    "  ci_level REAL NOT NULL,              -- two-sided level: 0.95\n"
+    "  PRIMARY KEY (sweep_id, point_key, metric, statistic),\n"
+    "  FOREIGN KEY (sweep_id, point_key) REFERENCES sweep_points(sweep_id, key) ON DELETE CASCADE\n"
     ");\n";
 
 static int fail(store *st, int rc, const char *what, char *err, size_t errlen) {
@@ -235,6 +256,66 @@ int sweepdb_values(store *st, int64_t sweep, const char *key, const metric_path 
     return STORE_OK;
 }
 
+int sweepdb_unfit(store *st, int64_t sweep, const char *key, const char *reason, char *err, size_t errlen) {
+    sqlite3_stmt *q = NULL;
+    int rc = sqlite3_prepare_v2(store_db(st), "INSERT OR REPLACE INTO sweep_unfit(sweep_id, point_key, reason) "
+                                "VALUES (?, ?, ?)", -1, &q, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_int64(q, 1, sweep);
+        sqlite3_bind_text(q, 2, key, -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 3, reason, -1, SQLITE_STATIC);
+        rc = sqlite3_step(q);
+        if (rc == SQLITE_DONE) rc = SQLITE_OK;
+    }
+    sqlite3_finalize(q);
+    return rc == SQLITE_OK ? STORE_OK : fail(st, rc, "cannot record a point that does not fit", err, errlen);
+}
+
+char *sweepdb_unfit_reason(store *st, int64_t sweep, const char *key) {
+    sqlite3_stmt *q = NULL;
+    char *out = NULL;
+    if (sqlite3_prepare_v2(store_db(st), "SELECT reason FROM sweep_unfit WHERE sweep_id = ? AND point_key = ?", -1, &q,
+                           NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(q, 1, sweep);
+        sqlite3_bind_text(q, 2, key, -1, SQLITE_STATIC);
+        if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
+            out = strdup((const char *)sqlite3_column_text(q, 0));
+    }
+    sqlite3_finalize(q);
+    return out;
+}
+
+static void bind_real_or_null(sqlite3_stmt *q, int i, double v) {
+    if (isnan(v) || isinf(v)) sqlite3_bind_null(q, i);
+    else sqlite3_bind_double(q, i, v);
+}
+
+int sweepdb_stat(store *st, int64_t sweep, const char *key, const char *metric, const char *statistic, int runs,
+                 int missing, double value, double ci_low, double ci_high, double ci_level, char *err, size_t errlen) {
+    sqlite3_stmt *q = NULL;
+    int rc = sqlite3_prepare_v2(store_db(st), "INSERT OR REPLACE INTO sweep_stats(sweep_id, point_key, metric, statistic, "
+                                "runs, missing, value, ci_low, ci_high, ci_level) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                -1, &q, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_int64(q, 1, sweep);
+        sqlite3_bind_text(q, 2, key, -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 3, metric, -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 4, statistic, -1, SQLITE_STATIC);
+        sqlite3_bind_int(q, 5, runs);
+        sqlite3_bind_int(q, 6, missing);
+        /* an infinite estimate or end (a run that never ended counts as
+         * +inf against a goal) is stored as null, like a missing one */
+        bind_real_or_null(q, 7, value);
+        bind_real_or_null(q, 8, ci_low);
+        bind_real_or_null(q, 9, ci_high);
+        sqlite3_bind_double(q, 10, ci_level);
+        rc = sqlite3_step(q);
+        if (rc == SQLITE_DONE) rc = SQLITE_OK;
+    }
+    sqlite3_finalize(q);
+    return rc == SQLITE_OK ? STORE_OK : fail(st, rc, "cannot record a sweep statistic", err, errlen);
+}
+
 int sweepdb_latest(store *st, int64_t *sweep) {
     sqlite3_stmt *q = NULL;
     *sweep = 0;
@@ -397,6 +478,10 @@ int sweepdb_merge(store *st, const char *src_path, int *added, int *skipped, cha
                      "r.sweep_id WHERE r.run_id NOT IN (SELECT run_id FROM temp.skip_runs)", off_run);
             step = "sweep runs", rc = exec1(db, sql);
         }
+        if (rc == SQLITE_OK && has_table(db, "src", "sweep_unfit"))
+            step = "sweep misfits", rc = exec1(db, "INSERT OR IGNORE INTO main.sweep_unfit(sweep_id, point_key, reason) "
+                                                   "SELECT m.dst, u.point_key, u.reason FROM src.sweep_unfit u "
+                                                   "JOIN temp.map_sweep m ON m.src = u.sweep_id");
     }
     if (rc == SQLITE_OK) {
         *skipped = (int)scalar(db, "SELECT count(*) FROM temp.skip_runs", &rc);

@@ -13,6 +13,13 @@
  *   sweep_runs    (sweep, point, replica) -> seed and runs.id: a replica
  *                 is done when its row exists (written with the run in one
  *                 transaction), which is what a resumed sweep skips
+ *   sweep_unfit   one row per point that does not fit (its world cannot be
+ *                 built: GPU memory, more GPUs than the cluster) and why;
+ *                 such a point has no runs
+ *   sweep_stats   per (point, metric, statistic): the estimate over the
+ *                 replicas and its confidence interval (models/confidence.h),
+ *                 written when a sweep or plan ends, so SQL reads them
+ *                 without recomputing; derived data, replaced each time
  *
  * Each replica's run is a runs row (store_run_insert: its JSON, jobs,
  * queues and services; no events or time series).
@@ -63,6 +70,19 @@ int sweepdb_values(store *st, int64_t sweep, const char *key, const metric_path 
  * sweep replica st already has is skipped with its run. Counts what was
  * added and skipped. One transaction per source: on error st is as before. */
 int sweepdb_merge(store *st, const char *src_path, int *added, int *skipped, char *err, size_t errlen);
+
+/* Record that a point does not fit, and why (replacing an older reason). */
+int sweepdb_unfit(store *st, int64_t sweep, const char *key, const char *reason, char *err, size_t errlen);
+
+/* Why the point does not fit (malloc'd), or NULL when it fits, is not
+ * recorded, or the database predates the table. */
+char *sweepdb_unfit_reason(store *st, int64_t sweep, const char *key);
+
+/* Record (replace) a statistic of a point's metric: statistic "mean" or
+ * "p90"..., its value and confidence interval at ci_level; NaN or infinite
+ * numbers are stored as null. */
+int sweepdb_stat(store *st, int64_t sweep, const char *key, const char *metric, const char *statistic, int runs,
+                 int missing, double value, double ci_low, double ci_high, double ci_level, char *err, size_t errlen);
 
 /* 1 when the database has at least one sweep; the latest sweep's id. */
 int sweepdb_latest(store *st, int64_t *sweep);

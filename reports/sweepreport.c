@@ -20,6 +20,7 @@
 
 #include "reports/charts.h"
 #include "reports/fileout.h"
+#include "models/confidence.h"
 #include "reports/goal.h"
 #include "reports/sweepdb.h"
 
@@ -40,10 +41,14 @@ typedef struct sdata {
     metric_path m[MAX_METRICS];
     goal_stats *stat;                /* [point * n_metrics + metric] */
     int varies[MAX_METRICS];
+    char **unfit;                    /* per point: why it does not fit, or NULL */
+    int n_unfit;
 } sdata;
 
 static void sdata_free(sdata *d) {
     for (int p = 0; p < d->n_points; p++) free(d->key[p]);
+    for (int p = 0; d->unfit && p < d->n_points; p++) free(d->unfit[p]);
+    free(d->unfit);
     free(d->key);
     free(d->val);
     free(d->x);
@@ -178,8 +183,11 @@ static int sdata_load(store *st, int64_t sweep, sdata *d, char *err, size_t errl
         return 1;
     }
     find_metrics(db, d);
+    d->unfit = calloc((size_t)d->n_points + 1, sizeof *d->unfit);
+    for (int p = 0; d->unfit && p < d->n_points; p++)
+        if ((d->unfit[p] = sweepdb_unfit_reason(st, d->id, d->key[p]))) d->n_unfit++;
     d->stat = calloc((size_t)(d->n_points ? d->n_points : 1) * (size_t)(d->n_metrics ? d->n_metrics : 1), sizeof *d->stat);
-    if (!d->stat) {
+    if (!d->stat || !d->unfit) {
         errmsg_set(err, errlen, "out of memory");
         return 1;
     }
@@ -241,6 +249,34 @@ static const char *short_path(const char *z) {
     return p;
 }
 
+/* "(lo..hi)", the mean's interval; "(n/a)" with fewer than 2 runs. */
+static const char *ci_text(const metric_path *m, const goal_stats *s, char *b, size_t n) {
+    char lo[64], hi[64];
+    if (isnan(s->mean_lo) || isnan(s->mean_hi)) snprintf(b, n, "(n/a)");
+    else snprintf(b, n, "(%s..%s)", fmt(m, s->mean_lo, lo, sizeof lo), fmt(m, s->mean_hi, hi, sizeof hi));
+    return b;
+}
+
+int sweepreport_store_stats(store *st, int64_t sweep, char *err, size_t errlen) {
+    sdata d;
+    if (sdata_load(st, sweep, &d, err, errlen) != 0) {
+        sdata_free(&d);
+        return 1;
+    }
+    int rc = sweepdb_batch(st, 1, err, errlen) == STORE_OK ? 0 : 1;
+    for (int p = 0; p < d.n_points && rc == 0; p++)
+        for (int m = 0; m < d.n_metrics && rc == 0 && !d.unfit[p]; m++) {
+            const goal_stats *s = &d.stat[p * d.n_metrics + m];
+            if (sweepdb_stat(st, d.id, d.key[p], d.m[m].text, "mean", s->n, s->missing, s->mean, s->mean_lo, s->mean_hi,
+                             CONFIDENCE_LEVEL, err, errlen) != STORE_OK)
+                rc = 1;
+        }
+    char e2[256];
+    if (sweepdb_batch(st, 0, rc ? e2 : err, rc ? sizeof e2 : errlen) != STORE_OK) rc = 1;
+    sdata_free(&d);
+    return rc;
+}
+
 int sweepreport_table(store *st, int64_t sweep, FILE *f) {
     sdata d;
     char err[1024];
@@ -251,6 +287,15 @@ int sweepreport_table(store *st, int64_t sweep, FILE *f) {
     }
     char same[4096] = "";
     size_t sn = 0;
+    if (d.n_unfit) {
+        fprintf(f, "\ndoes not fit (recorded, not run):\n");
+        for (int p = 0; p < d.n_points; p++) {
+            if (!d.unfit[p]) continue;
+            fprintf(f, "  ");
+            for (int a = 0; a < d.n_axes; a++) fprintf(f, "%s%s=%s", a ? " " : "", short_path(d.axes[a]), d.val[p][a]);
+            fprintf(f, ": %s\n", d.unfit[p]);
+        }
+    }
     for (int m = 0; m < d.n_metrics; m++) {
         if (!d.varies[m]) {
             char v[64];
@@ -263,13 +308,18 @@ int sweepreport_table(store *st, int64_t sweep, FILE *f) {
         fprintf(f, "\n%s (across replicas):\n", d.m[m].text);
         fprintf(f, "  ");
         for (int a = 0; a < d.n_axes; a++) fprintf(f, "%-22s ", short_path(d.axes[a]));
-        fprintf(f, "%5s %12s %12s %12s\n", "runs", "mean", "p10", "p90");
+        fprintf(f, "%5s %12s %25s %12s %12s\n", "runs", "mean", "(95% CI of the mean)", "p10", "p90");
         for (int p = 0; p < d.n_points; p++) {
             const goal_stats *s = &d.stat[p * d.n_metrics + m];
-            char a1[64], a2[64], a3[64];
+            char a1[64], a2[64], a3[64], ci[160];
             fprintf(f, "  ");
             for (int a = 0; a < d.n_axes; a++) fprintf(f, "%-22s ", d.val[p][a]);
-            fprintf(f, "%5d %12s %12s %12s%s\n", s->n, fmt(&d.m[m], s->mean, a1, sizeof a1),
+            if (d.unfit[p]) {
+                fprintf(f, "%5d %12s\n", 0, "does not fit");
+                continue;
+            }
+            ci_text(&d.m[m], s, ci, sizeof ci);
+            fprintf(f, "%5d %12s %25s %12s %12s%s\n", s->n, fmt(&d.m[m], s->mean, a1, sizeof a1), ci,
                     fmt(&d.m[m], s->p10, a2, sizeof a2), fmt(&d.m[m], s->p90, a3, sizeof a3),
                     s->missing ? "  (some runs without a value)" : "");
         }
@@ -475,21 +525,28 @@ static void html_table(FILE *f, const sdata *d, int m) {
         fileout_html(f, short_path(d->axes[a]));
         fprintf(f, "</th>");
     }
-    fprintf(f, "<th class=\"n\">runs</th><th class=\"n\">mean</th><th class=\"n\">p10</th><th class=\"n\">p90</th>"
-               "<th class=\"n\">min</th><th class=\"n\">max</th></tr>\n");
+    fprintf(f, "<th class=\"n\">runs</th><th class=\"n\">mean</th><th class=\"n\">95%% CI of the mean</th>"
+               "<th class=\"n\">p10</th><th class=\"n\">p90</th><th class=\"n\">min</th><th class=\"n\">max</th></tr>\n");
     for (int p = 0; p < d->n_points; p++) {
         const goal_stats *s = &d->stat[p * d->n_metrics + m];
-        char b[6][64];
+        char b[6][64], ci[160];
         fprintf(f, "<tr>");
         for (int a = 0; a < d->n_axes; a++) {
             fprintf(f, "<td>");
             fileout_html(f, d->val[p][a]);
             fprintf(f, "</td>");
         }
+        if (d->unfit[p]) {
+            fprintf(f, "<td class=\"n\">0</td><td colspan=\"6\">does not fit: ");
+            fileout_html(f, d->unfit[p]);
+            fprintf(f, "</td></tr>\n");
+            continue;
+        }
         fprintf(f, "<td class=\"n\">%d%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
-                   "<td class=\"n\">%s</td><td class=\"n\">%s</td></tr>\n",
-                s->n, s->missing ? "*" : "", fmt(&d->m[m], s->mean, b[0], 64), fmt(&d->m[m], s->p10, b[1], 64),
-                fmt(&d->m[m], s->p90, b[2], 64), fmt(&d->m[m], s->min, b[3], 64), fmt(&d->m[m], s->max, b[4], 64));
+                   "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td></tr>\n",
+                s->n, s->missing ? "*" : "", fmt(&d->m[m], s->mean, b[0], 64), ci_text(&d->m[m], s, ci, sizeof ci),
+                fmt(&d->m[m], s->p10, b[1], 64), fmt(&d->m[m], s->p90, b[2], 64), fmt(&d->m[m], s->min, b[3], 64),
+                fmt(&d->m[m], s->max, b[4], 64));
     }
     fprintf(f, "</table>\n");
 }
@@ -526,9 +583,28 @@ static int write_html(const sdata *d, const char *dir, const char *db_path, char
         fileout_html(f, d->sets);
         fprintf(f, "</code>");
     }
-    fprintf(f, ". Each table gives the metric across the replicas of each point: mean, 10th and 90th percentile "
-               "(linear interpolation), min and max; * marks points where some runs have no value (a job that "
+    fprintf(f, ". Each table gives the metric across the replicas of each point: mean, the 95%% confidence "
+               "interval of the mean (Student t), 10th and 90th percentile (linear interpolation; the spread of the "
+               "runs, not an interval), min and max; * marks points where some runs have no value (a job that "
                "never ended).</p>\n");
+    if (d->n_unfit) {
+        fprintf(f, "<h2>Points that do not fit</h2>\n<p>Recorded and not run:</p>\n<ul>\n");
+        for (int p = 0; p < d->n_points; p++) {
+            if (!d->unfit[p]) continue;
+            fprintf(f, "<li>");
+            for (int a = 0; a < d->n_axes; a++) {
+                fprintf(f, "%s<code>", a ? " " : "");
+                fileout_html(f, short_path(d->axes[a]));
+                fprintf(f, "=");
+                fileout_html(f, d->val[p][a]);
+                fprintf(f, "</code>");
+            }
+            fprintf(f, ": ");
+            fileout_html(f, d->unfit[p]);
+            fprintf(f, "</li>\n");
+        }
+        fprintf(f, "</ul>\n");
+    }
     if (note[0]) {
         fprintf(f, "<p class=\"meta\">");
         fileout_html(f, note);
@@ -587,20 +663,26 @@ static int write_md(const sdata *d, const char *dir, char *path, size_t pathlen,
             fileout_md(f, short_path(d->axes[a]));
             fputs(" |", f);
         }
-        fprintf(f, " runs | mean | p10 | p90 |\n|");
+        fprintf(f, " runs | mean | 95%% CI of the mean | p10 | p90 |\n|");
         for (int a = 0; a < d->n_axes; a++) fprintf(f, "---|");
-        fprintf(f, "--:|--:|--:|--:|\n");
+        fprintf(f, "--:|--:|--:|--:|--:|\n");
         for (int p = 0; p < d->n_points; p++) {
             const goal_stats *s = &d->stat[p * d->n_metrics + m];
-            char b[3][64];
+            char b[3][64], ci[160];
             fprintf(f, "|");
             for (int a = 0; a < d->n_axes; a++) {
                 fputc(' ', f);
                 fileout_md(f, d->val[p][a]);
                 fputs(" |", f);
             }
-            fprintf(f, " %d | %s | %s | %s |\n", s->n, fmt(&d->m[m], s->mean, b[0], 64), fmt(&d->m[m], s->p10, b[1], 64),
-                    fmt(&d->m[m], s->p90, b[2], 64));
+            if (d->unfit[p]) {
+                fputs(" 0 | does not fit: ", f);
+                fileout_md(f, d->unfit[p]);
+                fputs(" | | | |\n", f);
+                continue;
+            }
+            fprintf(f, " %d | %s | %s | %s | %s |\n", s->n, fmt(&d->m[m], s->mean, b[0], 64),
+                    ci_text(&d->m[m], s, ci, sizeof ci), fmt(&d->m[m], s->p10, b[1], 64), fmt(&d->m[m], s->p90, b[2], 64));
         }
     }
     return fileout_close(&o, err, errlen) ? -1 : 0;
@@ -617,7 +699,7 @@ static int write_csv(const sdata *d, const char *dir, char *path, size_t pathlen
         fileout_csv(f, d->axes[a]);
         fputc(',', f);
     }
-    fprintf(f, "metric,runs,missing,mean,p10,p50,p90,min,max\n");
+    fprintf(f, "metric,runs,missing,mean,p10,p50,p90,min,max,mean_ci_low,mean_ci_high,ci_level,does_not_fit\n");
     for (int p = 0; p < d->n_points; p++)
         for (int m = 0; m < d->n_metrics; m++) {
             const goal_stats *s = &d->stat[p * d->n_metrics + m];
@@ -627,11 +709,13 @@ static int write_csv(const sdata *d, const char *dir, char *path, size_t pathlen
             }
             fileout_csv(f, d->m[m].text);
             fprintf(f, ",%d,%d", s->n, s->missing);
-            double v[] = { s->mean, s->p10, s->p50, s->p90, s->min, s->max };
-            for (int i = 0; i < 6; i++) {
+            double v[] = { s->mean, s->p10, s->p50, s->p90, s->min, s->max, s->mean_lo, s->mean_hi };
+            for (int i = 0; i < 8; i++) {
                 if (isnan(v[i])) fprintf(f, ",");
                 else fprintf(f, ",%.10g", v[i]);
             }
+            fprintf(f, ",%g,", CONFIDENCE_LEVEL);
+            if (d->unfit[p]) fileout_csv(f, d->unfit[p]);
             fprintf(f, "\n");
         }
     return fileout_close(&o, err, errlen) ? -1 : 0;

@@ -1,6 +1,7 @@
 /*
  * sweepreport: a sweep's results, each metric against the varied values,
- * with its spread across replicas (mean, p10, p90, and how many runs).
+ * with its spread across replicas (mean, p10, p90, and how many runs),
+ * the 95% confidence interval of the mean, and the points that do not fit.
  *
  *   text  sweepreport_table(): one table per metric, for the terminal
  *         (`clustertwin sweep` prints it when the sweep ends)
@@ -27,6 +28,11 @@
 /* Print the tables of sweep (0: the latest) to f. 0, or 1 when the
  * database could not be read (a line on f says so). */
 int sweepreport_table(store *st, int64_t sweep, FILE *f);
+
+/* Record in the database (sweep_stats) every point's mean of every
+ * metric with its 95% confidence interval (one transaction). 0, or 1
+ * with err set. */
+int sweepreport_store_stats(store *st, int64_t sweep, char *err, size_t errlen);
 
 /* Write the report of sweep (0: the latest) in o->format to o->out_dir;
  * statuses as report_write. */

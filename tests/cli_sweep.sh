@@ -18,6 +18,11 @@
 #     visibly, without mpirun or without MPI built in)
 #   plan: a toy problem whose answer is known (tests/sweep/toy-batch.xml:
 #     5 nodes) found by bisection, and a goal nothing meets exits 1
+#   planning's numbers (issue 17): a point that does not fit is recorded
+#     with its reason and the sweep/plan goes on; a goal naming a job,
+#     service or queue that does not exist exits 2 naming those that do;
+#     the answer states the configuration's GPUs; --replicas auto stops
+#     early on a clear goal and runs to the maximum on a borderline one
 # Prints ok/FAIL/skip per check and a summary; exits 1 on any failure.
 suite=sweep
 . "$(dirname "$0")/clilib.sh"
@@ -190,10 +195,19 @@ else
     grep -q 'on 2 MPI ranks' "$tmp/mpi.out" && ok "rank 0 reports 2 ranks" || no "MPI summary: $(head -1 "$tmp/mpi.out")"
     dump "$tmp/mpi.db" >"$tmp/m1"
     cmp -s "$tmp/m1" "$tmp/d1" && ok "2 MPI ranks = a local sweep" || no "MPI results differ"
-    ASAN_OPTIONS=detect_leaks=0 timeout 300 mpirun -np 2 "$bin" sweep $f --vary 'cluster/spares/@warm=0,2,64' --db "$tmp/mpibad.db" \
+    ASAN_OPTIONS=detect_leaks=0 timeout 300 mpirun -np 2 "$bin" sweep $f --vary 'cluster/spares/@warm=0,2,lots' --db "$tmp/mpibad.db" \
       >"$tmp/mpi.out" 2>"$tmp/mpi.err" </dev/null; st=$?
-    [ $st = 2 ] && [ "$(grep -c 'clustertwin sweep: at \["64"\]' "$tmp/mpi.err")" = 1 ] && [ ! -e "$tmp/mpibad.db" ] \
+    [ $st = 2 ] && [ "$(grep -c 'clustertwin sweep: cluster/spares/@warm=lots: ' "$tmp/mpi.err")" = 1 ] && [ ! -e "$tmp/mpibad.db" ] \
       && ok "a bad point checked on rank 1: exit 2, said once by rank 0, no database" || no "MPI bad input (exit $st): $(head -c 300 "$tmp/mpi.err")"
+    # a point that does not fit, checked on rank 1: rank 0 records it and runs the rest
+    ASAN_OPTIONS=detect_leaks=0 timeout 300 mpirun -np 2 "$bin" sweep $f --vary 'cluster/spares/@warm=0,2,64' --db "$tmp/mpiunfit.db" \
+      --quiet >"$tmp/mpi.out" 2>"$tmp/mpi.err" </dev/null; st=$?
+    [ $st = 0 ] && [ "$(count "$tmp/mpiunfit.db")" = 2 ] && python3 - "$tmp/mpiunfit.db" <<'PY' \
+      && ok "a point that does not fit on rank 1 is recorded by rank 0; the others run" || no "MPI unfit (exit $st): $(head -c 300 "$tmp/mpi.err")"
+import sqlite3, sys
+rows = sqlite3.connect(sys.argv[1]).execute("SELECT point_key, reason FROM sweep_unfit").fetchall()
+assert len(rows) == 1 and rows[0][0] == '["64"]' and "needs 1024 GPUs" in rows[0][1], rows
+PY
   else
     no "mpirun -np 2 sweep (exit $st): $(head -c 600 "$tmp/mpi.err")"
   fi
@@ -223,6 +237,101 @@ expect_status 2 "plan with a bad goal" "$bin" plan $toy --goal "simulated_s ~ 2h
 expect_status 2 "plan with a bad metric" "$bin" plan $toy --goal "widgets[x].y <= 2h" --vary 'cluster/nodes/@count=1..8' --db "$tmp/plan.db"
 expect_status 0 "plan on a service's latency" "$bin" plan scenarios/serving-chat-70b.xml --goal "services[chat].ttft_p99_s <= 1s @ p90" --vary 'workload/inference[@name="chat"]/@replicas=1..4' --replicas 2 --db "$tmp/serve.db"
 grep -q '^answer: workload/inference\[@name="chat"\]/@replicas=' "$tmp/out" && ok "a replica count for a TTFT goal" || no "serving plan: $(head -5 "$tmp/out")"
+
+# ---- planning: right numbers (issue 17) ----
+# A configuration that does not fit (64 warm spares hold back 512 of the
+# 1,056 GPUs the 1,024-GPU job needs) is recorded as "does not fit" with
+# the reason, and the sweep or plan goes on (before: exit 2, nothing run).
+expect_status 0 "a sweep where one point does not fit" "$bin" sweep $f --vary 'cluster/spares/@warm=0,4,64' --replicas 1 --jobs 1 --db "$tmp/unfit.db"
+grep -q '3 points (1 does not fit: not run) x 1 replicas; 2 runs done now' "$tmp/out" && grep -q 'spares/@warm=64: .*needs 1024 GPUs, the cluster has 544' "$tmp/out" \
+  && ok "the sweep runs the others and says why the point does not fit" || no "sweep unfit: $(head -5 "$tmp/out")"
+python3 - "$tmp/unfit.db" <<'PY' && ok "the database records the point and its reason, and the means with their intervals" || no "unfit database"
+import sqlite3, sys
+con = sqlite3.connect(sys.argv[1])
+rows = con.execute("SELECT point_key, reason FROM sweep_unfit").fetchall()
+assert rows == [('["64"]', rows[0][1])] and "needs 1024 GPUs" in rows[0][1], rows
+assert con.execute("SELECT count(*) FROM sweep_runs WHERE point_key = '[\"64\"]'").fetchone()[0] == 0
+n = con.execute("SELECT count(*) FROM sweep_stats WHERE statistic = 'mean' AND ci_level = 0.95").fetchone()[0]
+assert n > 10, n
+PY
+expect_status 0 "report of a sweep with a point that does not fit (CSV)" "$bin" report "$tmp/unfit.db" --out "$tmp/unfitrep" --format csv
+python3 - "$tmp/unfitrep/sweep.csv" <<'PY' && ok "CSV: the point's rows say why; the others have the mean's interval" || no "unfit CSV"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+bad = [r for r in rows if r["cluster/spares/@warm"] == "64"]
+assert bad and all("needs 1024 GPUs" in r["does_not_fit"] and r["runs"] == "0" for r in bad)
+PY
+expect_status 0 "a grid plan where one point does not fit" "$bin" plan $f --goal "jobs[pretrain].end_s <= 60d" --vary 'cluster/spares/@warm=0,4,64' --search grid --replicas 1 --db "$tmp/unfitplan.db" --json "$tmp/unfitplan.json"
+grep -q '^answer: cluster/spares/@warm=0$' "$tmp/out" && grep -q 'cluster/spares/@warm=64  does not fit' "$tmp/out" \
+  && grep -q 'does not fit: .*needs 1024 GPUs' "$tmp/out" && ok "the plan answers; the point that does not fit is evidence with its reason" \
+  || no "plan unfit: $(cat "$tmp/out" | head -20)"
+python3 - "$tmp/unfitplan.json" <<'PY' && ok "plan JSON: fits false and the reason" || no "plan unfit JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ev = {p["values"]["cluster/spares/@warm"]: p for p in d["evidence"]}
+assert ev["64"]["fits"] is False and "needs 1024 GPUs" in ev["64"]["reason"] and ev["64"]["meets"] is False
+assert ev["0"]["fits"] is True and d["points_unfit"] == 1
+PY
+# bisection: the range's upper end does not fit; plan finds the values
+# that do (by checks, no runs) and searches among them
+expect_status 0 "a bisection whose upper end does not fit" "$bin" plan $f --goal "jobs[pretrain].end_s <= 60d" --vary 'cluster/spares/@warm=0..64' --replicas 1 --db "$tmp/unfitplan.db"
+grep -q '^answer: cluster/spares/@warm=0$' "$tmp/out" && grep -q '@warm=64  does not fit' "$tmp/out" \
+  && ok "bisection narrows to the values that fit" || no "bisect unfit: $(head -20 "$tmp/out")"
+# A goal naming a job that does not exist: exit 2 at once, naming the jobs
+# there are, before anything runs (before: every run counted as missing).
+expect_status 2 "a goal naming a job that does not exist" "$bin" plan $big --goal "jobs[pretrain-70b].end_s <= 90d @ p90" --vary 'workload/training[@name="pretrain"]/@dp=16..256+4' --db "$tmp/noname.db"
+grep -q "has no job named 'pretrain-70b'; its jobs: pretrain$" "$tmp/err" && [ ! -e "$tmp/noname.db" ] \
+  && ok "it names the jobs that exist and runs nothing" || no "missing job: $(cat "$tmp/err")"
+expect_status 2 "an objective naming a service that does not exist" "$bin" plan scenarios/serving-chat-70b.xml --goal "services[chat].ttft_p99_s <= 1s" --minimize 'services[chatbot].cost_usd' --vary 'workload/inference[@name="chat"]/@replicas=1..4' --db "$tmp/noname.db"
+grep -q "has no service named 'chatbot'; its services: chat$" "$tmp/err" && ok "likewise for a service" || no "missing service: $(cat "$tmp/err")"
+expect_status 2 "a goal naming a queue that does not exist" "$bin" plan $toy --goal "queues[gpu].mean_wait_s <= 1h" --vary 'cluster/nodes/@count=1..8' --db "$tmp/noname.db"
+grep -q "its queues: default$" "$tmp/err" && ok "likewise for a queue (the default one)" || no "missing queue: $(cat "$tmp/err")"
+# The answer states the GPUs the configuration uses: a service's replicas x
+# tp on a fixed 8-GPU node, not the node's 8 (before: "8 GPUs on 1 nodes").
+expect_status 0 "plan of a service's replicas" "$bin" plan scenarios/serving-chat-70b.xml --goal "services[chat].ttft_p99_s <= 1s @ p90" --vary 'workload/inference[@name="chat"]/@replicas=1..4' --replicas 2 --db "$tmp/serve.db" --json "$tmp/serve.json"
+python3 - "$tmp/serve.json" "$tmp/out" <<'PY' && ok "the answer's GPUs are the service's (replicas x tp 2)" || no "plan GPUs: $(grep -A2 answer "$tmp/out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+a = d["answer"]
+r = int(a["values"]['workload/inference[@name="chat"]/@replicas'])
+assert a["gpus"] == 2 * r and a["gpus_of"] == "services[chat]" and a["cluster"]["gpus"] == 8, a
+out = open(sys.argv[2]).read()
+assert "  uses: %d GPUs (services[chat]), on the fixed cluster" % (2 * r) in out
+assert "the cluster: 8 GPUs" not in out
+PY
+expect_status 0 "plan sizing the cluster" "$bin" plan $toy --goal "simulated_s <= 2.1h @ p90" --vary 'cluster/nodes/@count=1..40' --replicas 2 --db "$tmp/plan.db"
+grep -q '^  the cluster: 40 GPUs on 5 nodes$' "$tmp/out" && ok "when the plan sizes the cluster, the answer is the cluster's GPUs" || no "cluster GPUs: $(grep -A2 answer "$tmp/out")"
+# --replicas auto: replicas until the goal's confidence interval lies on one
+# side of the threshold. Exponential job durations make the toy random; at
+# 3 nodes the mean makespan is near 6 h. A clear goal (<= 24 h) is decided
+# at the first look (10 runs); a borderline one (<= 6.04 h) is not, and
+# runs to the maximum (20 here), saying so. The same command gives the
+# same answer (the replicas' seeds are fixed).
+expo='workload/jobs/@duration-distribution=exponential'
+expect_status 0 "--replicas auto on a clear goal" "$bin" plan $toy --goal "simulated_s <= 24h @ mean" --vary 'cluster/nodes/@count=3' --set "$expo" --replicas auto --max-replicas 20 --db "$tmp/auto.db" --json "$tmp/auto1.json"
+python3 - "$tmp/auto1.json" <<'PY' && ok "a clear goal stops at the first look, 10 runs" || no "auto clear: $(head -c 400 "$tmp/auto1.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+a = d["answer"]
+assert d["replicas_auto"] and a["decided"] and a["replicas_run"] == 10 and d["runs"] == 10, a
+g = a["goals"][0]
+assert g["decided"] and g["ci"]["high"] < 24 * 3600 and g["ci"]["low"] <= g["statistic"] <= g["ci"]["high"]
+PY
+expect_status 0 "--replicas auto on a borderline goal" "$bin" plan $toy --goal "simulated_s <= 6.04h @ mean" --vary 'cluster/nodes/@count=3' --set "$expo" --replicas auto --max-replicas 20 --db "$tmp/auto.db" --json "$tmp/auto2.json"
+python3 - "$tmp/auto2.json" <<'PY' && ok "a borderline goal runs to the maximum, undecided" || no "auto borderline: $(head -c 400 "$tmp/auto2.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["evidence"][0]
+assert not p["decided"] and p["replicas_run"] == 20, p
+g = p["goals"][0]
+assert g["ci"]["low"] < 6.04 * 3600 < g["ci"]["high"]
+PY
+"$bin" plan $toy --goal "simulated_s <= 6.04h @ mean" --vary 'cluster/nodes/@count=3' --set "$expo" --replicas auto --max-replicas 20 --db "$tmp/auto.db" >"$tmp/auto2.out" 2>&1
+grep -q 'undecided at the maximum of 20 runs' "$tmp/auto2.out" && grep -q '1 point reached the maximum of 20 replicas undecided' "$tmp/auto2.out" \
+  && ok "the output says the maximum was reached" || no "auto max message: $(cat "$tmp/auto2.out")"
+"$bin" plan $toy --goal "simulated_s <= 6.04h @ mean" --vary 'cluster/nodes/@count=3' --set "$expo" --replicas auto --max-replicas 20 --db "$tmp/auto-b.db" --json "$tmp/auto3.json" >/dev/null 2>&1
+cmp -s "$tmp/auto2.json" "$tmp/auto3.json" && ok "--replicas auto: the same command, a fresh database, the same JSON" || no "auto not deterministic"
+expect_status 2 "--max-replicas without auto" "$bin" plan $toy --goal "simulated_s <= 6h" --vary 'cluster/nodes/@count=3' --max-replicas 20 --db "$tmp/auto.db"
 
 echo "sweep: $n checks, $fails failed"
 [ $fails = 0 ]

@@ -7,6 +7,14 @@
  * goal "@ pNN" holds when NN% of the runs meet it: for <= the NN-th
  * percentile is compared, for >= the (100-NN)-th; a missing value (a job
  * that never ended) counts against the goal.
+ *
+ * goal_check adds the statistic's confidence interval (models/confidence.h)
+ * and says the goal is decided only when the interval lies on one side of
+ * the threshold: for ten runs of 1..10 days, "<= 12d @ mean" is decided
+ * (95% interval 3.33..7.67 d), "<= 6d @ mean" is not; a p90 of ten runs
+ * has no upper end (it needs 36), so "<= 100d @ p90" cannot be decided
+ * as met, while ">= 20d @ p90" (the 10th percentile's interval, lower
+ * end -inf, upper x(4) = 4 d) is decided as missed.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -137,12 +145,59 @@ static void test_goal_met(void **state) {
     assert_int_equal(goal_met(&g, m2, 0, &stat), 0);            /* no runs: not met */
 }
 
+static void test_goal_check(void **state) {
+    (void)state;
+    goal g;
+    char err[256];
+    double v[10];
+    goal_check_result r;
+#define DAYS() for (int i = 0; i < 10; i++) v[i] = (10 - i) * 86400.0
+    DAYS();
+    assert_int_equal(goal_parse("jobs[a].end_s <= 12d @ mean", &g, err, sizeof err), 0);
+    goal_check(&g, v, 10, 0.95, &r);
+    assert_true(r.meets && r.decided);
+    assert_true(fabs(r.lo / 86400 - 3.334148) < 1e-5 && fabs(r.hi / 86400 - 7.665852) < 1e-5);
+    DAYS();
+    assert_int_equal(goal_parse("jobs[a].end_s <= 6d @ mean", &g, err, sizeof err), 0);
+    goal_check(&g, v, 10, 0.95, &r);
+    assert_true(r.meets && !r.decided);                 /* 5.5 d meets; the interval straddles 6 d */
+    DAYS();
+    assert_int_equal(goal_parse("jobs[a].end_s <= 5d @ mean", &g, err, sizeof err), 0);
+    goal_check(&g, v, 10, 0.95, &r);
+    assert_true(!r.meets && !r.decided);
+    DAYS();
+    assert_int_equal(goal_parse("jobs[a].end_s <= 100d @ p90", &g, err, sizeof err), 0);
+    goal_check(&g, v, 10, 0.95, &r);
+    assert_true(r.meets && !r.decided && isinf(r.hi) && r.lo == 7 * 86400.0);
+    DAYS();
+    assert_int_equal(goal_parse("jobs[a].end_s >= 20d @ p90", &g, err, sizeof err), 0);
+    goal_check(&g, v, 10, 0.95, &r);
+    assert_true(!r.meets && r.decided && isinf(r.lo) && r.hi == 4 * 86400.0);
+    /* a run that never ended: +inf for an upper goal, decided as missed at the mean */
+    DAYS();
+    v[3] = NAN;
+    assert_int_equal(goal_parse("jobs[a].end_s <= 100d @ mean", &g, err, sizeof err), 0);
+    goal_check(&g, v, 10, 0.95, &r);
+    assert_true(!r.meets && r.decided);
+    char name[16];
+    assert_int_equal(goal_parse("jobs[a].ettr >= 0.9 @ p90", &g, err, sizeof err), 0);
+    assert_true(fabs(goal_statistic(&g, name, sizeof name) - 0.1) < 1e-12);
+    assert_string_equal(name, "p10");
+    /* the spread's statistics carry the mean's interval */
+    DAYS();
+    goal_stats st;
+    goal_stats_of(v, 10, &st);
+    assert_true(fabs(st.mean_lo / 86400 - 3.334148) < 1e-5 && fabs(st.mean_hi / 86400 - 7.665852) < 1e-5);
+#undef DAYS
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_metric_paths),
         cmocka_unit_test(test_goals),
         cmocka_unit_test(test_stats_against_reference),
         cmocka_unit_test(test_goal_met),
+        cmocka_unit_test(test_goal_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

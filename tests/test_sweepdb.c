@@ -8,7 +8,9 @@
  * and its replica count only grows; merging two databases that hold
  * different replicas of one sweep gives one sweep with all of them, and a
  * second merge of the same source adds nothing; a source that is not a
- * results database is refused and leaves the destination as it was.
+ * results database is refused and leaves the destination as it was. A
+ * point that does not fit is recorded with its reason (and merged with
+ * its sweep); a statistic with an infinite end is stored with a null end.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -208,10 +210,50 @@ static void test_merge(void **state) {
     store_close(sa);
 }
 
+static void test_unfit_and_stats(void **state) {
+    (void)state;
+    char a[128], b[128], err[512];
+    path(a, sizeof a, "ua.db");
+    path(b, sizeof b, "ub.db");
+    store *sa = NULL, *sb = NULL;
+    int64_t wa = 0, wb = 0;
+    assert_int_equal(store_open(a, STORE_WRITE, &sa, err, sizeof err), STORE_OK);
+    assert_int_equal(store_open(b, STORE_WRITE, &sb, err, sizeof err), STORE_OK);
+    assert_int_equal(sweepdb_begin(sa, "t", "t.xml", "<x/>", "[\"p\"]", "[]", 1, &wa, err, sizeof err), STORE_OK);
+    assert_int_equal(sweepdb_begin(sb, "t", "t.xml", "<x/>", "[\"p\"]", "[]", 1, &wb, err, sizeof err), STORE_OK);
+    assert_int_equal(sweepdb_point(sb, wb, "[\"64\"]", "[64]", err, sizeof err), STORE_OK);
+    assert_int_equal(sweepdb_unfit(sb, wb, "[\"64\"]", "job x needs 1024 GPUs, the cluster has 544", err, sizeof err),
+                     STORE_OK);
+    char *why = sweepdb_unfit_reason(sb, wb, "[\"64\"]");
+    assert_non_null(why);
+    assert_string_equal(why, "job x needs 1024 GPUs, the cluster has 544");
+    free(why);
+    assert_null(sweepdb_unfit_reason(sb, wb, "[\"1\"]"));
+    store_close(sb);
+    int added = 0, skipped = 0;
+    assert_int_equal(sweepdb_merge(sa, b, &added, &skipped, err, sizeof err), STORE_OK);
+    why = sweepdb_unfit_reason(sa, wa, "[\"64\"]");
+    assert_non_null(why);
+    free(why);
+    /* statistics: replaced on the same key; an infinite end is null */
+    assert_int_equal(sweepdb_point(sa, wa, "[\"1\"]", "[1]", err, sizeof err), STORE_OK);
+    assert_int_equal(sweepdb_stat(sa, wa, "[\"1\"]", "jobs[x].end_s", "p90", 10, 0, 5, 4, INFINITY, 0.95, err, sizeof err),
+                     STORE_OK);
+    assert_int_equal(sweepdb_stat(sa, wa, "[\"1\"]", "jobs[x].end_s", "p90", 20, 0, 5, 4, 6, 0.95, err, sizeof err),
+                     STORE_OK);
+    assert_int_equal(count(sa, "SELECT count(*) FROM sweep_stats"), 1);
+    assert_int_equal(count(sa, "SELECT runs FROM sweep_stats WHERE ci_high = 6"), 20);
+    assert_int_equal(sweepdb_stat(sa, wa, "[\"1\"]", "jobs[x].end_s", "mean", 10, 0, 5, 4, INFINITY, 0.95, err, sizeof err),
+                     STORE_OK);
+    assert_int_equal(count(sa, "SELECT count(*) FROM sweep_stats WHERE statistic = 'mean' AND ci_high IS NULL"), 1);
+    store_close(sa);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_record_and_read),
         cmocka_unit_test(test_merge),
+        cmocka_unit_test(test_unfit_and_stats),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
