@@ -380,7 +380,7 @@ static void fit_group(cal_group *g, int gi, const cal_point **all, int n_all, in
     double x0[CAL_MAX_PARAMS];
     int cand[64], nc = 0;
     int want = group_params(g->name, fit, nf, read, h, names, x0, cand, &nc);
-    char rejected[sizeof g->note] = "", first_why[200] = "";
+    char rejected[320] = "", first_why[200] = "";          /* shorter than the note it joins */
     int n_rejected = 0;
     /* A model needs nf > p + 1 points; too few fit the bandwidth (and latency) only. */
     int kept = 0;

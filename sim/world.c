@@ -1594,6 +1594,7 @@ world *world_new(const scenario *s, metric_bus *bus, char *err, size_t errlen) {
         j->perf = &w->perf[i];
         j->r.perf = j->perf;
         if (build_training(w, &s->training[i], j, err, errlen) < 0) {
+            free(j->nodes);                 /* not yet counted in n_jobs: world_free misses it */
             world_free(w);
             return NULL;
         }
