@@ -194,7 +194,12 @@ static int run_fit(fit_ctx *f, const double *x0, fit_out *o) {
             gsl_multifit_nlinear_covar(gsl_multifit_nlinear_jac(w), 0.0, cov);
             double chi = gsl_blas_dnrm2(r);
             int dof = n - p;
-            double scale = dof > 0 ? fmax(1.0, chi / sqrt(dof)) : 1.0;
+            /* The residuals are log ratios of unknown spread: the
+             * covariance is scaled by their variance, chi^2/dof (flooring
+             * the scale at 1, as GSL's example does for residuals already
+             * divided by a known sigma, read every residual as a 100%
+             * error and overstated every standard error ~30x at 3% noise). */
+            double scale = dof > 0 ? chi / sqrt(dof) : 1.0;
             o->rss = chi * chi;
             for (int k = 0; k < p; k++) {
                 /* A term the measurements cannot see runs off to infinity
@@ -262,6 +267,86 @@ static int levels_ordered(const fit_ctx *f, const double *x) {
     return 1;
 }
 
+/* ---- Acceptance (calibrate.h) ------------------------------------------ */
+
+static void param_bounds(const char *name, double *lo, double *hi) {
+    const char *u = host_param_unit(name);
+    if (!strcmp(u, "s")) *lo = CAL_MIN_LATENCY_S, *hi = CAL_MAX_LATENCY_S;
+    else if (!strcmp(u, "B/s")) *lo = CAL_MIN_BW, *hi = CAL_MAX_BW;
+    else if (!strcmp(u, "B")) *lo = CAL_MIN_BYTES, *hi = CAL_MAX_BYTES;
+    else if (ends_with(name, "cache_k")) *lo = CAL_MIN_K, *hi = CAL_MAX_K;
+    else if (ends_with(name, ".eff")) *lo = 0, *hi = CAL_MAX_EFF;
+    else *lo = 0, *hi = HOST_PARAM_MAX;
+}
+
+/* A case like q, CAL_ENVELOPE_X times larger (GEMM: each dimension doubled). */
+static mb_case scaled(const mb_case *q) {
+    mb_case c = *q;
+    if (c.kind == MBC_GEMM) c.m *= 2, c.n *= 2, c.k *= 2;
+    else c.size_bytes *= CAL_ENVELOPE_X;
+    return c;
+}
+
+/* Whether a fit (f's parameters at o) is acceptable; pts sorted by size.
+ * On rejection, why says so and *bad is the parameter at fault (-1: the
+ * model as a whole). */
+static int acceptable(const fit_ctx *f, const fit_out *o, char *why, size_t n, int *bad) {
+    *bad = -1;
+    for (int k = 0; k < f->p; k++) {
+        double v = exp(o->x[k]), lo, hi;
+        const char *u = host_param_unit(f->param[k]);
+        param_bounds(f->param[k], &lo, &hi);
+        if (!(v >= lo && v <= hi)) {
+            snprintf(why, n, "%s = %.3g%s%s is %s %.3g%s%s", f->param[k], v, *u ? " " : "", u,
+                     v < lo ? "below" : "above", v < lo ? lo : hi, *u ? " " : "", u);
+            *bad = k;
+            return 0;
+        }
+        if (!(o->se_log[k] <= 1)) {
+            snprintf(why, n, "%s = %.3g%s%s has a standard error of %.3g, larger than itself", f->param[k], v,
+                     *u ? " " : "", u, v * o->se_log[k]);
+            *bad = k;
+            return 0;
+        }
+    }
+    host_profile h;
+    apply(f, o->x, &h);
+    const cal_point *top = f->pt[f->n - 1];
+    double top_rate = size_of(top) / measured_s(f, top);
+    cal_point big = *top;
+    big.c = scaled(&top->c);
+    double t = model_s(f, &h, &big), rate = size_of(&big) / t;
+    if (!(t > 0) || !(rate >= top_rate / CAL_ENVELOPE && rate <= top_rate * CAL_ENVELOPE_UP)) {
+        snprintf(why, n, "it predicts %.3g s for %.3g %s, a rate of %.3g against %.3g measured at the largest size",
+                 t, size_of(&big), big.c.kind == MBC_GEMM ? "FLOP" : "B", rate, top_rate);
+        return 0;
+    }
+    return 1;
+}
+
+/* The mask without parameter k, and without what is meaningless without
+ * it: a cache level's bandwidth and size go together (the sharpness k is
+ * shared and keeps its starting value alone). */
+static int without(const char *const *names, int want, int mask, const char *name) {
+    static const char *const pairs[][2] = { { "cache_bw", "cache_bytes" }, { "l1_bw", "l1_bytes" },
+                                            { "start_bw", "ramp_bytes" } };
+    for (int k = 0; k < want; k++)
+        if (!strcmp(names[k], name)) mask &= ~(1 << k);
+    for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++)
+        for (int a = 0; a < 2; a++)
+            if (ends_with(name, pairs[i][a]))
+                for (int k = 0; k < want; k++)
+                    if (ends_with(names[k], pairs[i][1 - a]) &&
+                        !strncmp(names[k], name, strlen(name) - strlen(pairs[i][a])))
+                        mask &= ~(1 << k);
+    return mask;
+}
+
+static void note_add(char *note, size_t n, const char *fmt, const char *z) {
+    size_t k = strlen(note);
+    if (k < n) snprintf(note + k, n - k, fmt, k ? "; " : "", z);
+}
+
 /* Fit one group; g->name set. Updates h and stderr_of on success.
  *
  * Model choice: the group's model is nested (bandwidth and latency, then
@@ -293,8 +378,10 @@ static void fit_group(cal_group *g, int gi, const cal_point **all, int n_all, in
     g->n_held = nh;
     const char *names[CAL_MAX_PARAMS];
     double x0[CAL_MAX_PARAMS];
-    int cand[12], nc = 0;
+    int cand[64], nc = 0;
     int want = group_params(g->name, fit, nf, read, h, names, x0, cand, &nc);
+    char rejected[320] = "", first_why[200] = "";          /* shorter than the note it joins */
+    int n_rejected = 0;
     /* A model needs nf > p + 1 points; too few fit the bandwidth (and latency) only. */
     int kept = 0;
     for (int ci = 0; ci < nc; ci++)
@@ -314,8 +401,9 @@ static void fit_group(cal_group *g, int gi, const cal_point **all, int n_all, in
                 f.param[f.p++] = names[k];
             } else if (ends_with(names[k], "cache_bw") || ends_with(names[k], "l1_bw") ||
                        ends_with(names[k], "rndv_alpha_s") || ends_with(names[k], "eager_bw") ||
-                       ends_with(names[k], "start_bw")) {
-                *host_param(&f.base, names[k]) = 0;          /* the level is left out */
+                       ends_with(names[k], "start_bw") || ends_with(names[k], "latency_s") ||
+                       ends_with(names[k], "alpha_s")) {
+                *host_param(&f.base, names[k]) = 0;          /* the level (or latency) is left out */
             }
         }
         int p = f.p;
@@ -351,11 +439,37 @@ static void fit_group(cal_group *g, int gi, const cal_point **all, int n_all, in
         }
         if (eager) *eager = eager_at;
         if (!(o.rss < INFINITY)) continue;
+        char why[200];
+        int bad;
+        if (!acceptable(&f, &o, why, sizeof why, &bad)) {
+            if (!first_why[0]) snprintf(first_why, sizeof first_why, "%s", why);
+            /* Once per parameter in the note. */
+            const char *who = bad >= 0 ? f.param[bad] : "the model";
+            char key[64];
+            snprintf(key, sizeof key, "%s ", who);
+            if (!strstr(rejected, key) && n_rejected < 3) {
+                note_add(rejected, sizeof rejected, "%srejected %s", why);
+                n_rejected++;
+            }
+            if (bad >= 0) {
+                int m = without(names, want, cand[ci], f.param[bad]);
+                int seen = m == 0;
+                for (int c2 = 0; c2 < nc && !seen; c2++) seen = cand[c2] == m;
+                if (!seen && nc < (int)(sizeof cand / sizeof *cand)) cand[nc++] = m;
+            }
+            continue;
+        }
         double rss = fmax(o.rss, 1e-300);
         double aic = nf * log(rss / nf) + 2.0 * (p + (eager != NULL));   /* the placed limit counts */
         if (aic < best_aic) best_aic = aic, best = o, best_f = f;
     }
-    if (!(best_aic < INFINITY)) {
+    int fallback = 0;
+    if (!(best_aic < INFINITY) && first_why[0]) {
+        /* Every model was rejected: the group keeps the starting values. */
+        fallback = 1;
+        best_f = (fit_ctx){ .pt = fit, .n = nf, .read = read, .base = *h };
+        best = (fit_out){ .status = GSL_SUCCESS };
+    } else if (!(best_aic < INFINITY)) {
         if (nf < 1 + (cand[0] > 1)) snprintf(g->note, sizeof g->note, "%d points: too few to fit", nf);
         else snprintf(g->note, sizeof g->note, "the fit failed: %s", gsl_strerror(best.status));
         goto out;
@@ -396,9 +510,12 @@ static void fit_group(cal_group *g, int gi, const cal_point **all, int n_all, in
     }
     g->held_max_pct = ne ? fabs(err[ne - 1]) : NAN;
     g->ok = 1;          /* at the iteration limit the fit is still the best found: noted */
-    if (p < want)
+    if (fallback)
+        snprintf(g->note, sizeof g->note, "no model passed the checks: kept the starting profile's values");
+    else if (p < want)
         snprintf(g->note, sizeof g->note, "fitted %d of %d parameters (%s)", p, want,
                  few ? "too few points for more" : "AIC");
+    if (rejected[0]) note_add(g->note, sizeof g->note, "%s%s", rejected);
     char eager_name[48];
     snprintf(eager_name, sizeof eager_name, "%s.eager_bytes", g->name);
     for (int k = 0; k < p; k++)

@@ -28,6 +28,20 @@
  * data do not show is not invented; a group with too few points fits the
  * leading parameters only. The note says which.
  *
+ * Acceptance: a fitted model is kept only when every value lies within
+ * the physical bounds of its unit (CAL_MIN_LATENCY_S .. CAL_MAX_LATENCY_S,
+ * CAL_MIN_BW .. CAL_MAX_BW, CAL_MIN_BYTES .. CAL_MAX_BYTES, efficiencies
+ * up to CAL_MAX_EFF, cache sharpness CAL_MIN_K .. CAL_MAX_K), every value
+ * is larger than its standard error, and the model's rate at
+ * CAL_ENVELOPE_X times the largest measured size stays near the rate
+ * measured at the largest size (no faster than CAL_ENVELOPE_UP x, no
+ * slower than 1 / CAL_ENVELOPE x). A model
+ * that fails is rejected and the note says why; when one parameter is at
+ * fault the same model without it (a latency switched off, a cache level
+ * dropped, a bandwidth the data cannot see kept at the starting profile's
+ * value) is tried instead; when no model passes, the group keeps the
+ * starting profile's values.
+ *
  * Hold-out: in each group, points are sorted by size and every other size
  * (the 2nd, 4th, ...) is held out of the fit and used to validate it.
  */
@@ -45,6 +59,39 @@ typedef struct cal_point {
     double read_s;               /* storage: measured read back (0 = none) */
 } cal_point;
 
+/* Physical bounds of a fitted host parameter, by unit. A latency below a
+ * nanosecond is below a few clock cycles, the least any call costs (a fit
+ * gave copy.latency_s = 6.5e-47 s: the data show no latency); ten seconds
+ * is beyond any one request's latency. A bandwidth below 1 MB/s is slower
+ * than any disk, memory or link a host model prices (a fit gave
+ * coll.sendrecv.bw = 300 kB/s behind a cache that covered every measured
+ * size); above 10 TB/s is faster than one core's L1 cache (about 0.5 TB/s
+ * on a 4 GHz core moving 128 B a cycle) by 20x. Sizes from a cache line
+ * (64 B) to 10 TB. A GEMM efficiency above 1.5 of the peak is impossible
+ * against a measured peak (a nominal one may be 1.5x low on turbo). A cache
+ * share's sharpness k from 0.5 (a gentle slope) to 64 (a step). */
+#define CAL_MIN_LATENCY_S 1e-9
+#define CAL_MAX_LATENCY_S 10.0
+#define CAL_MIN_BW 1e6
+#define CAL_MAX_BW 1e13
+#define CAL_MIN_BYTES 64.0
+#define CAL_MAX_BYTES 1e13
+#define CAL_MAX_EFF 1.5
+#define CAL_MIN_K 0.5
+#define CAL_MAX_K 64.0
+/* The envelope: a model's rate at CAL_ENVELOPE_X times the largest
+ * measured size (GEMM: twice each dimension, 8x the FLOPs) must lie
+ * between the largest size's measured rate / CAL_ENVELOPE and that rate
+ * x CAL_ENVELOPE_UP. A larger transfer only amortises what latency the
+ * largest one still paid, and a cache only makes larger transfers slower,
+ * so a sound model's rate there stays near the largest size's: up to 2x
+ * faster (half the largest transfer's time latency), down to 4x slower (a
+ * cache level still draining at the top of the sweep). Engineering choices,
+ * not measurements. */
+#define CAL_ENVELOPE_X 16.0
+#define CAL_ENVELOPE 4.0
+#define CAL_ENVELOPE_UP 2.0
+
 #define CAL_MAX_PARAMS 8
 #define CAL_MAX_GROUPS 16
 
@@ -60,7 +107,7 @@ typedef struct cal_group {
     double held_max_pct;
     int iterations;
     int ok;                      /* the fit ran (converged, or stopped at the iteration limit: see note) */
-    char note[160];
+    char note[400];
 } cal_group;
 
 typedef struct cal_report {

@@ -243,6 +243,7 @@ const catalog_field catalog_fields_storage[] = {
     { "read-bw-ratio", FIELD_NUMBER, N(storage_spec, read_bw_ratio), 0, 1, "read over write bandwidth (aggregate and per client)" },
     { "part-size", FIELD_SIZE, N(storage_spec, part_size_bytes), 0, 0, "bytes per request of a large transfer (object multipart part); 0: one request per file" },
     { "max-requests", FIELD_INT, N(storage_spec, max_requests), 0, 1, "requests one writing process keeps in flight" },
+    { "per-connection-bw", FIELD_BW, N(storage_spec, per_connection_bw_bytes_per_s), 0, 0, "what one request stream (connection) carries; a writing process reaches max-requests times this; 0: not a limit" },
     { NULL, 0, 0, 0, 0, 0, NULL }
 };
 

@@ -113,6 +113,9 @@ typedef struct storage_spec {
     double part_size_bytes;           /* bytes per request of a large transfer (object
                                          multipart part); 0: one request per file */
     int max_requests;                 /* requests one writing process keeps in flight */
+    double per_connection_bw_bytes_per_s; /* what one request stream (one TCP connection)
+                                         carries; a process reaches max_requests times
+                                         this (0: not a limit) */
 } storage_spec;
 
 typedef struct llm_spec {

@@ -18,6 +18,7 @@
 #include "models/checkpoint.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "models/transformer.h"
@@ -170,10 +171,20 @@ static double min2(double a, double b) { return a < b ? a : b; }
 static double max2(double a, double b) { return a > b ? a : b; }
 static double pos_or_inf(double x) { return x > 0 ? x : INFINITY; }
 
+double ckpt_client_bw(const storage_spec *st, double processes) {
+    if (!st) return INFINITY;
+    double bw = pos_or_inf(st->per_client_bw_bytes_per_s);
+    if (st->per_connection_bw_bytes_per_s > 0) {
+        double conns = (st->max_requests > 0 ? st->max_requests : 1) * (processes >= 1 ? processes : 1);
+        bw = min2(bw, conns * st->per_connection_bw_bytes_per_s);
+    }
+    return bw;
+}
+
 /* The path of one storage kind, resolved. */
 typedef struct path {
+    const storage_spec *st;
     double agg_bw;          /* system aggregate (write) */
-    double client_bw;       /* per client (write) */
     double nic_bw;          /* node's storage-network bandwidth, achieved */
     int shared_nic;         /* 1: no storage network; the compute NICs carry it */
     double pcie_bw;         /* per GPU */
@@ -190,7 +201,7 @@ static int path_init(path *p, const ckpt_job *j, const ckpt_io_params *q) {
     const storage_spec *st = j->storage;
     p->agg_bw = j->storage_bw_bytes_per_s > 0 ? j->storage_bw_bytes_per_s : st->bw_bytes_per_s;
     if (!(p->agg_bw > 0)) return -1;
-    p->client_bw = pos_or_inf(st->per_client_bw_bytes_per_s);
+    p->st = st;
     p->shared_nic = !(nd->storage_nic_bw_bytes_per_s > 0);
     if (p->shared_nic) {
         double eff = nic->eff_bw > 0 ? nic->eff_bw : q->storage_nic_eff;
@@ -233,10 +244,11 @@ static double bounded(double t_node, const char *node_bound, double t_agg, doubl
     return t;
 }
 
-/* The node bandwidth for k GPUs' data crossing host memory `crossings`
- * times, and its limiting stage. */
+/* The node bandwidth for k GPUs' data (written by k processes, one per
+ * GPU) crossing host memory `crossings` times, and its limiting stage. */
 static double node_bw(const path *p, double k, int crossings, int read, const char **bound) {
-    double client = read ? p->client_bw * p->read_ratio : p->client_bw;
+    double client = ckpt_client_bw(p->st, k);
+    if (read) client *= p->read_ratio;
     double bw = p->nic_bw;
     *bound = "storage-nic";
     if (client < bw) { bw = client; *bound = "client"; }
@@ -387,8 +399,31 @@ int ckpt_io_time(const ckpt_job *j, const ckpt_size *z, const ckpt_io_params *q,
     r.node_bw_bytes_per_s = bw;
     double t = bounded(S / bw, nb, S / P.agg_bw, request_time(&P, S, q->files_per_rank), &r.bound);
     double commit = q->commit_requests * P.latency_s;
-    r.host_fits = !(nd->host_mem_bytes > 0) || S <= q->host_mem_fraction * nd->host_mem_bytes;
-    if (j->mode == CKPT_SYNC) {
+    r.host_budget_bytes = nd->host_mem_bytes > 0 ? q->host_mem_fraction * nd->host_mem_bytes : 0;
+    r.host_fits = !(r.host_budget_bytes > 0) || S <= r.host_budget_bytes;
+    if (j->streaming_gather) {
+        /* Streaming: chunks of half the budget, double-buffered (one
+         * arrives while the other is written): n chunks of g = G/n to
+         * gather and w = T/n to write take g + (n-1)·max(g, w) + w =
+         * max(G, T) + min(g, w). The gather ends when the last chunk is in:
+         * with the buffer full it waits for the writer, so not before the
+         * write has drained all but the budget, T·(S − B)/S. Unknown DRAM:
+         * one chunk, no overlap. */
+        double chunk = r.host_budget_bytes > 0 ? min2(S, r.host_budget_bytes / 2) : S;
+        double n = chunk > 0 ? ceil(S / chunk) : 1;
+        double pipe = max2(r.gather_s, t) + min2(r.gather_s, t) / n;
+        double in = r.host_budget_bytes > 0 && S > r.host_budget_bytes
+                        ? max2(r.gather_s, t * (S - r.host_budget_bytes) / S) : r.gather_s;
+        r.stream_chunks = (int)n;
+        if (j->mode == CKPT_SYNC) {
+            r.write_s = r.stall_s = q->setup_s + pipe + commit;
+        } else {
+            r.stall_s = q->setup_s + in;
+            r.background_s = pipe - in + commit;
+            r.write_s = r.stall_s + r.background_s;
+            r.slowdown = shared_slowdown(j, &P, S, t);
+        }
+    } else if (j->mode == CKPT_SYNC) {
         r.write_s = r.stall_s = q->setup_s + r.gather_s + t + commit;
     } else {
         r.stall_s = q->setup_s + r.gather_s;
@@ -406,6 +441,19 @@ int ckpt_io_time(const ckpt_job *j, const ckpt_size *z, const ckpt_io_params *q,
                                     request_time(&P, S, q->files_per_rank), &rb) + r.gather_s;
     *io = r;
     return 0;
+}
+
+int ckpt_host_check(const ckpt_job *j, const ckpt_io *io, char *why, size_t whylen) {
+    if (!j || !io || j->layout != CKPT_RANK0 || j->streaming_gather || io->host_fits) return 0;
+    const node_spec *nd = j->fabric && j->fabric->node ? j->fabric->node : NULL;
+    snprintf(why, whylen,
+             "rank 0 gathers the whole checkpoint, %.3g TB, into its host memory before writing it (a "
+             "torch.save of a gathered state dict holds it all), but a %s node has %.3g TB of DRAM, of "
+             "which %.3g TB may hold it; give gather=\"streaming\" (a writer that writes chunks as they "
+             "arrive), layout=\"sharded\", or a node type with more host memory",
+             io->written_bytes / 1e12, nd ? nd->name : "?", nd ? nd->host_mem_bytes / 1e12 : 0,
+             io->host_budget_bytes / 1e12);
+    return -1;
 }
 
 /* ---- Interval --------------------------------------------------------- */

@@ -43,12 +43,22 @@
  *                    network (one GPU's NIC and PCIe link: FSDP
  *                    FULL_STATE_DICT with rank0_only and offload_to_cpu,
  *                    or torch.save of a gathered state dict) and written
- *                    by that one node through one storage client.
+ *                    by that one node through one storage client, one
+ *                    process. The gathered state must fit rank 0's host
+ *                    memory (host_mem_fraction of the node's DRAM) unless
+ *                    the gather streams (ckpt_job.streaming_gather): rank 0
+ *                    then receives and writes it in chunks of half that
+ *                    budget, double-buffered, so a save takes
+ *                    max(gather, write) plus one chunk's shorter stage
+ *                    instead of gather + write. ckpt_host_check() says
+ *                    when an in-memory gather does not fit.
  *
  * A writing node is bounded by the least of its storage NIC (node_spec
  * storage_nic_bw_bytes_per_s x storage_nic_eff; the compute NICs when the
- * node has no separate storage network), the storage kind's per-client
- * ceiling, its GPUs' PCIe links and half its host memory bandwidth (data
+ * node has no separate storage network), its client bandwidth
+ * (ckpt_client_bw: the kind's per-client ceiling, and for a kind with a
+ * per-connection-bw, each writing process's max-requests connections at
+ * that rate), its GPUs' PCIe links and half its host memory bandwidth (data
  * crosses DRAM twice); the whole write by the system's aggregate
  * bandwidth; and each writing process by per-request latency: files (and
  * object-store multipart parts, at most 10,000 per object) over the
@@ -163,6 +173,10 @@ typedef struct ckpt_job {
     ckpt_mode mode;
     double net_busy_fraction;        /* fraction of a step the job's inter-node traffic is
                                         on the wire (for the async slowdown); 0: unknown */
+    int streaming_gather;            /* rank0: 1 = rank 0 writes the gather in chunks as
+                                        they arrive (a streaming writer); 0 = the whole
+                                        state dict is gathered into host memory first
+                                        (torch.save of a gathered state dict) */
 } ckpt_job;
 
 typedef struct ckpt_io {
@@ -182,6 +196,9 @@ typedef struct ckpt_io {
     int writer_ranks, writer_nodes;  /* ranks and nodes that write model state */
     int host_fits;                   /* 1: the snapshot (async) or rank 0's gathered state
                                         fits host_mem_fraction of host memory */
+    double host_budget_bytes;        /* host_mem_fraction x the node's DRAM (0: unknown) */
+    int stream_chunks;               /* rank0 streaming: chunks of the pipeline (0: not
+                                        streamed) */
     const char *bound;               /* what limits the write: "aggregate", "client",
                                         "storage-nic", "pcie", "host-memory", "latency" */
 } ckpt_io;
@@ -190,6 +207,19 @@ typedef struct ckpt_io {
  * pointers, a fabric without node or NIC, a storage kind without bandwidth,
  * a plan with a zero dimension) with io unchanged. Pure; about 1 us. */
 int ckpt_io_time(const ckpt_job *j, const ckpt_size *z, const ckpt_io_params *q, ckpt_io *io);
+
+/* A rank0 layout that gathers in host memory (streaming_gather 0) needs
+ * the whole checkpoint in rank 0's host memory budget. Returns 0 when it
+ * fits (or the layout is not rank0, or streams, or the node's DRAM is
+ * unknown), else -1 with why naming the sizes and the ways out. */
+int ckpt_host_check(const ckpt_job *j, const ckpt_io *io, char *why, size_t whylen);
+
+/* Write bandwidth of one client node whose `processes` processes write in
+ * parallel: the kind's per-client ceiling (per-client-bw), and when the
+ * kind gives a per-connection-bw, processes x max-requests connections at
+ * that rate (an object store's single TCP stream carries 85-90 MB/s:
+ * models/catalog/storage.xml). INFINITY when neither bounds it. */
+double ckpt_client_bw(const storage_spec *st, double processes);
 
 /* ---- Interval --------------------------------------------------------- */
 

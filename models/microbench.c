@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "models/checkpoint.h"
 #include "models/gpu.h"
 #include "scenarios/units.h"
 
@@ -112,8 +113,8 @@ static int predict_storage(const mb_case *c, const mb_env *env, mb_prediction *p
     if (env->storage) {
         double agg = env->storage_bw_bytes_per_s > 0 ? env->storage_bw_bytes_per_s : env->storage->bw_bytes_per_s;
         bw = agg;
-        if (env->storage->per_client_bw_bytes_per_s > 0 && env->storage->per_client_bw_bytes_per_s < bw)
-            bw = env->storage->per_client_bw_bytes_per_s;
+        double client = ckpt_client_bw(env->storage, 1);      /* one writing process */
+        if (client < bw) bw = client;
         if (f->node->storage_nic_bw_bytes_per_s > 0 && f->node->storage_nic_bw_bytes_per_s < bw)
             bw = f->node->storage_nic_bw_bytes_per_s;
         latency = env->storage->latency_s;

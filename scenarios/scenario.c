@@ -547,6 +547,7 @@ static void load_checkpoint(loader *L, const xmlNode *e, sc_checkpoint *c) {
     }
     attr_str(L, e, "mode", c->mode, sizeof c->mode, 0);
     attr_str(L, e, "layout", c->layout, sizeof c->layout, 0);
+    if (attr_str(L, e, "gather", z, sizeof z, 0) > 0) c->streaming_gather = !strcmp(z, "streaming");
 }
 
 /* The node type a job runs on, and how many GPUs of it the cluster has. */

@@ -79,7 +79,10 @@ typedef struct sc_checkpoint {
     int interval_auto;               /* interval="auto" (Young/Daly) */
     double interval_s;               /* when !interval_auto; 0 = never */
     char mode[8];                    /* sync | async */
-    char layout[16];                 /* sharded | rank0 */
+    char layout[16];                 /* sharded | fully-parallel | rank0 */
+    int streaming_gather;            /* gather="streaming": rank 0 writes chunks as they
+                                        arrive; "memory" (default): the gather must fit
+                                        rank 0's host memory */
     int line;
 } sc_checkpoint;
 

@@ -79,6 +79,7 @@ typedef struct job {
     double ckpt_every;             /* steps between checkpoints; 0 = none */
     double next_ckpt;              /* progress at which the next checkpoint is due */
     double stall_s, background_s, load_s;
+    char ckpt_note[128];           /* said at each checkpoint_start ("" none): a streamed gather */
     int lost_nodes;                /* nodes to replace before a restart */
     int planned;                   /* the current interruption was planned (health check) */
     double fail_progress;          /* progress when the current interruption hit */
@@ -353,7 +354,7 @@ static void start_checkpoint(job *j) {
     }
     set_phase(j, PH_CHECKPOINT);
     j->r.checkpoints++;
-    event(w, j->r.name, "checkpoint_start", "step %lld", (long long)j->r.steps_done);
+    event(w, j->r.name, "checkpoint_start", "step %lld%s", (long long)j->r.steps_done, j->ckpt_note);
     j->ev_phase = engine_after(w->e, sim_from_s(j->stall_s), on_stall_end, j);
 }
 
@@ -950,11 +951,11 @@ static int alloc_nodes(job *j) {
 
 /* Checkpoint size and costs from models/checkpoint, and the interval
  * (fixed, or Daly's optimum for the job's own failure rate). */
-static void plan_checkpoints(world *w, job *j, const fabric *f) {
+static int plan_checkpoints(world *w, job *j, const fabric *f, char *err, size_t errlen) {
     const sc_training *t = j->t;
     const scenario *s = w->s;
     j->inflight = -1;
-    if (!t->checkpoint.present) return;
+    if (!t->checkpoint.present) return 0;
     const sc_storage *st = NULL;
     for (int i = 0; i < s->n_storage; i++)
         if (!strcmp(s->storage[i].name, t->storage)) st = &s->storage[i];
@@ -965,8 +966,17 @@ static void plan_checkpoints(world *w, job *j, const fabric *f) {
     ckpt_io_params_default(&q);
     int layout = ckpt_layout_parse(t->checkpoint.layout), mode = ckpt_mode_parse(t->checkpoint.mode);
     ckpt_job cj = { &t->plan, f, st ? catalog_storage(s->cat, st->kind) : NULL, st ? st->bw_bytes_per_s : 0,
-                    layout < 0 ? CKPT_SHARDED : (ckpt_layout)layout, mode < 0 ? CKPT_SYNC : (ckpt_mode)mode, 0 };
-    if (ckpt_job_size(&t->model, &t->plan, &z) < 0 || ckpt_io_time(&cj, &z, &q, &io) < 0) return;
+                    layout < 0 ? CKPT_SHARDED : (ckpt_layout)layout, mode < 0 ? CKPT_SYNC : (ckpt_mode)mode, 0,
+                    t->checkpoint.streaming_gather };
+    if (ckpt_job_size(&t->model, &t->plan, &z) < 0 || ckpt_io_time(&cj, &z, &q, &io) < 0) return 0;
+    char why[512];
+    if (ckpt_host_check(&cj, &io, why, sizeof why) < 0) {
+        snprintf(err, errlen, "%s:%d: <checkpoint layout=\"rank0\">: %s", s->file, t->checkpoint.line, why);
+        return -1;
+    }
+    if (io.stream_chunks > 0)
+        snprintf(j->ckpt_note, sizeof j->ckpt_note, "; rank 0 streams the %.3g TB gather through %.3g TB of host memory "
+                 "in %d chunks", io.written_bytes / 1e12, io.host_budget_bytes / 1e12, io.stream_chunks);
     j->r.checkpoint_size_bytes = z.total_bytes;
     j->r.checkpoint_write_s = io.write_s;
     j->r.checkpoint_stall_s = io.stall_s;
@@ -982,6 +992,7 @@ static void plan_checkpoints(world *w, job *j, const fabric *f) {
     j->ckpt_every = interval_s > 0 ? interval_s / j->step_s : 0;
     if (j->ckpt_every > 0 && j->ckpt_every < 1) j->ckpt_every = 1;     /* at most every step */
     j->next_ckpt = j->ckpt_every;
+    return 0;
 }
 
 /* An input time of element ELEM (attribute ATTR) on line LINE must be a
@@ -1065,7 +1076,7 @@ static int build_training(world *w, const sc_training *t, job *j, char *err, siz
         snprintf(err, errlen, "%s:%d: out of memory building the world", s->file, t->line);
         return -1;
     }
-    plan_checkpoints(w, j, &f);
+    if (plan_checkpoints(w, j, &f, err, errlen) < 0) return -1;
     double st_bw = 0;
     for (int i = 0; i < s->n_storage; i++)
         if (!strcmp(s->storage[i].name, t->storage) || (!t->storage[0] && i == 0)) st_bw = s->storage[i].bw_bytes_per_s;
@@ -1596,6 +1607,7 @@ world *world_new(const scenario *s, metric_bus *bus, char *err, size_t errlen) {
         j->perf = &w->perf[i];
         j->r.perf = j->perf;
         if (build_training(w, &s->training[i], j, err, errlen) < 0) {
+            free(j->nodes);                 /* not yet counted in n_jobs: world_free misses it */
             world_free(w);
             return NULL;
         }

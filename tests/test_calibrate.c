@@ -171,7 +171,11 @@ static void recover(double noise, double tol, double held_tol) {
         assert_true(c->n_held > 0 && c->n_fit > c->n_held - 1);
         if (!(c->held_median_pct <= held_tol))
             fail_msg("%s: held-out median |error| %.2f%% (noise %g)", c->name, c->held_median_pct, noise);
-        assert_true(c->fit_rms_pct <= 100 * noise * 2.5 + 0.5);
+        /* 3x the noise: the acceptance rules turn down the copy's L1 level
+         * when 3% noise leaves its latency undetermined (standard error
+         * above the value), and the 4-parameter copy model that remains
+         * misses the smallest sizes by more (8.1% RMS; held out 1.7%). */
+        assert_true(c->fit_rms_pct <= 100 * noise * 3 + 0.5);
         for (int k = 0; k < c->n_params; k++) assert_true(isfinite(c->stderr_[k]) && c->stderr_[k] >= 0);
     }
     /* stderr: reported for fitted parameters only. */
@@ -312,6 +316,111 @@ static void test_unseen_bandwidth(void **state) {
     if (rc != 0) print_error("%s\n", err);
     assert_int_equal(rc, 0);
     unlink(path);
+}
+
+/* Every fitted value within its unit's physical bounds and larger than
+ * its standard error (models/calibrate.h). */
+static void assert_sane(const cal_report *rep) {
+    for (int g = 0; g < rep->n_groups; g++)
+        for (int k = 0; k < rep->group[g].n_params; k++) {
+            const char *z = rep->group[g].param[k], *u = host_param_unit(z);
+            double v = rep->group[g].value[k], se = rep->group[g].stderr_[k];
+            if (!strcmp(u, "s") && !(v >= CAL_MIN_LATENCY_S && v <= CAL_MAX_LATENCY_S))
+                fail_msg("%s = %g s", z, v);
+            if (!strcmp(u, "B/s") && !(v >= CAL_MIN_BW && v <= CAL_MAX_BW)) fail_msg("%s = %g B/s", z, v);
+            if (!(se <= v)) fail_msg("%s = %g +- %g", z, v, se);
+        }
+}
+
+/* A copy measured from 64 KiB, where the call's fixed cost is lost in the
+ * transfer: the latency is a term the data cannot see, and the fit drove
+ * it to 3.2e-17 s (a real sweep gave 6.5e-47 s), below any clock cycle.
+ * It is rejected with a message and the copy is fitted without it. */
+static void test_absurd_copy_latency(void **state) {
+    (void)state;
+    host_profile t, h;
+    host_profile_default(&t);
+    t.copy_latency_s = 0;
+    t.copy_l1_bw = 0;
+    t.copy_cache_bw = 40e9;
+    t.copy_cache_bytes = 8e6;
+    t.copy_dram_bw = 10e9;
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    cal_point pts[64];
+    mb_prediction p;
+    char why[64], err[128];
+    for (unsigned long seed = 1; seed <= 3; seed++) {   /* seeds 2 and 3 gave 4e-16 and 3.2e-17 s */
+        gsl_rng_set(r, seed);
+        int n = 0;
+        for (double s = 65536; s <= 268435456.0; s *= 1.4142135623730951, n++) {
+            pts[n] = (cal_point){ .c = { .kind = MBC_COPY, .copy = COPY_HOST, .size_bytes = floor(s) } };
+            assert_int_equal(host_predict(&t, &pts[n].c, &p, why, sizeof why), 0);
+            pts[n].time_s = p.time_s * exp(gsl_ran_gaussian(r, 0.03));
+        }
+        cal_report rep;
+        host_profile_default(&h);
+        assert_int_equal(calibrate_fit(pts, n, 1, &h, NULL, &rep, NULL, err, sizeof err), 1);
+        printf("seed %lu: copy.latency_s %g, dram %g; %s\n", seed, h.copy_latency_s, h.copy_dram_bw, rep.group[0].note);
+        assert_true(h.copy_latency_s == 0 || h.copy_latency_s >= CAL_MIN_LATENCY_S);
+        assert_sane(&rep);
+        assert_true(rel(h.copy_dram_bw, 10e9) < 0.10);
+        assert_true(rep.group[0].held_median_pct < 5);
+        if (seed >= 2) assert_non_null(strstr(rep.group[0].note, "rejected copy.latency_s"));
+    }
+    gsl_rng_free(r);
+}
+
+/* A send/recv whose rate falls past a knee near the top of the sweep (a
+ * 40 MB cache, 6 GB/s inside, 2 GB/s behind it, 1 KiB..64 MiB, 4% noise):
+ * for seed 6 the fit put the "cache" beyond every measured size and the
+ * bandwidth behind it at a few hundred kB/s, which predicts hours for
+ * 1 GiB (1.5e4 s; a real sweep gave 300 kB/s and 2,898 s) although every
+ * measured size ran at GB/s. Such a model leaves the measured envelope and
+ * is rejected; the one kept predicts 1 GiB at between 1/4 and 2x the
+ * largest measured size's rate, or, when no model passes, the group keeps
+ * the starting profile's values and says so. */
+static void test_absurd_sendrecv_bandwidth(void **state) {
+    (void)state;
+    host_profile t, h;
+    host_profile_default(&t);
+    coll_op o = COLL_SENDRECV;
+    t.coll_alpha_s[o] = 3e-6;
+    t.coll_bw[o] = 2e9;
+    t.coll_cache_bw[o] = 6e9;
+    t.coll_cache_bytes[o] = 40e6;
+    t.coll_cache_k[o] = 6;
+    t.coll_rndv_alpha_s[o] = 0;
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    cal_point pts[40];
+    mb_prediction p;
+    char why[64], err[128];
+    for (unsigned long seed = 1; seed <= 12; seed++) {   /* 6, 10, 11 and 12 gave 800-18,000 s for 1 GiB */
+        gsl_rng_set(r, seed);
+        int n = 0;
+        for (double s = 1024; s <= 67108864.0; s *= 2, n++) {
+            pts[n] = (cal_point){ .c = { .kind = MBC_COLLECTIVE, .op = o, .ranks = 2, .size_bytes = s } };
+            assert_int_equal(host_predict(&t, &pts[n].c, &p, why, sizeof why), 0);
+            pts[n].time_s = p.time_s * exp(gsl_ran_gaussian(r, 0.04));
+        }
+        double top_rate = pts[n - 1].c.size_bytes / pts[n - 1].time_s;
+        cal_report rep;
+        host_profile_default(&h);
+        assert_int_equal(calibrate_fit(pts, n, 1, &h, NULL, &rep, NULL, err, sizeof err), 1);
+        mb_case big = { .kind = MBC_COLLECTIVE, .op = o, .ranks = 2, .size_bytes = 1073741824.0 };
+        assert_int_equal(host_predict(&h, &big, &p, why, sizeof why), 0);
+        printf("seed %lu: 1 GiB %.3g s (measured top rate %.3g B/s), bw %.3g; %s\n", seed, p.time_s, top_rate,
+               h.coll_bw[o], rep.group[0].note);
+        assert_true(p.time_s <= CAL_ENVELOPE * big.size_bytes / top_rate);
+        /* A fitted model is no faster than 2x either; when every model
+         * fails the checks the group keeps the starting profile's 5 GB/s
+         * (the "catalog value"), which the note says. */
+        int kept = strstr(rep.group[0].note, "kept the starting profile's values") != NULL;
+        if (!kept) assert_true(p.time_s >= big.size_bytes / top_rate / CAL_ENVELOPE_UP);
+        assert_true(h.coll_bw[o] >= CAL_MIN_BW);
+        assert_sane(&rep);
+        if (!kept) assert_true(rep.group[0].held_median_pct < 8);
+    }
+    gsl_rng_free(r);
 }
 
 /* A copy whose last-level cache falls off over 2x in size: the cache
@@ -606,6 +715,8 @@ int main(void) {
         cmocka_unit_test(test_model_choice),
         cmocka_unit_test(test_protocol_step),
         cmocka_unit_test(test_unseen_bandwidth),
+        cmocka_unit_test(test_absurd_copy_latency),
+        cmocka_unit_test(test_absurd_sendrecv_bandwidth),
         cmocka_unit_test(test_sharp_cache),
         cmocka_unit_test(test_storage_ramp),
         cmocka_unit_test(test_best_of),
