@@ -98,6 +98,27 @@ double rel_weibull_scale_s(double mean_s, double shape) {
     return exp(log(mean_s) - lgamma(1 + 1 / shape));
 }
 
+double rel_weibull_survival(double scale_s, double shape, double t_s) {
+    if (!(scale_s > 0) || !(shape > 0) || !(t_s >= 0)) return NAN;
+    return exp(-pow(t_s / scale_s, shape));
+}
+
+double rel_weibull_residual_s(double scale_s, double shape, double age_s, double u) {
+    if (!(scale_s > 0) || !(shape > 0) || !(age_s >= 0) || !(u > 0 && u <= 1)) return NAN;
+    double e = -log(u);                               /* cumulative hazard still to run */
+    if (!(age_s > 0)) return scale_s * pow(e, 1 / shape);
+    /* r = e / (age/scale)^shape, the hazard still to run over the hazard
+     * already run, in logs so that neither overflows for any age. */
+    double r = exp(log(e) - shape * log(age_s / scale_s));
+    if (r > 1e12) {
+        /* A young instance: the direct form is exact enough, and the
+         * log1p form would overflow. */
+        double t = scale_s * pow(pow(age_s / scale_s, shape) + e, 1 / shape) - age_s;
+        return t > 0 ? t : 0;
+    }
+    return age_s * expm1(log1p(r) / shape);
+}
+
 /* log of the Weibull scale for a mean and shape; -inf when it underflows. */
 static double log_scale(double mean_s, double shape) {
     return log(mean_s) - lgamma(1 + 1 / shape);
