@@ -229,6 +229,23 @@ double rel_mtti_s(double rate_per_s);
 double rel_weibull_mean_s(double scale_s, double shape);
 double rel_weibull_scale_s(double mean_s, double shape);
 
+/* Weibull survival S(t) = exp(-(t/scale)^shape): the share of instances
+ * still working at age t. NAN for a scale or shape that is not positive. */
+double rel_weibull_survival(double scale_s, double shape, double t_s);
+
+/* Residual life: the time to failure of a Weibull instance that has
+ * survived to age_s, by inversion of the conditional survival
+ * S(age + t) / S(age) = u, u in (0, 1]:
+ *
+ *     t = scale · ((age/scale)^shape − ln u)^(1/shape) − age
+ *
+ * computed as age · expm1(log1p(−ln u / (age/scale)^shape) / shape) when
+ * the age matters, so an old instance's short residual does not cancel
+ * away. age_s = 0 is the plain draw scale · (−ln u)^(1/shape). With
+ * shape < 1 (infant mortality) the hazard falls with age and an aged fleet
+ * fails less; shape > 1 (wear-out), more. NAN on bad arguments. */
+double rel_weibull_residual_s(double scale_s, double shape, double age_s, double u);
+
 /* The least Weibull scale a process may have: the simulated clock's
  * resolution. Below it nearly every sampled time to failure rounds to 0
  * and the failures of an instance land at one instant without end. */

@@ -438,6 +438,7 @@ static void load_failures(loader *L, const xmlNode *sec) {
         fail(L, sec, "health-check-coverage", "health-check-coverage must be a fraction from 0 to 1");
     attr_int(L, sec, "lemon-threshold", &fc->lemon_threshold, 0, 0, 1000);
     attr_unit(L, sec, "lemon-window", UNIT_DURATION, &fc->lemon_window_s, 0, 1);
+    attr_unit(L, sec, "fleet-age", UNIT_DURATION, &fc->fleet_age_s, 0, 0);
     for (const xmlNode *e = sec->children; e && !L->failed; e = e->next) {
         if (!is(e, "failure")) continue;
         sc_failure *f = PUSH(L, s->failures, s->n_failures, e);

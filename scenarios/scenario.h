@@ -66,6 +66,7 @@ typedef struct sc_failures_cfg {
     double health_coverage;          /* share of hardware faults periodic checks catch first (0) */
     int lemon_threshold;             /* failures in the window that drain a node (0 = never) */
     double lemon_window_s;           /* (30 d) */
+    double fleet_age_s;              /* hardware's age at t = 0 (0: new); Weibull residual life */
 } sc_failures_cfg;
 
 typedef struct sc_queue {

@@ -1,9 +1,20 @@
 /*
- * failures: Poisson streams for exponential kinds, per-instance clocks for
- * Weibull kinds (see failures.h for why).
+ * failures: Poisson streams for exponential kinds, a clock per instance for
+ * Weibull kinds (see failures.h for the model and why).
  *
- * Memory: a Weibull kind holds one event id per instance (8 bytes); an
- * exponential kind holds one event. Cost per failure: O(log pending).
+ *   kind (one per <failure> or profile cause)
+ *    ├─ exponential: next ── one pending event; r = the kind's gsl stream
+ *    ├─ weibull:     clk[n_inst] ── {index, draws, ev, at}, 32 bytes each;
+ *    │               draws from the counter-based stream of (kind, index)
+ *    └─ failed[]:    parts awaiting replacement {instance, until}, pruned
+ *                    lazily: about rate × mttr of them (a handful)
+ *
+ * Memory: 32 bytes per Weibull instance (a million instances at 100,000
+ * GPUs under the 18-cause profile: 32 MB plus the engine's events); an
+ * exponential kind holds one event. Cost per failure: O(log pending) for
+ * the engine plus O(failed parts of the kind) for the awaiting list; a node
+ * replacement redraws the node's instances only. Nothing scans all
+ * instances after the start.
  */
 #include "sim/failures.h"
 
@@ -12,44 +23,111 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_sf_gamma.h>
-
 #include "models/reliability.h"
 #include "sim/rng.h"
 
-typedef struct instance {
+typedef struct clk {
     struct kind *k;
     int index;                  /* node * per_node + slot */
-} instance;
+    uint32_t draws;             /* numbers drawn so far from the instance's stream */
+    event_id ev;                /* the pending failure; 0 when none */
+    sim_time at;                /* its time (SIM_FOREVER: never) */
+} clk;
+
+typedef struct part {
+    long long i;                /* instance */
+    sim_time until;             /* replaced then */
+} part;
 
 typedef struct kind {
     failure_proc p;
     int id;
-    rng *r;
+    char stream[128];           /* "failures/<component>/<cause>[/<n>]": the streams' name */
+    rng *r;                     /* exponential: the kind's Poisson stream */
     long long n_inst;           /* instances in the cluster */
     double scale_s;             /* weibull: scale for the mean mtbf_s; 0: never fails */
     event_id next;              /* exponential: the stream's next event */
-    instance *inst;             /* weibull: one per instance */
-    event_id *ev;               /* weibull: each instance's pending event */
+    clk *clk;                   /* weibull: one per instance */
+    part *failed;               /* needs_repair: parts awaiting replacement */
+    int n_failed, cap_failed;
     struct failures *f;
 } kind;
 
 struct failures {
     engine *e;
     cluster *c;
+    uint64_t seed;
     kind *k;
     int n;
     failure_fn fn;
     void *ctx;
 };
 
-static int node_alive(const failures *f, int node) {
-    node_state s = cluster_node_state(f->c, node);
-    return s == NODE_UP || s == NODE_SPARE;
+static int node_of(const kind *k, long long i) {
+    int node = (int)((double)i / k->p.per_node);
+    int nodes = cluster_node_count(k->f->c);
+    return node < nodes ? node : nodes - 1;
 }
 
+static void node_span(const kind *k, int node, long long *lo, long long *hi) {
+    *lo = (long long)ceil(node * k->p.per_node);
+    *hi = (long long)ceil((node + 1) * k->p.per_node);
+    if (*hi > k->n_inst) *hi = k->n_inst;
+}
+
+/* now + d without passing SIM_FOREVER. */
+static sim_time at_after(const engine *e, sim_time d) {
+    sim_time now = engine_now(e);
+    return d >= SIM_FOREVER - now ? SIM_FOREVER : now + d;
+}
+
+/* ---- parts awaiting replacement --------------------------------------- */
+
+static void failed_prune(kind *k, sim_time now) {
+    for (int j = 0; j < k->n_failed;)
+        if (k->failed[j].until <= now) k->failed[j] = k->failed[--k->n_failed];
+        else j++;
+}
+
+static int failed_has(kind *k, long long i) {
+    failed_prune(k, engine_now(k->f->e));
+    for (int j = 0; j < k->n_failed; j++)
+        if (k->failed[j].i == i) return 1;
+    return 0;
+}
+
+/* Out of memory only forgets that the part is awaiting replacement (it may
+ * then fail again, and the node's repair does not wait for it). */
+static void failed_add(kind *k, long long i, sim_time until) {
+    if (k->n_failed == k->cap_failed) {
+        int cap = k->cap_failed ? 2 * k->cap_failed : 8;
+        part *p = realloc(k->failed, (size_t)cap * sizeof *p);
+        if (!p) return;
+        k->failed = p;
+        k->cap_failed = cap;
+    }
+    k->failed[k->n_failed++] = (part){ i, until };
+}
+
+/* The part failed now: it is replaced mttr_s later (its own repair time,
+ * whatever else happens to the node, so its history is its own). */
+static sim_time replaced_at(kind *k) {
+    return at_after(k->f->e, sim_period_from_s(k->p.mttr_s));
+}
+
+/* ---- reporting -------------------------------------------------------- */
+
+/* A drained node and a cloud node not rented have left the fleet: their
+ * parts' clocks run on but nobody sees them fail. */
+static void report(kind *k, int node) {
+    node_state s = cluster_node_state(k->f->c, node);
+    if (s == NODE_DRAINED || s == NODE_OFF) return;
+    k->f->fn(k->f->ctx, node, k->id);
+}
+
+/* ---- exponential kinds ------------------------------------------------ */
+
 static void on_poisson(engine *e, void *arg);
-static void on_instance(engine *e, void *arg);
 
 static void schedule_poisson(kind *k) {
     double rate = (double)k->n_inst / k->p.mtbf_s;
@@ -57,46 +135,57 @@ static void schedule_poisson(kind *k) {
     k->next = engine_after(k->f->e, sim_period_from_s(rng_exponential(k->r, 1.0 / rate)), on_poisson, k);
 }
 
+/* Thinning: an event that picks a part awaiting replacement is dropped (a
+ * failed part cannot fail); the rest is exactly each working instance's
+ * own Poisson process. */
 static void on_poisson(engine *e, void *arg) {
     (void)e;
     kind *k = arg;
-    failures *f = k->f;
     long long i = (long long)rng_uniform_int(k->r, (uint64_t)k->n_inst);
-    int node = (int)((double)i / k->p.per_node);
-    if (node >= cluster_node_count(f->c)) node = cluster_node_count(f->c) - 1;
     schedule_poisson(k);
-    if (node_alive(f, node)) f->fn(f->ctx, node, k->id);
+    if (k->p.needs_repair) {
+        if (failed_has(k, i)) return;
+        failed_add(k, i, replaced_at(k));
+    }
+    report(k, node_of(k, i));
 }
 
-/* An instance's next failure. A time beyond the clock's horizon becomes an
- * event that never runs (sim_from_s saturates), which is what it means. */
-static void schedule_instance(kind *k, int i) {
+/* ---- Weibull kinds ---------------------------------------------------- */
+
+static void on_clock(engine *e, void *arg);
+
+/* The instance's next failure: `delay_s` from now (the replacement's
+ * installation) plus a residual life at `age_s`, from the instance's own
+ * stream. A time beyond the clock's horizon is an event that never runs
+ * (sim_from_s saturates), which is what it means. */
+static void schedule_clock(kind *k, clk *c, double delay_s, double age_s) {
+    c->ev = 0;
+    c->at = SIM_FOREVER;
     if (!(k->scale_s > 0)) return;
-    double t = rng_weibull(k->r, k->scale_s, k->p.shape);
-    k->ev[i] = engine_after(k->f->e, sim_period_from_s(t), on_instance, &k->inst[i]);
+    uint64_t key = rng_derive_seed(k->f->seed, k->stream, (uint64_t)c->index);
+    double u = rng_counter_uniform_pos(key, c->draws++);
+    double t = delay_s + rel_weibull_residual_s(k->scale_s, k->p.shape, age_s, u);
+    sim_time d = sim_period_from_s(t);
+    c->ev = engine_after(k->f->e, d, on_clock, c);
+    c->at = at_after(k->f->e, d);
 }
 
-/* The Weibull scale for a mean: as rng_weibull_mean() computed it (so runs
- * repeat bit for bit) where Γ(1 + 1/shape) is a double, in log space where
- * it would overflow (GSL's gamma aborted the program there). 0 when the
- * scale underflows; world_new refuses such a process (rel_weibull_check). */
-static double weibull_scale_s(double mean_s, double shape) {
-    double x = 1.0 + 1.0 / shape;
-    double s = x < GSL_SF_GAMMA_XMAX ? mean_s / gsl_sf_gamma(x) : rel_weibull_scale_s(mean_s, shape);
-    return s > 0 && isfinite(s) ? s : 0;
-}
-
-static void on_instance(engine *e, void *arg) {
+static void on_clock(engine *e, void *arg) {
     (void)e;
-    instance *in = arg;
-    kind *k = in->k;
-    failures *f = k->f;
-    int node = (int)((double)in->index / k->p.per_node);
-    k->ev[in->index] = 0;
-    if (!node_alive(f, node)) return;          /* renewed when the node is repaired */
-    if (!k->p.needs_repair) schedule_instance(k, in->index);
-    f->fn(f->ctx, node, k->id);
+    clk *c = arg;
+    kind *k = c->k;
+    c->ev = 0;
+    if (k->p.needs_repair) {
+        /* The replacement is new (age 0) and starts when it is installed. */
+        failed_add(k, c->index, replaced_at(k));
+        schedule_clock(k, c, k->p.mttr_s, 0);
+    } else {
+        schedule_clock(k, c, 0, 0);           /* restart only: a new process */
+    }
+    report(k, node_of(k, c->index));
 }
+
+/* ---- life cycle ------------------------------------------------------- */
 
 failures *failures_new(engine *e, cluster *c, const failure_proc *procs, int n, uint64_t seed,
                        failure_fn fn, void *ctx) {
@@ -104,6 +193,7 @@ failures *failures_new(engine *e, cluster *c, const failure_proc *procs, int n, 
     if (!f) return NULL;
     f->e = e;
     f->c = c;
+    f->seed = seed;
     f->fn = fn;
     f->ctx = ctx;
     f->k = calloc((size_t)n + 1, sizeof *f->k);
@@ -111,27 +201,34 @@ failures *failures_new(engine *e, cluster *c, const failure_proc *procs, int n, 
     int nodes = cluster_node_count(c);
     for (int i = 0; i < n; i++) {
         kind *k = &f->k[f->n++];
-        char name[128];
         k->p = procs[i];
         k->id = i;
         k->f = f;
-        snprintf(name, sizeof name, "failures/%s/%s", k->p.component, k->p.cause);
-        k->r = rng_new(seed, name, (uint64_t)i);
-        if (!k->r) goto oom;
+        /* Named by what it is, not by its place in the list: adding a
+         * <failure> never moves another kind's numbers. A repeated
+         * (component, cause) gets its occurrence number. */
+        int same = 0;
+        for (int j = 0; j < i; j++)
+            same += !strcmp(procs[j].component, k->p.component) && !strcmp(procs[j].cause, k->p.cause);
+        if (same) snprintf(k->stream, sizeof k->stream, "failures/%s/%s/%d", k->p.component, k->p.cause, same + 1);
+        else snprintf(k->stream, sizeof k->stream, "failures/%s/%s", k->p.component, k->p.cause);
         k->n_inst = (long long)ceil(k->p.per_node * nodes);
         if (k->n_inst < 1 || !(k->p.mtbf_s > 0)) continue;
         if (!k->p.weibull || k->p.shape == 1) {
+            k->r = rng_new(seed, k->stream, 0);
+            if (!k->r) goto oom;
             schedule_poisson(k);
             continue;
         }
-        k->scale_s = weibull_scale_s(k->p.mtbf_s, k->p.shape);
-        k->inst = calloc((size_t)k->n_inst, sizeof *k->inst);
-        k->ev = calloc((size_t)k->n_inst, sizeof *k->ev);
-        if (!k->inst || !k->ev) goto oom;
+        double s = rel_weibull_scale_s(k->p.mtbf_s, k->p.shape);
+        k->scale_s = s > 0 && isfinite(s) ? s : 0;       /* world_new refuses 0 (rel_weibull_check) */
+        k->clk = calloc((size_t)k->n_inst, sizeof *k->clk);
+        if (!k->clk) goto oom;
+        double age = k->p.age_s > 0 ? k->p.age_s : 0;
         for (long long j = 0; j < k->n_inst; j++) {
-            k->inst[j].k = k;
-            k->inst[j].index = (int)j;
-            schedule_instance(k, (int)j);
+            k->clk[j].k = k;
+            k->clk[j].index = (int)j;
+            schedule_clock(k, &k->clk[j], 0, age);
         }
     }
     return f;
@@ -144,8 +241,8 @@ void failures_free(failures *f) {
     if (!f) return;
     for (int i = 0; i < f->n; i++) {
         rng_free(f->k[i].r);
-        free(f->k[i].inst);
-        free(f->k[i].ev);
+        free(f->k[i].clk);
+        free(f->k[i].failed);
     }
     free(f->k);
     free(f);
@@ -154,17 +251,43 @@ void failures_free(failures *f) {
 int failures_proc_count(const failures *f) { return f->n; }
 const failure_proc *failures_proc(const failures *f, int i) { return &f->k[i].p; }
 
-void failures_node_renewed(failures *f, int node) {
+void failures_node_replaced(failures *f, int node) {
     if (!f) return;                     /* no failure processes: a failure injected by hand */
     for (int i = 0; i < f->n; i++) {
         kind *k = &f->k[i];
-        if (!k->ev) continue;
-        long long lo = (long long)ceil(node * k->p.per_node), hi = (long long)ceil((node + 1) * k->p.per_node);
-        for (long long j = lo; j < hi && j < k->n_inst; j++) {
-            if (k->ev[j]) engine_cancel(f->e, k->ev[j]);
-            schedule_instance(k, (int)j);
+        long long lo, hi;
+        node_span(k, node, &lo, &hi);
+        for (int j = 0; j < k->n_failed;)
+            if (k->failed[j].i >= lo && k->failed[j].i < hi) k->failed[j] = k->failed[--k->n_failed];
+            else j++;
+        if (!k->clk) continue;
+        for (long long j = lo; j < hi; j++) {
+            if (k->clk[j].ev) engine_cancel(f->e, k->clk[j].ev);
+            schedule_clock(k, &k->clk[j], 0, 0);
         }
     }
+}
+
+sim_time failures_node_ready(failures *f, int node) {
+    sim_time t = 0;
+    if (!f) return 0;
+    for (int i = 0; i < f->n; i++) {
+        kind *k = &f->k[i];
+        if (!k->n_failed) continue;
+        failed_prune(k, engine_now(f->e));
+        long long lo, hi;
+        node_span(k, node, &lo, &hi);
+        for (int j = 0; j < k->n_failed; j++)
+            if (k->failed[j].i >= lo && k->failed[j].i < hi && k->failed[j].until > t) t = k->failed[j].until;
+    }
+    return t;
+}
+
+sim_time failures_instance_next(const failures *f, int proc, long long i) {
+    if (!f || proc < 0 || proc >= f->n) return -1;
+    const kind *k = &f->k[proc];
+    if (!k->clk || i < 0 || i >= k->n_inst) return -1;
+    return k->clk[i].at;
 }
 
 double failures_rate_per_s(const failures *f, int nodes) {

@@ -76,6 +76,15 @@ uint64_t rng_derive_seed(uint64_t seed, const char *component, uint64_t index) {
     return splitmix64(z ^ index);
 }
 
+/* Two rounds of the splitmix64 finaliser over (key, n): a hash whose
+ * outputs for consecutive n pass as independent uniforms (the finaliser is
+ * the output function of SplitMix64, which passes BigCrush; Steele, Lea and
+ * Flood, 2014). The top 53 bits, offset by half a step, give (0, 1). */
+double rng_counter_uniform_pos(uint64_t key, uint64_t n) {
+    uint64_t z = splitmix64(key ^ splitmix64(n));
+    return ((double)(z >> 11) + 0.5) * 0x1.0p-53;
+}
+
 /* ---- xoshiro256** as a gsl_rng_type ----------------------------------- */
 
 typedef struct xoshiro_state {

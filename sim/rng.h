@@ -22,6 +22,13 @@ uint64_t rng_derive_seed(uint64_t seed, const char *component, uint64_t index);
 rng *rng_new(uint64_t seed, const char *component, uint64_t index);
 void rng_free(rng *r);                          /* NULL is a no-op */
 
+/* Counter-based draws, for very many streams that each draw a few numbers:
+ * a failure clock per component instance is a million streams at 100,000
+ * GPUs, where a gsl_rng each would cost an allocation and ~100 bytes. The
+ * n-th number of the stream keyed `key` (an rng_derive_seed value) is a
+ * pure function of (key, n), in (0, 1): the caller keeps only n. */
+double rng_counter_uniform_pos(uint64_t key, uint64_t n);
+
 double rng_uniform(rng *r);                     /* [0, 1) */
 double rng_uniform_pos(rng *r);                 /* (0, 1) */
 uint64_t rng_uniform_int(rng *r, uint64_t n);   /* [0, n), n >= 1 */

@@ -629,7 +629,7 @@ static void on_restarted(engine *e, void *arg) {
 
 static void on_repaired(engine *e, void *arg);
 
-typedef struct repair { world *w; int node; } repair;
+typedef struct repair { world *w; int node; int replaced; } repair;   /* replaced: cold-provisioned */
 
 /* Every job using the node. Whole-node jobs own their nodes, so the usual
  * case is the one job in job_of_node; shared nodes need a scan. */
@@ -680,7 +680,8 @@ static void node_down(world *w, int node, const failure_proc *p) {
     }
     if (w->repair_ev[node]) return;          /* already being repaired */
     double mttr = p->mttr_s;
-    if (w->s->cold_provision_s > 0 && w->s->cold_provision_s < mttr) mttr = w->s->cold_provision_s;
+    w->repairs[node].replaced = w->s->cold_provision_s > 0 && w->s->cold_provision_s < mttr;
+    if (w->repairs[node].replaced) mttr = w->s->cold_provision_s;
     w->repair_ev[node] = engine_after(w->e, sim_from_s(mttr), on_repaired, &w->repairs[node]);
 }
 
@@ -691,8 +692,12 @@ static void node_failed(void *ctx, int node, int proc) {
     w->n_fail_total++;
     w->fail_by_proc[proc]++;
     int used = w->jobs_on_node[node] > 0 || w->svc_on_node[node] > 0;
+    int down = cluster_node_state(w->c, node) == NODE_FAILED;
     event(w, "cluster", "failure", "node %d: %s (%s)%s", node, p->cause, p->component,
-          used ? "" : " on an unused node");
+          used ? "" : down ? " while the node is down for repair" : " on an unused node");
+    /* A part of a node under repair (parts fail on their own clocks): it is
+     * replaced in the same repair, which waits for it (on_repaired). */
+    if (down) return;
     /* A share of hardware faults is caught by periodic health checks first. */
     int planned = used && p->needs_repair && fc->health_coverage > 0 &&
                   rng_uniform(w->r_health) < fc->health_coverage;
@@ -715,8 +720,18 @@ static void on_repaired(engine *e, void *arg) {
     int node = r->node;
     w->repair_ev[node] = 0;
     if (cluster_node_state(w->c, node) != NODE_FAILED) return;
+    if (r->replaced) {
+        failures_node_replaced(w->f, node);        /* new hardware: every part is new */
+    } else {
+        /* Only the failed parts were replaced; one that failed during the
+         * repair keeps the node out until its own replacement is in. */
+        sim_time ready = failures_node_ready(w->f, node);
+        if (ready > now_of(w)) {
+            w->repair_ev[node] = engine_after(w->e, ready - now_of(w), on_repaired, r);
+            return;
+        }
+    }
     cluster_repair(w->c, node);
-    failures_node_renewed(w->f, node);
     publish_failed(w);
     event(w, "cluster", "node_repaired", "node %d back in service", node);
     /* Scan for waiting jobs only when there are some: a 100K-job trace on
@@ -1239,6 +1254,7 @@ static int build_failures(world *w, char *err, size_t errlen) {
         f->mttr_s = r->mttr_s > 0 ? r->mttr_s : rel_mttr_default_s(r->component);
         f->detect = r->detection == REL_DETECT_WATCHDOG ? DETECT_HANG : DETECT_CRASH;
         f->needs_repair = r->needs_repair;
+        f->age_s = r->needs_repair ? s->failure_cfg.fleet_age_s : 0;   /* software starts with the job */
     }
     w->f = failures_new(w->e, w->c, fp, n, s->seed, node_failed, w);
     rc = w->f ? 0 : -1;
@@ -1937,7 +1953,7 @@ int world_inject_failure(world *w, int node) {
     if (w->closed || node < 0 || node >= cluster_node_count(w->c)) return -1;
     node_state st = cluster_node_state(w->c, node);
     if (st != NODE_UP && st != NODE_SPARE) return -1;
-    failure_proc p = { "node", "injected", 1, 0, 0, 0, rel_mttr_default_s(REL_NODE), DETECT_CRASH, 1 };
+    failure_proc p = { "node", "injected", 1, 0, 0, 0, rel_mttr_default_s(REL_NODE), DETECT_CRASH, 1, 0 };
     w->n_fail_total++;
     w->injected++;
     int used = w->jobs_on_node[node] > 0 || w->svc_on_node[node] > 0;
@@ -1956,7 +1972,7 @@ int world_drain(world *w, int node, int on) {
         if (st == NODE_DRAINED || st == NODE_OFF) return -1;
         /* Out of service first, so jobs moved off it cannot land on it. */
         cluster_drain(w->c, node);
-        failure_proc p = { "node", "drained", 1, 0, 0, 0, 0, DETECT_CRASH, 1 };
+        failure_proc p = { "node", "drained", 1, 0, 0, 0, 0, DETECT_CRASH, 1, 0 };
         hit_jobs(w, node, &p, 1);
         hit_replicas(w, node, &p);
         publish_failed(w);
