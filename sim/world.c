@@ -1261,6 +1261,30 @@ static sched_job holding_view(const world *w, int k) {
     return v;
 }
 
+/* Where a running job (or a replica) holds GPUs, for the scheduler's
+ * choice of victims: its UP nodes and the GPUs on each. */
+static int sched_nodes(void *ctx, int ji, int *out, int cap, int *gpus_each) {
+    world *w = ctx;
+    const int *nodes;
+    int n;
+    if (is_holding(w, ji)) {
+        const holding *g = &w->hold[ji - w->n_jobs];
+        if (g->state != H_HELD) return 0;
+        nodes = g->nodes;
+        n = g->n;
+        *gpus_each = g->gpus_each;
+    } else {
+        const job *j = &w->jobs[ji];
+        nodes = j->nodes;
+        n = j->n_nodes;
+        *gpus_each = j->gpus_per_node;
+    }
+    int k = 0;
+    for (int i = 0; i < n && k < cap; i++)
+        if (nodes[i] >= 0) out[k++] = nodes[i];
+    return k;
+}
+
 static int svc_acquire(void *ctx, int gpus, int tag, int *granted) {
     svc_host *h = ctx;
     world *w = h->w;
@@ -1550,7 +1574,7 @@ world *world_new(const scenario *s, metric_bus *bus, char *err, size_t errlen) {
         w->release_args[i].node = i;
     }
     cluster_set_spread(w->c, !strcmp(s->sched_placement, "spread"), s->network.nodes_per_leaf);
-    sched_ops ops = { w, sched_start, preempt_job };
+    sched_ops ops = { w, sched_start, preempt_job, sched_nodes };
     w->q = sched_new(s, w->c, &ops);
     if (!w->q) goto oom;
     w->cloud_pool = s->has_cloud ? cluster_pool_of_type(w->c, s->cloud_node_type) : -1;
