@@ -57,6 +57,7 @@ static void job_json(json *j, const job_result *r, double sim_end) {
         json_num(j, "checkpoint_interval_s", r->checkpoint_interval_s);
         json_int(j, "checkpoints", r->checkpoints);
         json_int(j, "shrinks", r->shrinks);
+        json_int(j, "grows", r->grows);
         json_int(j, "leaf_groups", r->leaf_groups);
         if (r->start_s >= 0 && elapsed > 0) json_num(j, "ettr", r->time.kept_s / elapsed);
         else json_null(j, "ettr");
