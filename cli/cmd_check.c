@@ -38,6 +38,7 @@ int cmd_check(int argc, char **argv) {
         fprintf(stderr, "%s\n", err);
         return EXIT_BAD_INPUT;
     }
+    fputs(s->warnings, stderr);
     metric_bus *bus = metrics_new();
     world *w = bus ? world_new(s, bus, err, sizeof err) : NULL;
     if (!w) {
@@ -91,6 +92,12 @@ int cmd_check(int argc, char **argv) {
         printf("  fits: %.1f GB per GPU; step %.3f s, MFU %.1f%%, runs %s\n", r->perf->mem.total_bytes / 1e9,
                r->perf->step_s, 100 * r->perf->mfu,
                units_format(r->perf->step_s * (double)t->steps, UNIT_DURATION, b, sizeof b));
+        /* What the model chose where the scenario left it open (README: <training>). */
+        int v = r->perf->virtual_stages;
+        printf("  micro-batch %d%s (%d per step per pipeline), pipeline schedule %s%s\n", r->perf->micro_batch,
+               t->plan.micro_batch > 0 ? "" : " (chosen: the fastest that fits)", r->perf->micro_batches,
+               v > 1 ? "interleaved" : "1f1b", t->plan.pp == 1 ? "" : t->plan.virtual_stages > 0 ? "" : " (chosen)");
+        if (v > 1) printf("  virtual stages %d\n", v);
     }
     if (s->trace_href[0]) printf("trace %s: %d batch jobs\n", s->trace_href, s->n_trace_jobs);
     for (int i = 0; i < s->n_jobs; i++)

@@ -34,6 +34,7 @@ int cli_world_build(const char *file, double seed, scenario **s, metric_bus **bu
         fprintf(stderr, "%s\n", err);
         return EXIT_BAD_INPUT;
     }
+    fputs((*s)->warnings, stderr);
     if (seed >= 0) (*s)->seed = (unsigned long long)seed;
     *bus = metrics_new();
     *w = *bus ? world_new(*s, *bus, err, sizeof err) : NULL;

@@ -179,13 +179,21 @@ static double total_of(const llm_spec *m, const train_plan *p, int v, const gpu_
     return mb.total_bytes;
 }
 
-void mem_explain(const llm_spec *m, const train_plan *p, int v, const gpu_spec *g,
+/* A suggestion must be a plan the job can run: the same GPUs (tp·pp·dp·cp
+ * unchanged, so a deeper pipeline or wider TP takes its GPUs from dp),
+ * tp within one node, valid by train_plan_check's rules (heads by tp,
+ * layers by pp·v, global batch by dp·micro-batch), and fitting in HBM by
+ * this memory model. Issue 17: "try pp=4" was offered to a job on one node
+ * with dp=1, i.e. a plan needing 32 GPUs. */
+void mem_explain(const llm_spec *m, const train_plan *p, int v, const gpu_spec *g, int node_gpus,
                  const train_params *q, const memory_breakdown *mb, char *why, size_t len) {
     char tries[2][48];
     int n = 0;
+    if (node_gpus < 1) node_gpus = 8;
     for (int i = 0; i < 7 && n < 2; i++) {
         train_plan t = *p;
         char z[48];
+        int tv = v;
         switch (i) {
         case 0:
             if (p->recompute == RECOMPUTE_FULL) continue;
@@ -208,22 +216,30 @@ void mem_explain(const llm_spec *m, const train_plan *p, int v, const gpu_spec *
             snprintf(z, sizeof z, "micro-batch=1");
             break;
         case 4:
-        case 6:
-            /* Deeper pipeline on the same GPUs (dp shrinks when it can). */
-            t.pp = p->pp * (i == 4 ? 2 : 4);
-            if (t.pp > m->layers) continue;
-            if (p->dp % (t.pp / p->pp) == 0) t.dp = p->dp / (t.pp / p->pp);
-            snprintf(z, sizeof z, "pp=%d", t.pp);
-            break;
-        default:
-            if (p->tp * 2 > 8 || m->heads % (p->tp * 2) != 0) continue;
-            t.tp = p->tp * 2;
-            if (p->dp % 2 == 0) t.dp = p->dp / 2;
-            t.sequence_parallel = 1;
-            snprintf(z, sizeof z, "tp=%d", t.tp);
+        case 6: {
+            /* Deeper pipeline on the same GPUs: dp shrinks by the factor. */
+            int k = i == 4 ? 2 : 4;
+            if (p->dp % k != 0) continue;
+            t.pp = p->pp * k;
+            t.dp = p->dp / k;
+            t.schedule = PP_1F1B;
+            t.virtual_stages = 1;
+            tv = 1;
+            snprintf(z, sizeof z, "pp=%d dp=%d", t.pp, t.dp);
             break;
         }
-        if (total_of(m, &t, t.pp == p->pp ? v : 1, g, q) <= g->hbm_bytes)
+        default:
+            /* Wider TP on the same GPUs, inside a node. */
+            if (p->dp % 2 != 0 || p->tp * 2 > node_gpus) continue;
+            t.tp = p->tp * 2;
+            t.dp = p->dp / 2;
+            t.sequence_parallel = 1;
+            snprintf(z, sizeof z, "tp=%d dp=%d", t.tp, t.dp);
+            break;
+        }
+        char bad[160];
+        if (train_plan_check(m, &t, bad, sizeof bad) < 0) continue;
+        if (total_of(m, &t, tv, g, q) <= g->hbm_bytes)
             snprintf(tries[n++], sizeof tries[0], "%s", z);
     }
     int w = snprintf(why, len, "needs %.1f GB per GPU, %s has %.0f GB", mb->total_bytes / 1e9,
@@ -231,5 +247,5 @@ void mem_explain(const llm_spec *m, const train_plan *p, int v, const gpu_spec *
     if (w < 0 || (size_t)w >= len) return;
     if (n == 1) snprintf(why + w, len - (size_t)w, "; try %s", tries[0]);
     else if (n == 2) snprintf(why + w, len - (size_t)w, "; try %s or %s", tries[0], tries[1]);
-    else snprintf(why + w, len - (size_t)w, "; no single change of recompute, sharding, pp or tp fits");
+    else snprintf(why + w, len - (size_t)w, "; no single change of recompute, sharding, pp or tp fits on these GPUs");
 }

@@ -70,9 +70,11 @@ int mem_estimate(const llm_spec *m, const train_plan *p, int v, const mem_layout
 double mem_layer_activation_bytes(const llm_spec *m, const train_plan *p);
 
 /* "needs 93.1 GB per GPU, H100-SXM5-80GB has 80 GB; try recompute=full or
- * pp=16": tries recompute=full, ZeRO-1, FSDP, doubling pp and tp (within a
- * node), micro-batch 1, and names the first two that fit. */
-void mem_explain(const llm_spec *m, const train_plan *p, int v, const gpu_spec *g,
+ * pp=16 dp=4": tries recompute=full, ZeRO-1, FSDP, micro-batch 1, pp x2,
+ * tp x2 (within a node of node_gpus GPUs; 0 = 8), pp x4, on the same GPUs
+ * (pp and tp take theirs from dp), each valid for the model and the global
+ * batch, and names the first two the memory model says fit. */
+void mem_explain(const llm_spec *m, const train_plan *p, int v, const gpu_spec *g, int node_gpus,
                  const train_params *q, const memory_breakdown *mb, char *why, size_t len);
 
 /* Even-as-possible split of layers over pp stages when the first stage also

@@ -532,7 +532,7 @@ static void step_fixed(const llm_spec *m, const train_plan *p, const fabric *f,
     if (!r->fits) {
         train_plan pv = *p;
         pv.virtual_stages = best_v;
-        mem_explain(m, &pv, best_v, g, q, &r->mem, r->why, sizeof r->why);
+        mem_explain(m, &pv, best_v, g, f->node ? f->node->gpus : 0, q, &r->mem, r->why, sizeof r->why);
     }
     r->micro_batch = p->micro_batch;
 }

@@ -39,6 +39,9 @@ static void job_json(json *j, const job_result *r, double sim_end) {
         json_num(j, "tokens_per_s_per_gpu", p->tokens_per_s_per_gpu);
         json_num(j, "params", p->params);
         json_int(j, "micro_batches", p->micro_batches);
+        json_int(j, "micro_batch", p->micro_batch);                 /* as chosen when not given */
+        json_str(j, "pipeline_schedule", p->virtual_stages > 1 ? "interleaved" : "1f1b");
+        json_int(j, "virtual_stages", p->virtual_stages);
         json_object(j, "breakdown");
         json_num(j, "compute_s", p->t.compute_s);
         json_num(j, "tp_comm_s", p->t.tp_comm_s);
@@ -59,6 +62,7 @@ static void job_json(json *j, const job_result *r, double sim_end) {
         json_num(j, "checkpoint_interval_s", r->checkpoint_interval_s);
         json_int(j, "checkpoints", r->checkpoints);
         json_int(j, "shrinks", r->shrinks);
+        json_int(j, "grows", r->grows);
         json_int(j, "leaf_groups", r->leaf_groups);
         if (r->start_s >= 0 && elapsed > 0) json_num(j, "ettr", r->time.kept_s / elapsed);
         else json_null(j, "ettr");

@@ -640,6 +640,17 @@ static void load_training(loader *L, const xmlNode *e) {
     if (has_tokens <= 0 && has_steps <= 0) FAIL_RETURN(L, e, NULL, "give the job's length as steps=\"N\" or tokens=\"15.6T\"");
 
     if (!p->seq_len) p->seq_len = t->model.max_context < 4096 ? t->model.max_context : 4096;
+    if (t->model.max_context > 0 && p->seq_len > t->model.max_context) {
+        /* A warning, not an error: training past the pretrained context is
+         * what context extension does (Llama 3.1 went from 8K to 128K in
+         * continued pretraining), and the step model still holds; but a
+         * planner who meant the published model should know. */
+        size_t n = strlen(s->warnings);
+        snprintf(s->warnings + n, sizeof s->warnings - n,
+                 "%s:%d: warning: <training name=\"%s\" seq-len=\"%d\">: longer than the context of %s (%d "
+                 "tokens); that is context extension, not the published model\n",
+                 L->file, line_of(L, e), t->name, p->seq_len, t->model.name, t->model.max_context);
+    }
     if (!p->global_batch) p->global_batch = 0;
     int has_gb = attr_int(L, e, "global-batch", &p->global_batch, 0, 1, 100000000);
     if (has_gb < 0) return;

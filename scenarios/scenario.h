@@ -232,6 +232,7 @@ typedef struct scenario {
     char name[SC_NAME_MAX];
     uint64_t seed;
     double duration_s;               /* 0 = until the workload finishes */
+    char warnings[1024];             /* "file:line: warning: ...\n" lines for stderr; "" none */
     char *xml_text;                  /* the file's bytes, for the results store */
     size_t xml_len;
     catalog *cat;                    /* builtin catalog + the scenario's <catalog> */

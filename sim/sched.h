@@ -16,7 +16,12 @@
  *             a later job may start now only if it fits now and ends
  *             before that reservation
  *   preempt   with preemption on, a job may evict running jobs of lower
- *             priority (fewest GPUs first) when that lets it start
+ *             priority when that lets it start. Victims are chosen node by
+ *             node (the whole nodes, or the one node, the job will get),
+ *             and nothing is evicted unless the job then fits. The GPUs
+ *             freed are held for the job that preempted until it starts:
+ *             no other job (its victims included, nor backfill) starts on
+ *             them, and it never evicts the same job twice while it waits.
  *
  * The scheduler keeps the queued jobs (an array in submit order; a few
  * thousand at most in practice) and the running ones; a dispatch pass is
@@ -46,11 +51,14 @@ typedef struct sched sched;
 
 /* Callbacks into the world. start() must allocate and start the job
  * (cluster_can_alloc was true). preempt() must stop the job and give its
- * GPUs back; the job is requeued by the world with sched_submit(). */
+ * GPUs back; the job is requeued by the world with sched_submit().
+ * nodes() writes the nodes a running job holds GPUs on (at most cap) and
+ * the GPUs it holds on each to *gpus_each, and returns how many. */
 typedef struct sched_ops {
     void *ctx;
     void (*start)(void *ctx, int job);
     void (*preempt)(void *ctx, int job, int by_job);
+    int (*nodes)(void *ctx, int job, int *nodes_out, int cap, int *gpus_each);
 } sched_ops;
 
 sched *sched_new(const scenario *s, cluster *c, const sched_ops *ops);
@@ -77,6 +85,9 @@ void sched_update_end(sched *q, int job, double expected_end_s);
 void sched_dispatch(sched *q, double now_s);
 
 int sched_queued(const sched *q);
+/* Queued jobs holding GPUs freed by their preemptions (0 almost always:
+ * a preemptor starts in the pass that evicts for it). */
+int sched_holds(const sched *q);
 /* The earliest-submitted queued job of a pool (-1: none). O(queued). */
 int sched_oldest(const sched *q, int pool);
 /* Free GPUs no queued job can use now (whole nodes count as usable by any

@@ -132,6 +132,7 @@ struct world {
     double batch_lost_gpu_s;       /* batch GPU-seconds of runs cut short */
     int unfinished;
     int n_waiting;                     /* jobs in PH_WAITING (for nodes after a failure) */
+    int n_shrunk;                      /* elastic jobs that ever shrank (repairs look for growth) */
     int n_fail_total;
     int *fail_by_proc;
     int drained;
@@ -559,6 +560,129 @@ static void on_detected(engine *e, void *arg) {
     try_restart(j);
 }
 
+static int fabric_for(const world *w, int pool, fabric *f);
+
+/* ---- elastic training: shrink and grow -------------------------------------
+ * An elastic job that lost nodes and finds no replacement goes on with the
+ * data-parallel replicas it has whole; when the nodes come back (a repair,
+ * a spare) it grows back to its original size. Either way the training
+ * model plans the step again (models/training.c): the global batch is kept
+ * (the same recipe, learning-rate schedule, steps and tokens; the fewer
+ * replicas each run more micro-batches, i.e. gradient accumulation), so the
+ * per-GPU memory is unchanged for activations and grows for FSDP/ZeRO
+ * shards spread over fewer GPUs. A data-parallel size dp' is usable when
+ * the global batch divides evenly among its replicas and the plan fits in
+ * memory; the job takes the largest such dp' not above the replicas it
+ * has whole, and gives back the nodes beyond them. No usable dp': it
+ * waits for nodes like a rigid job. */
+
+/* The step at data-parallel size dp (the rest of the plan as given); 0, or
+ * -1 when the plan is invalid there or does not fit. */
+static int plan_at(const job *j, int dp, train_result *r) {
+    world *w = j->w;
+    train_plan p = j->t->plan;
+    p.dp = dp;
+    char why[256];
+    fabric f;
+    if (train_plan_check(&j->t->model, &p, why, sizeof why) < 0 || fabric_for(w, j->pool, &f) < 0) return -1;
+    if (train_step(&j->t->model, &p, &f, r) < 0 || !r->fits) return -1;
+    return 0;
+}
+
+static void set_plan(job *j, const train_result *r, int gpus) {
+    /* Progress so far is in steps, at the old step time. */
+    if (j->ph == PH_RUNNING) commit_progress(j);
+    *j->perf = *r;
+    j->step_s = r->step_s;
+    j->r.gpus = gpus;
+}
+
+static void shrink(job *j) {
+    world *w = j->w;
+    const train_plan *p = &j->t->plan;
+    int model_gpus = p->tp * p->pp * p->cp;
+    int have = held_gpus(j);
+    train_result r;
+    int dp = have / model_gpus;
+    while (dp >= 1 && plan_at(j, dp, &r) < 0) dp--;
+    if (dp < 1) return;
+    int removed = 0;
+    for (int i = 0; i < j->n_nodes; i++)
+        if (j->nodes[i] < 0) removed++;
+    /* Give back whole nodes beyond what dp replicas use (from the end). */
+    int keep = (dp * model_gpus + j->gpus_per_node - 1) / j->gpus_per_node;
+    int live = j->n_nodes - removed;
+    for (int i = j->n_nodes - 1; i >= 0 && live > keep; i--) {
+        int n = j->nodes[i];
+        if (n < 0) continue;
+        add_state(w, phase_state(j), -j->gpus_per_node);
+        cluster_release(w->c, &n, 1, j->gpus_per_node);
+        w->jobs_on_node[n]--;
+        if (w->job_of_node[n] == j->index) w->job_of_node[n] = -1;
+        j->nodes[i] = -1;
+        live--;
+    }
+    double old_s = j->step_s;
+    set_plan(j, &r, dp * model_gpus);
+    if (!j->r.shrinks) w->n_shrunk++;
+    j->r.shrinks++;
+    j->lost_nodes = 0;
+    event(w, j->r.name, "job_shrink",
+          "continues on %d GPUs (dp %d of %d, global batch %d kept, %d micro-batches): %d nodes lost, none "
+          "to replace them; step %.3f s (was %.3f s)",
+          j->r.gpus, dp, p->dp, p->global_batch, r.micro_batches, removed, r.step_s, old_s);
+}
+
+/* A shrunk job takes nodes back (spares, then idle nodes) and, once it has
+ * all of them, restarts at its original size (restart overhead and
+ * checkpoint load; the job saves on the way, as when preempted). Only a job
+ * running (not checkpointing or restarting); the next repair tries again. */
+static void try_grow(job *j) {
+    world *w = j->w;
+    if (j->ph != PH_RUNNING || !j->t->elastic || j->r.gpus >= j->t->gpus) return;
+    int missing = 0;
+    for (int i = 0; i < j->n_nodes; i++) missing += j->nodes[i] < 0;
+    if (missing == 0) return;
+    train_result r;
+    if (plan_at(j, j->t->plan.dp, &r) < 0) return;
+    int got[64], n_got = 0;
+    if (missing > 64) return;
+    for (int k = 0; k < missing; k++) {
+        int n = cluster_take_spare(w->c, j->pool, j->gpus_per_node);
+        if (n < 0) n = cluster_take_idle(w->c, j->pool, j->gpus_per_node);
+        if (n < 0 || w->latent[n]) {
+            if (n >= 0) cluster_release(w->c, &n, 1, j->gpus_per_node);
+            cluster_release(w->c, got, n_got, j->gpus_per_node);
+            return;
+        }
+        got[n_got++] = n;
+    }
+    commit_progress(j);
+    if (j->ev_phase) engine_cancel(w->e, j->ev_phase);
+    j->ev_phase = 0;
+    if (j->ev_write) engine_cancel(w->e, j->ev_write);
+    j->ev_write = 0;
+    j->inflight = -1;
+    j->durable = j->progress;
+    j->next_ckpt = j->progress + j->ckpt_every;
+    for (int i = 0, k = 0; i < j->n_nodes; i++) {
+        if (j->nodes[i] >= 0) continue;
+        int n = got[k++];
+        j->nodes[i] = n;
+        w->jobs_on_node[n]++;
+        w->job_of_node[n] = j->index;
+        add_state(w, phase_state(j), j->gpus_per_node);
+    }
+    double old_s = j->step_s;
+    int old_gpus = j->r.gpus;
+    set_plan(j, &r, j->t->gpus);
+    j->r.grows++;
+    event(w, j->r.name, "job_grow", "back to %d GPUs (dp %d) from %d: %d nodes returned; step %.3f s (was %.3f s)",
+          j->r.gpus, j->t->plan.dp, old_gpus, missing, r.step_s, old_s);
+    set_phase(j, PH_RESTART);
+    j->ev_phase = engine_after(w->e, sim_from_s(w->s->failure_cfg.restart_s + j->load_s), on_restarted, j);
+}
+
 /* Replace lost nodes from warm spares, then idle nodes, else wait (or
  * shrink when the job is elastic); then restart. */
 static void try_restart(job *j) {
@@ -590,24 +714,7 @@ static void try_restart(job *j) {
         add_state(w, phase_state(j), j->gpus_per_node);
         event(w, j->r.name, "node_replaced", "node %d (%s)", n, from);
     }
-    if (j->lost_nodes > 0 && j->t->elastic) {
-        /* Shrink: drop the data-parallel replicas that lost a node. */
-        int model_gpus = j->t->plan.tp * j->t->plan.pp * j->t->plan.cp;
-        int have = held_gpus(j);
-        int dp_new = have / model_gpus;
-        if (dp_new >= 1) {
-            double ratio = (double)j->t->plan.dp / dp_new;
-            j->step_s = j->r.perf->step_s * ratio;
-            j->r.gpus = dp_new * model_gpus;
-            j->r.shrinks++;
-            int removed = 0;
-            for (int i = 0; i < j->n_nodes; i++)
-                if (j->nodes[i] < 0) removed++;
-            j->lost_nodes = 0;
-            event(w, j->r.name, "job_shrink", "continues on %d GPUs (dp %d): %d nodes lost, none to replace them",
-                  j->r.gpus, dp_new, removed);
-        }
-    }
+    if (j->lost_nodes > 0 && j->t->elastic) shrink(j);
     if (j->lost_nodes > 0) {
         if (!j->r.waited_for_nodes)
             event(w, j->r.name, "job_waiting", "waiting for %d replacement node(s): no spare or idle node", j->lost_nodes);
@@ -738,6 +845,7 @@ static void on_repaired(engine *e, void *arg) {
      * 100K GPUs repairs a node every few minutes. */
     for (int i = 0; i < w->n_jobs && w->n_waiting > 0; i++)
         if (w->jobs[i].ph == PH_WAITING) try_restart(&w->jobs[i]);
+    for (int i = 0; i < w->n_jobs && w->n_shrunk > 0; i++) try_grow(&w->jobs[i]);
     dispatch(w);
 }
 
@@ -1301,6 +1409,30 @@ static sched_job holding_view(const world *w, int k) {
     return v;
 }
 
+/* Where a running job (or a replica) holds GPUs, for the scheduler's
+ * choice of victims: its UP nodes and the GPUs on each. */
+static int sched_nodes(void *ctx, int ji, int *out, int cap, int *gpus_each) {
+    world *w = ctx;
+    const int *nodes;
+    int n;
+    if (is_holding(w, ji)) {
+        const holding *g = &w->hold[ji - w->n_jobs];
+        if (g->state != H_HELD) return 0;
+        nodes = g->nodes;
+        n = g->n;
+        *gpus_each = g->gpus_each;
+    } else {
+        const job *j = &w->jobs[ji];
+        nodes = j->nodes;
+        n = j->n_nodes;
+        *gpus_each = j->gpus_per_node;
+    }
+    int k = 0;
+    for (int i = 0; i < n && k < cap; i++)
+        if (nodes[i] >= 0) out[k++] = nodes[i];
+    return k;
+}
+
 static int svc_acquire(void *ctx, int gpus, int tag, int *granted) {
     svc_host *h = ctx;
     world *w = h->w;
@@ -1590,7 +1722,7 @@ world *world_new(const scenario *s, metric_bus *bus, char *err, size_t errlen) {
         w->release_args[i].node = i;
     }
     cluster_set_spread(w->c, !strcmp(s->sched_placement, "spread"), s->network.nodes_per_leaf);
-    sched_ops ops = { w, sched_start, preempt_job };
+    sched_ops ops = { w, sched_start, preempt_job, sched_nodes };
     w->q = sched_new(s, w->c, &ops);
     if (!w->q) goto oom;
     w->cloud_pool = s->has_cloud ? cluster_pool_of_type(w->c, s->cloud_node_type) : -1;

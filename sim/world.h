@@ -73,6 +73,7 @@ typedef struct job_result {
     int interruptions;                 /* unplanned: failures that hit the job */
     int planned_interruptions;         /* faults found by health checks first */
     int shrinks;                       /* times an elastic job shrank */
+    int grows;                         /* times it grew back to its size */
     int leaf_groups;                   /* leaf switches its nodes span (last start) */
     int waited_for_nodes;              /* 1 when it ever waited for a node */
     int checkpoints, checkpoints_skipped;

@@ -213,7 +213,7 @@ static void test_explain(void **state) {
     memory_breakdown mb;
     assert_int_equal(mem_estimate(m, &p, 1, &lay, h100, &q, &mb), 0);
     char why[256];
-    mem_explain(m, &p, 1, h100, &q, &mb, why, sizeof why);
+    mem_explain(m, &p, 1, h100, 8, &q, &mb, why, sizeof why);
     char head[64];
     snprintf(head, sizeof head, "needs %.1f GB per GPU, H100-SXM5-80GB has 80 GB; try ", mb.total_bytes / 1e9);
     if (strncmp(why, head, strlen(head)) != 0) {
@@ -222,6 +222,76 @@ static void test_explain(void **state) {
     }
     if (!strstr(why, "recompute=full")) print_error("why: %s\n", why);
     assert_non_null(strstr(why, "recompute=full"));
+}
+
+/* Issue 17: a hint is a plan the job can run. Every "try X" names a plan on
+ * the same GPUs (tp*pp*dp unchanged, tp within the node) that the memory
+ * model says fits; none for Llama 3 70B on one node without sharding
+ * (tp 8, dp 1: no pipeline can take GPUs from dp). Before, "pp=2"/"pp=4"
+ * was offered here, plans for 16 and 32 GPUs. */
+static void check_hints(const llm_spec *m, train_plan p, const char *why) {
+    const char *t = strstr(why, "; try ");
+    if (!t) return;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", t + 6);
+    for (char *alt = buf, *next; alt; alt = next) {
+        next = strstr(alt, " or ");
+        if (next) {
+            *next = 0;
+            next += 4;
+        }
+        train_plan x = p;
+        for (char *tok = strtok(alt, " "); tok; tok = strtok(NULL, " ")) {
+            int v;
+            if (sscanf(tok, "pp=%d", &v) == 1) x.pp = v;
+            else if (sscanf(tok, "tp=%d", &v) == 1) x.tp = v;
+            else if (sscanf(tok, "dp=%d", &v) == 1) x.dp = v;
+            else if (sscanf(tok, "micro-batch=%d", &v) == 1) x.micro_batch = v;
+            else if (!strcmp(tok, "recompute=full")) x.recompute = RECOMPUTE_FULL;
+            else if (!strcmp(tok, "sharding=zero1")) x.sharding = SHARD_ZERO1;
+            else if (!strcmp(tok, "sharding=fsdp")) x.sharding = SHARD_FSDP;
+            else fail_msg("unknown hint %s in %s", tok, why);
+        }
+        if (x.tp != p.tp) x.sequence_parallel = 1;
+        assert_int_equal(x.tp * x.pp * x.dp * x.cp, p.tp * p.pp * p.dp * p.cp);
+        assert_true(x.tp <= 8);
+        train_params q;
+        train_params_default(&q);
+        mem_layout lay;
+        mem_pp_layout(m->layers, x.pp, 0, 0, &lay);
+        memory_breakdown mb;
+        if (mem_estimate(m, &x, 1, &lay, h100, &q, &mb) != 1) fail_msg("hint \"%s\" does not fit: %s", alt, why);
+    }
+}
+
+static void test_hints_fit_the_gpus(void **state) {
+    (void)state;
+    const llm_spec *m = catalog_llm(cat, "llama3-70b");
+    assert_non_null(m);
+    train_params q;
+    train_params_default(&q);
+    static const struct { int tp, pp, dp; sharding sh; recompute rc; int mb; } cases[] = {
+        { 8, 1, 1, SHARD_NONE, RECOMPUTE_NONE, 1 },   /* one node: no pp hint can be right */
+        { 8, 1, 1, SHARD_NONE, RECOMPUTE_FULL, 1 },
+        { 4, 1, 2, SHARD_NONE, RECOMPUTE_NONE, 2 },   /* tp=8 dp=1 or pp=2 dp=1 are fine; tp=16 is not */
+        { 8, 1, 8, SHARD_NONE, RECOMPUTE_NONE, 1 },   /* 64 GPUs: pp=2 dp=4 is a real option */
+        { 8, 1, 3, SHARD_NONE, RECOMPUTE_NONE, 1 },   /* dp 3: neither pp x2 nor tp x2 keeps the GPUs */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        train_plan p = plan(cases[i].tp, cases[i].pp, cases[i].dp, cases[i].sh, cases[i].rc);
+        p.micro_batch = cases[i].mb;
+        p.global_batch = cases[i].dp * 8 * cases[i].mb;
+        train_plan_defaults(&p);
+        mem_layout lay;
+        mem_pp_layout(m->layers, p.pp, 0, 0, &lay);
+        memory_breakdown mb;
+        mem_estimate(m, &p, 1, &lay, h100, &q, &mb);
+        char why[256];
+        mem_explain(m, &p, 1, h100, 8, &q, &mb, why, sizeof why);
+        printf("  70B tp %d pp %d dp %d: %s\n", p.tp, p.pp, p.dp, why);
+        check_hints(m, p, why);
+        if (p.dp == 1) assert_null(strstr(why, "pp="));
+    }
 }
 
 /* MPT-7B as llm-foundry benchmarked it (scripts/train/benchmarking/
@@ -273,6 +343,7 @@ int main(void) {
         cmocka_unit_test(test_layout_reference),
         cmocka_unit_test(test_layout_published),
         cmocka_unit_test(test_explain),
+        cmocka_unit_test(test_hints_fit_the_gpus),
         cmocka_unit_test(test_mpt7b_fsdp_fits),
     };
     return cmocka_run_group_tests(tests, setup, catalog_teardown);

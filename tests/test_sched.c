@@ -154,6 +154,73 @@ static void test_priority_preemption(void **state) {
     done(&n);
 }
 
+/* Issue 17: the preemption livelock of shared-512, in small. research (2 x
+ * 8 GPUs, quota 8) borrows; product runs 24 GPUs over its quota of 16, so
+ * under fair share product sorts between research at 16 GPUs (share 2) and
+ * research at 8 (share 1). Three 5-GPU infra jobs leave 9 GPUs free,
+ * scattered. A 16-GPU product job of higher priority needs two whole
+ * nodes. Counting GPUs, one research victim looked enough (9 + 8 >= 16):
+ * it was evicted, the job still did not fit, research fell back to its
+ * quota (no more victims), research sorted first in the next pass and
+ * restarted on the freed node, and the product job evicted it again, at
+ * every pass the 1-GPU "tick" jobs cause: dozens of evictions of one job.
+ * Now victims are chosen by node: two whole nodes would take research below
+ * its quota, so nothing is evicted and the product job waits. */
+static void test_preemption_no_livelock(void **state) {
+    (void)state;
+    const char *xml =
+        "<scenario name=\"livelock\"><cluster><nodes type=\"dgx-h100\" count=\"8\"/></cluster>"
+        "<scheduler policy=\"fair\" preemption=\"true\" backfill=\"easy\">"
+        "<queue name=\"research\" quota-gpus=\"8\"/><queue name=\"product\" quota-gpus=\"16\"/>"
+        "<queue name=\"infra\" quota-gpus=\"40\"/><queue name=\"tick\"/></scheduler><workload>"
+        "<jobs name=\"research\" count=\"2\" arrivals=\"fixed\" gpus=\"8\" duration=\"100h\" queue=\"research\" priority=\"1\"/>"
+        "<jobs name=\"run\" count=\"1\" arrivals=\"fixed\" gpus=\"24\" duration=\"100h\" queue=\"product\" priority=\"1\"/>"
+        "<jobs name=\"infra\" count=\"3\" arrivals=\"fixed\" gpus=\"5\" duration=\"100h\" queue=\"infra\" priority=\"1\"/>"
+        "<training name=\"p\" gpus=\"16\" dp=\"16\" sharding=\"fsdp\" global-batch=\"16\" seq-len=\"4096\""
+        " steps=\"100\" queue=\"product\" priority=\"2\" submit=\"1h\"><model preset=\"llama3-8b\"/></training>"
+        "<jobs name=\"tick\" count=\"200\" rate=\"6/h\" gpus=\"1\" duration=\"1min\" queue=\"tick\" priority=\"0\"/>"
+        "</workload></scenario>";
+    run r = simulate(xml, 1);
+    int total = 0;
+    for (int i = 0; i < world_job_count(r.w); i++) {
+        const job_result *j = world_job(r.w, i);
+        assert_string_equal(job_state_name(j->state), "done");
+        if (!strncmp(j->name, "research", 8)) assert_true(j->preemptions <= 1);
+        total += j->preemptions;
+    }
+    printf("  livelock scenario: %d preemptions in all\n", total);
+    assert_true(total <= 2);
+    done(&r);
+}
+
+/* A preemptor starts in the pass that evicts for it, on the GPUs its
+ * victims freed, and evicts each victim once: a 16-GPU job of priority 10
+ * on two nodes held by four 4-GPU jobs and a 1-GPU job of priority 0
+ * (fewest victims: the whole cluster), while 1-GPU jobs of priority 0 keep
+ * arriving and would take a freed GPU if they could. */
+static void test_preemptor_starts_at_once(void **state) {
+    (void)state;
+    const char *xml =
+        "<scenario name=\"hold\"><cluster><nodes type=\"dgx-h100\" count=\"2\"/></cluster>"
+        "<scheduler policy=\"priority\" preemption=\"true\" backfill=\"easy\"/><workload>"
+        "<jobs name=\"low\" count=\"4\" arrivals=\"fixed\" gpus=\"4\" duration=\"10h\"/>"
+        "<training name=\"high\" gpus=\"16\" dp=\"16\" sharding=\"fsdp\" global-batch=\"16\" seq-len=\"4096\""
+        " steps=\"100\" priority=\"10\" submit=\"1h\"><model preset=\"llama3-8b\"/></training>"
+        "<jobs name=\"small\" count=\"50\" rate=\"20/h\" gpus=\"1\" duration=\"30min\"/>"
+        "</workload></scenario>";
+    run r = simulate(xml, 1);
+    const job_result *hi = by_name(&r, "high");
+    assert_true(fabs(hi->start_s - 3600) < 1e-6);
+    int victims = 0;
+    for (int i = 0; i < world_job_count(r.w); i++) {
+        const job_result *j = world_job(r.w, i);
+        assert_true(j->preemptions <= 1);
+        victims += j->preemptions;
+    }
+    assert_true(victims >= 4);                   /* the four low jobs, and small ones on the nodes */
+    done(&r);
+}
+
 static void test_quota_reclaim(void **state) {
     (void)state;
     const char *xml =
@@ -355,6 +422,8 @@ int main(void) {
         cmocka_unit_test(test_backfill_depth),
         cmocka_unit_test(test_priority_preemption),
         cmocka_unit_test(test_quota_reclaim),
+        cmocka_unit_test(test_preemption_no_livelock),
+        cmocka_unit_test(test_preemptor_starts_at_once),
         cmocka_unit_test(test_timeout),
         cmocka_unit_test(test_cloud_autoscaling),
         cmocka_unit_test(test_pack_and_spread),

@@ -175,6 +175,50 @@ static void test_elastic_job_shrinks(void **state) {
     done(&r);
 }
 
+/* Issue 17: a shrink asks the training model for the new plan instead of
+ * scaling the step by dp_old/dp_new, keeps the global batch (gradient
+ * accumulation: more micro-batches per replica, same tokens per step), and
+ * what the job reports (perf, i.e. JSON step_time_s) is the plan it runs.
+ * 8B on 128 GPUs, dp 128, global batch 256: losing one node leaves 15
+ * nodes, 120 replicas; 256 sequences divide evenly among 64 of them, so the
+ * job goes on with dp 64 (4 sequences per replica per step). With a
+ * repair in 1 day and no spare, it grows back to 128 GPUs. */
+static void test_elastic_replans_and_grows(void **state) {
+    (void)state;
+    char xml[4096];
+    const char *ck = "<checkpoint interval=\"2h\"/>";
+    scen(xml, sizeof xml, "", "", "elastic=\"true\"", ck, "2d", 16);
+    run base = simulate(xml, 1);
+    train_result full = *training(&base)->perf;
+    done(&base);
+    /* Permanent losses (a 30-day repair): the job ends shrunk. */
+    scen(xml, sizeof xml, "", "<failures><failure component=\"gpu\" mtbf=\"20000h\" mttr=\"30d\"/></failures>",
+         "elastic=\"true\"", ck, "30d", 16);
+    run r = simulate(xml, 1);
+    const job_result *j = training(&r);
+    assert_true(j->shrinks > 0);
+    int dp = j->gpus;                                 /* tp = pp = cp = 1 */
+    assert_true(dp < 128 && 256 % dp == 0);
+    printf("  shrunk to dp %d: step %.3f s (full %.3f s; dp ratio would say %.3f s), %d micro-batches\n", dp,
+           j->perf->step_s, full.step_s, full.step_s * 128 / dp, j->perf->micro_batches);
+    assert_true(j->perf->tokens_per_step == full.tokens_per_step);   /* global batch kept */
+    assert_true(j->perf->step_s > full.step_s);                       /* reported: the plan it runs */
+    assert_true(j->perf->micro_batch * j->perf->micro_batches * dp == 256);   /* every sequence, once */
+    assert_true(j->perf->mem.total_bytes >= full.mem.total_bytes);    /* FSDP shards over fewer GPUs */
+    check_time_sums(&r);
+    done(&r);
+    /* Repairs in a day: it grows back. */
+    scen(xml, sizeof xml, "", "<failures><failure component=\"gpu\" mtbf=\"20000h\" mttr=\"1d\"/></failures>",
+         "elastic=\"true\"", ck, "30d", 16);
+    run g = simulate(xml, 1);
+    j = training(&g);
+    printf("  with 1-day repairs: %d shrinks, %d grows, ends on %d GPUs\n", j->shrinks, j->grows, j->gpus);
+    assert_true(j->shrinks > 0);
+    assert_true(j->grows > 0);
+    check_time_sums(&g);
+    done(&g);
+}
+
 /* A hang waits for the watchdog, a crash is seen at once: per interruption
  * the difference in restart time is the watchdog. */
 static void test_hang_waits_for_watchdog(void **state) {
@@ -284,6 +328,7 @@ int main(void) {
         cmocka_unit_test(test_lost_work_half_interval),
         cmocka_unit_test(test_spares_replace_failed_nodes),
         cmocka_unit_test(test_elastic_job_shrinks),
+        cmocka_unit_test(test_elastic_replans_and_grows),
         cmocka_unit_test(test_hang_waits_for_watchdog),
         cmocka_unit_test(test_health_checks_turn_faults_into_planned_moves),
         cmocka_unit_test(test_lemon_nodes_are_drained),
