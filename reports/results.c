@@ -261,6 +261,8 @@ static void services_json(json *j, const world *w) {
         latency(j, "queue_mean_s", r->queue_mean_s);
         json_num(j, "slo_attainment", r->slo_attainment);
         json_bool(j, "slo_met", r->slo_met);
+        /* SLO goodput: completed requests that met every objective per second (over requests_per_s's span) */
+        json_num(j, "goodput_requests_per_s", r->requests_per_s * r->slo_attainment);
         json_int(j, "preemptions", (long long)r->preemptions);
         json_int(j, "swaps", (long long)r->swaps);
         json_num(j, "kv_utilization", r->kv_utilization_mean);
@@ -347,7 +349,9 @@ void results_json(json *j, const scenario *s, const world *w, double wall_s) {
     json_num(j, "checkpoint", t.gpu_checkpoint_s / 3600);
     json_num(j, "restarting", t.gpu_restarting_s / 3600);
     json_num(j, "batch", t.gpu_batch_s / 3600);
-    json_num(j, "idle", t.gpu_hours - t.gpu_busy_s / 3600);
+    json_num(j, "serving", t.gpu_serving_s / 3600);
+    json_num(j, "idle", t.gpu_hours - (t.gpu_training_s + t.gpu_checkpoint_s + t.gpu_restarting_s + t.gpu_batch_s +
+                                       t.gpu_serving_s) / 3600);
     json_end(j);
     json_int(j, "nodes_drained", t.nodes_drained);
     json_num(j, "fragmented_gpu_hours", t.fragmented_gpu_hours);

@@ -1704,6 +1704,7 @@ world_totals world_get_totals(const world *w) {
     t.gpu_checkpoint_s = w->gpu_state_s[GS_CHECKPOINT];
     t.gpu_restarting_s = w->gpu_state_s[GS_RESTARTING];
     t.gpu_batch_s = w->gpu_state_s[GS_BATCH];
+    t.gpu_serving_s = w->gpu_state_s[GS_SERVING];
     for (int i = 0; i < w->s->n_nodes; i++) {
         const node_spec *ns = scenario_node_spec(w->s, i);
         t.nodes += w->s->nodes[i].count;

@@ -84,6 +84,7 @@ typedef struct world_totals {
     double simulated_s;
     double gpu_busy_s;                 /* integral of GPUs held by jobs over time (GPU-seconds) */
     double gpu_training_s, gpu_checkpoint_s, gpu_restarting_s, gpu_batch_s;
+    double gpu_serving_s;              /* held by inference replicas (GPU-seconds) */
     double gpu_hours;                  /* provisioned GPU-hours */
     double cost_usd;                   /* cost.cost_usd: the cost model's total */
     cost_result cost;                  /* money, energy and CO2 (models/cost.h) */
