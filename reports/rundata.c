@@ -23,6 +23,21 @@ static void col_text(sqlite3_stmt *q, int i, char *buf, size_t len) {
     snprintf(buf, len, "%s", z ? (const char *)z : "");
 }
 
+/* 1 when table has the column (a file read at an older schema version may
+ * not). */
+static int has_column(sqlite3 *db, const char *table, const char *column) {
+    sqlite3_stmt *q = NULL;
+    int n = 0;
+    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM pragma_table_info(?1) WHERE name = ?2", -1, &q, NULL) ==
+        SQLITE_OK) {
+        sqlite3_bind_text(q, 1, table, -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 2, column, -1, SQLITE_STATIC);
+        if (sqlite3_step(q) == SQLITE_ROW) n = sqlite3_column_int(q, 0);
+    }
+    sqlite3_finalize(q);
+    return n > 0;
+}
+
 void rundata_free(rundata *r) {
     if (!r) return;
     free(r->scenario_xml);
@@ -46,7 +61,7 @@ static const char job_sql[] =
     "breakdown_pp_bubble_s, breakdown_dp_comm_s, breakdown_optimizer_s, breakdown_other_s, interruptions, "
     "lost_work_s, checkpoints, checkpoint_interval_s, checkpoint_write_s, ettr, time_elapsed_s, "
     "time_training_kept_s, time_redone_s, time_checkpoint_stall_s, time_restart_s, time_waiting_for_nodes_s, "
-    "memory_per_gpu_total_bytes FROM jobs WHERE run_id = ? ORDER BY idx";
+    "memory_per_gpu_total_bytes, %s FROM jobs WHERE run_id = ? ORDER BY idx";
 
 static const char service_sql[] =
     "SELECT json_extract(s.value, '$.name'), json_extract(s.value, '$.requests'), "
@@ -124,15 +139,9 @@ int rundata_load(sqlite3 *db, int64_t id, rundata **out, char *err, size_t errle
     }
     char sql[2048];
     sqlite3_stmt *q = NULL;
-    /* A version 3 file (read as it is) has no serving column. */
-    int has_serving = 0;
-    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM pragma_table_info('runs') WHERE name = "
-                               "'gpu_hours_by_state_serving'", -1, &q, NULL) == SQLITE_OK &&
-        sqlite3_step(q) == SQLITE_ROW)
-        has_serving = sqlite3_column_int(q, 0) > 0;
-    sqlite3_finalize(q);
-    q = NULL;
-    int used = snprintf(sql, sizeof sql, run_sql, has_serving ? "gpu_hours_by_state_serving" : "NULL");
+    /* A version 3 file (read as it is) has none of version 4's columns. */
+    int used = snprintf(sql, sizeof sql, run_sql,
+                        has_column(db, "runs", "gpu_hours_by_state_serving") ? "gpu_hours_by_state_serving" : "NULL");
     snprintf(sql + used, sizeof sql - (size_t)used, "%s",
              id > 0 ? "WHERE id = ?" : "ORDER BY status = 'complete' DESC, id DESC LIMIT 1");
     int rc = sqlite3_prepare_v2(db, sql, -1, &q, NULL), status = 0;
@@ -169,7 +178,8 @@ int rundata_load(sqlite3 *db, int64_t id, rundata **out, char *err, size_t errle
     if (!r->scenario_xml) goto oom;
 
     int cap = 0;
-    if ((rc = sqlite3_prepare_v2(db, job_sql, -1, &q, NULL)) != SQLITE_OK) goto sqlfail;
+    snprintf(sql, sizeof sql, job_sql, has_column(db, "jobs", "cost_usd") ? "gpu_hours, cost_usd" : "NULL, NULL");
+    if ((rc = sqlite3_prepare_v2(db, sql, -1, &q, NULL)) != SQLITE_OK) goto sqlfail;
     sqlite3_bind_int64(q, 1, r->id);
     while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
         if (r->n_jobs == cap) {
@@ -189,7 +199,8 @@ int rundata_load(sqlite3 *db, int64_t id, rundata **out, char *err, size_t errle
                         &j->part_s[0], &j->part_s[1], &j->part_s[2], &j->part_s[3], &j->part_s[4], &j->part_s[5],
                         &j->interruptions, &j->lost_work_s, &j->checkpoints, &j->checkpoint_interval_s,
                         &j->checkpoint_write_s, &j->ettr, &j->elapsed_s, &j->kept_s, &j->redone_s,
-                        &j->checkpoint_stall_s, &j->restart_s, &j->waiting_s, &j->memory_bytes };
+                        &j->checkpoint_stall_s, &j->restart_s, &j->waiting_s, &j->memory_bytes, &j->gpu_hours,
+                        &j->cost_usd };
         for (size_t i = 0; i < sizeof g / sizeof *g; i++) *g[i] = col_num(q, 5 + (int)i);
     }
     if (rc != SQLITE_DONE) goto sqlfail;

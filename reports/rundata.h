@@ -26,6 +26,9 @@ typedef struct rd_job {
     double interruptions, lost_work_s, checkpoints, checkpoint_interval_s, checkpoint_write_s;
     double ettr, elapsed_s, kept_s, redone_s, checkpoint_stall_s, restart_s, waiting_s;
     double memory_bytes;
+    /* the job's own GPU-hours and their cost at its node type's price
+     * (schema 4; NAN for a run stored before) */
+    double gpu_hours, cost_usd;
 } rd_job;
 
 typedef struct rd_kind {

@@ -230,7 +230,7 @@ static const char *const job_fields[] = {
     "time.training_kept_s", "time.redone_s", "time.checkpoint_stall_s", "time.restart_s",
     "time.waiting_for_nodes_s", "memory_per_gpu.weights_bytes", "memory_per_gpu.grads_bytes",
     "memory_per_gpu.optimizer_bytes", "memory_per_gpu.activations_bytes",
-    "memory_per_gpu.other_bytes", "memory_per_gpu.total_bytes", NULL
+    "memory_per_gpu.other_bytes", "memory_per_gpu.total_bytes", "gpu_hours", "cost_usd", NULL
 };
 static const char *const microbench_fields[] = {
     "op", "ranks", "size_bytes", "m", "n", "k", "precision", "kind", "files", "predicted_s",
@@ -348,13 +348,17 @@ static int int_pragma(sqlite3 *db, const char *sql, int *out) {
 
 /* Schema version 4: the GPU-hours held by inference replicas (the JSON's
  * cluster.gpu_hours_by_state.serving; idle is the GPUs minus all five busy
- * states) and a service's SLO goodput (services[].goodput_requests_per_s:
- * requests per second that met every latency objective). Columns only, so
+ * states), a service's SLO goodput (services[].goodput_requests_per_s:
+ * requests per second that met every latency objective) and a job's own
+ * GPU-hours and their cost (jobs[].gpu_hours, jobs[].cost_usd; the cluster's
+ * cost is runs.cost_usd). Columns only, so
  * a version 3 file is read as it is (STORE_READ_OLDEST): its readers take
  * the missing columns as not known. */
 #define SERVING_SQL \
     "ALTER TABLE runs ADD COLUMN gpu_hours_by_state_serving REAL;\n" \
-    "ALTER TABLE services ADD COLUMN goodput_requests_per_s REAL;   -- requests/s that met the SLO\n"
+    "ALTER TABLE services ADD COLUMN goodput_requests_per_s REAL;   -- requests/s that met the SLO\n" \
+    "ALTER TABLE jobs ADD COLUMN gpu_hours REAL;        -- the GPUs the job held, integrated\n" \
+    "ALTER TABLE jobs ADD COLUMN cost_usd REAL;         -- gpu_hours at its node type's price\n"
 
 /* Upgrades from older schema versions: migrations[v - 1] takes version v
  * to v + 1. Additive only: new tables and columns, never a changed one. A

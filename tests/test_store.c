@@ -336,7 +336,8 @@ static void expect_refused(const char *path, store_mode mode, int want, const ch
 
 /* A file of an older version has none of version 4's columns. */
 #define V4_COLUMNS_DROPPED \
-    "ALTER TABLE runs DROP COLUMN gpu_hours_by_state_serving; ALTER TABLE services DROP COLUMN goodput_requests_per_s; "
+    "ALTER TABLE runs DROP COLUMN gpu_hours_by_state_serving; ALTER TABLE services DROP COLUMN goodput_requests_per_s; " \
+    "ALTER TABLE jobs DROP COLUMN gpu_hours; ALTER TABLE jobs DROP COLUMN cost_usd; "
 
 static void test_open_errors(void **state) {
     (void)state;
@@ -564,6 +565,20 @@ static void test_run_matches_json(void **state) {
     assert_true(r.tot.failures > 0);          /* the scenario does exercise failures */
     assert_int_equal(r.id, 1);
     check_run(path, &r);
+    /* A job's cost is its own GPU-hours at the node type's price: the jobs'
+     * GPU-hours add up to the busy GPU-hours (no service here), and at cloud
+     * prices each costs what the provisioned GPU-hours cost per hour. */
+    sqlite3 *db = db_open(path);
+    double jobs_h = num(db, "SELECT sum(gpu_hours) FROM jobs WHERE run_id = ?1", r.id);
+    double busy_h = num(db, "SELECT gpu_busy_hours FROM runs WHERE id = ?1", r.id);
+    assert_true(jobs_h > 0 && fabs(jobs_h - busy_h) <= 1e-6 * busy_h);
+    assert_int_equal((int)num(db, "SELECT cost_owned FROM runs WHERE id = ?1", r.id), 0);
+    double price = num(db, "SELECT cost_compute_usd / gpu_hours FROM runs WHERE id = ?1", r.id);
+    assert_true(price > 0);
+    assert_int_equal((int)num(db, "SELECT count(*) FROM jobs WHERE run_id = ?1 AND "
+                                  "abs(cost_usd - gpu_hours * (SELECT cost_compute_usd / gpu_hours FROM runs WHERE "
+                                  "id = ?1)) > 1e-6 * (1 + cost_usd)", r.id), 0);
+    sqlite3_close(db);
     free(r.json);
 }
 
