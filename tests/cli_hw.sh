@@ -83,7 +83,7 @@ assert len(rows) == len(d["microbenchmarks"])
 for r, c in zip(rows, d["microbenchmarks"]):
     assert r[0] == c["op"] and r[1] == c["measured_s"] and r[2] == c["error_pct"], (r, c)
 assert db.execute("SELECT backend FROM hardware").fetchone()[0] == "cpu"
-assert db.execute("PRAGMA user_version").fetchone()[0] == 3
+assert db.execute("PRAGMA user_version").fetchone()[0] == 4
 assert db.execute("SELECT statistic FROM hardware").fetchone()[0] == "min"
 med = [r[0] for r in db.execute("SELECT measured_median_s FROM microbenchmarks ORDER BY idx")]
 assert med == [c.get("measured_median_s") for c in d["microbenchmarks"]], med
