@@ -114,33 +114,40 @@ static void begin(plan *p, const char *key, const char *title, const char *capti
 
 /* ---- GPUs by state ------------------------------------------------------- */
 
+/* The busy states, then idle: stacked in this order (their sum is the
+ * cluster's GPUs); then the GPUs out of service, drawn as a line. A state
+ * with no stored series (a run stored before it existed) counts 0. */
+#define N_UTIL 7
+static const char *const util_names[N_UTIL] = { "gpus_training", "gpus_checkpoint", "gpus_restarting", "gpus_batch",
+                                               "gpus_serving", "gpus_idle", "gpus_failed" };
+
 static void util_chart(plan *p, sqlite3 *db, const rundata *r) {
-    static const char *names[] = { "gpus_training", "gpus_checkpoint", "gpus_restarting", "gpus_batch", "gpus_idle",
-                                   "gpus_failed" };
-    double *t[6], *dt[6], *mean[6], *mx[6];
-    int n[6], npts = -1;
-    for (int i = 0; i < 6; i++) {
-        n[i] = rundata_series(db, r, "cluster", names[i], &t[i], &dt[i], &mean[i], &mx[i]);
-        if (i < 5 && (npts < 0 || n[i] < npts)) npts = n[i];
+    double *t[N_UTIL], *dt[N_UTIL], *mean[N_UTIL], *mx[N_UTIL];
+    int n[N_UTIL], npts = -1, first = -1;
+    for (int i = 0; i < N_UTIL; i++) {
+        n[i] = rundata_series(db, r, "cluster", util_names[i], &t[i], &dt[i], &mean[i], &mx[i]);
+        if (i < N_UTIL - 1 && n[i] > 0 && (npts < 0 || n[i] < npts)) npts = n[i];
+        if (i < N_UTIL - 1 && n[i] > 0 && first < 0) first = i;
     }
     FILE *f = npts > 0 ? open_in(p, "util", ".dat") : NULL;
     if (f) {
-        fprintf(f, "# time (%s), then cumulative GPUs: training, +checkpoint, +restarting, +batch, +idle; "
+        fprintf(f, "# time (%s), then cumulative GPUs: training, +checkpoint, +restarting, +batch, +serving, +idle; "
                    "GPUs out of service (bucket means, %g s buckets)\n", p->unit, r->bucket_s);
         for (int k = 0; k < npts; k++) {
-            double c[5], s = 0;
-            for (int i = 0; i < 5; i++) c[i] = s += mean[i][k];
-            double out = k < n[5] ? mean[5][k] : 0;
+            double c[N_UTIL - 1], s = 0;
+            for (int i = 0; i < N_UTIL - 1; i++) c[i] = s += n[i] > 0 ? mean[i][k] : 0;
+            double out = k < n[N_UTIL - 1] ? mean[N_UTIL - 1][k] : 0;
             for (int e = 0; e < 2; e++)
-                fprintf(f, "%.9g %.9g %.9g %.9g %.9g %.9g %.9g\n", (t[0][k] + e * dt[0][k]) / p->unit_s, c[0], c[1],
-                        c[2], c[3], c[4], out);
+                fprintf(f, "%.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g\n", (t[first][k] + e * dt[first][k]) / p->unit_s,
+                        c[0], c[1], c[2], c[3], c[4], c[5], out);
         }
         if (close_in(p) != 0) f = NULL;
     }
     if (f) {
         begin(p, "util", "GPUs by state over time",
-              "GPUs held by jobs in each state and idle GPUs, stacked (their sum is the cluster's GPUs); the "
-              "dashed line counts GPUs on failed or drained nodes. Each step is the mean over one bucket.");
+              "GPUs held by jobs in each state, by inference replicas (serving) and idle GPUs, stacked (their sum "
+              "is the cluster's GPUs); the dashed line counts GPUs on failed or drained nodes. Each step is the "
+              "mean over one bucket.");
         fprintf(p->gp,
                 "set xlabel 'time (%s)'\nset xrange [0:%.9g]\nset ylabel 'GPUs'\nset yrange [0:*]\n"
                 "set style fill solid 0.9 noborder\nd = '%sutil.dat'\n"
@@ -148,11 +155,12 @@ static void util_chart(plan *p, sqlite3 *db, const rundata *r) {
                 "  d u 1:2:3 w filledcurves lc rgb '#f9a825' t 'checkpoint', \\\n"
                 "  d u 1:3:4 w filledcurves lc rgb '#c62828' t 'restarting', \\\n"
                 "  d u 1:4:5 w filledcurves lc rgb '#1565c0' t 'batch', \\\n"
-                "  d u 1:5:6 w filledcurves lc rgb '#d9d9d9' t 'idle', \\\n"
-                "  d u 1:7 w lines lw 1.5 dt 2 lc rgb '#000000' t 'out of service'\n",
+                "  d u 1:5:6 w filledcurves lc rgb '#00838f' t 'serving', \\\n"
+                "  d u 1:6:7 w filledcurves lc rgb '#d9d9d9' t 'idle', \\\n"
+                "  d u 1:8 w lines lw 1.5 dt 2 lc rgb '#000000' t 'out of service'\n",
                 p->unit, r->simulated_s / p->unit_s, p->prefix);
     }
-    for (int i = 0; i < 6; i++) free(t[i]);
+    for (int i = 0; i < N_UTIL; i++) free(t[i]);
 }
 
 /* ---- cost so far --------------------------------------------------------- */
@@ -339,8 +347,10 @@ static void waits_chart(plan *p, const rundata *r) {
 
 /* ---- inference latency ------------------------------------------------- */
 
-/* TTFT and end-to-end latency CDFs of each service (from the results
- * JSON's latency_cdf), side by side in one SVG, log-scaled latency. */
+/* TTFT, TPOT and end-to-end latency CDFs of each service (from the
+ * results JSON's latency_cdf), side by side in one SVG, log-scaled
+ * latency. A TPOT not measured (every request one token long) is NaN in
+ * the data, which gnuplot leaves out. */
 static void latency_chart(plan *p, const rundata *r) {
     FILE *f = NULL;
     int n = 0, idx[8];
@@ -351,23 +361,31 @@ static void latency_chart(plan *p, const rundata *r) {
             pts += !isnan(v->cdf_pct[k]) && v->cdf_ttft[k] > 0 && v->cdf_e2e[k] > 0;
         if (pts < 2) continue;
         if (!f && !(f = open_in(p, "latency", ".dat"))) return;
-        fprintf(f, "%s# service %s: percentile, TTFT (s), end-to-end latency (s)\n", n ? "\n\n" : "", v->name);
-        for (int k = 0; k < v->n_cdf; k++)
-            if (!isnan(v->cdf_pct[k]) && v->cdf_ttft[k] > 0 && v->cdf_e2e[k] > 0)
-                fprintf(f, "%.9g %.9g %.9g\n", v->cdf_pct[k], v->cdf_ttft[k], v->cdf_e2e[k]);
+        fprintf(f, "%s# service %s: percentile, TTFT (s), end-to-end latency (s), TPOT (s)\n", n ? "\n\n" : "",
+                v->name);
+        for (int k = 0; k < v->n_cdf; k++) {
+            if (isnan(v->cdf_pct[k]) || !(v->cdf_ttft[k] > 0) || !(v->cdf_e2e[k] > 0)) continue;
+            fprintf(f, "%.9g %.9g %.9g ", v->cdf_pct[k], v->cdf_ttft[k], v->cdf_e2e[k]);
+            if (v->cdf_tpot[k] > 0) fprintf(f, "%.9g\n", v->cdf_tpot[k]);
+            else fprintf(f, "NaN\n");
+        }
         idx[n++] = i;
     }
     if (!f || close_in(p) != 0) return;
     begin(p, "latency", "Inference latency",
-          "Cumulative distribution of each service's time to first token (left) and end-to-end request latency "
-          "(right), on a log scale: the share of its requests served at most that fast.");
-    fprintf(p->gp, "set multiplot layout 1,2\nset logscale x 10\nset ylabel 'requests (%%)'\nset yrange [0:100]\n"
+          "Cumulative distribution of each service's time to first token (left), time per output token after "
+          "it (middle) and end-to-end request latency (right), on a log scale: the share of its requests served "
+          "at most that fast.");
+    fprintf(p->gp, "set multiplot layout 1,3\nset logscale x 10\nset ylabel 'requests (%%)'\nset yrange [0:100]\n"
                    "set key inside bottom right vertical noenhanced\n");
-    for (int panel = 0; panel < 2; panel++) {
-        fprintf(p->gp, "set xlabel '%s'\nplot ", panel ? "end-to-end latency (s)" : "time to first token (s)");
+    static const char *const xlabel[3] = { "time to first token (s)", "time per output token (s)",
+                                           "end-to-end latency (s)" };
+    static const int column[3] = { 2, 4, 3 };
+    for (int panel = 0; panel < 3; panel++) {
+        fprintf(p->gp, "set xlabel '%s'\nplot ", xlabel[panel]);
         for (int i = 0; i < n; i++) {
             fprintf(p->gp, "%s'%slatency.dat' index %d u %d:1 w linespoints lw 2 pt 7 ps 0.5 t ", i ? ", \\\n  " : "",
-                    p->prefix, i, panel ? 3 : 2);
+                    p->prefix, i, column[panel]);
             gp_quote(p->gp, r->services[idx[i]].name);
         }
         fprintf(p->gp, "\n");

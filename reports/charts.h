@@ -10,11 +10,12 @@
  * never points at a missing image; without gnuplot, none is, and the note
  * says why.
  *
- * The charts: GPUs by state over time (stacked, with the GPUs out of
- * service as a line), cost so far, failures and restarts on a timeline,
- * the step-time breakdown of each training job, training progress, and
- * the queue-wait CDF of each queue, and the TTFT and end-to-end latency
- * CDFs of each inference service, and the microbenchmarks' predicted vs
+ * The charts: GPUs by state over time (training, checkpoint, restarting,
+ * batch, serving and idle stacked, with the GPUs out of service as a
+ * line), cost so far, failures and restarts on a timeline, the step-time
+ * breakdown of each training job, training progress, and the queue-wait
+ * CDF of each queue, and the TTFT, TPOT and end-to-end latency CDFs of
+ * each inference service, and the microbenchmarks' predicted vs
  * measured times (key micro) when the run measured any.
  */
 #ifndef CT_CHARTS_H

@@ -48,7 +48,7 @@ static void addnote(char *notes, size_t len, const char *fmt, ...) {
 
 /* ---- formatting ---------------------------------------------------------- */
 
-typedef enum fmt { F_DUR, F_USD, F_GPUH, F_KWH, F_KG, F_PCT, F_COUNT, F_SECONDS } fmt;
+typedef enum fmt { F_DUR, F_USD, F_GPUH, F_KWH, F_KG, F_PCT, F_COUNT, F_SECONDS, F_RPS } fmt;
 
 static const char *fmt_dur(double s, char *b, size_t n) {
     double a = fabs(s);
@@ -114,6 +114,7 @@ static const char *fmt_value(fmt f, double v, char *b, size_t n) {
         snprintf(b, n, v >= 0.999 && v < 1 ? "%.2f%%" : "%.1f%%", 100 * v);
         return b;
     case F_COUNT: return fmt_count(v, b, n);
+    case F_RPS: snprintf(b, n, "%.3g req/s", v); return b;
     }
     return b;
 }
@@ -121,12 +122,12 @@ static const char *fmt_value(fmt f, double v, char *b, size_t n) {
 /* ---- the headline figures ------------------------------------------------ */
 
 enum { M_FINISH, M_COST, M_GPU_HOURS, M_ENERGY, M_CO2, M_UTIL, M_ETTR, M_FAILURES, M_INTERRUPTIONS, M_LOST,
-       M_STEP, M_MFU, M_JOBS_DONE, M_WAIT, M_SIMULATED, NM };
+       M_STEP, M_MFU, M_JOBS_DONE, M_WAIT, M_SIMULATED, M_GOODPUT, NM };
 
 static const struct {
     const char *key, *label;
     fmt f;
-    int card;                        /* shown as a card in the HTML headline */
+    int card;                        /* a card in the HTML headline: 1 always, 2 when the run has services */
 } mdef[NM] = {
     [M_FINISH] = { "time_to_finish_s", "Time to finish", F_DUR, 1 },
     [M_COST] = { "cost_usd", "Cost", F_USD, 1 },
@@ -143,6 +144,7 @@ static const struct {
     [M_JOBS_DONE] = { "jobs_done", "Jobs done", F_COUNT, 0 },
     [M_WAIT] = { "mean_queue_wait_s", "Mean queue wait", F_DUR, 0 },
     [M_SIMULATED] = { "simulated_s", "Simulated time", F_DUR, 0 },
+    [M_GOODPUT] = { "slo_goodput_requests_per_s", "SLO goodput", F_RPS, 2 },
 };
 
 typedef struct figures {
@@ -214,12 +216,70 @@ static void figures_of(const rundata *r, figures *m) {
     if (waited) m->v[M_WAIT] = wait / waited;
     snprintf(m->note[M_WAIT], sizeof m->note[0], "over the %d jobs that started", waited);
     m->v[M_SIMULATED] = r->simulated_s;
+    /* SLO goodput: requests per second that met every latency objective,
+     * summed over the services (sim/serving.c counts a request as meeting
+     * the SLO when its TTFT and TPOT are both within the objectives). */
+    if (r->n_services == 1) {
+        const rd_service *v = &r->services[0];
+        m->v[M_GOODPUT] = v->goodput_requests_per_s;
+        snprintf(m->note[M_GOODPUT], sizeof m->note[0], "%s: requests/s within its SLO (%.4g%% of %.3g/s)", v->name,
+                 100 * v->slo_attainment, v->requests_per_s);
+    } else if (r->n_services > 1) {
+        double g = 0;
+        for (int i = 0; i < r->n_services; i++) g += r->services[i].goodput_requests_per_s;
+        m->v[M_GOODPUT] = g;
+        snprintf(m->note[M_GOODPUT], sizeof m->note[0], "requests/s within their SLOs, %d services", r->n_services);
+    } else {
+        snprintf(m->note[M_GOODPUT], sizeof m->note[0], "no inference service");
+    }
 }
 
-/* The scenario's question answered in one sentence. */
+/* The services in one sentence: requests served, SLO attainment, SLO
+ * goodput and the price of a million output tokens. */
+static void services_sentence(const rundata *r, char *b, size_t n) {
+    char x[64], y[64], z[64], g[64];
+    b[0] = 0;
+    if (r->n_services == 1) {
+        const rd_service *v = &r->services[0];
+        int k = snprintf(b, n, "%s serves %s requests in the %s simulated (%.3g/s); %s of them met its SLO, %s of "
+                               "SLO goodput", v->name, fmt_count(v->requests, x, sizeof x),
+                         fmt_dur(r->simulated_s, y, sizeof y), v->requests_per_s,
+                         fmt_value(F_PCT, v->slo_attainment, z, sizeof z),
+                         fmt_value(F_RPS, v->goodput_requests_per_s, g, sizeof g));
+        if (k > 0 && (size_t)k < n && !isnan(v->cost_per_million_tokens_usd))
+            k += snprintf(b + k, n - (size_t)k, ", at $%.2f per million output tokens", v->cost_per_million_tokens_usd);
+        if (k > 0 && (size_t)k < n) snprintf(b + k, n - (size_t)k, ".");
+        return;
+    }
+    double req = 0;
+    for (int i = 0; i < r->n_services; i++) req += r->services[i].requests;
+    int k = snprintf(b, n, "%d services serve %s requests in the %s simulated:", r->n_services,
+                     fmt_count(req, x, sizeof x), fmt_dur(r->simulated_s, y, sizeof y));
+    for (int i = 0; i < r->n_services && i < 4 && k > 0 && (size_t)k < n; i++) {
+        const rd_service *v = &r->services[i];
+        k += snprintf(b + k, n - (size_t)k, "%s %s %s within its SLO", i ? ";" : "", v->name,
+                      fmt_value(F_PCT, v->slo_attainment, z, sizeof z));
+        if (k > 0 && (size_t)k < n && !isnan(v->cost_per_million_tokens_usd))
+            k += snprintf(b + k, n - (size_t)k, " at $%.2f per million output tokens", v->cost_per_million_tokens_usd);
+    }
+    if (k > 0 && (size_t)k < n) snprintf(b + k, n - (size_t)k, "%s.", r->n_services > 4 ? "; ..." : "");
+}
+
+/* The job's own cost (its GPU-hours at its node type's price) as "$21.1k",
+ * or "" for a run stored before jobs had one. */
+static const char *job_cost(const rd_job *j, char *b, size_t n) {
+    if (isnan(j->cost_usd)) b[0] = 0;
+    else fmt_value(F_USD, j->cost_usd, b, n);
+    return b;
+}
+
+/* The scenario's question answered in one sentence (two when a run has
+ * both jobs and services). A job's cost is its own GPU-hours at its
+ * price; the cluster's cost is stated as the cluster's. */
 static void answer(sqlite3 *db, const rundata *r, const figures *m, char *b, size_t n) {
-    char x[64], y[64], z[64];
+    char x[64], y[64], z[64], c[64], w[64];
     const rd_job *j = rundata_main_job(r);
+    int k = 0;
     if (strcmp(r->status, "complete")) {
         double events = 0, last = NAN;
         sqlite3_stmt *q = NULL;
@@ -234,38 +294,55 @@ static void answer(sqlite3 *db, const rundata *r, const figures *m, char *b, siz
         snprintf(b, n, "Run %lld of %s has no results: it was interrupted (or is still running); %s events were "
                        "stored, up to %s of simulated time.", (long long)r->id, r->scenario,
                  fmt_count(events, x, sizeof x), fmt_dur(last, y, sizeof y));
+        return;
     } else if (j && !isnan(j->end_s)) {
-        double cost = rundata_cost_at(db, r, j->end_s);
-        snprintf(b, n, "%s finishes in %s at %s on %d GPUs; %s of its time was kept training.", j->name,
-                 fmt_dur(j->end_s - j->submit_s, x, sizeof x), fmt_value(F_USD, cost, y, sizeof y), j->gpus,
-                 fmt_value(F_PCT, j->ettr, z, sizeof z));
+        double cluster = rundata_cost_at(db, r, j->end_s);
+        job_cost(j, c, sizeof c);
+        k = snprintf(b, n, "%s finishes in %s%s%s on %d GPUs; %s of its time was kept training. The cluster's "
+                           "%.0f GPUs cost %s from the start of the run to then.", j->name,
+                     fmt_dur(j->end_s - j->submit_s, x, sizeof x), c[0] ? " at " : "", c, j->gpus,
+                     fmt_value(F_PCT, j->ettr, z, sizeof z), r->gpus, fmt_value(F_USD, cluster, y, sizeof y));
     } else if (j && !isnan(j->start_s) && j->steps_total > 0) {
         double share = j->steps_done / j->steps_total, el = r->simulated_s - j->start_s;
-        char w[40];
-        int k = snprintf(b, n, "%s does %.1f%% of its %s steps in the %s simulated, at %s; %s of its time "
-                               "was kept training", j->name, 100 * share, fmt_count(j->steps_total, w, sizeof w),
-                         fmt_dur(r->simulated_s, x, sizeof x), fmt_value(F_USD, r->cost_usd, y, sizeof y),
-                         fmt_value(F_PCT, j->ettr, z, sizeof z));
+        job_cost(j, c, sizeof c);
+        k = snprintf(b, n, "%s does %.1f%% of its %s steps in the %s simulated%s%s%s; %s of its time "
+                           "was kept training", j->name, 100 * share, fmt_count(j->steps_total, w, sizeof w),
+                     fmt_dur(r->simulated_s, x, sizeof x), c[0] ? ", at " : "", c, c[0] ? " so far" : "",
+                     fmt_value(F_PCT, j->ettr, z, sizeof z));
         if (share > 0 && k > 0 && (size_t)k < n)
-            snprintf(b + k, n - (size_t)k, ", and at this pace it would finish after %s.",
-                     fmt_dur(j->submit_s + (j->start_s - j->submit_s) + el / share, z, sizeof z));
+            k += snprintf(b + k, n - (size_t)k, ", and at this pace it would finish after %s.",
+                          fmt_dur(j->submit_s + (j->start_s - j->submit_s) + el / share, z, sizeof z));
         else if (k > 0 && (size_t)k < n)
-            snprintf(b + k, n - (size_t)k, ".");
+            k += snprintf(b + k, n - (size_t)k, ".");
+        if (k > 0 && (size_t)k < n)
+            k += snprintf(b + k, n - (size_t)k, " The cluster's %.0f GPUs cost %s.", r->gpus,
+                          fmt_value(F_USD, r->cost_usd, y, sizeof y));
     } else if (j) {
-        snprintf(b, n, "%s never starts in the %s simulated (it waits for %d GPUs); the cluster costs %s.", j->name,
-                 fmt_dur(r->simulated_s, x, sizeof x), j->gpus, fmt_value(F_USD, r->cost_usd, y, sizeof y));
+        k = snprintf(b, n, "%s never starts in the %s simulated (it waits for %d GPUs); the cluster costs %s.", j->name,
+                     fmt_dur(r->simulated_s, x, sizeof x), j->gpus, fmt_value(F_USD, r->cost_usd, y, sizeof y));
     } else if (r->n_jobs > 0) {
-        snprintf(b, n, "%.0f of %d jobs finish in the %s simulated at %s; they wait %s on average to start, and the "
-                       "GPUs are %.1f%% busy.", m->v[M_JOBS_DONE], r->n_jobs, fmt_dur(r->simulated_s, x, sizeof x),
-                 fmt_value(F_USD, r->cost_usd, y, sizeof y), fmt_dur(m->v[M_WAIT], z, sizeof z),
-                 100 * r->gpu_utilization);
+        k = snprintf(b, n, "%.0f of %d jobs finish in the %s simulated; they wait %s on average to start, the GPUs "
+                           "are %.1f%% busy, and the cluster costs %s.", m->v[M_JOBS_DONE], r->n_jobs,
+                     fmt_dur(r->simulated_s, x, sizeof x), fmt_dur(m->v[M_WAIT], z, sizeof z),
+                     100 * r->gpu_utilization, fmt_value(F_USD, r->cost_usd, y, sizeof y));
+    } else if (r->n_services > 0) {
+        k = 0;                              /* the services are the answer */
     } else if (r->microbenchmarks > 0) {
         snprintf(b, n, "%s predicts %.0f microbenchmark cases (they are in the run's JSON results); nothing is "
                        "simulated over time.", r->scenario, r->microbenchmarks);
+        return;
     } else {
         snprintf(b, n, "The cluster runs no workload; %s of it costs %s.", fmt_dur(r->simulated_s, x, sizeof x),
                  fmt_value(F_USD, r->cost_usd, y, sizeof y));
+        return;
     }
+    if (!r->n_services || k < 0 || (size_t)k >= n) return;
+    char sv[768];
+    services_sentence(r, sv, sizeof sv);
+    if (k == 0)
+        snprintf(b, n, "%s The cluster's %.0f GPUs cost %s.", sv, r->gpus, fmt_value(F_USD, r->cost_usd, y, sizeof y));
+    else
+        snprintf(b + k, n - (size_t)k, " %s", sv);
 }
 
 /* ---- per-queue figures ---------------------------------------------------- */
@@ -342,11 +419,11 @@ static int queue_stats(const rundata *r, qstat **out) {
 /* ---- inference services -------------------------------------------------- */
 
 enum { SV_NAME, SV_REQUESTS, SV_REPLICAS, SV_TOKENS, SV_TTFT50, SV_TTFT99, SV_TPOT50, SV_TPOT99, SV_E2E99, SV_SLO,
-       SV_COST, SV_N };
+       SV_GOODPUT, SV_COST, SV_N };      /* SV_COST last: left out when nothing is priced */
 static const char *const sv_cols[SV_N + 1] = { "service", "requests", "replicas", "output tokens/s", "TTFT p50",
                                                "TTFT p99", "TPOT p50", "TPOT p99", "end-to-end p99",
-                                               "SLO attainment", "cost per million tokens", NULL };
-static const char sv_numeric[] = "tnnnnnnnnnn";
+                                               "SLO attainment", "SLO goodput", "cost per million tokens", NULL };
+static const char sv_numeric[] = "tnnnnnnnnnnn";
 
 /* The number of columns of the services table: the cost column only when
  * some service has a cost per token. */
@@ -368,6 +445,7 @@ static const char *sv_cell(const rd_service *v, int col, char *b, size_t n) {
     case SV_TPOT99: return fmt_dur(v->tpot_p99_s, b, n);
     case SV_E2E99: return fmt_dur(v->e2e_p99_s, b, n);
     case SV_SLO: return fmt_value(F_PCT, v->slo_attainment, b, n);
+    case SV_GOODPUT: return fmt_value(F_RPS, v->goodput_requests_per_s, b, n);
     case SV_COST:
         if (isnan(v->cost_per_million_tokens_usd)) snprintf(b, n, "n/a");
         else snprintf(b, n, "$%.2f", v->cost_per_million_tokens_usd);
@@ -441,10 +519,10 @@ static void html_figure(FILE *f, const chart *c) {
     fputs("</figcaption></figure>\n", f);
 }
 
-static void html_cards(FILE *f, const figures *m) {
+static void html_cards(FILE *f, const figures *m, const rundata *r) {
     fputs("<div class=\"cards\">\n", f);
     for (int i = 0; i < NM; i++) {
-        if (!mdef[i].card) continue;
+        if (!mdef[i].card || (mdef[i].card == 2 && !r->n_services)) continue;
         char v[64];
         fputs("<div class=\"card\"><div class=\"label\">", f);
         h(f, mdef[i].label);
@@ -629,7 +707,8 @@ static void html_services_table(FILE *f, const rundata *r) {
     }
     fputs("</table></div>\n<p class=\"caption\">TTFT: time to the first output token; TPOT: time per output "
           "token after it; end-to-end: from a request's arrival to its last token. SLO attainment: the share of "
-          "requests that met the service's latency objectives.</p>\n", f);
+          "requests that met the service's latency objectives (TTFT and TPOT); SLO goodput: those requests per second "
+          "(the throughput that counts).</p>\n", f);
 }
 
 #define JOBS_LISTED 200
@@ -806,7 +885,7 @@ static void html_run(FILE *f, sqlite3 *db, const rundata *r, const charts *ch, c
     fprintf(f, " <small>run %lld, seed %lld</small></h1>\n<p class=\"answer\">", (long long)r->id, r->seed);
     h(f, sentence);
     fputs("</p>\n", f);
-    html_cards(f, &m);
+    html_cards(f, &m, r);
     html_meta(f, r, db_path);
     if (ch->note[0]) {
         fputs("<p class=\"warn\">", f);
@@ -817,12 +896,13 @@ static void html_run(FILE *f, sqlite3 *db, const rundata *r, const charts *ch, c
     const chart *c;
     h2(f, "gpus", "GPUs over time");
     if ((c = charts_find(ch, "util"))) html_figure(f, c);
-    char b[5][64];
+    char b[6][64];
     fputs("<p>", f);
-    hf(f, "GPU-hours by state: training %s, stalled for checkpoints %s, restarting %s, batch jobs %s, idle %s.",
+    hf(f, "GPU-hours by state: training %s, stalled for checkpoints %s, restarting %s, batch jobs %s, serving %s, "
+          "idle %s.",
        fmt_value(F_GPUH, r->hours_training, b[0], sizeof b[0]), fmt_value(F_GPUH, r->hours_checkpoint, b[1], sizeof b[1]),
        fmt_value(F_GPUH, r->hours_restarting, b[2], sizeof b[2]), fmt_value(F_GPUH, r->hours_batch, b[3], sizeof b[3]),
-       fmt_value(F_GPUH, r->hours_idle, b[4], sizeof b[4]));
+       fmt_value(F_GPUH, r->hours_serving, b[5], sizeof b[5]), fmt_value(F_GPUH, r->hours_idle, b[4], sizeof b[4]));
     fputs("</p>\n", f);
     if ((c = charts_find(ch, "cost"))) {
         h2(f, "cost", "Cost");

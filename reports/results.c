@@ -15,7 +15,7 @@ static void time_or_null(json *j, const char *key, double t) {
     else json_num(j, key, t);
 }
 
-static void job_json(json *j, const job_result *r, double sim_end) {
+static void job_json(json *j, const job_result *r, double sim_end, double gpu_hours, double cost_usd) {
     json_object(j, NULL);
     json_str(j, "name", r->name);
     json_str(j, "kind", job_kind_name(r->kind));
@@ -27,6 +27,8 @@ static void job_json(json *j, const job_result *r, double sim_end) {
     time_or_null(j, "start_s", r->start_s);
     time_or_null(j, "end_s", r->end_s);
     time_or_null(j, "queue_wait_s", r->queue_wait_s);
+    json_num(j, "gpu_hours", gpu_hours);       /* its own, and their price: not the cluster's */
+    json_num(j, "cost_usd", cost_usd);
     if (r->kind == JOB_TRAINING) {
         const train_result *p = r->perf;
         json_num(j, "step_time_s", p->step_s);
@@ -269,6 +271,8 @@ static void services_json(json *j, const world *w) {
         latency(j, "queue_mean_s", r->queue_mean_s);
         json_num(j, "slo_attainment", r->slo_attainment);
         json_bool(j, "slo_met", r->slo_met);
+        /* SLO goodput: completed requests that met every objective per second (over requests_per_s's span) */
+        json_num(j, "goodput_requests_per_s", r->requests_per_s * r->slo_attainment);
         json_int(j, "preemptions", (long long)r->preemptions);
         json_int(j, "swaps", (long long)r->swaps);
         json_num(j, "kv_utilization", r->kv_utilization_mean);
@@ -380,7 +384,9 @@ void results_json(json *j, const scenario *s, const world *w, double wall_s) {
     json_num(j, "checkpoint", t.gpu_checkpoint_s / 3600);
     json_num(j, "restarting", t.gpu_restarting_s / 3600);
     json_num(j, "batch", t.gpu_batch_s / 3600);
-    json_num(j, "idle", t.gpu_hours - t.gpu_busy_s / 3600);
+    json_num(j, "serving", t.gpu_serving_s / 3600);
+    json_num(j, "idle", t.gpu_hours - (t.gpu_training_s + t.gpu_checkpoint_s + t.gpu_restarting_s + t.gpu_batch_s +
+                                       t.gpu_serving_s) / 3600);
     json_end(j);
     json_int(j, "nodes_drained", t.nodes_drained);
     json_num(j, "fragmented_gpu_hours", t.fragmented_gpu_hours);
@@ -427,7 +433,8 @@ void results_json(json *j, const scenario *s, const world *w, double wall_s) {
     json_end(j);
 
     json_array(j, "jobs");
-    for (int i = 0; i < world_job_count(w); i++) job_json(j, world_job(w, i), t.simulated_s);
+    for (int i = 0; i < world_job_count(w); i++)
+        job_json(j, world_job(w, i), t.simulated_s, world_job_gpu_hours(w, i), world_job_cost_usd(w, i));
     json_end(j);
     services_json(j, w);
     json_end(j);

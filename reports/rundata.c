@@ -23,6 +23,21 @@ static void col_text(sqlite3_stmt *q, int i, char *buf, size_t len) {
     snprintf(buf, len, "%s", z ? (const char *)z : "");
 }
 
+/* 1 when table has the column (a file read at an older schema version may
+ * not). */
+static int has_column(sqlite3 *db, const char *table, const char *column) {
+    sqlite3_stmt *q = NULL;
+    int n = 0;
+    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM pragma_table_info(?1) WHERE name = ?2", -1, &q, NULL) ==
+        SQLITE_OK) {
+        sqlite3_bind_text(q, 1, table, -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 2, column, -1, SQLITE_STATIC);
+        if (sqlite3_step(q) == SQLITE_ROW) n = sqlite3_column_int(q, 0);
+    }
+    sqlite3_finalize(q);
+    return n > 0;
+}
+
 void rundata_free(rundata *r) {
     if (!r) return;
     free(r->scenario_xml);
@@ -38,7 +53,7 @@ static const char run_sql[] =
     "simulated_s, events, failures_total, json_array_length(results_json, '$.microbenchmarks'), nodes, gpus, "
     "gpu_utilization, gpu_hours, gpu_busy_hours, cost_usd, energy_kwh, co2_kg, gpu_hours_by_state_training, "
     "gpu_hours_by_state_checkpoint, gpu_hours_by_state_restarting, gpu_hours_by_state_batch, "
-    "gpu_hours_by_state_idle, nodes_drained, series_bucket_s FROM runs ";
+    "gpu_hours_by_state_idle, nodes_drained, series_bucket_s, %s FROM runs ";
 
 static const char job_sql[] =
     "SELECT name, kind, queue, state, gpus, submit_s, start_s, end_s, queue_wait_s, step_time_s, steps_total, "
@@ -46,7 +61,7 @@ static const char job_sql[] =
     "breakdown_pp_bubble_s, breakdown_dp_comm_s, breakdown_optimizer_s, breakdown_other_s, interruptions, "
     "lost_work_s, checkpoints, checkpoint_interval_s, checkpoint_write_s, ettr, time_elapsed_s, "
     "time_training_kept_s, time_redone_s, time_checkpoint_stall_s, time_restart_s, time_waiting_for_nodes_s, "
-    "memory_per_gpu_total_bytes FROM jobs WHERE run_id = ? ORDER BY idx";
+    "memory_per_gpu_total_bytes, %s FROM jobs WHERE run_id = ? ORDER BY idx";
 
 static const char service_sql[] =
     "SELECT json_extract(s.value, '$.name'), json_extract(s.value, '$.requests'), "
@@ -54,7 +69,9 @@ static const char service_sql[] =
     "json_extract(s.value, '$.ttft_p50_s'), json_extract(s.value, '$.ttft_p99_s'), "
     "json_extract(s.value, '$.tpot_p50_s'), json_extract(s.value, '$.tpot_p99_s'), "
     "json_extract(s.value, '$.e2e_p99_s'), json_extract(s.value, '$.slo_attainment'), "
-    "json_extract(s.value, '$.cost_per_million_tokens_usd') "
+    "json_extract(s.value, '$.cost_per_million_tokens_usd'), json_extract(s.value, '$.requests_per_s'), "
+    "json_extract(s.value, '$.goodput_requests_per_s'), json_extract(s.value, '$.gpu_hours'), "
+    "json_extract(s.value, '$.cost_usd'), json_extract(s.value, '$.output_tokens') "
     "FROM runs r, json_each(CASE WHEN json_valid(r.results_json) THEN r.results_json END, '$.services') s "
     "WHERE r.id = ? ORDER BY s.key";
 
@@ -88,8 +105,10 @@ static int load_services(sqlite3 *db, rundata *r) {
         col_text(q, 0, v->name, sizeof v->name);
         double *g[] = { &v->requests, &v->replicas, &v->output_tokens_per_s, &v->ttft_p50_s, &v->ttft_p99_s,
                         &v->tpot_p50_s, &v->tpot_p99_s, &v->e2e_p99_s, &v->slo_attainment,
-                        &v->cost_per_million_tokens_usd };
+                        &v->cost_per_million_tokens_usd, &v->requests_per_s, &v->goodput_requests_per_s,
+                        &v->gpu_hours, &v->cost_usd, &v->output_tokens };
         for (size_t i = 0; i < sizeof g / sizeof *g; i++) *g[i] = col_num(q, 1 + (int)i);
+        if (isnan(v->goodput_requests_per_s)) v->goodput_requests_per_s = v->requests_per_s * v->slo_attainment;
     }
     sqlite3_finalize(q);
     if (rc != SQLITE_DONE) return rc;
@@ -119,9 +138,12 @@ int rundata_load(sqlite3 *db, int64_t id, rundata **out, char *err, size_t errle
         return 1;
     }
     char sql[2048];
-    snprintf(sql, sizeof sql, "%s%s", run_sql,
-             id > 0 ? "WHERE id = ?" : "ORDER BY status = 'complete' DESC, id DESC LIMIT 1");
     sqlite3_stmt *q = NULL;
+    /* A version 3 file (read as it is) has none of version 4's columns. */
+    int used = snprintf(sql, sizeof sql, run_sql,
+                        has_column(db, "runs", "gpu_hours_by_state_serving") ? "gpu_hours_by_state_serving" : "NULL");
+    snprintf(sql + used, sizeof sql - (size_t)used, "%s",
+             id > 0 ? "WHERE id = ?" : "ORDER BY status = 'complete' DESC, id DESC LIMIT 1");
     int rc = sqlite3_prepare_v2(db, sql, -1, &q, NULL), status = 0;
     if (rc != SQLITE_OK) goto sqlfail;
     if (id > 0) sqlite3_bind_int64(q, 1, id);
@@ -145,14 +167,19 @@ int rundata_load(sqlite3 *db, int64_t id, rundata **out, char *err, size_t errle
     double *f[] = { &r->wall_s, &r->simulated_s, &r->events, &r->failures_total, &r->microbenchmarks, &r->nodes,
                     &r->gpus, &r->gpu_utilization, &r->gpu_hours, &r->gpu_busy_hours, &r->cost_usd,
                     &r->energy_kwh, &r->co2_kg, &r->hours_training, &r->hours_checkpoint, &r->hours_restarting,
-                    &r->hours_batch, &r->hours_idle, &r->nodes_drained, &r->bucket_s };
+                    &r->hours_batch, &r->hours_idle, &r->nodes_drained, &r->bucket_s, &r->hours_serving };
     for (size_t i = 0; i < sizeof f / sizeof *f; i++) *f[i] = col_num(q, 8 + (int)i);
+    if (isnan(r->hours_serving)) {
+        double d = r->gpu_busy_hours - r->hours_training - r->hours_checkpoint - r->hours_restarting - r->hours_batch;
+        r->hours_serving = isnan(d) ? NAN : fmax(0, d);
+    }
     sqlite3_finalize(q);
     q = NULL;
     if (!r->scenario_xml) goto oom;
 
     int cap = 0;
-    if ((rc = sqlite3_prepare_v2(db, job_sql, -1, &q, NULL)) != SQLITE_OK) goto sqlfail;
+    snprintf(sql, sizeof sql, job_sql, has_column(db, "jobs", "cost_usd") ? "gpu_hours, cost_usd" : "NULL, NULL");
+    if ((rc = sqlite3_prepare_v2(db, sql, -1, &q, NULL)) != SQLITE_OK) goto sqlfail;
     sqlite3_bind_int64(q, 1, r->id);
     while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
         if (r->n_jobs == cap) {
@@ -172,7 +199,8 @@ int rundata_load(sqlite3 *db, int64_t id, rundata **out, char *err, size_t errle
                         &j->part_s[0], &j->part_s[1], &j->part_s[2], &j->part_s[3], &j->part_s[4], &j->part_s[5],
                         &j->interruptions, &j->lost_work_s, &j->checkpoints, &j->checkpoint_interval_s,
                         &j->checkpoint_write_s, &j->ettr, &j->elapsed_s, &j->kept_s, &j->redone_s,
-                        &j->checkpoint_stall_s, &j->restart_s, &j->waiting_s, &j->memory_bytes };
+                        &j->checkpoint_stall_s, &j->restart_s, &j->waiting_s, &j->memory_bytes, &j->gpu_hours,
+                        &j->cost_usd };
         for (size_t i = 0; i < sizeof g / sizeof *g; i++) *g[i] = col_num(q, 5 + (int)i);
     }
     if (rc != SQLITE_DONE) goto sqlfail;

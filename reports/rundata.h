@@ -26,6 +26,9 @@ typedef struct rd_job {
     double interruptions, lost_work_s, checkpoints, checkpoint_interval_s, checkpoint_write_s;
     double ettr, elapsed_s, kept_s, redone_s, checkpoint_stall_s, restart_s, waiting_s;
     double memory_bytes;
+    /* the job's own GPU-hours and their cost at its node type's price
+     * (schema 4; NAN for a run stored before) */
+    double gpu_hours, cost_usd;
 } rd_job;
 
 typedef struct rd_kind {
@@ -48,6 +51,12 @@ typedef struct rd_service {
     char name[96];
     double requests, replicas, output_tokens_per_s, ttft_p50_s, ttft_p99_s, tpot_p50_s, tpot_p99_s, e2e_p99_s;
     double slo_attainment, cost_per_million_tokens_usd;
+    double requests_per_s;           /* completed requests / (last completion - first arrival) */
+    /* SLO goodput: requests per second that met every latency objective
+     * (goodput_requests_per_s of the JSON; requests_per_s x slo_attainment
+     * for a run stored before it, which is the same figure). */
+    double goodput_requests_per_s;
+    double gpu_hours, cost_usd, output_tokens;
     int n_cdf;
     double cdf_pct[RD_CDF_MAX], cdf_ttft[RD_CDF_MAX], cdf_tpot[RD_CDF_MAX], cdf_e2e[RD_CDF_MAX];
 } rd_service;
@@ -60,6 +69,10 @@ typedef struct rundata {
     double wall_s, simulated_s, events, failures_total, microbenchmarks;
     double nodes, gpus, gpu_utilization, gpu_hours, gpu_busy_hours, cost_usd, energy_kwh, co2_kg;
     double hours_training, hours_checkpoint, hours_restarting, hours_batch, hours_idle;
+    /* GPU-hours held by inference replicas: the runs column (schema 4), or
+     * for a run stored before it, busy minus the four job states (busy
+     * always counted the replicas). */
+    double hours_serving;
     double nodes_drained, bucket_s;
     rd_job *jobs;
     int n_jobs;

@@ -192,8 +192,8 @@ static const char schema_sql[] =
      * [t_s, t_s + dt_s) of a power-of-two width (runs.series_bucket_s),
      * at most 2000 per series, with the time-weighted mean and the least
      * and greatest value held in the bucket. Series: cluster gpus_training,
-     * gpus_checkpoint, gpus_restarting, gpus_batch, gpus_failed,
-     * gpus_idle (cluster GPUs minus the four job states), queue_length,
+     * gpus_checkpoint, gpus_restarting, gpus_batch, gpus_serving, gpus_failed,
+     * gpus_idle (cluster GPUs minus the five busy states), queue_length,
      * cost_usd (so far; max = the value at the bucket's end); <job>
      * progress (0..1). */
     "CREATE TABLE series (\n"
@@ -233,7 +233,7 @@ static const char *const job_fields[] = {
     "memory_per_gpu.other_bytes", "memory_per_gpu.total_bytes",
     /* schema version 4 (ACCOUNTING_SQL) */
     "lost_work_after_failures_s", "lost_work_after_preemption_s", "time.redone_after_failures_s",
-    "time.redone_after_preemption_s", NULL
+    "time.redone_after_preemption_s", "gpu_hours", "cost_usd", NULL
 };
 static const char *const microbench_fields[] = {
     "op", "ranks", "size_bytes", "m", "n", "k", "precision", "kind", "files", "predicted_s",
@@ -248,7 +248,7 @@ static const char *const queue_fields[] = {
 };
 static const char *const service_fields[] = {
     "name", "requests", "replicas", "output_tokens_per_s", "ttft_p50_s", "ttft_p99_s",
-    "tpot_p50_s", "tpot_p99_s", "e2e_p99_s", "slo_attainment", NULL
+    "tpot_p50_s", "tpot_p99_s", "e2e_p99_s", "slo_attainment", "goodput_requests_per_s", NULL
 };
 static const char *const cluster_fields[] = {
     "nodes", "gpus", "gpu_utilization", "gpu_hours", "gpu_busy_hours", "cost_usd", "energy_kwh",
@@ -259,7 +259,7 @@ static const char *const cluster_fields[] = {
     "gpu_hours_by_state.restarting", "gpu_hours_by_state.batch", "gpu_hours_by_state.idle",
     "nodes_drained",
     /* schema version 4 (ACCOUNTING_SQL) */
-    "gpu_utilization_allocated", "gpu_utilization_productive", "gpu_productive_hours", NULL
+    "gpu_utilization_allocated", "gpu_utilization_productive", "gpu_productive_hours", "gpu_hours_by_state.serving", NULL
 };
 
 #define EVENT_BATCH 16384
@@ -351,7 +351,7 @@ static int int_pragma(sqlite3 *db, const char *sql, int *out) {
     "ALTER TABLE hardware ADD COLUMN peak_fp64_flops REAL;   -- cpu: one core's FMA peak, measured\n" \
     "ALTER TABLE hardware ADD COLUMN peak_fp32_flops REAL;\n"
 
-/* Schema version 4: utilisation by allocation and by work kept, named
+/* Schema version 4, part 1: utilisation by allocation and by work kept, named
  * apart (gpu_utilization stays, meaning allocation), and training work lost
  * to failures and to preemption as separate columns (lost_work_s and
  * time_redone_s stay, the sum of the two). */
@@ -363,11 +363,24 @@ static int int_pragma(sqlite3 *db, const char *sql, int *out) {
     "ALTER TABLE jobs ADD COLUMN lost_work_after_preemption_s REAL;\n" \
     "ALTER TABLE jobs ADD COLUMN time_redone_after_failures_s REAL;\n" \
     "ALTER TABLE jobs ADD COLUMN time_redone_after_preemption_s REAL;\n"
+/* Schema version 4, part 2: the GPU-hours held by inference replicas (the JSON's
+ * cluster.gpu_hours_by_state.serving; idle is the GPUs minus all five busy
+ * states), a service's SLO goodput (services[].goodput_requests_per_s:
+ * requests per second that met every latency objective) and a job's own
+ * GPU-hours and their cost (jobs[].gpu_hours, jobs[].cost_usd; the cluster's
+ * cost is runs.cost_usd). Columns only, so
+ * a version 3 file is read as it is (STORE_READ_OLDEST): its readers take
+ * the missing columns as not known. */
+#define SERVING_SQL \
+    "ALTER TABLE runs ADD COLUMN gpu_hours_by_state_serving REAL;\n" \
+    "ALTER TABLE services ADD COLUMN goodput_requests_per_s REAL;   -- requests/s that met the SLO\n" \
+    "ALTER TABLE jobs ADD COLUMN gpu_hours REAL;        -- the GPUs the job held, integrated\n" \
+    "ALTER TABLE jobs ADD COLUMN cost_usd REAL;         -- gpu_hours at its node type's price\n"
 
 /* Upgrades from older schema versions: migrations[v - 1] takes version v
  * to v + 1. Additive only: new tables and columns, never a changed one. A
  * new file is created at version 2 (schema_sql) and migrated from there. */
-static const char *const migrations[] = { HW_TABLES_SQL, STATISTIC_SQL, ACCOUNTING_SQL, NULL };
+static const char *const migrations[] = { HW_TABLES_SQL, STATISTIC_SQL, ACCOUNTING_SQL SERVING_SQL, NULL };
 
 /* Check the file's identity and version; create or migrate the schema when
  * writing. Runs inside BEGIN IMMEDIATE when writing, so two processes
@@ -412,6 +425,7 @@ static int check_schema(store *st, store_mode mode, char *err, size_t errlen) {
                                 "reads version %d)", st->path, ver, STORE_SCHEMA_VERSION);
             return STORE_BAD_INPUT;
         }
+        if (mode == STORE_READ && ver >= STORE_READ_OLDEST) return STORE_OK;   /* read as it is */
         if (mode == STORE_READ) {
             errmsg_set(err, errlen, "%s: results schema version %d is older than this clustertwin's %d; "
                                 "store a run in it once (run --db) to upgrade it", st->path, ver,

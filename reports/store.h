@@ -42,7 +42,13 @@
 #define STORE_BAD_INPUT 2
 
 #define STORE_SCHEMA_VERSION 4       /* 2: microbenchmarks and hardware tables; 3: statistic;
-                                        4: productive utilisation, lost work by cause */
+                                        4: productive utilisation, lost work by cause,
+                                           serving GPU-hours, SLO goodput, a job's own cost */
+/* The oldest version a reader opens as it is (STORE_READ), without the
+ * upgrade a writer makes: the versions after it only added columns, which
+ * readers take as not known (NULL). An older file is refused for reading
+ * until a run is written to it. */
+#define STORE_READ_OLDEST 3
 #define STORE_MAX_POINTS 2000        /* rows per time series per run, at most */
 
 typedef struct store store;

@@ -354,16 +354,19 @@ static int has_table(sqlite3 *db, const char *schema, const char *table) {
 
 /* INSERT INTO main.T(cols) SELECT cols FROM src.T WHERE cond, where a
  * column named in shift[] is replaced by "col + offset". The columns are
- * the destination's (the same schema version as the source). */
+ * the destination's that the source has too: a source of an older schema
+ * version read as it is (STORE_READ_OLDEST) lacks the newer columns, which
+ * stay NULL. */
 static int copy_table(sqlite3 *db, const char *table, const char *const *shift, const long long *offset,
                       const char *cond) {
     char sql[8192], cols[4096] = "", sel[4096] = "";
     size_t nc = 0, ns = 0;
     sqlite3_stmt *q = NULL;
-    snprintf(sql, sizeof sql, "PRAGMA main.table_info(%s)", table);
+    snprintf(sql, sizeof sql, "SELECT name FROM pragma_table_info('%s', 'main') WHERE name IN "
+                              "(SELECT name FROM pragma_table_info('%s', 'src')) ORDER BY cid", table, table);
     int rc = sqlite3_prepare_v2(db, sql, -1, &q, NULL);
     while (rc == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW) {
-        const char *c = (const char *)sqlite3_column_text(q, 1);
+        const char *c = (const char *)sqlite3_column_text(q, 0);
         int k = -1;
         for (int i = 0; shift[i]; i++)
             if (!strcmp(shift[i], c)) k = i;

@@ -8,10 +8,31 @@
  *
  *   metrics[id] -> "entity\0name\0"   one allocation per metric, never moved,
  *                                     so the names stay valid for the bus's
- *                                     lifetime even when metrics[] grows
+ *                                     lifetime even when metrics[] grows;
+ *                  last (t, value)    the metric's latest sample, if any
  *   index[]     -> id or -1            open addressing, linear probing, the
  *                                     hash of (entity, name); at most half full
  *   sinks[]     -> copies of the subscribed metric_sink structs
+ *   kept[]      -> the events of time 0, while the clock has not moved:
+ *                  offsets into one text arena (entity\0kind\0detail\0)
+ *
+ * The last sample is what makes a late subscriber right: the world takes
+ * its initial state (the replicas of a service that exist at time 0) while
+ * it is built, before the CLI subscribes the results store, and a value
+ * holds until its next sample, so a sink that missed the sample would hold
+ * the wrong value until the metric next changes, for a fixed fleet the
+ * whole run. metrics_subscribe replays it. Keeping it costs the hot path
+ * three stores per sample.
+ *
+ * Events are history, not state, but those of time 0 are the run's
+ * opening (a service starts, its replicas are ready) and are published
+ * while the world is built, before any sink is there. So the bus keeps
+ * every event published until a sample or event later than time 0 arrives
+ * (then it frees them and keeps no more) and replays them to a sink that
+ * subscribes meanwhile, after the metrics. A run's time 0 publishes a
+ * handful (one or two per service and replica); a sink that subscribes
+ * later in the run gets no history. Out of memory, the bus stops keeping
+ * (a late sink then misses them); publishing never fails.
  *
  * Callbacks may publish, register or subscribe again (the loops re-read the
  * arrays on each step); a sink subscribed during a broadcast may or may not
@@ -26,7 +47,16 @@
 typedef struct metric {
     const char *entity;             /* both point into one allocation */
     const char *name;
+    sim_time last_t;                /* the latest sample, when has_last */
+    double last_value;
+    int has_last;
 } metric;
+
+typedef struct kept_event {
+    sim_time t;
+    size_t entity, kind, detail;    /* offsets into kept_text */
+    int has_detail;                 /* detail was not NULL */
+} kept_event;
 
 struct metric_bus {
     metric *metrics;
@@ -37,6 +67,11 @@ struct metric_bus {
     metric_sink *sinks;
     int nsinks;
     int cap_sinks;
+    kept_event *kept;               /* the events of time 0 (see above) */
+    int nkept, cap_kept;
+    char *kept_text;
+    size_t kept_n, kept_cap;
+    int kept_off;                   /* the clock moved (or OOM): keep no more */
 };
 
 static uint64_t hash_pair(const char *entity, const char *name) {
@@ -61,7 +96,56 @@ void metrics_free(metric_bus *b) {
     free(b->metrics);
     free(b->index);
     free(b->sinks);
+    free(b->kept);
+    free(b->kept_text);
     free(b);
+}
+
+/* Stop keeping events: the clock moved past 0 (or memory ran out). */
+static void drop_kept(metric_bus *b) {
+    free(b->kept);
+    free(b->kept_text);
+    b->kept = NULL;
+    b->kept_text = NULL;
+    b->nkept = b->cap_kept = 0;
+    b->kept_n = b->kept_cap = 0;
+    b->kept_off = 1;
+}
+
+/* Append z and its NUL to kept_text; its offset, or -1 when out of memory. */
+static long keep_text(metric_bus *b, const char *z) {
+    size_t n = strlen(z) + 1;
+    if (b->kept_n + n > b->kept_cap) {
+        size_t cap = b->kept_cap ? b->kept_cap : 1024;
+        while (cap < b->kept_n + n) cap *= 2;
+        char *p = realloc(b->kept_text, cap);
+        if (!p) return -1;
+        b->kept_text = p;
+        b->kept_cap = cap;
+    }
+    memcpy(b->kept_text + b->kept_n, z, n);
+    b->kept_n += n;
+    return (long)(b->kept_n - n);
+}
+
+static void keep_event(metric_bus *b, sim_time t, const char *entity, const char *kind, const char *detail) {
+    if (b->nkept == b->cap_kept) {
+        int n = b->cap_kept ? b->cap_kept * 2 : 16;
+        kept_event *p = realloc(b->kept, (size_t)n * sizeof *p);
+        if (!p) {
+            drop_kept(b);
+            return;
+        }
+        b->kept = p;
+        b->cap_kept = n;
+    }
+    long e = keep_text(b, entity ? entity : ""), k = e < 0 ? -1 : keep_text(b, kind ? kind : "");
+    long d = k < 0 ? -1 : keep_text(b, detail ? detail : "");
+    if (d < 0) {
+        drop_kept(b);
+        return;
+    }
+    b->kept[b->nkept++] = (kept_event){ t, (size_t)e, (size_t)k, (size_t)d, detail != NULL };
 }
 
 int metrics_subscribe(metric_bus *b, const metric_sink *s) {
@@ -75,11 +159,25 @@ int metrics_subscribe(metric_bus *b, const metric_sink *s) {
     }
     b->sinks[b->nsinks++] = *s;
     /* Metrics that on_register itself registers reach the new sink through
-     * metrics_register's broadcast, hence n fixed before the loop. */
+     * metrics_register's broadcast, hence n fixed before the loop. Each
+     * metric's last sample follows its on_register (metrics[] may move
+     * while a callback registers, hence re-read). */
     int n = b->nmetrics;
-    if (s->on_register)
-        for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
+        if (s->on_register)
             s->on_register(s->ctx, i, b->metrics[i].entity, b->metrics[i].name);
+        if (s->on_sample && b->metrics[i].has_last)
+            s->on_sample(s->ctx, i, b->metrics[i].last_t, b->metrics[i].last_value);
+    }
+    /* Then the events of time 0. One that on_event publishes reaches the
+     * new sink live (and may move or drop the arrays), hence n fixed and
+     * everything re-read. */
+    n = b->nkept;
+    for (int i = 0; s->on_event && i < n && !b->kept_off; i++) {
+        const kept_event *e = &b->kept[i];
+        s->on_event(s->ctx, e->t, b->kept_text + e->entity, b->kept_text + e->kind,
+                    e->has_detail ? b->kept_text + e->detail : NULL);
+    }
     return 0;
 }
 
@@ -142,6 +240,7 @@ metric_id metrics_register(metric_bus *b, const char *entity, const char *name) 
     metric_id id = b->nmetrics++;
     b->metrics[id].entity = z;
     b->metrics[id].name = z + ne;
+    b->metrics[id].has_last = 0;
     b->index[find_slot(b, entity, name)] = id;
     for (int i = 0; i < b->nsinks; i++) {
         const metric_sink *s = &b->sinks[i];
@@ -169,6 +268,11 @@ void metrics_sample(metric_bus *b, metric_id id, sim_time t, double value) {
     if (id < 0)
         return;
     assert(id < b->nmetrics);
+    metric *m = &b->metrics[id];
+    m->last_t = t;
+    m->last_value = value;
+    m->has_last = 1;
+    if (t > 0 && !b->kept_off) drop_kept(b);
     for (int i = 0; i < b->nsinks; i++) {
         const metric_sink *s = &b->sinks[i];
         if (s->on_sample)
@@ -178,6 +282,10 @@ void metrics_sample(metric_bus *b, metric_id id, sim_time t, double value) {
 
 void metrics_event(metric_bus *b, sim_time t, const char *entity, const char *kind,
                    const char *detail) {
+    if (!b->kept_off) {
+        if (t > 0) drop_kept(b);
+        else keep_event(b, t, entity, kind, detail);
+    }
     for (int i = 0; i < b->nsinks; i++) {
         const metric_sink *s = &b->sinks[i];
         if (s->on_event)

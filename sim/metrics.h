@@ -27,8 +27,12 @@ typedef struct metric_sink {
 metric_bus *metrics_new(void);                  /* NULL when out of memory */
 void metrics_free(metric_bus *b);               /* NULL is a no-op; does not close */
 
-/* Add a sink (copied). It is told of every metric registered so far.
- * Returns 0, or -1 when out of memory (bus unchanged). */
+/* Add a sink (copied). It is told of every metric registered so far and,
+ * right after each, of that metric's last sample (a value holds until the
+ * next sample, so a sink subscribed after the world took its initial state
+ * still sees it); then, while nothing later than time 0 has been
+ * published, of the events published so far (the run's opening). Returns
+ * 0, or -1 when out of memory (bus unchanged). */
 int metrics_subscribe(metric_bus *b, const metric_sink *s);
 
 /* Intern (entity, name); the same pair returns the same id. -1 on OOM. */

@@ -1984,6 +1984,16 @@ serving *serving_new(engine *e, metric_bus *bus, const scenario *s, const sc_inf
     if (!sv->reps) goto oom;
     sv->cap_reps = most;
     sv->res.replicas = initial;
+    /* Registered before the first replica starts: a replica that is ready
+     * at once publishes the replicas count (an id still 0 would be the
+     * world's gpus_training). */
+    sv->m_queue = metrics_register(bus, c->name, "queue_length");
+    sv->m_running = metrics_register(bus, c->name, "running");
+    sv->m_replicas = metrics_register(bus, c->name, "replicas");
+    sv->m_kv = metrics_register(bus, c->name, "kv_utilization");
+    sv->m_tps = metrics_register(bus, c->name, "output_tokens_per_s");
+    sv->m_ttft99 = metrics_register(bus, c->name, "ttft_p99_s");
+    sv->m_tpot99 = metrics_register(bus, c->name, "tpot_p99_s");
     for (int k = 0; k < initial; k++) {
         if (start_replica(sv, 0) != 0) {
             snprintf(err, errlen, "%s:%d: <inference name=\"%s\">: replica %d of %d needs %d free GPUs of %s; the cluster has no more",
@@ -1994,14 +2004,6 @@ serving *serving_new(engine *e, metric_bus *bus, const scenario *s, const sc_inf
             return NULL;
         }
     }
-
-    sv->m_queue = metrics_register(bus, c->name, "queue_length");
-    sv->m_running = metrics_register(bus, c->name, "running");
-    sv->m_replicas = metrics_register(bus, c->name, "replicas");
-    sv->m_kv = metrics_register(bus, c->name, "kv_utilization");
-    sv->m_tps = metrics_register(bus, c->name, "output_tokens_per_s");
-    sv->m_ttft99 = metrics_register(bus, c->name, "ttft_p99_s");
-    sv->m_tpot99 = metrics_register(bus, c->name, "tpot_p99_s");
 
     double first = sim_to_s(sv->t_start);
     if (!sv->offline) {

@@ -497,6 +497,8 @@ static void interrupt(job *j, int node, const failure_proc *p, int planned) {
                 j->nodes[i] = -1;
                 j->lost_nodes++;
                 w->jobs_on_node[node]--;
+                /* held since the phase began: set_phase counts only the GPUs held at its end */
+                if (phase_state(j) >= 0) j->gpu_s += j->gpus_per_node * sim_to_s(now_of(w) - j->ph_since);
                 add_state(w, phase_state(j), -j->gpus_per_node);
             }
         if (w->job_of_node[node] == j->index) w->job_of_node[node] = -1;
@@ -711,6 +713,8 @@ static void try_restart(job *j) {
         j->lost_nodes--;
         w->jobs_on_node[n]++;
         w->job_of_node[n] = j->index;
+        /* held from now only: set_phase counts it from the phase's start */
+        if (phase_state(j) >= 0) j->gpu_s -= j->gpus_per_node * sim_to_s(now_of(w) - j->ph_since);
         add_state(w, phase_state(j), j->gpus_per_node);
         event(w, j->r.name, "node_replaced", "node %d (%s)", n, from);
     }
@@ -1866,6 +1870,16 @@ int world_job_count(const world *w) { return w->n_jobs; }
 
 const job_result *world_job(const world *w, int i) {
     return (i >= 0 && i < w->n_jobs) ? &w->jobs[i].r : NULL;
+}
+
+double world_job_gpu_hours(const world *w, int i) {
+    return (i >= 0 && i < w->n_jobs) ? w->jobs[i].gpu_s / 3600 : 0;
+}
+
+double world_job_cost_usd(const world *w, int i) {
+    if (i < 0 || i >= w->n_jobs) return 0;
+    const node_spec *ns = cluster_pool_spec(w->c, w->jobs[i].pool);
+    return world_job_gpu_hours(w, i) * cost_price_per_gpu_hour(ns, ns ? catalog_gpu(w->s->cat, ns->gpu) : NULL);
 }
 
 world_totals world_get_totals(const world *w) {

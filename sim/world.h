@@ -147,6 +147,12 @@ const mb_hardware *world_microbench_hardware(const world *w);
 
 int world_job_count(const world *w);
 const job_result *world_job(const world *w, int i);
+/* Job i's own GPU-hours (the GPUs it held, in any state, integrated; after
+ * world_finish up to the end) and what they cost at its node type's price
+ * per GPU-hour (cost_price_per_gpu_hour): the job's share of the bill, not
+ * the cluster's. 0 for an unknown i. */
+double world_job_gpu_hours(const world *w, int i);
+double world_job_cost_usd(const world *w, int i);
 world_totals world_get_totals(const world *w);
 
 /* Scheduler queues (one "default" queue when the scenario has none). */

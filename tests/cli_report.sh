@@ -126,6 +126,43 @@ if command -v gnuplot >/dev/null 2>&1; then
     && grep -q '^# service chat:' "$out/latency.dat" \
     && ok "the latency CDF chart, drawn" || no "the latency CDF chart, drawn"
 fi
+# The replicas that exist at time 0 are taken while the world is built,
+# before the store subscribes: the series and events must still have them.
+expect_status 0 "report a serving run --format csv" "$bin" report "$sdb" --format csv --out "$tmp/scsv"
+awk -F, '$3 == "gpus_serving" { n++; if ($7 != 8 || $8 != 8 || $9 != 8) bad++; if ($4 == 0) first = 1 }
+         END { exit !(n > 0 && first && !bad) }' "$tmp/scsv/series.csv" \
+  && ok "serving-chat-70b: gpus_serving is 8 from t=0 to the end" \
+  || no "serving-chat-70b: gpus_serving is 8 from t=0 to the end: $(grep -m 3 gpus_serving "$tmp/scsv/series.csv")"
+awk -F, '$3 == "gpus_idle" { n++; if ($9 != 0) bad++ } END { exit !(n > 0 && !bad) }' "$tmp/scsv/series.csv" \
+  && ok "... and no GPU is idle" || no "... and no GPU is idle: $(grep -m 3 gpus_idle "$tmp/scsv/series.csv")"
+awk -F, '$3 == "gpus_training" && $9 != 0 { bad++ } END { exit bad }' "$tmp/scsv/series.csv" \
+  && ok "... and none is training" || no "... and none is training: $(grep -m 3 gpus_training "$tmp/scsv/series.csv")"
+grep -q "^1,0,0.0,chat,service_start," "$tmp/scsv/events.csv" \
+  && ok "... and the service_start event of t=0 is stored" || no "... and the service_start event of t=0 is stored"
+adb=$tmp/autoscale.db
+expect_status 0 "run the autoscaled service --db" "$bin" run scenarios/serving-chat-70b-autoscale.xml --db "$adb" -q
+expect_status 0 "report it --format csv" "$bin" report "$adb" --format csv --out "$tmp/acsv"
+# 2 replicas of 2 GPUs until the first scale-down at 630 s (cooldown 10 min).
+awk -F, '$3 == "gpus_serving" && $4 == 0 { found = 1; if ($7 != 4 || $8 != 4) bad = 1 } END { exit !(found && !bad) }' \
+  "$tmp/acsv/series.csv" && ok "autoscale: 4 GPUs serve from t=0" \
+  || no "autoscale: 4 GPUs serve from t=0: $(grep -m 2 gpus_serving "$tmp/acsv/series.csv")"
+awk -F, '$2 == "chat" && $3 == "replicas" && $4 == 0 { found = 1; if ($8 != 2) bad = 1 } END { exit !(found && !bad) }' \
+  "$tmp/acsv/series.csv" && ok "autoscale: 2 replicas from t=0" \
+  || no "autoscale: 2 replicas from t=0: $(grep -m 2 ',chat,replicas,' "$tmp/acsv/series.csv")"
+grep -q '<p class="answer">chat serves 20,000 requests' "$out/index.html" \
+  && grep -q 'per million output tokens' "$out/index.html" && ! grep -q 'runs no workload' "$out/index.html" \
+  && ok "the serving report's headline is about the service" || no "the serving report's headline is about the service"
+grep -q '^# service chat: percentile, TTFT (s), end-to-end latency (s), TPOT (s)' "$out/latency.dat" \
+  && ok "the latency data has the TPOT CDF" || no "the latency data has the TPOT CDF"
+grep -q '<div class="label">SLO goodput</div>' "$out/index.html" && ok "the SLO goodput card" || no "the SLO goodput card"
+# A job's cost is its own; the cluster's is the cluster's (was: the 64-GPU
+# job charged the 512-GPU cluster's $536k).
+expect_status 0 "run the shared cluster --db" "$bin" run scenarios/shared-512.xml --db "$tmp/shared.db" -q
+expect_status 0 "report it" "$bin" report "$tmp/shared.db" --out "$tmp/shared"
+grep -q '<p class="answer">urgent-finetune finishes in 4.6 days at \$2[0-9.]*k on 64 GPUs' "$tmp/shared/index.html" \
+  && grep -q "The cluster.s 512 GPUs cost \$5[0-9.]*k from the start of the run to then" "$tmp/shared/index.html" \
+  && ok "shared-512: the job's own cost, the cluster's apart" \
+  || no "shared-512: the job's own cost, the cluster's apart: $(grep -o '<p class="answer">[^<]*' "$tmp/shared/index.html")"
 expect_status 0 "report a serving run --format md" "$bin" report "$sdb" --format md --out "$tmp/smd"
 grep -q '^| service | requests | replicas |' "$tmp/smd/report.md" && grep -q '^| chat | ' "$tmp/smd/report.md" \
   && ok "the services table in report.md" || no "the services table in report.md"

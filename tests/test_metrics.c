@@ -2,7 +2,8 @@
  * test_metrics: the metric bus. Names are interned (same pair, same id;
  * names stay valid as the bus grows), every sink gets every sample, event and
  * close in publishing order, a sink subscribed late is told of the metrics
- * registered before it, and NULL callbacks are skipped.
+ * registered before it and of each one's last sample (the value it holds
+ * now), and NULL callbacks are skipped.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -103,7 +104,8 @@ static void test_sinks(void **state) {
     metric_id p = metrics_register(b, "gpu0", "power_w");
     metrics_sample(b, u, 10, 0.5);
     metrics_event(b, 15, "job7", "failure", "xid 79");
-    /* Late sink: told of u and p first, then sees what follows. */
+    /* Late sink: told of u (with its last sample) and p first, then sees
+     * what follows. */
     metric_sink s2 = rec_sink(&r2);
     assert_int_equal(metrics_subscribe(b, &s2), 0);
     metrics_sample(b, p, 20, 350);
@@ -121,6 +123,7 @@ static void test_sinks(void **state) {
                         "close 30\n");
     assert_string_equal(r2.buf,
                         "reg 0 gpu0 util\n"
+                        "sample 0 10 0.5\n"
                         "reg 1 gpu0 power_w\n"
                         "sample 1 20 350\n"
                         "event 25 job7 restart -\n"
@@ -140,11 +143,134 @@ static void test_null_callbacks(void **state) {
     metrics_sample(b, id, 1, 2);
     metrics_event(b, 1, "x", "k", "d");
     metric_sink late = { .ctx = &r, .on_sample = on_sample };
-    assert_int_equal(metrics_subscribe(b, &late), 0);  /* no on_register */
+    assert_int_equal(metrics_subscribe(b, &late), 0);  /* no on_register: the last sample */
     metrics_sample(b, id, 2, 3);
     metrics_close(b, 5);
     r.buf[r.n] = '\0';
-    assert_string_equal(r.buf, "sample 0 2 3\nclose 5\n");
+    assert_string_equal(r.buf, "sample 0 1 2\nsample 0 2 3\nclose 5\n");
+    metrics_free(b);
+}
+
+/* The world takes its initial state while it is built, before the results
+ * store subscribes (cli/outputs.c): 8 GPUs serving from time 0, published
+ * once. A sink subscribed afterwards is told the value each metric holds
+ * now, its last sample only (not the history), right after its
+ * on_register; a metric never sampled gets none. */
+static void test_late_subscriber_last_value(void **state) {
+    (void)state;
+    metric_bus *b = metrics_new();
+    metric_id serving = metrics_register(b, "cluster", "gpus_serving");
+    metric_id training = metrics_register(b, "cluster", "gpus_training");
+    metrics_sample(b, serving, 0, 4);
+    metrics_sample(b, serving, 0, 8);
+    rec r = { .n = 0 };
+    metric_sink s = rec_sink(&r);
+    assert_int_equal(metrics_subscribe(b, &s), 0);
+    metric_id later = metrics_register(b, "cluster", "queue_length");
+    metrics_sample(b, training, 5, 16);
+    metrics_sample(b, -1, 6, 1);                 /* dropped, remembers nothing */
+    /* A second late sink sees the latest values, a later one each. */
+    rec r2 = { .n = 0 };
+    metric_sink s2 = rec_sink(&r2);
+    assert_int_equal(metrics_subscribe(b, &s2), 0);
+    /* Without on_register, the samples alone. */
+    rec r3 = { .n = 0 };
+    metric_sink s3 = { .ctx = &r3, .on_sample = on_sample };
+    assert_int_equal(metrics_subscribe(b, &s3), 0);
+    r.buf[r.n] = r2.buf[r2.n] = r3.buf[r3.n] = '\0';
+    assert_string_equal(r.buf,
+                        "reg 0 cluster gpus_serving\n"
+                        "sample 0 0 8\n"
+                        "reg 1 cluster gpus_training\n"
+                        "reg 2 cluster queue_length\n"
+                        "sample 1 5 16\n");
+    assert_string_equal(r2.buf,
+                        "reg 0 cluster gpus_serving\n"
+                        "sample 0 0 8\n"
+                        "reg 1 cluster gpus_training\n"
+                        "sample 1 5 16\n"
+                        "reg 2 cluster queue_length\n");
+    assert_string_equal(r3.buf, "sample 0 0 8\nsample 1 5 16\n");
+    (void)later;
+    metrics_free(b);
+}
+
+/* Counts events "job N" and how many came out of order. */
+typedef struct counter {
+    int n, bad;
+} counter;
+
+static void count_event(void *ctx, sim_time t, const char *entity, const char *kind, const char *detail) {
+    counter *c = ctx;
+    char want[32];
+    snprintf(want, sizeof want, "job %d", c->n++);
+    if (t != 0 || strcmp(entity, "cluster") || strcmp(kind, "job_start") || strcmp(detail, want)) c->bad++;
+}
+
+/* The events of time 0 (a service starts while the world is built) reach a
+ * sink that subscribes before the clock moves, after the metrics; once
+ * anything later than time 0 is published the bus keeps none, and a sink
+ * subscribed then gets no history. Each sink sees each event once. */
+static void test_late_subscriber_opening_events(void **state) {
+    (void)state;
+    metric_bus *b = metrics_new();
+    metric_id reps = metrics_register(b, "chat", "replicas");
+    metrics_event(b, 0, "chat", "service_start", "4 replicas of 2 GPUs: llama3-70b");
+    metrics_sample(b, reps, 0, 4);
+    metrics_event(b, 0, "chat", "replica_ready", NULL);
+    rec r1 = { .n = 0 };
+    metric_sink s1 = rec_sink(&r1);
+    assert_int_equal(metrics_subscribe(b, &s1), 0);
+    metrics_event(b, 0, "chat", "note", "at 0, after s1");
+    rec r2 = { .n = 0 };
+    metric_sink s2 = rec_sink(&r2);
+    assert_int_equal(metrics_subscribe(b, &s2), 0);
+    metrics_event(b, 7, "chat", "scale_down", "4 -> 3 replicas");
+    rec r3 = { .n = 0 };
+    metric_sink s3 = rec_sink(&r3);
+    assert_int_equal(metrics_subscribe(b, &s3), 0);
+    r1.buf[r1.n] = r2.buf[r2.n] = r3.buf[r3.n] = '\0';
+    assert_string_equal(r1.buf,
+                        "reg 0 chat replicas\n"
+                        "sample 0 0 4\n"
+                        "event 0 chat service_start 4 replicas of 2 GPUs: llama3-70b\n"
+                        "event 0 chat replica_ready -\n"
+                        "event 0 chat note at 0, after s1\n"
+                        "event 7 chat scale_down 4 -> 3 replicas\n");
+    assert_string_equal(r2.buf,
+                        "reg 0 chat replicas\n"
+                        "sample 0 0 4\n"
+                        "event 0 chat service_start 4 replicas of 2 GPUs: llama3-70b\n"
+                        "event 0 chat replica_ready -\n"
+                        "event 0 chat note at 0, after s1\n"
+                        "event 7 chat scale_down 4 -> 3 replicas\n");
+    assert_string_equal(r3.buf, "reg 0 chat replicas\nsample 0 0 4\n");
+    metrics_free(b);
+
+    /* A sample later than 0 also ends the opening. */
+    b = metrics_new();
+    reps = metrics_register(b, "chat", "replicas");
+    metrics_event(b, 0, "chat", "service_start", "x");
+    metrics_sample(b, reps, 3, 1);
+    rec r4 = { .n = 0 };
+    metric_sink s4 = rec_sink(&r4);
+    assert_int_equal(metrics_subscribe(b, &s4), 0);
+    r4.buf[r4.n] = '\0';
+    assert_string_equal(r4.buf, "reg 0 chat replicas\nsample 0 3 1\n");
+    metrics_free(b);
+
+    /* Thousands at time 0 (the arrays grow): all kept, in order. */
+    b = metrics_new();
+    char detail[32];
+    for (int i = 0; i < 3000; i++) {
+        snprintf(detail, sizeof detail, "job %d", i);
+        metrics_event(b, 0, "cluster", "job_start", detail);
+    }
+    counter c = { 0 };
+    metric_sink s5 = { .ctx = &c, .on_event = count_event };
+    assert_int_equal(metrics_subscribe(b, &s5), 0);
+    assert_int_equal(c.n, 3000);
+    assert_int_equal(c.bad, 0);
     metrics_free(b);
 }
 
@@ -181,6 +307,8 @@ int main(void) {
         cmocka_unit_test(test_sinks),
         cmocka_unit_test(test_null_callbacks),
         cmocka_unit_test(test_reentrant),
+        cmocka_unit_test(test_late_subscriber_last_value),
+        cmocka_unit_test(test_late_subscriber_opening_events),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

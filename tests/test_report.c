@@ -12,7 +12,16 @@
  * - --compare puts both runs side by side with differences;
  * - md and csv write report.md and the CSV files (one jobs.csv row per job);
  * - the same database gives byte-identical reports (determinism);
- * - an incomplete run is reported as such; bad input is status 2.
+ * - an incomplete run is reported as such; bad input is status 2;
+ * - the headline charges a job its own GPU-hours at its price, and states
+ *   the cluster's cost as the cluster's (the 64-GPU job of the 128-GPU
+ *   test cluster used to be charged the whole cluster's cost);
+ * - an inference service (serving-chat-70b's fleet: 4 replicas of tp 2 on
+ *   one 8-GPU node from time 0) gets a headline about its requests, SLO
+ *   attainment and price per million output tokens, an SLO-goodput card,
+ *   a serving layer of 8 GPUs in the GPUs-over-time chart, a TPOT CDF
+ *   beside TTFT and end-to-end; a results database of schema version 3
+ *   (before the serving columns) is still reported.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -28,6 +37,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <sqlite3.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
@@ -53,7 +63,14 @@ static const char xml_text[] =
     "<jobs name=\"batch\" count=\"300\" arrivals=\"poisson\" rate=\"2/h\" gpus=\"8\" duration=\"3h\""
     " duration-distribution=\"exponential\"/></workload></scenario>";
 
-static char tmpdir[256], db_path[300];
+static const char serving_xml[] =
+    "<scenario name=\"serving-test\" seed=\"1\"><cluster><nodes type=\"dgx-h100\" count=\"1\"/></cluster>"
+    "<workload><inference name=\"chat\" model=\"llama3-70b\" precision=\"fp8\" tp=\"2\" replicas=\"4\">"
+    "<arrivals process=\"poisson\" rate=\"10/s\" count=\"2000\"/>"
+    "<requests input-tokens=\"1000\" output-tokens=\"200\"/><slo ttft=\"1s\" tpot=\"50ms\" percentile=\"99\"/>"
+    "</inference></workload></scenario>";
+
+static char tmpdir[256], db_path[300], serving_db[300];
 static int n_jobs;
 
 static const char *tpath(const char *name) {
@@ -64,19 +81,21 @@ static const char *tpath(const char *name) {
     return buf[k];
 }
 
-/* Record a run; finish = 0 leaves it 'incomplete' (as a killed run). */
-static void record(unsigned long long seed, int finish) {
+/* Record a run of xml into path; finish = 0 leaves it 'incomplete' (as a
+ * killed run). The store subscribes after the world is built, as in
+ * `clustertwin run`. */
+static void record_into(const char *path, const char *xml, unsigned long long seed, int finish) {
     char err[1024];
     scenario *s = NULL;
-    if (scenario_load_memory(xml_text, strlen(xml_text), "report-test.xml", &s, err, sizeof err)) fail_msg("%s", err);
+    if (scenario_load_memory(xml, strlen(xml), "report-test.xml", &s, err, sizeof err)) fail_msg("%s", err);
     s->seed = seed;
     metric_bus *bus = metrics_new();
     world *w = world_new(s, bus, err, sizeof err);
     store *st = NULL;
-    if (!w || store_open(db_path, STORE_WRITE, &st, err, sizeof err) || store_run_begin(st, s, bus, err, sizeof err))
+    if (!w || store_open(path, STORE_WRITE, &st, err, sizeof err) || store_run_begin(st, s, bus, err, sizeof err))
         fail_msg("%s", err);
     world_run(w, 0);
-    n_jobs = world_job_count(w);
+    if (path == db_path) n_jobs = world_job_count(w);
     if (finish) {
         json *j = json_new();
         results_json(j, s, w, 0.5);
@@ -89,6 +108,8 @@ static void record(unsigned long long seed, int finish) {
     scenario_free(s);
 }
 
+static void record(unsigned long long seed, int finish) { record_into(db_path, xml_text, seed, finish); }
+
 static int setup(void **state) {
     (void)state;
     const char *t = getenv("TMPDIR");
@@ -98,6 +119,8 @@ static int setup(void **state) {
     record(1, 1);      /* run 1 */
     record(2, 1);      /* run 2 */
     record(3, 0);      /* run 3: incomplete */
+    snprintf(serving_db, sizeof serving_db, "%s/serving.db", tmpdir);
+    record_into(serving_db, serving_xml, 1, 1);
     return 0;
 }
 
@@ -340,6 +363,137 @@ static void test_incomplete_and_errors(void **state) {
     assert_int_equal(incomplete, 1);
 }
 
+/* "$48.2k" at z -> 48200 (the report's money format: $, 3-4 digits, k/M/B). */
+static double money_at(const char *z) {
+    if (!z || *z != '$') fail_msg("no money figure at '%.40s'", z ? z : "(null)");
+    char *end;
+    double v = strtod(z + 1, &end);
+    if (*end == 'k') v *= 1e3;
+    else if (*end == 'M') v *= 1e6;
+    else if (*end == 'B') v *= 1e9;
+    return v;
+}
+
+static double db_num(const char *path, const char *sql) {
+    sqlite3 *db = NULL;
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_open(path, &db) != SQLITE_OK || sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK)
+        fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+    double v = sqlite3_step(q) == SQLITE_ROW ? sqlite3_column_double(q, 0) : NAN;
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+    return v;
+}
+
+/* The 64-GPU training job of the 128-GPU cluster: the headline's price
+ * for it is its own GPU-hours at the H100's price (the jobs table's
+ * cost_usd, to the 3 digits shown), well under the cluster's cost up to
+ * its end, which is stated as the cluster's. It used to say "finishes in
+ * N days at <the cluster's cost so far>". */
+static void test_job_cost_not_cluster(void **state) {
+    (void)state;
+    char err[1024];
+    assert_int_equal(write_report(1, 0, tpath("jobcost"), REPORT_HTML, err, sizeof err), 0);
+    page p = check_page(tpath("jobcost"));
+    const char *at = strstr(p.text, " days at $");
+    if (!at) fail_msg("answer: %s", p.text);
+    double shown = money_at(at + 9);
+    double own = db_num(db_path, "SELECT cost_usd FROM jobs WHERE run_id = 1 AND name = 'job & co'");
+    double hours = db_num(db_path, "SELECT gpu_hours FROM jobs WHERE run_id = 1 AND name = 'job & co'");
+    assert_true(own > 0 && hours > 0);
+    if (!(fabs(shown - own) <= 0.005 * own)) fail_msg("the job is charged %.6g, its own cost is %.6g: %s", shown, own, p.text);
+    const char *cl = strstr(p.text, "The cluster's 128 GPUs cost $");
+    if (!cl) fail_msg("answer: %s", p.text);
+    double cluster = money_at(strchr(cl, '$'));
+    if (!(cluster > 1.5 * own)) fail_msg("cluster %.6g vs job %.6g: %s", cluster, own, p.text);
+}
+
+/* serving-chat-70b's fleet. The headline used to say "The cluster runs no
+ * workload" and the chart drew all 8 GPUs idle while the utilisation card
+ * said 100%. */
+static void test_serving_report(void **state) {
+    (void)state;
+    char err[1024], main_file[1024], notes[2048];
+    const char *dir = tpath("serving");
+    report_opts o = { serving_db, 0, 0, dir, REPORT_HTML };
+    assert_int_equal(report_write(&o, main_file, sizeof main_file, notes, sizeof notes, err, sizeof err), 0);
+    page p = check_page(dir);
+    assert_int_equal(p.answer, 1);
+    if (strstr(p.text, "runs no workload") || !strstr(p.text, "chat serves 2,000 requests") ||
+        !strstr(p.text, "met its SLO") || !strstr(p.text, "req/s of SLO goodput") ||
+        !strstr(p.text, "per million output tokens") || !strstr(p.text, "The cluster's 8 GPUs cost $"))
+        fail_msg("answer: %s", p.text);
+    assert_int_equal(p.cards, 9);                             /* the eight, and SLO goodput */
+    char *html = slurp(tpath("serving/index.html"));
+    static const char *const wants[] = { "<div class=\"label\">SLO goodput</div>", "req/s</div>",
+                                         "<th class=\"n\">SLO goodput</th>", ", serving 0.", " GPU-h, idle 0 GPU-h." };
+    for (size_t i = 0; i < sizeof wants / sizeof *wants; i++)
+        if (!strstr(html, wants[i])) fail_msg("the page lacks '%s'", wants[i]);
+    free(html);
+    /* The chart's data: a serving layer holding the 8 GPUs from t = 0, none idle. */
+    char *util = slurp(tpath("serving/util.dat"));
+    assert_non_null(strstr(util, "+batch, +serving, +idle"));
+    int rows = 0;
+    for (char *line = strchr(util, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+        double c[8];
+        if (sscanf(line + 1, "%lf %lf %lf %lf %lf %lf %lf %lf", &c[0], &c[1], &c[2], &c[3], &c[4], &c[5], &c[6],
+                   &c[7]) != 8)
+            fail_msg("util.dat: '%.80s'", line + 1);
+        if (c[5] - c[4] != 8 || c[6] != 8 || c[4] != 0) fail_msg("util.dat: serving %g, total %g at %g min", c[5] - c[4], c[6], c[0]);
+        rows++;
+    }
+    assert_true(rows > 10);
+    free(util);
+    /* TPOT beside TTFT and end-to-end: a column of the data, a panel of the chart. */
+    char *lat = slurp(tpath("serving/latency.dat"));
+    assert_non_null(strstr(lat, "end-to-end latency (s), TPOT (s)"));
+    char *first = strchr(lat, '\n') + 1;
+    double pct, ttft, e2e, tpot;
+    assert_int_equal(sscanf(first, "%lf %lf %lf %lf", &pct, &ttft, &e2e, &tpot), 4);
+    assert_true(tpot > 0.005 && tpot < 0.05 && ttft > 0 && e2e > ttft);
+    free(lat);
+    char *gp = slurp(tpath("serving/charts.gp"));
+    assert_non_null(strstr(gp, "set multiplot layout 1,3"));
+    assert_non_null(strstr(gp, "time per output token (s)"));
+    assert_non_null(strstr(gp, "t 'serving'"));
+    free(gp);
+    if (have_gnuplot()) {
+        char *svg = slurp(tpath("serving/latency.svg"));
+        assert_non_null(strstr(svg, "time per output token"));
+        free(svg);
+    }
+    /* Markdown: the headline and the goodput figure. */
+    o.out_dir = tpath("serving-md");
+    o.format = REPORT_MD;
+    assert_int_equal(report_write(&o, main_file, sizeof main_file, notes, sizeof notes, err, sizeof err), 0);
+    char *md = slurp(tpath("serving-md/report.md"));
+    assert_non_null(strstr(md, "chat serves 2,000 requests"));
+    assert_non_null(strstr(md, "| SLO goodput |"));
+    free(md);
+
+    /* The same database at schema version 3 (before the serving columns):
+     * read as it is, the serving GPU-hours derived from busy ones. */
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", serving_db, tpath("v3.db"));
+    assert_int_equal(system(cmd), 0);
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(tpath("v3.db"), &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "ALTER TABLE runs DROP COLUMN gpu_hours_by_state_serving; ALTER TABLE services "
+                                      "DROP COLUMN goodput_requests_per_s; ALTER TABLE jobs DROP COLUMN gpu_hours; "
+                                      "ALTER TABLE jobs DROP COLUMN cost_usd; PRAGMA user_version = 3", NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(db);
+    o.db_path = tpath("v3.db");
+    o.out_dir = tpath("serving-v3");
+    o.format = REPORT_HTML;
+    if (report_write(&o, main_file, sizeof main_file, notes, sizeof notes, err, sizeof err)) fail_msg("%s", err);
+    p = check_page(tpath("serving-v3"));
+    if (!strstr(p.text, "chat serves 2,000 requests")) fail_msg("answer: %s", p.text);
+    html = slurp(tpath("serving-v3/index.html"));
+    assert_non_null(strstr(html, ", serving 0."));
+    free(html);
+}
+
 /* ---- reports/fileout: the output rule and the escapers (issue 16) ---------- */
 
 /* What f wrote, as a string (caller frees). */
@@ -496,6 +650,8 @@ int main(void) {
         cmocka_unit_test(test_md_and_csv),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_incomplete_and_errors),
+        cmocka_unit_test(test_job_cost_not_cluster),
+        cmocka_unit_test(test_serving_report),
         cmocka_unit_test(test_escapers),
         cmocka_unit_test(test_fileout_rule),
     };

@@ -65,6 +65,19 @@ static const char long_xml[] =
     "<workload><jobs name=\"b\" count=\"20000\" arrivals=\"poisson\" rate=\"1200/h\" gpus=\"1\""
     " duration=\"10min\" duration-distribution=\"exponential\"/></workload></scenario>";
 
+/* serving-chat-70b's fleet: 4 replicas of tp 2 on one 8-GPU node, all of
+ * them from time 0 (taken while the world is built, before the store
+ * subscribes). Expected: gpu_hours_by_state.serving is the whole node (8
+ * GPUs x the simulated time), in the JSON, in its runs column and as the
+ * integral of the gpus_serving series; nothing idle; the six states add up
+ * to the provisioned GPU-hours; the service's SLO goodput is stored. */
+static const char serving_xml[] =
+    "<scenario name=\"serving-test\" seed=\"1\"><cluster><nodes type=\"dgx-h100\" count=\"1\"/></cluster>"
+    "<workload><inference name=\"chat\" model=\"llama3-70b\" precision=\"fp8\" tp=\"2\" replicas=\"4\">"
+    "<arrivals process=\"poisson\" rate=\"10/s\" count=\"2000\"/>"
+    "<requests input-tokens=\"1000\" output-tokens=\"200\"/><slo ttft=\"1s\" tpot=\"50ms\" percentile=\"99\"/>"
+    "</inference></workload></scenario>";
+
 static char tmpdir[256];
 
 static int setup(void **state) {
@@ -327,7 +340,9 @@ static void expect_refused(const char *path, store_mode mode, int want, const ch
     "ALTER TABLE runs DROP COLUMN gpu_productive_hours; ALTER TABLE jobs DROP COLUMN lost_work_after_failures_s; " \
     "ALTER TABLE jobs DROP COLUMN lost_work_after_preemption_s; " \
     "ALTER TABLE jobs DROP COLUMN time_redone_after_failures_s; " \
-    "ALTER TABLE jobs DROP COLUMN time_redone_after_preemption_s; "
+    "ALTER TABLE jobs DROP COLUMN time_redone_after_preemption_s; " \
+    "ALTER TABLE runs DROP COLUMN gpu_hours_by_state_serving; ALTER TABLE services DROP COLUMN goodput_requests_per_s; " \
+    "ALTER TABLE jobs DROP COLUMN gpu_hours; ALTER TABLE jobs DROP COLUMN cost_usd; "
 
 static void test_open_errors(void **state) {
     (void)state;
@@ -384,7 +399,8 @@ static void test_open_errors(void **state) {
     db = db_open(v2);
     assert_int_equal(sqlite3_exec(db, V4_COLUMNS_DROP "ALTER TABLE microbenchmarks DROP COLUMN measured_median_s; "
                                       "ALTER TABLE hardware DROP COLUMN statistic; ALTER TABLE hardware DROP COLUMN peak_fp64_flops; "
-                                      "ALTER TABLE hardware DROP COLUMN peak_fp32_flops; PRAGMA user_version = 2",
+                                      "ALTER TABLE hardware DROP COLUMN peak_fp32_flops; "
+                                      "PRAGMA user_version = 2",
                                   NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(db);
     expect_refused(v2, STORE_READ, STORE_BAD_INPUT, "older than this clustertwin");
@@ -396,7 +412,8 @@ static void test_open_errors(void **state) {
     assert_int_equal(
         (int)num(db, "SELECT count(*) FROM pragma_table_info('microbenchmarks') WHERE name = 'measured_median_s'", 0), 1);
     sqlite3_close(db);
-    /* Version 3 (before productive utilisation and lost work by cause): upgraded by a writer. */
+    /* Version 3 (before version 4's columns): read as it is (no upgrade, the
+     * new columns absent), upgraded by a writer. */
     const char *v3 = tpath("v3.db");
     assert_int_equal(store_open(v3, STORE_WRITE, &st, err, sizeof err), STORE_OK);
     store_close(st);
@@ -404,7 +421,11 @@ static void test_open_errors(void **state) {
     assert_int_equal(sqlite3_exec(db, V4_COLUMNS_DROP "PRAGMA user_version = 3",
                                   NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(db);
-    expect_refused(v3, STORE_READ, STORE_BAD_INPUT, "older than this clustertwin");
+    assert_int_equal(store_open(v3, STORE_READ, &st, err, sizeof err), STORE_OK);
+    store_close(st);
+    db = db_open(v3);
+    assert_int_equal((int)num(db, "PRAGMA user_version", 0), 3);
+    sqlite3_close(db);
     assert_int_equal(store_open(v3, STORE_WRITE, &st, err, sizeof err), STORE_OK);
     store_close(st);
     db = db_open(v3);
@@ -412,6 +433,10 @@ static void test_open_errors(void **state) {
     assert_int_equal((int)num(db, "SELECT count(*) FROM pragma_table_info('runs') WHERE name LIKE 'gpu_utilization_%'", 0), 2);
     assert_int_equal((int)num(db, "SELECT count(*) FROM pragma_table_info('jobs') WHERE name LIKE '%redone_after_%' "
                                   "OR name LIKE 'lost_work_after_%'", 0), 4);
+    assert_int_equal((int)num(db, "SELECT count(*) FROM pragma_table_info('runs') WHERE name = "
+                                  "'gpu_hours_by_state_serving'", 0), 1);
+    assert_int_equal((int)num(db, "SELECT count(*) FROM pragma_table_info('services') WHERE name = "
+                                  "'goodput_requests_per_s'", 0), 1);
     sqlite3_close(db);
     /* Missing: reading refuses and creates nothing; an empty file has no runs. */
     const char *missing = tpath("missing.db");
@@ -436,7 +461,7 @@ static void check_run(const char *path, const recorded *r) {
     assert_string_equal(stored, r->json);
     free(stored);
     char *xml = text(db, "SELECT scenario_xml FROM runs WHERE id = ?1", r->id);
-    assert_true(!strcmp(xml, small_xml) || !strcmp(xml, long_xml));
+    assert_true(!strcmp(xml, small_xml) || !strcmp(xml, long_xml) || !strcmp(xml, serving_xml));
     free(xml);
 
     /* Field for field against the JSON. */
@@ -486,7 +511,7 @@ static void check_run(const char *path, const recorded *r) {
     assert_true(w > 0 && ceil(r->tot.simulated_s / w) <= STORE_MAX_POINTS && ceil(r->tot.simulated_s / w * 2) > STORE_MAX_POINTS);
     static const char *states[][2] = { { "gpus_training", "training" }, { "gpus_checkpoint", "checkpoint" },
                                        { "gpus_restarting", "restarting" }, { "gpus_batch", "batch" },
-                                       { "gpus_idle", "idle" } };
+                                       { "gpus_serving", "serving" }, { "gpus_idle", "idle" } };
     for (size_t i = 0; i < sizeof states / sizeof *states; i++) {
         char sql[512];
         snprintf(sql, sizeof sql, "SELECT sum(mean * dt_s) / 3600 FROM cluster_series WHERE run_id = ?1 AND name = '%s'",
@@ -506,6 +531,39 @@ static void check_run(const char *path, const recorded *r) {
     sqlite3_close(db);
 }
 
+static void test_serving_hours(void **state) {
+    (void)state;
+    const char *path = tpath("serving.db");
+    recorded r;
+    record(path, serving_xml, 1, &r);
+    sqlite3 *db = db_open(path);
+    /* The columns equal the JSON, field for field. */
+    check_rows_match_json(db, r.json, r.id, "runs", "$.cluster", 0, "id = ?1 AND ?2 = 0", "cluster_extra");
+    check_rows_match_json(db, r.json, r.id, "services", "$.services", 1, "run_id = ?1 AND idx = ?2", "extra");
+    double all = 8 * r.tot.simulated_s / 3600;
+    assert_true(all > 0);
+    double json_serving = num(db, "SELECT json_extract(results_json, '$.cluster.gpu_hours_by_state.serving') "
+                                  "FROM runs WHERE id = ?1", r.id);
+    double col = num(db, "SELECT gpu_hours_by_state_serving FROM runs WHERE id = ?1", r.id);
+    double series = num(db, "SELECT sum(mean * dt_s) / 3600 FROM cluster_series WHERE run_id = ?1 AND "
+                            "name = 'gpus_serving'", r.id);
+    double idle = num(db, "SELECT gpu_hours_by_state_idle FROM runs WHERE id = ?1", r.id);
+    double sum = num(db, "SELECT gpu_hours_by_state_training + gpu_hours_by_state_checkpoint + "
+                         "gpu_hours_by_state_restarting + gpu_hours_by_state_batch + gpu_hours_by_state_serving + "
+                         "gpu_hours_by_state_idle - gpu_hours FROM runs WHERE id = ?1", r.id);
+    if (!(fabs(json_serving - all) <= 1e-6 * all) || !(fabs(col - all) <= 1e-6 * all) ||
+        !(fabs(series - all) <= 1e-6 * all) || !(fabs(idle) <= 1e-6 * all) || !(fabs(sum) <= 1e-6 * all))
+        fail_msg("serving GPU-hours: JSON %.10g, column %.10g, series %.10g, want %.10g; idle %.10g; "
+                 "states - provisioned %.10g", json_serving, col, series, all, idle, sum);
+    double rps = num(db, "SELECT json_extract(extra, '$.requests_per_s') FROM services WHERE run_id = ?1", r.id);
+    double slo = num(db, "SELECT slo_attainment FROM services WHERE run_id = ?1", r.id);
+    double good = num(db, "SELECT goodput_requests_per_s FROM services WHERE run_id = ?1", r.id);
+    assert_true(rps > 0 && slo > 0 && slo <= 1);
+    assert_true(fabs(good - rps * slo) <= 1e-9 * rps);
+    sqlite3_close(db);
+    free(r.json);
+}
+
 static void test_run_matches_json(void **state) {
     (void)state;
     const char *path = tpath("one.db");
@@ -514,6 +572,20 @@ static void test_run_matches_json(void **state) {
     assert_true(r.tot.failures > 0);          /* the scenario does exercise failures */
     assert_int_equal(r.id, 1);
     check_run(path, &r);
+    /* A job's cost is its own GPU-hours at the node type's price: the jobs'
+     * GPU-hours add up to the busy GPU-hours (no service here), and at cloud
+     * prices each costs what the provisioned GPU-hours cost per hour. */
+    sqlite3 *db = db_open(path);
+    double jobs_h = num(db, "SELECT sum(gpu_hours) FROM jobs WHERE run_id = ?1", r.id);
+    double busy_h = num(db, "SELECT gpu_busy_hours FROM runs WHERE id = ?1", r.id);
+    assert_true(jobs_h > 0 && fabs(jobs_h - busy_h) <= 1e-6 * busy_h);
+    assert_int_equal((int)num(db, "SELECT cost_owned FROM runs WHERE id = ?1", r.id), 0);
+    double price = num(db, "SELECT cost_compute_usd / gpu_hours FROM runs WHERE id = ?1", r.id);
+    assert_true(price > 0);
+    assert_int_equal((int)num(db, "SELECT count(*) FROM jobs WHERE run_id = ?1 AND "
+                                  "abs(cost_usd - gpu_hours * (SELECT cost_compute_usd / gpu_hours FROM runs WHERE "
+                                  "id = ?1)) > 1e-6 * (1 + cost_usd)", r.id), 0);
+    sqlite3_close(db);
     free(r.json);
 }
 
@@ -816,6 +888,7 @@ int main(void) {
         cmocka_unit_test(test_open_errors),
         cmocka_unit_test(test_corrupt_and_not_ours),
         cmocka_unit_test(test_run_matches_json),
+        cmocka_unit_test(test_serving_hours),
         cmocka_unit_test(test_run_longer_than_one_value),
         cmocka_unit_test(test_two_runs_and_reopen),
         cmocka_unit_test(test_killed_writer),

@@ -7,10 +7,12 @@
  * stored; the same sweep (scenario text, paths, overrides) is found again
  * and its replica count only grows; merging two databases that hold
  * different replicas of one sweep gives one sweep with all of them, and a
- * second merge of the same source adds nothing; a source that is not a
- * results database is refused and leaves the destination as it was. A
- * point that does not fit is recorded with its reason (and merged with
- * its sweep); a statistic with an infinite end is stored with a null end.
+ * second merge of the same source adds nothing; a source of schema version
+ * 3 (read as it is, without version 4's columns) merges, those columns
+ * NULL; a source that is not a results database is refused and leaves the
+ * destination as it was. A point that does not fit is recorded with its
+ * reason (and merged with its sweep); a statistic with an infinite end is
+ * stored with a null end.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -199,6 +201,27 @@ static void test_merge(void **state) {
     assert_int_equal(added, 0);                      /* every run of b is a sweep replica a holds now */
     assert_int_equal(skipped, 5);
     assert_int_equal(count(sa, "SELECT count(*) FROM runs"), 7);
+    /* a version 3 source: no serving columns */
+    char c[128];
+    path(c, sizeof c, "mc.db");
+    store *sc = NULL;
+    int64_t wc = 0;
+    assert_int_equal(store_open(c, STORE_WRITE, &sc, err, sizeof err), STORE_OK);
+    assert_int_equal(sweepdb_begin(sc, "v", "v.xml", "<v/>", "[\"r\"]", "[]", 1, &wc, err, sizeof err), STORE_OK);
+    assert_int_equal(sweepdb_point(sc, wc, "[\"5\"]", "[5]", err, sizeof err), STORE_OK);
+    record(sc, wc, "[\"5\"]", 0, 55);
+    store_close(sc);
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(c, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "ALTER TABLE runs DROP COLUMN gpu_hours_by_state_serving; ALTER TABLE services "
+                                      "DROP COLUMN goodput_requests_per_s; ALTER TABLE jobs DROP COLUMN gpu_hours; "
+                                      "ALTER TABLE jobs DROP COLUMN cost_usd; PRAGMA user_version = 3", NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(db);
+    if (sweepdb_merge(sa, c, &added, &skipped, err, sizeof err) != STORE_OK) fail_msg("%s", err);
+    assert_int_equal(added, 1);
+    assert_int_equal(count(sa, "SELECT count(*) FROM runs"), 8);
+    assert_int_equal(count(sa, "SELECT count(*) FROM runs WHERE gpu_hours_by_state_serving IS NULL"), 8);
     /* a file that is not a database */
     FILE *f = fopen(junk, "w");
     assert_non_null(f);
