@@ -169,6 +169,17 @@ void goal_stats_of(double *v, int n, goal_stats *s) {
     confidence_mean(v, k, CONFIDENCE_LEVEL, &s->mean_lo, &s->mean_hi);
 }
 
+/* Whether x meets the goal's comparison. */
+static int holds(const goal *g, double x) {
+    switch (g->op) {
+    case GOAL_LE: return x <= g->value;
+    case GOAL_LT: return x < g->value;
+    case GOAL_GE: return x >= g->value;
+    case GOAL_GT: return x > g->value;
+    }
+    return 0;
+}
+
 int goal_met(const goal *g, double *v, int n, double *stat) {
     if (n <= 0) {
         *stat = NAN;
@@ -186,14 +197,7 @@ int goal_met(const goal *g, double *v, int n, double *stat) {
         qsort(v, (size_t)n, sizeof *v, cmp_double);
         *stat = goal_quantile(v, n, upper ? g->confidence : 1 - g->confidence);
     }
-    double x = *stat;
-    switch (g->op) {
-    case GOAL_LE: return x <= g->value;
-    case GOAL_LT: return x < g->value;
-    case GOAL_GE: return x >= g->value;
-    case GOAL_GT: return x > g->value;
-    }
-    return 0;
+    return holds(g, *stat);
 }
 
 double goal_statistic(const goal *g, char *b, size_t n) {
@@ -205,17 +209,6 @@ double goal_statistic(const goal *g, char *b, size_t n) {
     double q = upper ? g->confidence : 1 - g->confidence;
     snprintf(b, n, "p%.0f", 100 * q);
     return q;
-}
-
-/* Whether x meets the goal's comparison. */
-static int holds(const goal *g, double x) {
-    switch (g->op) {
-    case GOAL_LE: return x <= g->value;
-    case GOAL_LT: return x < g->value;
-    case GOAL_GE: return x >= g->value;
-    case GOAL_GT: return x > g->value;
-    }
-    return 0;
 }
 
 void goal_check(const goal *g, double *v, int n, double level, goal_check_result *out) {
