@@ -201,7 +201,14 @@ if command -v mpirun >/dev/null 2>&1 && "$bin" --version >/dev/null 2>&1; then
   mpi_env="env ASAN_OPTIONS=detect_leaks=0"
   expect_status 0 "mpirun -np 2 measure --backend mpi" $mpi_env mpirun -np 2 "$bin" measure --backend mpi --quick --db "$tmp/m.db" --quiet
   expect_status 0 "calibrate cpu + mpi measurements" "$bin" calibrate --db "$tmp/m.db" --out "$tmp/profile2.xml"
-  grep -q "coll.allreduce.bw=" "$tmp/out" && ! grep -q "the fit failed" "$tmp/out" && ok "calibrate fits the collectives" || no "calibrate collectives: $(grep coll "$tmp/out" | head -c 300)"
+  # Two quick launches on a loaded machine may measure the all-reduce as
+  # pure noise: then the fit is rejected with its reason and the group keeps
+  # the starting profile's values (models/calibrate.c); either way the
+  # profile holds the collective's parameters (rejection rules: test_calibrate).
+  if grep -q "coll.allreduce.bw=" "$tmp/out" && ! grep -q "the fit failed" "$tmp/out"; then ok "calibrate fits the collectives"
+  elif grep -q "coll.allreduce.*kept the starting profile's values; rejected coll.allreduce" "$tmp/out"; then ok "calibrate rejects a collectives fit the noise makes absurd, and says why"
+  else no "calibrate collectives: $(grep coll "$tmp/out" | head -c 300)"; fi
+  grep -q 'name="coll.allreduce.bw"' "$tmp/profile2.xml" && ok "the profile holds the collective's bandwidth" || no "profile2 lacks coll.allreduce.bw"
   expect_status 0 "mpirun -np 2 validate --backend mpi" $mpi_env mpirun -np 2 "$bin" validate "$tmp/host.xml" --backend mpi --profile "$tmp/profile2.xml" --json "$tmp/mv.json" --db "$tmp/mv.db" --quiet
   [ "$(grep -c 'cases predicted and measured' "$tmp/out")" = 1 ] && ok "only rank 0 prints the table" || no "rank 0 only: $(grep -c 'cases predicted' "$tmp/out") tables"
   python3 - "$tmp/mv.json" "$tmp/mv.db" <<'PY' && ok "mpi validate: collectives measured with nccl-tests bus bandwidth" || no "mpi validate JSON"
