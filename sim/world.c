@@ -246,20 +246,32 @@ static void set_phase(job *j, phase ph) {
 
 /* ---- nodes held by jobs ----------------------------------------------- */
 
-static void release_nodes(job *j) {
+/* Node n takes slot i of the job. */
+static void hold_node(job *j, int i, int n) {
     world *w = j->w;
-    for (int i = 0; i < j->n_nodes; i++) {
-        int n = j->nodes[i];
-        if (n < 0) continue;
-        cluster_release(w->c, &n, 1, j->gpus_per_node);
-        w->jobs_on_node[n]--;
-        if (w->job_of_node[n] == j->index) w->job_of_node[n] = -1;
-        j->nodes[i] = -1;
-        if (cluster_is_cloud(w->c, n) && w->jobs_on_node[n] == 0 && w->svc_on_node[n] == 0) {
-            w->idle_since[n] = now_s(w);
-            engine_after(w->e, sim_from_s(w->s->cloud_idle_release_s), on_release_check, &w->release_args[n]);
-        }
+    j->nodes[i] = n;
+    w->jobs_on_node[n]++;
+    w->job_of_node[n] = j->index;
+}
+
+/* Slot i's node goes back to the pool (an idle cloud node starts its
+ * release clock); the slot is left empty (-1). */
+static void release_node(job *j, int i) {
+    world *w = j->w;
+    int n = j->nodes[i];
+    if (n < 0) return;
+    cluster_release(w->c, &n, 1, j->gpus_per_node);
+    w->jobs_on_node[n]--;
+    if (w->job_of_node[n] == j->index) w->job_of_node[n] = -1;
+    j->nodes[i] = -1;
+    if (cluster_is_cloud(w->c, n) && w->jobs_on_node[n] == 0 && w->svc_on_node[n] == 0) {
+        w->idle_since[n] = now_s(w);
+        engine_after(w->e, sim_from_s(w->s->cloud_idle_release_s), on_release_check, &w->release_args[n]);
     }
+}
+
+static void release_nodes(job *j) {
+    for (int i = 0; i < j->n_nodes; i++) release_node(j, i);
 }
 
 static void dispatch(world *w);
@@ -448,6 +460,14 @@ static void holding_lost(world *w, int k, const char *why);
 static sched_job holding_view(const world *w, int k);
 static void hit_replicas(world *w, int node, const failure_proc *p);
 
+/* lost_s of training to do again, to the job's total, its cause's share
+ * (*cause) and the world's GPU-seconds of work not kept. */
+static void count_redone(job *j, double lost_s, double *cause) {
+    j->r.time.redone_s += lost_s;
+    *cause += lost_s;
+    j->w->redone_gpu_s += lost_s * j->r.gpus;
+}
+
 static void preempt_job(void *ctx, int ji, int by) {
     world *w = ctx;
     if (is_holding(w, ji)) {
@@ -466,10 +486,7 @@ static void preempt_job(void *ctx, int ji, int by) {
         if (j->ckpt_every > 0) {
             j->durable = j->progress;
         } else if (j->progress > j->durable) {
-            double lost = (j->progress - j->durable) * j->step_s;
-            j->r.time.redone_s += lost;
-            j->r.time.redone_preemption_s += lost;
-            w->redone_gpu_s += lost * j->r.gpus;
+            count_redone(j, (j->progress - j->durable) * j->step_s, &j->r.time.redone_preemption_s);
             j->progress = j->durable;
             commit_progress(j);
         }
@@ -548,11 +565,7 @@ static void on_detected(engine *e, void *arg) {
     j->ev_write = 0;
     j->inflight = -1;
     double lost = j->fail_progress - j->durable;
-    if (lost > 0) {
-        j->r.time.redone_s += lost * j->step_s;
-        j->r.time.redone_failures_s += lost * j->step_s;
-        w->redone_gpu_s += lost * j->step_s * j->r.gpus;
-    }
+    if (lost > 0) count_redone(j, lost * j->step_s, &j->r.time.redone_failures_s);
     j->progress = j->durable;
     j->next_ckpt = j->progress + j->ckpt_every;
     commit_progress(j);
@@ -615,13 +628,9 @@ static void shrink(job *j) {
     int keep = (dp * model_gpus + j->gpus_per_node - 1) / j->gpus_per_node;
     int live = j->n_nodes - removed;
     for (int i = j->n_nodes - 1; i >= 0 && live > keep; i--) {
-        int n = j->nodes[i];
-        if (n < 0) continue;
+        if (j->nodes[i] < 0) continue;
         add_state(w, phase_state(j), -j->gpus_per_node);
-        cluster_release(w->c, &n, 1, j->gpus_per_node);
-        w->jobs_on_node[n]--;
-        if (w->job_of_node[n] == j->index) w->job_of_node[n] = -1;
-        j->nodes[i] = -1;
+        release_node(j, i);
         live--;
     }
     double old_s = j->step_s;
@@ -669,10 +678,7 @@ static void try_grow(job *j) {
     j->next_ckpt = j->progress + j->ckpt_every;
     for (int i = 0, k = 0; i < j->n_nodes; i++) {
         if (j->nodes[i] >= 0) continue;
-        int n = got[k++];
-        j->nodes[i] = n;
-        w->jobs_on_node[n]++;
-        w->job_of_node[n] = j->index;
+        hold_node(j, i, got[k++]);
         add_state(w, phase_state(j), j->gpus_per_node);
     }
     double old_s = j->step_s;
@@ -709,10 +715,8 @@ static void try_restart(job *j) {
             i--;
             continue;
         }
-        j->nodes[i] = n;
+        hold_node(j, i, n);
         j->lost_nodes--;
-        w->jobs_on_node[n]++;
-        w->job_of_node[n] = j->index;
         /* held from now only: set_phase counts it from the phase's start */
         if (phase_state(j) >= 0) j->gpu_s -= j->gpus_per_node * sim_to_s(now_of(w) - j->ph_since);
         add_state(w, phase_state(j), j->gpus_per_node);
@@ -894,10 +898,7 @@ static void start(job *j) {
     int cap = j->n_nodes;
     int n = cluster_alloc(w->c, j->pool, j->r.gpus, j->nodes, cap);
     if (n < 0) return;                       /* dispatch checked; cannot happen */
-    for (int i = 0; i < n; i++) {
-        w->job_of_node[j->nodes[i]] = j->index;
-        w->jobs_on_node[j->nodes[i]]++;
-    }
+    for (int i = 0; i < n; i++) hold_node(j, i, j->nodes[i]);
     if (j->r.kind == JOB_TRAINING) place_training(j);
     j->r.state = JOB_RUNNING;
     int again = j->r.start_s >= 0;
