@@ -96,6 +96,7 @@ cli-test: $(BIN) $(B)/san/clustertwin $(B)/tests/libfailmalloc.so $(STANDINS)
 	@tests/cli.sh $(B)/san/clustertwin
 	@tests/cli_install.sh
 	@tests/docs.sh $(BIN)
+	@tests/golden.sh $(BIN)
 
 # The unit tests under valgrind memcheck: any memory error or definite or
 # indirect leak fails (tests/valgrind.supp holds third-party noise only).
