@@ -8,7 +8,7 @@
 #   make install  PREFIX=/usr/local DESTDIR=
 #   make clean
 #
-# Sources are found by wildcard: a new .c in sim/ models/ hw/ scenarios/
+# Sources are found by wildcard: a new .c in base/ plan/ sim/ models/ hw/ scenarios/
 # reports/ tui/ joins the library; tests/test_<name>.c becomes a cmocka test
 # binary linked with the library (an archive: only the modules it uses); cli/*.c make up the program.
 
@@ -43,7 +43,7 @@ CFLAGS_ALL = $(WARN) $(DEFS) $(OPT) -I. -I$(B)/gen $(PKG_CFLAGS) $(MPI_CFLAGS) $
 SANFLAGS = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 LDLIBS_ALL = $(PKG_LIBS) $(MPI_LIBS) -lm -ldl $(LDLIBS)
 
-LIB_SRC  := $(sort $(wildcard sim/*.c models/*.c hw/*.c scenarios/*.c reports/*.c tui/*.c))
+LIB_SRC  := $(sort $(wildcard base/*.c plan/*.c sim/*.c models/*.c hw/*.c scenarios/*.c reports/*.c tui/*.c))
 CLI_SRC  := $(sort $(wildcard cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 BENCH_SRC := $(sort $(wildcard tests/bench_*.c))

@@ -7,7 +7,7 @@
 
 #include "cli/cli.h"
 #include "scenarios/scenario.h"
-#include "scenarios/units.h"
+#include "base/units.h"
 #include "sim/metrics.h"
 #include "sim/world.h"
 

@@ -13,7 +13,7 @@
 #include "reports/results.h"
 #include "reports/store.h"
 #include "scenarios/scenario.h"
-#include "scenarios/units.h"
+#include "base/units.h"
 #include "sim/metrics.h"
 #include "sim/world.h"
 #include "tui/dash.h"

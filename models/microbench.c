@@ -9,7 +9,7 @@
 
 #include "models/checkpoint.h"
 #include "models/gpu.h"
-#include "scenarios/units.h"
+#include "base/units.h"
 
 /* Launch and synchronisation cost of one timed copy or GEMM call as
  * cudaEvent timing sees it (a few microseconds on H100/A100 with CUDA 12;

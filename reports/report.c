@@ -12,7 +12,7 @@
  * a job that did not finish) reads "n/a" with the reason beside it.
  */
 #include "reports/report.h"
-#include "reports/errmsg.h"
+#include "base/errmsg.h"
 
 #include <errno.h>
 #include <math.h>
@@ -24,7 +24,7 @@
 
 #include "reports/charts.h"
 #include "reports/fileout.h"
-#include "scenarios/units.h"
+#include "base/units.h"
 #include "reports/rundata.h"
 #include "reports/store.h"
 #include "reports/sweepdb.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scenarios/units.h"
+#include "base/units.h"
 
 /* A time that has not happened yet is null in JSON. */
 static void time_or_null(json *j, const char *key, double t) {

@@ -4,7 +4,7 @@
  * failure kinds; series are read on demand.
  */
 #include "reports/rundata.h"
-#include "reports/errmsg.h"
+#include "base/errmsg.h"
 
 #include <math.h>
 #include <stdio.h>

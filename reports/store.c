@@ -29,7 +29,7 @@
  */
 #include "reports/store.h"
 #include "reports/fileout.h"
-#include "reports/errmsg.h"
+#include "base/errmsg.h"
 
 #include <errno.h>
 #include <stdarg.h>

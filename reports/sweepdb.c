@@ -8,7 +8,7 @@
  * by the destination's largest id, so it costs about one copy of the data.
  */
 #include "reports/sweepdb.h"
-#include "reports/errmsg.h"
+#include "base/errmsg.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
  * reports in well under a second.
  */
 #include "reports/sweepreport.h"
-#include "reports/errmsg.h"
+#include "base/errmsg.h"
 
 #include <errno.h>
 #include <math.h>

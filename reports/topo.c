@@ -32,7 +32,7 @@
 #include <gvc.h>
 
 #include "models/collective.h"
-#include "scenarios/units.h"
+#include "base/units.h"
 
 #define LABEL_MAX 512
 

@@ -29,7 +29,7 @@
 
 #include "scenarios/embedded.h"
 #include "scenarios/infile.h"
-#include "scenarios/units.h"
+#include "base/units.h"
 
 #define CATALOG_DIR "models/catalog/"
 #define MAX_FIELDS 64

@@ -28,7 +28,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
-#include "scenarios/units.h"
+#include "base/units.h"
 
 #define MAX_STEPS 16
 #define MAX_PREDS 4

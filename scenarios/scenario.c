@@ -6,7 +6,7 @@
  *      documents with a DOCTYPE are refused outright (no entity tricks),
  *      input size and nesting bounded;
  *   2. validate the structure against the embedded RELAX NG schema;
- *   3. read every attribute with its unit (scenarios/units.c) and check
+ *   3. read every attribute with its unit (base/units.c) and check
  *      meaning: ranges, catalog references, tp*pp*dp*cp = gpus.
  * Errors read "file:line: <element attr="value">: what was expected".
  */
@@ -34,7 +34,7 @@
 #include "scenarios/profile.h"
 #include "scenarios/schema.h"
 #include "scenarios/trace.h"
-#include "scenarios/units.h"
+#include "base/units.h"
 
 #define MAX_FILE_BYTES INFILE_SCENARIO_MAX_BYTES  /* a scenario is hand-written: 16 MiB is plenty */
 #define MAX_DEPTH 32                   /* the schema needs 4 levels */

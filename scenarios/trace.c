@@ -18,7 +18,7 @@
 
 #include "scenarios/infile.h"
 #include "models/numerics.h"
-#include "scenarios/units.h"
+#include "base/units.h"
 
 #define MAX_LINE 4096
 #define MAX_ROWS 10000000

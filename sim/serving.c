@@ -42,7 +42,7 @@
 #include "models/cost.h"
 #include "models/gpu.h"
 #include "scenarios/infile.h"
-#include "scenarios/units.h"
+#include "base/units.h"
 #include "sim/rng.h"
 
 const double service_cdf_percentiles[SERVICE_CDF_POINTS] = { 1, 5, 10, 25, 50, 75, 90, 95, 99, 99.9, 100 };

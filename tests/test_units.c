@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scenarios/units.h"
+#include "base/units.h"
 
 typedef struct ok_case {
     const char *text;

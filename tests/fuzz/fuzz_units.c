@@ -1,6 +1,6 @@
 /*
  * fuzz_units: libFuzzer harness for the unit parser and formatter
- * (scenarios/units.h).
+ * (base/units.h).
  *
  * The first byte picks the kind, the rest is the text. Properties: a parse
  * succeeds only with a finite value, non-negative for every kind but
@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "scenarios/units.h"
+#include "base/units.h"
 #include "tests/fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -18,7 +18,7 @@
  * The scanner also decides exactly whether a count is whole ("15.6T" is,
  * "1.5" is not) from the digits, before any rounding.
  */
-#include "scenarios/units.h"
+#include "base/units.h"
 
 #include <errno.h>
 #include <math.h>

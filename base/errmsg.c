@@ -1,4 +1,4 @@
-#include "reports/errmsg.h"
+#include "base/errmsg.h"
 
 #include <stdarg.h>
 #include <stdio.h>
