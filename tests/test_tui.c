@@ -67,6 +67,54 @@ static void test_layout_grows(void **state) {
     assert_int_equal(a.header.y, 0);
 }
 
+/* A run shows fewer jobs, map rows and sparklines than a tall terminal
+ * has rows for: the rows left over go to the event log, row for row,
+ * instead of standing empty under the jobs. */
+static void test_layout_fit_gives_the_log_the_rest(void **state) {
+    (void)state;
+    layout_content one_job = { 2096, 32, 1, 3 };         /* the 16K-GPU scenario */
+    layout a = layout_fit(30, 100, one_job), b = layout_fit(60, 100, one_job);
+    assert_true(a.ok && b.ok && !a.wide);
+    assert_true(b.log.h > a.log.h);
+    /* every row the 60-row terminal adds but those the map takes to draw
+     * the nodes in finer groups (8 a cell at 30 rows, 4 at 60) */
+    assert_int_equal(b.log.h - a.log.h, 30 - (b.map.h - a.map.h));
+    assert_true(b.log.h >= 30);
+    assert_int_equal(b.jobs.h, a.jobs.h);
+    assert_int_equal(b.sparks.h, 3);
+    layout w30 = layout_fit(30, 160, one_job), w60 = layout_fit(60, 160, one_job);
+    assert_true(w30.wide && w60.log.h > w30.log.h && w60.jobs.h == 5);
+    for (int rows = 24; rows <= 120; rows++)
+        for (int cols = 80; cols <= 300; cols += 7) {
+            layout_content cs[] = { one_job, { 128, 32, 5001, 3 }, { 1, 0, 0, 2 }, { 12500, 32, 100000, 11 } };
+            for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+                layout share = layout_compute(rows, cols), L = layout_fit(rows, cols, cs[i]);
+                rect r[] = { L.header, L.map, L.detail, L.jobs, L.sparks, L.log, L.status };
+                int n = (int)(sizeof r / sizeof r[0]), area = 0;
+                for (int k = 0; k < n; k++) {
+                    if (!inside(r[k], rows, cols)) fail_msg("%dx%d: panel %d outside", cols, rows, k);
+                    for (int m = k + 1; m < n; m++)
+                        if (overlap(r[k], r[m])) fail_msg("%dx%d: panels %d and %d overlap", cols, rows, k, m);
+                    area += r[k].h * r[k].w;
+                }
+                assert_true(area >= rows * cols - 2 * rows);
+                /* no panel grows but the log, none falls below its minimum */
+                assert_true(L.map.h <= share.map.h && L.jobs.h <= share.jobs.h && L.sparks.h <= share.sparks.h);
+                assert_true(L.log.h >= share.log.h);
+                assert_true(L.map.h >= 3 && L.detail.h >= 3 && L.jobs.h >= 5 && L.sparks.h >= 3 && L.log.h >= 3);
+                /* the jobs table keeps a row per job while its share allows */
+                int want = 1 + cs[i].jobs;
+                assert_true(L.jobs.h >= (want < share.jobs.h ? want : share.jobs.h));
+                /* the map draws the same grid in the rows it keeps */
+                map_grid g0 = layout_map_grid(cs[i].nodes, cs[i].nodes_per_leaf, share.map.h, share.map.w);
+                map_grid g1 = layout_map_grid(cs[i].nodes, cs[i].nodes_per_leaf, L.map.h, L.map.w);
+                assert_int_equal(g0.per_cell, g1.per_cell);
+                assert_int_equal(g0.cells, g1.cells);
+                assert_true((g1.cells + g1.cols - 1) / g1.cols <= L.map.h - 1);
+            }
+        }
+}
+
 static void test_layout_too_small(void **state) {
     (void)state;
     int sizes[][2] = { { 23, 80 }, { 24, 79 }, { 0, 0 }, { 1, 300 }, { 300, 1 }, { -5, 100 } };
@@ -129,7 +177,7 @@ static void test_fmt_duration(void **state) {
     assert_string_equal(fmt_duration(725, tiny, sizeof tiny), "12m");
 }
 
-static void test_fmt_clock_speed_si(void **state) {
+static void test_fmt_clock_speed(void **state) {
     (void)state;
     char b[32];
     assert_string_equal(fmt_clock(0, b, sizeof b), "d0 00:00:00");
@@ -140,12 +188,6 @@ static void test_fmt_clock_speed_si(void **state) {
     assert_string_equal(fmt_speed(0.5, b, sizeof b), "0.5s/s");
     assert_string_equal(fmt_speed(1920, b, sizeof b), "32m/s");
     assert_string_equal(fmt_speed(90, b, sizeof b), "1.5m/s");
-    assert_string_equal(fmt_si(999, b, sizeof b), "999");
-    assert_string_equal(fmt_si(1234, b, sizeof b), "1.23k");
-    assert_string_equal(fmt_si(45.6e6, b, sizeof b), "45.6M");
-    assert_string_equal(fmt_si(-2500, b, sizeof b), "-2.50k");
-    assert_string_equal(fmt_si(0.25, b, sizeof b), "0.25");
-    assert_string_equal(fmt_si(NAN, b, sizeof b), "-");
 }
 
 static void test_fmt_sparkline(void **state) {
@@ -393,10 +435,11 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_layout_every_size),
         cmocka_unit_test(test_layout_grows),
+        cmocka_unit_test(test_layout_fit_gives_the_log_the_rest),
         cmocka_unit_test(test_layout_too_small),
         cmocka_unit_test(test_map_grid),
         cmocka_unit_test(test_fmt_duration),
-        cmocka_unit_test(test_fmt_clock_speed_si),
+        cmocka_unit_test(test_fmt_clock_speed),
         cmocka_unit_test(test_fmt_sparkline),
         cmocka_unit_test(test_feed_sink_and_log),
         cmocka_unit_test(test_feed_mean_against_reference),
