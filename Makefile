@@ -5,7 +5,7 @@
 #   make bench    performance benchmarks, printed as ratios measured in one run
 #   make twin     this machine as a twin: measure it (cpu, and MPI in two launches of mpirun -np 2),
 #                 calibrate a hardware profile, validate it on held-out sizes (out/twin/)
-#   make install  PREFIX=/usr/local DESTDIR=
+#   make install  PREFIX=/usr/local DESTDIR=   (binary, man page, bash completion, examples)
 #   make clean
 #
 # Sources are found by wildcard: a new .c in base/ plan/ sim/ models/ hw/ scenarios/
@@ -257,10 +257,15 @@ install: $(BIN)
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/clustertwin
 	install -m 644 scenarios/*.xml scenarios/scenario.rng $(DESTDIR)$(PREFIX)/share/clustertwin/scenarios/
 	install -m 644 scenarios/traces/* $(DESTDIR)$(PREFIX)/share/clustertwin/scenarios/traces/
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 644 docs/clustertwin.1 $(DESTDIR)$(PREFIX)/share/man/man1/clustertwin.1
+	install -m 644 tools/clustertwin.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/clustertwin
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/clustertwin
 	rm -rf $(DESTDIR)$(PREFIX)/share/clustertwin
+	rm -f $(DESTDIR)$(PREFIX)/share/man/man1/clustertwin.1
+	rm -f $(DESTDIR)$(PREFIX)/share/bash-completion/completions/clustertwin
 
 clean:
 	rm -rf $(B) out
