@@ -153,8 +153,8 @@ static void draw_header(dash *d) {
     nf_usd(t.cost_usd, cost, sizeof cost);
     nf_count((double)t.events, events, sizeof events);
     nf_count(t.gpu_hours, gpu_h, sizeof gpu_h);
-    put(r.y + 1, 0, r.w, 0, " %s | busy %s | queue %s | down %s | failures %s | %s | %s events | %s GPU-h", gpus, pct,
-        queue, down, fails, cost, events, gpu_h);
+    put(r.y + 1, 0, r.w, 0, " %s | busy %s | queue %s | down %s | failures %s | %s | %s GPU-h | %s events", gpus, pct,
+        queue, down, fails, cost, gpu_h, events);
 }
 
 /* ---- the map ------------------------------------------------------------- */
