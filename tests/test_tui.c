@@ -29,6 +29,20 @@ static int overlap(rect a, rect b) {
     return a.y < b.y + b.h && b.y < a.y + a.h && a.x < b.x + b.w && b.x < a.x + a.w;
 }
 
+/* The screen area the panels of L cover; fails when one leaves the screen
+ * or two overlap. */
+static int panels_area(layout L, int rows, int cols) {
+    rect r[] = { L.header, L.map, L.detail, L.jobs, L.sparks, L.log, L.status };
+    int n = (int)(sizeof r / sizeof r[0]), area = 0;
+    for (int i = 0; i < n; i++) {
+        if (!inside(r[i], rows, cols)) fail_msg("%dx%d: panel %d outside", cols, rows, i);
+        for (int k = i + 1; k < n; k++)
+            if (overlap(r[i], r[k])) fail_msg("%dx%d: panels %d and %d overlap", cols, rows, i, k);
+        area += r[i].h * r[i].w;
+    }
+    return area;
+}
+
 static void test_layout_every_size(void **state) {
     (void)state;
     for (int rows = 24; rows <= 120; rows++)
@@ -36,14 +50,7 @@ static void test_layout_every_size(void **state) {
             layout L = layout_compute(rows, cols);
             assert_true(L.ok);
             assert_int_equal(L.wide, cols >= LAYOUT_WIDE_COLS);
-            rect r[] = { L.header, L.map, L.detail, L.jobs, L.sparks, L.log, L.status };
-            int n = (int)(sizeof r / sizeof r[0]), area = 0;
-            for (int i = 0; i < n; i++) {
-                if (!inside(r[i], rows, cols)) fail_msg("%dx%d: panel %d outside", cols, rows, i);
-                for (int k = i + 1; k < n; k++)
-                    if (overlap(r[i], r[k])) fail_msg("%dx%d: panels %d and %d overlap", cols, rows, i, k);
-                area += r[i].h * r[i].w;
-            }
+            int area = panels_area(L, rows, cols);
             /* every panel usable at any size */
             assert_int_equal(L.header.h, 2);
             assert_int_equal(L.status.y, rows - 1);
@@ -89,15 +96,7 @@ static void test_layout_fit_gives_the_log_the_rest(void **state) {
             layout_content cs[] = { one_job, { 128, 32, 5001, 3 }, { 1, 0, 0, 2 }, { 12500, 32, 100000, 11 } };
             for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
                 layout share = layout_compute(rows, cols), L = layout_fit(rows, cols, cs[i]);
-                rect r[] = { L.header, L.map, L.detail, L.jobs, L.sparks, L.log, L.status };
-                int n = (int)(sizeof r / sizeof r[0]), area = 0;
-                for (int k = 0; k < n; k++) {
-                    if (!inside(r[k], rows, cols)) fail_msg("%dx%d: panel %d outside", cols, rows, k);
-                    for (int m = k + 1; m < n; m++)
-                        if (overlap(r[k], r[m])) fail_msg("%dx%d: panels %d and %d overlap", cols, rows, k, m);
-                    area += r[k].h * r[k].w;
-                }
-                assert_true(area >= rows * cols - 2 * rows);
+                assert_true(panels_area(L, rows, cols) >= rows * cols - 2 * rows);
                 /* no panel grows but the log, none falls below its minimum */
                 assert_true(L.map.h <= share.map.h && L.jobs.h <= share.jobs.h && L.sparks.h <= share.sparks.h);
                 assert_true(L.log.h >= share.log.h);
