@@ -31,8 +31,6 @@
  */
 #include "sim/serving.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -41,7 +39,7 @@
 
 #include "models/cost.h"
 #include "models/gpu.h"
-#include "scenarios/infile.h"
+#include "scenarios/reqtrace.h"
 #include "base/units.h"
 #include "sim/rng.h"
 
@@ -159,7 +157,7 @@ struct serving {
     sim_time t_start, t_stop;      /* arrivals window; t_stop SIM_FOREVER when none */
     int offline;
     int64_t backlog;               /* offline requests not drawn yet */
-    serving_trace_row *trace;
+    reqtrace_row *trace;
     long n_trace;
     int arrivals_done;
     list pending;                  /* arrived, no ready replica yet */
@@ -1320,7 +1318,7 @@ static void on_arrival(engine *e, void *arg) {
     }
     int32_t i;
     if (sv->trace) {
-        const serving_trace_row *row = &sv->trace[sv->generated];
+        const reqtrace_row *row = &sv->trace[sv->generated];
         i = make_request(sv, row->input, row->output, row->model);
     } else {
         i = generate(sv);
@@ -1605,144 +1603,6 @@ void serving_free(serving *sv) {
     free(sv);
 }
 
-/* ---- traces ------------------------------------------------------------------------------ */
-
-/* Split a CSV line in place into at most max fields (no quoting). */
-static int split_csv(char *z, char **f, int max) {
-    int n = 0;
-    char *p = z;
-    for (;;) {
-        while (*p == ' ' || *p == '\t') p++;
-        if (n < max) f[n] = p;
-        n++;
-        char *c = strchr(p, ',');
-        char *end = c ? c : p + strlen(p);
-        while (end > p && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r' || end[-1] == '\n')) end--;
-        if (!c) {
-            *end = 0;
-            break;
-        }
-        *end = 0;
-        p = c + 1;
-    }
-    return n;
-}
-
-static int parse_whole(const char *z, long long *out) {
-    if (!*z) return -1;
-    char *end;
-    errno = 0;
-    double x = strtod(z, &end);
-    if (errno || *end || x != floor(x) || !isfinite(x) || fabs(x) > 1e12) return -1;
-    *out = (long long)x;
-    return 0;
-}
-
-static void trace_fail(char *err, size_t errlen, const char *path, long line, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static void trace_fail(char *err, size_t errlen, const char *path, long line, const char *fmt, ...) {
-    int k = snprintf(err, errlen, "%s:%ld: ", path, line);
-    if (k < 0 || (size_t)k >= errlen) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err + k, errlen - (size_t)k, fmt, ap);
-    va_end(ap);
-}
-
-long serving_trace_load(const char *path, const char *const *models, const int *max_context, int n_models,
-                        serving_trace_row **rows, char *err, size_t errlen) {
-    *rows = NULL;
-    infile_err ie;         /* never a FIFO or device: scenarios/infile.h */
-    FILE *fp = infile_open(path, INFILE_TRACE_MAX_BYTES, "a CSV request trace", &ie);
-    if (!fp) {
-        snprintf(err, errlen, "%s:%d: %s", path, ie.line, ie.why);
-        return -1;
-    }
-    serving_trace_row *v = NULL;
-    long n = 0, cap = 0, line = 0;
-    char *buf = NULL;
-    size_t buf_cap = 0;
-    ssize_t len;
-    double last = 0;
-    int rc = 0;
-#define TBAD(...) do { trace_fail(err, errlen, path, line, __VA_ARGS__); rc = -1; goto out; } while (0)
-    while ((len = getline(&buf, &buf_cap, fp)) > 0) {
-        line++;
-        if (len > 4095) TBAD("line longer than %d characters", 4095);
-        if (memchr(buf, 0, (size_t)len)) TBAD("binary data (a NUL byte); expected a CSV text file");
-        for (ssize_t i = 0; i < len; i++) {
-            unsigned char ch = (unsigned char)buf[i];
-            if ((ch < ' ' && ch != '\t' && ch != '\r' && ch != '\n') || ch == 0x7f)
-                TBAD("binary data (control character 0x%02x); expected a CSV text file", ch);
-        }
-        char *p = buf;
-        while (isspace((unsigned char)*p)) p++;
-        if (!*p || *p == '#') continue;
-        size_t ok8 = infile_utf8_valid(buf, (size_t)len);
-        if (ok8 < (size_t)len)
-            TBAD("the line is not valid UTF-8 (byte 0x%02x, character %zu of the line)", (unsigned char)buf[ok8],
-                 ok8 + 1);
-        char *f[5];
-        int nf = split_csv(p, f, 5);
-        if (n == 0 && !isdigit((unsigned char)f[0][0]) && f[0][0] != '.' && f[0][0] != '-' && f[0][0] != '+') {
-            if (strcmp(f[0], "time") && strcmp(f[0], "time_s") && strcmp(f[0], "timestamp"))
-                TBAD("expected a header 'time,input_tokens,output_tokens[,model]' or a first row of numbers, got '%s'", f[0]);
-            continue;
-        }
-        if (nf < 3 || nf > 4) TBAD("expected 3 or 4 columns (time,input_tokens,output_tokens[,model]), got %d", nf);
-        double t;
-        char why[128];
-        if (units_parse(f[0], UNIT_DURATION, &t, why, sizeof why) < 0) TBAD("time '%s': %s", f[0], why);
-        if (t < 0) TBAD("time '%s' must not be negative", f[0]);
-        if (engine_check_s(t, why, sizeof why) < 0) TBAD("time '%s' %s", f[0], why);
-        if (n > 0 && t < last) TBAD("times must be sorted: %s comes after %.9g", f[0], last);
-        long long in, out;
-        if (parse_whole(f[1], &in) < 0) TBAD("input_tokens '%s' must be a whole number", f[1]);
-        if (parse_whole(f[2], &out) < 0) TBAD("output_tokens '%s' must be a whole number", f[2]);
-        if (in < 1) TBAD("input_tokens must be at least 1, got %lld", in);
-        if (out < 1) TBAD("output_tokens must be at least 1, got %lld", out);
-        int model = 0;
-        if (nf == 4 && f[3][0]) {
-            model = -1;
-            for (int m = 0; m < n_models; m++)
-                if (!strcmp(f[3], models[m])) model = m;
-            if (model < 0) {
-                char names[512] = "";
-                size_t o = 0;
-                for (int m = 0; m < n_models && o < sizeof names; m++)
-                    o += (size_t)snprintf(names + o, sizeof names - o, "%s%s", m ? ", " : "", models[m]);
-                TBAD("unknown model '%s'; this service serves: %s", f[3], names);
-            }
-        }
-        if (in + out > max_context[model])
-            TBAD("input + output tokens (%lld) exceed %s's context of %d", in + out, models[model], max_context[model]);
-        if (n == cap) {
-            long c2 = cap ? cap * 2 : 1024;
-            serving_trace_row *q = realloc(v, (size_t)c2 * sizeof *q);
-            if (!q) TBAD("out of memory");
-            v = q;
-            cap = c2;
-        }
-        v[n++] = (serving_trace_row){ t, (int)in, (int)out, model };
-        last = t;
-    }
-    if (ferror(fp)) TBAD("read error");
-    if (n == 0) {
-        if (line == 0) line = 1;                 /* an empty file: its first line */
-        TBAD("the trace has no requests");
-    }
-#undef TBAD
-out:
-    free(buf);
-    fclose(fp);
-    if (rc < 0) {
-        free(v);
-        return -1;
-    }
-    *rows = v;
-    return n;
-}
-
 /* ---- building ----------------------------------------------------------------------------- */
 
 /* The largest coefficient of variation of a length or inter-arrival
@@ -1964,7 +1824,7 @@ serving *serving_new(engine *e, metric_bus *bus, const scenario *s, const sc_inf
             names[m] = sv->models[m].m.name;
             ctx[m] = sv->models[m].m.max_context > 0 ? sv->models[m].m.max_context : 1 << 30;
         }
-        sv->n_trace = serving_trace_load(path, names, ctx, nm, &sv->trace, err, errlen);
+        sv->n_trace = reqtrace_load(path, names, ctx, nm, &sv->trace, err, errlen);
         if (sv->n_trace < 0) {
             serving_free(sv);
             return NULL;
