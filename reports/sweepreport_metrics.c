@@ -139,16 +139,21 @@ int sweep_best_sentence(const sdata *d, int m, char *b, size_t n) {
     }
     if (count < 2) return -1;
     const goal_stats *sb = sd_stat(d, best, m), *sn = sd_stat(d, next, m), *sw = sd_stat(d, worst, m);
-    char name[256], lb[512], ln[512], lw[512], vb[64], vn[64], vw[64], g1[32], g2[32];
+    char name[256], lb[512], ln[512], lw[512], vb[64], vn[64], vw[64], g1[48], g2[32];
     sweep_metric_name(&d->m[m], name, sizeof name);
     sweep_point_label(d, best, lb, sizeof lb);
     sweep_point_label(d, next, ln, sizeof ln);
     sweep_point_label(d, worst, lw, sizeof lw);
     const char *way = dir < 0 ? "below" : "above";
-    int k = snprintf(b, n, "%s is best at %s: %s (%s is better), %s %s the next best point (%s: %s)", name, lb,
-                     sweep_fmt(&d->m[m], sb->mean, vb, sizeof vb), dir < 0 ? "lower" : "higher",
-                     gap(sb->mean, sn->mean, g1, sizeof g1), way, ln, sweep_fmt(&d->m[m], sn->mean, vn, sizeof vn));
-    if (worst != next && k > 0 && (size_t)k < n)
+    /* A lead under 0.05% is a tie to the figures shown. */
+    int level = sn->mean == 0 ? sb->mean == 0 : fabs(sb->mean - sn->mean) < 5e-4 * fabs(sn->mean);
+    if (level) snprintf(g1, sizeof g1, "level with");
+    else snprintf(g1 + strlen(gap(sb->mean, sn->mean, g1, sizeof g1)), sizeof g1 - strlen(g1), " %s", way);
+    int k = snprintf(b, n, "%s is best at %s: %s (%s is better), %s the next best point (%s: %s)", name, lb,
+                     sweep_fmt(&d->m[m], sb->mean, vb, sizeof vb), dir < 0 ? "lower" : "higher", g1, ln,
+                     sweep_fmt(&d->m[m], sn->mean, vn, sizeof vn));
+    int level_worst = fabs(sb->mean - sw->mean) < 5e-4 * fabs(sw->mean);
+    if (worst != next && !level_worst && k > 0 && (size_t)k < n)
         k += snprintf(b + k, n - (size_t)k, " and %s %s the worst (%s: %s)", gap(sb->mean, sw->mean, g2, sizeof g2),
                       way, lw, sweep_fmt(&d->m[m], sw->mean, vw, sizeof vw));
     /* Replicas vary: when the two best means' 95% intervals overlap, the
