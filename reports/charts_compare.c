@@ -226,19 +226,9 @@ static void steps_chart(plan *p, const rundata *const run[2], const char *const 
         fprintf(f, "\n");
     }
     if (close_in(p) != 0) return;
-    begin(p, "steps", "Where a training step's time goes",
-          "The headline training job's step time in each run, split into compute, tensor-parallel communication, "
-          "the pipeline bubble, data-parallel (or FSDP) communication, the optimizer and the rest.");
-    fprintf(p->gp, "set ylabel 'seconds per step'\nset yrange [0:*]\nset style data histograms\n"
-                   "set style histogram rowstacked\nset style fill solid 0.9 border -1\nset boxwidth 0.5\n"
-                   "set xtics noenhanced\nplot ");
-    static const char *part_colour[RD_PARTS] = { "#2e7d32", "#1565c0", "#f9a825", "#6a1b9a", "#00838f", "#9e9e9e" };
-    for (int k = 0; k < RD_PARTS; k++) {
-        fprintf(p->gp, "%s'%ssteps.dat' u %d%s lc rgb '%s' t ", k ? ", \\\n  " : "", p->prefix, k + 2,
-                k ? "" : ":xtic(1)", part_colour[k]);
-        gp_quote(p->gp, rd_part_label[k]);
-    }
-    fprintf(p->gp, "\n");
+    steps_plot(p, "The headline training job's step time in each run, split into compute, tensor-parallel "
+                  "communication, the pipeline bubble, data-parallel (or FSDP) communication, the optimizer and the "
+                  "rest.", 0.5);
 }
 
 static void distribution_charts(plan *p, const rundata *const run[2], const char *const label[2]) {

@@ -45,6 +45,10 @@ int close_in(plan *p);
 /* Start a chart: its output file in the script and its entry. */
 void begin(plan *p, const char *key, const char *title, const char *caption);
 
+/* The step-time breakdown's plot of PREFIXsteps.dat (a label, then the
+ * RD_PARTS parts in seconds, per row): one stacked bar per row. */
+void steps_plot(plan *p, const char *caption, double boxwidth);
+
 /* z as a gnuplot single-quoted string; as a data-file string ("..."). */
 void gp_quote(FILE *f, const char *z);
 void dat_quote(FILE *f, const char *z);

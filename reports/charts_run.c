@@ -143,12 +143,15 @@ static void steps_chart(plan *p, const rundata *r) {
         fprintf(f, "\n");
     }
     if (!f || close_in(p) != 0) return;
-    begin(p, "steps", "Where a training step's time goes",
-          "One bar per training job: its step time split into compute, tensor-parallel communication, the "
-          "pipeline bubble, data-parallel (or FSDP) communication, the optimizer and the rest.");
+    steps_plot(p, "One bar per training job: its step time split into compute, tensor-parallel communication, the "
+                  "pipeline bubble, data-parallel (or FSDP) communication, the optimizer and the rest.", 0.6);
+}
+
+void steps_plot(plan *p, const char *caption, double boxwidth) {
+    begin(p, "steps", "Where a training step's time goes", caption);
     fprintf(p->gp, "set ylabel 'seconds per step'\nset yrange [0:*]\nset style data histograms\n"
-                   "set style histogram rowstacked\nset style fill solid 0.9 border -1\nset boxwidth 0.6\n"
-                   "set xtics noenhanced\n");
+                   "set style histogram rowstacked\nset style fill solid 0.9 border -1\nset boxwidth %g\n"
+                   "set xtics noenhanced\n", boxwidth);
     static const char *colour[RD_PARTS] = { "#2e7d32", "#1565c0", "#f9a825", "#6a1b9a", "#00838f", "#9e9e9e" };
     fprintf(p->gp, "plot ");
     for (int k = 0; k < RD_PARTS; k++) {
