@@ -48,7 +48,7 @@ CLI_SRC  := $(sort $(wildcard cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 BENCH_SRC := $(sort $(wildcard tests/bench_*.c))
 GEN_SRC  := $(B)/gen/embedded.c
-EMBED    := $(sort $(wildcard models/catalog/*.xml)) scenarios/scenario.rng
+EMBED    := $(sort $(wildcard models/catalog/*.xml)) scenarios/scenario.rng reports/schema.sql
 
 LIB_OBJ   := $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/embedded.o
 LIB_SOBJ  := $(LIB_SRC:%.c=$(B)/san/%.o) $(B)/san/gen/embedded.o
@@ -222,7 +222,8 @@ $(B)/san/gen/embedded.o: $(GEN_SRC)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(SANFLAGS) -c -o $@ $<
 
-# The catalog and the schema are compiled into the program so it runs from
+# The catalog, the scenario schema (scenario.rng) and the results database's
+# schema (reports/schema.sql) are compiled into the program so it runs from
 # any directory and after `make install` without data files to find.
 $(GEN_SRC): $(EMBED) tools/embed.sh
 	@mkdir -p $(@D)
