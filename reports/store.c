@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -66,6 +67,12 @@ int store_kept(store *st, kept_stmt k, const char *sql, sqlite3_stmt **q) {
     if (!st->kept[k]) rc = sqlite3_prepare_v2(st->db, sql, -1, &st->kept[k], NULL);
     *q = st->kept[k];
     return rc;
+}
+
+void store_utc_now(char *buf, size_t len) {
+    time_t now = time(NULL);
+    struct tm tm;
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
 }
 
 void store_kept_done(sqlite3_stmt *q) {

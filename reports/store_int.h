@@ -93,6 +93,9 @@ int store_kept(store *st, kept_stmt k, const char *sql, sqlite3_stmt **q);
  * caller frees). */
 void store_kept_done(sqlite3_stmt *q);
 
+/* The wall clock now, UTC, ISO 8601 ("2025-01-31T12:00:00Z"), into buf. */
+void store_utc_now(char *buf, size_t len);
+
 /* SQLite's message with the OS error behind it, e.g. "disk I/O error (File
  * too large)": SQLite's own words rarely say that the disk is full. */
 const char *store_db_why(sqlite3 *db, int rc, char *buf, size_t len);

@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <sqlite3.h>
 
@@ -72,9 +71,7 @@ static const char *const cluster_fields[] = {
 
 int store_insert_run_row(store *st, const scenario *s, int64_t *id) {
     char when[32];
-    time_t now = time(NULL);
-    struct tm tm;
-    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+    store_utc_now(when, sizeof when);
     sqlite3_stmt *q = NULL;
     int rc = store_kept(st, KEPT_RUN_ROW,
                         "INSERT INTO runs(status, scenario, scenario_file, scenario_xml, seed, version, "

@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <sqlite3.h>
 
@@ -56,9 +55,7 @@ int sweepdb_begin(store *st, const char *scenario_name, const char *file, const 
         }
     } else if (rc == SQLITE_OK) {
         char when[32];
-        time_t now = time(NULL);
-        struct tm tm;
-        strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+        store_utc_now(when, sizeof when);
         rc = sqlite3_prepare_v2(db, "INSERT INTO sweeps(scenario, scenario_file, scenario_xml, params, sets, "
                                     "replicas, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)", -1, &q, NULL);
         if (rc == SQLITE_OK) {
@@ -83,17 +80,25 @@ int sweepdb_begin(store *st, const char *scenario_name, const char *file, const 
     return STORE_OK;
 }
 
-int sweepdb_point(store *st, int64_t sweep, const char *key, const char *x, char *err, size_t errlen) {
+/* Run the kept statement k (sql) on (sweep, key, text): a sweep point's
+ * row keyed by its values. Returns an SQLite code. */
+static int put_point_row(store *st, kept_stmt k, const char *sql, int64_t sweep, const char *key, const char *text) {
     sqlite3_stmt *q = NULL;
-    int rc = store_kept(st, KEPT_SWEEP_POINT, "INSERT OR IGNORE INTO sweep_points(sweep_id, key, x) VALUES (?, ?, ?)", &q);
+    int rc = store_kept(st, k, sql, &q);
     if (rc == SQLITE_OK) {
         sqlite3_bind_int64(q, 1, sweep);
         sqlite3_bind_text(q, 2, key, -1, SQLITE_STATIC);
-        sqlite3_bind_text(q, 3, x, -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 3, text, -1, SQLITE_STATIC);
         rc = sqlite3_step(q);
         if (rc == SQLITE_DONE) rc = SQLITE_OK;
         store_kept_done(q);
     }
+    return rc;
+}
+
+int sweepdb_point(store *st, int64_t sweep, const char *key, const char *x, char *err, size_t errlen) {
+    int rc = put_point_row(st, KEPT_SWEEP_POINT, "INSERT OR IGNORE INTO sweep_points(sweep_id, key, x) VALUES (?, ?, ?)",
+                           sweep, key, x);
     return rc == SQLITE_OK ? STORE_OK : fail(st, rc, "cannot record a sweep point", err, errlen);
 }
 
@@ -214,17 +219,8 @@ int sweepdb_values(store *st, int64_t sweep, const char *key, const metric_path 
 }
 
 int sweepdb_unfit(store *st, int64_t sweep, const char *key, const char *reason, char *err, size_t errlen) {
-    sqlite3_stmt *q = NULL;
-    int rc = store_kept(st, KEPT_SWEEP_UNFIT, "INSERT OR REPLACE INTO sweep_unfit(sweep_id, point_key, reason) "
-                                              "VALUES (?, ?, ?)", &q);
-    if (rc == SQLITE_OK) {
-        sqlite3_bind_int64(q, 1, sweep);
-        sqlite3_bind_text(q, 2, key, -1, SQLITE_STATIC);
-        sqlite3_bind_text(q, 3, reason, -1, SQLITE_STATIC);
-        rc = sqlite3_step(q);
-        if (rc == SQLITE_DONE) rc = SQLITE_OK;
-        store_kept_done(q);
-    }
+    int rc = put_point_row(st, KEPT_SWEEP_UNFIT, "INSERT OR REPLACE INTO sweep_unfit(sweep_id, point_key, reason) "
+                                                 "VALUES (?, ?, ?)", sweep, key, reason);
     return rc == SQLITE_OK ? STORE_OK : fail(st, rc, "cannot record a point that does not fit", err, errlen);
 }
 
