@@ -18,8 +18,9 @@
  *
  * A process killed at any point leaves earlier runs intact and its own run
  * marked 'incomplete' (SQLite's rollback journal undoes a half-written
- * transaction when the file is next opened). The schema and its version
- * are at the top of store.c and in the README ("Results database").
+ * transaction when the file is next opened). The schema is reports/schema.sql
+ * (compiled in); docs/database.md describes the tables, the versions and
+ * who writes and reads them.
  *
  * Errors: functions return STORE_OK, STORE_FAILED (a write or read failed:
  * I/O, disk full, locked, out of memory) or STORE_BAD_INPUT (the path is a
@@ -120,10 +121,17 @@ void store_run_interrupted(store *st);
  * that is not (our) database, else STORE_FAILED. */
 int store_sql_status(int rc);
 
-/* The open connection (an sqlite3 *), for the report writers in reports/. */
-void *store_db(store *st);
-
 /* The path the store was opened with. */
 const char *store_path(const store *st);
+
+/* Tests only: lower SQLite's longest value (SQLITE_LIMIT_LENGTH) on the
+ * store's connection to bytes, as if a run's JSON were too long for one. */
+void store_test_max_value_bytes(store *st, int bytes);
+
+/* ---- read side: moves to the run-data reader (issue 18) ----------------
+ * The open connection (an sqlite3 *), for the report writers in reports/
+ * that still read the database through the store. Nothing writes through
+ * it; the store's own files use their private state (store_int.h). */
+void *store_db(store *st);
 
 #endif
