@@ -261,7 +261,6 @@ void store_close(store *st) {
     free(st);
 }
 
-void *store_db(store *st) { return st->db; }
 const char *store_path(const store *st) { return st->path; }
 
 

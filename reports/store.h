@@ -128,10 +128,4 @@ const char *store_path(const store *st);
  * store's connection to bytes, as if a run's JSON were too long for one. */
 void store_test_max_value_bytes(store *st, int bytes);
 
-/* ---- read side: moves to the run-data reader (issue 18) ----------------
- * The open connection (an sqlite3 *), for the report writers in reports/
- * that still read the database through the store. Nothing writes through
- * it; the store's own files use their private state (store_int.h). */
-void *store_db(store *st);
-
 #endif
