@@ -27,6 +27,58 @@ double world_job_cost_usd(const world *w, int i) {
     return world_job_gpu_hours(w, i) * cost_price_per_gpu_hour(ns, ns ? catalog_gpu(w->s->cat, ns->gpu) : NULL);
 }
 
+/* The GPU states of a pool: its share of the cluster's. */
+static void pool_states(cost_pool *p, const world_totals *t, double share) {
+    p->gpu_state_s[COST_TRAINING] = share * t->gpu_training_s;
+    p->gpu_state_s[COST_CHECKPOINT] = share * t->gpu_checkpoint_s;
+    p->gpu_state_s[COST_RESTARTING] = share * t->gpu_restarting_s;
+    p->gpu_state_s[COST_BATCH] = share * t->gpu_batch_s;
+    p->gpu_state_s[COST_SERVING_PREFILL] = share * t->gpu_serving_prefill_s;
+    p->gpu_state_s[COST_SERVING_DECODE] = share * t->gpu_serving_decode_s;
+    p->gpu_state_s[COST_SERVING_LOADING] = share * t->gpu_serving_loading_s;
+    p->gpu_state_s[COST_SERVING_IDLE] = share * t->gpu_serving_idle_s;
+}
+
+/* Cost, energy and CO2 (models/cost.h) into t->cost. Every node is
+ * provisioned for the whole run (spares and failed nodes count as idle).
+ * GPU states are integrated for the whole cluster: each <nodes> entry gets
+ * its share by GPU count, exact with one node type; rented nodes get the
+ * rest (1 - onprem). */
+static void totals_cost(const world *w, world_totals *t, double onprem, const node_spec *cloud_ns) {
+    const sc_cost *sc = &w->s->cost;
+    cost_params cp = { .simulated_s = t->simulated_s, .pue = sc->pue, .carbon_kg_per_kwh = sc->carbon_kg_per_kwh,
+                       .electricity_usd_per_kwh = sc->electricity_usd_per_kwh, .owned = sc->owned };
+    int rc = cost_init(&t->cost, &cp);
+    for (int i = 0; i < w->s->n_nodes && rc == 0; i++) {
+        const node_spec *ns = scenario_node_spec(w->s, i);
+        const gpu_spec *g = catalog_gpu(w->s->cat, ns->gpu);
+        double share = t->gpus > 0 ? onprem * w->s->nodes[i].count * ns->gpus / t->gpus : 0;
+        cost_pool p = { .gpus_per_node = ns->gpus, .node_s = w->s->nodes[i].count * t->simulated_s,
+                        .gpu_idle_w = g ? g->idle_w : 0, .gpu_tdp_w = g ? g->tdp_w : 0,
+                        .node_overhead_w = ns->overhead_w,
+                        .price_per_gpu_hour_usd = cost_price_per_gpu_hour(ns, g) };
+        pool_states(&p, t, share);
+        rc = cost_add_pool(&t->cost, &p);
+    }
+    if (cloud_ns && t->cloud_node_hours > 0 && rc == 0) {
+        const gpu_spec *g = catalog_gpu(w->s->cat, cloud_ns->gpu);
+        cost_pool p = { .gpus_per_node = cloud_ns->gpus, .node_s = t->cloud_node_hours * 3600,
+                        .gpu_idle_w = g ? g->idle_w : 0, .gpu_tdp_w = g ? g->tdp_w : 0,
+                        .node_overhead_w = cloud_ns->overhead_w,
+                        .price_per_gpu_hour_usd = cost_price_per_gpu_hour(cloud_ns, g), .cloud_burst = 1 };
+        pool_states(&p, t, 1 - onprem);
+        rc = cost_add_pool(&t->cost, &p);
+    }
+    for (int i = 0; i < w->s->n_storage && rc == 0; i++) {
+        const storage_spec *k = catalog_storage(w->s->cat, w->s->storage[i].kind);
+        cost_storage st = { .capacity_bytes = w->s->storage[i].capacity_bytes,
+                            .price_per_tb_month_usd = k ? k->price_per_tb_month_usd : 0, .held_s = t->simulated_s };
+        rc = cost_add_storage(&t->cost, &st);
+    }
+    if (rc < 0)   /* a catalog override the model cannot price (e.g. tdp below idle): unknown */
+        t->cost.cost_usd = t->cost.energy_kwh = t->cost.co2_kg = NAN;
+}
+
 world_totals world_get_totals(const world *w) {
     world_totals t = { 0 };
     t.simulated_s = sim_to_s(engine_now(w->e));
@@ -72,56 +124,7 @@ world_totals world_get_totals(const world *w) {
      * leans towards under-counting their share). */
     double onprem = t.gpu_hours + cloud_gpu_h > 0 ? t.gpu_hours / (t.gpu_hours + cloud_gpu_h) : 1;
     t.gpu_hours += cloud_gpu_h;
-    /* Cost, energy and CO2 (models/cost.h). Every node is provisioned for
-     * the whole run (spares and failed nodes count as idle). GPU states are
-     * integrated for the whole cluster: each <nodes> entry gets its share by
-     * GPU count, exact with one node type. */
-    const sc_cost *sc = &w->s->cost;
-    cost_params cp = { .simulated_s = t.simulated_s, .pue = sc->pue, .carbon_kg_per_kwh = sc->carbon_kg_per_kwh,
-                       .electricity_usd_per_kwh = sc->electricity_usd_per_kwh, .owned = sc->owned };
-    int rc = cost_init(&t.cost, &cp);
-    for (int i = 0; i < w->s->n_nodes && rc == 0; i++) {
-        const node_spec *ns = scenario_node_spec(w->s, i);
-        const gpu_spec *g = catalog_gpu(w->s->cat, ns->gpu);
-        double share = t.gpus > 0 ? onprem * w->s->nodes[i].count * ns->gpus / t.gpus : 0;
-        cost_pool p = { .gpus_per_node = ns->gpus, .node_s = w->s->nodes[i].count * t.simulated_s,
-                        .gpu_idle_w = g ? g->idle_w : 0, .gpu_tdp_w = g ? g->tdp_w : 0,
-                        .node_overhead_w = ns->overhead_w,
-                        .price_per_gpu_hour_usd = cost_price_per_gpu_hour(ns, g) };
-        p.gpu_state_s[COST_TRAINING] = share * t.gpu_training_s;
-        p.gpu_state_s[COST_CHECKPOINT] = share * t.gpu_checkpoint_s;
-        p.gpu_state_s[COST_RESTARTING] = share * t.gpu_restarting_s;
-        p.gpu_state_s[COST_BATCH] = share * t.gpu_batch_s;
-        p.gpu_state_s[COST_SERVING_PREFILL] = share * t.gpu_serving_prefill_s;
-        p.gpu_state_s[COST_SERVING_DECODE] = share * t.gpu_serving_decode_s;
-        p.gpu_state_s[COST_SERVING_LOADING] = share * t.gpu_serving_loading_s;
-        p.gpu_state_s[COST_SERVING_IDLE] = share * t.gpu_serving_idle_s;
-        rc = cost_add_pool(&t.cost, &p);
-    }
-    if (cloud_ns && t.cloud_node_hours > 0 && rc == 0) {
-        const gpu_spec *g = catalog_gpu(w->s->cat, cloud_ns->gpu);
-        cost_pool p = { .gpus_per_node = cloud_ns->gpus, .node_s = t.cloud_node_hours * 3600,
-                        .gpu_idle_w = g ? g->idle_w : 0, .gpu_tdp_w = g ? g->tdp_w : 0,
-                        .node_overhead_w = cloud_ns->overhead_w,
-                        .price_per_gpu_hour_usd = cost_price_per_gpu_hour(cloud_ns, g), .cloud_burst = 1 };
-        p.gpu_state_s[COST_TRAINING] = (1 - onprem) * t.gpu_training_s;
-        p.gpu_state_s[COST_CHECKPOINT] = (1 - onprem) * t.gpu_checkpoint_s;
-        p.gpu_state_s[COST_RESTARTING] = (1 - onprem) * t.gpu_restarting_s;
-        p.gpu_state_s[COST_BATCH] = (1 - onprem) * t.gpu_batch_s;
-        p.gpu_state_s[COST_SERVING_PREFILL] = (1 - onprem) * t.gpu_serving_prefill_s;
-        p.gpu_state_s[COST_SERVING_DECODE] = (1 - onprem) * t.gpu_serving_decode_s;
-        p.gpu_state_s[COST_SERVING_LOADING] = (1 - onprem) * t.gpu_serving_loading_s;
-        p.gpu_state_s[COST_SERVING_IDLE] = (1 - onprem) * t.gpu_serving_idle_s;
-        rc = cost_add_pool(&t.cost, &p);
-    }
-    for (int i = 0; i < w->s->n_storage && rc == 0; i++) {
-        const storage_spec *k = catalog_storage(w->s->cat, w->s->storage[i].kind);
-        cost_storage st = { .capacity_bytes = w->s->storage[i].capacity_bytes,
-                            .price_per_tb_month_usd = k ? k->price_per_tb_month_usd : 0, .held_s = t.simulated_s };
-        rc = cost_add_storage(&t.cost, &st);
-    }
-    if (rc < 0)   /* a catalog override the model cannot price (e.g. tdp below idle): unknown */
-        t.cost.cost_usd = t.cost.energy_kwh = t.cost.co2_kg = NAN;
+    totals_cost(w, &t, onprem, cloud_ns);
     t.cost_usd = t.cost.cost_usd;
     t.failures = w->n_fail_total;
     t.fragmented_gpu_hours = (w->frag_gpu_s + w->frag_now * sim_to_s(engine_now(w->e) - w->frag_since)) / 3600;
