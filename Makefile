@@ -139,7 +139,7 @@ test: deps
 	@$(MAKE) --no-print-directory $(BIN) $(B)/san/clustertwin $(TESTS) $(STESTS) $(STANDINS)
 	@$(MAKE) --no-print-directory check-libraries unit-test cli-test
 
-unit-test: $(TESTS) $(STESTS) $(STANDINS)
+unit-test: $(TESTS) $(STESTS) $(STANDINS) $(B)/tests/libfailmalloc.so
 	@fail=0; for t in $(TESTS) $(STESTS); do \
 	  if ASAN_OPTIONS=detect_leaks=1 $$t >$$t.log 2>&1; then echo "ok   $$t"; \
 	  else echo "FAIL $$t (log: $$t.log)"; tail -n 30 $$t.log; fail=1; fi; done; exit $$fail

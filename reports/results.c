@@ -163,8 +163,8 @@ static void microbench_json(json *j, const mb_case *c, const mb_prediction *p, c
 
 /* Where the measurements were taken. */
 static void hardware_json(json *j, const world *w) {
-    const mb_hardware *h = world_microbench_hardware(w);
-    const host_profile *hp = world_microbench_host(w);
+    const mb_hardware *h = benchset_hardware(world_benchset(w));
+    const host_profile *hp = benchset_host(world_benchset(w));
     if (!h && !hp) return;
     json_object(j, "hardware");
     if (h) {
@@ -405,11 +405,11 @@ void results_json(json *j, const scenario *s, const world *w, double wall_s) {
     json_end(j);
     json_end(j);
 
-    if (world_microbench_count(w) > 0) {
+    if (benchset_count(world_benchset(w)) > 0) {
         json_array(j, "microbenchmarks");
-        for (int i = 0; i < world_microbench_count(w); i++)
-            microbench_json(j, world_microbench_case(w, i), world_microbench_prediction(w, i),
-                            world_microbench_measured(w, i), world_microbench_note(w, i));
+        for (int i = 0; i < benchset_count(world_benchset(w)); i++)
+            microbench_json(j, benchset_case(world_benchset(w), i), benchset_prediction(world_benchset(w), i),
+                            benchset_measured(world_benchset(w), i), benchset_note(world_benchset(w), i));
         json_end(j);
         hardware_json(j, w);
     }
@@ -552,12 +552,12 @@ static int cmp_abs(const void *a, const void *b) {
 }
 
 int results_microbench_errors(const world *w, double *median_abs_pct, double *max_abs_pct) {
-    int n = world_microbench_count(w), k = 0;
+    int n = benchset_count(world_benchset(w)), k = 0;
     double *e = n > 0 ? malloc((size_t)n * sizeof *e) : NULL;
     *median_abs_pct = *max_abs_pct = 0;
     for (int i = 0; e && i < n; i++) {
-        const mb_prediction *p = world_microbench_prediction(w, i);
-        const mb_measurement *m = world_microbench_measured(w, i);
+        const mb_prediction *p = benchset_prediction(world_benchset(w), i);
+        const mb_measurement *m = benchset_measured(world_benchset(w), i);
         if (p && m && m->time_s > 0) e[k++] = fabs(mb_error_pct(p->time_s, m->time_s));
     }
     if (k > 0) {
@@ -580,14 +580,14 @@ static double rate_of(const mb_case *c, double algbw, double busbw, double tflop
 }
 
 void results_microbench_table(FILE *f, const world *w) {
-    int n = world_microbench_count(w);
+    int n = benchset_count(world_benchset(w));
     if (n == 0) return;
     fprintf(f, "%-32s %12s %12s %10s %10s %8s  %s\n", "case", "predicted", "measured", "pred rate", "meas rate",
             "error", "unit / note");
     for (int i = 0; i < n; i++) {
-        const mb_case *c = world_microbench_case(w, i);
-        const mb_prediction *p = world_microbench_prediction(w, i);
-        const mb_measurement *m = world_microbench_measured(w, i);
+        const mb_case *c = benchset_case(world_benchset(w), i);
+        const mb_prediction *p = benchset_prediction(world_benchset(w), i);
+        const mb_measurement *m = benchset_measured(world_benchset(w), i);
         char label[96], ps[32] = "-", ms[32] = "-", pr[32] = "-", mr[32] = "-", er[32] = "-";
         const char *unit = "";
         mb_case_label(c, label, sizeof label);
@@ -600,7 +600,7 @@ void results_microbench_table(FILE *f, const world *w) {
             snprintf(mr, sizeof mr, "%.4g", rate_of(c, m->algbw_bytes_per_s, m->busbw_bytes_per_s, m->tflops, &unit));
         }
         if (p && m && m->time_s > 0) snprintf(er, sizeof er, "%+.1f%%", mb_error_pct(p->time_s, m->time_s));
-        const char *note = world_microbench_note(w, i);
+        const char *note = benchset_note(world_benchset(w), i);
         fprintf(f, "%-32s %12s %12s %10s %10s %8s  %s%s%s\n", label, ps, ms, pr, mr, er, unit,
                 *note ? (*unit ? "; " : "") : "", note);
     }
@@ -613,9 +613,9 @@ void results_microbench_table(FILE *f, const world *w) {
     for (int kind = 0; e && kind < 4; kind++) {
         int ne = 0;
         for (int i = 0; i < n; i++) {
-            const mb_case *c = world_microbench_case(w, i);
-            const mb_prediction *p = world_microbench_prediction(w, i);
-            const mb_measurement *m = world_microbench_measured(w, i);
+            const mb_case *c = benchset_case(world_benchset(w), i);
+            const mb_prediction *p = benchset_prediction(world_benchset(w), i);
+            const mb_measurement *m = benchset_measured(world_benchset(w), i);
             if ((int)c->kind == kind && p && m && m->time_s > 0) e[ne++] = mb_error_pct(p->time_s, m->time_s);
         }
         if (ne == 0) continue;
