@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "reports/fileout.h"
 #include "models/calibrate.h"
 #include "reports/store.h"
@@ -58,26 +59,20 @@ static void print_residuals(const cal_point *pts, const cal_residual *res, int n
 int cmd_calibrate(int argc, char **argv) {
     const char *db = NULL, *out = NULL, *backend = NULL, *from = NULL, *name = NULL;
     int all = 0, quiet = 0, residuals = 0;
-    for (int i = 1; i < argc; i++) {
-        int m;
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(help, stdout);
-            return EXIT_OK;
-        }
-        if ((m = cli_opt(argc, argv, &i, "--db", &db)) != 0 || (m = cli_opt(argc, argv, &i, "--out", &out)) != 0 ||
-            (m = cli_opt(argc, argv, &i, "--backend", &backend)) != 0 ||
-            (m = cli_opt(argc, argv, &i, "--from", &from)) != 0 || (m = cli_opt(argc, argv, &i, "--name", &name)) != 0) {
-            if (m < 0) return EXIT_BAD_INPUT;
-        } else if (!strcmp(argv[i], "--all")) {
-            all = 1;
-        } else if (!strcmp(argv[i], "--residuals")) {
-            residuals = 1;
-        } else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) {
-            quiet = 1;
-        } else {
-            return cli_usage_error("calibrate", "unexpected argument '%s'", argv[i]);
-        }
-    }
+    const cli_option opts[] = {
+        { "--db", NULL, CLI_VALUE, &db, "results database with measurements" },
+        { "--out", NULL, CLI_VALUE, &out, "the profile to write" },
+        { "--backend", NULL, CLI_VALUE, &backend, "only measurements of backend B" },
+        { "--from", NULL, CLI_VALUE, &from, "start from this profile" },
+        { "--name", NULL, CLI_VALUE, &name, "the profile's name" },
+        { "--all", NULL, CLI_FLAG, &all, "fit every size (no held-out validation)" },
+        { "--residuals", NULL, CLI_FLAG, &residuals, "also print every point" },
+        { "--quiet", "-q", CLI_FLAG, &quiet, "print nothing" },
+        { NULL },
+    };
+    cli_spec spec = { "calibrate", help, opts, CLI_NONE, NULL, NULL };
+    int prc = cli_parse(&spec, argc, argv);
+    if (prc != CLI_GO) return prc;
     if (!db) return cli_usage_error("calibrate", "missing --db PATH");
     if (!out) return cli_usage_error("calibrate", "missing --out PROFILE.xml");
 
