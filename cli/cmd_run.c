@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "cli/opts.h"
+#include "cli/progress.h"
 #include "cli/testpause.h"
 #include "reports/json.h"
 #include "reports/results.h"
@@ -98,6 +99,7 @@ int cmd_run(int argc, char **argv) {
     metric_bus *bus = NULL;
     world *w = NULL;
     store *st = NULL;
+    run_progress progress;                       /* lives as long as the bus */
     double t0 = cli_wall_s();
     int rc = cli_world_build(file, seed, &s, &bus, &w);
     if (rc != EXIT_OK) goto out;
@@ -123,7 +125,11 @@ int cmd_run(int argc, char **argv) {
     sigemptyset(&sa.sa_mask);
     run_engine = world_engine(w);
     sigaction(SIGINT, &sa, &old_sa);
+    /* a progress line on a terminal when the run is long (cli/progress.h) */
+    double horizon_s = s->duration_s > 0 && (until_s <= 0 || s->duration_s < until_s) ? s->duration_s : until_s;
+    progress_start(&progress, bus, w, horizon_s, quiet);
     world_run(w, until_s);
+    progress_end(&progress);
     run_engine = NULL;
     double wall = cli_wall_s() - t0;
     if (run_interrupted) store_run_interrupted(st);
