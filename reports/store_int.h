@@ -4,6 +4,7 @@
  * reports/sweepdb.h):
  *
  *   store.c          opening a file: its kind, its integrity, the connection
+ *   store_sql.c      SQLite result codes as the store's statuses and reasons
  *   store_schema.c   the schema (reports/schema.sql, compiled in): creating
  *                    it, checking its version, migrating an older file
  *   store_run.c      a run: begin, the metric bus's sink (events buffered,
@@ -26,7 +27,9 @@
 #include <sqlite3.h>
 
 #include "reports/series.h"
-#include "reports/store.h"
+#include "reports/store_names.h"
+#include "scenarios/scenario.h"
+#include "sim/metrics.h"
 
 #define EVENT_BATCH 16384              /* events buffered before a write */
 

@@ -9,7 +9,7 @@
  * of version STORE_READ_OLDEST or later as it is. The sections are found
  * by scanning the text (a few kilobytes) when a file is opened.
  */
-#include "reports/store.h"
+#include "reports/store_names.h"
 #include "reports/store_int.h"
 #include "base/errmsg.h"
 
