@@ -1,9 +1,9 @@
 /*
  * world: builds the cluster and the jobs from a scenario and runs them.
  * This file holds the world's life (new, free, run, the end of a run), the
- * dispatch pass and the scheduler's callbacks, and the accounting of GPUs
- * by state; the rest lives in one file per concept (world_int.h lists
- * them and how they call each other).
+ * dispatch pass and the scheduler's callbacks, and the hooks through which
+ * the files below reach up; the rest lives in one file per concept, which
+ * this file composes (world_int.h lists them and the order of their calls).
  *
  * Jobs take GPUs of one node pool at once (gang start, never partial);
  * the scheduler (sim/sched) decides which job starts, where, and which to
@@ -13,6 +13,7 @@
  * world_hold.c.
  */
 #include "sim/world_int.h"
+#include "sim/world.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -26,56 +27,8 @@
  * engine runs to SIM_HORIZON_S: one number. */
 _Static_assert((long long)NUMERICS_MAX_TIME_S == (long long)SIM_HORIZON_S, "the time bound is the clock's horizon");
 
-const char *job_kind_name(job_kind k) { return k == JOB_TRAINING ? "training" : "batch"; }
-
-const char *job_state_name(job_state s) {
-    static const char *z[] = { "pending", "running", "done", "failed", "timeout" };
-    return z[s];
-}
-
-void world_event(world *w, const char *entity, const char *kind, const char *fmt, ...) {
-    char detail[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(detail, sizeof detail, fmt, ap);
-    va_end(ap);
-    metrics_event(w->bus, now_of(w), entity, kind, detail);
-}
-
-/* ---- GPU state accounting ------------------------------------------------ */
-
-static void integrate(world *w) {
-    sim_time t = now_of(w);
-    double dt = sim_to_s(t - w->state_since);
-    for (int i = 0; i < GS_COUNT; i++) w->gpu_state_s[i] += w->gpus_state[i] * dt;
-    w->state_since = t;
-}
-
-void world_add_state(world *w, int gs, int gpus) {
-    if (gpus == 0) return;
-    integrate(w);
-    w->gpus_state[gs] += gpus;
-    metrics_sample(w->bus, w->m_state[gs], now_of(w), w->gpus_state[gs]);
-}
-
-int world_fabric(const world *w, int pool, fabric *f) {
-    const scenario *s = w->s;
-    const node_spec *ns = cluster_pool_spec(w->c, pool);
-    if (fabric_init(f, s->cat, ns, cluster_node_count(w->c)) < 0) return -1;
-    f->topology = s->network.topology;
-    f->oversubscription = s->network.oversubscription;
-    f->mode = s->network.nic_mode;
-    if (s->network.nodes_per_leaf > 0) f->nodes_per_leaf = s->network.nodes_per_leaf;
-    return 0;
-}
-
 /* ---- the scheduler's callbacks -------------------------------------------
  * Scheduler ids 0 .. n_jobs-1 are jobs; n_jobs + k is service holding k. */
-
-const char *world_entry_name(const world *w, int id) {
-    if (!is_hold(w, id)) return w->jobs[id].r.name;
-    return w->s->inference[w->hold[id - w->n_jobs].svc].name;
-}
 
 static void sched_start(void *ctx, int id) {
     world *w = ctx;
@@ -127,7 +80,7 @@ static int sched_nodes(void *ctx, int id, int *out, int cap, int *gpus_each) {
 /* Let the scheduler start what it can; then sample the queue and the
  * fragmentation, and see whether the cloud should grow. Callbacks from the
  * scheduler may ask for another pass (a job requeued while it ran). */
-void world_dispatch(world *w) {
+static void dispatch(world *w) {
     if (w->in_dispatch) {
         w->redispatch = 1;
         return;
@@ -157,7 +110,7 @@ static void node_hit(world *w, int node, const failure_proc *p, int planned) {
 static void node_back(world *w, int node, int repaired) {
     (void)node;
     job_node_back(w, repaired);
-    world_dispatch(w);
+    dispatch(w);
 }
 
 /* ---- building ----------------------------------------------------------- */
@@ -174,7 +127,8 @@ static int build_cluster(world *w) {
     w->node = calloc((size_t)nodes + 1, sizeof *w->node);
     if (!w->node) return -1;
     for (int i = 0; i < nodes; i++) w->node[i] = (node_rec){ .w = w, .index = i, .job = -1 };
-    w->on_node = (node_hooks){ node_hit, node_back };
+    w->on_node = (node_hooks){ node_hit, node_back, cloud_node_idle };
+    w->dispatch = dispatch;
     cluster_set_spread(w->c, !strcmp(s->sched_placement, "spread"), s->network.nodes_per_leaf);
     sched_ops ops = { w, sched_start, sched_preempt, sched_nodes };
     w->q = sched_new(s, w->c, &ops);
@@ -256,7 +210,7 @@ int world_run(world *w, double until_s) {
 /* ==== live control: for the dashboard =======================================
  * The dashboard (tui/) runs the world in slices of simulated time, reads
  * per-node and per-job views, and changes the world only through commands
- * (world_inject_failure, world_drain in world_repair.c). A run driven in
+ * (world_inject_failure, world_drain: the repair file carries them out). A run driven in
  * slices dispatches the same events in the same order as world_run(): the
  * slices only choose where the clock pauses, and nothing is scheduled from
  * outside a handler except by the commands.
@@ -265,6 +219,10 @@ int world_run(world *w, double until_s) {
 static sim_time live_limit(const world *w) {
     return w->s->duration_s > 0 ? sim_from_s(w->s->duration_s) : SIM_FOREVER;
 }
+
+int world_inject_failure(world *w, int node) { return repair_inject(w, node); }
+
+int world_drain(world *w, int node, int on) { return repair_drain(w, node, on); }
 
 int world_done(const world *w) {
     return w->closed || w->unfinished == 0 || engine_now(w->e) >= live_limit(w) || engine_pending(w->e) == 0;
@@ -289,7 +247,7 @@ void world_finish(world *w) {
     if (w->closed) return;
     for (int i = 0; i < w->n_jobs; i++) job_close(&w->jobs[i]);
     for (int i = 0; i < w->n_svc; i++) serving_close(w->svc[i].sv);
-    integrate(w);
+    world_integrate_states(w);
     metrics_close(w->bus, now_of(w));
     w->closed = 1;
 }

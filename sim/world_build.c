@@ -76,16 +76,6 @@ static int plan_checkpoints(world *w, job *j, const fabric *f, char *err, size_t
     return 0;
 }
 
-/* An input time of element ELEM (attribute ATTR) on line LINE must be a
- * clock value (engine_check_s). 0, or -1 with err set. */
-int build_input_time(const scenario *s, int line, const char *elem, const char *attr, double t_s, char *err,
-                     size_t errlen) {
-    char why[160];
-    if (engine_check_s(t_s, why, sizeof why) == 0) return 0;
-    snprintf(err, errlen, "%s:%d: <%s %s=\"%g s\">: %s %s", s->file, line, elem, attr, t_s, attr, why);
-    return -1;
-}
-
 /* A rate whose mean gap, 1/rate, must be a clock value: rate="1e-300/s"
  * puts the first arrival 1e300 s away. 0, or -1 with err set. */
 static int input_rate(const scenario *s, int line, const char *elem, double rate_per_s, char *err, size_t errlen) {
@@ -137,10 +127,10 @@ static int build_training(world *w, const sc_training *t, job *j, char *err, siz
          snprintf(err, errlen, "%s:%d: <training name=\"%s\">: %lld steps of %g s take %g s, beyond the simulated "
                   "clock's horizon of 100 years (%.4g s); give fewer steps or tokens", s->file, t->line, t->name,
                   (long long)t->steps, j->perf->step_s, (double)t->steps * j->perf->step_s, SIM_HORIZON_S) > 0) ||
-        build_input_time(s, t->line, "training", "submit", t->submit_s, err, errlen) < 0 ||
-        build_input_time(s, t->line, "training", "timeout", t->timeout_s, err, errlen) < 0 ||
+        world_input_time(s, t->line, "training", "submit", t->submit_s, err, errlen) < 0 ||
+        world_input_time(s, t->line, "training", "timeout", t->timeout_s, err, errlen) < 0 ||
         (t->checkpoint.present && !t->checkpoint.interval_auto &&
-         build_input_time(s, t->checkpoint.line, "checkpoint", "interval", t->checkpoint.interval_s, err, errlen) < 0))
+         world_input_time(s, t->checkpoint.line, "checkpoint", "interval", t->checkpoint.interval_s, err, errlen) < 0))
         return -1;
     j->r.kind = JOB_TRAINING;
     j->r.gpus = t->gpus;
@@ -241,9 +231,9 @@ static int add_group_jobs(world *w, int i, char *err, size_t errlen) {
     rng *rs = rng_new(s->seed, "jobs/sizes", (uint64_t)i);
     rng_discrete *sizes = g->n_sizes ? rng_discrete_new(g->size_weights, (size_t)g->n_sizes) : NULL;
     int rc = !ra || !rd || !rs || (g->n_sizes && !sizes) ? -1 : 0;
-    if (rc == 0 && (build_input_time(s, g->line, "jobs", "submit", g->submit_s, err, errlen) < 0 ||
-                    build_input_time(s, g->line, "jobs", "duration", g->duration_s, err, errlen) < 0 ||
-                    build_input_time(s, g->line, "jobs", "timeout", g->timeout_s, err, errlen) < 0 ||
+    if (rc == 0 && (world_input_time(s, g->line, "jobs", "submit", g->submit_s, err, errlen) < 0 ||
+                    world_input_time(s, g->line, "jobs", "duration", g->duration_s, err, errlen) < 0 ||
+                    world_input_time(s, g->line, "jobs", "timeout", g->timeout_s, err, errlen) < 0 ||
                     (g->rate_per_s > 0 && input_rate(s, g->line, "jobs", g->rate_per_s, err, errlen) < 0)))
         rc = -2;
     double t = g->submit_s;

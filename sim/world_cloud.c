@@ -25,7 +25,7 @@ static void on_provisioned(engine *e, void *arg) {
         w->node[n].idle_since_s = now_s(w);
         world_event(w, "cluster", "cloud_node_up", "node %d rented", n);
     }
-    world_dispatch(w);
+    w->dispatch(w);
 }
 
 static void on_scale_check(engine *e, void *arg) {

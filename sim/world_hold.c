@@ -57,7 +57,7 @@ static int svc_acquire(void *ctx, int gpus, int tag, int *granted) {
     sched_job v = hold_view(w, k);
     sched_submit(w->q, &v);
     w->acquiring = k;                 /* granted during this dispatch: the caller is told by *granted */
-    world_dispatch(w);
+    w->dispatch(w);
     w->acquiring = -1;
     *granted = g->state == H_HELD;
     return k;
@@ -94,7 +94,7 @@ static void svc_release(void *ctx, int k) {
         drop(w, k);
     }
     g->state = H_FREE;
-    world_dispatch(w);
+    w->dispatch(w);
 }
 
 /* A replica loses its GPUs (why: a failure, a preemption) and asks again. */

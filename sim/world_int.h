@@ -2,22 +2,29 @@
  * world_int: the world's private state, shared by the files that make it up
  * (never included outside sim/world*.c).
  *
- *   world.c         new, free, run, dispatch, the scheduler's callbacks,
- *                   GPU-state accounting, closing the books
+ *   world.c         new, free, run, the dispatch pass, the scheduler's
+ *                   callbacks, the hooks below, closing the books
  *   world_build.c   the jobs built from the scenario (training plans,
  *                   checkpoints, <jobs> groups, the trace)
+ *   world_cloud.c   cloud autoscaling: renting and releasing nodes
  *   world_job.c     the job state machine: start, phases, checkpoints,
  *                   interruption, elastic shrink and grow, finish
+ *   world_hold.c    GPUs held for inference services (the serving_host)
  *   world_repair.c  failure processes, detection, repair, lemon nodes,
  *                   injected failures and drains
- *   world_cloud.c   cloud autoscaling: renting and releasing nodes
- *   world_hold.c    GPUs held for inference services (the serving_host)
+ *   world_core.c    the helpers all of them use: events, GPU states, a
+ *                   pool's fabric, scheduler ids' names, input times
  *   world_view.c    read-only views for reports and the dashboard
  *
- * Calls run one way: world.c composes the rest; the job file calls repair
- * (a replacement node found faulty) and cloud (a node became idle); repair
- * reaches jobs and replicas only through w->on_node (node_hooks, set by
- * world.c), as failures reaches repair through its failure_fn.
+ * The files call each other in this order only, each one the files below
+ * it (world_view.c stands above them all: it reads, and nothing calls it):
+ *
+ *   world.c > world_build.c > world_cloud.c > world_job.c, world_hold.c
+ *           > world_repair.c > world_core.c
+ *
+ * A call up the order goes through a pointer that world.c sets: the
+ * dispatch pass (w->dispatch) and what runs on a node (w->on_node), as
+ * failures reaches the repair file through its failure_fn.
  *
  * Per node the world keeps one node_rec (w->node[0 .. nodes-1]); the
  * cluster keeps the node's service state and free GPUs.
@@ -28,13 +35,16 @@
 #include <stdarg.h>
 
 #include "models/training.h"
+#include "scenarios/scenario.h"
 #include "sim/benchset.h"
 #include "sim/cluster.h"
+#include "sim/engine.h"
 #include "sim/failures.h"
+#include "sim/metrics.h"
 #include "sim/rng.h"
 #include "sim/sched.h"
 #include "sim/serving.h"
-#include "sim/world.h"
+#include "sim/world_types.h"
 
 #define REPORT_S 3600.0            /* a running job reports progress hourly */
 
@@ -112,15 +122,20 @@ typedef struct holding {
 } holding;
 typedef struct svc_host { world *w; int index; int pool; int queue; serving *sv; } svc_host;
 
-/* How the repair file reaches what runs on a node (set by world.c). */
+/* How the files below world.c reach the files above them: through
+ * pointers that world.c sets when it builds the world, never by a direct
+ * call (failures reaches the repair file the same way, by its failure_fn). */
 typedef struct node_hooks {
     /* A fault (planned: found by a health check, or a drain) on the node:
-     * jobs and replicas there are interrupted. */
+     * jobs and replicas there are interrupted (the repair file's call). */
     void (*hit)(world *w, int node, const failure_proc *p, int planned);
     /* The node is back in service (repaired: by a repair, else undrained):
      * waiting jobs restart, shrunk jobs grow back (repaired only), and the
-     * scheduler runs. */
+     * scheduler runs (the repair file's call). */
     void (*back)(world *w, int node, int repaired);
+    /* Nothing runs on the rented node any more: the cloud file's release
+     * check (the job file's call). */
+    void (*idle)(world *w, int node);
 } node_hooks;
 
 struct world {
@@ -132,6 +147,7 @@ struct world {
     sched *q;                      /* queues, policies, backfill, preemption */
     node_rec *node;                /* one per node */
     node_hooks on_node;
+    void (*dispatch)(world *w);    /* world.c's dispatch pass (the job, hold and cloud files' call) */
     rng *r_health;                 /* health-check coverage draws */
     /* jobs */
     job *jobs;
@@ -179,26 +195,24 @@ static inline double now_s(const world *w) { return sim_to_s(engine_now(w->e)); 
 /* A scheduler id above the jobs is a service replica's holding. */
 static inline int is_hold(const world *w, int id) { return id >= w->n_jobs; }
 
-/* ---- world.c ---- */
+/* ---- world_core.c ---- */
 /* An event on the metric bus at the current time. */
 void world_event(world *w, const char *entity, const char *kind, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 void world_add_state(world *w, int gs, int gpus);      /* gpus more (or fewer) in state gs */
-void world_dispatch(world *w);
+void world_integrate_states(world *w);                  /* GPU-seconds by state up to now */
 int world_fabric(const world *w, int pool, fabric *f);   /* 0, or -1: no GPU or NIC */
 const char *world_entry_name(const world *w, int id);    /* a job's or a service's name */
-
-/* ---- world_build.c ---- */
-/* The jobs of the scenario (training, <jobs> groups, the trace), queued for
- * submission once the metrics exist (build_submit). 0; -1 out of memory;
- * -2 with err set. */
-int build_jobs(world *w, char *err, size_t errlen);
-int build_submit(world *w, char *err, size_t errlen);
-void build_free(world *w);
 /* An input time that must be a clock value (engine_check_s). 0, or -1
  * with err set naming the element. */
-int build_input_time(const scenario *s, int line, const char *elem, const char *attr, double t_s, char *err,
+int world_input_time(const scenario *s, int line, const char *elem, const char *attr, double t_s, char *err,
                      size_t errlen);
+
+/* ---- world_repair.c ---- */
+int repair_build_failures(world *w, char *err, size_t errlen);   /* 0; -1 out of memory; -2 err set */
+void repair_node_down(world *w, int node, const failure_proc *p);
+int repair_inject(world *w, int node);                  /* world_inject_failure */
+int repair_drain(world *w, int node, int on);           /* world_drain */
 
 /* ---- world_job.c ---- */
 void job_on_submit(engine *e, void *arg);               /* the job enters the scheduler's queue */
@@ -211,14 +225,6 @@ void job_node_back(world *w, int repaired);             /* waiting jobs restart,
 double job_progress_now(const job *j);
 void job_close(job *j);                                 /* account the current phase up to now */
 
-/* ---- world_repair.c ---- */
-int repair_build_failures(world *w, char *err, size_t errlen);   /* 0; -1 out of memory; -2 err set */
-void repair_node_down(world *w, int node, const failure_proc *p);
-
-/* ---- world_cloud.c ---- */
-void cloud_autoscale(world *w);
-void cloud_node_idle(world *w, int node);               /* a rented node has nothing on it now */
-
 /* ---- world_hold.c ---- */
 int hold_build_services(world *w, char *err, size_t errlen);   /* 0, or -1 with err set */
 void hold_free(world *w);
@@ -226,5 +232,17 @@ void hold_start(world *w, int k);
 void hold_lost(world *w, int k, const char *why);
 sched_job hold_view(const world *w, int k);
 void hold_hit_node(world *w, int node, const failure_proc *p);
+
+/* ---- world_cloud.c ---- */
+void cloud_autoscale(world *w);
+void cloud_node_idle(world *w, int node);               /* a rented node has nothing on it now */
+
+/* ---- world_build.c ---- */
+/* The jobs of the scenario (training, <jobs> groups, the trace), queued for
+ * submission once the metrics exist (build_submit). 0; -1 out of memory;
+ * -2 with err set. */
+int build_jobs(world *w, char *err, size_t errlen);
+int build_submit(world *w, char *err, size_t errlen);
+void build_free(world *w);
 
 #endif

@@ -108,7 +108,7 @@ void job_release_node(job *j, int i) {
     w->node[n].jobs--;
     if (w->node[n].job == j->index) w->node[n].job = -1;
     j->nodes[i] = -1;
-    if (cluster_is_cloud(w->c, n) && w->node[n].jobs == 0 && w->node[n].replicas == 0) cloud_node_idle(w, n);
+    if (cluster_is_cloud(w->c, n) && w->node[n].jobs == 0 && w->node[n].replicas == 0) w->on_node.idle(w, n);
 }
 
 static void release_nodes(job *j) {
@@ -131,7 +131,7 @@ static void finish(job *j) {
     world_event(w, j->r.name, "job_end", "%s after %.0f s", job_state_name(j->r.state), j->r.end_s - j->r.start_s);
     w->unfinished--;
     if (w->unfinished == 0) engine_stop(w->e);
-    else world_dispatch(w);
+    else w->dispatch(w);
 }
 
 /* A job past its time limit is ended where it stands. */
@@ -341,7 +341,7 @@ static void interrupt(job *j, int node, const failure_proc *p, int planned) {
          * holds and queue it again at the head. */
         j->r.interruptions++;
         requeue(j);
-        world_dispatch(w);
+        w->dispatch(w);
         return;
     }
     if (j->ph == PH_DOWN) return;              /* recovering: the lost node is noted */
@@ -660,7 +660,7 @@ void job_on_submit(engine *e, void *arg) {
     sched_job v = job_sched_view(j);
     sched_submit(w->q, &v);
     world_event(w, j->r.name, "job_submit", "%d GPUs", j->r.gpus);
-    world_dispatch(w);
+    w->dispatch(w);
 }
 
 /* A node is back in service: jobs waiting for nodes take it (scanned only

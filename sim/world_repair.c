@@ -9,8 +9,8 @@
  * quicker, or out of service for good when it has failed too often (a
  * lemon). The dashboard's failure injection and drains come through here.
  *
- * What runs on a node is reached only through w->on_node (world.c): hit
- * when a fault hits it, back when it returns to service.
+ * What runs on a node is reached only through w->on_node (set by world.c):
+ * hit when a fault hits it, back when it returns to service.
  */
 #include "sim/world_int.h"
 
@@ -32,7 +32,7 @@ int repair_build_failures(world *w, char *err, size_t errlen) {
     if (!spec) return -1;
     for (int i = 0; i < s->n_failures; i++) {
         const sc_failure *sf = &s->failures[i];
-        if (build_input_time(s, sf->line, "failure", "mttr", sf->mttr_s, err, errlen) < 0) {
+        if (world_input_time(s, sf->line, "failure", "mttr", sf->mttr_s, err, errlen) < 0) {
             free(spec);
             return -2;
         }
@@ -164,7 +164,8 @@ static void on_repaired(engine *e, void *arg) {
     w->on_node.back(w, node, 1);
 }
 
-int world_inject_failure(world *w, int node) {
+/* A node failure injected from the dashboard (world_inject_failure). */
+int repair_inject(world *w, int node) {
     if (w->closed || node < 0 || node >= cluster_node_count(w->c)) return -1;
     node_state st = cluster_node_state(w->c, node);
     if (st != NODE_UP && st != NODE_SPARE) return -1;
@@ -179,7 +180,8 @@ int world_inject_failure(world *w, int node) {
     return 0;
 }
 
-int world_drain(world *w, int node, int on) {
+/* The operator drains or undrains a node (world_drain). */
+int repair_drain(world *w, int node, int on) {
     if (w->closed || node < 0 || node >= cluster_node_count(w->c)) return -1;
     node_state st = cluster_node_state(w->c, node);
     if (on) {

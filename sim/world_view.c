@@ -6,6 +6,7 @@
  * (O(jobs) for a queue, O(nodes + holdings) for the node map).
  */
 #include "sim/world_int.h"
+#include "sim/world.h"
 
 #include <math.h>
 #include <stdio.h>
