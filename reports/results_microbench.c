@@ -77,7 +77,7 @@ static void collective_header(FILE *f, const mb_case *c, int measured) {
     fprintf(f, "\n# %s, %d ranks: busbw = algbw x %s = %.3g x algbw\n", coll_op_name(c->op), c->ranks,
             busbw_rule(c->op), coll_busbw_factor(c->op, c->ranks));
     if (measured) {
-        fprintf(f, "# %10s  %12s  %8s  %23s  %23s\n", "", "", "", "predicted       ", "measured        ");
+        fprintf(f, "# %10s  %12s  %8s  %-23s  %s\n", "", "", "", "       predicted", "       measured");
         fprintf(f, "# %10s  %12s  %8s  %7s  %6s  %6s  %7s  %6s  %6s  %6s  %s\n", "size", "count", "type", "time",
                 "algbw", "busbw", "time", "algbw", "busbw", "error", "model");
         fprintf(f, "# %10s  %12s  %8s  %7s  %6s  %6s  %7s  %6s  %6s  %6s\n", "(B)", "(elements)", "", "(us)",

@@ -68,5 +68,32 @@ PY
 grep -Eq '^gemm bf16 8192x8192x8192 +[0-9.]+ ms +[0-9.]+ TFLOP/s  compute-bound$' "$tmp/out" \
   && ok "GEMM, copies and storage in a table of their own" || no "other cases: $(grep -A2 '^case' "$tmp/out")"
 
+# With a backend's measurements: the measured block and the error (the
+# nccl backend on the stand-in libraries, one process, its 2 "GPUs").
+s=$(pwd)/build/tests
+if [ ! -f "$s/libstandin-nccl.so" ]; then
+  skip "stand-in libraries not built (make test builds them): the measured block not tested"
+else
+  cat >"$tmp/n.xml" <<XML
+<?xml version="1.0"?>
+<scenario name="nccl-2" seed="1">
+  <cluster><nodes type="dgx-h100" count="1"/></cluster>
+  <microbenchmarks>
+    <collective op="allreduce" ranks="2" min-size="1MiB" max-size="4MiB" factor="4"/>
+  </microbenchmarks>
+</scenario>
+XML
+  expect_status 0 "validate --backend nccl (stand-in)" env CT_HW_REPS=3 CT_HW_BUDGET_S=0.02 CT_HW_WARMUP=1 \
+    CT_HW_ROUNDS=1 CT_CUDA_DRIVER_LIB="$s/libstandin-cuda.so" CT_CUDART_LIB="$s/libstandin-cudart.so" \
+    CT_CUBLAS_LIB="$s/libstandin-cublas.so" CT_NCCL_LIB="$s/libstandin-nccl.so" CT_STANDIN_GPUS=2 \
+    CT_STANDIN_NCCL_DIR="$tmp" "$bin" validate "$tmp/n.xml" --backend nccl --no-db
+  grep -q '^#       size         count      type     time   algbw   busbw     time   algbw   busbw   error  model$' "$tmp/out" \
+    && grep -q '^#                                            predicted                measured$' "$tmp/out" \
+    && ok "measured: the header names the predicted and the measured block" \
+    || no "measured header: $(grep '^#' "$tmp/out" | head -4)"
+  grep -Eq '^     1048576        262144     float +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[+-][0-9.]+  ring/' "$tmp/out" \
+    && ok "measured: a row has both blocks and the error" || no "measured row: $(grep '1048576' "$tmp/out")"
+fi
+
 [ $fails = 0 ] && echo "summary: all passed" || echo "summary: $fails failed"
 [ $fails = 0 ]
