@@ -5,7 +5,7 @@
 #   make bench    performance benchmarks, printed as ratios measured in one run
 #   make twin     this machine as a twin: measure it (cpu, and MPI in two launches of mpirun -np 2),
 #                 calibrate a hardware profile, validate it on held-out sizes (out/twin/)
-#   make install  PREFIX=/usr/local DESTDIR=
+#   make install  PREFIX=/usr/local DESTDIR=   (binary, man page, bash completion, examples)
 #   make clean
 #
 # Sources are found by wildcard: a new .c in base/ plan/ sim/ models/ hw/ scenarios/
@@ -23,9 +23,7 @@ B   = build
 BIN = $(B)/clustertwin
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
-PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
-TEST_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(TESTPKGS) 2>/dev/null)
 TEST_LIBS   := $(shell $(PKG_CONFIG) --libs $(TESTPKGS) 2>/dev/null)
 # MPI (optional): OpenMPI's wrapper says how to compile and link. Without it
 # the mpi backend and MPI sweeps report that MPI is not built in.
@@ -36,10 +34,65 @@ ifneq ($(strip $(MPI_LIBS)),)
 MPI_DEFS = -DCT_HAVE_MPI
 endif
 
+# Which folder may use which library. Each folder is compiled with the
+# include flags of its own libraries only, so the build itself enforces the
+# layering (docs/architecture-build.md):
+#
+#   base/ models/ sim/   none (GSL, numerics with headers on the default
+#                        path, is not policed: models/, sim/ and hw/ use it)
+#   scenarios/           libxml2
+#   hw/                  MPI (hw/comm.c; the GPU libraries are dlopen()ed)
+#   reports/             SQLite, Graphviz (cgraph, gvc)
+#   tui/                 ncursesw
+#   plan/ cli/           MPI
+#   tests/               everything, and cmocka
+#
+# A header on the compiler's default path (sqlite3.h, curses.h, cmocka.h)
+# needs no -I flag to be found, so a folder also gets, for each library it
+# may not use, -I$(B)/forbid/<library>: stand-in headers searched before the
+# system's, each of which stops the build. A file in sim/ that includes
+# <sqlite3.h> fails so:
+#
+#   build/forbid/sqlite/sqlite3.h:1:2: error: #error "<sqlite3.h>: sqlite may be
+#   used only in reports/ tests/ (Makefile: USES_<folder>)"
+#
+# Link flags stay global (one program, one library archive).
+LIBRARIES := xml sqlite graphviz ncurses mpi cmocka
+USES_base      :=
+USES_models    :=
+USES_sim       :=
+USES_scenarios := xml
+USES_hw        := mpi
+USES_reports   := sqlite graphviz
+USES_tui       := ncurses
+USES_plan      := mpi
+USES_cli       := mpi
+USES_tests     := $(LIBRARIES)
+FOLDERS := base models sim scenarios hw reports tui plan cli tests
+CF_xml      := $(shell $(PKG_CONFIG) --cflags libxml-2.0 2>/dev/null)
+CF_sqlite   := $(shell $(PKG_CONFIG) --cflags sqlite3 2>/dev/null)
+CF_graphviz := $(shell $(PKG_CONFIG) --cflags libcgraph libgvc 2>/dev/null)
+CF_ncurses  := $(shell $(PKG_CONFIG) --cflags ncursesw 2>/dev/null)
+CF_mpi      := $(MPI_CFLAGS)
+CF_cmocka   := $(shell $(PKG_CONFIG) --cflags $(TESTPKGS) 2>/dev/null)
+FORBID_xml      := libxml/parser.h libxml/tree.h libxml/relaxng.h libxml/xmlerror.h libxml/globals.h \
+                   libxml/xmlschemas.h libxml/xpath.h libxml/xmlreader.h
+FORBID_sqlite   := sqlite3.h sqlite3ext.h
+FORBID_graphviz := cgraph.h gvc.h graphviz/cgraph.h graphviz/gvc.h
+FORBID_ncurses  := curses.h ncurses.h term.h ncursesw/curses.h ncursesw/ncurses.h ncursesw/term.h
+FORBID_mpi      := mpi.h
+FORBID_cmocka   := cmocka.h
+# The include flags of source file $(1): its folder's libraries, and the
+# stand-ins of the others.
+folder_of = $(firstword $(subst /, ,$(1)))
+USE_CFLAGS = $(foreach l,$(USES_$(call folder_of,$(1))),$(CF_$(l))) \
+             $(foreach l,$(filter-out $(USES_$(call folder_of,$(1))),$(LIBRARIES)),-I$(B)/forbid/$(l))
+FORBID_STAMP := $(B)/forbid/.made
+
 WARN     = -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 DEFS     = -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -DCT_VERSION='"$(VERSION)"' $(MPI_DEFS)
 OPT     ?= -O2 -g
-CFLAGS_ALL = $(WARN) $(DEFS) $(OPT) -I. -I$(B)/gen $(PKG_CFLAGS) $(MPI_CFLAGS) $(CFLAGS)
+CFLAGS_ALL = $(WARN) $(DEFS) $(OPT) -I. -I$(B)/gen $(CFLAGS)
 SANFLAGS = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 LDLIBS_ALL = $(PKG_LIBS) $(MPI_LIBS) -lm -ldl $(LDLIBS)
 
@@ -48,7 +101,7 @@ CLI_SRC  := $(sort $(wildcard cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 BENCH_SRC := $(sort $(wildcard tests/bench_*.c))
 GEN_SRC  := $(B)/gen/embedded.c
-EMBED    := $(sort $(wildcard models/catalog/*.xml)) scenarios/scenario.rng
+EMBED    := $(sort $(wildcard models/catalog/*.xml)) scenarios/scenario.rng reports/schema.sql
 
 LIB_OBJ   := $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/embedded.o
 LIB_SOBJ  := $(LIB_SRC:%.c=$(B)/san/%.o) $(B)/san/gen/embedded.o
@@ -84,9 +137,9 @@ run: deps
 
 test: deps
 	@$(MAKE) --no-print-directory $(BIN) $(B)/san/clustertwin $(TESTS) $(STESTS) $(STANDINS)
-	@$(MAKE) --no-print-directory unit-test cli-test
+	@$(MAKE) --no-print-directory check-libraries unit-test cli-test
 
-unit-test: $(TESTS) $(STESTS) $(STANDINS)
+unit-test: $(TESTS) $(STESTS) $(STANDINS) $(B)/tests/libfailmalloc.so
 	@fail=0; for t in $(TESTS) $(STESTS); do \
 	  if ASAN_OPTIONS=detect_leaks=1 $$t >$$t.log 2>&1; then echo "ok   $$t"; \
 	  else echo "FAIL $$t (log: $$t.log)"; tail -n 30 $$t.log; fail=1; fi; done; exit $$fail
@@ -171,13 +224,13 @@ $(B)/fuzz/obj/gen/embedded.o: $(GEN_SRC)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(CFLAGS_ALL) $(FUZZFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
-$(B)/fuzz/obj/%.o: %.c
+$(B)/fuzz/obj/%.o: %.c | $(FORBID_STAMP)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(CFLAGS_ALL) $(FUZZFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+	$(FUZZ_CC) $(CFLAGS_ALL) $(call USE_CFLAGS,$<) $(FUZZFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
 
-$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(B)/fuzz/libclustertwin.a
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(B)/fuzz/libclustertwin.a | $(FORBID_STAMP)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(CFLAGS_ALL) $(FUZZFLAGS) -fsanitize=fuzzer -o $@ $< $(B)/fuzz/libclustertwin.a $(LDLIBS_ALL)
+	$(FUZZ_CC) $(CFLAGS_ALL) $(call USE_CFLAGS,$<) $(FUZZFLAGS) -fsanitize=fuzzer -o $@ $< $(B)/fuzz/libclustertwin.a $(LDLIBS_ALL)
 
 # Allocation-failure shim for tests/cli_oom.sh (LD_PRELOAD; tests only).
 $(B)/tests/libfailmalloc.so: tests/failmalloc.c
@@ -206,13 +259,33 @@ $(B)/san/clustertwin: $(CLI_SOBJ) $(B)/san/libclustertwin.a
 	@mkdir -p $(@D)
 	$(CC) $(SANFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
-$(B)/obj/%.o: %.c
+$(B)/obj/%.o: %.c | $(FORBID_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
+	$(CC) $(CFLAGS_ALL) $(call USE_CFLAGS,$<) -MMD -MP -c -o $@ $<
 
-$(B)/san/%.o: %.c
+$(B)/san/%.o: %.c | $(FORBID_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) $(SANFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(CFLAGS_ALL) $(call USE_CFLAGS,$<) $(SANFLAGS) -MMD -MP -c -o $@ $<
+
+# Each folder but tests/ is refused each library it may not use: a one-line
+# file including the library's header must not compile with the folder's
+# flags (make test runs this).
+.PHONY: check-libraries
+check-libraries: $(FORBID_STAMP)
+	@fail=0; $(foreach f,$(filter-out tests,$(FOLDERS)),$(foreach l,$(filter-out $(USES_$(f)),$(LIBRARIES)),\
+	  if echo '#include <$(firstword $(FORBID_$(l)))>' | $(CC) $(CFLAGS_ALL) $(call USE_CFLAGS,$(f)/x.c) \
+	       -x c -fsyntax-only - 2>/dev/null; then \
+	    echo "FAIL $(f)/ can include <$(firstword $(FORBID_$(l)))>"; fail=1; fi;)) \
+	if [ $$fail = 0 ]; then echo "ok   each folder includes only its own libraries' headers"; fi; exit $$fail
+
+# The stand-in headers of each library (see "Which folder may use which
+# library" above); remade when the Makefile changes.
+$(FORBID_STAMP): Makefile
+	@rm -rf $(B)/forbid
+	@$(foreach l,$(LIBRARIES),for h in $(FORBID_$(l)); do mkdir -p $(B)/forbid/$(l)/$$(dirname $$h) && \
+	  printf '#error "<%s>: %s may be used only in %s (Makefile: USES_<folder>)"\n' $$h $(l) \
+	  "$(strip $(foreach f,$(FOLDERS),$(if $(filter $(l),$(USES_$(f))),$(f)/)))" > $(B)/forbid/$(l)/$$h || exit 1; done;)
+	@touch $@
 
 $(B)/obj/gen/embedded.o: $(GEN_SRC)
 	@mkdir -p $(@D)
@@ -222,7 +295,8 @@ $(B)/san/gen/embedded.o: $(GEN_SRC)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(SANFLAGS) -c -o $@ $<
 
-# The catalog and the schema are compiled into the program so it runs from
+# The catalog, the scenario schema (scenario.rng) and the results database's
+# schema (reports/schema.sql) are compiled into the program so it runs from
 # any directory and after `make install` without data files to find.
 $(GEN_SRC): $(EMBED) tools/embed.sh
 	@mkdir -p $(@D)
@@ -232,17 +306,17 @@ $(B)/tests/%: $(B)/obj/tests/%.o $(B)/libclustertwin.a
 	@mkdir -p $(@D)
 	$(CC) $(OPT) -o $@ $^ $(TEST_LIBS) $(LDLIBS_ALL)
 
-$(B)/obj/tests/%.o: tests/%.c
+$(B)/obj/tests/%.o: tests/%.c | $(FORBID_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) $(TEST_CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(CFLAGS_ALL) $(call USE_CFLAGS,$<) -MMD -MP -c -o $@ $<
 
 $(B)/san/tests/%: $(B)/san/obj/tests/%.o $(B)/san/libclustertwin.a
 	@mkdir -p $(@D)
 	$(CC) $(SANFLAGS) -o $@ $^ $(TEST_LIBS) $(LDLIBS_ALL)
 
-$(B)/san/obj/tests/%.o: tests/%.c
+$(B)/san/obj/tests/%.o: tests/%.c | $(FORBID_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) $(SANFLAGS) $(TEST_CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(CFLAGS_ALL) $(call USE_CFLAGS,$<) $(SANFLAGS) -MMD -MP -c -o $@ $<
 
 # Stand-ins for the CUDA driver, runtime, cuBLAS, cuBLASLt and NCCL, and a broken
 # CBLAS (tests/standin/), built only for tests and loaded by path (CT_CUDA_DRIVER_LIB,
@@ -257,10 +331,15 @@ install: $(BIN)
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/clustertwin
 	install -m 644 scenarios/*.xml scenarios/scenario.rng $(DESTDIR)$(PREFIX)/share/clustertwin/scenarios/
 	install -m 644 scenarios/traces/* $(DESTDIR)$(PREFIX)/share/clustertwin/scenarios/traces/
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 644 docs/clustertwin.1 $(DESTDIR)$(PREFIX)/share/man/man1/clustertwin.1
+	install -m 644 tools/clustertwin.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/clustertwin
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/clustertwin
 	rm -rf $(DESTDIR)$(PREFIX)/share/clustertwin
+	rm -f $(DESTDIR)$(PREFIX)/share/man/man1/clustertwin.1
+	rm -f $(DESTDIR)$(PREFIX)/share/bash-completion/completions/clustertwin
 
 clean:
 	rm -rf $(B) out

@@ -26,11 +26,6 @@ int cmd_measure(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 
-/* "--json PATH" style option at argv[*i]: stores the value, advances *i.
- * Returns 1 when matched, 0 when not this option, -1 when the value is
- * missing (message printed). Accepts "--name=value" too. */
-int cli_opt(int argc, char **argv, int *i, const char *name, const char **value);
-
 /* Print "clustertwin CMD: message" to stderr; returns EXIT_BAD_INPUT. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

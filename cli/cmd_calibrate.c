@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "reports/fileout.h"
 #include "models/calibrate.h"
 #include "reports/store.h"
@@ -55,39 +56,19 @@ static void print_residuals(const cal_point *pts, const cal_residual *res, int n
     printf("\n");
 }
 
-int cmd_calibrate(int argc, char **argv) {
-    const char *db = NULL, *out = NULL, *backend = NULL, *from = NULL, *name = NULL;
-    int all = 0, quiet = 0, residuals = 0;
-    for (int i = 1; i < argc; i++) {
-        int m;
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(help, stdout);
-            return EXIT_OK;
-        }
-        if ((m = cli_opt(argc, argv, &i, "--db", &db)) != 0 || (m = cli_opt(argc, argv, &i, "--out", &out)) != 0 ||
-            (m = cli_opt(argc, argv, &i, "--backend", &backend)) != 0 ||
-            (m = cli_opt(argc, argv, &i, "--from", &from)) != 0 || (m = cli_opt(argc, argv, &i, "--name", &name)) != 0) {
-            if (m < 0) return EXIT_BAD_INPUT;
-        } else if (!strcmp(argv[i], "--all")) {
-            all = 1;
-        } else if (!strcmp(argv[i], "--residuals")) {
-            residuals = 1;
-        } else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) {
-            quiet = 1;
-        } else {
-            return cli_usage_error("calibrate", "unexpected argument '%s'", argv[i]);
-        }
-    }
-    if (!db) return cli_usage_error("calibrate", "missing --db PATH");
-    if (!out) return cli_usage_error("calibrate", "missing --out PROFILE.xml");
+/* The measurements in the database as fit points (*pts, *n, or NULL
+ * when there are none), with the host, the measured core peaks (the
+ * latest run that has them) and how many are medians. */
+typedef struct cal_input {
+    cal_point *pts;
+    int n, n_all;
+    char host[128];
+    double peak64, peak32;
+    int medians;
+} cal_input;
 
+static int read_points(const char *db, const char *backend, cal_input *in) {
     char err[2048];
-    host_profile h;
-    host_profile_default(&h);
-    if (from && profile_load(from, &h, err, sizeof err) < 0) {
-        fprintf(stderr, "%s\n", err);
-        return EXIT_BAD_INPUT;
-    }
     store *st = NULL;
     int rc = store_open(db, STORE_READ, &st, err, sizeof err);
     if (rc != STORE_OK) {
@@ -102,86 +83,50 @@ int cmd_calibrate(int argc, char **argv) {
         fprintf(stderr, "clustertwin calibrate: %s\n", err);
         return rc;
     }
-    cal_point *pts = n > 0 ? calloc((size_t)n, sizeof *pts) : NULL;
-    char host[128] = "host";
-    double peak64 = 0, peak32 = 0;         /* the measured core peak (the latest run that has one) */
-    int medians = 0;                        /* points measured as medians */
-    for (int i = 0; pts && i < n; i++) {
-        medians += strcmp(ms[i].statistic, "min") != 0;
-        pts[i].c = ms[i].c;
-        pts[i].time_s = ms[i].time_s;
-        pts[i].read_s = ms[i].read_s;
-        if (ms[i].host[0]) snprintf(host, sizeof host, "%s", ms[i].host);
+    in->pts = n > 0 ? calloc((size_t)n, sizeof *in->pts) : NULL;
+    snprintf(in->host, sizeof in->host, "host");
+    for (int i = 0; in->pts && i < n; i++) {
+        in->medians += strcmp(ms[i].statistic, "min") != 0;
+        in->pts[i].c = ms[i].c;
+        in->pts[i].time_s = ms[i].time_s;
+        in->pts[i].read_s = ms[i].read_s;
+        if (ms[i].host[0]) snprintf(in->host, sizeof in->host, "%s", ms[i].host);
         if (ms[i].peak_fp64_flops > 0 && ms[i].peak_fp32_flops > 0)
-            peak64 = ms[i].peak_fp64_flops, peak32 = ms[i].peak_fp32_flops;
+            in->peak64 = ms[i].peak_fp64_flops, in->peak32 = ms[i].peak_fp32_flops;
     }
     free(ms);
     /* The same case measured in several sessions, each by its fastest
      * repetition: the fastest session's figure. Medians are fitted as they
      * are (the median of medians would be the consistent reduction; a mix
      * of the two is fitted point by point and said). */
-    int n_all = n;
-    if (pts && medians == 0) n = calibrate_best_of(pts, n);
-    /* GEMM efficiency against the core's measured peak, unless a --from
-     * profile says what the peak is. */
-    int measured_peak = !from && peak64 > 0;
-    if (measured_peak) {
-        h.gemm_peak_flops[PREC_FP64] = peak64;
-        h.gemm_peak_flops[PREC_FP32] = peak32;
-    }
-    if (n == 0) {
-        fprintf(stderr, "clustertwin calibrate: %s: no measurements%s%s (clustertwin measure --backend B --db %s)\n",
-                db, backend ? " of backend " : "", backend ? backend : "", db);
-        return EXIT_BAD_INPUT;
-    }
-    if (!pts) {
-        fprintf(stderr, "clustertwin calibrate: out of memory\n");
-        return EXIT_RUN_FAILED;
-    }
-    const char *const *names = host_param_names();
-    int np = 0;
-    while (names[np]) np++;
-    double *se = calloc((size_t)np, sizeof *se);
-    cal_report rep;
-    cal_residual *res = calloc((size_t)n, sizeof *res);
-    int ng = se && res ? calibrate_fit(pts, n, !all, &h, se, &rep, res, err, sizeof err) : -1;
-    if (ng < 0) {
-        fprintf(stderr, "clustertwin calibrate: %s: %s\n", db, se && res ? err : "out of memory");
-        free(pts);
-        free(res);
-        free(se);
-        return se && res ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
-    }
-    if (residuals && !quiet) print_residuals(pts, res, n, &rep);
-    free(pts);
-    free(res);
-    if (name) snprintf(h.name, sizeof h.name, "%s", name);
-    else snprintf(h.name, sizeof h.name, "twin-%.50s", host);
-    char when[32];
-    time_t now = time(NULL);
-    struct tm tm;
-    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
-    snprintf(h.source, sizeof h.source, "calibrated %s from %.60s (%d measurements)", when, db, n_all);
+    in->n = in->n_all = n;
+    if (in->pts && in->medians == 0) in->n = calibrate_best_of(in->pts, n);
+    return EXIT_OK;
+}
 
-    /* The report: printed, and kept in the profile as a comment. */
+/* The report: printed, and kept in the profile as a comment (malloc'd;
+ * NULL when out of memory). *failed: a group's fit failed. */
+static char *report_text(const cal_input *in, const char *db, int all, const char *from, int measured_peak,
+                         const host_profile *h, const cal_report *rep, int *failed) {
     size_t cap = 16384, len = 0;
     char *txt = malloc(cap);
-    int failed = 0;
+    *failed = 0;
 #define ADD(...) do { if (txt && len < cap) len += (size_t)snprintf(txt + len, cap - len, __VA_ARGS__); } while (0)
-    ADD("clustertwin calibrate: %d measurements from %s, %s\n", n_all, db,
+    ADD("clustertwin calibrate: %d measurements from %s, %s\n", in->n_all, db,
         all ? "every size fitted" : "every other size held out for validation");
-    if (n < n_all)
-        ADD("%d cases measured in several sessions: the fastest session's figure fitted (%d points)\n", n_all - n, n);
-    if (medians > 0 && medians < n_all)
+    if (in->n < in->n_all)
+        ADD("%d cases measured in several sessions: the fastest session's figure fitted (%d points)\n",
+            in->n_all - in->n, in->n);
+    if (in->medians > 0 && in->medians < in->n_all)
         ADD("warning: %d of %d measurements are medians and the rest fastest repetitions: fitted as they are "
-            "(measure with one --statistic)\n", medians, n_all);
+            "(measure with one --statistic)\n", in->medians, in->n_all);
     ADD("GEMM efficiency (gemm.P.eff) against %s core peak: %.4g / %.4g GFLOP/s fp64 / fp32\n",
         measured_peak ? "the measured" : from ? "the --from profile's" : "a nominal (no measured peak in the database)",
-        h.gemm_peak_flops[PREC_FP64] / 1e9, h.gemm_peak_flops[PREC_FP32] / 1e9);
+        h->gemm_peak_flops[PREC_FP64] / 1e9, h->gemm_peak_flops[PREC_FP32] / 1e9);
     ADD("%-20s %5s %5s %10s %10s %12s %12s  %s\n", "group", "fit", "held", "fit rms", "fit max", "held median",
         "held max", "parameters (value +- stderr)");
-    for (int g = 0; g < rep.n_groups; g++) {
-        const cal_group *c = &rep.group[g];
+    for (int g = 0; g < rep->n_groups; g++) {
+        const cal_group *c = &rep->group[g];
         char hm[24] = "-", hx[24] = "-";
         if (!isnan(c->held_median_pct)) snprintf(hm, sizeof hm, "%.1f%%", c->held_median_pct);
         if (!isnan(c->held_max_pct)) snprintf(hx, sizeof hx, "%.1f%%", c->held_max_pct);
@@ -191,27 +136,113 @@ int cmd_calibrate(int argc, char **argv) {
             ADD(" %s=%.4g+-%.2g%s", c->param[k], c->value[k], c->stderr_[k], *host_param_unit(c->param[k]) ? "" : "");
         if (c->note[0]) ADD("  (%s)", c->note);
         ADD("\n");
-        failed |= !c->ok;
+        *failed |= !c->ok;
     }
 #undef ADD
+    return txt;
+}
+
+/* The profile, written whole or not at all. A status (printed). */
+static int write_profile(const char *out, const host_profile *h, const double *se, const char *txt) {
+    char err[2048];
     cli_mkdir_parent(out);
     fileout fo;
     int wrc = fileout_open(&fo, out, 0, 0666, err, sizeof err);
-    if (wrc == 0 && profile_write(fo.f, &h, se, txt, err, sizeof err) < 0) {
+    if (wrc == 0 && profile_write(fo.f, h, se, txt, err, sizeof err) < 0) {
         if (ferror(fo.f)) snprintf(err, sizeof err, "%s: cannot write: %s", out, strerror(errno ? errno : EIO));
         fileout_abort(&fo);
         wrc = EXIT_RUN_FAILED;
     }
     if (wrc == 0 && fileout_close(&fo, err, sizeof err) != 0) wrc = EXIT_RUN_FAILED;
-    if (wrc != 0) {
-        fprintf(stderr, "clustertwin calibrate: %s\n", err);
-        free(txt);
-        free(se);
-        return wrc == EXIT_BAD_INPUT ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
+    if (wrc == 0) return EXIT_OK;
+    fprintf(stderr, "clustertwin calibrate: %s\n", err);
+    return wrc == EXIT_BAD_INPUT ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
+}
+
+/* The profile's name and where it came from. */
+static void name_profile(host_profile *h, const char *name, const char *host, const char *db, int n_all) {
+    if (name) snprintf(h->name, sizeof h->name, "%s", name);
+    else snprintf(h->name, sizeof h->name, "twin-%.50s", host);
+    char when[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+    snprintf(h->source, sizeof h->source, "calibrated %s from %.60s (%d measurements)", when, db, n_all);
+}
+
+int cmd_calibrate(int argc, char **argv) {
+    const char *db = NULL, *out = NULL, *backend = NULL, *from = NULL, *name = NULL;
+    int all = 0, quiet = 0, residuals = 0;
+    const cli_option opts[] = {
+        { "--db", NULL, CLI_VALUE, &db, "results database with measurements" },
+        { "--out", NULL, CLI_VALUE, &out, "the profile to write" },
+        { "--backend", NULL, CLI_VALUE, &backend, "only measurements of backend B" },
+        { "--from", NULL, CLI_VALUE, &from, "start from this profile" },
+        { "--name", NULL, CLI_VALUE, &name, "the profile's name" },
+        { "--all", NULL, CLI_FLAG, &all, "fit every size (no held-out validation)" },
+        { "--residuals", NULL, CLI_FLAG, &residuals, "also print every point" },
+        { "--quiet", "-q", CLI_FLAG, &quiet, "print nothing" },
+        { NULL },
+    };
+    cli_spec spec = { "calibrate", help, opts, CLI_NONE, NULL, NULL };
+    int prc = cli_parse(&spec, argc, argv);
+    if (prc != CLI_GO) return prc;
+    if (!db) return cli_usage_error("calibrate", "missing --db PATH");
+    if (!out) return cli_usage_error("calibrate", "missing --out PROFILE.xml");
+
+    char err[2048];
+    host_profile h;
+    host_profile_default(&h);
+    if (from && profile_load(from, &h, err, sizeof err) < 0) {
+        fprintf(stderr, "%s\n", err);
+        return EXIT_BAD_INPUT;
     }
-    if (!quiet && txt) fputs(txt, stdout);
-    if (!quiet) printf("wrote %s (profile %s)\n", out, h.name);
+    cal_input in;
+    memset(&in, 0, sizeof in);
+    int rc = read_points(db, backend, &in);
+    if (rc != EXIT_OK) return rc;
+    /* GEMM efficiency against the core's measured peak, unless a --from
+     * profile says what the peak is. */
+    int measured_peak = !from && in.peak64 > 0;
+    if (measured_peak) {
+        h.gemm_peak_flops[PREC_FP64] = in.peak64;
+        h.gemm_peak_flops[PREC_FP32] = in.peak32;
+    }
+    if (in.n == 0) {
+        fprintf(stderr, "clustertwin calibrate: %s: no measurements%s%s (clustertwin measure --backend B --db %s)\n",
+                db, backend ? " of backend " : "", backend ? backend : "", db);
+        free(in.pts);
+        return EXIT_BAD_INPUT;
+    }
+    if (!in.pts) {
+        fprintf(stderr, "clustertwin calibrate: out of memory\n");
+        return EXIT_RUN_FAILED;
+    }
+    const char *const *names = host_param_names();
+    int np = 0;
+    while (names[np]) np++;
+    double *se = calloc((size_t)np, sizeof *se);
+    cal_report rep;
+    cal_residual *res = calloc((size_t)in.n, sizeof *res);
+    int ng = se && res ? calibrate_fit(in.pts, in.n, !all, &h, se, &rep, res, err, sizeof err) : -1;
+    if (ng < 0) {
+        fprintf(stderr, "clustertwin calibrate: %s: %s\n", db, se && res ? err : "out of memory");
+        free(in.pts);
+        free(res);
+        free(se);
+        return se && res ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
+    }
+    if (residuals && !quiet) print_residuals(in.pts, res, in.n, &rep);
+    free(in.pts);
+    free(res);
+    name_profile(&h, name, in.host, db, in.n_all);
+    int failed = 0;
+    char *txt = report_text(&in, db, all, from, measured_peak, &h, &rep, &failed);
+    rc = write_profile(out, &h, se, txt);
+    if (rc == EXIT_OK && !quiet && txt) fputs(txt, stdout);
+    if (rc == EXIT_OK && !quiet) printf("wrote %s (profile %s)\n", out, h.name);
     free(txt);
     free(se);
+    if (rc != EXIT_OK) return rc;
     return failed ? EXIT_RUN_FAILED : EXIT_OK;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "scenarios/scenario.h"
 #include "base/units.h"
 #include "sim/metrics.h"
@@ -21,15 +22,10 @@ static const char help[] =
 
 int cmd_check(int argc, char **argv) {
     const char *file = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(help, stdout);
-            return EXIT_OK;
-        }
-        if (argv[i][0] == '-' && argv[i][1]) return cli_usage_error("check", "unknown option '%s'", argv[i]);
-        if (file) return cli_usage_error("check", "one scenario file at a time");
-        file = argv[i];
-    }
+    const cli_option opts[] = { { NULL } };
+    cli_spec spec = { "check", help, opts, CLI_ONE_FILE_SHORT, &file, NULL };
+    int prc = cli_parse(&spec, argc, argv);
+    if (prc != CLI_GO) return prc;
     if (!file) return cli_usage_error("check", "missing scenario FILE");
 
     char err[2048], a[64], b[64];

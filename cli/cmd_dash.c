@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "reports/json.h"
 #include "reports/results.h"
 #include "reports/store.h"
@@ -41,32 +42,18 @@ static const char help[] =
 int cmd_dash(int argc, char **argv) {
     const char *file = NULL, *json_path = NULL, *seed_z = NULL, *speed_z = NULL, *db_path = NULL;
     int no_db = 0, paused = 0;
-    for (int i = 1; i < argc; i++) {
-        int m;
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(help, stdout);
-            return EXIT_OK;
-        }
-        if ((m = cli_opt(argc, argv, &i, "--json", &json_path)) != 0) {
-            if (m < 0) return EXIT_BAD_INPUT;
-        } else if ((m = cli_opt(argc, argv, &i, "--seed", &seed_z)) != 0) {
-            if (m < 0) return EXIT_BAD_INPUT;
-        } else if ((m = cli_opt(argc, argv, &i, "--speed", &speed_z)) != 0) {
-            if (m < 0) return EXIT_BAD_INPUT;
-        } else if ((m = cli_opt(argc, argv, &i, "--db", &db_path)) != 0) {
-            if (m < 0) return EXIT_BAD_INPUT;
-        } else if (!strcmp(argv[i], "--no-db")) {
-            no_db = 1;
-        } else if (!strcmp(argv[i], "--paused")) {
-            paused = 1;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            return cli_usage_error("dash", "unknown option '%s'", argv[i]);
-        } else if (!file) {
-            file = argv[i];
-        } else {
-            return cli_usage_error("dash", "one scenario file at a time ('%s' and '%s')", file, argv[i]);
-        }
-    }
+    const cli_option opts[] = {
+        { "--json", NULL, CLI_VALUE, &json_path, "write the results as JSON to PATH ('-': stdout)" },
+        { "--seed", NULL, CLI_VALUE, &seed_z, "use seed N instead of the scenario's" },
+        { "--speed", NULL, CLI_VALUE, &speed_z, "simulated time per wall second at the start" },
+        { "--db", NULL, CLI_VALUE, &db_path, "record the run in the results database PATH" },
+        { "--no-db", NULL, CLI_FLAG, &no_db, "do not record the run" },
+        { "--paused", NULL, CLI_FLAG, &paused, "start paused" },
+        { NULL },
+    };
+    cli_spec spec = { "dash", help, opts, CLI_ONE_FILE, &file, NULL };
+    int prc = cli_parse(&spec, argc, argv);
+    if (prc != CLI_GO) return prc;
     if (!file) return cli_usage_error("dash", "missing scenario FILE");
     if (db_path && !*db_path) return cli_usage_error("dash", "--db needs a path (--no-db: no database)");
     if (db_path && no_db) return cli_usage_error("dash", "--db and --no-db together");

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "hw/backend.h"
 #include "scenarios/scenario.h"
 
@@ -120,26 +121,21 @@ int cmd_measure(int argc, char **argv) {
     const char *backend = NULL, *cases = NULL, *db = NULL, *json_path = NULL, *dir = "out/ckpt-bench", *ranks_z = NULL,
                *statistic = NULL;
     int quick = 0, quiet = 0;
-    for (int i = 1; i < argc; i++) {
-        int m;
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(help, stdout);
-            return EXIT_OK;
-        }
-        if ((m = cli_opt(argc, argv, &i, "--backend", &backend)) != 0 ||
-            (m = cli_opt(argc, argv, &i, "--cases", &cases)) != 0 || (m = cli_opt(argc, argv, &i, "--db", &db)) != 0 ||
-            (m = cli_opt(argc, argv, &i, "--json", &json_path)) != 0 ||
-            (m = cli_opt(argc, argv, &i, "--dir", &dir)) != 0 || (m = cli_opt(argc, argv, &i, "--ranks", &ranks_z)) != 0 ||
-            (m = cli_opt(argc, argv, &i, "--statistic", &statistic)) != 0) {
-            if (m < 0) return EXIT_BAD_INPUT;
-        } else if (!strcmp(argv[i], "--quick")) {
-            quick = 1;
-        } else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) {
-            quiet = 1;
-        } else {
-            return cli_usage_error("measure", "unexpected argument '%s'", argv[i]);
-        }
-    }
+    const cli_option opts[] = {
+        { "--backend", NULL, CLI_VALUE, &backend, "cpu, mpi, cuda or nccl" },
+        { "--cases", NULL, CLI_VALUE, &cases, "measure the <microbenchmarks> of scenario FILE" },
+        { "--db", NULL, CLI_VALUE, &db, "results database" },
+        { "--json", NULL, CLI_VALUE, &json_path, "also write the results JSON ('-': stdout)" },
+        { "--dir", NULL, CLI_VALUE, &dir, "where storage cases write" },
+        { "--ranks", NULL, CLI_VALUE, &ranks_z, "the collectives' ranks" },
+        { "--statistic", NULL, CLI_VALUE, &statistic, "what measured_s is: min or median" },
+        { "--quick", NULL, CLI_FLAG, &quick, "a short sweep (for tests)" },
+        { "--quiet", "-q", CLI_FLAG, &quiet, "no table, no progress" },
+        { NULL },
+    };
+    cli_spec spec = { "measure", help, opts, CLI_NONE, NULL, NULL };
+    int prc = cli_parse(&spec, argc, argv);
+    if (prc != CLI_GO) return prc;
     if (!backend) return cli_usage_error("measure", "missing --backend cpu|mpi|cuda|nccl");
     const char *const known[] = { "cpu", "mpi", "cuda", "nccl" };
     int ok = 0;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "reports/fileout.h"
 #include "reports/store.h"
 #include "reports/sweepdb.h"
@@ -44,18 +45,16 @@ int cmd_merge(int argc, char **argv) {
     const char **in = calloc((size_t)argc + 1, sizeof *in);
     int n_in = 0;
     if (!in) return EXIT_RUN_FAILED;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(help, stdout);
-            free(in);
-            return EXIT_OK;
-        }
-        if (argv[i][0] == '-' && argv[i][1]) {
-            free(in);
-            return cli_usage_error("merge", "unknown option '%s'", argv[i]);
-        }
-        if (!out) out = argv[i];
-        else in[n_in++] = argv[i];
+    const cli_option opts[] = { { NULL } };
+    cli_spec spec = { "merge", help, opts, CLI_MANY, in, &n_in };
+    int prc = cli_parse(&spec, argc, argv);
+    if (prc != CLI_GO) {
+        free(in);
+        return prc;
+    }
+    if (n_in > 0) {                               /* OUT first, then the INs */
+        out = in[0];
+        memmove(in, in + 1, (size_t)--n_in * sizeof *in);
     }
     if (!out || n_in == 0) {
         free(in);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "reports/report.h"
 #include "reports/store.h"
 #include "reports/sweepreport.h"
@@ -45,28 +46,18 @@ int cmd_report(int argc, char **argv) {
     const char *sweep_z = NULL;
     const char *db = NULL, *run_z = NULL, *cmp_z = NULL, *out = NULL, *format = "html";
     int list = 0;
-    for (int i = 1; i < argc; i++) {
-        int m;
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(help, stdout);
-            return EXIT_OK;
-        }
-        if ((m = cli_opt(argc, argv, &i, "--run", &run_z)) != 0 ||
-            (m = cli_opt(argc, argv, &i, "--compare", &cmp_z)) != 0 ||
-            (m = cli_opt(argc, argv, &i, "--out", &out)) != 0 ||
-            (m = cli_opt(argc, argv, &i, "--format", &format)) != 0 ||
-            (m = cli_opt(argc, argv, &i, "--sweep", &sweep_z)) != 0) {
-            if (m < 0) return EXIT_BAD_INPUT;
-        } else if (!strcmp(argv[i], "--list")) {
-            list = 1;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            return cli_usage_error("report", "unknown option '%s'", argv[i]);
-        } else if (!db) {
-            db = argv[i];
-        } else {
-            return cli_usage_error("report", "one database at a time ('%s' and '%s')", db, argv[i]);
-        }
-    }
+    const cli_option opts[] = {
+        { "--run", NULL, CLI_VALUE, &run_z, "the run to report" },
+        { "--compare", NULL, CLI_VALUE, &cmp_z, "put run ID2 beside it" },
+        { "--out", NULL, CLI_VALUE, &out, "where to write" },
+        { "--format", NULL, CLI_VALUE, &format, "html, md or csv" },
+        { "--sweep", NULL, CLI_VALUE, &sweep_z, "report sweep ID" },
+        { "--list", NULL, CLI_FLAG, &list, "list the runs in DB" },
+        { NULL },
+    };
+    cli_spec spec = { "report", help, opts, CLI_ONE_DB, &db, NULL };
+    int prc = cli_parse(&spec, argc, argv);
+    if (prc != CLI_GO) return prc;
     if (!db) return cli_usage_error("report", "missing the results database DB");
     report_opts o = { .db_path = db };
     long long id;

@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "cli/opts.h"
+#include "cli/progress.h"
 #include "cli/testpause.h"
 #include "reports/json.h"
 #include "reports/results.h"
@@ -63,37 +65,21 @@ int cmd_run(int argc, char **argv) {
     const char *file = NULL, *json_path = NULL, *seed_z = NULL, *until_z = NULL, *db_path = NULL;
     int quiet = 0, no_db = 0;
     const char *backend = NULL, *profile = NULL, *statistic = NULL;          /* hardware mode */
-    for (int i = 1; i < argc; i++) {
-        int m;
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(help, stdout);
-            return EXIT_OK;
-        }
-        if ((m = cli_opt(argc, argv, &i, "--json", &json_path)) != 0) {
-            if (m < 0) return EXIT_BAD_INPUT;
-        } else if ((m = cli_opt(argc, argv, &i, "--seed", &seed_z)) != 0) {
-            if (m < 0) return EXIT_BAD_INPUT;
-        } else if ((m = cli_opt(argc, argv, &i, "--until", &until_z)) != 0) {
-            if (m < 0) return EXIT_BAD_INPUT;
-        } else if ((m = cli_opt(argc, argv, &i, "--db", &db_path)) != 0) {
-            if (m < 0) return EXIT_BAD_INPUT;
-        } else if ((m = cli_opt(argc, argv, &i, "--backend", &backend)) != 0) {    /* hardware mode */
-            if (m < 0) return EXIT_BAD_INPUT;
-        } else if ((m = cli_opt(argc, argv, &i, "--profile", &profile)) != 0 ||
-                   (m = cli_opt(argc, argv, &i, "--statistic", &statistic)) != 0) {
-            if (m < 0) return EXIT_BAD_INPUT;
-        } else if (!strcmp(argv[i], "--no-db")) {
-            no_db = 1;
-        } else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) {
-            quiet = 1;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            return cli_usage_error("run", "unknown option '%s'", argv[i]);
-        } else if (!file) {
-            file = argv[i];
-        } else {
-            return cli_usage_error("run", "one scenario file at a time ('%s' and '%s')", file, argv[i]);
-        }
-    }
+    const cli_option opts[] = {
+        { "--json", NULL, CLI_VALUE, &json_path, "write the results as JSON to PATH ('-': stdout)" },
+        { "--seed", NULL, CLI_VALUE, &seed_z, "use seed N instead of the scenario's" },
+        { "--until", NULL, CLI_VALUE, &until_z, "stop at simulated time D" },
+        { "--db", NULL, CLI_VALUE, &db_path, "record the run in the results database PATH" },
+        { "--backend", NULL, CLI_VALUE, &backend, "also measure the microbenchmarks with backend B" },
+        { "--profile", NULL, CLI_VALUE, &profile, "price the cases with hardware profile P" },
+        { "--statistic", NULL, CLI_VALUE, &statistic, "what measured_s is: min or median" },
+        { "--no-db", NULL, CLI_FLAG, &no_db, "do not record the run in a results database" },
+        { "--quiet", "-q", CLI_FLAG, &quiet, "no summary, no progress line" },
+        { NULL },
+    };
+    cli_spec spec = { "run", help, opts, CLI_ONE_FILE, &file, NULL };
+    int prc = cli_parse(&spec, argc, argv);
+    if (prc != CLI_GO) return prc;
     if (!file) return cli_usage_error("run", "missing scenario FILE");
     if (db_path && !*db_path) return cli_usage_error("run", "--db needs a path (--no-db: no database)");
     if (db_path && no_db) return cli_usage_error("run", "--db and --no-db together");
@@ -113,6 +99,7 @@ int cmd_run(int argc, char **argv) {
     metric_bus *bus = NULL;
     world *w = NULL;
     store *st = NULL;
+    run_progress progress;                       /* lives as long as the bus */
     double t0 = cli_wall_s();
     int rc = cli_world_build(file, seed, &s, &bus, &w);
     if (rc != EXIT_OK) goto out;
@@ -138,7 +125,11 @@ int cmd_run(int argc, char **argv) {
     sigemptyset(&sa.sa_mask);
     run_engine = world_engine(w);
     sigaction(SIGINT, &sa, &old_sa);
+    /* a progress line on a terminal when the run is long (cli/progress.h) */
+    double horizon_s = s->duration_s > 0 && (until_s <= 0 || s->duration_s < until_s) ? s->duration_s : until_s;
+    progress_start(&progress, bus, w, horizon_s, quiet);
     world_run(w, until_s);
+    progress_end(&progress);
     run_engine = NULL;
     double wall = cli_wall_s() - t0;
     if (run_interrupted) store_run_interrupted(st);

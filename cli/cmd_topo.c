@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "reports/topo.h"
 #include "scenarios/scenario.h"
 
@@ -22,22 +23,13 @@ static const char help[] =
 
 int cmd_topo(int argc, char **argv) {
     const char *file = NULL, *out = NULL;
-    for (int i = 1; i < argc; i++) {
-        int m;
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(help, stdout);
-            return EXIT_OK;
-        }
-        if ((m = cli_opt(argc, argv, &i, "--out", &out)) != 0) {
-            if (m < 0) return EXIT_BAD_INPUT;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            return cli_usage_error("topo", "unknown option '%s'", argv[i]);
-        } else if (!file) {
-            file = argv[i];
-        } else {
-            return cli_usage_error("topo", "one scenario file at a time ('%s' and '%s')", file, argv[i]);
-        }
-    }
+    const cli_option opts[] = {
+        { "--out", NULL, CLI_VALUE, &out, "the drawing: .svg, .dot or .gv" },
+        { NULL },
+    };
+    cli_spec spec = { "topo", help, opts, CLI_ONE_FILE, &file, NULL };
+    int prc = cli_parse(&spec, argc, argv);
+    if (prc != CLI_GO) return prc;
     if (!file) return cli_usage_error("topo", "missing scenario FILE");
     if (!out) return cli_usage_error("topo", "missing --out PATH (.svg, .dot or .gv)");
     const char *dot = strrchr(out, '.'), *slash = strrchr(out, '/');

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "scenarios/scenario.h"
 
 static const char help[] =
@@ -31,29 +32,19 @@ static const char help[] =
 int cmd_validate(int argc, char **argv) {
     const char *file = NULL, *backend = NULL, *profile = NULL, *db = NULL, *json_path = NULL, *statistic = NULL;
     int no_db = 0, quiet = 0;
-    for (int i = 1; i < argc; i++) {
-        int m;
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(help, stdout);
-            return EXIT_OK;
-        }
-        if ((m = cli_opt(argc, argv, &i, "--backend", &backend)) != 0 ||
-            (m = cli_opt(argc, argv, &i, "--profile", &profile)) != 0 ||
-            (m = cli_opt(argc, argv, &i, "--statistic", &statistic)) != 0 ||
-            (m = cli_opt(argc, argv, &i, "--db", &db)) != 0 || (m = cli_opt(argc, argv, &i, "--json", &json_path)) != 0) {
-            if (m < 0) return EXIT_BAD_INPUT;
-        } else if (!strcmp(argv[i], "--no-db")) {
-            no_db = 1;
-        } else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) {
-            quiet = 1;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            return cli_usage_error("validate", "unknown option '%s'", argv[i]);
-        } else if (!file) {
-            file = argv[i];
-        } else {
-            return cli_usage_error("validate", "one scenario file at a time");
-        }
-    }
+    const cli_option opts[] = {
+        { "--backend", NULL, CLI_VALUE, &backend, "cpu, mpi, cuda or nccl" },
+        { "--profile", NULL, CLI_VALUE, &profile, "price the cases with hardware profile P" },
+        { "--statistic", NULL, CLI_VALUE, &statistic, "what measured_s is: min or median" },
+        { "--db", NULL, CLI_VALUE, &db, "store the run, predictions and measurements" },
+        { "--json", NULL, CLI_VALUE, &json_path, "write the results JSON ('-': stdout)" },
+        { "--no-db", NULL, CLI_FLAG, &no_db, "do not store the run" },
+        { "--quiet", "-q", CLI_FLAG, &quiet, "no progress lines" },
+        { NULL },
+    };
+    cli_spec spec = { "validate", help, opts, CLI_ONE_FILE_SHORT, &file, NULL };
+    int prc = cli_parse(&spec, argc, argv);
+    if (prc != CLI_GO) return prc;
     if (!file) return cli_usage_error("validate", "missing scenario FILE");
     if (!backend) return cli_usage_error("validate", "missing --backend cpu|mpi|cuda|nccl");
     if (db && no_db) return cli_usage_error("validate", "--db and --no-db together");

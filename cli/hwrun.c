@@ -45,10 +45,10 @@ int cli_hw_measure(const char *cmd, const char *backend, const char *profile, co
             fprintf(stderr, "%s\n", err);
             return EXIT_BAD_INPUT;
         }
-        world_microbench_use_host(w, &hp);
-    } else if ((!strcmp(backend, "cpu") || !strcmp(backend, "mpi")) && !world_microbench_host(w)) {
+        benchset_use_host(world_benchset(w), &hp);
+    } else if ((!strcmp(backend, "cpu") || !strcmp(backend, "mpi")) && !benchset_host(world_benchset(w))) {
         host_profile_default(&hp);
-        world_microbench_use_host(w, &hp);
+        benchset_use_host(world_benchset(w), &hp);
     }
     hw_opts o;
     opts_from_env(&o);
@@ -64,8 +64,8 @@ int cli_hw_measure(const char *cmd, const char *backend, const char *profile, co
         return EXIT_BAD_INPUT;
     }
     *rank = hw_rank(b);
-    world_microbench_set_hardware(w, hw_environment(b));
-    int failed = 0, n = world_microbench_count(w);
+    benchset_set_hardware(world_benchset(w), hw_environment(b));
+    int failed = 0, n = benchset_count(world_benchset(w));
     if (n == 0 && *rank == 0)
         fprintf(stderr, "clustertwin %s: warning: the scenario has no <microbenchmarks>: nothing to measure\n", cmd);
     /* Our own ranks are not running yet (they wait in hw_open's MPI_Init
@@ -87,14 +87,14 @@ int cli_hw_measure(const char *cmd, const char *backend, const char *profile, co
     for (int r = 0; r < rounds; r++) {
         for (int i = 0; i < n; i++) {
             if (status[i] != HW_OK) continue;          /* unsupported or failed in an earlier round */
-            const mb_case *c = world_microbench_case(w, i);
+            const mb_case *c = benchset_case(world_benchset(w), i);
             char why[200], note[240];
             double t0 = cli_wall_s();
             int rc = hw_measure(b, c, &got[(size_t)i * rounds + r], why, sizeof why);
             if (rc != HW_OK) {
                 status[i] = rc;
                 snprintf(note, sizeof note, "%s%s", rc == HW_FAILED ? "measurement failed: " : "not measured: ", why);
-                world_microbench_set_measured(w, i, NULL, note);
+                benchset_set_measured(world_benchset(w), i, NULL, note);
                 failed += rc == HW_FAILED;
             }
             if (verbose && *rank == 0)
@@ -105,8 +105,8 @@ int cli_hw_measure(const char *cmd, const char *backend, const char *profile, co
     for (int i = 0; i < n; i++) {
         if (status[i] != HW_OK) continue;
         mb_measurement m;
-        hw_combine(&got[(size_t)i * rounds], rounds, world_microbench_case(w, i), o.statistic, &m);
-        world_microbench_set_measured(w, i, &m, NULL);
+        hw_combine(&got[(size_t)i * rounds], rounds, benchset_case(world_benchset(w), i), o.statistic, &m);
+        benchset_set_measured(world_benchset(w), i, &m, NULL);
     }
     free(got);
     free(status);
@@ -140,8 +140,8 @@ int cli_hw_session(const char *cmd, scenario *s, const char *backend, const char
     world_run(w, 0);
     if (cli_write_results(cmd, s, w, cli_wall_s() - t0, json_path, st) != EXIT_OK) rc = EXIT_RUN_FAILED;
     if (table && !(json_path && !strcmp(json_path, "-"))) {
-        const mb_hardware *h = world_microbench_hardware(w);
-        const host_profile *hp = world_microbench_host(w);
+        const mb_hardware *h = benchset_hardware(world_benchset(w));
+        const host_profile *hp = benchset_host(world_benchset(w));
         if (h)
             printf("measured with %s on %s (%s; %s; %s); measured_s = the %s\n", h->backend, h->host, h->cpu,
                    h->devices, h->libraries, !strcmp(h->statistic, "median") ? "median" : "fastest repetition");

@@ -6,12 +6,12 @@
  */
 #include <errno.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "models/numerics.h"
 
 static const struct command {
@@ -39,33 +39,6 @@ static void usage(FILE *f) {
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\n'clustertwin <command> --help' describes a command's options.\n"
                "Exit status: 0 ok, 1 the run failed, 2 bad input.\n");
-}
-
-int cli_opt(int argc, char **argv, int *i, const char *name, const char **value) {
-    const char *a = argv[*i];
-    size_t n = strlen(name);
-    if (strncmp(a, name, n) != 0) return 0;
-    if (a[n] == '=') {
-        *value = a + n + 1;
-        return 1;
-    }
-    if (a[n] != 0) return 0;
-    if (*i + 1 >= argc) {
-        fprintf(stderr, "clustertwin: %s needs a value\n", name);
-        return -1;
-    }
-    *value = argv[++*i];
-    return 1;
-}
-
-int cli_usage_error(const char *cmd, const char *fmt, ...) {
-    va_list ap;
-    fprintf(stderr, "clustertwin %s: ", cmd);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\n(see 'clustertwin %s --help')\n", cmd);
-    return EXIT_BAD_INPUT;
 }
 
 double cli_wall_s(void) {
@@ -97,12 +70,19 @@ static int run_main(int argc, char **argv) {
         usage(stdout);
         return EXIT_OK;
     }
-    if (!strcmp(argv[1], "--version")) {
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
         printf("clustertwin %s\n", CT_VERSION);
         return EXIT_OK;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
+    const char *names[sizeof commands / sizeof commands[0]];
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) names[i] = commands[i].name;
+    const char *near = argv[1][0] != '-' ? cli_closest(argv[1], names, (int)(sizeof names / sizeof *names)) : NULL;
+    if (near) {
+        fprintf(stderr, "clustertwin: unknown command '%s'; did you mean '%s'?\n", argv[1], near);
+        return EXIT_BAD_INPUT;
+    }
     fprintf(stderr, "clustertwin: unknown command '%s'\n\n", argv[1]);
     usage(stderr);
     return EXIT_BAD_INPUT;

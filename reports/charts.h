@@ -17,13 +17,12 @@
  * CDF of each queue, and the TTFT, TPOT and end-to-end latency CDFs of
  * each inference service, and the microbenchmarks' predicted vs
  * measured times (key micro) when the run measured any.
+ * charts_compare() draws two runs' charts overlaid (reports/charts_compare.c).
  */
 #ifndef CT_CHARTS_H
 #define CT_CHARTS_H
 
 #include <stddef.h>
-
-#include <sqlite3.h>
 
 #include "reports/rundata.h"
 
@@ -42,9 +41,18 @@ typedef struct charts {
     char note[512];                  /* why charts are missing, "" when none is */
 } charts;
 
-/* Draw r's charts into dir (which exists). Never fails as a whole: what
- * could not be drawn is left out of out->c and explained in out->note. */
-void charts_draw(sqlite3 *db, const rundata *r, const char *dir, const char *prefix, charts *out);
+/* Draw r's charts into dir (which exists), read through rd. Never fails as
+ * a whole: what could not be drawn is left out of out->c and explained in
+ * out->note. */
+void charts_draw(rundata_db *rd, const rundata *r, const char *dir, const char *prefix, charts *out);
+
+/* The charts of two runs overlaid on shared axes, one chart per quantity
+ * and one line (or bar) per run with a legend "A: run N", "B: run M":
+ * busy GPUs, cost so far, failures so far, the headline training job's
+ * progress and step-time breakdown, queue waits and the first service's
+ * time to first token. Files cmp-KEY.svg (keys as charts_draw's, script
+ * cmp-charts.gp); a quantity neither run has is left out. */
+void charts_compare(rundata_db *rd, const rundata *a, const rundata *b, const char *dir, charts *out);
 
 /* The chart with this key, or NULL when it was not drawn. */
 const chart *charts_find(const charts *c, const char *key);

@@ -164,8 +164,8 @@ static void microbench_json(json *j, const mb_case *c, const mb_prediction *p, c
 
 /* Where the measurements were taken. */
 static void hardware_json(json *j, const world *w) {
-    const mb_hardware *h = world_microbench_hardware(w);
-    const host_profile *hp = world_microbench_host(w);
+    const mb_hardware *h = benchset_hardware(world_benchset(w));
+    const host_profile *hp = benchset_host(world_benchset(w));
     if (!h && !hp) return;
     json_object(j, "hardware");
     if (h) {
@@ -375,11 +375,11 @@ void results_json(json *j, const scenario *s, const world *w, double wall_s) {
     json_end(j);
     json_end(j);
 
-    if (world_microbench_count(w) > 0) {
+    if (benchset_count(world_benchset(w)) > 0) {
         json_array(j, "microbenchmarks");
-        for (int i = 0; i < world_microbench_count(w); i++)
-            microbench_json(j, world_microbench_case(w, i), world_microbench_prediction(w, i),
-                            world_microbench_measured(w, i), world_microbench_note(w, i));
+        for (int i = 0; i < benchset_count(world_benchset(w)); i++)
+            microbench_json(j, benchset_case(world_benchset(w), i), benchset_prediction(world_benchset(w), i),
+                            benchset_measured(world_benchset(w), i), benchset_note(world_benchset(w), i));
         json_end(j);
         hardware_json(j, w);
     }

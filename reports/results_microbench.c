@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "base/numfmt.h"
+#include "sim/benchset.h"
 
 #define NCCL_TYPE "float"
 #define NCCL_TYPE_BYTES 4.0
@@ -30,12 +31,13 @@ static int cmp_abs(const void *a, const void *b) {
 }
 
 int results_microbench_errors(const world *w, double *median_abs_pct, double *max_abs_pct) {
-    int n = world_microbench_count(w), k = 0;
+    const benchset *b = world_benchset(w);
+    int n = benchset_count(b), k = 0;
     double *e = n > 0 ? malloc((size_t)n * sizeof *e) : NULL;
     *median_abs_pct = *max_abs_pct = 0;
     for (int i = 0; e && i < n; i++) {
-        const mb_prediction *p = world_microbench_prediction(w, i);
-        const mb_measurement *m = world_microbench_measured(w, i);
+        const mb_prediction *p = benchset_prediction(b, i);
+        const mb_measurement *m = benchset_measured(b, i);
         if (p && m && m->time_s > 0) e[k++] = fabs(mb_error_pct(p->time_s, m->time_s));
     }
     if (k > 0) {
@@ -89,11 +91,11 @@ static void collective_header(FILE *f, const mb_case *c, int measured) {
     }
 }
 
-static void collective_row(FILE *f, const world *w, int i, int measured) {
-    const mb_case *c = world_microbench_case(w, i);
-    const mb_prediction *p = world_microbench_prediction(w, i);
-    const mb_measurement *m = world_microbench_measured(w, i);
-    const char *note = world_microbench_note(w, i);
+static void collective_row(FILE *f, const benchset *b, int i, int measured) {
+    const mb_case *c = benchset_case(b, i);
+    const mb_prediction *p = benchset_prediction(b, i);
+    const mb_measurement *m = benchset_measured(b, i);
+    const char *note = benchset_note(b, i);
     char pt[32] = "-", pa[32] = "-", pb[32] = "-", mt[32] = "-", ma[32] = "-", mbw[32] = "-", er[32] = "-";
     if (p) {
         usec(p->time_s, pt, sizeof pt);
@@ -115,13 +117,13 @@ static void collective_row(FILE *f, const world *w, int i, int measured) {
 
 /* One block per run of consecutive cases of the same op and ranks, as
  * nccl-tests prints one per binary and rank count. */
-static void collectives(FILE *f, const world *w, int measured) {
+static void collectives(FILE *f, const benchset *b, int measured) {
     const mb_case *prev = NULL;
-    for (int i = 0; i < world_microbench_count(w); i++) {
-        const mb_case *c = world_microbench_case(w, i);
+    for (int i = 0; i < benchset_count(b); i++) {
+        const mb_case *c = benchset_case(b, i);
         if (c->kind != MBC_COLLECTIVE) continue;
         if (!prev || prev->op != c->op || prev->ranks != c->ranks) collective_header(f, c, measured);
-        collective_row(f, w, i, measured);
+        collective_row(f, b, i, measured);
         prev = c;
     }
 }
@@ -142,10 +144,10 @@ static void cell(FILE *f, const char *z, int width) {
     fprintf(f, " %*s%s", width > cols ? width - cols : 0, "", z);
 }
 
-static void others(FILE *f, const world *w, int measured) {
-    int n = world_microbench_count(w), header = 0;
+static void others(FILE *f, const benchset *b, int measured) {
+    int n = benchset_count(b), header = 0;
     for (int i = 0; i < n; i++) {
-        const mb_case *c = world_microbench_case(w, i);
+        const mb_case *c = benchset_case(b, i);
         if (c->kind == MBC_COLLECTIVE) continue;
         if (!header) {
             fprintf(f, "\n%-32s %12s %14s", "case", "predicted", "rate");
@@ -153,8 +155,8 @@ static void others(FILE *f, const world *w, int measured) {
             fprintf(f, "  %s\n", "model / note");
             header = 1;
         }
-        const mb_prediction *p = world_microbench_prediction(w, i);
-        const mb_measurement *m = world_microbench_measured(w, i);
+        const mb_prediction *p = benchset_prediction(b, i);
+        const mb_measurement *m = benchset_measured(b, i);
         char label[96], ps[32] = "-", ms[32] = "-", pr[32] = "-", mr[32] = "-", er[32] = "-";
         mb_case_label(c, label, sizeof label);
         if (p) {
@@ -174,7 +176,7 @@ static void others(FILE *f, const world *w, int measured) {
             cell(f, mr, 14);
             cell(f, er, 8);
         }
-        const char *note = world_microbench_note(w, i), *model = p && p->detail ? p->detail : "";
+        const char *note = benchset_note(b, i), *model = p && p->detail ? p->detail : "";
         fprintf(f, "  %s%s%s\n", model, *note ? (*model ? "; " : "") : "", note);
     }
 }
@@ -184,7 +186,8 @@ static void others(FILE *f, const world *w, int measured) {
 /* The error summary over every kind, then by kind when there is more than
  * one. */
 static void error_summary(FILE *f, const world *w) {
-    int n = world_microbench_count(w);
+    const benchset *b = world_benchset(w);
+    int n = benchset_count(b);
     double med, mx;
     int k = results_microbench_errors(w, &med, &mx);
     if (k == 0) return;
@@ -194,9 +197,9 @@ static void error_summary(FILE *f, const world *w) {
     for (int kind = 0; e && kind < 4; kind++) {
         int ne = 0;
         for (int i = 0; i < n; i++) {
-            const mb_case *c = world_microbench_case(w, i);
-            const mb_prediction *p = world_microbench_prediction(w, i);
-            const mb_measurement *m = world_microbench_measured(w, i);
+            const mb_case *c = benchset_case(b, i);
+            const mb_prediction *p = benchset_prediction(b, i);
+            const mb_measurement *m = benchset_measured(b, i);
             if ((int)c->kind == kind && p && m && m->time_s > 0) e[ne++] = mb_error_pct(p->time_s, m->time_s);
         }
         if (ne == 0) continue;
@@ -210,13 +213,14 @@ static void error_summary(FILE *f, const world *w) {
 }
 
 void results_microbench_table(FILE *f, const world *w) {
-    int n = world_microbench_count(w), measured = 0;
+    const benchset *b = world_benchset(w);
+    int n = benchset_count(b), measured = 0;
     if (n == 0) return;
-    for (int i = 0; i < n && !measured; i++) measured = world_microbench_measured(w, i) != NULL;
+    for (int i = 0; i < n && !measured; i++) measured = benchset_measured(b, i) != NULL;
     char z[64];
     fprintf(f, "\nmicrobenchmarks: %s, %s\n", nf_qty(n, "case", "cases", z, sizeof z),
             measured ? "predicted by the cost models and measured" : "predicted by the cost models");
-    collectives(f, w, measured);
-    others(f, w, measured);
+    collectives(f, b, measured);
+    others(f, b, measured);
     error_summary(f, w);
 }

@@ -1,31 +1,21 @@
 /*
- * rundata: a stored run as plain structs. One query for the run row, one
- * for its jobs (O(jobs); a 60,000-job run is ~25 MB in memory), one for its
- * failure kinds; series are read on demand.
+ * rundata: the reader's connection and one stored run as plain structs.
+ * One query for the run row, one each for its jobs (O(jobs); a
+ * 60,000-job run is ~25 MB in memory), failure kinds, queues and
+ * services; series, events and raw rows are read on demand
+ * (reports/rundata_series.c, reports/rundata_rows.c).
  */
-#include "reports/rundata.h"
+#include "reports/rundata_int.h"
 #include "base/errmsg.h"
+#include "base/grow.h"
 
-#include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 const char *const rd_part_label[RD_PARTS] = { "compute", "TP comm", "pipeline bubble", "DP/FSDP comm",
                                               "optimizer", "other" };
 
-static double col_num(sqlite3_stmt *q, int i) {
-    return sqlite3_column_type(q, i) == SQLITE_NULL ? NAN : sqlite3_column_double(q, i);
-}
-
-static void col_text(sqlite3_stmt *q, int i, char *buf, size_t len) {
-    const unsigned char *z = sqlite3_column_text(q, i);
-    snprintf(buf, len, "%s", z ? (const char *)z : "");
-}
-
-/* 1 when table has the column (a file read at an older schema version may
- * not). */
-static int has_column(sqlite3 *db, const char *table, const char *column) {
+int rd_has_column(sqlite3 *db, const char *table, const char *column) {
     sqlite3_stmt *q = NULL;
     int n = 0;
     if (sqlite3_prepare_v2(db, "SELECT count(*) FROM pragma_table_info(?1) WHERE name = ?2", -1, &q, NULL) ==
@@ -37,6 +27,41 @@ static int has_column(sqlite3 *db, const char *table, const char *column) {
     sqlite3_finalize(q);
     return n > 0;
 }
+
+/* ---- the reader ---------------------------------------------------------- */
+
+int rundata_open(const char *path, rundata_db **out, char *err, size_t errlen) {
+    *out = NULL;
+    rundata_db *rd = calloc(1, sizeof *rd);
+    if (!rd) {
+        errmsg_set(err, errlen, "%s: out of memory", path ? path : "");
+        return STORE_FAILED;
+    }
+    /* The check, and the hot journal of a killed writer rolled back: the
+     * store does both when it opens the file for reading. */
+    int rc = store_open(path, STORE_READ, &rd->st, err, errlen);
+    if (rc != STORE_OK) {
+        free(rd);
+        return rc;
+    }
+    if (sqlite3_open_v2(path, &rd->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        errmsg_set(err, errlen, "%s: cannot open: %s", path, rd->db ? sqlite3_errmsg(rd->db) : "out of memory");
+        rundata_close(rd);
+        return STORE_FAILED;
+    }
+    sqlite3_busy_timeout(rd->db, 30000);
+    *out = rd;
+    return 0;
+}
+
+void rundata_close(rundata_db *rd) {
+    if (!rd) return;
+    sqlite3_close(rd->db);
+    store_close(rd->st);
+    free(rd);
+}
+
+const char *rundata_path(const rundata_db *rd) { return store_path(rd->st); }
 
 void rundata_free(rundata *r) {
     if (!r) return;
@@ -84,30 +109,143 @@ static const char cdf_sql[] =
     "json_each(s.value, '$.latency_cdf.percentiles') c "
     "WHERE r.id = ? ORDER BY s.key, c.key";
 
+/* The run row of id (0: the latest complete, else the latest). Returns
+ * SQLITE_OK, SQLITE_DONE when there is no such run, SQLITE_NOMEM or the
+ * read's error. */
+static int load_run_row(sqlite3 *db, int64_t id, rundata *r) {
+    char sql[2048];
+    sqlite3_stmt *q = NULL;
+    /* A version 3 file (read as it is) has none of version 4's columns. */
+    int used = snprintf(sql, sizeof sql, run_sql,
+                        rd_has_column(db, "runs", "gpu_hours_by_state_serving") ? "gpu_hours_by_state_serving" : "NULL");
+    snprintf(sql + used, sizeof sql - (size_t)used, "%s",
+             id > 0 ? "WHERE id = ?" : "ORDER BY status = 'complete' DESC, id DESC LIMIT 1");
+    int rc = sqlite3_prepare_v2(db, sql, -1, &q, NULL);
+    if (rc != SQLITE_OK) return rc;
+    if (id > 0) sqlite3_bind_int64(q, 1, id);
+    if ((rc = sqlite3_step(q)) != SQLITE_ROW) {
+        sqlite3_finalize(q);
+        return rc;
+    }
+    r->id = sqlite3_column_int64(q, 0);
+    rd_col_text(q, 1, r->status, sizeof r->status);
+    rd_col_text(q, 2, r->scenario, sizeof r->scenario);
+    rd_col_text(q, 3, r->scenario_file, sizeof r->scenario_file);
+    rd_col_text(q, 4, r->version, sizeof r->version);
+    rd_col_text(q, 5, r->wall_started_at, sizeof r->wall_started_at);
+    r->seed = sqlite3_column_int64(q, 6);
+    const unsigned char *xml = sqlite3_column_text(q, 7);
+    r->scenario_xml = strdup(xml ? (const char *)xml : "");
+    double *f[] = { &r->wall_s, &r->simulated_s, &r->events, &r->failures_total, &r->microbenchmarks, &r->nodes,
+                    &r->gpus, &r->gpu_utilization, &r->gpu_hours, &r->gpu_busy_hours, &r->cost_usd,
+                    &r->energy_kwh, &r->co2_kg, &r->hours_training, &r->hours_checkpoint, &r->hours_restarting,
+                    &r->hours_batch, &r->hours_idle, &r->nodes_drained, &r->bucket_s, &r->hours_serving };
+    for (size_t i = 0; i < sizeof f / sizeof *f; i++) *f[i] = rd_col_num(q, 8 + (int)i);
+    if (isnan(r->hours_serving)) {
+        double d = r->gpu_busy_hours - r->hours_training - r->hours_checkpoint - r->hours_restarting - r->hours_batch;
+        r->hours_serving = isnan(d) ? NAN : fmax(0, d);
+    }
+    sqlite3_finalize(q);
+    return r->scenario_xml ? SQLITE_OK : SQLITE_NOMEM;
+}
+
+static int load_jobs(sqlite3 *db, rundata *r) {
+    char sql[2048];
+    sqlite3_stmt *q = NULL;
+    size_t cap = 0;
+    snprintf(sql, sizeof sql, job_sql, rd_has_column(db, "jobs", "cost_usd") ? "gpu_hours, cost_usd" : "NULL, NULL");
+    int rc = sqlite3_prepare_v2(db, sql, -1, &q, NULL);
+    if (rc != SQLITE_OK) return rc;
+    sqlite3_bind_int64(q, 1, r->id);
+    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+        if (GROW(r->jobs, cap, (size_t)r->n_jobs + 1)) {
+            rc = SQLITE_NOMEM;
+            break;
+        }
+        rd_job *j = &r->jobs[r->n_jobs++];
+        rd_col_text(q, 0, j->name, sizeof j->name);
+        rd_col_text(q, 1, j->kind, sizeof j->kind);
+        rd_col_text(q, 2, j->queue, sizeof j->queue);
+        rd_col_text(q, 3, j->state, sizeof j->state);
+        j->gpus = sqlite3_column_int(q, 4);
+        double *g[] = { &j->submit_s, &j->start_s, &j->end_s, &j->queue_wait_s, &j->step_time_s, &j->steps_total,
+                        &j->steps_done, &j->mfu, &j->model_tflops_per_gpu, &j->tokens_per_s_per_gpu,
+                        &j->part_s[0], &j->part_s[1], &j->part_s[2], &j->part_s[3], &j->part_s[4], &j->part_s[5],
+                        &j->interruptions, &j->lost_work_s, &j->checkpoints, &j->checkpoint_interval_s,
+                        &j->checkpoint_write_s, &j->ettr, &j->elapsed_s, &j->kept_s, &j->redone_s,
+                        &j->checkpoint_stall_s, &j->restart_s, &j->waiting_s, &j->memory_bytes, &j->gpu_hours,
+                        &j->cost_usd };
+        for (size_t i = 0; i < sizeof g / sizeof *g; i++) *g[i] = rd_col_num(q, 5 + (int)i);
+    }
+    sqlite3_finalize(q);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+static int load_kinds(sqlite3 *db, rundata *r) {
+    sqlite3_stmt *q = NULL;
+    size_t cap = 0;
+    int rc = sqlite3_prepare_v2(db, "SELECT component, cause, count FROM failure_kinds WHERE run_id = ? ORDER BY idx",
+                                -1, &q, NULL);
+    if (rc != SQLITE_OK) return rc;
+    sqlite3_bind_int64(q, 1, r->id);
+    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+        if (GROW(r->kinds, cap, (size_t)r->n_kinds + 1)) {
+            rc = SQLITE_NOMEM;
+            break;
+        }
+        rd_kind *k = &r->kinds[r->n_kinds++];
+        rd_col_text(q, 0, k->component, sizeof k->component);
+        rd_col_text(q, 1, k->cause, sizeof k->cause);
+        k->count = sqlite3_column_int(q, 2);
+    }
+    sqlite3_finalize(q);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+static int load_queues(sqlite3 *db, rundata *r) {
+    sqlite3_stmt *q = NULL;
+    size_t cap = 0;
+    int rc = sqlite3_prepare_v2(db, "SELECT name, quota_gpus, gpu_hours, mean_wait_s, p95_wait_s, slowdown FROM queues "
+                                    "WHERE run_id = ? ORDER BY idx", -1, &q, NULL);
+    if (rc != SQLITE_OK) return rc;
+    sqlite3_bind_int64(q, 1, r->id);
+    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+        if (GROW(r->queues, cap, (size_t)r->n_queues + 1)) {
+            rc = SQLITE_NOMEM;
+            break;
+        }
+        rd_queue *u = &r->queues[r->n_queues++];
+        rd_col_text(q, 0, u->name, sizeof u->name);
+        u->quota_gpus = rd_col_num(q, 1);
+        u->gpu_hours = rd_col_num(q, 2);
+        u->mean_wait_s = rd_col_num(q, 3);
+        u->p95_wait_s = rd_col_num(q, 4);
+        u->slowdown = rd_col_num(q, 5);
+    }
+    sqlite3_finalize(q);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
 /* r->services from the stored results JSON (none when it has none). */
 static int load_services(sqlite3 *db, rundata *r) {
     sqlite3_stmt *q = NULL;
-    int rc, cap = 0;
+    size_t cap = 0;
+    int rc;
     if ((rc = sqlite3_prepare_v2(db, service_sql, -1, &q, NULL)) != SQLITE_OK) return rc;
     sqlite3_bind_int64(q, 1, r->id);
     while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-        if (r->n_services == cap) {
-            cap = cap ? 2 * cap : 4;
-            rd_service *p = realloc(r->services, (size_t)cap * sizeof *p);
-            if (!p) {
-                sqlite3_finalize(q);
-                return SQLITE_NOMEM;
-            }
-            r->services = p;
+        if (GROW(r->services, cap, (size_t)r->n_services + 1)) {
+            rc = SQLITE_NOMEM;
+            break;
         }
         rd_service *v = &r->services[r->n_services++];
         memset(v, 0, sizeof *v);
-        col_text(q, 0, v->name, sizeof v->name);
+        rd_col_text(q, 0, v->name, sizeof v->name);
         double *g[] = { &v->requests, &v->replicas, &v->output_tokens_per_s, &v->ttft_p50_s, &v->ttft_p99_s,
                         &v->tpot_p50_s, &v->tpot_p99_s, &v->e2e_p99_s, &v->slo_attainment,
                         &v->cost_per_million_tokens_usd, &v->requests_per_s, &v->goodput_requests_per_s,
                         &v->gpu_hours, &v->cost_usd, &v->output_tokens };
-        for (size_t i = 0; i < sizeof g / sizeof *g; i++) *g[i] = col_num(q, 1 + (int)i);
+        for (size_t i = 0; i < sizeof g / sizeof *g; i++) *g[i] = rd_col_num(q, 1 + (int)i);
         if (isnan(v->goodput_requests_per_s)) v->goodput_requests_per_s = v->requests_per_s * v->slo_attainment;
     }
     sqlite3_finalize(q);
@@ -121,151 +259,57 @@ static int load_services(sqlite3 *db, rundata *r) {
         rd_service *v = &r->services[i];
         if (v->n_cdf >= RD_CDF_MAX || sqlite3_column_int(q, 1) != v->n_cdf) continue;
         int k = v->n_cdf++;
-        v->cdf_pct[k] = col_num(q, 2);
-        v->cdf_ttft[k] = col_num(q, 3);
-        v->cdf_tpot[k] = col_num(q, 4);
-        v->cdf_e2e[k] = col_num(q, 5);
+        v->cdf_pct[k] = rd_col_num(q, 2);
+        v->cdf_ttft[k] = rd_col_num(q, 3);
+        v->cdf_tpot[k] = rd_col_num(q, 4);
+        v->cdf_e2e[k] = rd_col_num(q, 5);
     }
     sqlite3_finalize(q);
     return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-int rundata_load(sqlite3 *db, int64_t id, rundata **out, char *err, size_t errlen) {
+/* How far a run that is not complete got: its events stored so far. */
+static int load_progress(sqlite3 *db, rundata *r) {
+    r->events_stored = 0;
+    r->last_event_s = NAN;
+    if (!strcmp(r->status, "complete")) return SQLITE_OK;
+    sqlite3_stmt *q = NULL;
+    int rc = sqlite3_prepare_v2(db, "SELECT count(*), max(t_s) FROM events WHERE run_id = ?", -1, &q, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_int64(q, 1, r->id);
+        if (sqlite3_step(q) == SQLITE_ROW) {
+            r->events_stored = sqlite3_column_double(q, 0);
+            r->last_event_s = rd_col_num(q, 1);
+        }
+    }
+    sqlite3_finalize(q);
+    return SQLITE_OK;                /* a note in the headline, never a reason to fail */
+}
+
+int rundata_load(rundata_db *rd, int64_t id, rundata **out, char *err, size_t errlen) {
     *out = NULL;
     rundata *r = calloc(1, sizeof *r);
     if (!r) {
         errmsg_set(err, errlen, "out of memory");
         return 1;
     }
-    char sql[2048];
-    sqlite3_stmt *q = NULL;
-    /* A version 3 file (read as it is) has none of version 4's columns. */
-    int used = snprintf(sql, sizeof sql, run_sql,
-                        has_column(db, "runs", "gpu_hours_by_state_serving") ? "gpu_hours_by_state_serving" : "NULL");
-    snprintf(sql + used, sizeof sql - (size_t)used, "%s",
-             id > 0 ? "WHERE id = ?" : "ORDER BY status = 'complete' DESC, id DESC LIMIT 1");
-    int rc = sqlite3_prepare_v2(db, sql, -1, &q, NULL), status = 0;
-    if (rc != SQLITE_OK) goto sqlfail;
-    if (id > 0) sqlite3_bind_int64(q, 1, id);
-    rc = sqlite3_step(q);
+    int rc = load_run_row(rd->db, id, r);
     if (rc == SQLITE_DONE) {
         if (id > 0) errmsg_set(err, errlen, "no run %lld in the database", (long long)id);
         else errmsg_set(err, errlen, "no runs in the database");
-        status = 2;
-        goto fail;
+        rundata_free(r);
+        return 2;
     }
-    if (rc != SQLITE_ROW) goto sqlfail;
-    r->id = sqlite3_column_int64(q, 0);
-    col_text(q, 1, r->status, sizeof r->status);
-    col_text(q, 2, r->scenario, sizeof r->scenario);
-    col_text(q, 3, r->scenario_file, sizeof r->scenario_file);
-    col_text(q, 4, r->version, sizeof r->version);
-    col_text(q, 5, r->wall_started_at, sizeof r->wall_started_at);
-    r->seed = sqlite3_column_int64(q, 6);
-    const unsigned char *xml = sqlite3_column_text(q, 7);
-    r->scenario_xml = strdup(xml ? (const char *)xml : "");
-    double *f[] = { &r->wall_s, &r->simulated_s, &r->events, &r->failures_total, &r->microbenchmarks, &r->nodes,
-                    &r->gpus, &r->gpu_utilization, &r->gpu_hours, &r->gpu_busy_hours, &r->cost_usd,
-                    &r->energy_kwh, &r->co2_kg, &r->hours_training, &r->hours_checkpoint, &r->hours_restarting,
-                    &r->hours_batch, &r->hours_idle, &r->nodes_drained, &r->bucket_s, &r->hours_serving };
-    for (size_t i = 0; i < sizeof f / sizeof *f; i++) *f[i] = col_num(q, 8 + (int)i);
-    if (isnan(r->hours_serving)) {
-        double d = r->gpu_busy_hours - r->hours_training - r->hours_checkpoint - r->hours_restarting - r->hours_batch;
-        r->hours_serving = isnan(d) ? NAN : fmax(0, d);
+    int (*const step[])(sqlite3 *, rundata *) = { load_jobs, load_kinds, load_queues, load_services, load_progress };
+    for (size_t i = 0; i < sizeof step / sizeof *step && rc == SQLITE_OK; i++) rc = step[i](rd->db, r);
+    if (rc != SQLITE_OK) {
+        if (rc == SQLITE_NOMEM) errmsg_set(err, errlen, "out of memory");
+        else errmsg_set(err, errlen, "cannot read the database: %s", sqlite3_errmsg(rd->db));
+        rundata_free(r);
+        return 1;
     }
-    sqlite3_finalize(q);
-    q = NULL;
-    if (!r->scenario_xml) goto oom;
-
-    int cap = 0;
-    snprintf(sql, sizeof sql, job_sql, has_column(db, "jobs", "cost_usd") ? "gpu_hours, cost_usd" : "NULL, NULL");
-    if ((rc = sqlite3_prepare_v2(db, sql, -1, &q, NULL)) != SQLITE_OK) goto sqlfail;
-    sqlite3_bind_int64(q, 1, r->id);
-    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-        if (r->n_jobs == cap) {
-            cap = cap ? 2 * cap : 64;
-            rd_job *p = realloc(r->jobs, (size_t)cap * sizeof *p);
-            if (!p) goto oom;
-            r->jobs = p;
-        }
-        rd_job *j = &r->jobs[r->n_jobs++];
-        col_text(q, 0, j->name, sizeof j->name);
-        col_text(q, 1, j->kind, sizeof j->kind);
-        col_text(q, 2, j->queue, sizeof j->queue);
-        col_text(q, 3, j->state, sizeof j->state);
-        j->gpus = sqlite3_column_int(q, 4);
-        double *g[] = { &j->submit_s, &j->start_s, &j->end_s, &j->queue_wait_s, &j->step_time_s, &j->steps_total,
-                        &j->steps_done, &j->mfu, &j->model_tflops_per_gpu, &j->tokens_per_s_per_gpu,
-                        &j->part_s[0], &j->part_s[1], &j->part_s[2], &j->part_s[3], &j->part_s[4], &j->part_s[5],
-                        &j->interruptions, &j->lost_work_s, &j->checkpoints, &j->checkpoint_interval_s,
-                        &j->checkpoint_write_s, &j->ettr, &j->elapsed_s, &j->kept_s, &j->redone_s,
-                        &j->checkpoint_stall_s, &j->restart_s, &j->waiting_s, &j->memory_bytes, &j->gpu_hours,
-                        &j->cost_usd };
-        for (size_t i = 0; i < sizeof g / sizeof *g; i++) *g[i] = col_num(q, 5 + (int)i);
-    }
-    if (rc != SQLITE_DONE) goto sqlfail;
-    sqlite3_finalize(q);
-    q = NULL;
-
-    cap = 0;
-    rc = sqlite3_prepare_v2(db, "SELECT component, cause, count FROM failure_kinds WHERE run_id = ? ORDER BY idx",
-                            -1, &q, NULL);
-    if (rc != SQLITE_OK) goto sqlfail;
-    sqlite3_bind_int64(q, 1, r->id);
-    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-        if (r->n_kinds == cap) {
-            cap = cap ? 2 * cap : 16;
-            rd_kind *p = realloc(r->kinds, (size_t)cap * sizeof *p);
-            if (!p) goto oom;
-            r->kinds = p;
-        }
-        rd_kind *k = &r->kinds[r->n_kinds++];
-        col_text(q, 0, k->component, sizeof k->component);
-        col_text(q, 1, k->cause, sizeof k->cause);
-        k->count = sqlite3_column_int(q, 2);
-    }
-    if (rc != SQLITE_DONE) goto sqlfail;
-    sqlite3_finalize(q);
-    q = NULL;
-
-    cap = 0;
-    rc = sqlite3_prepare_v2(db, "SELECT name, quota_gpus, gpu_hours, mean_wait_s, p95_wait_s, slowdown FROM queues "
-                                "WHERE run_id = ? ORDER BY idx", -1, &q, NULL);
-    if (rc != SQLITE_OK) goto sqlfail;
-    sqlite3_bind_int64(q, 1, r->id);
-    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-        if (r->n_queues == cap) {
-            cap = cap ? 2 * cap : 8;
-            rd_queue *p = realloc(r->queues, (size_t)cap * sizeof *p);
-            if (!p) goto oom;
-            r->queues = p;
-        }
-        rd_queue *u = &r->queues[r->n_queues++];
-        col_text(q, 0, u->name, sizeof u->name);
-        u->quota_gpus = col_num(q, 1);
-        u->gpu_hours = col_num(q, 2);
-        u->mean_wait_s = col_num(q, 3);
-        u->p95_wait_s = col_num(q, 4);
-        u->slowdown = col_num(q, 5);
-    }
-    if (rc != SQLITE_DONE) goto sqlfail;
-    sqlite3_finalize(q);
-    q = NULL;
-    if ((rc = load_services(db, r)) == SQLITE_NOMEM) goto oom;
-    if (rc != SQLITE_OK) goto sqlfail;
     *out = r;
     return 0;
-oom:
-    errmsg_set(err, errlen, "out of memory");
-    status = 1;
-    goto fail;
-sqlfail:
-    errmsg_set(err, errlen, "cannot read the database: %s", sqlite3_errmsg(db));
-    status = 1;
-fail:
-    sqlite3_finalize(q);
-    rundata_free(r);
-    return status;
 }
 
 const rd_job *rundata_main_job(const rundata *r) {
@@ -273,59 +317,4 @@ const rd_job *rundata_main_job(const rundata *r) {
     for (int i = 0; i < r->n_jobs; i++)
         if (!strcmp(r->jobs[i].kind, "training") && (!best || r->jobs[i].gpus > best->gpus)) best = &r->jobs[i];
     return best;
-}
-
-int rundata_series(sqlite3 *db, const rundata *r, const char *entity, const char *name, double **t,
-                   double **dt, double **mean, double **max) {
-    *t = *dt = *mean = *max = NULL;
-    sqlite3_stmt *q = NULL;
-    int rc = sqlite3_prepare_v2(db,
-                                "SELECT p.t_s, p.dt_s, p.mean, p.max FROM points p JOIN series s ON s.id = p.series_id "
-                                "WHERE s.run_id = ? AND s.entity = ? AND s.name = ? ORDER BY p.k", -1, &q, NULL);
-    if (rc != SQLITE_OK) return -1;
-    sqlite3_bind_int64(q, 1, r->id);
-    sqlite3_bind_text(q, 2, entity, -1, SQLITE_STATIC);
-    sqlite3_bind_text(q, 3, name, -1, SQLITE_STATIC);
-    int n = 0, cap = 0;
-    double *block = NULL;
-    while (sqlite3_step(q) == SQLITE_ROW) {
-        if (n == cap) {
-            int c2 = cap ? 2 * cap : 256;
-            double *p = realloc(block, (size_t)c2 * 4 * sizeof *p);
-            if (!p) {
-                free(block);
-                sqlite3_finalize(q);
-                return -1;
-            }
-            /* four arrays of cap each, moved apart to c2 each */
-            for (int a = 3; a >= 1; a--) memmove(p + (size_t)a * c2, p + (size_t)a * cap, (size_t)n * sizeof *p);
-            block = p;
-            cap = c2;
-        }
-        for (int a = 0; a < 4; a++) block[(size_t)a * cap + n] = sqlite3_column_double(q, a);
-        n++;
-    }
-    sqlite3_finalize(q);
-    if (!block) return 0;
-    *t = block;
-    *dt = block + cap;
-    *mean = block + 2 * (size_t)cap;
-    *max = block + 3 * (size_t)cap;
-    return n;
-}
-
-double rundata_cost_at(sqlite3 *db, const rundata *r, double t_s) {
-    double *t, *dt, *mean, *max;
-    int n = rundata_series(db, r, "cluster", "cost_usd", &t, &dt, &mean, &max);
-    double v = NAN;
-    for (int k = 0; k < n; k++) {
-        if (t_s > t[k] + dt[k] && k + 1 < n) continue;
-        double start = k ? max[k - 1] : 0;         /* the value at the bucket's start */
-        double f = dt[k] > 0 ? (t_s - t[k]) / dt[k] : 1;
-        v = start + (max[k] - start) * fmin(1, fmax(0, f));
-        break;
-    }
-    free(t);
-    if (isnan(v) && r->simulated_s > 0 && !isnan(r->cost_usd)) v = r->cost_usd * fmin(1, t_s / r->simulated_s);
-    return v;
 }

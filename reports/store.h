@@ -18,8 +18,9 @@
  *
  * A process killed at any point leaves earlier runs intact and its own run
  * marked 'incomplete' (SQLite's rollback journal undoes a half-written
- * transaction when the file is next opened). The schema and its version
- * are at the top of store.c and in the README ("Results database").
+ * transaction when the file is next opened). The schema is reports/schema.sql
+ * (compiled in); docs/database.md describes the tables, the versions and
+ * who writes and reads them.
  *
  * Errors: functions return STORE_OK, STORE_FAILED (a write or read failed:
  * I/O, disk full, locked, out of memory) or STORE_BAD_INPUT (the path is a
@@ -37,26 +38,7 @@
 #include "sim/metrics.h"
 #include "sim/world.h"
 
-#define STORE_OK 0
-#define STORE_FAILED 1
-#define STORE_BAD_INPUT 2
-
-#define STORE_SCHEMA_VERSION 4       /* 2: microbenchmarks and hardware tables; 3: statistic;
-                                        4: productive utilisation, lost work by cause,
-                                           serving GPU-hours, SLO goodput, a job's own cost */
-/* The oldest version a reader opens as it is (STORE_READ), without the
- * upgrade a writer makes: the versions after it only added columns, which
- * readers take as not known (NULL). An older file is refused for reading
- * until a run is written to it. */
-#define STORE_READ_OLDEST 3
-#define STORE_MAX_POINTS 2000        /* rows per time series per run, at most */
-
-typedef struct store store;
-
-typedef enum store_mode {
-    STORE_WRITE,                     /* create the file and schema when missing */
-    STORE_READ                       /* the file must exist and be a results database */
-} store_mode;
+#include "reports/store_names.h"   /* statuses, schema version, modes */
 
 /* Open (or create) the results database at path. On success *out owns a
  * new store. On error *out is NULL, nothing is created (a file that did
@@ -116,14 +98,11 @@ int store_measurements(store *st, const char *backend, store_measurement **out, 
  * NULL is a no-op. */
 void store_run_interrupted(store *st);
 
-/* A store status for an SQLite result code: STORE_BAD_INPUT for a file
- * that is not (our) database, else STORE_FAILED. */
-int store_sql_status(int rc);
-
-/* The open connection (an sqlite3 *), for the report writers in reports/. */
-void *store_db(store *st);
-
 /* The path the store was opened with. */
 const char *store_path(const store *st);
+
+/* Tests only: lower SQLite's longest value (SQLITE_LIMIT_LENGTH) on the
+ * store's connection to bytes, as if a run's JSON were too long for one. */
+void store_test_max_value_bytes(store *st, int bytes);
 
 #endif

@@ -1,9 +1,10 @@
 /*
  * sweepdb: sweeps in the results database, and merging databases.
  *
- * Added to the store's schema on first use (CREATE TABLE IF NOT EXISTS:
- * a database without sweeps stays as it was, and older readers ignore the
- * new tables):
+ * Added to the store's schema on first use (section @sweeps of
+ * reports/schema.sql, CREATE TABLE IF NOT EXISTS: a database without sweeps
+ * stays as it was, and older readers ignore the new tables). The functions
+ * are the store's (reports/store_sweep.c):
  *
  *   sweeps        one row per (scenario text, varied paths, fixed overrides):
  *                 rerunning the same sweep, or one with more values or

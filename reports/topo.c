@@ -213,12 +213,9 @@ static Agnode_t *leaf_group(topo *t, const scenario *s, Agnode_t *top, const nod
     return g;
 }
 
-static void build(topo *t, const scenario *s) {
-    char a[32], b[32], label[LABEL_MAX], name[32];
-    int npl = nodes_per_leaf(s), total_leaves = 0, drawn_types = s->n_nodes;
-    if (drawn_types > TOPO_MAX_NODE_TYPES) drawn_types = TOPO_MAX_NODE_TYPES - 1;
-    for (int i = 0; i < s->n_nodes; i++) total_leaves += leaves_of(s->nodes[i].count, npl);
-
+/* The graph's own attributes and its title: the scenario's name and size. */
+static void graph_style(topo *t, const scenario *s) {
+    char a[32], b[32], label[LABEL_MAX];
     snprintf(label, sizeof label, "%s: %s nodes, %s GPUs", s->name, commas(scenario_node_count(s), a, sizeof a),
              commas(scenario_gpus(s), b, sizeof b));
     set(t->g, "label", label);
@@ -233,9 +230,11 @@ static void build(topo *t, const scenario *s) {
     agattr(t->g, AGNODE, fontsize, ten);
     agattr(t->g, AGEDGE, fontname, helv);
     agattr(t->g, AGEDGE, fontsize, nine);
+}
 
-    /* The top of the fabric. */
-    char over[32];
+/* The top of the fabric: one switch, or the spine with its leaves' count. */
+static Agnode_t *fabric_top(topo *t, const scenario *s, int total_leaves, int npl) {
+    char a[32], label[LABEL_MAX], over[32];
     snprintf(over, sizeof over, "%g:1", s->network.oversubscription >= 1 ? s->network.oversubscription : 1);
     if (s->network.topology == TOPO_SINGLE_SWITCH)
         snprintf(label, sizeof label, "switch (single switch)\\n%s NIC access",
@@ -246,15 +245,23 @@ static void build(topo *t, const scenario *s) {
                  s->network.nic_mode == NIC_OVERLAY ? "overlay" : "direct");
     Agnode_t *top = node(t, "spine", label, "rounded,filled");
     if (top) set(top, "fillcolor", "#c6d9ee");
+    return top;
+}
 
-    /* Leaves and node groups. */
+/* The leaves and node groups of the first drawn_types node types: one by
+ * one when there are few leaves, else the full leaves of a type as one
+ * box and its partly filled leaf as another. Returns the first group
+ * drawn (the spares hang from it); *next_leaf is the number after the
+ * last leaf. */
+static Agnode_t *leaves(topo *t, const scenario *s, Agnode_t *top, int drawn_types, int npl, int one_by_one,
+                        int *next_leaf) {
+    char label[LABEL_MAX];
     int id = 0, first_leaf = 1;
     Agnode_t *first_group = NULL;
-    int leaves_drawn_one_by_one = total_leaves <= TOPO_LEAVES_DRAWN;
     for (int i = 0; i < drawn_types && !t->failed; i++) {
         const node_spec *ns = scenario_node_spec(s, i);
         int count = s->nodes[i].count, full = count / npl, rest = count % npl;
-        if (leaves_drawn_one_by_one) {
+        if (one_by_one) {
             for (int k = 0; k < full + (rest > 0); k++) {
                 int n = k < full ? npl : rest;
                 snprintf(label, sizeof label, "leaf %d", first_leaf + k);
@@ -276,29 +283,31 @@ static void build(topo *t, const scenario *s) {
         }
         first_leaf += full + (rest > 0);
     }
-    if (drawn_types < s->n_nodes && !t->failed) {
-        long long nodes = 0, gpus = 0;
-        for (int i = drawn_types; i < s->n_nodes; i++) {
-            nodes += s->nodes[i].count;
-            gpus += (long long)s->nodes[i].count * scenario_node_spec(s, i)->gpus;
-        }
-        snprintf(label, sizeof label, "%d more node types\\n%s nodes, %s GPUs\\n(leaves %d-%d)",
-                 s->n_nodes - drawn_types, commas(nodes, a, sizeof a), commas(gpus, b, sizeof b), first_leaf,
-                 total_leaves);
-        Agnode_t *more = node(t, "more_nodes", label, "filled,dashed");
-        if (more) set(more, "fillcolor", "#e8f4e0");
-        edge(t, top, more, "", NULL);
-    }
+    *next_leaf = first_leaf;
+    return first_group;
+}
 
-    /* Warm spares: nodes of the first type held out of the pool. */
-    if (s->spares_warm > 0 && s->n_nodes > 0 && !t->failed) {
-        snprintf(label, sizeof label, "warm spares ×%d\\n%s, held out of the pool\\n(in the leaves above)",
-                 s->spares_warm, s->nodes[0].type);
-        Agnode_t *sp = node(t, "spares", label, "dashed");
-        edge(t, first_group ? first_group : top, sp, "", "dashed");
+/* The node types past the first drawn_types, as one dashed box. */
+static void more_types(topo *t, const scenario *s, Agnode_t *top, int drawn_types, int first_leaf,
+                       int total_leaves) {
+    char a[32], b[32], label[LABEL_MAX];
+    long long nodes = 0, gpus = 0;
+    for (int i = drawn_types; i < s->n_nodes; i++) {
+        nodes += s->nodes[i].count;
+        gpus += (long long)s->nodes[i].count * scenario_node_spec(s, i)->gpus;
     }
+    snprintf(label, sizeof label, "%d more node types\\n%s nodes, %s GPUs\\n(leaves %d-%d)",
+             s->n_nodes - drawn_types, commas(nodes, a, sizeof a), commas(gpus, b, sizeof b), first_leaf,
+             total_leaves);
+    Agnode_t *more = node(t, "more_nodes", label, "filled,dashed");
+    if (more) set(more, "fillcolor", "#e8f4e0");
+    edge(t, top, more, "", NULL);
+}
 
-    /* Storage systems. */
+/* Storage systems (the first TOPO_MAX_STORAGE - 1 when there are more),
+ * each linked to the fabric at its aggregate bandwidth. */
+static void storage(topo *t, const scenario *s, Agnode_t *top) {
+    char a[32], label[LABEL_MAX], name[32];
     int drawn_storage = s->n_storage;
     if (drawn_storage > TOPO_MAX_STORAGE) drawn_storage = TOPO_MAX_STORAGE - 1;
     for (int i = 0; i < drawn_storage && !t->failed; i++) {
@@ -326,6 +335,27 @@ static void build(topo *t, const scenario *s) {
         if (n) set(n, "shape", "cylinder");
         edge(t, n, top, "", NULL);
     }
+}
+
+static void build(topo *t, const scenario *s) {
+    char a[32], label[LABEL_MAX];
+    int npl = nodes_per_leaf(s), total_leaves = 0, drawn_types = s->n_nodes;
+    if (drawn_types > TOPO_MAX_NODE_TYPES) drawn_types = TOPO_MAX_NODE_TYPES - 1;
+    for (int i = 0; i < s->n_nodes; i++) total_leaves += leaves_of(s->nodes[i].count, npl);
+    graph_style(t, s);
+    Agnode_t *top = fabric_top(t, s, total_leaves, npl);
+    int first_leaf;
+    Agnode_t *first_group = leaves(t, s, top, drawn_types, npl, total_leaves <= TOPO_LEAVES_DRAWN, &first_leaf);
+    if (drawn_types < s->n_nodes && !t->failed) more_types(t, s, top, drawn_types, first_leaf, total_leaves);
+
+    /* Warm spares: nodes of the first type held out of the pool. */
+    if (s->spares_warm > 0 && s->n_nodes > 0 && !t->failed) {
+        snprintf(label, sizeof label, "warm spares ×%d\\n%s, held out of the pool\\n(in the leaves above)",
+                 s->spares_warm, s->nodes[0].type);
+        Agnode_t *sp = node(t, "spares", label, "dashed");
+        edge(t, first_group ? first_group : top, sp, "", "dashed");
+    }
+    storage(t, s, top);
 
     /* Cloud burst nodes. */
     if (s->has_cloud && !t->failed) {

@@ -22,14 +22,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <libxml/globals.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
-#include <libxml/xmlerror.h>
 
+#include "base/grow.h"
+#include "base/units.h"
 #include "scenarios/embedded.h"
 #include "scenarios/infile.h"
-#include "base/units.h"
+#include "scenarios/xml.h"
 
 #define CATALOG_DIR "models/catalog/"
 #define MAX_FIELDS 64
@@ -48,7 +48,8 @@ typedef struct staged {
 typedef struct load {
     catalog *c;
     staged *v;
-    int n, cap;
+    int n;
+    size_t cap;
     char *err;
     size_t errlen;
 } load;
@@ -102,15 +103,9 @@ static void load_free(load *l) {
 
 /* Takes ownership of entry (freed on failure). */
 static int stage(load *l, int kind, void *entry, const char *file, long line) {
-    if (l->n == l->cap) {
-        int cap = l->cap ? l->cap * 2 : 32;
-        staged *v = realloc(l->v, (size_t)cap * sizeof *v);
-        if (!v) {
-            free(entry);
-            return fail(l, file, line, "out of memory");
-        }
-        l->v = v;
-        l->cap = cap;
+    if (GROW(l->v, l->cap, (size_t)l->n + 1)) {
+        free(entry);
+        return fail(l, file, line, "out of memory");
     }
     l->v[l->n++] = (staged){ kind, entry, file, line };
     return 0;
@@ -438,75 +433,28 @@ static int finish(load *l) {
 
 /* ---- Parsing --------------------------------------------------------------- */
 
-/* libxml2 reports errors through global (per-thread) handlers; while we
- * parse, they write here instead of stderr. The first error wins. */
-typedef struct capture {
-    char msg[256];
-    int line;
-    int oom;                       /* libxml2 failed to allocate: its tree may be partial */
-} capture;
-
-static void on_generic(void *ctx, const char *fmt, ...) {
-    capture *cap = ctx;
-    size_t n;
-    va_list ap;
-    if (!cap) return;
-    n = strlen(cap->msg);
-    if (n + 1 >= sizeof cap->msg) return;
-    va_start(ap, fmt);
-    vsnprintf(cap->msg + n, sizeof cap->msg - n, fmt, ap);
-    va_end(ap);
-}
-
-static void on_structured(void *ctx, xmlErrorPtr e) {
-    capture *cap = ctx;
-    if (cap && e && e->code == XML_ERR_NO_MEMORY) cap->oom = 1;
-    if (!cap || !e || e->level < XML_ERR_ERROR || cap->msg[0]) return;
-    snprintf(cap->msg, sizeof cap->msg, "%s", e->message ? e->message : "malformed XML");
-    cap->line = e->line;
-}
-
-/* Parse len bytes of XML. Returns the document (the caller frees it with
- * xmlFreeDoc), or NULL with err set. */
+/* Parse len bytes of XML (scenarios/xml.c: nothing outside the text is
+ * read, entities stay unexpanded). Returns the document (the caller frees
+ * it with xmlFreeDoc), or NULL with err set. */
 static xmlDoc *parse(const char *xml, size_t len, const char *file, char *err, size_t errlen) {
-    /* No NOENT, no DTDLOAD: entities stay unexpanded and nothing outside
-     * the text is read. NONET in case a future option would fetch. */
-    const int options = XML_PARSE_NONET | XML_PARSE_NOBLANKS | XML_PARSE_BIG_LINES;
-    capture cap = { "", 0, 0 };
-    xmlGenericErrorFunc old_generic = xmlGenericError;
-    void *old_generic_ctx = xmlGenericErrorContext;
-    xmlStructuredErrorFunc old_structured = xmlStructuredError;
-    void *old_structured_ctx = xmlStructuredErrorContext;
-    xmlParserCtxt *ctxt;
-    xmlDoc *doc = NULL;
-
-    if (len > INT_MAX) {
+    xml_errors e = { 0 };
+    int too_large;
+    xmlDoc *doc = xml_parse(xml, len, file, XML_PARSE_NOBLANKS | XML_PARSE_BIG_LINES, &e, &too_large);
+    if (too_large) {
         fail_raw(err, errlen, file, 0, "file too large");
-        return NULL;
-    }
-    xmlSetGenericErrorFunc(&cap, on_generic);
-    xmlSetStructuredErrorFunc(&cap, on_structured);
-    ctxt = xmlNewParserCtxt();
-    if (ctxt) doc = xmlCtxtReadMemory(ctxt, xml, (int)len, file, NULL, options);
-    xmlSetGenericErrorFunc(old_generic_ctx, old_generic);
-    xmlSetStructuredErrorFunc(old_structured_ctx, old_structured);
-
-    if (!ctxt || cap.oom) {
+    } else if (e.oom) {
         fail_raw(err, errlen, file, 0, "out of memory");
-        xmlFreeDoc(doc);
-        doc = NULL;
-    } else if (!doc || !ctxt->wellFormed) {
-        size_t n = strlen(cap.msg);
-        while (n > 0 && (cap.msg[n - 1] == '\n' || cap.msg[n - 1] == ' ')) cap.msg[--n] = 0;
-        fail_raw(err, errlen, file, cap.line, "malformed XML: %s", n ? cap.msg : "cannot parse");
-        xmlFreeDoc(doc);
-        doc = NULL;
+    } else if (!doc) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "%.*s", (int)sizeof msg - 1, e.n_errors ? e.first_error.msg : "");
+        size_t n = strlen(msg);
+        while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' ')) msg[--n] = 0;
+        fail_raw(err, errlen, file, e.n_errors ? e.first_error.line : 0, "malformed XML: %s", n ? msg : "cannot parse");
     } else if (doc->intSubset) {
         fail_raw(err, errlen, file, 0, "a DOCTYPE is not allowed in a catalog file");
         xmlFreeDoc(doc);
         doc = NULL;
     }
-    xmlFreeParserCtxt(ctxt);
     return doc;
 }
 

@@ -28,8 +28,9 @@
  *
  *   models/catalog/gpus.xml:14: <gpu hbm="-3GB">: hbm must be a positive size like 80GB
  *
- * XML is parsed without network access, without loading DTDs or expanding
- * external entities; libxml2 prints nothing (its messages go to err).
+ * XML is parsed by scenarios/xml.c: without network access, without
+ * loading DTDs or expanding external entities; libxml2 prints nothing
+ * (its messages go to err).
  */
 #ifndef CT_CATALOG_XML_H
 #define CT_CATALOG_XML_H

@@ -28,7 +28,8 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
-#include "base/units.h"
+#include "base/grow.h"
+#include "scenarios/xml.h"
 
 #define MAX_STEPS 16
 #define MAX_PREDS 4
@@ -202,17 +203,12 @@ static int path_match(const path *p, xmlNode *root, xmlNode **out, int max) {
 
 typedef struct strs {
     char **v;
-    int n, cap;
+    int n;
+    size_t cap;
 } strs;
 
 static void strs_add(strs *s, const char *z) {
-    if (s->n == s->cap) {
-        int cap = s->cap ? 2 * s->cap : 64;
-        char **v = realloc(s->v, (size_t)cap * sizeof *v);
-        if (!v) return;
-        s->v = v;
-        s->cap = cap;
-    }
+    if (GROW(s->v, s->cap, (size_t)s->n + 1)) return;
     char *d = strdup(z);
     if (d) s->v[s->n++] = d;
 }
@@ -271,11 +267,11 @@ static size_t lev(const char *a, const char *b) {
     return d;
 }
 
+/* The text's tree; libxml2's messages are dropped (the loader, which
+ * reads the text next, says what is wrong with it). NULL when malformed. */
 static xmlDoc *parse(const char *xml, size_t len, const char *file) {
-    xmlSetGenericErrorFunc(NULL, NULL);
-    xmlSetStructuredErrorFunc(NULL, NULL);
-    return xmlReadMemory(xml, (int)len, file, NULL,
-                         XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES);
+    xml_errors ignored = { 0 };
+    return xml_parse(xml, len, file, XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES, &ignored, NULL);
 }
 
 static int closest_doc(xmlDoc *doc, const char *want, int max, char *buf, size_t buflen) {
@@ -327,8 +323,8 @@ typedef struct tag {
  * is not what libxml2 accepted. */
 static int scan_tags(const char *z, size_t n, tag **out, int *count) {
     tag *v = NULL;
-    int nv = 0, cap = 0;
-    size_t i = 0;
+    int nv = 0;
+    size_t cap = 0, i = 0;
     *out = NULL;
     *count = 0;
     while (i < n) {
@@ -359,14 +355,9 @@ static int scan_tags(const char *z, size_t n, tag **out, int *count) {
             j++;
         }
         if (j >= n) break;
-        if (nv == cap) {
-            cap = cap ? 2 * cap : 64;
-            tag *t = realloc(v, (size_t)cap * sizeof *t);
-            if (!t) {
-                free(v);
-                return -1;
-            }
-            v = t;
+        if (GROW(v, cap, (size_t)nv + 1)) {
+            free(v);
+            return -1;
         }
         v[nv].start = i;
         v[nv].end = j + 1;
@@ -575,149 +566,175 @@ static void number_elements(xmlNode *e, int *k) {
         if (is_elem(c)) number_elements(c, k);
 }
 
-static void format_number(double v, char *buf, size_t len) {
-    if (v == floor(v) && fabs(v) < 9e15) snprintf(buf, len, "%.0f", v);
-    else snprintf(buf, len, "%.10g", v);
+/* The edits an application collects, one per (tag, attribute). */
+typedef struct edits {
+    edit *v;
+    int n;
+    size_t cap;
+} edits;
+
+static void edits_free(edits *E) {
+    for (int j = 0; j < E->n; j++) free(E->v[j].text);
+    free(E->v);
+}
+
+/* The text as a tree whose k-th element is the k-th start tag (elements
+ * numbered in pre-order, _private = k + 1). 0, or -1 with err set. */
+static int open_text(const char *xml, size_t len, const char *file, xmlDoc **doc, tag **tags, int *ntags, char *err,
+                     size_t errlen) {
+    *doc = parse(xml, len, file);
+    xmlNode *root = *doc ? xmlDocGetRootElement(*doc) : NULL;
+    if (!root) {
+        snprintf(err, errlen, "%s:1: malformed XML (check it with 'clustertwin check')", file);
+        return -1;
+    }
+    if (scan_tags(xml, len, tags, ntags) < 0) {
+        snprintf(err, errlen, "%s: out of memory", file);
+        return -1;
+    }
+    int k = 0;
+    number_elements(root, &k);
+    if (k != *ntags) {
+        snprintf(err, errlen, "%s: the text and the XML tree disagree (%d start tags, %d elements)", file, *ntags, k);
+        return -1;
+    }
+    return 0;
+}
+
+/* The value override i writes: its text, or the number its expression
+ * "{path}..." gives (kept in resolved[i] for later references; num holds
+ * it). NULL with err set. */
+static const char *value_of(const override *ov, int i, xmlNode *root, char (*resolved)[64], char *num, size_t numlen,
+                            char *err, size_t errlen) {
+    const char *value = ov[i].value;
+    if (!strchr(value, '{')) return value;
+    expr x = { .s = value, .root = root, .ov = ov, .resolved = resolved, .n_ov = i };
+    double v = ex_sum(&x);
+    ex_blank(&x);
+    if (!x.err && *x.s) x.err = "unexpected text after the expression";
+    if (!x.err && !isfinite(v)) x.err = "the expression is not a finite number";
+    if (x.err) {
+        /* the value may be long (a hostile one is): the reason must survive */
+        snprintf(err, errlen, "%s=%.80s%s: %s", ov[i].path, value, strlen(value) > 80 ? "..." : "", x.err);
+        return NULL;
+    }
+    override_format(v, num, numlen);
+    snprintf(resolved[i], sizeof resolved[i], "%s", num);
+    return num;
+}
+
+/* Set attr to value in start tag t: replace the value between its quotes,
+ * or insert ' attr="value"' before the tag's end. A later override of the
+ * same attribute of the same tag replaces an earlier one. 0, or -1 when
+ * out of memory. */
+static int add_edit(edits *E, const char *xml, const tag *tags, int t, const char *attr, const char *value, int order) {
+    int j = 0;
+    while (j < E->n && !(E->v[j].tag == t && !strcmp(E->v[j].attr, attr))) j++;
+    if (j == E->n) {
+        if (GROW(E->v, E->cap, (size_t)E->n + 1)) return -1;
+        memset(&E->v[E->n++], 0, sizeof *E->v);
+    }
+    edit *e = &E->v[j];
+    free(e->text);
+    e->text = NULL;
+    char q;
+    int present = find_attr(xml, tags[t], attr, &e->vs, &e->ve, &q);
+    char *esc = escape(value, q);
+    if (!esc) return -1;
+    if (present) {
+        e->text = esc;
+    } else {
+        size_t sz = strlen(attr) + strlen(esc) + 5;
+        e->text = malloc(sz);
+        if (e->text) snprintf(e->text, sz, " %s=\"%s\"", attr, esc);
+        free(esc);
+        if (!e->text) return -1;
+    }
+    e->tag = t;
+    e->order = order;
+    snprintf(e->attr, sizeof e->attr, "%s", attr);
+    return 0;
+}
+
+/* The text with the edits spliced in (sorted from the end backwards, so
+ * walked in reverse to copy forward). NULL when out of memory. */
+static char *splice(const char *xml, size_t len, edits *E, size_t *outlen) {
+    qsort(E->v, (size_t)E->n, sizeof *E->v, edit_cmp);
+    size_t total = len;
+    for (int j = 0; j < E->n; j++) total += strlen(E->v[j].text) - (E->v[j].ve - E->v[j].vs);
+    char *o = malloc(total + 1);
+    if (!o) return NULL;
+    size_t r = 0, w = 0;
+    for (int j = E->n - 1; j >= 0; j--) {
+        memcpy(o + w, xml + r, E->v[j].vs - r);
+        w += E->v[j].vs - r;
+        size_t k = strlen(E->v[j].text);
+        memcpy(o + w, E->v[j].text, k);
+        w += k;
+        r = E->v[j].ve;
+    }
+    memcpy(o + w, xml + r, len - r);
+    w += len - r;
+    o[w] = 0;
+    *outlen = w;
+    return o;
+}
+
+/* Override i: its path's elements, each given an edit. 0, or -1 with err set. */
+static int apply_one(const char *xml, const char *file, xmlDoc *doc, const tag *tags, const override *ov, int i,
+                     char (*resolved)[64], edits *E, char *err, size_t errlen) {
+    xmlNode *root = xmlDocGetRootElement(doc);
+    path p;
+    char why[512];
+    if (path_parse(ov[i].path, &p, why, sizeof why) < 0) {
+        snprintf(err, errlen, "%s", why);
+        return -1;
+    }
+    xmlNode *m[MAX_MATCH];
+    int nm = path_match(&p, root, m, MAX_MATCH);
+    if (nm == 0) {
+        char close[1024];
+        closest_doc(doc, ov[i].path, 3, close, sizeof close);
+        snprintf(err, errlen, "%s: matches nothing in %s; closest paths: %s", ov[i].path, file, close[0] ? close : "(none)");
+        return -1;
+    }
+    char num[64];
+    const char *value = value_of(ov, i, root, resolved, num, sizeof num, err, errlen);
+    if (!value) return -1;
+    for (int k = 0; k < nm; k++)
+        if (add_edit(E, xml, tags, (int)(intptr_t)m[k]->_private - 1, p.attr, value, i) < 0) {
+            snprintf(err, errlen, "%s: out of memory", file);
+            return -1;
+        }
+    return 0;
 }
 
 int override_apply(const char *xml, size_t len, const char *file, const override *ov, int n, char **out,
                    size_t *outlen, char *err, size_t errlen) {
     *out = NULL;
     if (outlen) *outlen = 0;
-    xmlDoc *doc = parse(xml, len, file);
-    xmlNode *root = doc ? xmlDocGetRootElement(doc) : NULL;
+    xmlDoc *doc = NULL;
     tag *tags = NULL;
-    int ntags = 0, rc = -1, nedit = 0;
-    edit *ed = NULL;
+    int ntags = 0, rc = -1;
+    edits E = { 0 };
     char (*resolved)[64] = NULL;
-    if (!root) {
-        snprintf(err, errlen, "%s:1: malformed XML (check it with 'clustertwin check')", file);
-        goto out;
-    }
-    if (scan_tags(xml, len, &tags, &ntags) < 0) {
-        snprintf(err, errlen, "%s: out of memory", file);
-        goto out;
-    }
-    /* pre-order numbering of the elements = order of start tags */
-    {
-        int k = 0;
-        number_elements(root, &k);
-        if (k != ntags) {
-            snprintf(err, errlen, "%s: the text and the XML tree disagree (%d start tags, %d elements)", file,
-                     ntags, k);
-            goto out;
-        }
-    }
+    if (open_text(xml, len, file, &doc, &tags, &ntags, err, errlen) < 0) goto out;
     resolved = calloc((size_t)(n > 0 ? n : 1), sizeof *resolved);
-    ed = calloc((size_t)(n > 0 ? n : 1) * 64, sizeof *ed);
-    int cap_edit = (n > 0 ? n : 1) * 64;
-    if (!ed || !resolved) {
+    if (!resolved) {
         snprintf(err, errlen, "%s: out of memory", file);
         goto out;
     }
-    for (int i = 0; i < n; i++) {
-        path p;
-        char why[512];
-        if (path_parse(ov[i].path, &p, why, sizeof why) < 0) {
-            snprintf(err, errlen, "%s", why);
-            goto out;
-        }
-        xmlNode *m[MAX_MATCH];
-        int nm = path_match(&p, root, m, MAX_MATCH);
-        if (nm == 0) {
-            char close[1024];
-            closest_doc(doc, ov[i].path, 3, close, sizeof close);
-            snprintf(err, errlen, "%s: matches nothing in %s; closest paths: %s", ov[i].path, file,
-                     close[0] ? close : "(none)");
-            goto out;
-        }
-        const char *value = ov[i].value;
-        char num[64];
-        if (strchr(value, '{')) {
-            expr x = { .s = value, .root = root, .ov = ov, .resolved = resolved, .n_ov = i };
-            double v = ex_sum(&x);
-            ex_blank(&x);
-            if (!x.err && *x.s) x.err = "unexpected text after the expression";
-            if (!x.err && !isfinite(v)) x.err = "the expression is not a finite number";
-            if (x.err) {
-                /* the value may be long (a hostile one is): the reason must survive */
-                snprintf(err, errlen, "%s=%.80s%s: %s", ov[i].path, value, strlen(value) > 80 ? "..." : "", x.err);
-                goto out;
-            }
-            format_number(v, num, sizeof num);
-            snprintf(resolved[i], sizeof resolved[i], "%s", num);
-            value = num;
-        }
-        for (int k = 0; k < nm; k++) {
-            int t = (int)(intptr_t)m[k]->_private - 1;
-            /* a later override of the same attribute replaces an earlier one */
-            int j = 0;
-            while (j < nedit && !(ed[j].tag == t && !strcmp(ed[j].attr, p.attr))) j++;
-            if (j == nedit) {
-                if (nedit == cap_edit) {
-                    edit *g = realloc(ed, (size_t)cap_edit * 2 * sizeof *g);
-                    if (!g) {
-                        snprintf(err, errlen, "%s: out of memory", file);
-                        goto out;
-                    }
-                    ed = g;
-                    cap_edit *= 2;
-                }
-                memset(&ed[nedit++], 0, sizeof *ed);
-            }
-            edit *e = &ed[j];
-            free(e->text);
-            char q;
-            int present = find_attr(xml, tags[t], p.attr, &e->vs, &e->ve, &q);
-            char *esc = escape(value, q);
-            if (!esc) {
-                snprintf(err, errlen, "%s: out of memory", file);
-                goto out;
-            }
-            if (present) {
-                e->text = esc;
-            } else {
-                size_t sz = strlen(p.attr) + strlen(esc) + 5;
-                e->text = malloc(sz);
-                if (e->text) snprintf(e->text, sz, " %s=\"%s\"", p.attr, esc);
-                free(esc);
-                if (!e->text) {
-                    snprintf(err, errlen, "%s: out of memory", file);
-                    goto out;
-                }
-            }
-            e->tag = t;
-            e->order = i;
-            snprintf(e->attr, sizeof e->attr, "%s", p.attr);
-        }
-    }
-    qsort(ed, (size_t)nedit, sizeof *ed, edit_cmp);
-    size_t total = len;
-    for (int j = 0; j < nedit; j++) total += strlen(ed[j].text) - (ed[j].ve - ed[j].vs);
-    char *o = malloc(total + 1);
-    if (!o) {
+    for (int i = 0; i < n; i++)
+        if (apply_one(xml, file, doc, tags, ov, i, resolved, &E, err, errlen) < 0) goto out;
+    size_t w = 0;
+    if (!(*out = splice(xml, len, &E, &w))) {
         snprintf(err, errlen, "%s: out of memory", file);
         goto out;
     }
-    /* copy forward: edits sorted backwards, so walk them in reverse */
-    size_t r = 0, w = 0;
-    for (int j = nedit - 1; j >= 0; j--) {
-        memcpy(o + w, xml + r, ed[j].vs - r);
-        w += ed[j].vs - r;
-        size_t k = strlen(ed[j].text);
-        memcpy(o + w, ed[j].text, k);
-        w += k;
-        r = ed[j].ve;
-    }
-    memcpy(o + w, xml + r, len - r);
-    w += len - r;
-    o[w] = 0;
-    *out = o;
     if (outlen) *outlen = w;
     rc = 0;
 out:
-    for (int j = 0; ed && j < nedit; j++) free(ed[j].text);
-    free(ed);
+    edits_free(&E);
     free(resolved);
     free(tags);
     xmlFreeDoc(doc);
@@ -765,172 +782,3 @@ int override_load(const char *xml, size_t len, const char *file, const override 
     return 0;
 }
 
-/* ---- values ------------------------------------------------------------------ */
-
-int override_number(const char *z, double *out) {
-    static const unit_kind kinds[] = { UNIT_NUMBER, UNIT_COUNT, UNIT_DURATION, UNIT_SIZE, UNIT_BANDWIDTH, UNIT_RATE };
-    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
-        if (units_parse(z, kinds[i], out, NULL, 0) == 0) return 0;
-    return -1;
-}
-
-void override_values_free(char **v, int n) {
-    if (!v) return;
-    for (int i = 0; i < n; i++) free(v[i]);
-    free(v);
-}
-
-static int push_value(char ***v, int *n, int *cap, const char *z, size_t len) {
-    if (*n == *cap) {
-        int c = *cap ? 2 * *cap : 16;
-        char **p = realloc(*v, (size_t)c * sizeof *p);
-        if (!p) return -1;
-        *v = p;
-        *cap = c;
-    }
-    char *d = malloc(len + 1);
-    if (!d) return -1;
-    memcpy(d, z, len);
-    d[len] = 0;
-    (*v)[(*n)++] = d;
-    return 0;
-}
-
-/* The unit text after the number in z ("30min" -> "min"), and the factor
- * from the number as written to SI (60). */
-static void unit_of(const char *z, double si, char *unit, size_t len, double *factor) {
-    const char *p = z;
-    while (*p && (isdigit((unsigned char)*p) || strchr(".+-eE", *p))) {
-        if ((*p == 'e' || *p == 'E') && !isdigit((unsigned char)p[1]) && p[1] != '-' && p[1] != '+') break;
-        p++;
-    }
-    snprintf(unit, len, "%.*s", (int)(len - 1), p);
-    double bare = strtod(z, NULL);
-    *factor = bare != 0 ? si / bare : 1;
-    if (!*unit) *factor = 1;
-}
-
-#define MAX_VALUES 100000
-
-int override_values(const char *spec, int int_range, char ***out, char *err, size_t errlen) {
-    *out = NULL;
-    char **v = NULL;
-    int n = 0, cap = 0;
-    const char *dots = strstr(spec, "..");
-    if (!dots) {                                   /* a list */
-        const char *s = spec;
-        for (;;) {
-            const char *c = strchr(s, ',');
-            size_t k = c ? (size_t)(c - s) : strlen(s);
-            while (k && isspace((unsigned char)*s)) s++, k--;
-            while (k && isspace((unsigned char)s[k - 1])) k--;
-            if (k == 0) {
-                snprintf(err, errlen, "'%s': an empty value in the list", spec);
-                override_values_free(v, n);
-                return -1;
-            }
-            if (push_value(&v, &n, &cap, s, k) < 0) goto oom;
-            if (!c) break;
-            s = c + 1;
-        }
-        *out = v;
-        return n;
-    }
-    char lo_z[64], hi_z[64], step_z[64] = "";
-    char op = 0;
-    snprintf(lo_z, sizeof lo_z, "%.*s", (int)(dots - spec), spec);
-    const char *rest = dots + 2;
-    const char *o = strpbrk(rest, "*+");
-    /* '+' can be an exponent sign (1e+3): take the last '*' or '+' not after an 'e' digit */
-    while (o && *o == '+' && o > rest && (o[-1] == 'e' || o[-1] == 'E') && isdigit((unsigned char)o[-2]))
-        o = strpbrk(o + 1, "*+");
-    if (o) {
-        op = *o;
-        snprintf(hi_z, sizeof hi_z, "%.*s", (int)(o - rest), rest);
-        snprintf(step_z, sizeof step_z, "%s", o + 1);
-    } else {
-        snprintf(hi_z, sizeof hi_z, "%s", rest);
-    }
-    double lo, hi, st = 0;
-    if (override_number(lo_z, &lo) < 0 || override_number(hi_z, &hi) < 0) {
-        snprintf(err, errlen, "'%s': a range reads lo..hi*factor or lo..hi+step with numbers (30min..4h*2)", spec);
-        return -1;
-    }
-    if (hi < lo) {
-        snprintf(err, errlen, "'%s': the range's end is below its start", spec);
-        return -1;
-    }
-    char unit[32];
-    double factor;
-    unit_of(lo_z, lo, unit, sizeof unit, &factor);
-    if (op == '*') {
-        if (units_parse(step_z, UNIT_NUMBER, &st, NULL, 0) < 0 || !(st > 1) || !(lo > 0)) {
-            snprintf(err, errlen, "'%s': a geometric range needs lo > 0 and a factor > 1 (30min..4h*2)", spec);
-            return -1;
-        }
-    } else if (op == '+') {
-        if (override_number(step_z, &st) < 0 || !(st > 0)) {
-            snprintf(err, errlen, "'%s': a linear range needs a step > 0 (256..1024+256)", spec);
-            return -1;
-        }
-    } else {
-        if (!int_range) {
-            snprintf(err, errlen, "'%s': give the range a step: lo..hi*factor (geometric) or lo..hi+step (linear)", spec);
-            return -1;
-        }
-        if (lo != floor(lo) || hi != floor(hi)) {
-            snprintf(err, errlen, "'%s': a range without a step is of whole numbers", spec);
-            return -1;
-        }
-        op = '+';
-        st = 1;
-        factor = 1;
-        unit[0] = 0;
-    }
-    double tol = 1e-9 * (fabs(hi) > 1 ? fabs(hi) : 1);
-    for (int i = 0;; i++) {
-        double x = op == '*' ? lo * pow(st, i) : lo + st * i;
-        if (x > hi + tol) break;
-        if (n >= MAX_VALUES) {
-            snprintf(err, errlen, "'%s': more than %d values", spec, MAX_VALUES);
-            override_values_free(v, n);
-            return -1;
-        }
-        char buf[96], numz[64];
-        format_number(x / factor, numz, sizeof numz);
-        snprintf(buf, sizeof buf, "%s%s", numz, unit);
-        if (push_value(&v, &n, &cap, buf, strlen(buf)) < 0) goto oom;
-    }
-    *out = v;
-    return n;
-oom:
-    override_values_free(v, n);
-    snprintf(err, errlen, "out of memory");
-    return -1;
-}
-
-int override_split(const char *arg, char *buf, size_t buflen, const char **path_z, const char **values) {
-    size_t n = strlen(arg);
-    if (n + 1 > buflen) return -1;
-    memcpy(buf, arg, n + 1);
-    int depth = 0;
-    char q = 0;
-    for (size_t i = 0; i < n; i++) {
-        char c = buf[i];
-        if (q) {
-            if (c == q) q = 0;
-        } else if (c == '"' || c == '\'') {
-            q = c;
-        } else if (c == '[' || c == '{') {
-            depth++;
-        } else if (c == ']' || c == '}') {
-            depth--;
-        } else if (c == '=' && depth == 0) {
-            buf[i] = 0;
-            *path_z = buf;
-            *values = buf + i + 1;
-            return 0;
-        }
-    }
-    return -1;
-}

@@ -70,6 +70,10 @@ void override_values_free(char **v, int n);
  * not a number. */
 int override_number(const char *z, double *out);
 
+/* v as an override writes a number: whole numbers below 9e15 without a
+ * fraction ("256"), others to 10 significant digits. */
+void override_format(double v, char *buf, size_t len);
+
 /* Split "PATH=VALUES" at the '=' that is not inside brackets or quotes.
  * Returns 0 with path/values pointing into a copy in buf, -1 when there is
  * no such '='. */

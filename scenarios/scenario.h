@@ -1,11 +1,11 @@
 /*
  * scenario: a validated scenario as plain config structs.
  *
- * scenario_load() parses the XML with libxml2 (no network, no external
- * entities, bounded nesting and size), validates it against the RELAX NG
- * schema scenarios/scenario.rng (compiled into the program), then checks its
- * meaning (units, ranges, references to catalog names, tp*pp*dp*cp = gpus)
- * and fills these structs. Values are in SI base units: bytes, bytes/s,
+ * scenario_load() (scenarios/load.c) parses the XML with libxml2 (no
+ * network, no external entities, bounded nesting and size), validates it
+ * against the RELAX NG schema scenarios/scenario.rng (compiled into the
+ * program), then checks its meaning (units, ranges, references to catalog
+ * names, tp*pp*dp*cp = gpus) and fills these structs. Values are in SI base units: bytes, bytes/s,
  * seconds, events/s. Every struct keeps the line of its element for later
  * messages ("scenarios/x.xml:14: ...").
  *
@@ -287,6 +287,12 @@ int scenario_node_count(const scenario *s);
 
 /* The resolved node type of a <nodes> entry and its GPU. */
 const node_spec *scenario_node_spec(const scenario *s, int i);
+
+/* Append a zeroed element of size bytes to one of the scenario's arrays
+ * (*arr holding *n elements; the arrays have no capacity field: room
+ * doubles when the count is 0 or a power of two). Returns the element, or
+ * NULL when out of memory (*arr and *n unchanged). */
+void *scenario_push(void **arr, int *n, size_t size);
 
 /* The path of a file a scenario names (a trace's href): an absolute href as
  * it is, a relative one against the folder of the scenario file, so a

@@ -17,6 +17,8 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include "scenarios/xml.h"
+
 #define NAME_MAX_ 48
 #define MAX_ATTRS 48
 #define MAX_DEFINE_DEPTH 16
@@ -45,10 +47,6 @@ struct schema {
     int failed;
 };
 
-static int is_rng(const xmlNode *n, const char *name) {
-    return n->type == XML_ELEMENT_NODE && !strcmp((const char *)n->name, name);
-}
-
 static void prop(const xmlNode *n, const char *attr, char *buf, size_t len) {
     xmlChar *v = xmlGetProp(n, (const xmlChar *)attr);
     snprintf(buf, len, "%s", v ? (const char *)v : "");
@@ -59,7 +57,7 @@ static const xmlNode *find_define(const schema *s, const char *name) {
     const xmlNode *g = xmlDocGetRootElement(s->doc);
     char z[NAME_MAX_];
     for (const xmlNode *c = g ? g->children : NULL; c; c = c->next) {
-        if (!is_rng(c, "define")) continue;
+        if (!xml_is(c, "define")) continue;
         prop(c, "name", z, sizeof z);
         if (!strcmp(z, name)) return c;
     }
@@ -69,12 +67,12 @@ static const xmlNode *find_define(const schema *s, const char *name) {
 /* Append every <value> under n (following refs) to out as "a|b|c". */
 static void collect_values(const schema *s, const xmlNode *n, char *out, size_t len, int depth) {
     for (const xmlNode *c = n->children; c; c = c->next) {
-        if (is_rng(c, "value")) {
+        if (xml_is(c, "value")) {
             xmlChar *v = xmlNodeGetContent(c);
             size_t used = strlen(out);
             snprintf(out + used, len - used, "%s%s", used ? "|" : "", v ? (const char *)v : "");
             xmlFree(v);
-        } else if (is_rng(c, "ref") && depth < MAX_DEFINE_DEPTH) {
+        } else if (xml_is(c, "ref") && depth < MAX_DEFINE_DEPTH) {
             char z[NAME_MAX_];
             prop(c, "name", z, sizeof z);
             const xmlNode *d = find_define(s, z);
@@ -110,7 +108,7 @@ static void walk(schema *s, const xmlNode *n, int parent, int required, int repe
     for (const xmlNode *c = n->children; c; c = c->next) {
         if (c->type != XML_ELEMENT_NODE) continue;
         char z[NAME_MAX_];
-        if (is_rng(c, "element")) {
+        if (xml_is(c, "element")) {
             prop(c, "name", z, sizeof z);
             if (!z[0]) {                   /* name class (<choice><name>...): open content */
                 if (parent >= 0) s->e[parent].open_children = 1;
@@ -118,7 +116,7 @@ static void walk(schema *s, const xmlNode *n, int parent, int required, int repe
             }
             int i = add_elem(s, z, parent, required, repeat);
             if (i >= 0) walk(s, c, i, 1, 0, depth + 1);
-        } else if (is_rng(c, "attribute")) {
+        } else if (xml_is(c, "attribute")) {
             if (parent < 0) continue;
             elem_decl *d = &s->e[parent];
             prop(c, "name", z, sizeof z);
@@ -135,17 +133,17 @@ static void walk(schema *s, const xmlNode *n, int parent, int required, int repe
             a->required = required;
             a->values[0] = 0;
             collect_values(s, c, a->values, sizeof a->values, 0);
-        } else if (is_rng(c, "optional")) {
+        } else if (xml_is(c, "optional")) {
             walk(s, c, parent, 0, repeat, depth + 1);
-        } else if (is_rng(c, "zeroOrMore")) {
+        } else if (xml_is(c, "zeroOrMore")) {
             walk(s, c, parent, 0, 1, depth + 1);
-        } else if (is_rng(c, "oneOrMore")) {
+        } else if (xml_is(c, "oneOrMore")) {
             walk(s, c, parent, required, 1, depth + 1);
-        } else if (is_rng(c, "choice")) {
+        } else if (xml_is(c, "choice")) {
             walk(s, c, parent, 0, repeat, depth + 1);
-        } else if (is_rng(c, "interleave") || is_rng(c, "group") || is_rng(c, "start")) {
+        } else if (xml_is(c, "interleave") || xml_is(c, "group") || xml_is(c, "start")) {
             walk(s, c, parent, required, repeat, depth + 1);
-        } else if (is_rng(c, "ref")) {
+        } else if (xml_is(c, "ref")) {
             prop(c, "name", z, sizeof z);
             const xmlNode *d = find_define(s, z);
             if (d) walk(s, d, parent, required, repeat, depth + 1);
@@ -159,11 +157,17 @@ schema *schema_new(const char *rng, size_t len, char *err, size_t errlen) {
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    s->doc = xmlReadMemory(rng, (int)len, "scenario.rng", NULL, XML_PARSE_NONET | XML_PARSE_NOBLANKS);
+    xml_errors e = { 0 };
+    s->doc = xml_parse(rng, len, "scenario.rng", XML_PARSE_NOBLANKS, &e, NULL);
+    if (!s->doc && e.oom) {
+        snprintf(err, errlen, "out of memory");
+        schema_free(s);
+        return NULL;
+    }
     const xmlNode *g = s->doc ? xmlDocGetRootElement(s->doc) : NULL;
     const xmlNode *start = NULL;
     for (const xmlNode *c = g ? g->children : NULL; c; c = c->next)
-        if (is_rng(c, "start")) start = c;
+        if (xml_is(c, "start")) start = c;
     if (start) walk(s, start, -1, 1, 0, 0);
     if (!start || s->failed || s->n == 0) {
         snprintf(err, errlen, "the scenario schema does not load");

@@ -1,5 +1,5 @@
 /*
- * trace: job-trace CSV reader (format in trace.h).
+ * trace: job-trace CSV reader (format in trace.h, CSV dialect in csv.h).
  *
  * Load: one pass over the file, O(rows); a 100K-job trace is a few MB and
  * reads in well under a second. Training rows evaluate the step model for
@@ -7,57 +7,45 @@
  */
 #include "scenarios/trace.h"
 
-#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
 
-#include "scenarios/infile.h"
-#include "models/numerics.h"
+#include "base/grow.h"
 #include "base/units.h"
+#include "models/numerics.h"
+#include "scenarios/csv.h"
 
-#define MAX_LINE 4096
 #define MAX_ROWS 10000000
 
 enum { C_SUBMIT, C_QUEUE, C_PRIORITY, C_GPUS, C_DURATION, C_TOKENS, C_MODEL, C_NAME, C_COUNT };
 static const char *col_names[C_COUNT] = { "submit", "queue", "priority", "gpus", "duration", "tokens",
                                           "model", "name" };
 
-typedef struct reader {
-    const char *file;
-    int line;
+/* One trace being read into a scenario. */
+typedef struct job_reader {
+    scenario *s;
+    csv *csv;
+    int line;                      /* the <trace> element's line in the scenario */
+    const char **queues;           /* the queue names, sorted: O(log queues) per row */
+    int cluster_gpus;              /* counted once */
+    int col[C_COUNT];              /* each column's field, -1 when the header lacks it */
+    const char *field_names[CSV_MAX_FIELDS];   /* each field's column, for UTF-8 errors */
+    double last_submit;
+    long rows;
     char *err;
     size_t errlen;
-} reader;
+} job_reader;
 
-static int bad(reader *r, const char *fmt, const char *a, const char *b) {
-    int n = snprintf(r->err, r->errlen, "%s:%d: ", r->file, r->line);
-    if (n >= 0 && (size_t)n < r->errlen) snprintf(r->err + n, r->errlen - (size_t)n, fmt, a, b);
-    return -1;
-}
-
-/* Split a line at commas into at most max fields (no quoting: names and
- * queues do not contain commas). Trims blanks. Returns the field count. */
-static int split(char *z, char **f, int max) {
-    int n = 0;
-    char *p = z;
-    for (;;) {
-        char *c = strchr(p, ',');
-        if (c) *c = 0;
-        while (*p == ' ' || *p == '\t') p++;
-        char *e = p + strlen(p);
-        while (e > p && strchr(" \t\r\n", e[-1])) *--e = 0;
-        if (n < max) f[n] = p;
-        n++;
-        if (!c) break;
-        p = c + 1;
-    }
-    return n;
-}
+/* One row's fields, checked: what every job has. */
+typedef struct job_row {
+    double submit_s, gpus, priority;
+    const char *queue;
+    char name[SC_NAME_MAX];
+} job_row;
 
 /* Append one zeroed element. The array grows to the next power of two when
  * its count reaches one, so a 100K-row trace costs O(rows) copying (the
@@ -141,17 +129,174 @@ static int queue_index(const scenario *s, const char **sorted, const char *z) {
 static long add_name(scenario *s, const char *name) {
     size_t n = strlen(name) + 1;
     if (s->trace_names_len + n > UINT32_MAX) return -1;
-    if (s->trace_names_len + n > s->trace_names_cap) {
-        size_t cap = s->trace_names_cap ? s->trace_names_cap : 4096;
-        while (cap < s->trace_names_len + n) cap *= 2;
-        char *p = realloc(s->trace_names, cap);
-        if (!p) return -1;
-        s->trace_names = p;
-        s->trace_names_cap = cap;
-    }
+    if (GROW(s->trace_names, s->trace_names_cap, s->trace_names_len + n)) return -1;
     memcpy(s->trace_names + s->trace_names_len, name, n);
     s->trace_names_len += n;
     return (long)(s->trace_names_len - n);
+}
+
+/* Column c of the record: "" when the header lacks it or the row is short. */
+static const char *field(const job_reader *jr, const csv_record *rec, int c) {
+    int k = jr->col[c];
+    return k >= 0 && k < rec->n && k < CSV_MAX_FIELDS ? rec->f[k] : "";
+}
+
+/* The header: known column names, each once, enough of them to say what
+ * a job is. Sets jr->col and names the fields for UTF-8 errors. */
+static int read_header(job_reader *jr, const csv_record *rec) {
+    for (int i = 0; i < rec->n; i++) {
+        int k = -1;
+        for (int c = 0; c < C_COUNT; c++)
+            if (!strcmp(rec->f[i], col_names[c])) k = c;
+        if (k < 0)
+            return csv_fail(jr->csv, jr->err, jr->errlen, "unknown column \"%s\"; expected %s", rec->f[i],
+                            "submit, queue, priority, gpus, duration, tokens, model, name");
+        if (jr->col[k] >= 0)
+            return csv_fail(jr->csv, jr->err, jr->errlen, "column \"%s\" appears twice in the header", rec->f[i]);
+        jr->col[k] = i;
+        jr->field_names[i] = col_names[k];
+    }
+    if (jr->col[C_SUBMIT] < 0 || jr->col[C_GPUS] < 0 || (jr->col[C_DURATION] < 0 && jr->col[C_TOKENS] < 0))
+        return csv_fail(jr->csv, jr->err, jr->errlen,
+                        "the header needs columns submit, gpus and duration (or tokens and model)");
+    csv_name_fields(jr->csv, jr->field_names, rec->n, "a field");
+    return 0;
+}
+
+/* What every job has: submit time (not decreasing, on the clock), GPUs
+ * (that the cluster has, unless it can rent more), priority, queue and
+ * name; and exactly one of a duration and tokens. */
+static int read_common(job_reader *jr, const csv_record *rec, job_row *j) {
+    const scenario *s = jr->s;
+    const csv *r = jr->csv;
+    char why[256];
+    const char *z = field(jr, rec, C_SUBMIT);
+    if (units_parse(z, UNIT_DURATION, &j->submit_s, why, sizeof why) < 0)
+        return csv_fail(r, jr->err, jr->errlen, "submit \"%s\": expected a time like 3600 or 2h (%s)", z, why);
+    if (j->submit_s < jr->last_submit)
+        return csv_fail(r, jr->err, jr->errlen,
+                        "submit \"%s\": submit times must not decrease (the previous job is at a later time)", z);
+    if (!(j->submit_s <= NUMERICS_MAX_TIME_S))
+        return csv_fail(r, jr->err, jr->errlen, "submit \"%s\": beyond the simulated clock's horizon of 100 years", z);
+    jr->last_submit = j->submit_s;
+    z = field(jr, rec, C_GPUS);
+    if (units_parse(z, UNIT_COUNT, &j->gpus, why, sizeof why) < 0 || j->gpus < 1 || j->gpus != floor(j->gpus) ||
+        j->gpus > 1e7)
+        return csv_fail(r, jr->err, jr->errlen, "gpus \"%s\": gpus must be a whole number >= 1", z);
+    if (j->gpus > jr->cluster_gpus && !s->has_cloud)
+        return csv_fail(r, jr->err, jr->errlen, "gpus \"%s\": a job needs more GPUs than the cluster has (%d)", z,
+                        jr->cluster_gpus);
+    z = field(jr, rec, C_PRIORITY);
+    j->priority = 0;
+    if (z[0] && (units_parse(z, UNIT_NUMBER, &j->priority, why, sizeof why) < 0 || j->priority != floor(j->priority) ||
+                 fabs(j->priority) > 1e6))
+        return csv_fail(r, jr->err, jr->errlen, "priority \"%s\": expected a whole number", z);
+    j->queue = field(jr, rec, C_QUEUE);
+    if (!has_queue(s, jr->queues, j->queue) || strlen(j->queue) >= SC_NAME_MAX)
+        return csv_fail(r, jr->err, jr->errlen, "queue \"%s\": no <queue name=\"%s\"> in <scheduler>", j->queue,
+                        j->queue);
+    int is_training = field(jr, rec, C_TOKENS)[0] != 0;
+    if (is_training == (field(jr, rec, C_DURATION)[0] != 0))
+        return csv_fail(r, jr->err, jr->errlen,
+                        "give a duration (a batch job) or tokens and model (a training job), not %s",
+                        is_training ? "both" : "neither");
+    z = field(jr, rec, C_NAME);
+    if (z[0]) snprintf(j->name, sizeof j->name, "%.*s", SC_NAME_MAX - 1, z);
+    else snprintf(j->name, sizeof j->name, "trace-%ld", rec->line);
+    return 0;
+}
+
+static int out_of_memory(const job_reader *jr) { return csv_fail(jr->csv, jr->err, jr->errlen, "out of memory"); }
+
+/* A batch job: the row's duration, appended to s->trace_jobs. */
+static int add_batch(job_reader *jr, const csv_record *rec, const job_row *j) {
+    scenario *s = jr->s;
+    char why[256];
+    double dur;
+    const char *z = field(jr, rec, C_DURATION);
+    if (units_parse(z, UNIT_DURATION, &dur, why, sizeof why) < 0)
+        return csv_fail(jr->csv, jr->err, jr->errlen, "duration \"%s\": expected a positive time like 2h (%s)", z, why);
+    if (!(dur > 0)) return csv_fail(jr->csv, jr->err, jr->errlen, "duration \"%s\": expected a positive time like 2h", z);
+    if (!(dur <= NUMERICS_MAX_TIME_S))
+        return csv_fail(jr->csv, jr->err, jr->errlen, "duration \"%s\": beyond the simulated clock's horizon of 100 years",
+                        z);
+    if (push((void **)&s->trace_jobs, &s->n_trace_jobs, sizeof *s->trace_jobs) < 0) return out_of_memory(jr);
+    sc_trace_job *t = &s->trace_jobs[s->n_trace_jobs - 1];
+    long off = add_name(s, j->name);
+    if (off < 0) return out_of_memory(jr);
+    t->name = (uint32_t)off;
+    t->gpus = (int)j->gpus;
+    t->duration_s = dur;
+    t->submit_s = j->submit_s;
+    t->priority = (int)j->priority;
+    t->line = jr->line;
+    t->queue = queue_index(s, jr->queues, j->queue);
+    return 0;
+}
+
+/* A training job: tokens of a catalog model, with a plan that fits,
+ * appended to s->training. */
+static int add_training(job_reader *jr, const csv_record *rec, const job_row *j) {
+    scenario *s = jr->s;
+    char why[256];
+    double tokens;
+    const char *z = field(jr, rec, C_TOKENS);
+    if (units_parse(z, UNIT_COUNT, &tokens, why, sizeof why) < 0 ||
+        (!(tokens > 0) && snprintf(why, sizeof why, "zero") > 0))
+        return csv_fail(jr->csv, jr->err, jr->errlen, "tokens \"%s\": expected a count like 50B (%s)", z, why);
+    const llm_spec *m = catalog_llm(s->cat, field(jr, rec, C_MODEL));
+    if (!m)
+        return csv_fail(jr->csv, jr->err, jr->errlen, "model \"%s\": not a catalog model preset",
+                        field(jr, rec, C_MODEL));
+    if (push((void **)&s->training, &s->n_training, sizeof *s->training) < 0) return out_of_memory(jr);
+    sc_training *t = &s->training[s->n_training - 1];
+    snprintf(t->name, sizeof t->name, "%s", j->name);
+    t->model = *m;
+    snprintf(t->preset, sizeof t->preset, "%s", m->name);
+    if (plan_training(s, t, m, (int)j->gpus, why, sizeof why) < 0) {
+        s->n_training--;
+        return csv_fail(jr->csv, jr->err, jr->errlen, "%s", why);
+    }
+    t->gpus = (int)j->gpus;
+    t->tokens = tokens;
+    t->steps = (int64_t)ceil(tokens / ((double)t->plan.global_batch * t->plan.seq_len));
+    t->submit_s = j->submit_s;
+    t->priority = (int)j->priority;
+    t->line = jr->line;
+    snprintf(t->node_type, sizeof t->node_type, "%s", s->nodes[0].type);
+    snprintf(t->queue, sizeof t->queue, "%s",
+             j->queue[0] ? j->queue : (s->n_queues ? s->queues[0].name : "default"));
+    return 0;
+}
+
+/* The header, then one job per row. 0, or -1 with jr->err set. */
+static int read_jobs(job_reader *jr) {
+    csv_record rec;
+    int got, have_header = 0;
+    csv_name_fields(jr->csv, NULL, 0, "the header");
+    while ((got = csv_next(jr->csv, &rec, jr->err, jr->errlen)) > 0) {
+        if (csv_columns(jr->csv, &rec, 0, CSV_MAX_FIELDS, NULL, jr->err, jr->errlen) < 0) return -1;
+        if (!have_header) {
+            if (read_header(jr, &rec) < 0) return -1;
+            have_header = 1;
+            continue;
+        }
+        if (++jr->rows > MAX_ROWS) return csv_fail(jr->csv, jr->err, jr->errlen, "more than %d jobs", MAX_ROWS);
+        job_row j;
+        if (read_common(jr, &rec, &j) < 0) return -1;
+        int rc = field(jr, &rec, C_TOKENS)[0] ? add_training(jr, &rec, &j) : add_batch(jr, &rec, &j);
+        if (rc < 0) return -1;
+    }
+    if (got < 0) return -1;
+    if (csv_errno(jr->csv))
+        return csv_fail(jr->csv, jr->err, jr->errlen, "read error: %s", strerror(csv_errno(jr->csv)));
+    if (!have_header) {
+        snprintf(jr->err, jr->errlen,
+                 "%s:1: empty trace; expected a header line (submit,queue,priority,gpus,duration,...)",
+                 csv_path(jr->csv));
+        return -1;
+    }
+    return 0;
 }
 
 int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen) {
@@ -162,219 +307,25 @@ int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen
         return -1;
     }
     infile_err ie;
-    FILE *fp = infile_open(path, INFILE_TRACE_MAX_BYTES, "a CSV file", &ie);
-    if (!fp) {
+    job_reader jr = { .s = s, .line = line, .err = err, .errlen = errlen };
+    jr.csv = csv_open(path, "a CSV file", &ie);
+    if (!jr.csv) {
         snprintf(err, errlen, "%s:%d: <trace href=\"%s\">: %s: %s", s->file, line, href, path, ie.why);
         return -1;
     }
-    reader r = { path, 0, err, errlen };
-    /* Per row, in O(log queues) and O(1): the queue names sorted, the
-     * cluster's GPUs counted once. */
-    const char **queues = malloc((size_t)(s->n_queues ? s->n_queues : 1) * sizeof *queues);
-    if (!queues) {
-        fclose(fp);
+    jr.queues = malloc((size_t)(s->n_queues ? s->n_queues : 1) * sizeof *jr.queues);
+    if (!jr.queues) {
+        csv_close(jr.csv);
         snprintf(err, errlen, "%s:%d: <trace href=\"%s\">: out of memory", s->file, line, href);
         return -1;
     }
-    for (int i = 0; i < s->n_queues; i++) queues[i] = s->queues[i].name;
-    qsort(queues, (size_t)s->n_queues, sizeof *queues, cmp_name);
-    const int cluster_gpus = scenario_gpus(s);
+    for (int i = 0; i < s->n_queues; i++) jr.queues[i] = s->queues[i].name;
+    qsort(jr.queues, (size_t)s->n_queues, sizeof *jr.queues, cmp_name);
+    jr.cluster_gpus = scenario_gpus(s);
+    for (int c = 0; c < C_COUNT; c++) jr.col[c] = -1;
     s->trace_after = s->n_jobs;
-    int col[C_COUNT];
-    for (int i = 0; i < C_COUNT; i++) col[i] = -1;
-    int have_header = 0, rc = -1, rows = 0;
-    double last_submit = 0;
-    char *buf = NULL;
-    size_t cap = 0;
-    ssize_t len;
-    while ((len = getline(&buf, &cap, fp)) > 0) {
-        r.line++;
-        if (len > MAX_LINE - 1) {
-            bad(&r, "line longer than %s characters%s", "4095", "");
-            goto out;
-        }
-        if (memchr(buf, 0, (size_t)len)) {
-            bad(&r, "binary data (a NUL byte); expected a CSV text file%s%s", "", "");
-            goto out;
-        }
-        for (ssize_t i = 0; i < len; i++) {
-            unsigned char ch = (unsigned char)buf[i];
-            if ((ch < ' ' && ch != '\t' && ch != '\r' && ch != '\n') || ch == 0x7f) {
-                char code[8];
-                snprintf(code, sizeof code, "0x%02x", ch);
-                bad(&r, "binary data (control character %s); expected a CSV text file%s", code, "");
-                goto out;
-            }
-        }
-        char *p = buf;
-        while (*p == ' ' || *p == '\t') p++;
-        if (*p == '#' || *p == '\n' || *p == '\r' || *p == 0) continue;
-        /* Names reach JSON and HTML outputs: text must be UTF-8 (comments
-         * are not read). The message names the column, never echoes the bytes. */
-        size_t ok = infile_utf8_valid(buf, (size_t)len);
-        if (ok < (size_t)len) {
-            int field = 0;
-            for (size_t i = 0; i < ok; i++) field += buf[i] == ',';
-            const char *what = "a field";
-            char at[48];
-            for (int c = 0; c < C_COUNT && have_header; c++)
-                if (col[c] == field) what = col_names[c];
-            if (!have_header) what = "the header";
-            snprintf(at, sizeof at, " (byte 0x%02x, character %zu of the line)", (unsigned char)buf[ok], ok + 1);
-            bad(&r, "%s is not valid UTF-8%s", what, at);
-            goto out;
-        }
-        char *f[16];
-        int n = split(p, f, 16);
-        if (n > 16) {
-            bad(&r, "too many columns (at most %s)%s", "16", "");
-            goto out;
-        }
-        if (!have_header) {
-            for (int i = 0; i < n; i++) {
-                int k = -1;
-                for (int c = 0; c < C_COUNT; c++)
-                    if (!strcmp(f[i], col_names[c])) k = c;
-                if (k < 0) {
-                    bad(&r, "unknown column \"%s\"; expected %s",
-                        f[i], "submit, queue, priority, gpus, duration, tokens, model, name");
-                    goto out;
-                }
-                if (col[k] >= 0) {
-                    bad(&r, "column \"%s\" appears twice in the header%s", f[i], "");
-                    goto out;
-                }
-                col[k] = i;
-            }
-            if (col[C_SUBMIT] < 0 || col[C_GPUS] < 0 || (col[C_DURATION] < 0 && col[C_TOKENS] < 0)) {
-                bad(&r, "the header needs columns submit, gpus and duration (or tokens and model)%s%s", "", "");
-                goto out;
-            }
-            have_header = 1;
-            continue;
-        }
-        if (++rows > MAX_ROWS) {
-            bad(&r, "more than %s jobs%s", "10000000", "");
-            goto out;
-        }
-#define FIELD(c) (col[c] >= 0 && col[c] < n ? f[col[c]] : "")
-        char why[256];
-        double submit, gpus_d, prio = 0, dur = 0, tokens = 0;
-        if (units_parse(FIELD(C_SUBMIT), UNIT_DURATION, &submit, why, sizeof why) < 0) {
-            bad(&r, "submit \"%s\": expected a time like 3600 or 2h (%s)", FIELD(C_SUBMIT), why);
-            goto out;
-        }
-        if (submit < last_submit) {
-            bad(&r, "submit \"%s\": submit times must not decrease (the previous job is at a later time)%s",
-                FIELD(C_SUBMIT), "");
-            goto out;
-        }
-        if (!(submit <= NUMERICS_MAX_TIME_S)) {
-            bad(&r, "submit \"%s\": beyond the simulated clock's horizon of 100 years%s", FIELD(C_SUBMIT), "");
-            goto out;
-        }
-        last_submit = submit;
-        if (units_parse(FIELD(C_GPUS), UNIT_COUNT, &gpus_d, why, sizeof why) < 0 || gpus_d < 1 ||
-            gpus_d != floor(gpus_d) || gpus_d > 1e7) {
-            bad(&r, "gpus \"%s\": gpus must be a whole number >= 1%s", FIELD(C_GPUS), "");
-            goto out;
-        }
-        if (gpus_d > cluster_gpus && !s->has_cloud) {
-            char have[32];
-            snprintf(have, sizeof have, "%d", cluster_gpus);
-            bad(&r, "gpus \"%s\": a job needs more GPUs than the cluster has (%s)", FIELD(C_GPUS), have);
-            goto out;
-        }
-        if (FIELD(C_PRIORITY)[0] && (units_parse(FIELD(C_PRIORITY), UNIT_NUMBER, &prio, why, sizeof why) < 0 ||
-                                     prio != floor(prio) || fabs(prio) > 1e6)) {
-            bad(&r, "priority \"%s\": expected a whole number%s", FIELD(C_PRIORITY), "");
-            goto out;
-        }
-        const char *queue = FIELD(C_QUEUE);
-        if (!has_queue(s, queues, queue) || strlen(queue) >= SC_NAME_MAX) {
-            bad(&r, "queue \"%s\": no <queue name=\"%s\"> in <scheduler>", queue, queue);
-            goto out;
-        }
-        int is_training = FIELD(C_TOKENS)[0] != 0;
-        if (is_training == (FIELD(C_DURATION)[0] != 0)) {
-            bad(&r, "give a duration (a batch job) or tokens and model (a training job), not %s%s",
-                is_training ? "both" : "neither", "");
-            goto out;
-        }
-        char name[SC_NAME_MAX];
-        if (FIELD(C_NAME)[0]) snprintf(name, sizeof name, "%.*s", SC_NAME_MAX - 1, FIELD(C_NAME));
-        else snprintf(name, sizeof name, "trace-%d", r.line);
-        if (!is_training) {
-            if (units_parse(FIELD(C_DURATION), UNIT_DURATION, &dur, why, sizeof why) < 0) {
-                bad(&r, "duration \"%s\": expected a positive time like 2h (%s)", FIELD(C_DURATION), why);
-                goto out;
-            }
-            if (!(dur > 0)) {
-                bad(&r, "duration \"%s\": expected a positive time like 2h%s", FIELD(C_DURATION), "");
-                goto out;
-            }
-            if (!(dur <= NUMERICS_MAX_TIME_S)) {
-                bad(&r, "duration \"%s\": beyond the simulated clock's horizon of 100 years%s", FIELD(C_DURATION), "");
-                goto out;
-            }
-            if (push((void **)&s->trace_jobs, &s->n_trace_jobs, sizeof *s->trace_jobs) < 0) goto oom;
-            sc_trace_job *j = &s->trace_jobs[s->n_trace_jobs - 1];
-            long off = add_name(s, name);
-            if (off < 0) goto oom;
-            j->name = (uint32_t)off;
-            j->gpus = (int)gpus_d;
-            j->duration_s = dur;
-            j->submit_s = submit;
-            j->priority = (int)prio;
-            j->line = line;
-            j->queue = queue_index(s, queues, queue);
-        } else {
-            if (units_parse(FIELD(C_TOKENS), UNIT_COUNT, &tokens, why, sizeof why) < 0 ||
-                (!(tokens > 0) && snprintf(why, sizeof why, "zero") > 0)) {
-                bad(&r, "tokens \"%s\": expected a count like 50B (%s)", FIELD(C_TOKENS), why);
-                goto out;
-            }
-            const llm_spec *m = catalog_llm(s->cat, FIELD(C_MODEL));
-            if (!m) {
-                bad(&r, "model \"%s\": not a catalog model preset%s", FIELD(C_MODEL), "");
-                goto out;
-            }
-            if (push((void **)&s->training, &s->n_training, sizeof *s->training) < 0) goto oom;
-            sc_training *t = &s->training[s->n_training - 1];
-            snprintf(t->name, sizeof t->name, "%s", name);
-            t->model = *m;
-            snprintf(t->preset, sizeof t->preset, "%s", m->name);
-            if (plan_training(s, t, m, (int)gpus_d, why, sizeof why) < 0) {
-                s->n_training--;
-                bad(&r, "%s%s", why, "");
-                goto out;
-            }
-            t->gpus = (int)gpus_d;
-            t->tokens = tokens;
-            t->steps = (int64_t)ceil(tokens / ((double)t->plan.global_batch * t->plan.seq_len));
-            t->submit_s = submit;
-            t->priority = (int)prio;
-            t->line = line;
-            snprintf(t->node_type, sizeof t->node_type, "%s", s->nodes[0].type);
-            snprintf(t->queue, sizeof t->queue, "%s", queue[0] ? queue : (s->n_queues ? s->queues[0].name : "default"));
-        }
-#undef FIELD
-    }
-    if (ferror(fp)) {
-        snprintf(err, errlen, "%s:%d: read error: %s", path, r.line, strerror(errno));
-        goto out;
-    }
-    if (!have_header) {
-        snprintf(err, errlen, "%s:1: empty trace; expected a header line (submit,queue,priority,gpus,duration,...)", path);
-        goto out;
-    }
-    rc = 0;
-    goto out;
-oom:
-    snprintf(err, errlen, "%s:%d: out of memory", path, r.line);
-out:
-    free(queues);
-    free(buf);
-    fclose(fp);
+    int rc = read_jobs(&jr);
+    free(jr.queues);
+    csv_close(jr.csv);
     return rc;
 }

@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
+
 #include "models/reliability.h"
 #include "sim/rng.h"
 
@@ -49,7 +51,8 @@ typedef struct kind {
     event_id next;              /* exponential: the stream's next event */
     clk *clk;                   /* weibull: one per instance */
     part *failed;               /* needs_repair: parts awaiting replacement */
-    int n_failed, cap_failed;
+    int n_failed;
+    size_t cap_failed;
     struct failures *f;
 } kind;
 
@@ -99,13 +102,7 @@ static int failed_has(kind *k, long long i) {
 /* Out of memory only forgets that the part is awaiting replacement (it may
  * then fail again, and the node's repair does not wait for it). */
 static void failed_add(kind *k, long long i, sim_time until) {
-    if (k->n_failed == k->cap_failed) {
-        int cap = k->cap_failed ? 2 * k->cap_failed : 8;
-        part *p = realloc(k->failed, (size_t)cap * sizeof *p);
-        if (!p) return;
-        k->failed = p;
-        k->cap_failed = cap;
-    }
+    if (GROW(k->failed, k->cap_failed, (size_t)k->n_failed + 1)) return;
     k->failed[k->n_failed++] = (part){ i, until };
 }
 

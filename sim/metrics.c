@@ -44,6 +44,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
+
 typedef struct metric {
     const char *entity;             /* both point into one allocation */
     const char *name;
@@ -61,14 +63,15 @@ typedef struct kept_event {
 struct metric_bus {
     metric *metrics;
     int nmetrics;
-    int cap_metrics;
+    size_t cap_metrics;
     int *index;                     /* index_cap slots, -1 = empty */
     size_t index_cap;               /* a power of two, or 0 */
     metric_sink *sinks;
     int nsinks;
-    int cap_sinks;
+    size_t cap_sinks;
     kept_event *kept;               /* the events of time 0 (see above) */
-    int nkept, cap_kept;
+    int nkept;
+    size_t cap_kept;
     char *kept_text;
     size_t kept_n, kept_cap;
     int kept_off;                   /* the clock moved (or OOM): keep no more */
@@ -107,7 +110,8 @@ static void drop_kept(metric_bus *b) {
     free(b->kept_text);
     b->kept = NULL;
     b->kept_text = NULL;
-    b->nkept = b->cap_kept = 0;
+    b->nkept = 0;
+    b->cap_kept = 0;
     b->kept_n = b->kept_cap = 0;
     b->kept_off = 1;
 }
@@ -115,29 +119,16 @@ static void drop_kept(metric_bus *b) {
 /* Append z and its NUL to kept_text; its offset, or -1 when out of memory. */
 static long keep_text(metric_bus *b, const char *z) {
     size_t n = strlen(z) + 1;
-    if (b->kept_n + n > b->kept_cap) {
-        size_t cap = b->kept_cap ? b->kept_cap : 1024;
-        while (cap < b->kept_n + n) cap *= 2;
-        char *p = realloc(b->kept_text, cap);
-        if (!p) return -1;
-        b->kept_text = p;
-        b->kept_cap = cap;
-    }
+    if (GROW(b->kept_text, b->kept_cap, b->kept_n + n)) return -1;
     memcpy(b->kept_text + b->kept_n, z, n);
     b->kept_n += n;
     return (long)(b->kept_n - n);
 }
 
 static void keep_event(metric_bus *b, sim_time t, const char *entity, const char *kind, const char *detail) {
-    if (b->nkept == b->cap_kept) {
-        int n = b->cap_kept ? b->cap_kept * 2 : 16;
-        kept_event *p = realloc(b->kept, (size_t)n * sizeof *p);
-        if (!p) {
-            drop_kept(b);
-            return;
-        }
-        b->kept = p;
-        b->cap_kept = n;
+    if (GROW(b->kept, b->cap_kept, (size_t)b->nkept + 1)) {
+        drop_kept(b);
+        return;
     }
     long e = keep_text(b, entity ? entity : ""), k = e < 0 ? -1 : keep_text(b, kind ? kind : "");
     long d = k < 0 ? -1 : keep_text(b, detail ? detail : "");
@@ -149,14 +140,8 @@ static void keep_event(metric_bus *b, sim_time t, const char *entity, const char
 }
 
 int metrics_subscribe(metric_bus *b, const metric_sink *s) {
-    if (b->nsinks == b->cap_sinks) {
-        int n = b->cap_sinks ? b->cap_sinks * 2 : 4;
-        metric_sink *p = realloc(b->sinks, (size_t)n * sizeof *p);
-        if (!p)
-            return -1;
-        b->sinks = p;
-        b->cap_sinks = n;
-    }
+    if (GROW(b->sinks, b->cap_sinks, (size_t)b->nsinks + 1))
+        return -1;
     b->sinks[b->nsinks++] = *s;
     /* Metrics that on_register itself registers reach the new sink through
      * metrics_register's broadcast, hence n fixed before the loop. Each
@@ -221,16 +206,8 @@ metric_id metrics_register(metric_bus *b, const char *entity, const char *name) 
     }
     if ((size_t)b->nmetrics + 1 > b->index_cap / 2 && grow_index(b) != 0)
         return -1;
-    if (b->nmetrics == b->cap_metrics) {
-        if (b->cap_metrics > INT32_MAX / 2)
-            return -1;
-        int n = b->cap_metrics ? b->cap_metrics * 2 : 16;
-        metric *p = realloc(b->metrics, (size_t)n * sizeof *p);
-        if (!p)
-            return -1;
-        b->metrics = p;
-        b->cap_metrics = n;
-    }
+    if (b->nmetrics == INT32_MAX || GROW(b->metrics, b->cap_metrics, (size_t)b->nmetrics + 1))
+        return -1;
     size_t ne = strlen(entity) + 1, nn = strlen(name) + 1;
     char *z = malloc(ne + nn);
     if (!z)

@@ -30,6 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
+
 /* Jobs a scheduling pass considers (the head, and behind it the EASY
  * backfill scan), as Slurm's bf_max_job_test (default 500). */
 #define SCHED_DEFAULT_DEPTH 500
@@ -40,7 +42,8 @@
 typedef struct hold {
     int id, pool, gpus;
     int *victims;
-    int n_victims, cap_victims;
+    int n_victims;
+    size_t cap_victims;
 } hold;
 
 typedef struct queue {
@@ -59,41 +62,35 @@ struct sched {
     int n_queues;
     int total_gpus;
     sched_job *queued;
-    int n_queued, cap_queued;
+    int n_queued;
+    size_t cap_queued;
     sched_job *running;
-    int n_running, cap_running;
+    int n_running;
+    size_t cap_running;
     int *order;                    /* scratch: candidate order */
-    int cap_order;
+    size_t cap_order;
     int *cls;                      /* class of each queued job (parallel to queued) */
-    int cap_cls;
+    size_t cap_cls;
     /* Classes: (queue, priority) pairs seen. Per class the queued count and
      * a hint: no queued job of the class sits below index first[c]. The
      * pass builds its order from them lazily (see build_order). */
     struct sclass { int queue, prio, count, first; } *classes;
-    int n_cls, cap_classes;
+    int n_cls;
+    size_t cap_classes;
     int *small;                    /* queued jobs per (pool, GPUs < a node's): fragmentation */
     int depth;                     /* jobs a pass considers: the head and the backfill scan */
     int *cs;                       /* scratch for build_order, per class */
     double *cs_share;
     unsigned char *cs_mark;
-    int cap_cs;
+    size_t cap_cs, cap_cs_share, cap_cs_mark;
     double now;
     int *held;                     /* jobs evicted during this dispatch pass: they */
-    int n_held, cap_held;          /* wait for the next pass (no evict-restart ping-pong) */
+    int n_held;                    /* wait for the next pass (no evict-restart ping-pong) */
+    size_t cap_held;
     hold *holds;                   /* in creation order: earlier holds are placed first */
-    int n_holds, cap_holds;
+    int n_holds;
+    size_t cap_holds;
 };
-
-static int grow(void **p, int *cap, int need, size_t size) {
-    if (need <= *cap) return 0;
-    int c = *cap ? *cap : 64;
-    while (c < need) c *= 2;
-    void *q = realloc(*p, (size_t)c * size);
-    if (!q) return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
 
 sched *sched_new(const scenario *s, cluster *c, const sched_ops *ops) {
     sched *q = calloc(1, sizeof *q);
@@ -128,17 +125,9 @@ sched *sched_new(const scenario *s, cluster *c, const sched_ops *ops) {
 
 void sched_free(sched *q) {
     if (!q) return;
-    free(q->queues);
-    free(q->queued);
-    free(q->running);
-    free(q->order);
-    free(q->cls);
-    free(q->classes);
-    free(q->small);
-    free(q->cs);
-    free(q->cs_share);
-    free(q->cs_mark);
-    free(q->held);
+    void *v[] = { q->queues, q->queued, q->running, q->order,   q->cls, q->classes,
+                  q->small,  q->cs,     q->cs_share, q->cs_mark, q->held };
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++) free(v[i]);
     for (int i = 0; i < q->n_holds; i++) free(q->holds[i].victims);
     free(q->holds);
     free(q);
@@ -182,7 +171,7 @@ int sched_oldest(const sched *q, int pool) {
 static int class_of(sched *q, int qi, int priority) {
     for (int c = 0; c < q->n_cls; c++)
         if (q->classes[c].queue == qi && q->classes[c].prio == priority) return c;
-    if (grow((void **)&q->classes, &q->cap_classes, q->n_cls + 1, sizeof *q->classes) < 0) return -1;
+    if (GROW(q->classes, q->cap_classes, (size_t)q->n_cls + 1)) return -1;
     q->classes[q->n_cls] = (struct sclass){ qi, priority, 0, 1 << 30 };
     return q->n_cls++;
 }
@@ -206,8 +195,8 @@ static void remove_queued(sched *q, int i) {
 }
 
 void sched_submit(sched *q, const sched_job *j) {
-    if (grow((void **)&q->queued, &q->cap_queued, q->n_queued + 1, sizeof *q->queued) < 0) return;
-    if (grow((void **)&q->cls, &q->cap_cls, q->n_queued + 1, sizeof *q->cls) < 0) return;
+    if (GROW(q->queued, q->cap_queued, (size_t)q->n_queued + 1)) return;
+    if (GROW(q->cls, q->cap_cls, (size_t)q->n_queued + 1)) return;
     int c = class_of(q, j->queue, q->policy == SCHED_FIFO ? 0 : j->priority);
     if (c < 0) return;
     /* Insert in (submit, id) order; new jobs arrive in time order, so this
@@ -290,17 +279,9 @@ static int is_held(const sched *q, int id) {
  * backlog, not O(queued). */
 static int build_order(sched *q, int want) {
     int n_c = q->n_cls;
-    if (n_c > q->cap_cs) {
-        int cap = n_c * 2;
-        int *a = realloc(q->cs, (size_t)cap * sizeof *a);
-        if (a) q->cs = a;
-        double *b = realloc(q->cs_share, (size_t)cap * sizeof *b);
-        if (b) q->cs_share = b;
-        unsigned char *m = realloc(q->cs_mark, (size_t)cap);
-        if (m) q->cs_mark = m;
-        if (!a || !b || !m) return 0;
-        q->cap_cs = cap;
-    }
+    if (GROW(q->cs, q->cap_cs, (size_t)n_c) || GROW(q->cs_share, q->cap_cs_share, (size_t)n_c) ||
+        GROW(q->cs_mark, q->cap_cs_mark, (size_t)n_c))
+        return 0;
     int *cs = q->cs, nc = 0;
     double *key_share = q->cs_share;
     for (int c = 0; c < n_c; c++) {
@@ -357,7 +338,7 @@ static int build_order(sched *q, int want) {
 static void start_queued(sched *q, int qi_index) {
     sched_job j = q->queued[qi_index];
     remove_queued(q, qi_index);
-    if (grow((void **)&q->running, &q->cap_running, q->n_running + 1, sizeof *q->running) < 0) return;
+    if (GROW(q->running, q->cap_running, (size_t)q->n_running + 1)) return;
     j.running = 1;
     j.expected_end_s = q->now + j.expected_end_s;       /* queued: runtime; running: end time */
     q->running[q->n_running++] = j;
@@ -489,6 +470,7 @@ typedef struct pick {
     unsigned char *chosen;         /* per candidate */
     int *taken;                    /* per queue: GPUs of victims chosen */
     int n_chosen;
+    int *order, *cost, *prio, *saved;   /* scratch for pick_nodes */
 } pick;
 
 static int may_take(const pick *p, int k) {
@@ -628,6 +610,126 @@ static int victim_of(const hold *h, int id) {
     return 0;
 }
 
+/* The what-if arrays of a preemption pass for the head's pool, and the
+ * scratch of pick_nodes. 0, or -1 when out of memory (pick_free frees
+ * what was allocated). */
+static int pick_alloc(pick *p, int n_nodes) {
+    const sched *q = p->q;
+    p->loc = malloc((size_t)(n_nodes + 1) * sizeof *p->loc);
+    p->node = malloc((size_t)(n_nodes + 1) * sizeof *p->node);
+    p->wf = malloc((size_t)(n_nodes + 1) * sizeof *p->wf);
+    p->cand = malloc((size_t)(q->n_running + 1) * sizeof *p->cand);
+    p->c_off = malloc((size_t)(q->n_running + 2) * sizeof *p->c_off);
+    p->chosen = calloc((size_t)q->n_running + 1, 1);
+    p->taken = calloc((size_t)q->n_queues, sizeof *p->taken);
+    p->n_off = calloc((size_t)n_nodes + 2, sizeof *p->n_off);
+    p->saved = calloc((size_t)q->n_queues, sizeof *p->saved);
+    p->order = malloc((size_t)(n_nodes + 1) * sizeof *p->order);
+    p->cost = malloc((size_t)(n_nodes + 1) * sizeof *p->cost);
+    p->prio = malloc((size_t)(n_nodes + 1) * sizeof *p->prio);
+    int ok = p->loc && p->node && p->wf && p->cand && p->c_off && p->chosen && p->taken && p->n_off;
+    return ok && p->order && p->cost && p->prio && p->saved ? 0 : -1;
+}
+
+static void pick_free(pick *p) {
+    void *v[] = { p->loc,  p->node,   p->wf,    p->cand,  p->c_off, p->c_nodes, p->c_each, p->n_off,
+                  p->n_cand, p->chosen, p->taken, p->order, p->cost, p->prio,    p->saved };
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++) free(v[i]);
+}
+
+/* The pool's UP nodes and their free GPUs now. */
+static void pick_pool_nodes(pick *p, int n_nodes) {
+    const sched *q = p->q;
+    for (int n = 0; n < n_nodes; n++) {
+        p->loc[n] = -1;
+        if (cluster_node_pool(q->c, n) != p->head->pool || cluster_node_state(q->c, n) != NODE_UP) continue;
+        p->loc[n] = p->nn;
+        p->node[p->nn] = n;
+        p->wf[p->nn++] = cluster_node_free_gpus(q->c, n);
+    }
+}
+
+/* The running jobs the head may evict (not one it evicted already while
+ * it waits), lowest priority first (a reclaim takes from the least
+ * important borrower), then fewest GPUs, then lowest index. */
+static void pick_candidates(pick *p, const hold *mine, int reclaim) {
+    sched *q = p->q;
+    const sched_job *head = p->head;
+    for (int i = 0; i < q->n_running; i++) {
+        const sched_job *r = &q->running[i];
+        if (r->pool != head->pool || victim_of(mine, r->id)) continue;
+        const queue *rq = &q->queues[r->queue];
+        /* A queue's guaranteed GPUs are never taken: only jobs of queues
+         * without a quota, or above theirs, are evicted (otherwise priority
+         * preemption and quota reclaim would evict each other forever). */
+        int unguarded = rq->quota == 0 || rq->used > rq->quota;
+        int lower = q->preemption && r->priority < head->priority && unguarded;
+        int borrowing = reclaim && r->queue != head->queue && rq->quota > 0 && rq->used > rq->quota;
+        if (lower || borrowing) p->cand[p->nc++] = i;
+    }
+    sort_ctx = q;
+    qsort(p->cand, (size_t)p->nc, sizeof *p->cand, cmp_victim);
+}
+
+/* Where each candidate runs, both ways (CSR): candidate k's nodes and
+ * GPUs on each, and node i's candidates in candidate order (fewest GPUs
+ * first). 0, or -1 when out of memory. */
+static int pick_map(pick *p) {
+    const sched *q = p->q;
+    int total = 0;
+    for (int k = 0; k < p->nc; k++) total += q->running[p->cand[k]].gpus + 1;   /* at most one node per GPU */
+    p->c_nodes = malloc((size_t)(total + 1) * sizeof *p->c_nodes);
+    p->c_each = malloc((size_t)(total + 1) * sizeof *p->c_each);
+    if (!p->c_nodes || !p->c_each) return -1;
+    p->c_off[0] = 0;
+    for (int k = 0; k < p->nc; k++) {
+        int each = 0, cap = q->running[p->cand[k]].gpus + 1;
+        int m = q->ops.nodes(q->ops.ctx, q->running[p->cand[k]].id, p->c_nodes + p->c_off[k], cap, &each);
+        if (m < 0) m = 0;
+        for (int x = 0; x < m; x++) {
+            p->c_each[p->c_off[k] + x] = each;
+            int i = p->loc[p->c_nodes[p->c_off[k] + x]];
+            if (i >= 0) p->n_off[i + 1]++;
+        }
+        p->c_off[k + 1] = p->c_off[k] + m;
+    }
+    for (int i = 0; i < p->nn; i++) p->n_off[i + 1] += p->n_off[i];
+    p->n_cand = malloc((size_t)(p->n_off[p->nn] + 1) * sizeof *p->n_cand);
+    if (!p->n_cand) return -1;
+    int *fill = p->order;                    /* scratch: next slot per node */
+    for (int i = 0; i < p->nn; i++) fill[i] = p->n_off[i];
+    for (int k = 0; k < p->nc; k++)
+        for (int x = p->c_off[k]; x < p->c_off[k + 1]; x++) {
+            int i = p->loc[p->c_nodes[x]];
+            if (i >= 0) p->n_cand[fill[i]++] = k;
+        }
+    return 0;
+}
+
+/* Hold the freed GPUs for the head (hold hi, -1: a new one), then evict
+ * the chosen by id (indices shift as jobs leave). 0, or -1 when out of
+ * memory (nothing evicted). */
+static int evict_chosen(sched *q, const sched_job *head, const pick *p, int hi) {
+    if (hi < 0) {
+        if (GROW(q->holds, q->cap_holds, (size_t)q->n_holds + 1)) return -1;
+        q->holds[q->n_holds] = (hold){ head->id, head->pool, head->gpus, NULL, 0, 0 };
+        hi = q->n_holds++;
+    }
+    int *ids = malloc((size_t)(p->n_chosen + 1) * sizeof *ids);
+    if (!ids) return -1;
+    int n_ids = 0;
+    for (int k = 0; k < p->nc; k++)
+        if (p->chosen[k]) ids[n_ids++] = q->running[p->cand[k]].id;
+    for (int i = 0; i < n_ids; i++) {
+        hold *h = &q->holds[hi];
+        if (GROW(h->victims, h->cap_victims, (size_t)h->n_victims + 1) == 0) h->victims[h->n_victims++] = ids[i];
+        if (GROW(q->held, q->cap_held, (size_t)q->n_held + 1) == 0) q->held[q->n_held++] = ids[i];
+        q->ops.preempt(q->ops.ctx, ids[i], head->id);
+    }
+    free(ids);
+    return 0;
+}
+
 /* Evict running jobs of the head's pool to let it start: lower priority
  * (when preemption is on) or borrowing above their queue's quota (when the
  * head's queue is below its own). Returns 1 when the head can start after;
@@ -640,76 +742,12 @@ static int try_preempt(sched *q, const sched_job *head) {
     int hi = hold_index(q, head->id);
     const hold *mine = hi >= 0 ? &q->holds[hi] : NULL;
     pick p = { .q = q, .head = head, .per = cluster_pool_spec(q->c, head->pool)->gpus };
-    int n_nodes = cluster_node_count(q->c), ok = 0, total = 0;
-    int *order = NULL, *cost = NULL, *prio = NULL, *saved = NULL;
-    p.loc = malloc((size_t)(n_nodes + 1) * sizeof *p.loc);
-    p.node = malloc((size_t)(n_nodes + 1) * sizeof *p.node);
-    p.wf = malloc((size_t)(n_nodes + 1) * sizeof *p.wf);
-    p.cand = malloc((size_t)(q->n_running + 1) * sizeof *p.cand);
-    p.c_off = malloc((size_t)(q->n_running + 2) * sizeof *p.c_off);
-    p.chosen = calloc((size_t)q->n_running + 1, 1);
-    p.taken = calloc((size_t)q->n_queues, sizeof *p.taken);
-    p.n_off = calloc((size_t)n_nodes + 2, sizeof *p.n_off);
-    saved = calloc((size_t)q->n_queues, sizeof *saved);
-    order = malloc((size_t)(n_nodes + 1) * sizeof *order);
-    cost = malloc((size_t)(n_nodes + 1) * sizeof *cost);
-    prio = malloc((size_t)(n_nodes + 1) * sizeof *prio);
-    if (!p.loc || !p.node || !p.wf || !p.cand || !p.c_off || !p.chosen || !p.taken || !p.n_off || !order || !cost || !prio || !saved)
-        goto out;
-    for (int n = 0; n < n_nodes; n++) {
-        p.loc[n] = -1;
-        if (cluster_node_pool(q->c, n) != head->pool || cluster_node_state(q->c, n) != NODE_UP) continue;
-        p.loc[n] = p.nn;
-        p.node[p.nn] = n;
-        p.wf[p.nn++] = cluster_node_free_gpus(q->c, n);
-    }
-    for (int i = 0; i < q->n_running; i++) {
-        const sched_job *r = &q->running[i];
-        if (r->pool != head->pool || victim_of(mine, r->id)) continue;
-        const queue *rq = &q->queues[r->queue];
-        /* A queue's guaranteed GPUs are never taken: only jobs of queues
-         * without a quota, or above theirs, are evicted (otherwise priority
-         * preemption and quota reclaim would evict each other forever). */
-        int unguarded = rq->quota == 0 || rq->used > rq->quota;
-        int lower = q->preemption && r->priority < head->priority && unguarded;
-        int borrowing = reclaim && r->queue != head->queue && rq->quota > 0 && rq->used > rq->quota;
-        if (lower || borrowing) p.cand[p.nc++] = i;
-    }
-    if (p.nc == 0) goto out;
-    /* Lowest priority first (a reclaim takes from the least important
-     * borrower), then fewest GPUs, then lowest index. */
-    sort_ctx = q;
-    qsort(p.cand, (size_t)p.nc, sizeof *p.cand, cmp_victim);
-    /* Where each candidate runs (CSR both ways). */
-    for (int k = 0; k < p.nc; k++) total += q->running[p.cand[k]].gpus + 1;   /* at most one node per GPU */
-    p.c_nodes = malloc((size_t)(total + 1) * sizeof *p.c_nodes);
-    p.c_each = malloc((size_t)(total + 1) * sizeof *p.c_each);
-    if (!p.c_nodes || !p.c_each) goto out;
-    p.c_off[0] = 0;
-    for (int k = 0; k < p.nc; k++) {
-        int each = 0, cap = q->running[p.cand[k]].gpus + 1;
-        int m = q->ops.nodes(q->ops.ctx, q->running[p.cand[k]].id, p.c_nodes + p.c_off[k], cap, &each);
-        if (m < 0) m = 0;
-        for (int x = 0; x < m; x++) {
-            p.c_each[p.c_off[k] + x] = each;
-            int i = p.loc[p.c_nodes[p.c_off[k] + x]];
-            if (i >= 0) p.n_off[i + 1]++;
-        }
-        p.c_off[k + 1] = p.c_off[k] + m;
-    }
-    for (int i = 0; i < p.nn; i++) p.n_off[i + 1] += p.n_off[i];
-    p.n_cand = malloc((size_t)(p.n_off[p.nn] + 1) * sizeof *p.n_cand);
-    if (!p.n_cand) goto out;
-    {
-        int *fill = order;                       /* scratch: next slot per node */
-        for (int i = 0; i < p.nn; i++) fill[i] = p.n_off[i];
-        for (int k = 0; k < p.nc; k++)           /* in candidate order: fewest GPUs first */
-            for (int x = p.c_off[k]; x < p.c_off[k + 1]; x++) {
-                int i = p.loc[p.c_nodes[x]];
-                if (i >= 0) p.n_cand[fill[i]++] = k;
-            }
-    }
-    int fits = head->gpus >= p.per ? pick_nodes(&p, order, cost, prio, saved) : pick_one(&p);
+    int n_nodes = cluster_node_count(q->c), ok = 0;
+    if (pick_alloc(&p, n_nodes) < 0) goto out;
+    pick_pool_nodes(&p, n_nodes);
+    pick_candidates(&p, mine, reclaim);
+    if (p.nc == 0 || pick_map(&p) < 0) goto out;
+    int fits = head->gpus >= p.per ? pick_nodes(&p, p.order, p.cost, p.prio, p.saved) : pick_one(&p);
     if (!fits || p.n_chosen == 0) goto out;
     /* The head must fit beside the earlier holds once the victims leave. */
     if (p.per <= SMALL_MAX) {
@@ -718,43 +756,10 @@ static int try_preempt(sched *q, const sched_job *head) {
             if (p.wf[i] > 0) cnt[p.wf[i]]++;
         if (!fits_after_holds(q, head, cnt, hi >= 0 ? hi : q->n_holds)) goto out;
     }
-    /* Hold for the head, then evict by id (indices shift as jobs leave). */
-    if (hi < 0) {
-        if (grow((void **)&q->holds, &q->cap_holds, q->n_holds + 1, sizeof *q->holds) < 0) goto out;
-        q->holds[q->n_holds] = (hold){ head->id, head->pool, head->gpus, NULL, 0, 0 };
-        hi = q->n_holds++;
-    }
-    int *ids = malloc((size_t)(p.n_chosen + 1) * sizeof *ids);
-    if (!ids) goto out;
-    int n_ids = 0;
-    for (int k = 0; k < p.nc; k++)
-        if (p.chosen[k]) ids[n_ids++] = q->running[p.cand[k]].id;
-    for (int i = 0; i < n_ids; i++) {
-        hold *h = &q->holds[hi];
-        if (grow((void **)&h->victims, &h->cap_victims, h->n_victims + 1, sizeof *h->victims) == 0)
-            h->victims[h->n_victims++] = ids[i];
-        if (grow((void **)&q->held, &q->cap_held, q->n_held + 1, sizeof *q->held) == 0)
-            q->held[q->n_held++] = ids[i];
-        q->ops.preempt(q->ops.ctx, ids[i], head->id);
-    }
-    free(ids);
+    if (evict_chosen(q, head, &p, hi) < 0) goto out;
     ok = can_start(q, head);
 out:
-    free(p.loc);
-    free(p.node);
-    free(p.wf);
-    free(p.cand);
-    free(p.c_off);
-    free(p.c_nodes);
-    free(p.c_each);
-    free(p.n_off);
-    free(p.n_cand);
-    free(p.chosen);
-    free(p.taken);
-    free(order);
-    free(cost);
-    free(prio);
-    free(saved);
+    pick_free(&p);
     return ok;
 }
 
@@ -802,7 +807,7 @@ void sched_dispatch(sched *q, double now_s) {
     q->n_held = 0;
     for (int guard = 0; guard < 1000000 && q->n_queued > 0; guard++) {
         if (!anything_can_start(q)) return;
-        if (grow((void **)&q->order, &q->cap_order, q->n_queued, sizeof *q->order) < 0) return;
+        if (GROW(q->order, q->cap_order, (size_t)q->n_queued)) return;
         /* A job holding GPUs its victims freed starts first, as soon as it fits. */
         int held_start = 0;
         for (int i = 0; i < q->n_holds && !held_start; i++) {

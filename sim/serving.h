@@ -163,17 +163,4 @@ size_t serving_samples(const serving *sv, const char *which, const double **x);
 
 void serving_free(serving *sv);                  /* NULL is a no-op */
 
-/* A trace row (process="trace"): time, input tokens, output tokens, model
- * index in the service's models. */
-typedef struct serving_trace_row { double t_s; int input, output, model; } serving_trace_row;
-
-/* Read a trace CSV: "time,input_tokens,output_tokens[,model]" per line, an
- * optional header line, '#' comments. Times in seconds (units allowed: 90s,
- * 2min), sorted; lengths >= 1; the model (when given) one of models[]
- * (n_models names; empty column = the first); input + output within
- * max_context[model]. Returns the row count and *rows (caller frees), or
- * -1 with err "path:line: what was expected". */
-long serving_trace_load(const char *path, const char *const *models, const int *max_context, int n_models,
-                        serving_trace_row **rows, char *err, size_t errlen);
-
 #endif

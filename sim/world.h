@@ -28,10 +28,9 @@
 #include <stdint.h>
 
 #include "models/cost.h"
-#include "models/host.h"
-#include "models/microbench.h"
 #include "models/training.h"
 #include "scenarios/scenario.h"
+#include "sim/benchset.h"
 #include "sim/engine.h"
 #include "sim/metrics.h"
 #include "sim/serving.h"
@@ -122,28 +121,10 @@ engine *world_engine(world *w);
  * (whichever is first; until_s <= 0 means no extra limit). Returns 0. */
 int world_run(world *w, double until_s);
 
-/* Microbenchmark cases of the scenario, expanded over their sizes, with
- * the models' predictions (measured figures come from hw/). */
-int world_microbench_count(const world *w);
-const mb_case *world_microbench_case(const world *w, int i);
-const mb_prediction *world_microbench_prediction(const world *w, int i);  /* NULL: not priced */
-
-/* Re-price every case with the host model h (the twin of the cpu and mpi
- * backends): a case h cannot price loses its prediction and keeps the
- * reason as its note. The world does this itself when the scenario has a
- * <host-profile>. h is copied. */
-void world_microbench_use_host(world *w, const host_profile *h);
-const host_profile *world_microbench_host(const world *w);   /* NULL: GPU models */
-
-/* Record the measurement of case i from a hardware backend (m NULL: not
- * measured, and note says why). Returns 0, or -1 for an index out of range. */
-int world_microbench_set_measured(world *w, int i, const mb_measurement *m, const char *note);
-const mb_measurement *world_microbench_measured(const world *w, int i);   /* NULL: not measured */
-const char *world_microbench_note(const world *w, int i);                /* "" when none */
-
-/* Where the measurements were taken (copied); NULL until set. */
-void world_microbench_set_hardware(world *w, const mb_hardware *hw);
-const mb_hardware *world_microbench_hardware(const world *w);
+/* The scenario's microbenchmarks (sim/benchset.h), built with the world
+ * and priced on its first node type's fabric; hardware mode records its
+ * measurements there. Owned by the world; the simulation never reads it. */
+benchset *world_benchset(const world *w);
 
 int world_job_count(const world *w);
 const job_result *world_job(const world *w, int i);

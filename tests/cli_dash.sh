@@ -5,7 +5,8 @@
 # then appears in the event log, lays out again at 120x40 and says when the
 # terminal is too small, shows its help, and quits with exit 0 and the
 # results database and JSON written. A run watched to the end and quit
-# gives the same JSON as `run` (but wall_* fields). Without a terminal it
+# gives the same JSON as `run` (but wall_* fields). A tall terminal gives
+# the event log the rows the other panels do not need. Without a terminal it
 # exits 2 and points to `run`.
 # Every wait is a polling loop for a state, bounded only by a hang guard
 # (60 to 120 s: ASan builds on a busy machine are slow); no check depends
@@ -175,6 +176,23 @@ wait_file "$tmp/status" 120 && [ "$(cat "$tmp/status")" = 0 ] || no "quit after 
 "$bin" run scenarios/default.xml --no-db --json "$tmp/r.json" >/dev/null 2>&1
 grep -v '"wall' "$tmp/e.json" >"$tmp/e2" 2>/dev/null; grep -v '"wall' "$tmp/r.json" >"$tmp/r2"
 [ -s "$tmp/e2" ] && cmp -s "$tmp/e2" "$tmp/r2" && ok "dash to the end gives the JSON of run" || no "dash JSON differs from run"
+
+# A tall terminal and a run with one job: the rows the jobs table and the
+# sparklines do not need go to the event log, which starts high on the
+# screen and reaches its bottom row (above the status line).
+T kill-session -t dash 2>/dev/null
+rm -f "$tmp/status"
+T new-session -d -s dash -x 100 -y 60 \
+  "sh -c '\"$bin\" dash scenarios/finetune-7b-8gpu.xml --no-db --paused 2>\"$tmp/stderr\"; echo \$? >\"$tmp/status\"'"
+if wait_for "events \(" 120; then
+  at=$(grep -n "events (" "$tmp/screen" | head -n 1 | cut -d: -f1)
+  [ -n "$at" ] && [ "$at" -le 20 ] && ok "60 rows, one job: the event log starts at row $at and takes the rest" \
+    || { no "event log title at row $at of 60"; cat "$tmp/screen"; }
+else
+  no "tall terminal: no event log"; cat "$tmp/screen"
+fi
+T send-keys -t dash q
+wait_file "$tmp/status" 120 && [ "$(cat "$tmp/status")" = 0 ] || no "quit from the tall terminal"
 
 [ $fails = 0 ] && echo "dash: all passed" || echo "dash: $fails failed"
 [ $fails = 0 ]

@@ -1,5 +1,6 @@
 #!/bin/sh
-# `make install` into a temporary root, then every installed example scenario
+# `make install` into a temporary root: the man page and the bash completion
+# are where man and bash-completion look; then every installed example scenario
 # checks from another working directory: whatever an example references (a
 # job trace, a request trace) is installed, and relative paths resolve
 # against the scenario's folder, not the caller's.
@@ -18,6 +19,28 @@ else
   exit 1
 fi
 bin="$tmp/root/usr/bin/clustertwin"
+man="$tmp/root/usr/share/man/man1/clustertwin.1"
+compl="$tmp/root/usr/share/bash-completion/completions/clustertwin"
+# The manual page and the bash completion, where man and bash-completion
+# look for them; the page renders and the completion completes.
+if [ -f "$man" ] && cmp -s "$man" docs/clustertwin.1; then
+  if command -v man >/dev/null 2>&1; then
+    MANPATH="$tmp/root/usr/share/man" MANWIDTH=80 man clustertwin 2>"$tmp/err" | grep -q "clustertwin run" \
+      && ok "man page installed: MANPATH=PREFIX/share/man man clustertwin shows it" \
+      || no "installed man page does not display: $(head -c 300 "$tmp/err")"
+  else
+    ok "man page installed in PREFIX/share/man/man1 (no man to display it)"
+  fi
+else
+  no "man page not installed at $man"
+fi
+if [ -f "$compl" ] && cmp -s "$compl" tools/clustertwin.bash; then
+  got=$(bash -c 'source "$1"; COMP_WORDS=("$2" ch); COMP_CWORD=1; _clustertwin; echo "${COMPREPLY[*]}"' sh "$compl" "$bin")
+  [ "$got" = check ] && ok "bash completion installed in PREFIX/share/bash-completion/completions and completes" \
+    || no "installed completion: 'clustertwin ch' gives '$got'"
+else
+  no "bash completion not installed at $compl"
+fi
 share="$tmp/root/usr/share/clustertwin/scenarios"
 n=0
 for f in "$share"/*.xml; do
@@ -39,4 +62,7 @@ cat >"$tmp/a/b/s.xml" <<'XML'
 XML
 if (cd "$tmp/cwd" && "$bin" run ../a/b/s.xml --no-db >"$tmp/out" 2>"$tmp/err"); then ok "a relative href resolves against the scenario's folder"
 else no "relative href from another folder: $(head -c 300 "$tmp/err")"; fi
+if make -s --no-print-directory uninstall DESTDIR="$tmp/root" PREFIX=/usr >"$tmp/log" 2>&1 &&
+   [ -z "$(find "$tmp/root" -type f)" ]; then ok "make uninstall removes every file"
+else no "make uninstall left: $(find "$tmp/root" -type f | head -n 5)"; fi
 [ "$fails" -eq 0 ] || { echo "$fails install check(s) failed"; exit 1; }

@@ -6,6 +6,10 @@
 #   here) and every image it shows exists; md and csv; --compare; --list;
 #   no gnuplot; a serving run's services table and latency CDF chart; bad
 #   arguments exit 2, a directory that cannot be made exits 1.
+#   --compare: one overlaid chart per quantity with both runs' lines.
+#   The sweep report: metric names, the best point in a sentence, a heatmap
+#   for a two-parameter grid and none for one parameter.
+#   No report writer calls SQLite: only the store and the reader do.
 # Prints ok/FAIL per check and a summary; exits 1 on any failure.
 # Runs from the project root whatever the current directory.
 suite=report
@@ -90,6 +94,15 @@ out=$tmp/cmp
 expect_status 0 "report --compare" "$bin" report "$db" --run 1 --compare 2 --out "$out"
 grep -q "Run 1 vs run 2" "$out/index.html" && grep -q "B - A" "$out/index.html" && ok "both runs side by side" \
   || no "both runs side by side"
+grep -q "set output 'cmp-cost.svg'" "$out/cmp-charts.gp" && grep -q "'cmp-cost.dat' index 1" "$out/cmp-charts.gp" \
+  && grep -q '^# A: run 1' "$out/cmp-cost.dat" && grep -q '^# B: run 2' "$out/cmp-cost.dat" \
+  && ! grep -q 'src="a-cost.svg"' "$out/index.html" \
+  && ok "compare: the cost of both runs in one overlaid chart" || no "compare: the cost of both runs in one overlaid chart"
+if command -v gnuplot >/dev/null 2>&1; then
+  [ "$(grep -o '<img src="cmp-cost.svg"' "$out/index.html" | wc -l)" -eq 1 ] && grep -q 'A: run 1' "$out/cmp-cost.svg" \
+    && grep -q 'B: run 2' "$out/cmp-cost.svg" && ok "compare: the overlaid chart has a legend of both runs" \
+    || no "compare: the overlaid chart has a legend of both runs"
+fi
 well_formed "$out/index.html" && images_exist "$out" && ok "the comparison is well-formed with its images" \
   || no "the comparison is well-formed with its images"
 expect_status 0 "report --format md" "$bin" report "$db" --run 2 --format md --out "$tmp/md"
@@ -159,13 +172,46 @@ grep -q '<div class="label">SLO goodput</div>' "$out/index.html" && ok "the SLO 
 # job charged the 512-GPU cluster's $536k).
 expect_status 0 "run the shared cluster --db" "$bin" run scenarios/shared-512.xml --db "$tmp/shared.db" -q
 expect_status 0 "report it" "$bin" report "$tmp/shared.db" --out "$tmp/shared"
-grep -q '<p class="answer">urgent-finetune finishes in 4.6 days at \$2[0-9.]*k on 64 GPUs' "$tmp/shared/index.html" \
+grep -q '<p class="answer">urgent-finetune finishes in 4.[56][0-9]* d at \$2[0-9.]*k on 64 GPUs' "$tmp/shared/index.html" \
   && grep -q "The cluster.s 512 GPUs cost \$5[0-9.]*k from the start of the run to then" "$tmp/shared/index.html" \
   && ok "shared-512: the job's own cost, the cluster's apart" \
   || no "shared-512: the job's own cost, the cluster's apart: $(grep -o '<p class="answer">[^<]*' "$tmp/shared/index.html")"
 expect_status 0 "report a serving run --format md" "$bin" report "$sdb" --format md --out "$tmp/smd"
 grep -q '^| service | requests | replicas |' "$tmp/smd/report.md" && grep -q '^| chat | ' "$tmp/smd/report.md" \
   && ok "the services table in report.md" || no "the services table in report.md"
+
+# The sweep report: by metric names, with the best point, a heatmap for a
+# grid of two parameters and none for one (tests/sweep/toy-batch.xml: more
+# nodes finish the 80 jobs sooner; longer jobs cost more).
+toy=tests/sweep/toy-batch.xml
+expect_status 0 "a sweep of two parameters" "$bin" sweep $toy --vary 'cluster/nodes/@count=2,5' \
+  --vary 'workload/jobs/@duration=1h,2h' --replicas 1 --db "$tmp/sw2.db" --quiet
+expect_status 0 "its report" "$bin" report "$tmp/sw2.db" --out "$tmp/sw2"
+well_formed "$tmp/sw2/index.html" && images_exist "$tmp/sw2" && ok "the sweep report is well-formed with its images" \
+  || no "the sweep report is well-formed with its images"
+grep -q '<h2 id="m[0-9]*">Cost <code class="path">cluster.cost_usd</code></h2>' "$tmp/sw2/index.html" \
+  && grep -q '>GPU utilisation <code class="path">cluster.gpu_utilization</code>' "$tmp/sw2/index.html" \
+  && ok "the sweep report is titled by metric names" || no "the sweep report is titled by metric names"
+grep -q '<li>Cost is best at nodes/@count=[0-9], jobs/@duration=1h: \$[0-9.,k]* (lower is better), [a-z0-9. %]* the next best point .* and 50.0% below the worst (nodes/@count=5, jobs/@duration=2h' \
+  "$tmp/sw2/index.html" && grep -q 'GPU utilisation is best at .* (higher is better)' "$tmp/sw2/index.html" \
+  && ok "the best point stated, with its direction" || no "the best point stated, with its direction"
+for f in "$tmp"/sw2/hm*.svg; do well_formed "$f" || no "$f is well-formed"; done
+grep -q '<img src="hm[0-9]*.svg"' "$tmp/sw2/index.html" && grep -q 'nodes/@count' "$tmp/sw2"/hm1.svg \
+  && grep -q '>1h</text>' "$tmp/sw2"/hm1.svg && grep -q '>\$' "$tmp/sw2"/hm1.svg \
+  && ok "a heatmap of the two-parameter grid, the values in its cells" || no "a heatmap of the two-parameter grid"
+expect_status 0 "its Markdown" "$bin" report "$tmp/sw2.db" --out "$tmp/sw2md" --format md
+grep -q '^## Cost (cluster.cost_usd)' "$tmp/sw2md/report.md" && grep -q '^- Cost is best at' "$tmp/sw2md/report.md" \
+  && ok "the Markdown sweep report: names and best points" || no "the Markdown sweep report: $(grep -m2 '^## ' "$tmp/sw2md/report.md")"
+expect_status 0 "a sweep of one parameter" "$bin" sweep $toy --vary 'cluster/nodes/@count=2,5' --replicas 1 \
+  --db "$tmp/sw1.db" --quiet
+expect_status 0 "its report" "$bin" report "$tmp/sw1.db" --out "$tmp/sw1"
+! ls "$tmp"/sw1/hm*.svg >/dev/null 2>&1 && ! grep -q 'hm[0-9]*.svg' "$tmp/sw1/index.html" \
+  && grep -q 'Mean queue wait, queue default is best at nodes/@count=5: 30 min (lower is better), 75.0% below' "$tmp/sw1/index.html" \
+  && ok "one parameter: no heatmap, still the best point" || no "one parameter: no heatmap, still the best point"
+
+# One reader: SQLite only in the store and the run-data reader, never in a writer.
+writers=$(grep -l 'sqlite3' reports/*.c | grep -v '^reports/\(store\|sweepdb\|rundata\)[a-z_]*\.c$')
+[ -z "$writers" ] && ok "no report writer calls SQLite" || no "report writers calling SQLite: $writers"
 
 # Bad arguments: exit 2 (usage, not a database, no such run); 1 when DIR cannot be made.
 expect_status 2 "report without a database" "$bin" report

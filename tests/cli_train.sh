@@ -34,7 +34,7 @@ expect_status 0 "seq-len at the context" "$bin" check "$tmp/short.xml"
 
 # ---- README's documented defaults ----------------------------------------
 row() {   # the default column of README's <training> table row for attribute $1
-  awk -v a="| $1 |" 'index($0, a) == 1 { n = split($0, c, "|"); print c[3]; exit }' README.md |
+  awk -v a="| $1 |" 'index($0, a) == 1 { n = split($0, c, "|"); print c[3]; exit }' docs/scenarios.md |
     sed 's/^ *//; s/ *$//'
 }
 check_default() {   # ATTRIBUTE EXPECTED-README PATTERN-IN-CHECK ATTRS

@@ -1,5 +1,5 @@
 /*
- * test_goal: metric paths, goals and replica statistics (reports/goal.c).
+ * test_goal: metric paths, goals and replica statistics (plan/goal.c, reports/goal.c).
  *
  * The percentiles follow R's default (type 7): for sorted x[0..n) and q,
  * h = (n-1)q, x[floor h] + (h - floor h)(x[floor h + 1] - x[floor h]);
@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reports/goal.h"
+#include "plan/goal.h"
 
 static void test_metric_paths(void **state) {
     (void)state;

@@ -9,7 +9,11 @@
  *   the headline cards; with gnuplot, the charts are there; without it
  *   (CLUSTERTWIN_GNUPLOT pointing nowhere) the page still renders, says
  *   why, and references no chart;
- * - --compare puts both runs side by side with differences;
+ * - --compare puts both runs' figures side by side with differences and
+ *   their charts overlaid: one chart per quantity (cmp-KEY.svg), one line
+ *   per run ("A: run 1", "B: run 2"), never a chart per run;
+ * - the numbers a person reads come from base/numfmt.h (the cost card is
+ *   nf_usd of the stored cost: "$89.7k", no "e+05");
  * - md and csv write report.md and the CSV files (one jobs.csv row per job);
  * - the same database gives byte-identical reports (determinism);
  * - an incomplete run is reported as such; bad input is status 2;
@@ -41,6 +45,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include "base/numfmt.h"
 #include "reports/fileout.h"
 #include "scenarios/infile.h"
 #include "reports/json.h"
@@ -214,8 +219,8 @@ static void test_html(void **state) {
     page p = check_page(dir);
     assert_int_equal(p.answer, 1);
     /* The answer: the training job, its time, its cost, its goodput. */
-    if (!strstr(p.text, "job & co finishes in") || !strstr(p.text, " days at $") ||
-        !strstr(p.text, "of its time was kept training"))
+    if (!strstr(p.text, "job & co finishes in") ||
+        !strstr(p.text, "of its time was kept training") || !strstr(p.text, " d at $"))
         fail_msg("answer: %s", p.text);
     assert_int_equal(p.cards, 8);
     if (have_gnuplot()) assert_true(p.charts >= 5);   /* util, cost, failures, progress, steps, waits */
@@ -257,11 +262,43 @@ static void test_compare(void **state) {
     assert_int_equal(p.answer, 1);
     assert_non_null(strstr(p.text, "A (run 1)"));
     assert_non_null(strstr(p.text, "B (run 2)"));
-    if (have_gnuplot()) assert_true(p.charts >= 10);
     char *html = slurp(tpath("compare/index.html"));
     assert_non_null(strstr(html, "B - A"));
     assert_non_null(strstr(html, "Training jobs in both runs"));
     assert_non_null(strstr(html, "%)</td>"));                  /* a relative difference */
+    /* Overlaid, not side by side: no chart of one run alone. */
+    assert_null(strstr(html, "a-util.svg"));
+    assert_null(strstr(html, "b-util.svg"));
+    assert_null(strstr(html, "class=\"pair\"><div><figure><img src=\"a-"));
+    static const char *const keys[] = { "util", "cost", "failures", "progress", "waits" };
+    char *gp = slurp(tpath("compare/cmp-charts.gp"));
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        char want[128];
+        /* one chart, both runs' lines in it, each with its legend entry */
+        snprintf(want, sizeof want, "set output 'cmp-%s.svg'", keys[i]);
+        const char *at = strstr(gp, want);
+        if (!at) fail_msg("no overlaid %s chart in cmp-charts.gp", keys[i]);
+        assert_null(strstr(at + 1, want));
+        const char *next = strstr(at + 1, "set output");
+        snprintf(want, sizeof want, "'cmp-%s.dat' index 1", keys[i]);
+        const char *b = strstr(at, want);
+        if (!b || (next && b > next)) fail_msg("the %s chart lacks run B's line", keys[i]);
+        const char *la = strstr(at, "t 'A: run 1'"), *lb = strstr(at, "t 'B: run 2'");
+        if (!la || !lb || (next && (la > next || lb > next))) fail_msg("the %s chart lacks its legend", keys[i]);
+        char dat[64];
+        snprintf(dat, sizeof dat, "compare/cmp-%s.dat", keys[i]);
+        char *d = slurp(tpath(dat));
+        if (!strstr(d, "# A: run 1") || !strstr(d, "# B: run 2")) fail_msg("%s has not both runs' series", dat);
+        free(d);
+        if (have_gnuplot()) {
+            snprintf(want, sizeof want, "<img src=\"cmp-%s.svg\"", keys[i]);
+            const char *img = strstr(html, want);
+            if (!img) fail_msg("the page does not show cmp-%s.svg", keys[i]);
+            assert_null(strstr(img + 1, want));
+        }
+    }
+    free(gp);
+    if (have_gnuplot()) assert_int_equal(p.charts, 6);         /* the five above and the step breakdown */
     free(html);
 }
 
@@ -395,9 +432,9 @@ static void test_job_cost_not_cluster(void **state) {
     char err[1024];
     assert_int_equal(write_report(1, 0, tpath("jobcost"), REPORT_HTML, err, sizeof err), 0);
     page p = check_page(tpath("jobcost"));
-    const char *at = strstr(p.text, " days at $");
+    const char *at = strstr(p.text, " d at $");
     if (!at) fail_msg("answer: %s", p.text);
-    double shown = money_at(at + 9);
+    double shown = money_at(at + 6);
     double own = db_num(db_path, "SELECT cost_usd FROM jobs WHERE run_id = 1 AND name = 'job & co'");
     double hours = db_num(db_path, "SELECT gpu_hours FROM jobs WHERE run_id = 1 AND name = 'job & co'");
     assert_true(own > 0 && hours > 0);
@@ -406,6 +443,32 @@ static void test_job_cost_not_cluster(void **state) {
     if (!cl) fail_msg("answer: %s", p.text);
     double cluster = money_at(strchr(cl, '$'));
     if (!(cluster > 1.5 * own)) fail_msg("cluster %.6g vs job %.6g: %s", cluster, own, p.text);
+}
+
+/* Numbers a person reads go through base/numfmt.h: the cost card is the
+ * stored cost as nf_usd writes it, the GPU-hours card as nf_count, and no
+ * number in printf's exponent form is left. */
+static void test_numbers_formatted(void **state) {
+    (void)state;
+    char err[1024], want[128], v[64];
+    assert_int_equal(write_report(1, 0, tpath("numbers"), REPORT_HTML, err, sizeof err), 0);
+    char *html = slurp(tpath("numbers/index.html"));
+    double cost = db_num(db_path, "SELECT cost_usd FROM runs WHERE id = 1");
+    snprintf(want, sizeof want, "<div class=\"value\">%s</div>", nf_usd(cost, v, sizeof v));
+    if (!strstr(html, want)) fail_msg("the page lacks the cost card %s", want);
+    assert_true(v[0] == '$' && strchr("kMB", v[strlen(v) - 1]));  /* "$89.7k" style */
+    double hours = db_num(db_path, "SELECT gpu_hours FROM runs WHERE id = 1");
+    snprintf(want, sizeof want, "<div class=\"value\">%s GPU-h</div>", nf_count(hours, v, sizeof v));
+    if (!strstr(html, want)) fail_msg("the page lacks the GPU-hours card %s", want);
+    assert_non_null(strchr(v, ','));                           /* thousands separated */
+    static const char *const raw[] = { "e+0", "e+1", "e-0" };
+    for (size_t i = 0; i < sizeof raw / sizeof *raw; i++)
+        if (strstr(html, raw[i])) fail_msg("the page prints a raw %s number: %.60s", raw[i], strstr(html, raw[i]) - 30);
+    free(html);
+    char *md = slurp(tpath("md/report.md"));
+    snprintf(want, sizeof want, "| Cost | %s |", nf_usd(cost, v, sizeof v));
+    if (!strstr(md, want)) fail_msg("report.md lacks %s", want);
+    free(md);
 }
 
 /* serving-chat-70b's fleet. The headline used to say "The cluster runs no
@@ -651,6 +714,7 @@ int main(void) {
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_incomplete_and_errors),
         cmocka_unit_test(test_job_cost_not_cluster),
+        cmocka_unit_test(test_numbers_formatted),
         cmocka_unit_test(test_serving_report),
         cmocka_unit_test(test_escapers),
         cmocka_unit_test(test_fileout_rule),

@@ -137,7 +137,7 @@ static void record(const char *path, const char *xml, unsigned long long seed, r
     assert_int_equal(metrics_subscribe(bus, &counter), 0);
     store *st = NULL;
     if (store_open(path, STORE_WRITE, &st, err, sizeof err) != STORE_OK) fail_msg("%s", err);
-    if (max_value_bytes > 0) sqlite3_limit(store_db(st), SQLITE_LIMIT_LENGTH, max_value_bytes);
+    if (max_value_bytes > 0) store_test_max_value_bytes(st, max_value_bytes);
     if (store_run_begin(st, s, bus, err, sizeof err) != STORE_OK) fail_msg("%s", err);
     r->id = store_run_id(st);
     world_run(w, 0);

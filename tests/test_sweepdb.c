@@ -1,6 +1,6 @@
 /*
  * test_sweepdb: sweeps in the results database and merging databases
- * (reports/sweepdb.c).
+ * (reports/sweepdb.h, reports/store_sweep.c).
  *
  * Replicas recorded from their JSON read back per point and metric in
  * replica order, a missing value as NaN; "done" lists exactly the replicas
@@ -48,6 +48,20 @@ static int teardown(void **state) {
 }
 
 static void path(char *b, size_t n, const char *name) { snprintf(b, n, "%s/%s", dir, name); }
+
+/* The first column of sql's first row, read through a connection of the
+ * test's own (the store keeps its connection to itself). */
+static int64_t count(store *st, const char *sql) {
+    sqlite3 *db = NULL;
+    sqlite3_stmt *q = NULL;
+    assert_int_equal(sqlite3_open_v2(store_path(st), &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &q, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+    int64_t n = sqlite3_column_int64(q, 0);
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+    return n;
+}
 
 /* A run's JSON as the contract has it, with the fields the tests read. */
 static void run_json(char *b, size_t n, int seed, double end_s, int with_service) {
@@ -127,29 +141,15 @@ static void test_record_and_read(void **state) {
     int64_t latest = 0;
     assert_int_equal(sweepdb_latest(st, &latest), 1);
     assert_int_equal(latest, other);
-    sqlite3_stmt *q = NULL;
-    sqlite3_prepare_v2(store_db(st), "SELECT replicas FROM sweeps WHERE id = ?", -1, &q, NULL);
-    sqlite3_bind_int64(q, 1, sw);
-    assert_int_equal(sqlite3_step(q), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(q, 0), 3);
-    sqlite3_finalize(q);
+    char sql[128];
+    snprintf(sql, sizeof sql, "SELECT replicas FROM sweeps WHERE id = %lld", (long long)sw);
+    assert_int_equal(count(st, sql), 3);
     /* the runs rows carry the JSON's figures, jobs rows too */
-    sqlite3_prepare_v2(store_db(st), "SELECT count(*) FROM runs r JOIN jobs j ON j.run_id = r.id "
-                                     "WHERE r.status = 'complete' AND j.name = 'pretrain'", -1, &q, NULL);
-    assert_int_equal(sqlite3_step(q), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(q, 0), 3);
-    sqlite3_finalize(q);
+    assert_int_equal(count(st, "SELECT count(*) FROM runs r JOIN jobs j ON j.run_id = r.id "
+                               "WHERE r.status = 'complete' AND j.name = 'pretrain'"), 3);
     store_close(st);
 }
 
-static int64_t count(store *st, const char *sql) {
-    sqlite3_stmt *q = NULL;
-    assert_int_equal(sqlite3_prepare_v2(store_db(st), sql, -1, &q, NULL), SQLITE_OK);
-    assert_int_equal(sqlite3_step(q), SQLITE_ROW);
-    int64_t n = sqlite3_column_int64(q, 0);
-    sqlite3_finalize(q);
-    return n;
-}
 
 static void test_merge(void **state) {
     (void)state;

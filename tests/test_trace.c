@@ -2,7 +2,7 @@
  * test_trace: the two CSV trace readers on malformed input.
  *
  *   job traces      <trace href="jobs.csv"/>       scenarios/trace.c
- *   request traces  <arrivals process="trace"/>    sim/serving.c serving_trace_load
+ *   request traces  <arrivals process="trace"/>    scenarios/reqtrace.c
  *
  * Each corpus is a folder of CSV files with an expected.txt of
  * "FILE|LINE|SUBSTRING" lines: reading tests/<corpus>/FILE must fail with a
@@ -11,7 +11,7 @@
  * checks leaks). Job traces are read through the scenario loader, as the
  * program does (a scenario in memory named tests/bad-jobs/wrap.xml whose
  * <trace href> names the file, so relative paths resolve into the corpus);
- * request traces through serving_trace_load with the llama3-8b context
+ * request traces through reqtrace_load with the llama3-8b context
  * (8192 tokens). A good trace of each kind must load, so a reader that
  * refuses everything fails here too.
  *
@@ -30,7 +30,7 @@
 
 #include "scenarios/infile.h"
 #include "scenarios/scenario.h"
-#include "sim/serving.h"
+#include "scenarios/reqtrace.h"
 
 #define MAX_CASES 256
 
@@ -115,8 +115,8 @@ static void test_case(void **state) {
         assert_int_equal(rc, -1);
         assert_null(s);
     } else {
-        serving_trace_row *rows = (serving_trace_row *)1;
-        long n = serving_trace_load(path, req_models, req_context, 1, &rows, err, sizeof err);
+        reqtrace_row *rows = (reqtrace_row *)1;
+        long n = reqtrace_load(path, req_models, req_context, 1, &rows, err, sizeof err);
         if (n >= 0) {
             print_error("%s: accepted (%ld rows)\n", path, n);
             free(rows);
@@ -174,12 +174,59 @@ static void test_good_traces(void **state) {
     assert_non_null(f);
     fputs("time,input_tokens,output_tokens\r\n# a comment\r\n0,100,10\r\n1.5s,200,20\r\n2min,300,30,llama3-8b\r\n", f);
     fclose(f);
-    serving_trace_row *rows = NULL;
-    long n = serving_trace_load(path, req_models, req_context, 1, &rows, err, sizeof err);
+    reqtrace_row *rows = NULL;
+    long n = reqtrace_load(path, req_models, req_context, 1, &rows, err, sizeof err);
     remove(path);
     if (n < 0) print_error("%s\n", err);
     assert_int_equal(n, 3);
     assert_true(rows[1].t_s == 1.5 && rows[2].t_s == 120 && rows[2].input == 300 && rows[2].output == 30);
+    free(rows);
+}
+
+/* Both readers take RFC 4180 quoting (scenarios/csv.h): a quoted field
+ * may hold a comma and "" for a quote, and a quoted number reads as the
+ * number. Without the shared CSV reader the job name "a,b" split into two
+ * columns and "3600" was not a time. */
+static void test_quoted_traces(void **state) {
+    (void)state;
+    const char *jobs = "/tmp/ct-test-trace-quoted-jobs.csv";
+    FILE *f = fopen(jobs, "w");
+    assert_non_null(f);
+    fputs("submit,queue,gpus,duration,name\r\n"
+          "\"3600\",research,8,2h,\"a,b\"\r\n"
+          "\"3700\" , \"research\" ,\"8\",\"1h\",\"say \"\"hi\"\"\"\r\n", f);
+    fclose(f);
+    char err[1024], text[1024];
+    snprintf(text, sizeof text,
+             "<?xml version=\"1.0\"?>\n<scenario name=\"t\" seed=\"1\">\n"
+             "  <cluster><nodes type=\"dgx-h100\" count=\"4\"/></cluster>\n"
+             "  <scheduler><queue name=\"research\" quota-gpus=\"32\"/></scheduler>\n"
+             "  <workload><trace href=\"%s\"/></workload>\n</scenario>\n", jobs);
+    scenario *s = NULL;
+    int rc = scenario_load_memory(text, strlen(text), "tests/inline.xml", &s, err, sizeof err);
+    remove(jobs);
+    if (rc) print_error("%s\n", err);
+    assert_int_equal(rc, 0);
+    assert_int_equal(s->n_trace_jobs, 2);
+    assert_string_equal(s->trace_names + s->trace_jobs[0].name, "a,b");
+    assert_true(s->trace_jobs[0].submit_s == 3600 && s->trace_jobs[0].gpus == 8 && s->trace_jobs[0].duration_s == 7200);
+    assert_string_equal(s->trace_names + s->trace_jobs[1].name, "say \"hi\"");
+    assert_true(s->trace_jobs[1].submit_s == 3700 && s->trace_jobs[1].queue == 0);
+    scenario_free(s);
+
+    const char *reqs = "/tmp/ct-test-trace-quoted-requests.csv";
+    f = fopen(reqs, "w");
+    assert_non_null(f);
+    fputs("\"time\",\"input_tokens\",\"output_tokens\",\"model\"\n\"3600\",\"100\",10,\"llama3-8b\"\n"
+          "3601,200,\"20\",\"\"\n", f);
+    fclose(f);
+    reqtrace_row *rows = NULL;
+    long n = reqtrace_load(reqs, req_models, req_context, 1, &rows, err, sizeof err);
+    remove(reqs);
+    if (n < 0) print_error("%s\n", err);
+    assert_int_equal(n, 2);
+    assert_true(rows[0].t_s == 3600 && rows[0].input == 100 && rows[0].output == 10 && rows[0].model == 0);
+    assert_true(rows[1].t_s == 3601 && rows[1].output == 20);
     free(rows);
 }
 
@@ -211,6 +258,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_corpus_complete),
         cmocka_unit_test(test_good_traces),
+        cmocka_unit_test(test_quoted_traces),
         cmocka_unit_test(test_utf8),
     };
     int failed = cmocka_run_group_tests_name("trace", tests, NULL, NULL);

@@ -11,6 +11,8 @@ missing=""
 command -v pkg-config >/dev/null 2>&1 || missing="pkg-config"
 command -v cc >/dev/null 2>&1 || missing="$missing gcc"
 command -v make >/dev/null 2>&1 || missing="$missing make"
+# groff renders the man page; tests/docs.sh checks it renders without warnings.
+command -v groff >/dev/null 2>&1 || command -v mandoc >/dev/null 2>&1 || missing="$missing groff-base"
 for p in $pairs; do
   mod=${p%%:*}; pkg=${p#*:}
   if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists "$mod" 2>/dev/null; then

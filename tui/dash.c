@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/numfmt.h"
 #include "tui/feed.h"
 #include "tui/fmt.h"
 #include "tui/layout.h"
@@ -108,12 +109,13 @@ static void title(const dash *d, rect r, int focused, const char *z) {
 
 static void draw_header(dash *d) {
     rect r = d->L.header;
-    char clock[32], speed[24], wall[16], evs[16], dur[16], gpu_h[16], cost[16];
+    char clock[32], speed[24], wall[16], evs[32], fps[32], dur[16];
     double now = sim_now_s(d);
     fmt_clock(now, clock, sizeof clock);
     fmt_speed(d->u.speed, speed, sizeof speed);
     fmt_duration(wall_s() - d->wall0, wall, sizeof wall);
-    fmt_si(d->evps, evs, sizeof evs);
+    nf_count(d->evps, evs, sizeof evs);
+    nf_count(d->fps, fps, sizeof fps);
     const char *state = d->done ? "done" : d->u.paused ? "paused" : "running";
     char of[32] = "";
     if (d->s->duration_s > 0) snprintf(of, sizeof of, " of %s", fmt_duration(d->s->duration_s, dur, sizeof dur));
@@ -131,7 +133,7 @@ static void draw_header(dash *d) {
     x += k;
     put(r.y, x, r.w - x, st, "%s", state);
     x += (int)strlen(state);
-    put(r.y, x, r.w - x, 0, " | wall %s | %s ev/s | %.0f fps", wall, evs, d->fps);
+    put(r.y, x, r.w - x, 0, " | wall %s | %s ev/s | %s fps", wall, evs, fps);
 
     world_totals t = world_get_totals(d->w);
     double busy = 0;
@@ -142,12 +144,17 @@ static void draw_header(dash *d) {
     }
     double q = feed_last(d->fd, feed_find(d->fd, "cluster", "queue_length"));
     double failed = feed_last(d->fd, feed_find(d->fd, "cluster", "gpus_failed"));
-    fmt_si(t.gpu_hours, gpu_h, sizeof gpu_h);
-    fmt_si(t.cost_usd, cost, sizeof cost);
-    put(r.y + 1, 0, r.w, 0, " %d GPUs | busy %.0f%% | queue %.0f | down %.0f GPUs | failures %d | $%s | "
-        "%llu events | %s GPU-h",
-        d->gpus, d->gpus > 0 ? 100.0 * busy / d->gpus : 0, isnan(q) ? 0 : q, isnan(failed) ? 0 : failed,
-        t.failures, cost, (unsigned long long)t.events, gpu_h);
+    char gpus[48], pct[32], queue[32], down[48], fails[32], cost[32], events[32], gpu_h[32];
+    nf_qty(d->gpus, "GPU", "GPUs", gpus, sizeof gpus);
+    nf_pct(d->gpus > 0 ? busy / d->gpus : 0, pct, sizeof pct);
+    nf_count(isnan(q) ? 0 : q, queue, sizeof queue);
+    nf_qty(isnan(failed) ? 0 : failed, "GPU", "GPUs", down, sizeof down);
+    nf_count(t.failures, fails, sizeof fails);
+    nf_usd(t.cost_usd, cost, sizeof cost);
+    nf_count((double)t.events, events, sizeof events);
+    nf_count(t.gpu_hours, gpu_h, sizeof gpu_h);
+    put(r.y + 1, 0, r.w, 0, " %s | busy %s | queue %s | down %s | failures %s | %s | %s GPU-h | %s events", gpus, pct,
+        queue, down, fails, cost, gpu_h, events);
 }
 
 /* ---- the map ------------------------------------------------------------- */
@@ -169,12 +176,13 @@ static world_activity cell_activity(const dash *d, int a, int b, int counts[WA_C
 static void draw_map(dash *d) {
     rect r = d->L.map;
     const map_grid *g = &d->g;
-    char t[128];
+    char t[128], n[32];
+    nf_count(d->n_nodes, n, sizeof n);
     if (g->per_cell > 1)
-        snprintf(t, sizeof t, " nodes: %d, %d per cell%s", d->n_nodes, g->per_cell,
+        snprintf(t, sizeof t, " nodes: %s, %d per cell%s", n, g->per_cell,
                  d->npl > 0 && (g->per_cell % d->npl == 0 || d->npl % g->per_cell == 0) ? " (leaf groups)" : "");
     else
-        snprintf(t, sizeof t, " nodes: %d", d->n_nodes);
+        snprintf(t, sizeof t, " nodes: %s", n);
     title(d, r, d->u.focus == UI_MAP, t);
     int sel = d->u.node / g->per_cell;
     for (int c = 0; c < g->cells; c++) {
@@ -286,11 +294,11 @@ static void collect_jobs(dash *d) {
 
 static void draw_jobs(dash *d) {
     rect r = d->L.jobs;
-    int namew = r.w - 57;
+    int namew = r.w - 58;
     if (namew < 8) namew = 8;
     static const char *cols[SORT_COUNT] = { "", "NAME", "STATE", "GPUS", "PROG", "ETA", "INT", "ETTR" };
     char hdr[256];
-    snprintf(hdr, sizeof hdr, " %-*s %-8s %5s %-10s %5s %6s %6s %4s %5s", namew - 1, "NAME", "QUEUE", "GPUS", "STATE",
+    snprintf(hdr, sizeof hdr, " %-*s %-8s %6s %-10s %5s %6s %6s %4s %5s", namew - 1, "NAME", "QUEUE", "GPUS", "STATE",
              "PROG", "ETA", "STEP", "INT", "ETTR");
     if (d->u.sort != SORT_ORDER) {     /* mark the sort column */
         char *p = strstr(hdr, cols[d->u.sort]);
@@ -304,13 +312,14 @@ static void draw_jobs(dash *d) {
         int i = d->order[row];
         const job_result *j = world_job(d->w, i);
         const world_job_live *v = &d->jl[i];
-        char eta[16], step[16], ettr[16], prog[16];
+        char gpus[32], eta[16], step[32], ettr[16], prog[32];
+        nf_count(j->gpus, gpus, sizeof gpus);
         fmt_duration(v->eta_s, eta, sizeof eta);
-        if (v->step_s > 0) snprintf(step, sizeof step, "%.2fs", v->step_s);
+        if (v->step_s > 0) nf_duration(v->step_s, step, sizeof step);
         else snprintf(step, sizeof step, "-");
         if (v->ettr >= 0) snprintf(ettr, sizeof ettr, "%.3f", v->ettr);
         else snprintf(ettr, sizeof ettr, "-");
-        snprintf(prog, sizeof prog, "%.1f%%", 100 * v->progress);
+        nf_pct(v->progress, prog, sizeof prog);
         const char *st = !strcmp(v->phase, "done") ? job_state_name(j->state) : v->phase;
         attr_t at = 0;
         if (!strcmp(st, "down") || !strcmp(st, "waiting") || !strcmp(st, "failed") || !strcmp(st, "timeout"))
@@ -319,8 +328,8 @@ static void draw_jobs(dash *d) {
         else if (!strcmp(st, "checkpoint")) at = pair(d, P_CKPT);
         else if (!strcmp(st, "done")) at = A_DIM;
         if (row == d->u.job_row && d->u.focus == UI_JOBS) at = A_REVERSE;
-        put(r.y + 1 + k, r.x, r.w, at, " %-*.*s %-8.8s %5d %-10s %5s %6s %6s %4d %5s", namew - 1, namew - 1, j->name,
-            j->queue[0] ? j->queue : "default", j->gpus, st, prog, eta, step, j->interruptions, ettr);
+        put(r.y + 1 + k, r.x, r.w, at, " %-*.*s %-8.8s %6s %-10s %5s %6s %6s %4d %5s", namew - 1, namew - 1, j->name,
+            j->queue[0] ? j->queue : "default", gpus, st, prog, eta, step, j->interruptions, ettr);
     }
     if (d->n_shown == 0) put(r.y + 1, r.x, r.w, A_DIM, " no job submitted yet");
 }
@@ -362,7 +371,7 @@ static void draw_sparks(dash *d) {
         return;
     }
     double v[FEED_MAX_BUCKETS], acc[FEED_MAX_BUCKETS], lo, hi;
-    char val[32], z[16];
+    char val[48];
     int y = r.y, end = r.y + r.h;
 
     /* GPU utilisation: GPUs held in every state over all GPUs. */
@@ -384,14 +393,14 @@ static void draw_sparks(dash *d) {
         sim_time b_end = t0 + (sim_time)((double)(t1 - t0) * (b + 1) / n);
         acc[b] = any && d->gpus > 0 && b_end > known ? acc[b] / d->gpus : NAN;
     }
-    snprintf(val, sizeof val, "%.1f%%", any ? 100 * acc[n - 1] : 0.0);
+    nf_pct(any ? acc[n - 1] : 0.0, val, sizeof val);
     spark_line(d, y++, r, "GPU util", acc, n, 0, 1, val);
 
     if (y < end && d->n_jobs > 0) {    /* a serving-only scenario has no job queue */
         feed_mean(d->fd, feed_find(d->fd, "cluster", "queue_length"), t0, t1, v, n);
         minmax(v, n, &lo, &hi);
         double q = feed_last(d->fd, feed_find(d->fd, "cluster", "queue_length"));
-        snprintf(val, sizeof val, "%s jobs", fmt_si(isnan(q) ? 0 : q, z, sizeof z));
+        nf_qty(isnan(q) ? 0 : q, "job", "jobs", val, sizeof val);
         spark_line(d, y++, r, "queue", v, n, 0, hi > 0 ? hi : 1, val);
     }
     if (y < end) {
@@ -409,22 +418,22 @@ static void draw_sparks(dash *d) {
         minmax(v, n, &lo, &hi);
         double last = NAN;
         for (int b = n - 1; b >= 0 && isnan(last); b--) last = v[b];
-        snprintf(val, sizeof val, "$%s/h", fmt_si(last, z, sizeof z));
+        char usd[32];
+        snprintf(val, sizeof val, "%s/h", nf_usd(last, usd, sizeof usd));
         spark_line(d, y++, r, "cost rate", v, n, 0, hi > 0 ? hi : 1, val);
     }
     /* Services: throughput, queue, and p99 latencies when published. */
-    static const struct { const char *name, *label, *unit; double scale; } svc[] = {
-        { "ttft_p99_s", "TTFT p99", "ms", 1e3 }, { "tpot_p99_s", "TPOT p99", "ms", 1e3 },
-        { "output_tokens_per_s", "tok/s", "", 1 }, { "queue_length", "queue", "", 1 } };
+    static const struct { const char *name, *label; char *(*number)(double, char *, size_t); } svc[] = {
+        { "ttft_p99_s", "TTFT p99", nf_duration }, { "tpot_p99_s", "TPOT p99", nf_duration },
+        { "output_tokens_per_s", "tok/s", nf_count }, { "queue_length", "queue", nf_count } };
     for (int i = 0; i < world_service_count(d->w) && y < end; i++) {
         const char *name = world_service(d->w, i)->name;
         for (size_t m = 0; m < sizeof svc / sizeof svc[0] && y < end; m++) {
             int k = feed_find(d->fd, name, svc[m].name);
             if (k < 0) continue;
             feed_mean(d->fd, k, t0, t1, v, n);
-            for (int b = 0; b < n; b++) v[b] *= svc[m].scale;
             minmax(v, n, &lo, &hi);
-            snprintf(val, sizeof val, "%s%s", fmt_si(feed_last(d->fd, k) * svc[m].scale, z, sizeof z), svc[m].unit);
+            svc[m].number(feed_last(d->fd, k), val, sizeof val);
             char label[64];
             snprintf(label, sizeof label, "%.*s %s", 13 - (int)strlen(svc[m].label) - 1, name, svc[m].label);
             spark_line(d, y++, r, label, v, n, 0, hi > 0 ? hi : 1, val);
@@ -436,9 +445,9 @@ static void draw_sparks(dash *d) {
 
 static void draw_log(dash *d) {
     rect r = d->L.log;
-    char t[96];
-    snprintf(t, sizeof t, " events (%llu, newest first)%s", (unsigned long long)feed_events_total(d->fd),
-             d->u.log_top ? " [scrolled]" : "");
+    char t[96], n[32];
+    nf_count((double)feed_events_total(d->fd), n, sizeof n);
+    snprintf(t, sizeof t, " events (%s, newest first)%s", n, d->u.log_top ? " [scrolled]" : "");
     title(d, r, d->u.focus == UI_LOG, t);
     for (int k = 0; k < r.h - 1; k++) {
         const feed_event *e = feed_log(d->fd, d->u.log_top + k);
@@ -516,9 +525,14 @@ static void draw(dash *d) {
 
 /* ---- the loop -------------------------------------------------------------- */
 
+/* Sparkline rows the run can fill: GPU utilisation, the job queue (when
+ * there are jobs), the cost rate, and four per service. */
+static int spark_rows(const dash *d) { return 2 + (d->n_jobs > 0) + 4 * world_service_count(d->w); }
+
 static void relayout(dash *d) {
     getmaxyx(stdscr, d->rows, d->cols);
-    d->L = layout_compute(d->rows, d->cols);
+    layout_content c = { d->n_nodes, d->npl, d->n_jobs, spark_rows(d) };
+    d->L = layout_fit(d->rows, d->cols, c);
     if (d->L.ok) d->g = layout_map_grid(d->n_nodes, d->npl, d->L.map.h, d->L.map.w);
 }
 

@@ -44,24 +44,6 @@ char *fmt_speed(double v, char *buf, size_t n) {
     return buf;
 }
 
-char *fmt_si(double v, char *buf, size_t n) {
-    if (isnan(v)) {
-        snprintf(buf, n, "-");
-        return buf;
-    }
-    static const char sfx[] = " kMGTPE";
-    double a = fabs(v);
-    int k = 0;
-    while (a >= 999.5 && k < 6) {
-        a /= 1000;
-        v /= 1000;
-        k++;
-    }
-    if (k == 0) snprintf(buf, n, a < 10 && v != floor(v) ? "%.2g" : "%.0f", v);
-    else snprintf(buf, n, a < 9.995 ? "%.2f%c" : a < 99.95 ? "%.1f%c" : "%.0f%c", v, sfx[k]);
-    return buf;
-}
-
 char *fmt_sparkline(const double *v, int n_vals, double lo, double hi, int utf8, char *buf, size_t n) {
     static const char *const blocks[8] = { "\u2581", "\u2582", "\u2583", "\u2584",
                                            "\u2585", "\u2586", "\u2587", "\u2588" };

@@ -1,6 +1,8 @@
 /*
- * fmt: the dashboard's words and glyphs: durations, simulated clock,
- * speeds, SI numbers, sparklines and bars. Pure functions of their
+ * fmt: the dashboard's words and glyphs: compact durations (for columns
+ * six characters wide), the simulated clock, speeds, sparklines and bars.
+ * Numbers people read (counts, money, percentages, SI quantities) go
+ * through base/numfmt.h, as in every other output. Pure functions of their
  * arguments (no terminal), each writing into the caller's buffer, always
  * NUL-terminated and cut to fit; each returns buf.
  */
@@ -18,10 +20,6 @@ char *fmt_clock(double s, char *buf, size_t n);
 
 /* Simulated seconds per wall second as "1h/s", "30m/s", "2d/s", "0.5s/s". */
 char *fmt_speed(double sim_per_s, char *buf, size_t n);
-
-/* A number with an SI suffix in at most 6 characters: "999", "1.23k",
- * "45.6M", "7.0G"; "-" for not a number. */
-char *fmt_si(double v, char *buf, size_t n);
 
 /* One glyph per value, scaled from lo (lowest) to hi (highest); a NaN
  * value (no data) is a space. utf8: block glyphs "▁..█" (3 bytes each),

@@ -39,6 +39,37 @@ layout layout_compute(int rows, int cols) {
     return L;
 }
 
+/* Rows a panel keeps: what it needs, within [least, share]. */
+static int keep(int need, int least, int share) {
+    if (need > share) need = share;
+    return need > least ? need : least < share ? least : share;
+}
+
+/* Rows the map needs: its title and the rows of its grid at its share. */
+static int map_need(rect share, layout_content c) {
+    map_grid g = layout_map_grid(c.nodes, c.nodes_per_leaf, share.h, share.w);
+    return 1 + (g.cells + g.cols - 1) / g.cols;
+}
+
+layout layout_fit(int rows, int cols, layout_content c) {
+    layout L = layout_compute(rows, cols);
+    if (!L.ok) return L;
+    int jobs = keep(1 + c.jobs, 5, L.jobs.h);
+    if (L.wide) {
+        L.log.y -= L.jobs.h - jobs;
+        L.log.h += L.jobs.h - jobs;
+        L.jobs.h = jobs;
+        return L;
+    }
+    int top = keep(map_need(L.map, c), 6, L.map.h), sparks = keep(c.sparks, 3, L.sparks.h);
+    int freed = (L.map.h - top) + (L.jobs.h - jobs) + (L.sparks.h - sparks);
+    L.map.h = L.detail.h = top;
+    L.jobs = mk(L.map.y + top, 0, jobs, cols);
+    L.sparks = mk(L.jobs.y + jobs, 0, sparks, cols);
+    L.log = mk(L.sparks.y + sparks, 0, L.log.h + freed, cols);
+    return L;
+}
+
 map_grid layout_map_grid(int nodes, int nodes_per_leaf, int h, int w) {
     map_grid g = { 1, 1, w > 0 ? w : 1, nodes > 0 ? nodes : 0 };
     int rows = h - 1;

@@ -18,6 +18,9 @@
  *
  * Panels never overlap and stay inside the screen; below 80x24 nothing is
  * laid out (ok = 0) and the dashboard says the terminal is too small.
+ * layout_compute gives each panel its share of the screen; layout_fit then
+ * cuts the panels to what the run has to show and gives the rows freed to
+ * the event log, so a tall terminal shows more events, not empty rows.
  */
 #ifndef CT_LAYOUT_H
 #define CT_LAYOUT_H
@@ -35,6 +38,19 @@ typedef struct layout {
 } layout;
 
 layout layout_compute(int rows, int cols);
+
+/* What a run has to show: nodes on the map (and the leaf-switch group the
+ * map groups them by), jobs in the table, sparkline rows. */
+typedef struct layout_content { int nodes, nodes_per_leaf, jobs, sparks; } layout_content;
+
+/* layout_compute(rows, cols) with each panel no taller than its content
+ * needs (and never below its minimum: the map band 6 rows, the jobs 5, the
+ * sparklines 3), the rows freed going to the event log. Narrow: the map
+ * band, the jobs and the sparklines shrink, the log below them grows; wide:
+ * the jobs shrink and the log under them grows (the left column keeps its
+ * shares). The map's grid (layout_map_grid) is the same in the fitted map as
+ * in the share it was cut from. */
+layout layout_fit(int rows, int cols, layout_content c);
 
 /* How the map draws n nodes in a rect of h rows (the first is its title)
  * and w columns: per_cell nodes per cell (1, or grouped: a divisor or a

@@ -1,7 +1,7 @@
 /*
  * fuzz_trace: libFuzzer harness for both CSV trace readers: the job trace
  * (scenarios/trace.c, <trace href>) and the request trace
- * (sim/serving.c serving_trace_load, <arrivals process="trace">).
+ * (scenarios/reqtrace.c, <arrivals process="trace">).
  *
  * The input is written to a file (both readers take a path) and read by
  * each reader. Properties: each either succeeds (jobs appended to the
@@ -17,7 +17,7 @@
 
 #include "scenarios/scenario.h"
 #include "scenarios/trace.h"
-#include "sim/serving.h"
+#include "scenarios/reqtrace.h"
 #include "tests/fuzz/fuzz.h"
 
 static scenario *base;               /* 4 DGX H100 nodes, queues research and prod */
@@ -67,15 +67,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     /* Request trace: two models with contexts 8192 and 128000. */
     static const char *const models[] = { "llama3-8b", "llama3-70b" };
     static const int ctx[] = { 8192, 128000 };
-    serving_trace_row *rows = NULL;
+    reqtrace_row *rows = NULL;
     err[0] = 0;
-    long n = serving_trace_load(path, models, ctx, 2, &rows, err, sizeof err);
+    long n = reqtrace_load(path, models, ctx, 2, &rows, err, sizeof err);
     if (n < 0) {
         if (rows) fuzz_fail("failed but returned rows");
         fuzz_check_error(err, prefix);
     } else {
         for (long i = 0; i < n; i++) {
-            const serving_trace_row *r = &rows[i];
+            const reqtrace_row *r = &rows[i];
             if (r->input < 1 || r->output < 1 || r->model < 0 || r->model > 1 ||
                 (long long)r->input + r->output > ctx[r->model] || !(r->t_s >= 0) ||
                 (i && r->t_s < rows[i - 1].t_s))

@@ -1,0 +1,169 @@
+/*
+ * rundata_rows: the reader's tables as rows: the run list, a run's
+ * microbenchmark cases and where they were measured, and the raw rows the
+ * CSV files copy (events: O(events), streamed to the caller row by row,
+ * never held in memory).
+ */
+#include "reports/rundata_int.h"
+#include "base/errmsg.h"
+#include "base/grow.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int rundata_list(rundata_db *rd, rd_run_row **out, int *n, char *err, size_t errlen) {
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *q = NULL;
+    size_t cap = 0;
+    int rc = sqlite3_prepare_v2(rd->db, "SELECT id, status, scenario, seed, wall_started_at, simulated_s, cost_usd "
+                                        "FROM runs ORDER BY id", -1, &q, NULL);
+    if (rc == SQLITE_OK)
+        while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+            if (GROW(*out, cap, (size_t)*n + 1)) {
+                rc = SQLITE_NOMEM;
+                break;
+            }
+            rd_run_row *w = &(*out)[(*n)++];
+            w->id = sqlite3_column_int64(q, 0);
+            rd_col_text(q, 1, w->status, sizeof w->status);
+            rd_col_text(q, 2, w->scenario, sizeof w->scenario);
+            w->seed = sqlite3_column_int64(q, 3);
+            rd_col_text(q, 4, w->wall_started_at, sizeof w->wall_started_at);
+            w->simulated_s = rd_col_num(q, 5);
+            w->cost_usd = rd_col_num(q, 6);
+        }
+    sqlite3_finalize(q);
+    if (rc == SQLITE_DONE) return 0;
+    errmsg_set(err, errlen, "cannot read: %s", rc == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(rd->db));
+    free(*out);
+    *out = NULL;
+    *n = 0;
+    return 1;
+}
+
+int rundata_micro(rundata_db *rd, const rundata *r, rd_micro **out) {
+    *out = NULL;
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_prepare_v2(rd->db, "SELECT op, kind, precision, ranks, size_bytes, m, n, k, files, predicted_s, "
+                                   "measured_s, measured_min_s, measured_max_s, error_pct, note, reps FROM "
+                                   "microbenchmarks WHERE run_id = ? ORDER BY idx", -1, &q, NULL) != SQLITE_OK) {
+        sqlite3_finalize(q);
+        return -1;
+    }
+    sqlite3_bind_int64(q, 1, r->id);
+    int n = 0, rc;
+    size_t cap = 0;
+    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+        if (GROW(*out, cap, (size_t)n + 1)) {
+            rc = SQLITE_NOMEM;
+            break;
+        }
+        rd_micro *c = &(*out)[n++];
+        rd_col_text(q, 0, c->op, sizeof c->op);
+        rd_col_text(q, 1, c->kind, sizeof c->kind);
+        rd_col_text(q, 2, c->precision, sizeof c->precision);
+        rd_col_text(q, 14, c->note, sizeof c->note);
+        c->ranks = sqlite3_column_int(q, 3);
+        c->m = sqlite3_column_int(q, 5);
+        c->n = sqlite3_column_int(q, 6);
+        c->k = sqlite3_column_int(q, 7);
+        c->files = sqlite3_column_int(q, 8);
+        c->reps = sqlite3_column_int(q, 15);
+        c->size_bytes = sqlite3_column_double(q, 4);
+        c->predicted_s = rd_col_num(q, 9);
+        c->measured_s = rd_col_num(q, 10);
+        c->measured_min_s = rd_col_num(q, 11);
+        c->measured_max_s = rd_col_num(q, 12);
+        c->error_pct = rd_col_num(q, 13);
+    }
+    sqlite3_finalize(q);
+    if (rc != SQLITE_DONE) {
+        free(*out);
+        *out = NULL;
+        return -1;
+    }
+    return n;
+}
+
+void rundata_hardware(rundata_db *rd, const rundata *r, rd_hardware *hw) {
+    memset(hw, 0, sizeof *hw);
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_prepare_v2(rd->db, "SELECT backend, host, cpu, devices, libraries, ranks, profile, profile_source "
+                                   "FROM hardware WHERE run_id = ?", -1, &q, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(q, 1, r->id);
+        if (sqlite3_step(q) == SQLITE_ROW) {
+            hw->found = 1;
+            rd_col_text(q, 0, hw->backend, sizeof hw->backend);
+            rd_col_text(q, 1, hw->host, sizeof hw->host);
+            rd_col_text(q, 2, hw->cpu, sizeof hw->cpu);
+            rd_col_text(q, 3, hw->devices, sizeof hw->devices);
+            rd_col_text(q, 4, hw->libraries, sizeof hw->libraries);
+            hw->ranks = sqlite3_column_int(q, 5);
+            rd_col_text(q, 6, hw->profile, sizeof hw->profile);
+            rd_col_text(q, 7, hw->profile_source, sizeof hw->profile_source);
+        }
+    }
+    sqlite3_finalize(q);
+}
+
+/* ---- raw rows for the CSV files ------------------------------------------ */
+
+/* runs.csv: every column of runs but the two large texts. */
+static void runs_sql(sqlite3 *db, char *sql, size_t len) {
+    char cols[8192] = "";
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_info('runs') WHERE name NOT IN "
+                               "('scenario_xml', 'results_json')", -1, &q, NULL) == SQLITE_OK)
+        while (sqlite3_step(q) == SQLITE_ROW) {
+            size_t n = strlen(cols);
+            snprintf(cols + n, sizeof cols - n, "%s\"%s\"", n ? ", " : "", (const char *)sqlite3_column_text(q, 0));
+        }
+    sqlite3_finalize(q);
+    snprintf(sql, len, "SELECT %s FROM runs WHERE id IN (?1, ?2) ORDER BY id = ?2, id", cols);
+}
+
+static const char *const rows_sql[] = {
+    [RD_ROWS_JOBS] = "SELECT * FROM jobs WHERE run_id IN (?1, ?2) ORDER BY run_id = ?2, idx",
+    [RD_ROWS_FAILURES] = "SELECT * FROM failure_kinds WHERE run_id IN (?1, ?2) ORDER BY run_id = ?2, idx",
+    [RD_ROWS_EVENTS] = "SELECT * FROM events WHERE run_id IN (?1, ?2) ORDER BY run_id = ?2, seq",
+    [RD_ROWS_SERIES] = "SELECT s.run_id, s.entity, s.name, p.k, p.t_s, p.dt_s, p.mean, p.min, p.max FROM series s "
+                       "JOIN points p ON p.series_id = s.id WHERE s.run_id IN (?1, ?2) ORDER BY s.run_id = ?2, s.id, p.k",
+};
+
+#define ROWS_MAX_COLS 256
+
+int rundata_rows(rundata_db *rd, rd_rows table, int64_t a, int64_t b, rd_row_fn row, void *ctx, char *err,
+                 size_t errlen) {
+    char sql[9000];
+    if (table == RD_ROWS_RUNS) runs_sql(rd->db, sql, sizeof sql);
+    else snprintf(sql, sizeof sql, "%s", rows_sql[table]);
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_prepare_v2(rd->db, sql, -1, &q, NULL) != SQLITE_OK) {
+        errmsg_set(err, errlen, "cannot read the database: %s", sqlite3_errmsg(rd->db));
+        sqlite3_finalize(q);
+        return 1;
+    }
+    sqlite3_bind_int64(q, 1, a);
+    sqlite3_bind_int64(q, 2, b);
+    int n = sqlite3_column_count(q), rc;
+    if (n > ROWS_MAX_COLS) n = ROWS_MAX_COLS;
+    const char *z[ROWS_MAX_COLS];
+    unsigned char number[ROWS_MAX_COLS] = { 0 };
+    for (int i = 0; i < n; i++) z[i] = sqlite3_column_name(q, i);
+    row(ctx, n, z, number);
+    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+        for (int i = 0; i < n; i++) {
+            int type = sqlite3_column_type(q, i);
+            z[i] = (const char *)sqlite3_column_text(q, i);
+            number[i] = type == SQLITE_INTEGER || type == SQLITE_FLOAT;
+        }
+        row(ctx, n, z, number);
+    }
+    sqlite3_finalize(q);
+    if (rc != SQLITE_DONE) {
+        errmsg_set(err, errlen, "cannot read the database: %s", sqlite3_errmsg(rd->db));
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,128 @@
+/*
+ * store_int: the results store's private state, shared by the store's own
+ * files and by nothing else (the public contract is reports/store.h and
+ * reports/sweepdb.h):
+ *
+ *   store.c          opening a file: its kind, its integrity, the connection
+ *   store_sql.c      SQLite result codes as the store's statuses and reasons
+ *   store_schema.c   the schema (reports/schema.sql, compiled in): creating
+ *                    it, checking its version, migrating an older file
+ *   store_run.c      a run: begin, the metric bus's sink (events buffered,
+ *                    samples resampled), finish
+ *   store_rows.c     the JSON results as rows: jobs, queues, services,
+ *                    microbenchmarks, the run's figures
+ *   store_measure.c  the measured microbenchmarks read back (calibration)
+ *   store_sweep.c    the sweep tables and merging databases (sweepdb.h)
+ *
+ * Statements run for every job, event or sweep replica are prepared once
+ * and kept for the store's life (store_kept): reset after each use,
+ * finalized by store_close.
+ */
+#ifndef CT_STORE_INT_H
+#define CT_STORE_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#include "reports/series.h"
+#include "reports/store_names.h"
+#include "scenarios/scenario.h"
+#include "sim/metrics.h"
+
+#define EVENT_BATCH 16384              /* events buffered before a write */
+
+/* The job and service states whose sum, taken from the cluster's GPUs, is
+ * idle (busy_names in store_run.c). */
+#define N_BUSY 5
+
+/* An event waiting to be written: its strings are offsets into the arena. */
+typedef struct pending_event {
+    double t_s;
+    size_t entity, kind, detail;
+} pending_event;
+
+/* The statements kept prepared (store_kept). */
+typedef enum kept_stmt {
+    KEPT_EVENT,                        /* INSERT INTO events */
+    KEPT_RUN_ROW,                      /* INSERT INTO runs ('incomplete') */
+    KEPT_UPDATE_RUN,                   /* the run's figures from its JSON */
+    KEPT_ROWS_INSERT,                  /* + table: INSERT INTO jobs, queues, ... */
+    KEPT_ROWS_TREE = KEPT_ROWS_INSERT + 4,   /* + table: json_tree over its array */
+    KEPT_SWEEP_POINT = KEPT_ROWS_TREE + 4,
+    KEPT_SWEEP_DONE,
+    KEPT_SWEEP_RUN,
+    KEPT_SWEEP_UNFIT,
+    KEPT_SWEEP_STAT,
+    KEPT_N
+} kept_stmt;
+
+struct store {
+    sqlite3 *db;
+    char *path;
+    int64_t run;
+    int finished;
+    int interrupted;                   /* store_run_interrupted(): finish leaves it 'incomplete' */
+    int failed;                        /* sticky: a write during the run failed */
+    char why[512];
+    /* the sink (store_run.c) */
+    series_set *ss;
+    int *series_of;                    /* metric id -> series index, -1 none */
+    size_t n_of;
+    char **series_entity, **series_name;
+    int n_names;
+    size_t cap_entity, cap_name;
+    int busy_of[N_BUSY];               /* busy_names[i] -> series, -1 none */
+    double busy_value[N_BUSY];
+    int idle;                          /* series of gpus_idle */
+    int gpus;
+    pending_event *ev;
+    int n_ev;
+    char *arena;
+    size_t arena_n, arena_cap;
+    int64_t seq;
+    sqlite3_stmt *kept[KEPT_N];
+};
+
+/* sqlite3_exec without callbacks. */
+int store_exec(sqlite3 *db, const char *sql);
+
+/* The statement of slot k, prepared from sql the first time (sql is not
+ * read after that). The caller resets it after use. Returns an SQLite code. */
+int store_kept(store *st, kept_stmt k, const char *sql, sqlite3_stmt **q);
+
+/* Reset a kept statement and drop its bindings (they may point at text the
+ * caller frees). */
+void store_kept_done(sqlite3_stmt *q);
+
+/* The wall clock now, UTC, ISO 8601 ("2025-01-31T12:00:00Z"), into buf. */
+void store_utc_now(char *buf, size_t len);
+
+/* SQLite's message with the OS error behind it, e.g. "disk I/O error (File
+ * too large)": SQLite's own words rarely say that the disk is full. */
+const char *store_db_why(sqlite3 *db, int rc, char *buf, size_t len);
+
+/* Check the file's identity and version; create or migrate the schema when
+ * writing (store_schema.c). Runs inside the writer's BEGIN IMMEDIATE. */
+int store_schema_check(store *st, store_mode mode, char *err, size_t errlen);
+
+/* Run the section @name of reports/schema.sql. Returns an SQLite code
+ * (SQLITE_INTERNAL when the compiled-in schema has no such section). */
+int store_schema_run(store *st, const char *name);
+
+/* The runs row of a new run, status 'incomplete', stamped with the wall
+ * clock; *id receives runs.id. Returns an SQLite code (store_rows.c). */
+int store_insert_run_row(store *st, const scenario *s, int64_t *id);
+
+/* The rows of a run's JSON results (store_rows.c), inside the caller's
+ * transaction: jobs (a slice at a time), queues, services,
+ * microbenchmarks, the hardware row; then the run row's figures and its
+ * status (bucket_s: the series' grid). *step names what failed. Returns
+ * an SQLite code. */
+int store_insert_results(store *st, const char *results_json, double bucket_s, const char **step);
+
+/* The hardware row, when the JSON has a hardware object (store_hw.c). */
+int store_insert_hardware(store *st, const char *json_text);
+
+#endif

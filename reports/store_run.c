@@ -1,0 +1,317 @@
+/*
+ * store_run: recording a run as it is simulated (store.h: store_run_begin,
+ * store_run_finish). The store subscribes a sink to the metric bus:
+ *
+ *   events    buffered (strings in one arena) and written EVENT_BATCH at a
+ *             time, each batch in a short transaction of its own, with one
+ *             INSERT kept prepared for the run
+ *   samples   resampled in memory (reports/series.h) and written once, at
+ *             the end: at most STORE_MAX_POINTS points per series
+ *
+ * The run's last transaction writes the remaining events, the series, the
+ * failure kinds and the rows of the JSON results (store_rows.c), then
+ * marks the run 'complete'. A failure during the run is sticky (st->failed)
+ * and reported by store_run_finish, which then leaves the run 'incomplete'.
+ */
+#include "reports/store.h"
+#include "reports/store_int.h"
+#include "base/errmsg.h"
+#include "base/grow.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "reports/series.h"
+
+static const char *const busy_names[N_BUSY] = { "gpus_training", "gpus_checkpoint", "gpus_restarting",
+                                                "gpus_batch", "gpus_serving" };
+
+int64_t store_run_id(const store *st) { return st ? st->run : 0; }
+
+/* ---- the sink ----------------------------------------------------------- */
+
+static void sink_fail(store *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sink_fail(store *st, const char *fmt, ...) {
+    if (st->failed) return;
+    st->failed = 1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(st->why, sizeof st->why, fmt, ap);
+    va_end(ap);
+}
+
+/* A new series named (entity, name); its index or -1 (failed set). */
+static int new_series(store *st, const char *entity, const char *name, double initial) {
+    size_t need = (size_t)st->n_names + 1;
+    if (GROW(st->series_entity, st->cap_entity, need) || GROW(st->series_name, st->cap_name, need)) {
+        sink_fail(st, "%s: out of memory", st->path);
+        return -1;
+    }
+    char *e = strdup(entity), *m = strdup(name);
+    int i = e && m ? series_add(st->ss, initial) : -1;
+    if (i < 0) {
+        free(e);
+        free(m);
+        sink_fail(st, "%s: out of memory", st->path);
+        return -1;
+    }
+    st->series_entity[st->n_names] = e;
+    st->series_name[st->n_names++] = m;
+    return i;
+}
+
+static void on_register(void *ctx, metric_id id, const char *entity, const char *name) {
+    store *st = ctx;
+    if (st->failed || st->finished || id < 0) return;
+    if ((size_t)id >= st->n_of) {
+        size_t n = st->n_of;
+        if (GROW(st->series_of, st->n_of, (size_t)id + 1)) {
+            sink_fail(st, "%s: out of memory", st->path);
+            return;
+        }
+        for (; n < st->n_of; n++) st->series_of[n] = -1;
+    }
+    int i = new_series(st, entity, name, 0);
+    st->series_of[id] = i;
+    if (i >= 0 && !strcmp(entity, "cluster"))
+        for (int k = 0; k < N_BUSY; k++)
+            if (!strcmp(name, busy_names[k])) st->busy_of[k] = i;
+}
+
+static void on_sample(void *ctx, metric_id id, sim_time t, double value) {
+    store *st = ctx;
+    if (st->failed || st->finished || id < 0 || (size_t)id >= st->n_of || st->series_of[id] < 0) return;
+    int i = st->series_of[id];
+    double t_s = sim_to_s(t);
+    if (series_put(st->ss, i, t_s, value) < 0) sink_fail(st, "%s: out of memory", st->path);
+    for (int k = 0; k < N_BUSY; k++) {
+        if (st->busy_of[k] != i) continue;
+        st->busy_value[k] = value;
+        double busy = 0;
+        for (int q = 0; q < N_BUSY; q++) busy += st->busy_value[q];
+        if (series_put(st->ss, st->idle, t_s, st->gpus - busy) < 0) sink_fail(st, "%s: out of memory", st->path);
+    }
+}
+
+/* "node 12: ..." -> 12; -1 when the detail does not start so. */
+static long node_of(const char *detail) {
+    if (strncmp(detail, "node ", 5) != 0) return -1;
+    char *end;
+    long n = strtol(detail + 5, &end, 10);
+    return end > detail + 5 && n >= 0 ? n : -1;
+}
+
+/* Write the buffered events; inside the caller's transaction when txn. */
+static int flush_events(store *st, int txn) {
+    if (st->n_ev == 0) return SQLITE_OK;
+    sqlite3_stmt *q = NULL;
+    int rc = store_kept(st, KEPT_EVENT, "INSERT INTO events(run_id, seq, t_s, entity, kind, node, detail) "
+                                        "VALUES (?, ?, ?, ?, ?, ?, ?)", &q);
+    if (rc == SQLITE_OK && !txn) rc = store_exec(st->db, "BEGIN IMMEDIATE");
+    for (int i = 0; rc == SQLITE_OK && i < st->n_ev; i++) {
+        const pending_event *e = &st->ev[i];
+        const char *detail = st->arena + e->detail;
+        long node = node_of(detail);
+        sqlite3_bind_int64(q, 1, st->run);
+        sqlite3_bind_int64(q, 2, st->seq + i);
+        sqlite3_bind_double(q, 3, e->t_s);
+        sqlite3_bind_text(q, 4, st->arena + e->entity, -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 5, st->arena + e->kind, -1, SQLITE_STATIC);
+        if (node >= 0) sqlite3_bind_int64(q, 6, node);
+        else sqlite3_bind_null(q, 6);
+        sqlite3_bind_text(q, 7, detail, -1, SQLITE_STATIC);
+        rc = sqlite3_step(q);
+        if (rc == SQLITE_DONE) rc = SQLITE_OK;
+        store_kept_done(q);
+    }
+    if (rc == SQLITE_OK && !txn) rc = store_exec(st->db, "COMMIT");
+    if (rc != SQLITE_OK) {
+        char why[256];
+        sink_fail(st, "%s: cannot write events: %s", st->path, store_db_why(st->db, rc, why, sizeof why));
+        if (!txn) store_exec(st->db, "ROLLBACK");
+        return rc;
+    }
+    st->seq += st->n_ev;
+    st->n_ev = 0;
+    st->arena_n = 0;
+    return SQLITE_OK;
+}
+
+static int arena_put(store *st, const char *z, size_t *off) {
+    size_t n = strlen(z) + 1;
+    if (GROW(st->arena, st->arena_cap, st->arena_n + n)) return -1;
+    memcpy(st->arena + st->arena_n, z, n);
+    *off = st->arena_n;
+    st->arena_n += n;
+    return 0;
+}
+
+static void on_event(void *ctx, sim_time t, const char *entity, const char *kind, const char *detail) {
+    store *st = ctx;
+    if (st->failed || st->finished) return;
+    pending_event *e = &st->ev[st->n_ev];
+    e->t_s = sim_to_s(t);
+    if (arena_put(st, entity ? entity : "", &e->entity) < 0 || arena_put(st, kind ? kind : "", &e->kind) < 0 ||
+        arena_put(st, detail ? detail : "", &e->detail) < 0) {
+        sink_fail(st, "%s: out of memory", st->path);
+        return;
+    }
+    if (++st->n_ev == EVENT_BATCH) flush_events(st, 0);
+}
+
+static void on_close(void *ctx, sim_time t) {
+    store *st = ctx;
+    if (st->failed || st->finished) return;
+    if (series_close(st->ss, sim_to_s(t)) < 0) sink_fail(st, "%s: out of memory", st->path);
+}
+
+/* ---- a run ------------------------------------------------------------- */
+
+int store_run_begin(store *st, const scenario *s, metric_bus *bus, char *err, size_t errlen) {
+    if (st->run) {
+        errmsg_set(err, errlen, "%s: a run is already being recorded", st->path);
+        return STORE_FAILED;
+    }
+    st->ss = series_new(STORE_MAX_POINTS);
+    st->ev = malloc(EVENT_BATCH * sizeof *st->ev);
+    st->gpus = scenario_gpus(s);
+    if (!st->ss || !st->ev || (st->idle = new_series(st, "cluster", "gpus_idle", st->gpus)) < 0) {
+        errmsg_set(err, errlen, "%s: out of memory", st->path);
+        return STORE_FAILED;
+    }
+    int rc = store_insert_run_row(st, s, &st->run);   /* autocommit: the row is durable now */
+    if (rc != SQLITE_OK) {
+        char why[256];
+        errmsg_set(err, errlen, "%s: cannot write: %s", st->path, store_db_why(st->db, rc, why, sizeof why));
+        return store_sql_status(rc);
+    }
+    /* Once subscribed the store must stay open while the bus publishes, so
+     * a failure from here on (out of memory in on_register) is reported by
+     * store_run_finish. */
+    metric_sink sink = { st, on_register, on_sample, on_event, on_close };
+    if (metrics_subscribe(bus, &sink) < 0) {
+        errmsg_set(err, errlen, "%s: out of memory", st->path);
+        return STORE_FAILED;
+    }
+    return STORE_OK;
+}
+
+static int insert_series_row(store *st, sqlite3_stmt *q, const char *entity, const char *name, sqlite3_int64 *id) {
+    sqlite3_bind_int64(q, 1, st->run);
+    sqlite3_bind_text(q, 2, entity, -1, SQLITE_STATIC);
+    sqlite3_bind_text(q, 3, name, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(q);
+    sqlite3_reset(q);
+    *id = sqlite3_last_insert_rowid(st->db);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+static int insert_point(sqlite3_stmt *q, sqlite3_int64 id, int k, double t, double dt, double mean, double mn,
+                        double mx) {
+    sqlite3_bind_int64(q, 1, id);
+    sqlite3_bind_int(q, 2, k);
+    sqlite3_bind_double(q, 3, t);
+    sqlite3_bind_double(q, 4, dt);
+    sqlite3_bind_double(q, 5, mean);
+    sqlite3_bind_double(q, 6, mn);
+    sqlite3_bind_double(q, 7, mx);
+    int rc = sqlite3_step(q);
+    sqlite3_reset(q);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* Every series, plus cluster cost_usd (so far) when the world did not
+ * publish it: the run's cost accrues at a constant rate (provisioned
+ * node-hours at the node price), so cost(t) = cost_usd * t / simulated_s. */
+static int write_series(store *st, const world_totals *tot) {
+    sqlite3_stmt *q = NULL, *ser = NULL;
+    int rc = sqlite3_prepare_v2(st->db, "INSERT INTO points(series_id, k, t_s, dt_s, mean, min, max) "
+                                        "VALUES (?, ?, ?, ?, ?, ?, ?)", -1, &q, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(st->db, "INSERT INTO series(run_id, entity, name) VALUES (?, ?, ?)", -1, &ser, NULL);
+    int has_cost = 0;
+    for (int i = 0; rc == SQLITE_OK && i < st->n_names; i++) {
+        sqlite3_int64 id;
+        if (!strcmp(st->series_entity[i], "cluster") && !strcmp(st->series_name[i], "cost_usd")) has_cost = 1;
+        rc = insert_series_row(st, ser, st->series_entity[i], st->series_name[i], &id);
+        for (int k = 0; rc == SQLITE_OK && k < series_points(st->ss, i); k++) {
+            double t, dt, mean, mn, mx;
+            series_point(st->ss, i, k, &t, &dt, &mean, &mn, &mx);
+            rc = insert_point(q, id, k, t, dt, mean, mn, mx);
+        }
+    }
+    if (rc == SQLITE_OK && !has_cost && st->n_names > 0) {
+        sqlite3_int64 id;
+        rc = insert_series_row(st, ser, "cluster", "cost_usd", &id);
+        double T = tot->simulated_s, rate = T > 0 ? tot->cost_usd / T : 0;
+        for (int k = 0; rc == SQLITE_OK && k < series_points(st->ss, 0); k++) {
+            double t, dt, mean, mn, mx;
+            series_point(st->ss, 0, k, &t, &dt, &mean, &mn, &mx);
+            rc = insert_point(q, id, k, t, dt, rate * (t + dt / 2), rate * t, rate * (t + dt));
+        }
+    }
+    sqlite3_finalize(q);
+    sqlite3_finalize(ser);
+    return rc;
+}
+
+static int write_failure_kinds(store *st, const world *w) {
+    sqlite3_stmt *q = NULL;
+    int rc = sqlite3_prepare_v2(st->db, "INSERT INTO failure_kinds(run_id, idx, component, cause, count) "
+                                        "VALUES (?, ?, ?, ?, ?)", -1, &q, NULL);
+    for (int i = 0; rc == SQLITE_OK && i < world_failure_kinds(w); i++) {
+        const char *comp, *cause;
+        int count;
+        world_failure_kind(w, i, &comp, &cause, &count);
+        sqlite3_bind_int64(q, 1, st->run);
+        sqlite3_bind_int(q, 2, i);
+        sqlite3_bind_text(q, 3, comp, -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 4, cause, -1, SQLITE_STATIC);
+        sqlite3_bind_int(q, 5, count);
+        rc = sqlite3_step(q);
+        if (rc == SQLITE_DONE) rc = SQLITE_OK;
+        sqlite3_reset(q);
+    }
+    sqlite3_finalize(q);
+    return rc;
+}
+
+void store_run_interrupted(store *st) {
+    if (st) st->interrupted = 1;
+}
+
+int store_run_finish(store *st, const world *w, const char *results_json, char *err, size_t errlen) {
+    if (!st->run || st->finished) {
+        errmsg_set(err, errlen, "%s: no run being recorded", st->path);
+        return STORE_FAILED;
+    }
+    world_totals tot = world_get_totals(w);
+    if (!st->failed && series_close(st->ss, tot.simulated_s) < 0) sink_fail(st, "%s: out of memory", st->path);
+    if (!results_json) sink_fail(st, "%s: out of memory", st->path);
+    if (st->failed) {
+        errmsg_set(err, errlen, "%s (run %lld left incomplete)", st->why, (long long)st->run);
+        st->finished = 1;
+        return STORE_FAILED;
+    }
+    st->finished = 1;
+    const char *step = "begin";
+    int rc = store_exec(st->db, "BEGIN IMMEDIATE");
+    if (rc == SQLITE_OK) step = "events", rc = flush_events(st, 1);
+    if (rc == SQLITE_OK) step = "series", rc = write_series(st, &tot);
+    if (rc == SQLITE_OK) step = "failures", rc = write_failure_kinds(st, w);
+    if (rc == SQLITE_OK) rc = store_insert_results(st, results_json, series_bucket_s(st->ss), &step);
+    if (rc == SQLITE_OK) step = "commit", rc = store_exec(st->db, "COMMIT");
+    if (rc != SQLITE_OK) {
+        char why[256];
+        errmsg_set(err, errlen, "%s: cannot write the run (%s): %s (run %lld left incomplete)", st->path, step,
+               store_db_why(st->db, rc, why, sizeof why), (long long)st->run);
+        store_exec(st->db, "ROLLBACK");
+        return STORE_FAILED;
+    }
+    return STORE_OK;
+}
+

@@ -1,0 +1,64 @@
+/*
+ * load: what the scenario's section loaders share (private to scenarios/
+ * load*.c; nothing else includes it).
+ *
+ * scenario_load() (load.c) reads the text, parses it (xml.c), checks it
+ * against the grammar (validate.c) and calls one loader per section, in
+ * dependency order, the cluster before what runs on it:
+ *
+ *   load_cluster, load_scheduler, load_failures   load_cluster.c
+ *   load_workload: training, jobs, trace          load_workload.c
+ *     load_inference                              load_inference.c
+ *   load_microbenchmarks, load_cost               load_bench.c
+ *
+ * A loader reads attributes with scenarios/attr.h, reports the first
+ * error on L->x (later ones are dropped) and returns; callers test
+ * L->x.failed.
+ */
+#ifndef CT_LOAD_H
+#define CT_LOAD_H
+
+#include <stddef.h>
+
+#include "scenarios/attr.h"
+#include "scenarios/nameset.h"
+#include "scenarios/scenario.h"
+#include "scenarios/xml.h"
+
+typedef struct loader {
+    xml_src x;                     /* the document, its lines and the one error */
+    scenario *s;
+    long long cluster_gpus;        /* GPUs of all <nodes>, once <cluster> is read */
+    name_set queue_names, storage_names, training_names, jobs_names, inference_names;
+    name_set node_types;           /* s->nodes by type: the first <nodes> of each type */
+    name_set served;               /* the models of the <inference> being read */
+    long long *type_gpus;          /* GPUs of each type, at its first <nodes>' index */
+} loader;
+
+#define FAIL_RETURN(L, ...) do { xml_fail(&(L)->x, __VA_ARGS__); return; } while (0)
+
+/* A new zeroed element at the end of a scenario array (scenario_push),
+ * or NULL with L failed: more than 100,000 of one element, or out of memory. */
+void *loader_push(loader *L, void **arr, int *n, size_t size, const xmlNode *e);
+#define PUSH(L, arr, n, e) loader_push((L), (void **)&(arr), &(n), sizeof *(arr), (e))
+
+/* Sections (each is given its element). */
+void load_cluster(loader *L, const xmlNode *sec);
+void load_scheduler(loader *L, const xmlNode *sec);
+void load_failures(loader *L, const xmlNode *sec);
+void load_workload(loader *L, const xmlNode *sec);
+void load_inference(loader *L, const xmlNode *e);
+void load_microbenchmarks(loader *L, const xmlNode *sec);
+void load_cost(loader *L, const xmlNode *e);
+
+/* queue= and priority= of a job or service: the queue must be declared in
+ * <scheduler> (none declared: one implicit "default"); "" becomes the first. */
+void load_queue_ref(loader *L, const xmlNode *e, char *queue, size_t len, int *priority);
+
+/* GPUs of the cluster's nodes of this type (0: none). */
+long long loader_gpus_of_type(const loader *L, const char *type);
+
+/* e's attr names a catalog node type, or L fails with the types there are. */
+int loader_known_node(loader *L, const xmlNode *e, const char *attr, const char *type);
+
+#endif

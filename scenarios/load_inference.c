@@ -1,0 +1,337 @@
+/*
+ * load_inference: <inference> services of the workload. A service names
+ * a model (model= or several <model> children multiplexed on the same
+ * replicas), its serving stack (batching, KV cache, router), the
+ * <arrivals> of requests (offline, poisson, bursty, diurnal or a request
+ * trace), their <requests> lengths, an <slo> and an <autoscale> policy.
+ * sim/serving.h says what each setting does.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "models/serving.h"
+#include "scenarios/infile.h"
+#include "scenarios/load.h"
+
+static int parse_batching(const char *z) { return !strcmp(z, "continuous") ? 0 : !strcmp(z, "static") ? 1 : -1; }
+static int parse_kv_allocation(const char *z) { return !strcmp(z, "reserve") ? 0 : !strcmp(z, "on-demand") ? 1 : -1; }
+static int parse_kv_preemption(const char *z) { return !strcmp(z, "recompute") ? 0 : !strcmp(z, "swap") ? 1 : -1; }
+static int parse_router(const char *z) { return !strcmp(z, "round-robin") ? 0 : !strcmp(z, "least-tokens") ? 1 : -1; }
+static int parse_scale_metric(const char *z) {
+    return !strcmp(z, "queue") ? 0 : !strcmp(z, "concurrency") ? 1 : !strcmp(z, "latency") ? 2 : -1;
+}
+static int parse_length_dist(const char *z) {
+    static const char *k[] = { "fixed", "exponential", "lognormal", "gamma", "uniform" };
+    for (int i = 0; i < 5; i++)
+        if (!strcmp(z, k[i])) return i;
+    return -1;
+}
+static int parse_arrival_process(const char *z) {
+    static const char *k[] = { "offline", "poisson", "bursty", "diurnal", "trace" };
+    for (int i = 0; i < 5; i++)
+        if (!strcmp(z, k[i])) return i;
+    return -1;
+}
+
+/* A serving precision (weights or KV cache). */
+static int attr_serve_precision(loader *L, const xmlNode *e, const char *attr, precision *out) {
+    int v;
+    int rc = attr_enum(&L->x, e, attr, precision_parse, "bf16, fp16, fp8, int8, int4", &v);
+    if (rc > 0) {
+        if (!(v == PREC_BF16 || v == PREC_FP16 || v == PREC_FP8 || v == PREC_INT8 || v == PREC_INT4)) {
+            xml_fail(&L->x, e, attr, "%s must be one of bf16, fp16, fp8, int8, int4", attr);
+            return -1;
+        }
+        *out = (precision)v;
+    }
+    return rc;
+}
+
+static int known_llm(loader *L, const xmlNode *e, const char *attr, const char *name) {
+    if (catalog_llm(L->s->cat, name)) return 1;
+    char names[1024];
+    catalog_names(L->s->cat, "llm", names, sizeof names);
+    xml_fail(&L->x, e, attr, "unknown model; expected one of: %s", names);
+    return 0;
+}
+
+/* <model preset= precision= kv-precision= share=>: one model of a multiplexed service. */
+static void load_serve_model(loader *L, const xmlNode *c, sc_inference *f, name_set *served) {
+    sc_serve_model *m = PUSH(L, f->models, f->n_models, c);
+    if (!m) return;
+    m->line = xml_line(&L->x, c);
+    m->precision = f->precision;
+    m->share = 1;
+    if (attr_str(&L->x, c, "preset", m->model, sizeof m->model, 1) < 0 || !known_llm(L, c, "preset", m->model)) return;
+    int dup = nameset_find(served, NAMES(f->models, model), m->model);
+    if (dup >= 0)
+        FAIL_RETURN(L, c, "preset", "model %s is already served by this <inference> (line %d)", m->model, f->models[dup].line);
+    if (nameset_add(served, NAMES(f->models, model), f->n_models - 1) < 0) FAIL_RETURN(L, c, NULL, "out of memory");
+    attr_serve_precision(L, c, "precision", &m->precision);
+    m->kv_precision = serve_default_kv(m->precision);
+    attr_serve_precision(L, c, "kv-precision", &m->kv_precision);
+    attr_unit(&L->x, c, "share", UNIT_NUMBER, &m->share, 0, 1);
+}
+
+/* A file named by href (relative to the scenario's directory) must be a
+ * readable regular file (scenarios/infile.c: never a FIFO or device), so a
+ * missing or wrong trace is reported at the element that names it. The file
+ * is only opened here, not read. Returns 0, or -1 with L->x.failed set. */
+static int check_href(loader *L, const xmlNode *e, const char *href) {
+    char path[1024];
+    if (scenario_path(L->s->file, href, path, sizeof path) < 0) {
+        xml_fail(&L->x, e, "href", "the path is longer than %zu bytes", sizeof path - 1);
+        return -1;
+    }
+    infile_err ie;
+    FILE *f = infile_open(path, INFILE_TRACE_MAX_BYTES, "a CSV file", &ie);
+    if (!f) {
+        xml_fail(&L->x, e, "href", "%s: %s", path, ie.why);
+        return -1;
+    }
+    fclose(f);
+    return 0;
+}
+
+/* A new <inference> with the defaults of what it leaves out, its name
+ * checked unique. NULL with L failed. */
+static sc_inference *new_service(loader *L, const xmlNode *e) {
+    scenario *s = L->s;
+    sc_inference *f = PUSH(L, s->inference, s->n_inference, e);
+    if (!f) return NULL;
+    f->line = xml_line(&L->x, e);
+    f->precision = PREC_BF16;
+    f->tp = 1;
+    f->replicas = 1;
+    f->max_batch = 2048;                    /* TensorRT-LLM's default max_batch_size */
+    f->input_tokens = 1000;
+    f->output_tokens = 200;
+    f->slo_percentile = 99;
+    strcpy(f->arrival_process, "offline");
+    strcpy(f->batching, "continuous");
+    f->token_budget = 8192;
+    strcpy(f->kv_allocation, "reserve");
+    strcpy(f->kv_preemption, "recompute");
+    f->block_tokens = 16;
+    strcpy(f->router, "least-tokens");
+    strcpy(f->input_dist, "fixed");
+    strcpy(f->output_dist, "fixed");
+    f->input_cv = f->output_cv = 1;
+    f->diurnal_amplitude = 0.5;
+    f->diurnal_period_s = 86400;
+    f->diurnal_peak_s = 14 * 3600.0;
+    if (attr_str(&L->x, e, "name", f->name, sizeof f->name, 1) < 0) return NULL;
+    int dup = nameset_find(&L->inference_names, NAMES(s->inference, name), f->name);
+    if (dup >= 0) {
+        xml_fail(&L->x, e, "name", "an <inference> service of this name is on line %d", s->inference[dup].line);
+        return NULL;
+    }
+    if (nameset_add(&L->inference_names, NAMES(s->inference, name), s->n_inference - 1) < 0) {
+        xml_fail(&L->x, e, NULL, "out of memory");
+        return NULL;
+    }
+    return f;
+}
+
+/* The model, where it runs: model= (a catalog preset), precisions, gpu=
+ * and node-type= (which must agree). Returns has_model as attr_str does:
+ * 1 given, 0 not, -1 with L failed. */
+static int read_service_target(loader *L, const xmlNode *e, sc_inference *f) {
+    scenario *s = L->s;
+    int has_model = attr_str(&L->x, e, "model", f->model, sizeof f->model, 0);
+    if (has_model < 0 || (has_model > 0 && !known_llm(L, e, "model", f->model))) return -1;
+    if (attr_serve_precision(L, e, "precision", &f->precision) < 0) return -1;
+    f->kv_precision = serve_default_kv(f->precision);
+    attr_serve_precision(L, e, "kv-precision", &f->kv_precision);
+    if (attr_str(&L->x, e, "gpu", f->gpu, sizeof f->gpu, 0) > 0 && !catalog_gpu(s->cat, f->gpu)) {
+        char names[1024];
+        catalog_names(s->cat, "gpu", names, sizeof names);
+        xml_fail(&L->x, e, "gpu", "unknown GPU; expected one of: %s", names);
+        return -1;
+    }
+    if (attr_str(&L->x, e, "node-type", f->node_type, sizeof f->node_type, 0) > 0) {
+        const node_spec *ns = catalog_node(s->cat, f->node_type);
+        if (!ns || !loader_gpus_of_type(L, f->node_type))
+            xml_fail(&L->x, e, "node-type", "no <nodes type=\"%s\"> in <cluster>", f->node_type);
+        else if (f->gpu[0] && strcmp(ns->gpu, f->gpu))
+            xml_fail(&L->x, e, "node-type", "node type %s has %s GPUs, not gpu=\"%s\"", f->node_type, ns->gpu, f->gpu);
+        if (L->x.failed) return -1;
+    }
+    return has_model;
+}
+
+/* The serving stack: replicas, batching, KV cache, router, queue. */
+static void read_service_stack(loader *L, const xmlNode *e, sc_inference *f) {
+    int v;
+    attr_int(&L->x, e, "tp", &f->tp, 0, 1, 64);
+    attr_int(&L->x, e, "replicas", &f->replicas, 0, 1, 1000000);
+    attr_int(&L->x, e, "max-batch", &f->max_batch, 0, 1, 1000000);
+    attr_int(&L->x, e, "token-budget", &f->token_budget, 0, 1, 100000000);
+    attr_enum(&L->x, e, "batching", parse_batching, "continuous, static", &v);
+    attr_str(&L->x, e, "batching", f->batching, sizeof f->batching, 0);
+    attr_bool(&L->x, e, "chunked-prefill", &f->chunked_prefill);
+    attr_enum(&L->x, e, "kv-allocation", parse_kv_allocation, "reserve, on-demand", &v);
+    attr_str(&L->x, e, "kv-allocation", f->kv_allocation, sizeof f->kv_allocation, 0);
+    attr_enum(&L->x, e, "kv-preemption", parse_kv_preemption, "recompute, swap", &v);
+    attr_str(&L->x, e, "kv-preemption", f->kv_preemption, sizeof f->kv_preemption, 0);
+    attr_int(&L->x, e, "block-size", &f->block_tokens, 0, 1, 1024);
+    if (attr_unit(&L->x, e, "kv-memory-fraction", UNIT_NUMBER, &f->kv_memory_fraction, 0, 1) > 0 &&
+        f->kv_memory_fraction > 1)
+        xml_fail(&L->x, e, "kv-memory-fraction", "kv-memory-fraction must be a fraction in (0, 1]");
+    attr_enum(&L->x, e, "router", parse_router, "round-robin, least-tokens", &v);
+    attr_str(&L->x, e, "router", f->router, sizeof f->router, 0);
+    attr_unit(&L->x, e, "model-load-time", UNIT_DURATION, &f->model_load_s, 0, 1);
+    load_queue_ref(L, e, f->queue, sizeof f->queue, &f->priority);
+}
+
+/* Which attributes of <arrivals> were given (attr_* results). */
+typedef struct arrivals_given {
+    int rate, count, duration, cv, amplitude, period, peak, href;
+} arrivals_given;
+
+/* Each attribute of <arrivals> belongs to some processes only. 0, or -1
+ * with L failed. */
+static int check_arrivals(loader *L, const xmlNode *c, const sc_inference *f, arrivals_given g) {
+    const char *z = f->arrival_process;
+    int timed = !strcmp(z, "poisson") || !strcmp(z, "bursty") || !strcmp(z, "diurnal");
+    if (timed && g.rate == 0) xml_fail(&L->x, c, NULL, "process=\"%s\" needs a rate (e.g. rate=\"20/s\")", z);
+    else if (!timed && g.rate > 0) xml_fail(&L->x, c, "rate", "rate applies to poisson, bursty and diurnal arrivals");
+    else if (!timed && g.duration > 0)
+        xml_fail(&L->x, c, "duration", "duration applies to poisson, bursty and diurnal arrivals");
+    else if (!strcmp(z, "bursty") && g.cv == 0)
+        xml_fail(&L->x, c, NULL, "process=\"bursty\" needs the coefficient of variation of inter-arrival times (e.g. cv=\"3\")");
+    else if (strcmp(z, "bursty") && g.cv > 0) xml_fail(&L->x, c, "cv", "cv applies to process=\"bursty\" only");
+    else if (strcmp(z, "diurnal") && (g.amplitude > 0 || g.period > 0 || g.peak > 0))
+        xml_fail(&L->x, c, g.amplitude > 0 ? "amplitude" : g.period > 0 ? "period" : "peak",
+                 "amplitude, period and peak apply to process=\"diurnal\" only");
+    else if (f->diurnal_amplitude > 1) xml_fail(&L->x, c, "amplitude", "amplitude must be a fraction from 0 to 1");
+    else if (!strcmp(z, "trace") && g.href == 0)
+        xml_fail(&L->x, c, NULL, "process=\"trace\" needs href=\"requests.csv\" (time,input_tokens,output_tokens[,model])");
+    else if (strcmp(z, "trace") && g.href > 0) xml_fail(&L->x, c, "href", "href applies to process=\"trace\" only");
+    else if (g.href > 0) check_href(L, c, f->trace_href);
+    return L->x.failed ? -1 : 0;
+}
+
+/* <arrivals>: the process and its parameters; the request count when not
+ * given (every row of a trace; until the duration ends; else 1000). */
+static void load_arrivals(loader *L, const xmlNode *c, sc_inference *f) {
+    arrivals_given g;
+    int v;
+    f->arrivals_line = xml_line(&L->x, c);
+    if (attr_enum(&L->x, c, "process", parse_arrival_process, "offline, poisson, bursty, diurnal, trace", &v) < 0) return;
+    attr_str(&L->x, c, "process", f->arrival_process, sizeof f->arrival_process, 1);
+    g.rate = attr_unit(&L->x, c, "rate", UNIT_RATE, &f->rate_per_s, 0, 1);
+    g.count = attr_i64(&L->x, c, "count", &f->count, 0, 1, 1e9);
+    attr_unit(&L->x, c, "start", UNIT_DURATION, &f->arrival_start_s, 0, 0);
+    g.duration = attr_unit(&L->x, c, "duration", UNIT_DURATION, &f->arrival_duration_s, 0, 1);
+    g.cv = attr_unit(&L->x, c, "cv", UNIT_NUMBER, &f->arrival_cv, 0, 1);
+    g.amplitude = attr_unit(&L->x, c, "amplitude", UNIT_NUMBER, &f->diurnal_amplitude, 0, 0);
+    g.period = attr_unit(&L->x, c, "period", UNIT_DURATION, &f->diurnal_period_s, 0, 1);
+    g.peak = attr_unit(&L->x, c, "peak", UNIT_DURATION, &f->diurnal_peak_s, 0, 0);
+    g.href = attr_str(&L->x, c, "href", f->trace_href, sizeof f->trace_href, 0);
+    if (L->x.failed || check_arrivals(L, c, f, g) < 0) return;
+    if (!g.count && !strcmp(f->arrival_process, "trace")) f->count = 0;   /* every row */
+    else if (!g.count && !g.duration) f->count = 1000;
+    else if (!g.count) f->count = 0;                                     /* until the duration ends */
+}
+
+/* <requests>: prompt and output lengths and their distributions. */
+static void load_requests(loader *L, const xmlNode *c, sc_inference *f) {
+    int v;
+    attr_int(&L->x, c, "input-tokens", &f->input_tokens, 0, 1, 100000000);
+    attr_int(&L->x, c, "output-tokens", &f->output_tokens, 0, 1, 100000000);
+    attr_enum(&L->x, c, "input-distribution", parse_length_dist, "fixed, exponential, lognormal, gamma, uniform", &v);
+    attr_str(&L->x, c, "input-distribution", f->input_dist, sizeof f->input_dist, 0);
+    attr_enum(&L->x, c, "output-distribution", parse_length_dist, "fixed, exponential, lognormal, gamma, uniform", &v);
+    attr_str(&L->x, c, "output-distribution", f->output_dist, sizeof f->output_dist, 0);
+    attr_unit(&L->x, c, "input-cv", UNIT_NUMBER, &f->input_cv, 0, 1);
+    attr_unit(&L->x, c, "output-cv", UNIT_NUMBER, &f->output_cv, 0, 1);
+    if (!L->x.failed && f->model[0]) {
+        const llm_spec *m = catalog_llm(L->s->cat, f->model);
+        if (f->input_tokens + f->output_tokens > m->max_context)
+            xml_fail(&L->x, c, NULL, "input + output tokens (%d) exceed %s's context of %d",
+                     f->input_tokens + f->output_tokens, f->model, m->max_context);
+    }
+}
+
+static void load_slo(loader *L, const xmlNode *c, sc_inference *f) {
+    attr_unit(&L->x, c, "ttft", UNIT_DURATION, &f->slo_ttft_s, 0, 1);
+    attr_unit(&L->x, c, "tpot", UNIT_DURATION, &f->slo_tpot_s, 0, 1);
+    if (attr_unit(&L->x, c, "percentile", UNIT_NUMBER, &f->slo_percentile, 0, 1) > 0 && f->slo_percentile > 100)
+        xml_fail(&L->x, c, "percentile", "percentile must be in (0, 100]");
+}
+
+/* <autoscale>: replicas between min and max, following a metric. */
+static void load_autoscale(loader *L, const xmlNode *c, sc_inference *f) {
+    int v;
+    f->autoscale = 1;
+    f->autoscale_line = xml_line(&L->x, c);
+    strcpy(f->autoscale_metric, "queue");
+    f->min_replicas = 1;
+    f->max_replicas = f->replicas;
+    f->autoscale_interval_s = 30;
+    f->autoscale_startup_s = 120;
+    f->autoscale_cooldown_s = 300;
+    attr_enum(&L->x, c, "metric", parse_scale_metric, "queue, concurrency, latency", &v);
+    attr_str(&L->x, c, "metric", f->autoscale_metric, sizeof f->autoscale_metric, 0);
+    attr_int(&L->x, c, "min-replicas", &f->min_replicas, 0, 1, 1000000);
+    attr_int(&L->x, c, "max-replicas", &f->max_replicas, 1, 1, 1000000);
+    if (attr_unit(&L->x, c, "target", !strcmp(f->autoscale_metric, "latency") ? UNIT_DURATION : UNIT_NUMBER,
+                  &f->autoscale_target, 1, 1) < 0)
+        return;
+    attr_unit(&L->x, c, "interval", UNIT_DURATION, &f->autoscale_interval_s, 0, 1);
+    attr_unit(&L->x, c, "startup", UNIT_DURATION, &f->autoscale_startup_s, 0, 0);
+    attr_unit(&L->x, c, "cooldown", UNIT_DURATION, &f->autoscale_cooldown_s, 0, 0);
+    if (!L->x.failed && f->min_replicas > f->max_replicas)
+        xml_fail(&L->x, c, "min-replicas", "min-replicas (%d) must not exceed max-replicas (%d)", f->min_replicas,
+                 f->max_replicas);
+}
+
+/* The models served, once the children are read: model= or <model>
+ * children (one child is the plain case), each with heads tp divides
+ * and a context the requests fit. */
+static void check_models(loader *L, const xmlNode *e, sc_inference *f, int has_model) {
+    if (!has_model && f->n_models == 0)
+        FAIL_RETURN(L, e, NULL, "give the model to serve: model=\"llama3-70b\" or <model preset=\"...\"/> children");
+    if (has_model > 0 && f->n_models > 0) FAIL_RETURN(L, e, "model", "give model= or <model> children, not both");
+    if (f->n_models == 1) {
+        snprintf(f->model, sizeof f->model, "%s", f->models[0].model);
+        f->precision = f->models[0].precision;
+        f->kv_precision = f->models[0].kv_precision;
+        f->n_models = 0;
+    } else if (!f->model[0]) {
+        snprintf(f->model, sizeof f->model, "%s", f->models[0].model);
+    }
+    for (int i = 0; i < (f->n_models ? f->n_models : 1) && !L->x.failed; i++) {
+        const char *name = f->n_models ? f->models[i].model : f->model;
+        const llm_spec *m = catalog_llm(L->s->cat, name);
+        if (m->heads % f->tp != 0)
+            xml_fail(&L->x, e, "tp", "tp must divide the model's %d attention heads", m->heads);
+        else if (f->n_models && f->input_tokens + f->output_tokens > m->max_context)
+            xml_fail(&L->x, e, NULL, "input + output tokens (%d) exceed %s's context of %d",
+                     f->input_tokens + f->output_tokens, name, m->max_context);
+    }
+}
+
+void load_inference(loader *L, const xmlNode *e) {
+    sc_inference *f = new_service(L, e);
+    if (!f) return;
+    int has_model = read_service_target(L, e, f);
+    if (has_model < 0) return;
+    read_service_stack(L, e, f);
+    if (L->x.failed) return;
+    int has_arrivals = 0;
+    nameset_free(&L->served);                /* f->models by preset: this service's */
+    for (const xmlNode *c = e->children; c && !L->x.failed; c = c->next) {
+        if (xml_is(c, "arrivals")) {
+            load_arrivals(L, c, f);
+            has_arrivals = 1;
+        } else if (xml_is(c, "requests")) load_requests(L, c, f);
+        else if (xml_is(c, "slo")) load_slo(L, c, f);
+        else if (xml_is(c, "autoscale")) load_autoscale(L, c, f);
+        else if (xml_is(c, "model")) load_serve_model(L, c, f, &L->served);
+    }
+    if (L->x.failed) return;
+    if (!has_arrivals) f->count = 1000;
+    check_models(L, e, f, has_model);
+}

@@ -1,0 +1,213 @@
+/*
+ * serving_arrivals: where requests come from and which replica gets them.
+ * Arrival processes: offline (a backlog drawn when a replica has room, so a
+ * million requests submitted at once cost no memory until admitted),
+ * Poisson, bursty (gamma inter-arrivals), diurnal (thinning against the peak
+ * rate) and a replayed trace (scenarios/reqtrace.c). Lengths and models are
+ * drawn from their own random streams. The router sends a request to the
+ * ready replica with the fewest outstanding tokens (preferring one that
+ * holds its model) or round-robin; with none ready it waits in `pending`.
+ */
+#include "sim/serving_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int draw_len(rng *r, const char *dist, double mean, double cv) {
+    double x = mean;
+    if (!strcmp(dist, "exponential")) x = rng_exponential(r, mean);
+    else if (!strcmp(dist, "lognormal")) x = rng_lognormal_mean_cv(r, mean, cv > 0 ? cv : 1);
+    else if (!strcmp(dist, "gamma")) x = rng_gamma_mean_cv(r, mean, cv > 0 ? cv : 1);
+    else if (!strcmp(dist, "uniform")) x = 1 + rng_uniform(r) * (2 * mean - 2);
+    x = floor(x + 0.5);
+    if (!(x >= 1)) x = 1;                          /* also NaN: never an undefined cast */
+    if (x > 1e8) x = 1e8;
+    return (int)x;
+}
+
+static int pick_model(serving *sv) {
+    if (sv->n_models == 1) return 0;
+    double u = rng_uniform(sv->r_mod) * sv->share_cum[sv->n_models - 1];
+    for (int m = 0; m < sv->n_models; m++)
+        if (u < sv->share_cum[m]) return m;
+    return sv->n_models - 1;
+}
+
+/* A new request arriving now; NIL when out of memory or when it can never
+ * fit a replica's KV cache (counted as rejected). */
+static int32_t make_request(serving *sv, int input, int output, int model) {
+    const serve_model *sm = &sv->models[model];
+    int ctx = sm->m.max_context > 1 ? sm->m.max_context : 1 << 30;
+    if (input >= ctx) input = ctx - 1;
+    if (input + output > ctx) output = ctx - input;
+    if ((double)input + output > sm->kv_capacity_tokens) {
+        sv->rejected++;
+        return NIL;
+    }
+    int32_t i = sv_req_alloc(sv);
+    if (i == NIL) return NIL;
+    req *q = &sv->rq[i];
+    q->t_arrive = sv->offline ? sv->t_start : now_of(sv);   /* offline: all submitted at the start */
+    q->input = q->prompt = input;
+    q->output = output;
+    q->model = (int16_t)model;
+    q->state = RQ_QUEUED;
+    if (sv->res.submitted == 0) sv->first_arrival = q->t_arrive;
+    sv->res.submitted++;
+    sv->in_system++;
+    sv->res.input_tokens += input;
+    return i;
+}
+
+int32_t sv_generate(serving *sv) {
+    int model = pick_model(sv);
+    int in = draw_len(sv->r_len, sv->cfg->input_dist, sv->cfg->input_tokens, sv->cfg->input_cv);
+    int out = draw_len(sv->r_len, sv->cfg->output_dist, sv->cfg->output_tokens, sv->cfg->output_cv);
+    return make_request(sv, in, out, model);
+}
+
+static int routable(const replica *r) { return r->state == R_READY; }
+
+/* The replica a request goes to; -1 when none is ready. */
+static int route_pick(serving *sv, int model) {
+    int best = -1;
+    if (!sv->least) {
+        for (int k = 0; k < sv->n_reps; k++) {
+            int i = (sv->rr + k) % sv->n_reps;
+            if (routable(&sv->reps[i])) {
+                sv->rr = (i + 1) % sv->n_reps;
+                return i;
+            }
+        }
+        return -1;
+    }
+    /* Least outstanding tokens, among replicas holding the model first. */
+    for (int pass = 0; pass < 2 && best < 0; pass++)
+        for (int i = 0; i < sv->n_reps; i++) {
+            const replica *r = &sv->reps[i];
+            if (!routable(r)) continue;
+            if (pass == 0 && sv->n_models > 1 && r->ms[model].resident == M_UNLOADED) continue;
+            if (best < 0 || r->outstanding < sv->reps[best].outstanding) best = i;
+        }
+    return best;
+}
+
+static void enqueue(replica *r, int32_t i) {
+    serving *sv = r->sv;
+    req *q = &sv->rq[i];
+    list_push_back(sv->rq, &r->ms[q->model].queue, i);
+    r->outstanding += q->input + q->output;
+    sv_kick(r);
+}
+
+void sv_route(serving *sv, int32_t i) {
+    int k = route_pick(sv, sv->rq[i].model);
+    if (k < 0) list_push_back(sv->rq, &sv->pending, i);
+    else enqueue(&sv->reps[k], i);
+}
+
+void sv_route_pending(serving *sv) {
+    while (sv->pending.n > 0) {
+        int32_t i = sv->pending.head;
+        int k = route_pick(sv, sv->rq[i].model);
+        if (k < 0) return;
+        list_remove(sv->rq, &sv->pending, i);
+        enqueue(&sv->reps[k], i);
+    }
+}
+
+static double diurnal_rate(const sc_inference *c, double t) {
+    double period = c->diurnal_period_s > 0 ? c->diurnal_period_s : 86400;
+    return c->rate_per_s * (1 + c->diurnal_amplitude * cos(2 * M_PI * (t - c->diurnal_peak_s) / period));
+}
+
+/* Time of the next arrival after t (seconds), or -1 when arrivals end. */
+static double next_arrival_s(serving *sv, double t) {
+    const sc_inference *c = sv->cfg;
+    if (sv->target >= 0 && sv->generated >= sv->target) return -1;
+    double next;
+    if (sv->trace) {
+        if (sv->generated >= sv->n_trace) return -1;
+        next = sim_to_s(sv->t_start) + sv->trace[sv->generated].t_s;
+    } else if (!strcmp(c->arrival_process, "bursty")) {
+        next = t + rng_gamma_mean_cv(sv->r_arr, 1.0 / c->rate_per_s, c->arrival_cv);
+    } else if (!strcmp(c->arrival_process, "diurnal")) {
+        /* Thinning (Lewis and Shedler 1979) against the peak rate. */
+        double peak = c->rate_per_s * (1 + c->diurnal_amplitude);
+        next = t;
+        for (;;) {
+            next += rng_exponential(sv->r_arr, 1.0 / peak);
+            if (sim_from_s(next) > sv->t_stop) return -1;
+            if (rng_uniform(sv->r_arr) * peak <= diurnal_rate(c, next)) break;
+        }
+    } else {
+        next = t + rng_exponential(sv->r_arr, 1.0 / c->rate_per_s);
+    }
+    if (sim_from_s(next) > sv->t_stop) return -1;
+    return next;
+}
+
+static void arrivals_end(serving *sv) {
+    sv->arrivals_done = 1;
+    sv->ev_arrival = 0;
+    sv_check_finished(sv);
+}
+
+static void on_arrival(engine *e, void *arg) {
+    (void)e;
+    serving *sv = arg;
+    sv->ev_arrival = 0;
+    if (sv->offline) {
+        sv->backlog = sv->target;
+        for (int k = 0; k < sv->n_reps; k++) sv_kick(&sv->reps[k]);
+        arrivals_end(sv);
+        return;
+    }
+    int32_t i;
+    if (sv->trace) {
+        const reqtrace_row *row = &sv->trace[sv->generated];
+        i = make_request(sv, row->input, row->output, row->model);
+    } else {
+        i = sv_generate(sv);
+    }
+    sv->generated++;
+    if (i != NIL) sv_route(sv, i);
+    double next = next_arrival_s(sv, sim_to_s(now_of(sv)));
+    if (next < 0) arrivals_end(sv);
+    else sv->ev_arrival = engine_schedule(sv->e, sim_from_s(next), on_arrival, sv);
+}
+
+int sv_arrivals_init(serving *sv, char *err, size_t errlen) {
+    const sc_inference *c = sv->cfg;
+    sv->t_start = sim_from_s(c->arrival_start_s);
+    sv->t_stop = c->arrival_duration_s > 0 ? sim_from_s(c->arrival_start_s + c->arrival_duration_s) : SIM_FOREVER;
+    sv->offline = !strcmp(c->arrival_process, "offline");
+    sv->target = c->count > 0 ? c->count : -1;
+    if (strcmp(c->arrival_process, "trace") != 0) return 0;
+    char path[1024];
+    scenario_path(sv->s->file, c->trace_href, path, sizeof path);   /* checked by the loader */
+    const char *names[64];
+    int ctx[64];
+    int nm = sv->n_models < 64 ? sv->n_models : 64;
+    for (int m = 0; m < nm; m++) {
+        names[m] = sv->models[m].m.name;
+        ctx[m] = sv->models[m].m.max_context > 0 ? sv->models[m].m.max_context : 1 << 30;
+    }
+    sv->n_trace = reqtrace_load(path, names, ctx, nm, &sv->trace, err, errlen);
+    if (sv->n_trace < 0) return -1;
+    if (sv->target < 0 || sv->target > sv->n_trace) sv->target = sv->n_trace;
+    return 0;
+}
+
+void sv_arrivals_start(serving *sv) {
+    double first = sim_to_s(sv->t_start);
+    if (!sv->offline) {
+        double t0 = sv->trace ? -1 : next_arrival_s(sv, first);
+        if (sv->trace) t0 = first + sv->trace[0].t_s;
+        if (t0 < 0) sv->arrivals_done = 1;
+        else sv->ev_arrival = engine_schedule(sv->e, sim_from_s(t0), on_arrival, sv);
+    } else {
+        sv->ev_arrival = engine_schedule(sv->e, sv->t_start, on_arrival, sv);
+    }
+}

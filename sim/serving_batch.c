@@ -1,0 +1,437 @@
+/*
+ * serving_batch: one batch iteration of a replica (vLLM/Orca continuous
+ * batching, or static batches): swap preempted sequences back in, preempt
+ * when the KV cache cannot take the iteration's growth, schedule prompt
+ * chunks and admissions within the batch and token budget, price the
+ * iteration with models/serving, and at its end complete the sequences
+ * that produced their last token.
+ *
+ * Decoding sequences are never visited per iteration (serving_int.h):
+ * an iteration costs O(admitted + finished · log batch + models).
+ */
+#include "sim/serving_int.h"
+
+#include <string.h>
+
+#include "base/grow.h"
+
+static double tokens_cost(serving *sv, int m, int64_t tokens, int64_t rows) {
+    uint64_t key = ((uint64_t)tokens << 32) | (uint64_t)rows;
+    size_t h = (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - MEMO_BITS));
+    memo *c = &sv->memo[m];
+    if (c->key[h] == key) return c->val[h];
+    double t = serve_tokens_s(&sv->models[m], (double)tokens, (double)rows, NULL);
+    c->key[h] = key;
+    c->val[h] = t;
+    return t;
+}
+
+static void complete(replica *r, int32_t i) {
+    serving *sv = r->sv;
+    req *q = &sv->rq[i];
+    mstate *ms = &r->ms[q->model];
+    list_remove(sv->rq, &r->running, i);
+    ms->running--;
+    ms->last_used = now_of(sv);
+    sv_stats_complete(sv, q);
+    sv->in_system--;
+    sv_req_free(sv, i);
+}
+
+/* A decoding sequence generated its last token in iteration `it`. */
+static void finish_decode(replica *r, int32_t i, int64_t it) {
+    serving *sv = r->sv;
+    req *q = &sv->rq[i];
+    mstate *ms = &r->ms[q->model];
+    sv_heap_remove(r, i);
+    ms->n_dec--;
+    ms->S -= q->base;
+    if (!sv->reserve) ms->bucket[imod(q->base, sv->block)]--;
+    int32_t blocks = sv->reserve ? q->blocks : blocks_for(sv, q->base + it);
+    r->kv_used -= blocks * sv->block_bytes[q->model];
+    if (sv->static_b) {
+        ms->ghost_n++;
+        ms->ghost_S += q->base;
+    }
+    complete(r, i);
+}
+
+/* Sequence i starts decoding in iteration j with k tokens in its cache. */
+static int enter_decode(replica *r, int32_t i, int64_t j, int64_t k) {
+    serving *sv = r->sv;
+    req *q = &sv->rq[i];
+    mstate *ms = &r->ms[q->model];
+    q->state = RQ_DECODE;
+    q->base = k + 1 - j;
+    q->dec_start = j;
+    q->finish_iter = j + (q->output - q->gen) - 1;
+    ms->n_dec++;
+    ms->S += q->base;
+    if (!sv->reserve) ms->bucket[imod(q->base, sv->block)]++;
+    return sv_heap_push(r, i);
+}
+
+/* Take the youngest running sequence off the GPU at the start of
+ * iteration it: recompute (back to the head of the queue, cache dropped)
+ * or swap (cache copied to host memory, resumes where it was). */
+static void preempt_youngest(replica *r, int64_t it) {
+    serving *sv = r->sv;
+    int32_t i = r->running.tail;
+    req *q = &sv->rq[i];
+    mstate *ms = &r->ms[q->model];
+    double bb = sv->block_bytes[q->model];
+    list_remove(sv->rq, &r->running, i);
+    ms->running--;
+    sv->res.preemptions++;
+    if (q->state == RQ_PREFILL) {
+        plist_remove(sv->rq, &r->prefill, i);
+        r->kv_used -= q->blocks * bb;
+        r->outstanding += q->prefilled;
+        q->prefilled = 0;
+        q->blocks = 0;
+        q->state = RQ_QUEUED;
+        list_push_front(sv->rq, &ms->queue, i);
+        return;
+    }
+    /* decoding */
+    sv_heap_remove(r, i);
+    ms->n_dec--;
+    ms->S -= q->base;
+    ms->bucket[imod(q->base, sv->block)]--;
+    int64_t len = q->base + it - 1;            /* cache after iteration it-1 */
+    int32_t blocks = blocks_for(sv, len);
+    q->gen += (int32_t)(it - q->dec_start);
+    r->kv_used -= blocks * bb;
+    if (sv->swap) {
+        sv->res.swaps++;
+        r->swap_s += serve_pcie_s(sv->node, blocks * bb);
+        q->blocks = blocks;
+        q->prefilled = (int32_t)len;
+        q->state = RQ_SWAPPED;
+        list_push_back(sv->rq, &ms->swapped, i);
+    } else {
+        q->prompt = q->input + q->gen;
+        q->prefilled = 0;
+        q->blocks = 0;
+        q->state = RQ_QUEUED;
+        r->outstanding += q->prompt;
+        list_push_front(sv->rq, &ms->queue, i);
+    }
+}
+
+static int add_chunk(replica *r, int32_t i, int32_t c) {
+    if (GROW(r->ch, r->cap_ch, (size_t)r->n_ch + 1)) return -1;
+    r->ch[r->n_ch++] = (chunk){ i, c };
+    serving *sv = r->sv;
+    req *q = &sv->rq[i];
+    serve_batch *b = &r->ms[q->model].b;
+    b->prefill_tokens += c;
+    b->prefill_pairs += serve_chunk_pairs(c, q->prefilled);
+    if (q->prefilled + c == q->prompt) b->prefill_done += 1;
+    return 0;
+}
+
+/* The model whose waiting request is oldest, among loaded ones; -1 none. */
+static int next_model(const replica *r) {
+    const serving *sv = r->sv;
+    int best = -1;
+    for (int m = 0; m < sv->n_models; m++) {
+        const mstate *ms = &r->ms[m];
+        if (ms->resident != M_LOADED || ms->queue.n == 0) continue;
+        if (best < 0 || sv->rq[ms->queue.head].t_arrive < sv->rq[r->ms[best].queue.head].t_arrive) best = m;
+    }
+    return best;
+}
+
+/* The next request this replica may admit, without taking it: a waiting
+ * one, or one drawn from the offline backlog (then queued here). NIL when
+ * none. */
+static int32_t peek_next(replica *r) {
+    serving *sv = r->sv;
+    int m = next_model(r);
+    if (m >= 0) return r->ms[m].queue.head;
+    if (sv->offline && sv->backlog > 0 && r->state == R_READY) {
+        int32_t i = NIL;
+        while (sv->backlog > 0 && i == NIL) {
+            sv->backlog--;
+            sv->generated++;
+            i = sv_generate(sv);
+        }
+        if (sv->backlog == 0) sv_check_finished(sv);
+        if (i == NIL) return NIL;
+        req *q = &sv->rq[i];
+        list_push_back(sv->rq, &r->ms[q->model].queue, i);
+        r->outstanding += q->input + q->output;
+        if (r->ms[q->model].resident != M_LOADED) {
+            sv_maybe_load(r);
+            return NIL;
+        }
+        return i;
+    }
+    return NIL;
+}
+
+/* KV blocks a request needs at admission. */
+static int32_t admit_blocks(const serving *sv, const req *q) {
+    return sv->reserve ? blocks_for(sv, (int64_t)q->input + q->output) : blocks_for(sv, q->prompt);
+}
+
+static int fits(const replica *r, double bytes, int watermark) {
+    double room = r->kv_cap - r->kv_used - bytes;
+    return room >= (watermark ? WATERMARK * r->kv_cap : 0);
+}
+
+static void admit(replica *r, int32_t i) {
+    serving *sv = r->sv;
+    req *q = &sv->rq[i];
+    mstate *ms = &r->ms[q->model];
+    list_remove(sv->rq, &ms->queue, i);
+    q->blocks = admit_blocks(sv, q);
+    r->kv_used += q->blocks * sv->block_bytes[q->model];
+    q->state = RQ_PREFILL;
+    q->prefilled = 0;
+    if (!q->admitted) {
+        q->admitted = 1;
+        q->t_admit = now_of(sv);
+        sv_sample_add(sv, &sv->s_queue, sim_to_s(q->t_admit - q->t_arrive));
+    }
+    list_push_back(sv->rq, &r->running, i);
+    plist_push(sv->rq, &r->prefill, i);
+    ms->running++;
+    ms->last_used = now_of(sv);
+}
+
+/* Static batching: when the last batch has finished, a new one of the
+ * oldest model's requests, up to max-batch, all prefilled at once. 0, or -1
+ * when out of memory. */
+static int compose_static(replica *r) {
+    serving *sv = r->sv;
+    if (r->running.n != 0) return 0;
+    for (int m = 0; m < sv->n_models; m++) r->ms[m].ghost_n = r->ms[m].ghost_S = 0;
+    int32_t i = peek_next(r);
+    int model = i != NIL ? sv->rq[i].model : -1;
+    while (i != NIL && r->running.n < sv->max_batch && sv->rq[i].model == model &&
+           fits(r, admit_blocks(sv, &sv->rq[i]) * sv->block_bytes[model], 0)) {
+        admit(r, i);
+        i = peek_next(r);
+    }
+    for (int32_t k = r->prefill.head; k != NIL; k = sv->rq[k].pnext)
+        if (add_chunk(r, k, sv->rq[k].prompt) < 0) return -1;
+    return 0;
+}
+
+/* On-demand KV: swapped sequences come back first (vLLM: no new prefills
+ * while any are out), when the cache holds them and this iteration's
+ * growth; their copy over PCIe is added to *extra_s. 0, or -1 when out of
+ * memory. */
+static int swap_in(replica *r, int64_t it, double *extra_s) {
+    serving *sv = r->sv;
+    double growth = 0;
+    int64_t gidx = imod(1 - it, sv->block);
+    for (int m = 0; m < sv->n_models; m++) growth += r->ms[m].bucket[gidx] * sv->block_bytes[m];
+    for (int m = 0; m < sv->n_models; m++) {
+        mstate *ms = &r->ms[m];
+        while (ms->swapped.n > 0 && r->running.n < sv->max_batch) {
+            int32_t i = ms->swapped.head;
+            req *q = &sv->rq[i];
+            double bytes = (q->blocks + 1) * sv->block_bytes[m];
+            if (!fits(r, bytes + growth, 1)) break;
+            growth += sv->block_bytes[m];
+            list_remove(sv->rq, &ms->swapped, i);
+            r->kv_used += q->blocks * sv->block_bytes[m];
+            *extra_s += serve_pcie_s(sv->node, q->blocks * sv->block_bytes[m]);
+            list_push_back(sv->rq, &r->running, i);
+            ms->running++;
+            if (enter_decode(r, i, it, q->prefilled) < 0) return -1;
+        }
+    }
+    return 0;
+}
+
+/* On-demand KV: every decoding sequence whose cache crosses a block
+ * boundary in iteration it needs a block now; preempt the youngest until
+ * they fit, then take the blocks. */
+static void grow_decoders(replica *r, int64_t it) {
+    serving *sv = r->sv;
+    for (;;) {
+        double need = 0;
+        int64_t idx = imod(1 - it, sv->block);
+        for (int m = 0; m < sv->n_models; m++) need += r->ms[m].bucket[idx] * sv->block_bytes[m];
+        if (r->kv_used + need <= r->kv_cap || r->running.n == 0) {
+            r->kv_used += need;
+            return;
+        }
+        preempt_youngest(r, it);
+    }
+}
+
+/* Continuous batching: prompt chunks of the admitted sequences, oldest
+ * first, then new admissions while there is room in the batch, the token
+ * budget and the cache. Decode tokens count against the budget. Without
+ * chunking a prompt longer than what is left still runs when it is the
+ * iteration's only prompt (the budget is then at least the longest prompt,
+ * as vLLM requires without chunked prefill). 0, or -1 when out of memory. */
+static int compose_continuous(replica *r) {
+    serving *sv = r->sv;
+    int64_t n_dec = 0;
+    for (int m = 0; m < sv->n_models; m++) n_dec += r->ms[m].n_dec;
+    int64_t left = sv->budget - n_dec;
+    int any = 0;
+    for (int32_t i = r->prefill.head; i != NIL; i = sv->rq[i].pnext) {
+        req *q = &sv->rq[i];
+        int64_t rem = q->prompt - q->prefilled, c;
+        if (sv->chunked) c = rem < left ? rem : left;
+        else c = (rem <= left || !any) ? rem : 0;
+        if (c <= 0) break;
+        if (add_chunk(r, i, (int32_t)c) < 0) return -1;
+        left -= c;
+        any = 1;
+    }
+    int swapped_out = 0;
+    for (int m = 0; m < sv->n_models; m++) swapped_out += r->ms[m].swapped.n > 0;
+    while (!swapped_out && r->state == R_READY && r->running.n < sv->max_batch &&
+           (left > 0 || (!any && !sv->chunked))) {
+        int32_t i = peek_next(r);
+        if (i == NIL) break;
+        req *q = &sv->rq[i];
+        if (!sv->chunked && any && q->prompt > left) break;
+        if (!fits(r, admit_blocks(sv, q) * sv->block_bytes[q->model], !sv->reserve)) break;
+        admit(r, i);
+        int64_t c = q->prompt;
+        if (sv->chunked && c > left) c = left > 0 ? left : 0;
+        if (c <= 0) break;
+        if (add_chunk(r, i, (int32_t)c) < 0) return -1;
+        left -= c;
+        any = 1;
+    }
+    return 0;
+}
+
+/* Price the composed iteration it: one model after another on the same
+ * GPUs, plus extra_s of swaps. For power, a model's part is split into what
+ * its decode tokens alone would take (memory-bound reads of weights and KV
+ * cache, *dec_s) and the rest (the prompt tokens' compute, *pre_s).
+ * Returns the duration in seconds; *seqs is the sequences in the batch. */
+static double price_iteration(replica *r, int64_t it, double extra_s, double *pre_s, double *dec_s, int64_t *seqs) {
+    serving *sv = r->sv;
+    double t = extra_s, pre = 0, dec = 0;
+    *seqs = 0;
+    for (int m = 0; m < sv->n_models; m++) {
+        mstate *ms = &r->ms[m];
+        ms->b.decode_seqs = (double)(ms->n_dec + ms->ghost_n);
+        ms->b.decode_ctx = (double)(ms->S + ms->ghost_S) + (double)(ms->n_dec + ms->ghost_n) * (double)it;
+        r->produced += ms->n_dec + (int64_t)ms->b.prefill_done;
+        *seqs += ms->running;
+        int64_t d_tok = ms->n_dec + ms->ghost_n, tokens = (int64_t)ms->b.prefill_tokens + d_tok;
+        if (tokens == 0) continue;
+        double part = tokens_cost(sv, m, tokens, d_tok + (int64_t)ms->b.prefill_done) +
+                      serve_context_s(&sv->models[m], ms->b.prefill_pairs, ms->b.decode_ctx, NULL);
+        t += part;
+        double d = part;
+        if (ms->b.prefill_tokens > 0)
+            d = d_tok > 0 ? tokens_cost(sv, m, d_tok, d_tok) + serve_context_s(&sv->models[m], 0, ms->b.decode_ctx, NULL)
+                          : 0;
+        if (d > part) d = part;
+        dec += d;
+        pre += part - d;
+    }
+    *pre_s = pre;
+    *dec_s = dec;
+    return t;
+}
+
+static void on_iter_end(engine *e, void *arg);
+
+/* Compose and start the next iteration, or go idle. */
+static void start_iteration(replica *r) {
+    serving *sv = r->sv;
+    if (r->busy || !(r->state == R_READY || r->state == R_DRAINING)) return;
+    int64_t it = r->iter;
+    r->n_ch = 0;
+    r->produced = 0;
+    double extra = r->swap_s;
+    r->swap_s = 0;
+    if (sv->static_b) {
+        if (compose_static(r) < 0) return;
+    } else {
+        if (!sv->reserve) {
+            if (swap_in(r, it, &extra) < 0) return;
+            grow_decoders(r, it);
+        }
+        if (compose_continuous(r) < 0) return;
+    }
+    /* Loaded models have taken what they could; now a model with waiting
+     * requests may be loaded in their place. */
+    sv_maybe_load(r);
+    double pre, dec;
+    int64_t seqs;
+    double t = price_iteration(r, it, extra, &pre, &dec, &seqs);
+    if (!(t > 0) || (seqs == 0 && extra == 0)) {
+        for (int m = 0; m < sv->n_models; m++) memset(&r->ms[m].b, 0, sizeof r->ms[m].b);
+        if (r->state == R_DRAINING) sv_release_replica(r);
+        return;                                   /* idle until something arrives */
+    }
+    r->busy = 1;
+    r->it_prefill_s = pre;
+    r->it_decode_s = dec;
+    r->it_copy_s = extra;
+    r->it_t0 = now_of(sv);
+    sv->res.iterations++;
+    sv->batch_sum += (double)seqs;
+    sv->busy_s += t;
+    double util = r->kv_cap > 0 ? r->kv_used / r->kv_cap : 0;
+    sv->kv_integral += util * t;
+    if (util > sv->kv_peak) sv->kv_peak = util;
+    r->ev_iter = engine_after(sv->e, sim_from_s(t), on_iter_end, r);
+}
+
+static void on_iter_end(engine *e, void *arg) {
+    (void)e;
+    replica *r = arg;
+    serving *sv = r->sv;
+    int64_t it = r->iter;
+    r->ev_iter = 0;
+    sv_account_iteration(r, 1);
+    /* Decoders that produced their last token. */
+    while (r->heap_n > 0 && sv->rq[r->heap[0]].finish_iter <= it) finish_decode(r, r->heap[0], it);
+    /* Prompt chunks: a prompt that completes samples a token. */
+    for (int k = 0; k < r->n_ch; k++) {
+        int32_t i = r->ch[k].r;
+        req *q = &sv->rq[i];
+        q->prefilled += r->ch[k].c;
+        r->outstanding -= r->ch[k].c;
+        if (q->prefilled < q->prompt) continue;
+        plist_remove(sv->rq, &r->prefill, i);
+        q->gen++;
+        if (q->t_first < 0) {
+            q->t_first = now_of(sv);
+            sv->ttft_sum_window += sim_to_s(q->t_first - q->t_arrive);
+            sv->ttft_n_window++;
+        }
+        if (q->gen >= q->output) {
+            r->kv_used -= q->blocks * sv->block_bytes[q->model];
+            complete(r, i);
+        } else if (enter_decode(r, i, it + 1, q->prompt) < 0) {
+            continue;
+        }
+    }
+    r->outstanding -= (double)r->produced;
+    for (int m = 0; m < sv->n_models; m++) memset(&r->ms[m].b, 0, sizeof r->ms[m].b);
+    r->iter++;
+    r->busy = 0;
+    start_iteration(r);
+    sv_check_finished(sv);
+}
+
+static void on_kick(engine *e, void *arg) {
+    (void)e;
+    replica *r = arg;
+    r->kick_pending = 0;
+    start_iteration(r);
+}
+
+void sv_kick(replica *r) {
+    if (r->busy || r->kick_pending) return;
+    r->kick_pending = 1;
+    engine_after(r->sv->e, 0, on_kick, r);
+}

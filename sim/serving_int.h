@@ -1,0 +1,320 @@
+/*
+ * serving_int: the state the serving files share (private to sim/serving*.c;
+ * serving.h says what a service does, this header how it is held).
+ *
+ *   serving.c            building a service, the end of its run, freeing it
+ *   serving_pool.c       the request pool and each replica's finish heap
+ *   serving_batch.c      one batch iteration: admit, price, preempt, complete
+ *   serving_replica.c    replicas (GPUs from the host, start-up, loss) and model loads
+ *   serving_arrivals.c   request generation, trace replay and routing
+ *   serving_autoscale.c  the autoscaler
+ *   serving_stats.c      latency samples, percentiles, SLO, ticks, energy and the results
+ *
+ * Functions one file offers the others carry the prefix sv_ and are
+ * declared at the end of this header, by file.
+ *
+ *
+ * Requests live in one pool (indices, never pointers, so the pool can
+ * grow; a free list recycles slots: live requests are those waiting or
+ * running, not all that ever arrived). A request is on exactly one list:
+ *
+ *   queue[model]    FIFO of waiting requests of a replica (next/prev links)
+ *   swapped[model]  FIFO of sequences swapped to host memory
+ *   running         all admitted sequences in admission order (youngest at
+ *                   the tail: the first to preempt); prefilling ones are
+ *                   also on the prefill FIFO (pnext/pprev)
+ *
+ * Decoding sequences are never visited per iteration. With i the
+ * replica's iteration number, a sequence that first decodes in iteration j
+ * with k tokens in its cache has context base + i in iteration i, where
+ * base = k + 1 - j. Per (replica, model):
+ *
+ *   n_dec, S = Σ base       decode context of the batch = S + n_dec·i
+ *   bucket[r], r = base mod B   sequences whose cache crosses into a new
+ *                           block of B tokens in iteration i: bucket[(1-i) mod B]
+ *   heap of finish iterations   j + (tokens still to generate) - 1
+ *
+ * so an iteration costs O(admitted + finished·log n + models), and 1M
+ * requests of a few hundred tokens each take about a second of wall time.
+ *
+ * Offline arrivals are a backlog counter: a replica draws the next request
+ * when it has room, so a million requests submitted at once cost no
+ * memory until admitted.
+ */
+#ifndef CT_SERVING_INT_H
+#define CT_SERVING_INT_H
+
+#include <stdint.h>
+
+#include "scenarios/reqtrace.h"
+#include "sim/rng.h"
+#include "sim/serving.h"
+
+#define NIL (-1)
+#define TICK_S 10.0                 /* metric samples every 10 simulated seconds */
+#define TICK_LAT_N 1024             /* latencies kept per tick for its p99 (the most recent) */
+#define RESERVOIR 4000000           /* latency samples kept per metric (exact below this) */
+#define WATERMARK 0.01              /* on-demand admission keeps 1% of blocks free (vLLM default) */
+#define MIN_KV_SHARE 0.10           /* a model is loaded only if the KV cache keeps this share of memory */
+#define SCALE_TOLERANCE 0.10        /* no scaling within 10% of target (Kubernetes HPA default) */
+
+enum { RQ_QUEUED, RQ_PREFILL, RQ_DECODE, RQ_SWAPPED };
+/* R_REQUESTED: asked the host (the cluster scheduler) for GPUs, not held yet. */
+enum { R_STARTING, R_READY, R_DRAINING, R_STOPPED, R_REQUESTED };
+enum { M_UNLOADED, M_LOADING, M_LOADED };
+
+typedef struct req {
+    sim_time t_arrive, t_first, t_admit;  /* -1: not yet */
+    int64_t base;                  /* decode: context in iteration i is base + i */
+    int64_t dec_start;             /* first decode iteration */
+    int64_t finish_iter;           /* decode: last iteration */
+    int32_t input, output;
+    int32_t prompt;                /* tokens to prefill: input, or input + gen after a recompute */
+    int32_t prefilled;             /* prompt tokens in the cache; swapped: cache length */
+    int32_t gen;                   /* tokens generated (as of decode entry while decoding) */
+    int32_t blocks;                /* KV blocks held (reserve; prefill; swapped) */
+    int32_t prev, next;            /* queue, swapped or running list */
+    int32_t pprev, pnext;          /* prefill list */
+    int32_t heap;                  /* position in the finish heap; -1 none */
+    int16_t model;
+    uint8_t state;
+    uint8_t admitted;              /* ever admitted (queue wait recorded) */
+} req;
+
+typedef struct list { int32_t head, tail; int64_t n; } list;
+
+typedef struct mstate {            /* one model on one replica */
+    int resident;
+    sim_time last_used;
+    list queue, swapped;
+    int64_t running;               /* prefill + decode sequences */
+    int64_t n_dec, S;
+    int64_t ghost_n, ghost_S;      /* static batching: finished slots still computed */
+    int64_t *bucket;               /* block_tokens entries */
+    serve_batch b;                 /* this iteration */
+} mstate;
+
+typedef struct chunk { int32_t r, c; } chunk;
+
+typedef struct replica {
+    struct serving *sv;
+    int index;
+    int state;
+    int handle;
+    sim_time held_since;
+    int64_t iter;                  /* iterations completed */
+    int busy, kick_pending;
+    list running, prefill;
+    int32_t *heap;
+    int64_t heap_n;
+    size_t heap_cap;
+    chunk *ch;
+    int n_ch;
+    size_t cap_ch;
+    int64_t produced;              /* tokens the current iteration produces */
+    double kv_cap, kv_used;        /* bytes per GPU */
+    double weights;                /* resident weights, bytes per GPU */
+    double outstanding;            /* tokens still to process (router) */
+    int loading;                   /* model being loaded, -1 none */
+    event_id ev_load, ev_ready;    /* pending load / start-up; cancelled when the replica stops */
+    event_id ev_iter;              /* the iteration in flight */
+    double startup_s;              /* start-up once the GPUs are granted */
+    double swap_s;                 /* swap time the next iteration carries */
+    /* the iteration in flight by activity (the parts sum to its duration),
+     * and when it started; the start-up or model load under way (-1 none) */
+    double it_prefill_s, it_decode_s, it_copy_s;
+    sim_time it_t0, load_t0;
+    mstate *ms;
+} replica;
+
+typedef struct samples { double *x; size_t n, cap; int64_t seen; double sum; } samples;
+
+/* serve_tokens_s of a model memoised by (tokens, rows): a decode batch
+ * keeps its size for many iterations and budget-filled ones repeat, so a
+ * small direct-mapped table saves the GEMM rooflines and collective lookups
+ * on most iterations. The function is pure, so a hit is the same number. */
+#define MEMO_BITS 12
+typedef struct memo { uint64_t key[1 << MEMO_BITS]; double val[1 << MEMO_BITS]; } memo;
+
+struct serving {
+    engine *e;
+    metric_bus *bus;
+    const scenario *s;
+    const sc_inference *cfg;
+    const node_spec *node;
+    serving_host host;
+    int n_models;
+    serve_model *models;
+    double *share_cum;             /* cumulative request shares */
+    double *load_s;
+    double *block_bytes;           /* per model, per GPU */
+    memo *memo;                    /* per model */
+    int block;                     /* tokens per block */
+    int reserve, chunked, static_b, swap, least;
+    int max_batch, budget;
+    double usable;                 /* per GPU: HBM - reserve - largest workspace */
+    double kv_frac;
+    replica *reps;
+    int n_reps, cap_reps;
+    int rr;
+    /* arrivals */
+    rng *r_arr, *r_len, *r_mod, *r_res;
+    int64_t target;                /* requests to generate; -1 unbounded (duration) */
+    int64_t generated;
+    sim_time t_start, t_stop;      /* arrivals window; t_stop SIM_FOREVER when none */
+    int offline;
+    int64_t backlog;               /* offline requests not drawn yet */
+    reqtrace_row *trace;
+    long n_trace;
+    int arrivals_done;
+    list pending;                  /* arrived, no ready replica yet */
+    /* request pool */
+    req *rq;
+    int32_t n_rq, cap_rq, free_rq;
+    int64_t in_system;
+    /* results */
+    samples s_ttft, s_tpot, s_e2e, s_queue;
+    int64_t slo_ok;
+    double batch_sum, kv_integral, busy_s, gpu_s, replica_s;
+    double kv_peak;
+    sim_time last_change;
+    int active_reps;               /* replicas holding GPUs */
+    sim_time first_arrival, last_completion;
+    int64_t rejected;
+    double tick_tokens;
+    /* autoscaler */
+    double ttft_sum_window;
+    int64_t ttft_n_window;
+    sim_time low_since;
+    event_id ev_arrival, ev_tick, ev_scale;
+    metric_id m_queue, m_running, m_replicas, m_kv, m_tps;
+    /* the tick's TTFT and TPOT p99 (the dashboard's sparklines) */
+    double tick_ttft[TICK_LAT_N], tick_tpot[TICK_LAT_N];
+    int64_t tick_n_ttft, tick_n_tpot;
+    metric_id m_ttft99, m_tpot99;
+    int closed, finished;
+    sim_time t_finished;
+    service_result res;
+};
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static inline sim_time now_of(const serving *sv) { return engine_now(sv->e); }
+
+static inline int64_t imod(int64_t a, int64_t b) {
+    int64_t r = a % b;
+    return r < 0 ? r + b : r;
+}
+
+static inline int32_t blocks_for(const serving *sv, int64_t tokens) {
+    return (int32_t)((tokens + sv->block - 1) / sv->block);
+}
+
+static inline void list_init(list *l) { l->head = l->tail = NIL; l->n = 0; }
+
+static inline void list_push_back(req *rq, list *l, int32_t i) {
+    rq[i].prev = l->tail;
+    rq[i].next = NIL;
+    if (l->tail != NIL) rq[l->tail].next = i;
+    else l->head = i;
+    l->tail = i;
+    l->n++;
+}
+
+static inline void list_push_front(req *rq, list *l, int32_t i) {
+    rq[i].next = l->head;
+    rq[i].prev = NIL;
+    if (l->head != NIL) rq[l->head].prev = i;
+    else l->tail = i;
+    l->head = i;
+    l->n++;
+}
+
+static inline void list_remove(req *rq, list *l, int32_t i) {
+    if (rq[i].prev != NIL) rq[rq[i].prev].next = rq[i].next;
+    else l->head = rq[i].next;
+    if (rq[i].next != NIL) rq[rq[i].next].prev = rq[i].prev;
+    else l->tail = rq[i].prev;
+    rq[i].prev = rq[i].next = NIL;
+    l->n--;
+}
+
+static inline void plist_push(req *rq, list *l, int32_t i) {
+    rq[i].pprev = l->tail;
+    rq[i].pnext = NIL;
+    if (l->tail != NIL) rq[l->tail].pnext = i;
+    else l->head = i;
+    l->tail = i;
+    l->n++;
+}
+
+static inline void plist_remove(req *rq, list *l, int32_t i) {
+    if (rq[i].pprev != NIL) rq[rq[i].pprev].pnext = rq[i].pnext;
+    else l->head = rq[i].pnext;
+    if (rq[i].pnext != NIL) rq[rq[i].pnext].pprev = rq[i].pprev;
+    else l->tail = rq[i].pprev;
+    rq[i].pprev = rq[i].pnext = NIL;
+    l->n--;
+}
+
+/* KV capacity of a replica with resident weights w (bytes per GPU). */
+static inline double kv_cap_for(const serving *sv, double w) {
+    double c = sv->kv_frac * (sv->usable - w);
+    return c > 0 ? c : 0;
+}
+
+static inline double min_kv(const serving *sv) { return MIN_KV_SHARE * sv->kv_frac * sv->usable; }
+
+/* ---- serving.c ------------------------------------------------------------ */
+
+/* A metric-bus event of the service (entity = its name). */
+void sv_event(serving *sv, const char *kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* When arrivals are over and no request is left: the service ends now. */
+void sv_check_finished(serving *sv);
+
+/* ---- serving_pool.c --------------------------------------------------------- */
+
+int32_t sv_req_alloc(serving *sv);
+void sv_req_free(serving *sv, int32_t i);
+int sv_heap_push(replica *r, int32_t i);
+void sv_heap_remove(replica *r, int32_t i);
+
+/* ---- serving_batch.c -------------------------------------------------------- */
+
+/* Start the replica's next iteration at this instant, unless one is under way. */
+void sv_kick(replica *r);
+
+/* ---- serving_replica.c ------------------------------------------------------ */
+
+void sv_maybe_load(replica *r);
+void sv_publish_replicas(serving *sv);
+void sv_release_replica(replica *r);
+void sv_drain(replica *r);
+int sv_start_replica(serving *sv, double startup_s);
+
+/* ---- serving_arrivals.c ----------------------------------------------------- */
+
+/* Set up the arrival process of sv->cfg (and read its trace); 0, or -1 with err. */
+int sv_arrivals_init(serving *sv, char *err, size_t errlen);
+/* Schedule the first arrival (or mark arrivals done when there is none). */
+void sv_arrivals_start(serving *sv);
+int32_t sv_generate(serving *sv);
+void sv_route(serving *sv, int32_t i);
+void sv_route_pending(serving *sv);
+
+/* ---- serving_autoscale.c ---------------------------------------------------- */
+
+void sv_on_scale(engine *e, void *arg);
+
+/* ---- serving_stats.c -------------------------------------------------------- */
+
+void sv_sample_add(serving *sv, samples *p, double v);
+/* A request's latencies (TTFT, TPOT, end to end) and SLO, as it completes now. */
+void sv_stats_complete(serving *sv, const req *q);
+void sv_integrate_reps(serving *sv);
+void sv_account_iteration(replica *r, int whole);
+void sv_account_load(replica *r);
+int64_t sv_waiting(const serving *sv);
+void sv_on_tick(engine *e, void *arg);
+
+#endif

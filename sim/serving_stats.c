@@ -1,0 +1,235 @@
+/*
+ * serving_stats: what a service measures. Latency samples (TTFT, TPOT, end
+ * to end, queueing) kept exactly up to 4M per metric and then as a
+ * reservoir; nearest-rank percentiles and CDF points; SLO attainment; the
+ * replicas' time and their GPUs' time by activity; the 10-second metric
+ * ticks; and at the close the energy, cost and the service_result.
+ */
+#include "sim/serving_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/grow.h"
+#include "models/cost.h"
+#include "models/gpu.h"
+
+void sv_sample_add(serving *sv, samples *p, double v) {
+    p->seen++;
+    p->sum += v;
+    if (p->n < RESERVOIR) {
+        if (GROW(p->x, p->cap, p->n + 1)) return;   /* out of memory: the sample is counted, not kept */
+        p->x[p->n++] = v;
+        return;
+    }
+    uint64_t k = rng_uniform_int(sv->r_res, (uint64_t)p->seen);
+    if (k < RESERVOIR) p->x[k] = v;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void sv_stats_complete(serving *sv, const req *q) {
+    sim_time now = now_of(sv);
+    double ttft = sim_to_s(q->t_first - q->t_arrive);
+    double e2e = sim_to_s(now - q->t_arrive);
+    sv_sample_add(sv, &sv->s_ttft, ttft);
+    sv_sample_add(sv, &sv->s_e2e, e2e);
+    sv->tick_ttft[sv->tick_n_ttft++ % TICK_LAT_N] = ttft;
+    int ok = sv->cfg->slo_ttft_s <= 0 || ttft <= sv->cfg->slo_ttft_s;
+    if (q->output > 1) {
+        double tpot = sim_to_s(now - q->t_first) / (q->output - 1);
+        sv_sample_add(sv, &sv->s_tpot, tpot);
+        sv->tick_tpot[sv->tick_n_tpot++ % TICK_LAT_N] = tpot;
+        if (sv->cfg->slo_tpot_s > 0 && tpot > sv->cfg->slo_tpot_s) ok = 0;
+    }
+    sv->slo_ok += ok;
+    sv->res.requests++;
+    sv->res.output_tokens += q->output;
+    sv->tick_tokens += q->output;
+    sv->last_completion = now;
+}
+
+/* Nearest-rank percentile of sorted x; -1 when empty. */
+static double pct(const samples *p, double q) {
+    if (p->n == 0) return -1;
+    double rank = ceil(q / 100.0 * (double)p->n);
+    size_t k = rank < 1 ? 0 : (size_t)rank - 1;
+    if (k >= p->n) k = p->n - 1;
+    return p->x[k];
+}
+
+static void cdf(const samples *p, double out[SERVICE_CDF_POINTS]) {
+    for (int k = 0; k < SERVICE_CDF_POINTS; k++) out[k] = pct(p, service_cdf_percentiles[k]);
+}
+
+/* Replicas held over time, for GPU-hours and the mean replica count. */
+void sv_integrate_reps(serving *sv) {
+    sim_time t = now_of(sv);
+    double dt = sim_to_s(t - sv->last_change);
+    sv->replica_s += sv->active_reps * dt;
+    sv->gpu_s += (double)sv->active_reps * sv->cfg->tp * dt;
+    sv->last_change = t;
+}
+
+/* Activities of the replicas' GPUs (service_result gpu_*_s): an iteration
+ * is counted when it ends, or the part of it done when it is cut short (the
+ * GPUs lost, the end of the run); a start-up or model load likewise. */
+void sv_account_iteration(replica *r, int whole) {
+    serving *sv = r->sv;
+    double t = r->it_prefill_s + r->it_decode_s + r->it_copy_s, f = 1;
+    if (!whole && t > 0) {
+        double done = sim_to_s(now_of(sv) - r->it_t0);
+        f = done < t ? done / t : 1;
+    }
+    double tp = sv->cfg->tp;
+    sv->res.gpu_prefill_s += f * r->it_prefill_s * tp;
+    sv->res.gpu_decode_s += f * r->it_decode_s * tp;
+    sv->res.gpu_loading_s += f * r->it_copy_s * tp;
+    r->it_prefill_s = r->it_decode_s = r->it_copy_s = 0;
+}
+
+void sv_account_load(replica *r) {
+    if (r->load_t0 < 0) return;
+    serving *sv = r->sv;
+    sv->res.gpu_loading_s += sim_to_s(now_of(sv) - r->load_t0) * sv->cfg->tp;
+    r->load_t0 = -1;
+}
+
+int64_t sv_waiting(const serving *sv) {
+    int64_t n = sv->pending.n + (sv->offline ? sv->backlog : 0);
+    for (int i = 0; i < sv->n_reps; i++)
+        for (int m = 0; m < sv->n_models; m++) n += sv->reps[i].ms[m].queue.n;
+    return n;
+}
+
+/* p99 of the latencies completed this tick (the last TICK_LAT_N of them),
+ * published when there were any; sorts in place (the buffer restarts). */
+static void tick_p99(serving *sv, double *x, int64_t *n, metric_id id, sim_time t) {
+    if (*n == 0) return;
+    size_t k = (size_t)(*n < TICK_LAT_N ? *n : TICK_LAT_N);
+    qsort(x, k, sizeof *x, cmp_double);
+    size_t at = (size_t)ceil(0.99 * (double)k);
+    metrics_sample(sv->bus, id, t, x[at > 0 ? at - 1 : 0]);
+    *n = 0;
+}
+
+void sv_on_tick(engine *e, void *arg) {
+    (void)e;
+    serving *sv = arg;
+    sv->ev_tick = 0;
+    if (sv->finished) return;
+    sim_time t = now_of(sv);
+    int64_t run = 0;
+    double used = 0, cap = 0;
+    for (int i = 0; i < sv->n_reps; i++) {
+        run += sv->reps[i].running.n;
+        if (sv->reps[i].state == R_STOPPED) continue;
+        used += sv->reps[i].kv_used;
+        cap += sv->reps[i].kv_cap;
+    }
+    metrics_sample(sv->bus, sv->m_queue, t, (double)sv_waiting(sv));
+    metrics_sample(sv->bus, sv->m_running, t, (double)run);
+    metrics_sample(sv->bus, sv->m_kv, t, cap > 0 ? used / cap : 0);
+    metrics_sample(sv->bus, sv->m_tps, t, sv->tick_tokens / TICK_S);
+    sv->tick_tokens = 0;
+    tick_p99(sv, sv->tick_ttft, &sv->tick_n_ttft, sv->m_ttft99, t);
+    tick_p99(sv, sv->tick_tpot, &sv->tick_n_tpot, sv->m_tpot99, t);
+    sv->ev_tick = engine_after(sv->e, sim_from_s(TICK_S), sv_on_tick, sv);
+}
+
+/* Energy of the replicas' GPUs by activity, priced by the cost model as a
+ * pool of the service's node type holding gpu_s GPU-seconds (its share of
+ * the nodes' overhead included). A model load beside iterations of other
+ * resident models overlaps them: the overlap counts as compute. */
+static void close_energy(serving *sv) {
+    service_result *R = &sv->res;
+    double held = sv->gpu_s, busy = R->gpu_prefill_s + R->gpu_decode_s;
+    if (busy > held) {                       /* rounding of the last iteration's end */
+        R->gpu_prefill_s *= held / busy;
+        R->gpu_decode_s *= held / busy;
+        busy = held;
+    }
+    if (R->gpu_loading_s > held - busy) R->gpu_loading_s = held - busy;
+    const sc_cost *sc = &sv->s->cost;
+    const gpu_spec *g = &sv->models[0].g;
+    cost_params cp = { .pue = sc->pue, .carbon_kg_per_kwh = sc->carbon_kg_per_kwh,
+                       .electricity_usd_per_kwh = sc->electricity_usd_per_kwh, .owned = sc->owned };
+    cost_pool p = { .gpus_per_node = sv->node->gpus, .node_s = sv->node->gpus > 0 ? held / sv->node->gpus : 0,
+                    .gpu_idle_w = g->idle_w, .gpu_tdp_w = g->tdp_w, .node_overhead_w = sv->node->overhead_w };
+    p.gpu_state_s[COST_SERVING_PREFILL] = R->gpu_prefill_s;
+    p.gpu_state_s[COST_SERVING_DECODE] = R->gpu_decode_s;
+    p.gpu_state_s[COST_SERVING_LOADING] = R->gpu_loading_s;
+    p.gpu_state_s[COST_SERVING_IDLE] = held - busy - R->gpu_loading_s;
+    cost_result c;
+    if (cost_init(&c, &cp) < 0 || cost_add_pool(&c, &p) < 0) {   /* a catalog the model cannot price */
+        R->energy_kwh = R->co2_kg = R->avg_gpu_power_w = NAN;
+        R->energy_per_output_token_j = -1;
+        return;
+    }
+    R->energy_kwh = c.energy_kwh;
+    R->co2_kg = c.co2_kg;
+    R->avg_gpu_power_w = held > 0 ? c.gpu_kwh * 3.6e6 / held : 0;
+    R->energy_per_output_token_j = R->output_tokens > 0 ? c.energy_kwh * 3.6e6 / R->output_tokens : -1;
+}
+
+void serving_close(serving *sv) {
+    if (sv->closed) return;
+    sv->closed = 1;
+    for (int i = 0; i < sv->n_reps; i++) {   /* what is under way counts up to now */
+        replica *r = &sv->reps[i];
+        if (r->busy) sv_account_iteration(r, 0);
+        sv_account_load(r);
+    }
+    sv_integrate_reps(sv);
+    close_energy(sv);
+    service_result *R = &sv->res;
+    double life = sim_to_s((sv->finished ? sv->t_finished : now_of(sv)) - sv->t_start);
+    R->replicas_mean = life > 0 ? sv->replica_s / life : R->replicas;
+    R->gpu_hours = sv->gpu_s / 3600;
+    const gpu_spec *g = &sv->models[0].g;
+    R->cost_usd = R->gpu_hours * cost_price_per_gpu_hour(sv->node, g);
+    R->cost_per_million_tokens_usd = R->output_tokens > 0 ? R->cost_usd / (R->output_tokens / 1e6) : -1;
+    double span = sim_to_s(sv->last_completion - sv->first_arrival);
+    R->first_arrival_s = R->submitted ? sim_to_s(sv->first_arrival) : -1;
+    R->last_completion_s = R->requests ? sim_to_s(sv->last_completion) : -1;
+    R->output_tokens_per_s = span > 0 ? R->output_tokens / span : 0;
+    R->requests_per_s = span > 0 ? (double)R->requests / span : 0;
+    samples *all[4] = { &sv->s_ttft, &sv->s_tpot, &sv->s_e2e, &sv->s_queue };
+    for (int k = 0; k < 4; k++)
+        if (all[k]->n) qsort(all[k]->x, all[k]->n, sizeof(double), cmp_double);
+    R->ttft_p50_s = pct(&sv->s_ttft, 50);
+    R->ttft_p99_s = pct(&sv->s_ttft, 99);
+    R->tpot_p50_s = pct(&sv->s_tpot, 50);
+    R->tpot_p99_s = pct(&sv->s_tpot, 99);
+    R->e2e_p50_s = pct(&sv->s_e2e, 50);
+    R->e2e_p99_s = pct(&sv->s_e2e, 99);
+    R->queue_p50_s = pct(&sv->s_queue, 50);
+    R->queue_p99_s = pct(&sv->s_queue, 99);
+    R->ttft_mean_s = sv->s_ttft.seen ? sv->s_ttft.sum / (double)sv->s_ttft.seen : -1;
+    R->tpot_mean_s = sv->s_tpot.seen ? sv->s_tpot.sum / (double)sv->s_tpot.seen : -1;
+    R->e2e_mean_s = sv->s_e2e.seen ? sv->s_e2e.sum / (double)sv->s_e2e.seen : -1;
+    R->queue_mean_s = sv->s_queue.seen ? sv->s_queue.sum / (double)sv->s_queue.seen : -1;
+    cdf(&sv->s_ttft, R->ttft_cdf);
+    cdf(&sv->s_tpot, R->tpot_cdf);
+    cdf(&sv->s_e2e, R->e2e_cdf);
+    R->slo_attainment = R->requests ? (double)sv->slo_ok / (double)R->requests : 1;
+    R->slo_met = R->slo_attainment >= sv->cfg->slo_percentile / 100.0 - 1e-12;
+    R->kv_utilization_mean = sv->busy_s > 0 ? sv->kv_integral / sv->busy_s : 0;
+    R->kv_utilization_peak = sv->kv_peak;
+    R->batch_mean = R->iterations ? sv->batch_sum / (double)R->iterations : 0;
+    R->busy_fraction = sv->replica_s > 0 ? sv->busy_s / sv->replica_s : 0;
+}
+
+const service_result *serving_result(const serving *sv) { return &sv->res; }
+
+size_t serving_samples(const serving *sv, const char *which, const double **x) {
+    const samples *p = !strcmp(which, "ttft") ? &sv->s_ttft : !strcmp(which, "tpot") ? &sv->s_tpot
+                     : !strcmp(which, "e2e") ? &sv->s_e2e : !strcmp(which, "queue") ? &sv->s_queue : NULL;
+    if (!p) return 0;
+    *x = p->x;
+    return p->n;
+}

@@ -1,0 +1,350 @@
+/*
+ * world_build: the jobs of a scenario, built once when the world is made.
+ *
+ * Training jobs come first (one per <training>, in order), then the batch
+ * jobs of each <jobs> group (arrivals, durations and sizes drawn from the
+ * group's own random streams), with the trace's batch jobs where its
+ * <trace> stands among the groups. Every input time and every time a
+ * model gives (a step, a checkpoint write) must be a clock value: a bad
+ * one is refused here, by element and line, rather than run for ever.
+ * Generated names ("group-17") live in chunks freed with the world.
+ */
+#include "sim/world_int.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/errmsg.h"
+#include "models/checkpoint.h"
+
+static int alloc_nodes(job *j) {
+    const node_spec *ns = cluster_pool_spec(j->w->c, j->pool);
+    j->n_nodes = j->r.gpus < ns->gpus ? 1 : (j->r.gpus + ns->gpus - 1) / ns->gpus;
+    j->gpus_per_node = j->r.gpus < ns->gpus ? j->r.gpus : ns->gpus;
+    j->nodes = malloc((size_t)j->n_nodes * sizeof *j->nodes);
+    if (!j->nodes) return -1;
+    for (int i = 0; i < j->n_nodes; i++) j->nodes[i] = -1;
+    return 0;
+}
+
+/* Checkpoint size and costs from models/checkpoint, and the interval
+ * (fixed, or Daly's optimum for the job's own failure rate). */
+static int plan_checkpoints(world *w, job *j, const fabric *f, char *err, size_t errlen) {
+    const sc_training *t = j->t;
+    const scenario *s = w->s;
+    j->inflight = -1;
+    if (!t->checkpoint.present) return 0;
+    const sc_storage *st = NULL;
+    for (int i = 0; i < s->n_storage; i++)
+        if (!strcmp(s->storage[i].name, t->storage)) st = &s->storage[i];
+    if (!st && s->n_storage > 0) st = &s->storage[0];
+    ckpt_size z;
+    ckpt_io io;
+    ckpt_io_params q;
+    ckpt_io_params_default(&q);
+    int layout = ckpt_layout_parse(t->checkpoint.layout), mode = ckpt_mode_parse(t->checkpoint.mode);
+    ckpt_job cj = { &t->plan, f, st ? catalog_storage(s->cat, st->kind) : NULL, st ? st->bw_bytes_per_s : 0,
+                    layout < 0 ? CKPT_SHARDED : (ckpt_layout)layout, mode < 0 ? CKPT_SYNC : (ckpt_mode)mode, 0,
+                    t->checkpoint.streaming_gather };
+    if (ckpt_job_size(&t->model, &t->plan, &z) < 0 || ckpt_io_time(&cj, &z, &q, &io) < 0) return 0;
+    char why[512];
+    if (ckpt_host_check(&cj, &io, why, sizeof why) < 0) {
+        snprintf(err, errlen, "%s:%d: <checkpoint layout=\"rank0\">: %s", s->file, t->checkpoint.line, why);
+        return -1;
+    }
+    if (io.stream_chunks > 0)
+        snprintf(j->ckpt_note, sizeof j->ckpt_note, "; rank 0 streams the %.3g TB gather through %.3g TB of host memory "
+                 "in %d chunks", io.written_bytes / 1e12, io.host_budget_bytes / 1e12, io.stream_chunks);
+    j->r.checkpoint_size_bytes = z.total_bytes;
+    j->r.checkpoint_write_s = io.write_s;
+    j->r.checkpoint_stall_s = io.stall_s;
+    j->stall_s = io.stall_s;
+    j->background_s = io.background_s;
+    j->load_s = io.load_s;
+    double interval_s = t->checkpoint.interval_s;
+    if (t->checkpoint.interval_auto) {
+        double rate = w->f ? failures_rate_per_s(w->f, j->n_nodes) : 0;
+        interval_s = rate > 0 ? ckpt_auto_interval_s(&io, 1.0 / rate) : 0;
+    }
+    j->r.checkpoint_interval_s = interval_s;
+    j->ckpt_every = interval_s > 0 ? interval_s / j->step_s : 0;
+    if (j->ckpt_every > 0 && j->ckpt_every < 1) j->ckpt_every = 1;     /* at most every step */
+    j->next_ckpt = j->ckpt_every;
+    return 0;
+}
+
+/* An input time of element ELEM (attribute ATTR) on line LINE must be a
+ * clock value (engine_check_s). 0, or -1 with err set. */
+int build_input_time(const scenario *s, int line, const char *elem, const char *attr, double t_s, char *err,
+                     size_t errlen) {
+    char why[160];
+    if (engine_check_s(t_s, why, sizeof why) == 0) return 0;
+    snprintf(err, errlen, "%s:%d: <%s %s=\"%g s\">: %s %s", s->file, line, elem, attr, t_s, attr, why);
+    return -1;
+}
+
+/* A rate whose mean gap, 1/rate, must be a clock value: rate="1e-300/s"
+ * puts the first arrival 1e300 s away. 0, or -1 with err set. */
+static int input_rate(const scenario *s, int line, const char *elem, double rate_per_s, char *err, size_t errlen) {
+    char why[160];
+    if (engine_check_s(1.0 / rate_per_s, why, sizeof why) == 0) return 0;
+    snprintf(err, errlen, "%s:%d: <%s rate=\"%g/s\">: the mean time between arrivals, 1/rate = %g s, %s", s->file,
+             line, elem, rate_per_s, 1.0 / rate_per_s, why);
+    return -1;
+}
+
+/* A model's output that becomes a time (a step, a checkpoint write) must
+ * be positive (or 0 when zero_ok) and a clock value; an infinite or NaN
+ * one came from a catalog figure such as hbm-bw="1e-300B/s" and used to run
+ * forever. 0, or -1 with err naming the job and the figures of its GPU,
+ * NIC and storage. */
+static int model_time(const scenario *s, const sc_training *t, const fabric *f, const char *what, double t_s,
+                      int zero_ok, double storage_bw, char *err, size_t errlen) {
+    char why[160];
+    if ((t_s > 0 || (zero_ok && t_s == 0)) && engine_check_s(t_s, why, sizeof why) == 0) return 0;
+    if (!(t_s > 0)) snprintf(why, sizeof why, "is not a positive finite time");
+    t_s = isnan(t_s) ? fabs(t_s) : t_s;         /* "nan", not "-nan" */
+    char st[64] = "";
+    if (storage_bw > 0) snprintf(st, sizeof st, ", storage bandwidth %g B/s", storage_bw);
+    snprintf(err, errlen,
+             "%s:%d: <training name=\"%s\">: the model gives %s of %g s, which %s; check the catalog figures it "
+             "used: GPU %s (hbm-bw=%g B/s, bf16-tflops=%g), NIC %s (bandwidth=%g B/s)%s",
+             s->file, t->line, t->name, what, t_s, why, f->gpu ? f->gpu->name : "?",
+             f->gpu ? f->gpu->hbm_bw_bytes_per_s : 0, f->gpu ? f->gpu->tflops[PREC_BF16] : 0,
+             f->nic ? f->nic->name : "none", f->nic ? f->nic->bw_bytes_per_s : 0, st);
+    return -1;
+}
+
+static int build_training(world *w, const sc_training *t, job *j, char *err, size_t errlen) {
+    const scenario *s = w->s;
+    j->t = t;
+    j->pool = cluster_pool_of_type(w->c, t->node_type);
+    fabric f;
+    if (j->pool < 0 || world_fabric(w, j->pool, &f) < 0) {
+        snprintf(err, errlen, "%s:%d: <training name=\"%s\">: node type %s has no GPU or NIC in the catalog",
+                 s->file, t->line, t->name, t->node_type);
+        return -1;
+    }
+    if (train_step(&t->model, &t->plan, &f, j->perf) < 0 || !j->perf->fits) {
+        snprintf(err, errlen, "%s:%d: <training name=\"%s\">: %s", s->file, t->line, t->name, j->perf->why);
+        return -1;
+    }
+    if (model_time(s, t, &f, "a step time", j->perf->step_s, 0, 0, err, errlen) < 0 ||
+        (engine_check_s((double)t->steps * j->perf->step_s, NULL, 0) < 0 &&
+         snprintf(err, errlen, "%s:%d: <training name=\"%s\">: %lld steps of %g s take %g s, beyond the simulated "
+                  "clock's horizon of 100 years (%.4g s); give fewer steps or tokens", s->file, t->line, t->name,
+                  (long long)t->steps, j->perf->step_s, (double)t->steps * j->perf->step_s, SIM_HORIZON_S) > 0) ||
+        build_input_time(s, t->line, "training", "submit", t->submit_s, err, errlen) < 0 ||
+        build_input_time(s, t->line, "training", "timeout", t->timeout_s, err, errlen) < 0 ||
+        (t->checkpoint.present && !t->checkpoint.interval_auto &&
+         build_input_time(s, t->checkpoint.line, "checkpoint", "interval", t->checkpoint.interval_s, err, errlen) < 0))
+        return -1;
+    j->r.kind = JOB_TRAINING;
+    j->r.gpus = t->gpus;
+    j->r.steps_total = t->steps;
+    j->r.submit_s = t->submit_s;
+    j->step_s = j->perf->step_s;
+    j->r.name = t->name;
+    j->r.queue = t->queue;
+    j->queue = sched_queue_of(w->q, t->queue);
+    j->priority = t->priority;
+    j->timeout_s = t->timeout_s;
+    j->line = t->line;
+    if (alloc_nodes(j) < 0) {
+        snprintf(err, errlen, "%s:%d: out of memory building the world", s->file, t->line);
+        return -1;
+    }
+    if (plan_checkpoints(w, j, &f, err, errlen) < 0) return -1;
+    double st_bw = 0;
+    for (int i = 0; i < s->n_storage; i++)
+        if (!strcmp(s->storage[i].name, t->storage) || (!t->storage[0] && i == 0)) st_bw = s->storage[i].bw_bytes_per_s;
+    if (model_time(s, t, &f, "a checkpoint stall", j->stall_s, 1, st_bw, err, errlen) < 0 ||
+        model_time(s, t, &f, "a background checkpoint write", j->background_s, 1, st_bw, err, errlen) < 0 ||
+        model_time(s, t, &f, "a checkpoint load", j->load_s, 1, st_bw, err, errlen) < 0 ||
+        model_time(s, t, &f, "a checkpoint interval", j->r.checkpoint_interval_s, 1, st_bw, err, errlen) < 0)
+        return -1;
+    return 0;
+}
+
+/* Generated job names live in chunks freed with the world: a job's name
+ * is a pointer, so ten million jobs do not each carry a fixed buffer. */
+typedef struct name_chunk {
+    struct name_chunk *next;
+    size_t used, cap;
+    char text[];
+} name_chunk;
+
+/* A copy of "prefix-k" owned by the world; NULL when out of memory. */
+static const char *numbered_name(world *w, const char *prefix, int k) {
+    int n = snprintf(NULL, 0, "%s-%d", prefix, k) + 1;
+    name_chunk *c = w->names;
+    if (!c || c->cap - c->used < (size_t)n) {
+        size_t cap = (size_t)n > 65536 ? (size_t)n : 65536;
+        c = malloc(sizeof *c + cap);
+        if (!c) return NULL;
+        c->next = w->names;
+        c->used = 0;
+        c->cap = cap;
+        w->names = c;
+    }
+    char *z = c->text + c->used;
+    snprintf(z, (size_t)n, "%s-%d", prefix, k);
+    c->used += (size_t)n;
+    return z;
+}
+
+/* The next job of w->jobs as a batch job (kind, GPUs, queue, priority,
+ * line); its name, submit time and duration are the caller's to set.
+ * Returns it, or NULL when out of memory (w->n_jobs then counts it, and
+ * world_free frees what it holds). */
+static job *add_batch_job(world *w, int gpus, const char *queue, int priority, double timeout_s, int line) {
+    job *j = &w->jobs[w->n_jobs];
+    j->w = w;
+    j->index = w->n_jobs++;
+    j->r.kind = JOB_BATCH;
+    j->r.gpus = gpus;
+    j->pool = 0;
+    j->r.queue = queue;
+    j->queue = sched_queue_of(w->q, queue);
+    j->priority = priority;
+    j->timeout_s = timeout_s;
+    j->line = line;
+    return alloc_nodes(j) < 0 ? NULL : j;
+}
+
+/* The trace's batch jobs (scenario.trace_jobs), in file order. */
+static int add_trace_jobs(world *w) {
+    const scenario *s = w->s;
+    for (int i = 0; i < s->n_trace_jobs; i++) {
+        const sc_trace_job *t = &s->trace_jobs[i];
+        const char *queue = t->queue >= 0 ? s->queues[t->queue].name : "default";
+        job *j = add_batch_job(w, t->gpus, queue, t->priority, 0, t->line);
+        if (!j) return -1;
+        j->r.name = s->trace_names + t->name;
+        j->r.submit_s = t->submit_s;
+        j->duration_s = t->duration_s;
+    }
+    return 0;
+}
+
+/* The jobs of <jobs> group i: arrivals, durations and sizes drawn from
+ * the group's own streams. 0; -1 when out of memory; -2 with err set when
+ * one of its times is not a clock value. */
+static int add_group_jobs(world *w, int i, char *err, size_t errlen) {
+    const scenario *s = w->s;
+    const sc_jobs *g = &s->jobs[i];
+    rng *ra = rng_new(s->seed, "jobs/arrivals", (uint64_t)i);
+    rng *rd = rng_new(s->seed, "jobs/durations", (uint64_t)i);
+    rng *rs = rng_new(s->seed, "jobs/sizes", (uint64_t)i);
+    rng_discrete *sizes = g->n_sizes ? rng_discrete_new(g->size_weights, (size_t)g->n_sizes) : NULL;
+    int rc = !ra || !rd || !rs || (g->n_sizes && !sizes) ? -1 : 0;
+    if (rc == 0 && (build_input_time(s, g->line, "jobs", "submit", g->submit_s, err, errlen) < 0 ||
+                    build_input_time(s, g->line, "jobs", "duration", g->duration_s, err, errlen) < 0 ||
+                    build_input_time(s, g->line, "jobs", "timeout", g->timeout_s, err, errlen) < 0 ||
+                    (g->rate_per_s > 0 && input_rate(s, g->line, "jobs", g->rate_per_s, err, errlen) < 0)))
+        rc = -2;
+    double t = g->submit_s;
+    for (int k = 0; k < g->count && rc == 0; k++) {
+        int gpus = sizes ? g->sizes[rng_discrete_draw(rs, sizes)] : g->gpus;
+        job *j = add_batch_job(w, gpus, g->queue, g->priority, g->timeout_s, g->line);
+        if (!j || !(j->r.name = numbered_name(w, g->name, k))) {
+            rc = -1;
+            break;
+        }
+        if (!strcmp(g->arrivals, "poisson")) t += rng_exponential(ra, 1.0 / g->rate_per_s);
+        else if (g->rate_per_s > 0) t = g->submit_s + k / g->rate_per_s;
+        j->r.submit_s = t;
+        if (!strcmp(g->duration_distribution, "exponential"))
+            j->duration_s = rng_exponential(rd, g->duration_s);
+        else if (!strcmp(g->duration_distribution, "lognormal"))
+            j->duration_s = rng_lognormal_mean_cv(rd, g->duration_s, 1.0);
+        else
+            j->duration_s = g->duration_s;
+    }
+    rng_free(ra);
+    rng_free(rd);
+    rng_free(rs);
+    rng_discrete_free(sizes);
+    return rc;
+}
+
+
+/* The training jobs, in scenario order. 0, or -2 with err set. */
+static int add_training_jobs(world *w, char *err, size_t errlen) {
+    const scenario *s = w->s;
+    for (int i = 0; i < s->n_training; i++) {
+        job *j = &w->jobs[w->n_jobs];
+        j->w = w;
+        j->index = w->n_jobs;
+        j->perf = &w->perf[i];
+        j->r.perf = j->perf;
+        if (build_training(w, &s->training[i], j, err, errlen) < 0) {
+            free(j->nodes);                 /* not yet counted in n_jobs: build_free misses it */
+            j->nodes = NULL;
+            return -2;
+        }
+        w->n_jobs++;
+    }
+    return 0;
+}
+
+int build_jobs(world *w, char *err, size_t errlen) {
+    const scenario *s = w->s;
+    long long n = (long long)s->n_training + s->n_trace_jobs;
+    for (int i = 0; i < s->n_jobs; i++) n += s->jobs[i].count;
+    if (n >= INT_MAX) {
+        errmsg_set(err, errlen, "%s:0: %lld jobs; at most %d", s->file, n, INT_MAX - 1);
+        return -2;
+    }
+    w->jobs = calloc((size_t)n + 1, sizeof *w->jobs);
+    w->perf = calloc((size_t)s->n_training + 1, sizeof *w->perf);
+    if (!w->jobs || !w->perf) return -1;
+    int rc = add_training_jobs(w, err, errlen);
+    /* Generic batch jobs: arrivals and durations from their own streams;
+     * the trace's batch jobs where its <trace> stands among the groups. */
+    for (int i = 0; i <= s->n_jobs && rc == 0; i++) {
+        if (i == s->trace_after && add_trace_jobs(w) < 0) return -1;
+        if (i < s->n_jobs) rc = add_group_jobs(w, i, err, errlen);
+    }
+    return rc;
+}
+
+/* Job j fits in its node type (warm spares held back). 0, or -1 with err set. */
+static int check_size(const world *w, const job *j, char *err, size_t errlen) {
+    const scenario *s = w->s;
+    int capacity = cluster_pool_capacity(w->c, j->pool);
+    int spare_gpus = j->pool == 0 ? s->spares_warm * cluster_pool_spec(w->c, 0)->gpus : 0;
+    if (j->r.gpus <= capacity - spare_gpus) return 0;
+    errmsg_set(err, errlen, "%s:%d: job %s needs %d GPUs, the cluster has %d of its node type%s%s", s->file, j->line,
+               j->r.name, j->r.gpus, capacity - spare_gpus, spare_gpus ? " once its warm spares are held back" : "",
+               w->cloud_pool == j->pool ? " (cloud nodes included)" : "");
+    return -1;
+}
+
+int build_submit(world *w, char *err, size_t errlen) {
+    for (int i = 0; i < w->n_jobs; i++) {
+        job *j = &w->jobs[i];
+        j->ph = PH_QUEUED;
+        j->r.state = JOB_PENDING;
+        j->r.start_s = j->r.end_s = j->r.queue_wait_s = -1;
+        if (check_size(w, j, err, errlen) < 0) return -2;
+        if (j->r.kind == JOB_TRAINING) j->m_progress = metrics_register(w->bus, j->r.name, "progress");
+        if (!engine_schedule(w->e, sim_from_s(j->r.submit_s), job_on_submit, j)) return -1;
+    }
+    w->unfinished = w->n_jobs;
+    return 0;
+}
+
+void build_free(world *w) {
+    for (int i = 0; i < w->n_jobs; i++) free(w->jobs[i].nodes);
+    free(w->jobs);
+    free(w->perf);
+    while (w->names) {
+        name_chunk *c = w->names;
+        w->names = c->next;
+        free(c);
+    }
+}

@@ -1,0 +1,230 @@
+/*
+ * world_int: the world's private state, shared by the files that make it up
+ * (never included outside sim/world*.c).
+ *
+ *   world.c         new, free, run, dispatch, the scheduler's callbacks,
+ *                   GPU-state accounting, closing the books
+ *   world_build.c   the jobs built from the scenario (training plans,
+ *                   checkpoints, <jobs> groups, the trace)
+ *   world_job.c     the job state machine: start, phases, checkpoints,
+ *                   interruption, elastic shrink and grow, finish
+ *   world_repair.c  failure processes, detection, repair, lemon nodes,
+ *                   injected failures and drains
+ *   world_cloud.c   cloud autoscaling: renting and releasing nodes
+ *   world_hold.c    GPUs held for inference services (the serving_host)
+ *   world_view.c    read-only views for reports and the dashboard
+ *
+ * Calls run one way: world.c composes the rest; the job file calls repair
+ * (a replacement node found faulty) and cloud (a node became idle); repair
+ * reaches jobs and replicas only through w->on_node (node_hooks, set by
+ * world.c), as failures reaches repair through its failure_fn.
+ *
+ * Per node the world keeps one node_rec (w->node[0 .. nodes-1]); the
+ * cluster keeps the node's service state and free GPUs.
+ */
+#ifndef CT_WORLD_INT_H
+#define CT_WORLD_INT_H
+
+#include <stdarg.h>
+
+#include "models/training.h"
+#include "sim/benchset.h"
+#include "sim/cluster.h"
+#include "sim/failures.h"
+#include "sim/rng.h"
+#include "sim/sched.h"
+#include "sim/serving.h"
+#include "sim/world.h"
+
+#define REPORT_S 3600.0            /* a running job reports progress hourly */
+
+typedef enum phase {
+    PH_QUEUED, PH_RUNNING, PH_CHECKPOINT, PH_DOWN, PH_WAITING, PH_RESTART, PH_DONE
+} phase;
+
+/* GPU states for utilisation time series (CONTRACT: by state). */
+enum { GS_TRAINING, GS_CHECKPOINT, GS_RESTARTING, GS_BATCH, GS_SERVING, GS_COUNT };
+
+typedef struct job {
+    job_result r;
+    world *w;
+    int index;
+    int pool;
+    int *nodes;                    /* nodes held (-1: a lost node not yet replaced) */
+    int n_nodes;
+    int gpus_per_node;             /* GPUs used on each node */
+    phase ph;
+    sim_time ph_since;
+    event_id ev_phase;             /* the phase's pending event */
+    /* batch */
+    double duration_s;
+    /* training */
+    const sc_training *t;
+    train_result *perf;            /* the world's perf[] entry, also r.perf */
+    double step_s;                 /* current step time (grows when a job shrinks) */
+    double progress;               /* steps done as of run_since */
+    sim_time run_since;
+    double durable;                /* steps saved by the last completed checkpoint */
+    double inflight;               /* steps an async write in flight will save; -1 none */
+    event_id ev_write;
+    double ckpt_every;             /* steps between checkpoints; 0 = none */
+    double next_ckpt;              /* progress at which the next checkpoint is due */
+    double stall_s, background_s, load_s;
+    char ckpt_note[128];           /* said at each checkpoint_start ("" none): a streamed gather */
+    int lost_nodes;                /* nodes to replace before a restart */
+    int planned;                   /* the current interruption was planned (health check) */
+    double fail_progress;          /* progress when the current interruption hit */
+    double run_s;                  /* time spent running (kept + redone) */
+    double gpu_s, held_s;          /* GPU-seconds held, and time holding GPUs */
+    int started_once;              /* has held GPUs (a later queue stretch is waiting) */
+    int queue;                     /* scheduler queue */
+    int priority;
+    int line;                      /* of its element, for messages */
+    double timeout_s;              /* per start; 0 = none */
+    event_id ev_timeout;
+    metric_id m_progress;
+} job;
+
+/* What the world keeps about one node. &w->node[i] is the argument of the
+ * node's repair event and of its cloud release check. */
+typedef struct node_rec {
+    world *w;
+    int index;
+    int job;                       /* a job running on it, -1 none */
+    short jobs;                    /* how many jobs use it */
+    short replicas;                /* service replicas placed on it */
+    short latent;                  /* 1 + failure kind of a fault nobody saw on the idle node; 0 none */
+    short replaced;                /* the pending repair is a cold replacement */
+    event_id repair_ev;            /* the pending repair; 0 none */
+    double idle_since_s;           /* when it last became idle (cloud release) */
+    double lemon_since_s;          /* start of its failure-count window */
+    int lemon_count;               /* failures in that window */
+} node_rec;
+
+/* A service replica's GPUs (world_hold.c). */
+enum { H_FREE, H_QUEUED, H_HELD };
+typedef struct holding {
+    int *nodes;
+    int n, gpus_each, gpus;
+    int state;                     /* H_FREE, H_QUEUED, H_HELD */
+    int svc, tag;                  /* the service and its replica number */
+    double since_s;                /* submit time of the current request */
+} holding;
+typedef struct svc_host { world *w; int index; int pool; int queue; serving *sv; } svc_host;
+
+/* How the repair file reaches what runs on a node (set by world.c). */
+typedef struct node_hooks {
+    /* A fault (planned: found by a health check, or a drain) on the node:
+     * jobs and replicas there are interrupted. */
+    void (*hit)(world *w, int node, const failure_proc *p, int planned);
+    /* The node is back in service (repaired: by a repair, else undrained):
+     * waiting jobs restart, shrunk jobs grow back (repaired only), and the
+     * scheduler runs. */
+    void (*back)(world *w, int node, int repaired);
+} node_hooks;
+
+struct world {
+    const scenario *s;
+    engine *e;
+    metric_bus *bus;
+    cluster *c;
+    failures *f;
+    sched *q;                      /* queues, policies, backfill, preemption */
+    node_rec *node;                /* one per node */
+    node_hooks on_node;
+    rng *r_health;                 /* health-check coverage draws */
+    /* jobs */
+    job *jobs;
+    int n_jobs;
+    train_result *perf;            /* one per training job (job.perf points here) */
+    struct name_chunk *names;      /* generated job names ("group-17"), freed with the world */
+    int unfinished;
+    int n_waiting;                 /* jobs in PH_WAITING (for nodes after a failure) */
+    int n_shrunk;                  /* elastic jobs that ever shrank (repairs look for growth) */
+    int in_dispatch, redispatch;   /* dispatch is not re-entered from its callbacks */
+    /* GPU states and work lost */
+    int gpus_state[GS_COUNT];
+    double gpu_state_s[GS_COUNT];
+    sim_time state_since;
+    double redone_gpu_s;           /* training GPU-seconds of steps lost and done again */
+    double batch_lost_gpu_s;       /* batch GPU-seconds of runs cut short */
+    double frag_gpu_s;             /* integral of fragmented free GPUs */
+    int frag_now;
+    sim_time frag_since;
+    metric_id m_state[GS_COUNT], m_queue, m_failed, m_frag;
+    /* failures */
+    int n_fail_total;
+    int *fail_by_proc;
+    int drained;
+    int injected;                  /* failures injected from the dashboard */
+    /* cloud autoscaling */
+    int cloud_pool;                /* pool of the cloud node type, -1 none */
+    int cloud_pending;             /* nodes being provisioned */
+    event_id ev_scale;             /* pending scale-up check */
+    double cloud_node_s;           /* rented node-seconds */
+    sim_time cloud_since;
+    /* inference services (sim/serving) and the GPUs their replicas hold */
+    svc_host *svc;
+    int n_svc;
+    holding *hold;                 /* replicas' GPU requests (scheduler ids n_jobs + index) */
+    int n_hold;
+    size_t cap_hold;
+    int acquiring;                 /* holding being asked for in svc_acquire, -1 none */
+    benchset *bench;               /* the scenario's microbenchmarks (hardware mode) */
+    int closed;                    /* books closed (world_finish) */
+};
+
+static inline sim_time now_of(const world *w) { return engine_now(w->e); }
+static inline double now_s(const world *w) { return sim_to_s(engine_now(w->e)); }
+/* A scheduler id above the jobs is a service replica's holding. */
+static inline int is_hold(const world *w, int id) { return id >= w->n_jobs; }
+
+/* ---- world.c ---- */
+/* An event on the metric bus at the current time. */
+void world_event(world *w, const char *entity, const char *kind, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void world_add_state(world *w, int gs, int gpus);      /* gpus more (or fewer) in state gs */
+void world_dispatch(world *w);
+int world_fabric(const world *w, int pool, fabric *f);   /* 0, or -1: no GPU or NIC */
+const char *world_entry_name(const world *w, int id);    /* a job's or a service's name */
+
+/* ---- world_build.c ---- */
+/* The jobs of the scenario (training, <jobs> groups, the trace), queued for
+ * submission once the metrics exist (build_submit). 0; -1 out of memory;
+ * -2 with err set. */
+int build_jobs(world *w, char *err, size_t errlen);
+int build_submit(world *w, char *err, size_t errlen);
+void build_free(world *w);
+/* An input time that must be a clock value (engine_check_s). 0, or -1
+ * with err set naming the element. */
+int build_input_time(const scenario *s, int line, const char *elem, const char *attr, double t_s, char *err,
+                     size_t errlen);
+
+/* ---- world_job.c ---- */
+void job_on_submit(engine *e, void *arg);               /* the job enters the scheduler's queue */
+void job_start(job *j);                                 /* the scheduler started it */
+void job_preempt(job *j, const char *by);               /* the scheduler evicts it */
+sched_job job_sched_view(const job *j);
+void job_release_node(job *j, int i);
+void job_hit_node(world *w, int node, const failure_proc *p, int planned);
+void job_node_back(world *w, int repaired);             /* waiting jobs restart, shrunk ones grow */
+double job_progress_now(const job *j);
+void job_close(job *j);                                 /* account the current phase up to now */
+
+/* ---- world_repair.c ---- */
+int repair_build_failures(world *w, char *err, size_t errlen);   /* 0; -1 out of memory; -2 err set */
+void repair_node_down(world *w, int node, const failure_proc *p);
+
+/* ---- world_cloud.c ---- */
+void cloud_autoscale(world *w);
+void cloud_node_idle(world *w, int node);               /* a rented node has nothing on it now */
+
+/* ---- world_hold.c ---- */
+int hold_build_services(world *w, char *err, size_t errlen);   /* 0, or -1 with err set */
+void hold_free(world *w);
+void hold_start(world *w, int k);
+void hold_lost(world *w, int k, const char *why);
+sched_job hold_view(const world *w, int k);
+void hold_hit_node(world *w, int node, const failure_proc *p);
+
+#endif
