@@ -138,7 +138,6 @@ int cmd_run(int argc, char **argv) {
     if (wrc != EXIT_OK) rc = wrc;
     if (!quiet && !(json_path && !strcmp(json_path, "-"))) {
         results_summary(stdout, s, w, wall);
-        if (backend) results_microbench_table(stdout, w);
         if (st && rc == EXIT_OK)
             printf("\nstored as run %lld in %s ('clustertwin report %s')\n", (long long)store_run_id(st),
                    store_path(st), store_path(st));

@@ -347,6 +347,229 @@ static void note_add(char *note, size_t n, const char *fmt, const char *z) {
     if (k < n) snprintf(note + k, n - k, fmt, k ? "; " : "", z);
 }
 
+/* The candidate models of one group and what became of them. */
+typedef struct model_search {
+    const char *names[CAL_MAX_PARAMS];   /* the group's parameters, in nesting order */
+    double x0[CAL_MAX_PARAMS];           /* their starting values */
+    int want;                            /* how many */
+    int cand[64], nc;                    /* candidate models: bit k set fits names[k] */
+    int few;                             /* candidates were dropped for too few points */
+    fit_ctx best_f;                      /* the model with the least AIC so far */
+    fit_out best;
+    double best_aic;                     /* INFINITY while none passed */
+    char rejected[320], first_why[200];  /* shorter than the note they join */
+    int n_rejected;
+} model_search;
+
+/* Hold out every other distinct size (several runs may repeat one); all
+ * sorted by size. Fills fit and held (each n_all long). */
+static void split_held(const cal_point **all, int n_all, int hold_out, const cal_point **fit, int *nf,
+                       const cal_point **held, int *nh) {
+    int rank = -1;
+    double last = -1;
+    *nf = *nh = 0;
+    for (int i = 0; i < n_all; i++) {
+        if (size_of(all[i]) != last) rank++, last = size_of(all[i]);
+        if (hold_out && rank % 2 == 1) held[(*nh)++] = all[i];
+        else fit[(*nf)++] = all[i];
+    }
+}
+
+/* The group's parameters and the candidate models nf points can fit: a
+ * model needs nf > p + 1 points; too few fit the bandwidth (and latency)
+ * only. */
+static void candidates(const cal_group *g, const cal_point **fit, int nf, int read, const host_profile *h,
+                       model_search *s) {
+    s->nc = 0;
+    s->want = group_params(g->name, fit, nf, read, h, s->names, s->x0, s->cand, &s->nc);
+    int kept = 0;
+    for (int ci = 0; ci < s->nc; ci++)
+        if (__builtin_popcount((unsigned)s->cand[ci]) + 1 < nf) s->cand[kept++] = s->cand[ci];
+    s->few = kept < s->nc;
+    s->nc = kept;
+    if (s->nc == 0) s->cand[s->nc++] = nf >= 3 && s->want >= 2 ? 0x3 : 0x1;
+}
+
+/* The fit of candidate model mask: its parameters, their starting values
+ * in xs0, and the levels it leaves out zeroed in its base profile. */
+static void candidate_ctx(const model_search *s, int mask, const cal_point **fit, int nf, int read,
+                          const host_profile *h, fit_ctx *f, double *xs0) {
+    *f = (fit_ctx){ .pt = fit, .n = nf, .read = read, .base = *h };
+    for (int k = 0; k < s->want; k++) {
+        const char *name = s->names[k];
+        if (mask >> k & 1) {
+            xs0[f->p] = s->x0[k];
+            f->param[f->p++] = name;
+        } else if (ends_with(name, "cache_bw") || ends_with(name, "l1_bw") ||
+                   ends_with(name, "rndv_alpha_s") || ends_with(name, "eager_bw") ||
+                   ends_with(name, "start_bw") || ends_with(name, "latency_s") ||
+                   ends_with(name, "alpha_s")) {
+            *host_param(&f->base, name) = 0;          /* the level (or latency) is left out */
+        }
+    }
+}
+
+/* The name of a group's eager limit in the host profile. */
+static void eager_param(const char *group, char *z, size_t n) {
+    snprintf(z, n, "%s.eager_bytes", group);
+}
+
+/* Least squares of f from xs0, restarted where a start matters: a cache
+ * knee is a local feature, so it starts at several of the sizes; the
+ * eager limit is a step, not a slope (least squares cannot move it), so it
+ * is placed between each two neighbouring measured sizes in turn (at their
+ * geometric mean). Keeps in o the best fit whose levels are ordered
+ * (o->rss INFINITY when none), and the eager limit of that fit in
+ * f->base. Returns 1 when the model places an eager limit. */
+static int fit_restarts(const char *group, fit_ctx *f, double *xs0, fit_out *o) {
+    const cal_point **fit = f->pt;
+    int nf = f->n, p = f->p;
+    int knee = -1, step = 0;
+    for (int k = 0; k < p; k++) {
+        if (ends_with(f->param[k], "cache_bytes") || ends_with(f->param[k], "ramp_bytes")) knee = k;
+        if (ends_with(f->param[k], "rndv_alpha_s")) step = 1;
+    }
+    char eager_name[48];
+    eager_param(group, eager_name, sizeof eager_name);
+    double *eager = step ? host_param(&f->base, eager_name) : NULL;
+    double eager_at = eager ? *eager : 0;
+    fit_out t;
+    *o = (fit_out){ .status = -1 };
+    o->rss = INFINITY;
+    for (int e = 1; e < (eager ? nf : 2); e++) {
+        if (eager) {
+            if (size_of(fit[e]) == size_of(fit[e - 1])) continue;
+            *eager = sqrt(size_of(fit[e - 1]) * size_of(fit[e]));
+        }
+        for (int s0 = 0; s0 < (knee >= 0 ? nf : 1); s0 += 2) {
+            if (knee >= 0) xs0[knee] = size_of(fit[s0]) * 1.5;
+            if (run_fit(f, xs0, &t) == 0 && t.rss < o->rss && levels_ordered(f, t.x)) {
+                *o = t;
+                if (eager) eager_at = *eager;
+            }
+        }
+    }
+    if (eager) *eager = eager_at;
+    return eager != NULL;
+}
+
+/* Note a rejected fit (once per parameter, at most three) and queue the
+ * model without the parameter that failed, unless already queued. */
+static void reject(model_search *s, const fit_ctx *f, int mask, const char *why, int bad) {
+    if (!s->first_why[0]) snprintf(s->first_why, sizeof s->first_why, "%s", why);
+    const char *who = bad >= 0 ? f->param[bad] : "the model";
+    char key[64];
+    snprintf(key, sizeof key, "%s ", who);
+    if (!strstr(s->rejected, key) && s->n_rejected < 3) {
+        note_add(s->rejected, sizeof s->rejected, "%srejected %s", why);
+        s->n_rejected++;
+    }
+    if (bad >= 0) {
+        int m = without(s->names, s->want, mask, f->param[bad]);
+        int seen = m == 0;
+        for (int c2 = 0; c2 < s->nc && !seen; c2++) seen = s->cand[c2] == m;
+        if (!seen && s->nc < (int)(sizeof s->cand / sizeof *s->cand)) s->cand[s->nc++] = m;
+    }
+}
+
+/* Fit every candidate (the queue grows as rejections drop parameters) and
+ * keep in s the acceptable one with the least AIC. */
+static void search_models(const cal_group *g, const cal_point **fit, int nf, int read, const host_profile *h,
+                          model_search *s) {
+    s->best_f = (fit_ctx){ 0 };
+    s->best = (fit_out){ .status = -1 };
+    s->best_aic = INFINITY;
+    s->rejected[0] = s->first_why[0] = '\0';
+    s->n_rejected = 0;
+    for (int ci = 0; ci < s->nc; ci++) {
+        fit_ctx f;
+        double xs0[CAL_MAX_PARAMS];
+        candidate_ctx(s, s->cand[ci], fit, nf, read, h, &f, xs0);
+        int p = f.p;
+        if (nf < p) continue;
+        fit_out o;
+        int placed = fit_restarts(g->name, &f, xs0, &o);
+        if (!(o.rss < INFINITY)) continue;
+        char why[200];
+        int bad;
+        if (!acceptable(&f, &o, why, sizeof why, &bad)) {
+            reject(s, &f, s->cand[ci], why, bad);
+            continue;
+        }
+        double rss = fmax(o.rss, 1e-300);
+        double aic = nf * log(rss / nf) + 2.0 * (p + placed);   /* the placed limit counts */
+        if (aic < s->best_aic) s->best_aic = aic, s->best = o, s->best_f = f;
+    }
+}
+
+/* The fitted values and their standard errors into g (and stderr_of). */
+static void record_params(cal_group *g, const fit_ctx *f, const fit_out *o, double *stderr_of) {
+    const char *const *all_names = host_param_names();
+    g->n_params = f->p;
+    for (int k = 0; k < f->p; k++) {
+        snprintf(g->param[k], sizeof g->param[k], "%s", f->param[k]);
+        g->value[k] = exp(o->x[k]);
+        g->stderr_[k] = g->value[k] * o->se_log[k];
+        for (int i = 0; stderr_of && all_names[i]; i++)
+            if (!strcmp(all_names[i], f->param[k])) stderr_of[i] = g->stderr_[k];
+    }
+}
+
+/* Errors of the fitted profile h on the fitted and the held-out points,
+ * into g, and each point's prediction into res (indexed from base). err:
+ * scratch of nh doubles. */
+static void record_errors(cal_group *g, int gi, const fit_ctx *f, const host_profile *h, const cal_point **fit,
+                          int nf, const cal_point **held, int nh, double *err, const cal_point *base,
+                          cal_residual *res) {
+    double ss = 0, mx = 0;
+    for (int i = 0; i < nf; i++) {
+        double t = model_s(f, h, fit[i]), m = measured_s(f, fit[i]);
+        double e = 100 * (t / m - 1);
+        ss += e * e;
+        mx = fmax(mx, fabs(e));
+    }
+    g->fit_rms_pct = sqrt(ss / nf);
+    g->fit_max_pct = mx;
+    int ne = 0;
+    for (int i = 0; i < nh; i++) {
+        double t = model_s(f, h, held[i]), m = measured_s(f, held[i]);
+        if (t > 0 && m > 0) err[ne++] = 100 * (t - m) / m;
+    }
+    g->held_median_pct = median_abs(err, ne);
+    for (int i = 0; res && i < nf + nh; i++) {
+        const cal_point *q = i < nf ? fit[i] : held[i - nf];
+        cal_residual *r = &res[q - base];
+        double t = model_s(f, h, q), m = measured_s(f, q);
+        if (f->read) r->read_group = gi, r->read_predicted_s = t, r->read_measured_s = m;
+        else r->group = gi, r->predicted_s = t, r->measured_s = m, r->held = i >= nf;
+    }
+    g->held_max_pct = ne ? fabs(err[ne - 1]) : NAN;
+}
+
+/* g's note: fallback or how many parameters were fitted, the rejections,
+ * the eager limit placed and an iteration limit reached. */
+static void write_note(cal_group *g, const model_search *s, const host_profile *h, int fallback) {
+    int p = s->best_f.p;
+    if (fallback)
+        snprintf(g->note, sizeof g->note, "no model passed the checks: kept the starting profile's values");
+    else if (p < s->want)
+        snprintf(g->note, sizeof g->note, "fitted %d of %d parameters (%s)", p, s->want,
+                 s->few ? "too few points for more" : "AIC");
+    if (s->rejected[0]) note_add(g->note, sizeof g->note, "%s%s", s->rejected);
+    char eager_name[48];
+    eager_param(g->name, eager_name, sizeof eager_name);
+    for (int k = 0; k < p; k++)
+        if (ends_with(s->best_f.param[k], "rndv_alpha_s")) {
+            size_t k0 = strlen(g->note);
+            snprintf(g->note + k0, sizeof g->note - k0, "%seager limit placed at %.0f B", k0 ? "; " : "",
+                     host_param_get(h, eager_name));
+        }
+    if (s->best.status == GSL_EMAXITER) {
+        size_t k = strlen(g->note);
+        snprintf(g->note + k, sizeof g->note - k, "%sstopped at the iteration limit (200)", k ? "; " : "");
+    }
+}
+
 /* Fit one group; g->name set. Updates h and stderr_of on success.
  *
  * Model choice: the group's model is nested (bandwidth and latency, then
@@ -362,172 +585,34 @@ static void fit_group(cal_group *g, int gi, const cal_point **all, int n_all, in
     qsort(all, (size_t)n_all, sizeof *all, cmp_size);
     const cal_point **fit = malloc((size_t)n_all * sizeof *fit), **held = malloc((size_t)n_all * sizeof *held);
     double *err = malloc((size_t)n_all * sizeof *err);
+    model_search search, *s = &search;
     if (!fit || !held || !err) {
         snprintf(g->note, sizeof g->note, "out of memory");
         goto out;
     }
-    /* Hold out every other distinct size (several runs may repeat one). */
-    int nf = 0, nh = 0, rank = -1;
-    double last = -1;
-    for (int i = 0; i < n_all; i++) {
-        if (size_of(all[i]) != last) rank++, last = size_of(all[i]);
-        if (hold_out && rank % 2 == 1) held[nh++] = all[i];
-        else fit[nf++] = all[i];
-    }
+    int nf, nh;
+    split_held(all, n_all, hold_out, fit, &nf, held, &nh);
     g->n_fit = nf;
     g->n_held = nh;
-    const char *names[CAL_MAX_PARAMS];
-    double x0[CAL_MAX_PARAMS];
-    int cand[64], nc = 0;
-    int want = group_params(g->name, fit, nf, read, h, names, x0, cand, &nc);
-    char rejected[320] = "", first_why[200] = "";          /* shorter than the note it joins */
-    int n_rejected = 0;
-    /* A model needs nf > p + 1 points; too few fit the bandwidth (and latency) only. */
-    int kept = 0;
-    for (int ci = 0; ci < nc; ci++)
-        if (__builtin_popcount((unsigned)cand[ci]) + 1 < nf) cand[kept++] = cand[ci];
-    int few = kept < nc;
-    nc = kept;
-    if (nc == 0) cand[nc++] = nf >= 3 && want >= 2 ? 0x3 : 0x1;
-    fit_ctx best_f = { 0 };
-    fit_out best = { .status = -1 };
-    double best_aic = INFINITY;
-    for (int ci = 0; ci < nc; ci++) {
-        fit_ctx f = { .pt = fit, .n = nf, .read = read, .base = *h };
-        double xs0[CAL_MAX_PARAMS];
-        for (int k = 0; k < want; k++) {
-            if (cand[ci] >> k & 1) {
-                xs0[f.p] = x0[k];
-                f.param[f.p++] = names[k];
-            } else if (ends_with(names[k], "cache_bw") || ends_with(names[k], "l1_bw") ||
-                       ends_with(names[k], "rndv_alpha_s") || ends_with(names[k], "eager_bw") ||
-                       ends_with(names[k], "start_bw") || ends_with(names[k], "latency_s") ||
-                       ends_with(names[k], "alpha_s")) {
-                *host_param(&f.base, names[k]) = 0;          /* the level (or latency) is left out */
-            }
-        }
-        int p = f.p;
-        if (nf < p) continue;
-        /* A cache knee is a local feature: start it at several of the
-         * sizes and keep the best fit. */
-        int knee = -1, step = 0;
-        for (int k = 0; k < p; k++) {
-            if (ends_with(f.param[k], "cache_bytes") || ends_with(f.param[k], "ramp_bytes")) knee = k;
-            if (ends_with(f.param[k], "rndv_alpha_s")) step = 1;
-        }
-        /* The eager limit is a step, not a slope: least squares cannot move
-         * it, so it is placed between each two neighbouring measured sizes
-         * in turn (at their geometric mean) and the best fit kept. */
-        char eager_name[48];
-        snprintf(eager_name, sizeof eager_name, "%s.eager_bytes", g->name);
-        double *eager = step ? host_param(&f.base, eager_name) : NULL;
-        double eager_at = eager ? *eager : 0;
-        fit_out o = { .status = -1 }, t;
-        o.rss = INFINITY;
-        for (int e = 1; e < (eager ? nf : 2); e++) {
-            if (eager) {
-                if (size_of(fit[e]) == size_of(fit[e - 1])) continue;
-                *eager = sqrt(size_of(fit[e - 1]) * size_of(fit[e]));
-            }
-            for (int s0 = 0; s0 < (knee >= 0 ? nf : 1); s0 += 2) {
-                if (knee >= 0) xs0[knee] = size_of(fit[s0]) * 1.5;
-                if (run_fit(&f, xs0, &t) == 0 && t.rss < o.rss && levels_ordered(&f, t.x)) {
-                    o = t;
-                    if (eager) eager_at = *eager;
-                }
-            }
-        }
-        if (eager) *eager = eager_at;
-        if (!(o.rss < INFINITY)) continue;
-        char why[200];
-        int bad;
-        if (!acceptable(&f, &o, why, sizeof why, &bad)) {
-            if (!first_why[0]) snprintf(first_why, sizeof first_why, "%s", why);
-            /* Once per parameter in the note. */
-            const char *who = bad >= 0 ? f.param[bad] : "the model";
-            char key[64];
-            snprintf(key, sizeof key, "%s ", who);
-            if (!strstr(rejected, key) && n_rejected < 3) {
-                note_add(rejected, sizeof rejected, "%srejected %s", why);
-                n_rejected++;
-            }
-            if (bad >= 0) {
-                int m = without(names, want, cand[ci], f.param[bad]);
-                int seen = m == 0;
-                for (int c2 = 0; c2 < nc && !seen; c2++) seen = cand[c2] == m;
-                if (!seen && nc < (int)(sizeof cand / sizeof *cand)) cand[nc++] = m;
-            }
-            continue;
-        }
-        double rss = fmax(o.rss, 1e-300);
-        double aic = nf * log(rss / nf) + 2.0 * (p + (eager != NULL));   /* the placed limit counts */
-        if (aic < best_aic) best_aic = aic, best = o, best_f = f;
-    }
+    candidates(g, fit, nf, read, h, s);
+    search_models(g, fit, nf, read, h, s);
     int fallback = 0;
-    if (!(best_aic < INFINITY) && first_why[0]) {
+    if (!(s->best_aic < INFINITY) && s->first_why[0]) {
         /* Every model was rejected: the group keeps the starting values. */
         fallback = 1;
-        best_f = (fit_ctx){ .pt = fit, .n = nf, .read = read, .base = *h };
-        best = (fit_out){ .status = GSL_SUCCESS };
-    } else if (!(best_aic < INFINITY)) {
-        if (nf < 1 + (cand[0] > 1)) snprintf(g->note, sizeof g->note, "%d points: too few to fit", nf);
-        else snprintf(g->note, sizeof g->note, "the fit failed: %s", gsl_strerror(best.status));
+        s->best_f = (fit_ctx){ .pt = fit, .n = nf, .read = read, .base = *h };
+        s->best = (fit_out){ .status = GSL_SUCCESS };
+    } else if (!(s->best_aic < INFINITY)) {
+        if (nf < 1 + (s->cand[0] > 1)) snprintf(g->note, sizeof g->note, "%d points: too few to fit", nf);
+        else snprintf(g->note, sizeof g->note, "the fit failed: %s", gsl_strerror(s->best.status));
         goto out;
     }
-    int p = best_f.p;
-    g->iterations = best.iterations;
-    apply(&best_f, best.x, h);
-    g->n_params = p;
-    const char *const *all_names = host_param_names();
-    for (int k = 0; k < p; k++) {
-        snprintf(g->param[k], sizeof g->param[k], "%s", best_f.param[k]);
-        g->value[k] = exp(best.x[k]);
-        g->stderr_[k] = g->value[k] * best.se_log[k];
-        for (int i = 0; stderr_of && all_names[i]; i++)
-            if (!strcmp(all_names[i], best_f.param[k])) stderr_of[i] = g->stderr_[k];
-    }
-    double ss = 0, mx = 0;
-    for (int i = 0; i < nf; i++) {
-        double t = model_s(&best_f, h, fit[i]), m = measured_s(&best_f, fit[i]);
-        double e = 100 * (t / m - 1);
-        ss += e * e;
-        mx = fmax(mx, fabs(e));
-    }
-    g->fit_rms_pct = sqrt(ss / nf);
-    g->fit_max_pct = mx;
-    int ne = 0;
-    for (int i = 0; i < nh; i++) {
-        double t = model_s(&best_f, h, held[i]), m = measured_s(&best_f, held[i]);
-        if (t > 0 && m > 0) err[ne++] = 100 * (t - m) / m;
-    }
-    g->held_median_pct = median_abs(err, ne);
-    for (int i = 0; res && i < nf + nh; i++) {
-        const cal_point *q = i < nf ? fit[i] : held[i - nf];
-        cal_residual *r = &res[q - base];
-        double t = model_s(&best_f, h, q), m = measured_s(&best_f, q);
-        if (read) r->read_group = gi, r->read_predicted_s = t, r->read_measured_s = m;
-        else r->group = gi, r->predicted_s = t, r->measured_s = m, r->held = i >= nf;
-    }
-    g->held_max_pct = ne ? fabs(err[ne - 1]) : NAN;
+    g->iterations = s->best.iterations;
+    apply(&s->best_f, s->best.x, h);
+    record_params(g, &s->best_f, &s->best, stderr_of);
+    record_errors(g, gi, &s->best_f, h, fit, nf, held, nh, err, base, res);
     g->ok = 1;          /* at the iteration limit the fit is still the best found: noted */
-    if (fallback)
-        snprintf(g->note, sizeof g->note, "no model passed the checks: kept the starting profile's values");
-    else if (p < want)
-        snprintf(g->note, sizeof g->note, "fitted %d of %d parameters (%s)", p, want,
-                 few ? "too few points for more" : "AIC");
-    if (rejected[0]) note_add(g->note, sizeof g->note, "%s%s", rejected);
-    char eager_name[48];
-    snprintf(eager_name, sizeof eager_name, "%s.eager_bytes", g->name);
-    for (int k = 0; k < p; k++)
-        if (ends_with(best_f.param[k], "rndv_alpha_s")) {
-            size_t k0 = strlen(g->note);
-            snprintf(g->note + k0, sizeof g->note - k0, "%seager limit placed at %.0f B", k0 ? "; " : "",
-                     host_param_get(h, eager_name));
-        }
-    if (best.status == GSL_EMAXITER) {
-        size_t k = strlen(g->note);
-        snprintf(g->note + k, sizeof g->note - k, "%sstopped at the iteration limit (200)", k ? "; " : "");
-    }
+    write_note(g, s, h, fallback);
 out:
     free(fit);
     free(held);

@@ -12,10 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
+
 typedef struct table {
     char *items;       /* n * size bytes */
     size_t size;       /* sizeof one entry; its first member is char name[] */
-    int n, cap;
+    int n;
+    size_t cap;        /* entries allocated */
 } table;
 
 struct catalog {
@@ -79,13 +82,9 @@ static int put(table *t, const void *entry) {
         memcpy(p, entry, t->size);
         return 0;
     }
-    if (t->n == t->cap) {
-        int cap = t->cap ? t->cap * 2 : 16;
-        char *q = realloc(t->items, (size_t)cap * t->size);
-        if (!q) return -1;
-        t->items = q;
-        t->cap = cap;
-    }
+    /* Entries are t->size bytes, known at run time: grow_array is GROW
+     * with the size given. */
+    if (grow_array((void **)&t->items, &t->cap, (size_t)t->n + 1, t->size) < 0) return -1;
     memcpy(t->items + (size_t)t->n * t->size, entry, t->size);
     t->n++;
     return 0;

@@ -268,6 +268,201 @@ static double shared_slowdown(const ckpt_job *j, const path *p, double bytes, do
     return j->net_busy_fraction * stretch;
 }
 
+/* The job's shape as the I/O model sees it: ranks, nodes, and what each
+ * writes. */
+typedef struct job_shape {
+    double tp, pp;
+    double R;               /* ranks */
+    double g;               /* ranks holding one copy of the model */
+    double reps;            /* data-parallel replicas */
+    double gpn;             /* GPUs per node */
+    double N;               /* nodes of the job */
+    double per_node;        /* ranks on a full node */
+    double lpr;             /* loader bytes per rank */
+    double W, O;            /* weights; master copy and optimizer state */
+    double total;           /* bytes of one checkpoint */
+    double spread_nat;      /* split over all ranks by the sharding */
+    double rep_nat;         /* replicated per replica by the sharding */
+    double spread, rep;     /* the same under the layout written */
+    double nw, rw;          /* replica 0's nodes, and its ranks per node */
+    int has_spread, has_rep;
+} job_shape;
+
+static void shape_of(const ckpt_job *j, const ckpt_size *z, job_shape *s) {
+    const train_plan *pl = j->plan;
+    const int cp = pl->cp > 0 ? pl->cp : 1;
+    s->tp = pl->tp;
+    s->pp = pl->pp;
+    s->R = s->tp * s->pp * pl->dp * cp;
+    s->g = s->tp * s->pp;
+    s->reps = (double)pl->dp * cp;
+    s->gpn = j->fabric->node->gpus;
+    s->N = ceil(s->R / s->gpn);
+    s->per_node = min2(s->gpn, s->R);
+    s->lpr = z->loader_bytes / z->ranks;
+    s->W = z->weights_bytes;
+    s->O = z->master_bytes + z->optimizer_bytes;
+    s->total = z->model_bytes + s->lpr * s->R;
+
+    /* What the sharding leaves split over all ranks vs replicated per
+     * replica (written by replica 0 under the sharded layout). */
+    double W = s->W, O = s->O;
+    s->spread_nat = pl->sharding == SHARD_FSDP ? W + O : pl->sharding == SHARD_NONE ? 0 : O;
+    s->rep_nat = W + O - s->spread_nat;
+    s->spread = j->layout == CKPT_FULLY_PARALLEL ? W + O : s->spread_nat;
+    s->rep = W + O - s->spread;
+
+    /* Replica 0: its tp ranks of each pipeline stage sit on one node when
+     * tp <= GPUs per node (Megatron's rank order tp-cp-dp-pp), else on
+     * tp/gpn nodes. */
+    s->nw = min2(s->N, s->pp * ceil(s->tp / s->gpn));
+    s->rw = min2(s->gpn, ceil(s->g / s->nw));
+    s->has_spread = s->spread > 0;
+    s->has_rep = s->rep > 0;
+}
+
+/* Save under the sharded and fully-parallel layouts: every writer rank
+ * writes its own files; sync stalls for the write, async for a snapshot
+ * into host memory. */
+static void parallel_write(const ckpt_job *j, const path *P, const ckpt_io_params *q, const job_shape *s,
+                           ckpt_io *r) {
+    const node_spec *nd = j->fabric->node;
+    const char *nb;
+    double gpu_bytes = s->spread / s->R + s->lpr + (s->has_rep ? s->rep / s->g : 0);
+    double node_bytes = s->per_node * (s->spread / s->R + s->lpr) + (s->has_rep ? s->rep / s->nw : 0);
+    double k = s->has_spread ? s->per_node : s->rw;       /* GPUs writing on the busiest node */
+    double t_agg = s->total / P->agg_bw;
+    double t_lat = request_time(P, gpu_bytes, q->files_per_rank);
+    double commit = q->commit_requests * P->latency_s;
+    r->node_bytes = node_bytes;
+    r->d2h_s = gpu_bytes / P->pcie_bw;
+    if (j->mode == CKPT_SYNC) {
+        double bw = node_bw(P, k, 2, 0, &nb);
+        double t = bounded(node_bytes / bw, nb, t_agg, t_lat, &r->bound);
+        r->node_bw_bytes_per_s = bw;
+        r->write_s = r->stall_s = q->setup_s + t + commit;
+        r->host_fits = 1;
+    } else {
+        /* Snapshot: each GPU copies its shard to pinned host memory. */
+        double snap = max2(r->d2h_s, node_bytes / P->host_mem_bw);
+        double bw = node_bw(P, k, 1, 0, &nb);
+        double t = bounded(node_bytes / bw, nb, t_agg, t_lat, &r->bound);
+        r->node_bw_bytes_per_s = bw;
+        r->stall_s = q->setup_s + snap;
+        r->background_s = t + commit;
+        r->write_s = r->stall_s + r->background_s;
+        r->slowdown = shared_slowdown(j, P, node_bytes, t);
+        r->host_fits = !(nd->host_mem_bytes > 0) || node_bytes <= q->host_mem_fraction * nd->host_mem_bytes;
+    }
+}
+
+/* Load under the sharded and fully-parallel layouts: every rank reads what
+ * it holds; fully parallel then all-gathers the replicated part. */
+static void parallel_load(const ckpt_job *j, const path *P, const ckpt_io_params *q, const job_shape *s,
+                          ckpt_io *r) {
+    const char *rb;
+    double t_lat_read;
+    if (j->layout == CKPT_SHARDED) {
+        double rank_bytes = s->spread_nat / s->R + s->rep_nat / s->g + s->lpr;
+        double node_read = s->per_node * rank_bytes;
+        double bw = node_bw(P, s->per_node, 2, 1, &rb);
+        t_lat_read = request_time(P, rank_bytes, q->files_per_rank);
+        r->loaded_bytes = s->R * rank_bytes;
+        r->load_s = q->setup_s + bounded(node_read / bw, rb, r->loaded_bytes / (P->agg_bw * P->read_ratio),
+                                         t_lat_read, &rb);
+        return;
+    }
+    /* Fully parallel: 1/R each, then an all-gather of the replicated
+     * part inside each data-parallel group (ranks at stride tp). */
+    double rank_bytes = (s->W + s->O) / s->R + s->lpr;
+    double bw = node_bw(P, s->per_node, 2, 1, &rb);
+    t_lat_read = request_time(P, rank_bytes, q->files_per_rank);
+    r->loaded_bytes = s->total;
+    r->load_s = q->setup_s + bounded(s->per_node * rank_bytes / bw, rb,
+                                     s->total / (P->agg_bw * P->read_ratio), t_lat_read, &rb);
+    if (s->rep_nat > 0 && s->reps > 1) {
+        coll_group cg;
+        double rpn = s->tp < s->gpn ? min2(s->reps, floor(s->gpn / s->tp)) : 1;
+        if (rpn < 1) rpn = 1;
+        cg.ranks = (int)s->reps;
+        cg.ranks_per_node = (int)rpn;
+        cg.concurrent_per_node = (int)max2(1, floor(s->per_node / rpn));
+        coll_result cr;
+        if (coll_time(j->fabric, COLL_ALLGATHER, s->rep_nat / s->g, &cg, COLL_AUTO, &cr) == 0)
+            r->load_s += cr.time_s;
+    }
+}
+
+/* rank0 save: gather everything into one GPU, through its NIC (or NVLink
+ * on a one-node job) and its PCIe link to host memory, then one client.
+ * Returns -1 when the network has no path for the gather. */
+static int rank0_write(const ckpt_job *j, const path *P, const ckpt_io_params *q, const job_shape *s,
+                       ckpt_io *r) {
+    const node_spec *nd = j->fabric->node;
+    const char *nb;
+    double S = s->total;
+    double d2h = S / P->pcie_bw;
+    double net = 0;
+    if (s->R > 1) {
+        net = p2p_time_s(j->fabric, S, s->N == 1, 1);
+        if (net < 0) return -1;
+    }
+    r->gather_s = max2(net, d2h);
+    r->d2h_s = d2h;
+    r->node_bytes = S;
+    r->writer_ranks = 1;
+    r->writer_nodes = 1;
+    double bw = node_bw(P, 1, 1, 0, &nb);
+    r->node_bw_bytes_per_s = bw;
+    double t = bounded(S / bw, nb, S / P->agg_bw, request_time(P, S, q->files_per_rank), &r->bound);
+    double commit = q->commit_requests * P->latency_s;
+    r->host_budget_bytes = nd->host_mem_bytes > 0 ? q->host_mem_fraction * nd->host_mem_bytes : 0;
+    r->host_fits = !(r->host_budget_bytes > 0) || S <= r->host_budget_bytes;
+    if (j->streaming_gather) {
+        /* Streaming: chunks of half the budget, double-buffered (one
+         * arrives while the other is written): n chunks of g = G/n to
+         * gather and w = T/n to write take g + (n-1)·max(g, w) + w =
+         * max(G, T) + min(g, w). The gather ends when the last chunk is in:
+         * with the buffer full it waits for the writer, so not before the
+         * write has drained all but the budget, T·(S − B)/S. Unknown DRAM:
+         * one chunk, no overlap. */
+        double chunk = r->host_budget_bytes > 0 ? min2(S, r->host_budget_bytes / 2) : S;
+        double n = chunk > 0 ? ceil(S / chunk) : 1;
+        double pipe = max2(r->gather_s, t) + min2(r->gather_s, t) / n;
+        double in = r->host_budget_bytes > 0 && S > r->host_budget_bytes
+                        ? max2(r->gather_s, t * (S - r->host_budget_bytes) / S) : r->gather_s;
+        r->stream_chunks = (int)n;
+        if (j->mode == CKPT_SYNC) {
+            r->write_s = r->stall_s = q->setup_s + pipe + commit;
+        } else {
+            r->stall_s = q->setup_s + in;
+            r->background_s = pipe - in + commit;
+            r->write_s = r->stall_s + r->background_s;
+            r->slowdown = shared_slowdown(j, P, S, t);
+        }
+    } else if (j->mode == CKPT_SYNC) {
+        r->write_s = r->stall_s = q->setup_s + r->gather_s + t + commit;
+    } else {
+        r->stall_s = q->setup_s + r->gather_s;
+        r->background_s = t + commit;
+        r->write_s = r->stall_s + r->background_s;
+        r->slowdown = shared_slowdown(j, P, S, t);
+    }
+    return 0;
+}
+
+/* rank0 load: rank 0 reads it back through one client, then sends each
+ * rank its part (a pipelined broadcast/scatter from rank 0: about S leaves
+ * its GPU, as in the gather). */
+static void rank0_load(const path *P, const ckpt_io_params *q, const job_shape *s, ckpt_io *r) {
+    const char *rb;
+    double S = s->total;
+    double rbw = node_bw(P, 1, 1, 1, &rb);
+    r->loaded_bytes = S;
+    r->load_s = q->setup_s + bounded(S / rbw, rb, S / (P->agg_bw * P->read_ratio),
+                                     request_time(P, S, q->files_per_rank), &rb) + r->gather_s;
+}
+
 int ckpt_io_time(const ckpt_job *j, const ckpt_size *z, const ckpt_io_params *q, ckpt_io *io) {
     if (!j || !z || !io || !j->plan || !j->fabric || !j->fabric->node || !j->fabric->nic || !j->storage)
         return -1;
@@ -286,159 +481,18 @@ int ckpt_io_time(const ckpt_job *j, const ckpt_size *z, const ckpt_io_params *q,
 
     ckpt_io r;
     memset(&r, 0, sizeof r);
-    const int cp = pl->cp > 0 ? pl->cp : 1;
-    const double tp = pl->tp, pp = pl->pp;
-    const double R = tp * pp * pl->dp * cp;        /* ranks */
-    const double g = tp * pp;                      /* ranks holding one copy of the model */
-    const double reps = (double)pl->dp * cp;       /* data-parallel replicas */
-    const double gpn = nd->gpus;
-    const double N = ceil(R / gpn);                /* nodes of the job */
-    const double per_node = min2(gpn, R);          /* ranks on a full node */
-    const double lpr = z->loader_bytes / z->ranks; /* loader bytes per rank */
-    const double W = z->weights_bytes, O = z->master_bytes + z->optimizer_bytes;
-    const double total = z->model_bytes + lpr * R;
-
-    /* What the sharding leaves split over all ranks vs replicated per
-     * replica (written by replica 0 under the sharded layout). */
-    double spread_nat = pl->sharding == SHARD_FSDP ? W + O : pl->sharding == SHARD_NONE ? 0 : O;
-    double rep_nat = W + O - spread_nat;
-    double spread = j->layout == CKPT_FULLY_PARALLEL ? W + O : spread_nat;
-    double rep = W + O - spread;
-
-    /* Replica 0: its tp ranks of each pipeline stage sit on one node when
-     * tp <= GPUs per node (Megatron's rank order tp-cp-dp-pp), else on
-     * tp/gpn nodes. */
-    double nw = min2(N, pp * ceil(tp / gpn));
-    double rw = min2(gpn, ceil(g / nw));
-    int has_spread = spread > 0, has_rep = rep > 0;
-
-    r.written_bytes = total;
-    r.writer_ranks = (int)(has_spread || !has_rep ? R : g);
-    r.writer_nodes = (int)(has_spread || !has_rep ? N : nw);
-
-    const char *nb;
+    job_shape s;
+    shape_of(j, z, &s);
+    r.written_bytes = s.total;
+    r.writer_ranks = (int)(s.has_spread || !s.has_rep ? s.R : s.g);
+    r.writer_nodes = (int)(s.has_spread || !s.has_rep ? s.N : s.nw);
     if (j->layout != CKPT_RANK0) {
-        double gpu_bytes = spread / R + lpr + (has_rep ? rep / g : 0);
-        double node_bytes = per_node * (spread / R + lpr) + (has_rep ? rep / nw : 0);
-        double k = has_spread ? per_node : rw;       /* GPUs writing on the busiest node */
-        double t_agg = total / P.agg_bw;
-        double t_lat = request_time(&P, gpu_bytes, q->files_per_rank);
-        double commit = q->commit_requests * P.latency_s;
-        r.node_bytes = node_bytes;
-        r.d2h_s = gpu_bytes / P.pcie_bw;
-        if (j->mode == CKPT_SYNC) {
-            double bw = node_bw(&P, k, 2, 0, &nb);
-            double t = bounded(node_bytes / bw, nb, t_agg, t_lat, &r.bound);
-            r.node_bw_bytes_per_s = bw;
-            r.write_s = r.stall_s = q->setup_s + t + commit;
-            r.host_fits = 1;
-        } else {
-            /* Snapshot: each GPU copies its shard to pinned host memory. */
-            double snap = max2(r.d2h_s, node_bytes / P.host_mem_bw);
-            double bw = node_bw(&P, k, 1, 0, &nb);
-            double t = bounded(node_bytes / bw, nb, t_agg, t_lat, &r.bound);
-            r.node_bw_bytes_per_s = bw;
-            r.stall_s = q->setup_s + snap;
-            r.background_s = t + commit;
-            r.write_s = r.stall_s + r.background_s;
-            r.slowdown = shared_slowdown(j, &P, node_bytes, t);
-            r.host_fits = !(nd->host_mem_bytes > 0) || node_bytes <= q->host_mem_fraction * nd->host_mem_bytes;
-        }
-
-        /* Load: every rank reads what it holds. */
-        const char *rb;
-        double t_lat_read;
-        if (j->layout == CKPT_SHARDED) {
-            double rank_bytes = spread_nat / R + rep_nat / g + lpr;
-            double node_read = per_node * rank_bytes;
-            double bw = node_bw(&P, per_node, 2, 1, &rb);
-            t_lat_read = request_time(&P, rank_bytes, q->files_per_rank);
-            r.loaded_bytes = R * rank_bytes;
-            r.load_s = q->setup_s + bounded(node_read / bw, rb, r.loaded_bytes / (P.agg_bw * P.read_ratio),
-                                            t_lat_read, &rb);
-        } else {
-            /* Fully parallel: 1/R each, then an all-gather of the replicated
-             * part inside each data-parallel group (ranks at stride tp). */
-            double rank_bytes = (W + O) / R + lpr;
-            double bw = node_bw(&P, per_node, 2, 1, &rb);
-            t_lat_read = request_time(&P, rank_bytes, q->files_per_rank);
-            r.loaded_bytes = total;
-            r.load_s = q->setup_s + bounded(per_node * rank_bytes / bw, rb,
-                                            total / (P.agg_bw * P.read_ratio), t_lat_read, &rb);
-            if (rep_nat > 0 && reps > 1) {
-                coll_group cg;
-                double rpn = tp < gpn ? min2(reps, floor(gpn / tp)) : 1;
-                if (rpn < 1) rpn = 1;
-                cg.ranks = (int)reps;
-                cg.ranks_per_node = (int)rpn;
-                cg.concurrent_per_node = (int)max2(1, floor(per_node / rpn));
-                coll_result cr;
-                if (coll_time(j->fabric, COLL_ALLGATHER, rep_nat / g, &cg, COLL_AUTO, &cr) == 0)
-                    r.load_s += cr.time_s;
-            }
-        }
-        *io = r;
-        return 0;
-    }
-
-    /* rank0: gather everything into one GPU, through its NIC (or NVLink on
-     * a one-node job) and its PCIe link to host memory, then one client. */
-    double S = total;
-    double d2h = S / P.pcie_bw;
-    double net = 0;
-    if (R > 1) {
-        net = p2p_time_s(j->fabric, S, N == 1, 1);
-        if (net < 0) return -1;
-    }
-    r.gather_s = max2(net, d2h);
-    r.d2h_s = d2h;
-    r.node_bytes = S;
-    r.writer_ranks = 1;
-    r.writer_nodes = 1;
-    double bw = node_bw(&P, 1, 1, 0, &nb);
-    r.node_bw_bytes_per_s = bw;
-    double t = bounded(S / bw, nb, S / P.agg_bw, request_time(&P, S, q->files_per_rank), &r.bound);
-    double commit = q->commit_requests * P.latency_s;
-    r.host_budget_bytes = nd->host_mem_bytes > 0 ? q->host_mem_fraction * nd->host_mem_bytes : 0;
-    r.host_fits = !(r.host_budget_bytes > 0) || S <= r.host_budget_bytes;
-    if (j->streaming_gather) {
-        /* Streaming: chunks of half the budget, double-buffered (one
-         * arrives while the other is written): n chunks of g = G/n to
-         * gather and w = T/n to write take g + (n-1)·max(g, w) + w =
-         * max(G, T) + min(g, w). The gather ends when the last chunk is in:
-         * with the buffer full it waits for the writer, so not before the
-         * write has drained all but the budget, T·(S − B)/S. Unknown DRAM:
-         * one chunk, no overlap. */
-        double chunk = r.host_budget_bytes > 0 ? min2(S, r.host_budget_bytes / 2) : S;
-        double n = chunk > 0 ? ceil(S / chunk) : 1;
-        double pipe = max2(r.gather_s, t) + min2(r.gather_s, t) / n;
-        double in = r.host_budget_bytes > 0 && S > r.host_budget_bytes
-                        ? max2(r.gather_s, t * (S - r.host_budget_bytes) / S) : r.gather_s;
-        r.stream_chunks = (int)n;
-        if (j->mode == CKPT_SYNC) {
-            r.write_s = r.stall_s = q->setup_s + pipe + commit;
-        } else {
-            r.stall_s = q->setup_s + in;
-            r.background_s = pipe - in + commit;
-            r.write_s = r.stall_s + r.background_s;
-            r.slowdown = shared_slowdown(j, &P, S, t);
-        }
-    } else if (j->mode == CKPT_SYNC) {
-        r.write_s = r.stall_s = q->setup_s + r.gather_s + t + commit;
+        parallel_write(j, &P, q, &s, &r);
+        parallel_load(j, &P, q, &s, &r);
     } else {
-        r.stall_s = q->setup_s + r.gather_s;
-        r.background_s = t + commit;
-        r.write_s = r.stall_s + r.background_s;
-        r.slowdown = shared_slowdown(j, &P, S, t);
+        if (rank0_write(j, &P, q, &s, &r) < 0) return -1;
+        rank0_load(&P, q, &s, &r);
     }
-    /* Load: rank 0 reads it back through one client, then sends each rank
-     * its part (a pipelined broadcast/scatter from rank 0: about S leaves
-     * its GPU, as in the gather). */
-    const char *rb;
-    double rbw = node_bw(&P, 1, 1, 1, &rb);
-    r.loaded_bytes = S;
-    r.load_s = q->setup_s + bounded(S / rbw, rb, S / (P.agg_bw * P.read_ratio),
-                                    request_time(&P, S, q->files_per_rank), &rb) + r.gather_s;
     *io = r;
     return 0;
 }

@@ -76,7 +76,7 @@
 
 #include "models/catalog.h"
 #include "models/collective.h"
-#include "models/training.h"
+#include "models/train_plan.h"
 
 typedef enum ckpt_optimizer { CKPT_OPT_ADAM, CKPT_OPT_SGD, CKPT_OPT_ADAFACTOR, CKPT_OPT_NONE } ckpt_optimizer;
 typedef enum ckpt_layout { CKPT_SHARDED, CKPT_FULLY_PARALLEL, CKPT_RANK0 } ckpt_layout;

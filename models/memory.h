@@ -52,7 +52,12 @@
 #include <stddef.h>
 
 #include "models/catalog.h"
-#include "models/training.h"
+#include "models/train_plan.h"
+
+typedef struct memory_breakdown {
+    double weights_bytes, grads_bytes, optimizer_bytes, activations_bytes, other_bytes;
+    double total_bytes;              /* per GPU, the busiest pipeline stage */
+} memory_breakdown;
 
 /* Layers of each pipeline stage: first, middle and last (equal when pp=1). */
 typedef struct mem_layout {

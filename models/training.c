@@ -59,145 +59,13 @@
 #include "models/memory.h"
 #include "models/transformer.h"
 
-/* ---- Names -------------------------------------------------------------- */
-
-static const char *shard_names[] = { "none", "zero1", "zero2", "fsdp" };
-static const char *recompute_names[] = { "none", "selective", "full" };
-static const char *schedule_names[] = { "1f1b", "interleaved" };
-
-static int lookup(const char *z, const char *const *names, int n) {
-    for (int i = 0; z && i < n; i++)
-        if (strcmp(z, names[i]) == 0) return i;
-    return -1;
-}
-
-int sharding_parse(const char *z) {
-    if (z && strcmp(z, "zero3") == 0) return SHARD_FSDP;
-    return lookup(z, shard_names, 4);
-}
-const char *sharding_name(sharding s) { return (s >= 0 && s <= SHARD_FSDP) ? shard_names[s] : "?"; }
-int recompute_parse(const char *z) { return lookup(z, recompute_names, 3); }
-const char *recompute_name(recompute r) {
-    return (r >= 0 && r <= RECOMPUTE_FULL) ? recompute_names[r] : "?";
-}
-int pp_schedule_parse(const char *z) { return lookup(z, schedule_names, 2); }
-const char *pp_schedule_name(pp_schedule s) {
-    return (s >= 0 && s <= PP_INTERLEAVED) ? schedule_names[s] : "?";
-}
-
-/* ---- Parameters ----------------------------------------------------------- */
-
-void train_params_default(train_params *q) {
-    /* Megatron-LM overlaps TP collectives with GEMMs only with
-     * --tp-comm-overlap (Transformer Engine userbuffers); off by default,
-     * and absent from the 2021 code the Megatron validation rows used. */
-    q->tp_overlap = 0;
-    /* PyTorch DDP/FSDP and Megatron --overlap-grad-reduce launch bucketed
-     * reductions as gradients become ready (Li et al., "PyTorch
-     * Distributed", VLDB 2020): the whole last backward can hide them. */
-    q->dp_overlap = 1;
-    /* Megatron-LM's 1F1B waits on its batched isend/irecv before the next
-     * micro-batch: the transfer sits on the critical path. */
-    q->p2p_overlap = 0;
-    /* NCCL runs collectives as kernels on 8-32 SMs (of 108-132) and streams
-     * through HBM; GEMMs running beside them lose about a tenth of their
-     * speed (Rashidi et al., "Enabling Compute-Communication Overlap in
-     * Distributed Deep Learning Training Platforms", ISCA 2021, measure
-     * 10-20%; we take the low end because buckets do not overlap all of
-     * compute). */
-    q->overlap_slowdown = 0.25;
-    /* Back-to-back dependent kernels leave the GPU idle about a
-     * microsecond each when the CPU runs ahead of the GPU (the tail of one
-     * kernel to the head of the next in Nsight timelines of large-model
-     * training; launch latency itself is hidden by the queue). */
-    q->kernel_gap_s = 1e-6;
-    /* Kernels per layer per forward: 4-6 GEMMs, 2 norms, attention (1-3),
-     * rotary, activation, residual adds, dropout, TP collectives. */
-    q->kernels_per_layer = 20;
-    /* Data loader hand-off, loss-scale/inf checks, logging: a few ms. */
-    q->step_overhead_s = 0.005;
-    /* Gradients accumulate and reduce in fp32 (Megatron main_grad buffers;
-     * PyTorch FSDP mixed precision with reduce_dtype=float32, the
-     * torchtitan and MosaicML default). */
-    q->grad_bytes = 4;
-    /* Mixed-precision Adam: fp32 master weights, first and second moments
-     * (Rajbhandari et al., ZeRO, SC'20: K = 12). */
-    q->optimizer_state_bytes = 12;
-    /* The fused Adam step reads master, m, v and the fp32 gradient (16 B),
-     * writes master, m, v (12 B) and the bf16 weight (2 B); gradient-norm
-     * clipping reads the gradients once more (4 B) and zeroing them for the
-     * next step writes them (4 B): 38 bytes per parameter. */
-    q->optimizer_traffic_bytes = 38;
-    /* FlashAttention-2 (Dao, 2023, section 4.1): backward = 2.5 x forward
-     * matmul FLOPs (it recomputes QK^T and the softmax). */
-    q->attn_bwd_factor = 2.5;
-    /* CUDA context (~0.5 GB), NCCL buffers per communicator, and allocator
-     * fragmentation: PyTorch jobs on 80 GB GPUs typically reach ~77 GB of
-     * allocations before running out of memory. */
-    q->reserved_bytes = 3e9;
-}
-
-double train_grad_bytes(const train_plan *p, const train_params *q) {
-    return p->precision == PREC_FP16 ? 2 : q->grad_bytes;
-}
-
 /* ---- Plan ----------------------------------------------------------------- */
-
-void train_plan_defaults(train_plan *p) {
-    if (p->tp < 1) p->tp = 1;
-    if (p->pp < 1) p->pp = 1;
-    if (p->cp < 1) p->cp = 1;
-    if (p->micro_batch < 0) p->micro_batch = 0;
-    /* The software-stack rule (training.h): full recomputation without
-     * sharding is the Megatron-LM 2021 recipe. */
-    int legacy = p->recompute == RECOMPUTE_FULL && p->sharding == SHARD_NONE;
-    if (p->attn_unfused < 0) p->attn_unfused = legacy;
-    if (p->sequence_parallel < 0) p->sequence_parallel = p->tp > 1 && !legacy;
-    if (p->tp == 1) p->sequence_parallel = 0;
-    if (p->virtual_stages < 0) p->virtual_stages = 0;
-    if (p->pp == 1) p->virtual_stages = 1;
-    if (p->schedule == PP_1F1B && p->virtual_stages > 1) p->schedule = PP_INTERLEAVED;
-    if (p->selective == SELECTIVE_AUTO) p->selective = p->tp > 1 ? SELECTIVE_ATTENTION : SELECTIVE_LAYERS;
-}
 
 /* Fraction of layers recomputed whole under the plan's recompute mode. */
 static double layer_recompute_fraction(const train_plan *p) {
     if (p->recompute == RECOMPUTE_FULL) return 1;
     if (p->recompute == RECOMPUTE_SELECTIVE && p->selective == SELECTIVE_LAYERS) return 0.5;
     return 0;
-}
-
-int train_plan_check(const llm_spec *m, const train_plan *p, char *why, size_t len) {
-#define BAD(...) do { snprintf(why, len, __VA_ARGS__); return -1; } while (0)
-    int kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
-    if (m->layers < 1 || m->hidden < 1 || m->heads < 1 || m->ffn_hidden < 1 || m->vocab < 1)
-        BAD("model %s: layers, hidden, ffn-hidden, heads and vocab must be positive", m->name);
-    if (m->hidden % m->heads != 0)
-        BAD("hidden (%d) must be a multiple of heads (%d)", m->hidden, m->heads);
-    if (m->heads % kv != 0) BAD("heads (%d) must be a multiple of kv-heads (%d)", m->heads, kv);
-    if (m->experts > 1)
-        BAD("model %s is a mixture of experts; the training model covers dense models", m->name);
-    if (p->tp < 1 || p->pp < 1 || p->dp < 1 || p->cp < 1)
-        BAD("tp, pp, dp and cp must be at least 1 (got %d, %d, %d, %d)", p->tp, p->pp, p->dp, p->cp);
-    if (m->heads % p->tp != 0) BAD("heads (%d) must be a multiple of tp (%d)", m->heads, p->tp);
-    if (kv % p->tp != 0 && p->tp % kv != 0)
-        BAD("kv-heads (%d) and tp (%d) must divide one another", kv, p->tp);
-    if (m->ffn_hidden % p->tp != 0) BAD("ffn-hidden (%d) must be a multiple of tp (%d)", m->ffn_hidden, p->tp);
-    if (p->pp > m->layers) BAD("pp (%d) exceeds the model's %d layers", p->pp, m->layers);
-    if (p->virtual_stages > 1 && (long)p->pp * p->virtual_stages > m->layers)
-        BAD("pp*virtual-stages (%d*%d) exceeds the model's %d layers", p->pp, p->virtual_stages, m->layers);
-    if (p->micro_batch < 0) BAD("micro-batch must be at least 1 (0: the model picks)");
-    if (p->seq_len < 1) BAD("seq-len must be at least 1");
-    if (p->seq_len % p->cp != 0) BAD("seq-len (%d) must be a multiple of cp (%d)", p->seq_len, p->cp);
-    if (p->global_batch < 1) BAD("global-batch must be at least 1");
-    if (p->micro_batch == 0 && p->global_batch % p->dp != 0)
-        BAD("global-batch (%d) must be a multiple of dp (%d)", p->global_batch, p->dp);
-    if (p->micro_batch > 0 && p->global_batch % ((long)p->dp * p->micro_batch) != 0)
-        BAD("global-batch (%d) must be a multiple of dp*micro-batch = %d*%d", p->global_batch, p->dp,
-            p->micro_batch);
-    if (p->precision < 0 || p->precision >= PREC_COUNT) BAD("unknown precision");
-    return 0;
-#undef BAD
 }
 
 /* ---- Communication helpers ---------------------------------------------- */
@@ -343,21 +211,32 @@ int train_step(const llm_spec *m, const train_plan *p, const fabric *f, train_re
     return train_step_with(m, p, f, NULL, r);
 }
 
-/* One step of a checked plan whose micro-batch is given (>= 1). */
-static void step_fixed(const llm_spec *m, const train_plan *p, const fabric *f,
-                       const train_params *q, train_result *r) {
-    memset(r, 0, sizeof *r);
+/* The busiest pipeline stage per micro-batch, before the schedule is
+ * chosen: its layout, time, the exposed TP/CP communication in it and the
+ * parameters one of its GPUs holds. */
+typedef struct stage_work {
+    layer_cost lc;         /* one layer, one micro-batch */
+    mem_layout lay;        /* layers of the first, middle and last stage */
+    double t_mb;           /* busiest stage per micro-batch */
+    double stage_layers;   /* its load in layers (embedding and output by their time) */
+    double compute_mb;     /* of t_mb: compute */
+    double comm_mb;        /* of t_mb: exposed TP/CP communication */
+    double gaps_mb;        /* kernel gaps per micro-batch */
+    double par;            /* parameters a GPU of the busiest stage holds (split by tp) */
+} stage_work;
+
+/* Lay the layers out over the pipeline stages and time the busiest one. */
+static void busiest_stage(const llm_spec *m, const train_plan *p, const fabric *f,
+                          const train_params *q, stage_work *w) {
     const gpu_spec *g = f->gpu;
     int gpn = f->node->gpus > 0 ? f->node->gpus : 8;
     tf_dims d;
     tf_dims_of(m, &d);
     double tp = p->tp, s = p->seq_len, b = p->micro_batch;
     double tokens = b * s / p->cp;
-    int nmicro = p->global_batch / (p->dp * p->micro_batch);
 
-    layer_cost lc;
-    layer_costs(m, p, f, q, &lc);
-    double t_layer = layer_total(&lc);
+    layer_costs(m, p, f, q, &w->lc);
+    double t_layer = layer_total(&w->lc);
 
     /* Output layer and loss on the last stage (vocab-parallel over tp):
      * GEMM forward and backward, fp32 softmax cross-entropy traffic (~12
@@ -372,96 +251,133 @@ static void step_fixed(const llm_spec *m, const train_plan *p, const fabric *f,
     }
     double t_emb = gpu_memory_s(g, tokens * d.h * 2 * 3);
 
-    /* Busiest stage. */
-    mem_layout lay;
     double load;
     if (p->pp == 1) {
-        load = mem_pp_layout(m->layers, 1, 0, 0, &lay);
+        load = mem_pp_layout(m->layers, 1, 0, 0, &w->lay);
     } else {
-        load = mem_pp_layout(m->layers, p->pp, t_emb / t_layer, t_out / t_layer, &lay);
+        load = mem_pp_layout(m->layers, p->pp, t_emb / t_layer, t_out / t_layer, &w->lay);
     }
-    double t_mb = p->pp == 1 ? m->layers * t_layer + t_out + t_emb : load * t_layer;
-    double stage_layers = p->pp == 1 ? m->layers : load;
-    /* Compute vs exposed TP/CP comm on the busiest stage per micro-batch. */
-    double comm_mb = stage_layers * (lc.comm_fwd + lc.comm_bwd);
-    double compute_mb = t_mb - comm_mb;
-    double gaps_mb = stage_layers * lc.gaps;
+    w->t_mb = p->pp == 1 ? m->layers * t_layer + t_out + t_emb : load * t_layer;
+    w->stage_layers = p->pp == 1 ? m->layers : load;
+    w->comm_mb = w->stage_layers * (w->lc.comm_fwd + w->lc.comm_bwd);
+    w->compute_mb = w->t_mb - w->comm_mb;
+    w->gaps_mb = w->stage_layers * w->lc.gaps;
 
-    /* Parameters a GPU of the busiest stage holds (already split by tp). */
     double lp = tf_layer_params(m);
-    double par_first = (lay.first * lp + tf_embedding_params(m)) / tp;
-    double par_last = (lay.last * lp + (p->pp > 1 && m->tied_embeddings ? tf_embedding_params(m)
-                                                                        : tf_output_params(m))) / tp;
-    double par_mid = lay.mid * lp / tp;
-    double par = p->pp == 1 ? (m->layers * lp + tf_embedding_params(m) + tf_output_params(m)) / tp
-                            : fmax(par_mid, fmax(par_first, par_last));
+    double par_first = (w->lay.first * lp + tf_embedding_params(m)) / tp;
+    double par_last = (w->lay.last * lp + (p->pp > 1 && m->tied_embeddings ? tf_embedding_params(m)
+                                                                          : tf_output_params(m))) / tp;
+    double par_mid = w->lay.mid * lp / tp;
+    w->par = p->pp == 1 ? (m->layers * lp + tf_embedding_params(m) + tf_output_params(m)) / tp
+                        : fmax(par_mid, fmax(par_first, par_last));
+}
 
-    /* Data parallel. Context-parallel ranks hold the same weights, so
-     * gradients reduce (and ZeRO/FSDP shard) over dp*cp GPUs, tp apart. */
-    double dp_exposed = 0, dp_hidden = 0, gbytes = train_grad_bytes(p, q);
+/* Data-parallel traffic of one step, exposed and hidden behind compute. */
+typedef struct dp_cost {
+    double exposed, hidden;
+} dp_cost;
+
+/* FSDP without pipelining, per micro-batch: gather each layer before its
+ * forward and again before its backward, reduce-scatter its gradient
+ * after; one layer prefetched ahead of compute. Embedding and output
+ * weights are units too. */
+static dp_cost dp_fsdp_flat(const llm_spec *m, const train_plan *p, const fabric *f,
+                            const stage_work *w, double gbytes, int nred, int rpn, int conc,
+                            int nmicro) {
+    double tp = p->tp, lp = tf_layer_params(m);
+    const layer_cost *lc = &w->lc;
+    double ag = coll(f, COLL_ALLGATHER, lp / tp * 2, nred, rpn, conc);
+    double rs = coll(f, COLL_REDUCESCATTER, lp / tp * gbytes, nred, rpn, conc);
+    double eo = (tf_embedding_params(m) + tf_output_params(m)) / tp;
+    double ag_eo = coll(f, COLL_ALLGATHER, eo * 2, nred, rpn, conc);
+    double rs_eo = coll(f, COLL_REDUCESCATTER, eo * gbytes, nred, rpn, conc);
+    double lf = lc->fwd + lc->comm_fwd, lb = lc->bwd + lc->recompute + lc->comm_bwd;
+    double L = m->layers;
+    double ex = ag_eo + ag                                   /* nothing to hide the first under */
+              + (L - 1) * fmax(0, ag - lf)
+              + L * fmax(0, ag + rs - lb)
+              + rs + rs_eo;                                  /* the last ones after compute */
+    double total = ag_eo + rs_eo + L * (2 * ag + rs);
+    dp_cost c = { nmicro * ex, nmicro * fmax(0, total - ex) };
+    return c;
+}
+
+/* Gradient all-reduce (no sharding), or ZeRO-1, and FSDP across pipeline
+ * stages (gathered once per step, as Llama 3 did): reduce-scatter the
+ * gradients under the last backward, gather the updated bf16 weights under
+ * the first forward. ZeRO-2 keeps only its gradient shard, so it
+ * reduce-scatters under every micro-batch's backward. */
+static dp_cost dp_per_step(const train_plan *p, const fabric *f, const train_params *q,
+                           const stage_work *w, double gbytes, int nred, int rpn, int conc,
+                           int nmicro) {
+    double t_fwd_mb = w->stage_layers * w->lc.fwd;
+    double t_bwd_mb = w->stage_layers * (w->lc.bwd + w->lc.recompute);
+    double grads = w->par * gbytes;
+    dp_cost c;
+    if (p->sharding == SHARD_NONE) {
+        double ar = coll(f, COLL_ALLREDUCE, grads, nred, rpn, conc);
+        double win = q->dp_overlap * t_bwd_mb;
+        c.exposed = fmax(0, ar - win);
+        c.hidden = ar - c.exposed;
+    } else {
+        double rs = coll(f, COLL_REDUCESCATTER, grads, nred, rpn, conc);
+        double ag = coll(f, COLL_ALLGATHER, w->par * 2, nred, rpn, conc);
+        double times = p->sharding == SHARD_ZERO2 ? nmicro : 1;
+        double e1 = times * fmax(0, rs - q->dp_overlap * t_bwd_mb);
+        double e2 = fmax(0, ag - q->dp_overlap * t_fwd_mb);
+        c.exposed = e1 + e2;
+        c.hidden = times * rs + ag - c.exposed;
+    }
+    return c;
+}
+
+/* Data parallel time of one step. Context-parallel ranks hold the same
+ * weights, so gradients reduce (and ZeRO/FSDP shard) over dp*cp GPUs, tp
+ * apart; hidden traffic still costs overlap_slowdown of its time. */
+static double dp_time(const llm_spec *m, const train_plan *p, const fabric *f,
+                      const train_params *q, const stage_work *w, int nmicro) {
+    int gpn = f->node->gpus > 0 ? f->node->gpus : 8;
+    double gbytes = train_grad_bytes(p, q);
     int nred = p->dp * p->cp;
+    dp_cost c = { 0, 0 };
     if (nred > 1) {
         int rpn = per_node(nred, p->tp, gpn);
         int conc = gpn / rpn;
-        double t_fwd_mb = stage_layers * lc.fwd, t_bwd_mb = stage_layers * (lc.bwd + lc.recompute);
-        if (p->sharding == SHARD_FSDP && p->pp == 1) {
-            /* Per micro-batch: gather each layer before its forward and again
-             * before its backward, reduce-scatter its gradient after; one
-             * layer prefetched ahead of compute. Embedding and output
-             * weights are units too. */
-            double ag = coll(f, COLL_ALLGATHER, lp / tp * 2, nred, rpn, conc);
-            double rs = coll(f, COLL_REDUCESCATTER, lp / tp * gbytes, nred, rpn, conc);
-            double eo = (tf_embedding_params(m) + tf_output_params(m)) / tp;
-            double ag_eo = coll(f, COLL_ALLGATHER, eo * 2, nred, rpn, conc);
-            double rs_eo = coll(f, COLL_REDUCESCATTER, eo * gbytes, nred, rpn, conc);
-            double lf = lc.fwd + lc.comm_fwd, lb = lc.bwd + lc.recompute + lc.comm_bwd;
-            double L = m->layers;
-            double ex = ag_eo + ag                                   /* nothing to hide the first under */
-                      + (L - 1) * fmax(0, ag - lf)
-                      + L * fmax(0, ag + rs - lb)
-                      + rs + rs_eo;                                  /* the last ones after compute */
-            double total = ag_eo + rs_eo + L * (2 * ag + rs);
-            dp_exposed = nmicro * ex;
-            dp_hidden = nmicro * fmax(0, total - ex);
-        } else {
-            double grads = par * gbytes;
-            if (p->sharding == SHARD_NONE) {
-                double ar = coll(f, COLL_ALLREDUCE, grads, nred, rpn, conc);
-                double win = q->dp_overlap * t_bwd_mb;
-                dp_exposed = fmax(0, ar - win);
-                dp_hidden = ar - dp_exposed;
-            } else {
-                /* ZeRO-1, and FSDP across pipeline stages (gathered once per
-                 * step, as Llama 3 did): reduce-scatter the gradients under
-                 * the last backward, gather the updated bf16 weights under
-                 * the first forward. ZeRO-2 keeps only its gradient shard,
-                 * so it reduce-scatters under every micro-batch's backward. */
-                double rs = coll(f, COLL_REDUCESCATTER, grads, nred, rpn, conc);
-                double ag = coll(f, COLL_ALLGATHER, par * 2, nred, rpn, conc);
-                double times = p->sharding == SHARD_ZERO2 ? nmicro : 1;
-                double e1 = times * fmax(0, rs - q->dp_overlap * t_bwd_mb);
-                double e2 = fmax(0, ag - q->dp_overlap * t_fwd_mb);
-                dp_exposed = e1 + e2;
-                dp_hidden = times * rs + ag - dp_exposed;
-            }
-        }
+        if (p->sharding == SHARD_FSDP && p->pp == 1)
+            c = dp_fsdp_flat(m, p, f, w, gbytes, nred, rpn, conc, nmicro);
+        else
+            c = dp_per_step(p, f, q, w, gbytes, nred, rpn, conc, nmicro);
     }
-    double dp_s = dp_exposed + dp_hidden * q->overlap_slowdown;
+    return c.exposed + c.hidden * q->overlap_slowdown;
+}
 
-    /* Optimizer over the parameters this GPU updates. */
-    double upd = par / (p->sharding == SHARD_NONE ? 1 : nred);
-    double opt_s = gpu_memory_s(g, upd * q->optimizer_traffic_bytes);
+/* Pipeline point-to-point send of one micro-batch's activation (split over
+ * tp: Megatron's scatter/gather, or sequence parallelism), exposed part. */
+static double p2p_send_time(const llm_spec *m, const train_plan *p, const fabric *f,
+                            const train_params *q) {
+    if (p->pp <= 1) return 0;
+    int gpn = f->node->gpus > 0 ? f->node->gpus : 8;
+    double tokens = (double)p->micro_batch * p->seq_len / p->cp;
+    double bytes = tokens * m->hidden * 2 / p->tp;
+    int same = (long)p->tp * p->cp * p->dp < gpn;
+    return p2p_time_s(f, bytes, same, gpn) * (1 - q->p2p_overlap);
+}
 
-    /* Pipeline: bubble and point-to-point sends of the activation (split
-     * over tp: Megatron's scatter/gather, or sequence parallelism). */
-    double t_p2p = 0;
-    if (p->pp > 1) {
-        double bytes = tokens * d.h * 2 / tp;
-        int same = (long)p->tp * p->cp * p->dp < gpn;
-        t_p2p = p2p_time_s(f, bytes, same, gpn) * (1 - q->p2p_overlap);
-    }
+/* The pipeline schedule chosen for a step: interleaving factor, its time
+ * parts, and the memory of the busiest stage under it. */
+typedef struct schedule_pick {
+    double step_s;
+    step_parts t;
+    int v, fits;
+    memory_breakdown mem;
+} schedule_pick;
 
-    /* Interleaving factor: given, or the fastest that fits. */
+/* Interleaving factor: given, or the fastest that fits. dp_s and opt_s
+ * do not depend on it; the bubble and the sends do. */
+static void pick_schedule(const llm_spec *m, const train_plan *p, const fabric *f,
+                          const train_params *q, const stage_work *w, int nmicro,
+                          double dp_s, double opt_s, schedule_pick *out) {
+    double t_p2p = p2p_send_time(m, p, f, q);
     int vmax = 1;
     if (p->pp > 1 && (p->virtual_stages == 0 || p->schedule == PP_INTERLEAVED)) {
         vmax = m->layers / p->pp;
@@ -471,50 +387,58 @@ static void step_fixed(const llm_spec *m, const train_plan *p, const fabric *f,
     int vlo = (p->schedule == PP_INTERLEAVED && vmax >= 2) ? 2 : 1, vhi = vmax;
     if (p->virtual_stages > 0) vlo = vhi = p->virtual_stages;
 
-    double best = -1;
-    step_parts bp = { 0 };
-    int best_v = vlo, best_fits = 0;
-    memory_breakdown best_mem = { 0 };
+    memset(out, 0, sizeof *out);
+    out->step_s = -1;
+    out->v = vlo;
     for (int v = vlo; v <= vhi; v++) {
         train_plan pv = *p;
         pv.virtual_stages = v;
         pv.schedule = v > 1 ? PP_INTERLEAVED : p->schedule;
         memory_breakdown mb;
-        int fits = mem_estimate(m, &pv, v, &lay, g, q, &mb);
+        int fits = mem_estimate(m, &pv, v, &w->lay, f->gpu, q, &mb);
         step_parts sp;
         double p2p_mb = p->pp > 1 ? 2 * v * t_p2p : 0;
-        sp.compute = nmicro * compute_mb;
-        sp.comm = nmicro * comm_mb;
-        sp.bubble = p->pp > 1 ? (double)(p->pp - 1) / v * (t_mb + p2p_mb) + nmicro * p2p_mb : 0;
+        sp.compute = nmicro * w->compute_mb;
+        sp.comm = nmicro * w->comm_mb;
+        sp.bubble = p->pp > 1 ? (double)(p->pp - 1) / v * (w->t_mb + p2p_mb) + nmicro * p2p_mb : 0;
         sp.dp = dp_s;
         sp.opt = opt_s;
-        sp.other = nmicro * gaps_mb + q->step_overhead_s;
+        sp.other = nmicro * w->gaps_mb + q->step_overhead_s;
         double t = sp.compute + sp.comm + sp.bubble + sp.dp + sp.opt + sp.other;
         /* Prefer fitting plans; among equals, the fastest. */
-        int better = best < 0 || (fits && !best_fits) || (fits == best_fits && t < best * (1 - 1e-9));
+        double best = out->step_s;
+        int better = best < 0 || (fits && !out->fits) || (fits == out->fits && t < best * (1 - 1e-9));
         if (better) {
-            best = t;
-            bp = sp;
-            best_v = v;
-            best_fits = fits;
-            best_mem = mb;
+            out->step_s = t;
+            out->t = sp;
+            out->v = v;
+            out->fits = fits;
+            out->mem = mb;
         }
     }
+}
 
+/* Fill r from the chosen schedule: times, memory, throughput and MFU, and
+ * why it does not fit when it does not. */
+static void fill_result(const llm_spec *m, const train_plan *p, const fabric *f,
+                        const train_params *q, const stage_work *w, int nmicro,
+                        const schedule_pick *k, train_result *r) {
+    double best = k->step_s, s = p->seq_len;
+    const mem_layout *lay = &w->lay;
     r->step_s = best;
-    r->t.compute_s = bp.compute;
-    r->t.tp_comm_s = bp.comm;
-    r->t.pp_bubble_s = bp.bubble;
-    r->t.dp_comm_s = bp.dp;
-    r->t.optimizer_s = bp.opt;
-    r->t.other_s = bp.other;
-    r->mem = best_mem;
-    r->fits = best_fits;
-    r->virtual_stages = best_v;
+    r->t.compute_s = k->t.compute;
+    r->t.tp_comm_s = k->t.comm;
+    r->t.pp_bubble_s = k->t.bubble;
+    r->t.dp_comm_s = k->t.dp;
+    r->t.optimizer_s = k->t.opt;
+    r->t.other_s = k->t.other;
+    r->mem = k->mem;
+    r->fits = k->fits;
+    r->virtual_stages = k->v;
     r->stage_layers = p->pp == 1 ? m->layers
-                                 : (lay.mid > lay.first ? (lay.mid > lay.last ? lay.mid : lay.last)
-                                                        : (lay.first > lay.last ? lay.first : lay.last));
-    r->bubble_fraction = best > 0 ? bp.bubble / best : 0;
+                                 : (lay->mid > lay->first ? (lay->mid > lay->last ? lay->mid : lay->last)
+                                                          : (lay->first > lay->last ? lay->first : lay->last));
+    r->bubble_fraction = best > 0 ? k->t.bubble / best : 0;
     r->micro_batches = nmicro;
 
     long gpus = (long)p->tp * p->pp * p->dp * p->cp;
@@ -526,15 +450,34 @@ static void step_fixed(const llm_spec *m, const train_plan *p, const fabric *f,
                                                                            ? layer_recompute_fraction(p) : 0);
     r->model_tflops_per_gpu = r->model_flops_per_step / best / gpus / 1e12;
     r->hardware_tflops_per_gpu = r->hw_flops_per_step / best / gpus / 1e12;
-    double peak = gpu_peak_flops(g, p->precision);
+    double peak = gpu_peak_flops(f->gpu, p->precision);
     r->mfu = peak > 0 ? r->model_tflops_per_gpu * 1e12 / peak : 0;
     r->tokens_per_s_per_gpu = r->tokens_per_step / best / gpus;
     if (!r->fits) {
         train_plan pv = *p;
-        pv.virtual_stages = best_v;
-        mem_explain(m, &pv, best_v, g, f->node ? f->node->gpus : 0, q, &r->mem, r->why, sizeof r->why);
+        pv.virtual_stages = k->v;
+        mem_explain(m, &pv, k->v, f->gpu, f->node ? f->node->gpus : 0, q, &r->mem, r->why,
+                    sizeof r->why);
     }
     r->micro_batch = p->micro_batch;
+}
+
+/* One step of a checked plan whose micro-batch is given (>= 1): time the
+ * busiest stage, add data-parallel traffic and the optimizer, pick the
+ * pipeline schedule, and report. */
+static void step_fixed(const llm_spec *m, const train_plan *p, const fabric *f,
+                       const train_params *q, train_result *r) {
+    memset(r, 0, sizeof *r);
+    int nmicro = p->global_batch / (p->dp * p->micro_batch);
+    stage_work w;
+    busiest_stage(m, p, f, q, &w);
+    double dp_s = dp_time(m, p, f, q, &w, nmicro);
+    /* Optimizer over the parameters this GPU updates. */
+    double upd = w.par / (p->sharding == SHARD_NONE ? 1 : p->dp * p->cp);
+    double opt_s = gpu_memory_s(f->gpu, upd * q->optimizer_traffic_bytes);
+    schedule_pick k;
+    pick_schedule(m, p, f, q, &w, nmicro, dp_s, opt_s, &k);
+    fill_result(m, p, f, q, &w, nmicro, &k, r);
 }
 
 int train_step_with(const llm_spec *m, const train_plan *plan, const fabric *f,

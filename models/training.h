@@ -6,59 +6,18 @@
  * and the fabric); the simulator calls it once per job and then schedules
  * one event per step. Built from models/gpu (roofline per operation class),
  * models/transformer (FLOPs and bytes per layer), models/memory and
- * models/collective.
+ * models/collective. The plan itself (types, names, defaults, checks) is
+ * models/train_plan; this header includes it so a caller of train_step
+ * needs only this one. Dependencies run one way:
+ * training -> memory -> train_plan.
  */
 #ifndef CT_TRAINING_H
 #define CT_TRAINING_H
 
 #include "models/catalog.h"
 #include "models/collective.h"
-
-typedef enum sharding { SHARD_NONE, SHARD_ZERO1, SHARD_ZERO2, SHARD_FSDP } sharding;
-typedef enum recompute { RECOMPUTE_NONE, RECOMPUTE_SELECTIVE, RECOMPUTE_FULL } recompute;
-typedef enum pp_schedule { PP_1F1B, PP_INTERLEAVED } pp_schedule;
-/* What selective recomputation recomputes. AUTO: ATTENTION when tp > 1,
- * LAYERS when tp = 1 (see train_plan). */
-typedef enum selective_kind { SELECTIVE_AUTO, SELECTIVE_ATTENTION, SELECTIVE_LAYERS } selective_kind;
-
-int sharding_parse(const char *z);          /* -1 when unknown */
-const char *sharding_name(sharding s);
-int recompute_parse(const char *z);
-const char *recompute_name(recompute r);
-int pp_schedule_parse(const char *z);
-const char *pp_schedule_name(pp_schedule s);
-
-typedef struct train_plan {
-    int tp, pp, dp, cp;              /* gpus = tp*pp*dp*cp */
-    sharding sharding;
-    int global_batch;                /* sequences per step */
-    int micro_batch;                 /* sequences per micro-batch; 0 = auto: the model tries
-                                        the divisors of global_batch/dp and keeps the fastest
-                                        that fits (result.micro_batch says which) */
-    int seq_len;
-    precision precision;             /* compute precision of GEMMs (bf16, fp8) */
-    recompute recompute;
-    pp_schedule schedule;
-    int virtual_stages;              /* interleaving factor v (1 for 1F1B); 0 = auto: the
-                                        model picks 1F1B or interleaved with the v that is
-                                        fastest and fits (result.virtual_stages says which) */
-    int sequence_parallel;           /* 1: TP uses reduce-scatter/all-gather (Megatron SP);
-                                        negative: not given, the software-stack rule decides
-                                        (train_plan_defaults) */
-    int attn_unfused;                /* 0: fused attention kernels (FlashAttention, causal
-                                        blocks skipped); 1: unfused QK^T, softmax, dropout
-                                        and PV kernels over the full s×s scores, as in
-                                        Megatron-LM 2021; negative: not given, the
-                                        software-stack rule decides */
-    selective_kind selective;        /* under recompute=selective: ATTENTION recomputes the
-                                        attention core and the elementwise ops between GEMMs
-                                        (Korthikanti et al. 2022, the Megatron-LM/NeMo
-                                        meaning, made for TP with sequence parallelism);
-                                        LAYERS recomputes every other layer whole (the
-                                        torchtitan/FSDP meaning: without TP there is no SP to
-                                        shard what attention-only recompute leaves). AUTO
-                                        (0): ATTENTION when tp > 1, else LAYERS */
-} train_plan;
+#include "models/memory.h"
+#include "models/train_plan.h"
 
 /* Where the time of one step goes (seconds, sums to step_s). */
 typedef struct step_breakdown {
@@ -69,11 +28,6 @@ typedef struct step_breakdown {
     double optimizer_s;              /* optimizer step */
     double other_s;                  /* launch overheads, embedding/loss, etc. */
 } step_breakdown;
-
-typedef struct memory_breakdown {
-    double weights_bytes, grads_bytes, optimizer_bytes, activations_bytes, other_bytes;
-    double total_bytes;              /* per GPU, the busiest pipeline stage */
-} memory_breakdown;
 
 typedef struct train_result {
     double step_s;
@@ -95,78 +49,6 @@ typedef struct train_result {
     int stage_layers;                /* layers on the busiest pipeline stage */
     double bubble_fraction;          /* pp_bubble_s / step_s */
 } train_result;
-
-/* Figures of the step model that belong to the software rather than the
- * hardware (hardware efficiencies live in the catalog: gpu_spec eff_*,
- * node_spec eff_nvlink, nic_spec eff_bw). Each default says where it comes
- * from in train_params_default(); calibration may replace any of them. */
-typedef struct train_params {
-    double tp_overlap;               /* fraction of TP communication hidden behind GEMMs */
-    double dp_overlap;               /* fraction of the last micro-batch's backward (and the
-                                        first one's forward) that gradient reduction (and
-                                        ZeRO parameter gathers) can hide under */
-    double p2p_overlap;              /* fraction of pipeline send/recv hidden */
-    double overlap_slowdown;         /* compute slows by this fraction while an overlapped
-                                        collective runs (NCCL kernels take SMs and HBM) */
-    double kernel_gap_s;             /* idle time between dependent kernels */
-    double kernels_per_layer;        /* kernels per layer per forward pass (backward: 2x) */
-    double step_overhead_s;          /* per step: data loading, loss scaling, logging */
-    double grad_bytes;               /* bytes per gradient element accumulated and reduced */
-    double optimizer_state_bytes;    /* per parameter (Adam: fp32 master, m, v = 12) */
-    double optimizer_traffic_bytes;  /* HBM bytes the optimizer step moves per parameter */
-    double attn_bwd_factor;          /* fused attention backward FLOPs / forward FLOPs */
-    double reserved_bytes;           /* per GPU: CUDA context, NCCL buffers, allocator slack */
-} train_params;
-
-void train_params_default(train_params *q);
-
-/* Bytes per gradient element for a plan: 2 under fp16 training (loss-scaled
- * fp16 gradients accumulate and reduce in fp16, Megatron-LM's default),
- * else q->grad_bytes (bf16 training keeps fp32 gradients). */
-double train_grad_bytes(const train_plan *p, const train_params *q);
-
-/* Fill the defaults a scenario may leave out (a negative value means "not
- * given"): cp 1, micro_batch 0 (auto, see above), selective kind by tp, and
- * the software stack, by this rule:
- *
- *   recompute=full and sharding=none  -> the Megatron-LM 2021 recipe
- *       (Narayanan et al., SC'21): unfused attention, no sequence
- *       parallelism (TP all-reduces whole activations).
- *   anything else (selective or no recomputation, or any ZeRO/FSDP
- *   sharding)                         -> the 2022+ stack: fused attention
- *       (FlashAttention), sequence parallelism whenever tp > 1.
- *
- * Why: the two choices go together physically. With unfused attention
- * each layer stores 5·heads·s² bytes of scores per sequence (Korthikanti et
- * al. 2022, Table 2), so unsharded Megatron-LM before 2022 had to recompute
- * whole layers to fit large models, and its SC'21 runs all did. Sequence
- * parallelism with selective recomputation (Korthikanti et al. 2022) and
- * FlashAttention (Dao et al. 2022) removed that need, so a 2022+ unsharded
- * plan recomputes selectively or not at all; and the sharded stacks the
- * model is checked against (PyTorch FSDP in torchtitan and llm-foundry,
- * Llama 3's FSDP over pipeline stages) run fused attention whether or not
- * they also recompute whole layers for memory. Known exceptions say so in
- * the scenario: Megatron-DeepSpeed with ZeRO-1 before FlashAttention
- * (BLOOM, 2022) needs attention="unfused" sequence-parallel="false".
- *
- * The rule reads only the plan, never the precision: gradient bytes follow
- * the precision alone (train_grad_bytes), so a 2021 recipe replayed in
- * bf16 reduces fp32 gradients, as Megatron-LM does under --bf16 (it forces
- * accumulate_allreduce_grads_in_fp32), where the SC'21 runs in fp16
- * reduced fp16 ones. The cost of the rule: a
- * modern plan that recomputes fully without sharding (a DDP fine-tune
- * short of memory) gets the 2021 kernels unless it says attention="fused"
- * (and sequence-parallel="true"); explicit values always win.
- *
- * With tp = 1 sequence parallelism is off whatever was given. The schedule
- * stays as given; virtual_stages 0 stays 0 (auto, see above) except with
- * pp = 1, where it is 1. Idempotent. */
-void train_plan_defaults(train_plan *p);
-
-/* Check a plan against the architecture (divisibility of heads by tp, layers
- * by pp*v, global batch by dp*micro_batch, ...). Returns 0, or -1 with a
- * reason in why. */
-int train_plan_check(const llm_spec *m, const train_plan *p, char *why, size_t len);
 
 /* Evaluate one step. Returns 0 (r filled; r->fits says whether memory
  * fits), or -1 on invalid input with r->why set. */

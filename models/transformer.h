@@ -24,7 +24,7 @@
 #define CT_TRANSFORMER_H
 
 #include "models/catalog.h"
-#include "models/training.h"
+#include "models/train_plan.h"
 
 /* Derived sizes of an architecture. */
 typedef struct tf_dims {

@@ -1,0 +1,145 @@
+/*
+ * train_plan: names, defaults and checks of a training job's parallel plan
+ * (see train_plan.h), and the defaults of the software figures.
+ *
+ * No model here: every function reads or fills a plan or a train_params
+ * and returns at once.
+ */
+#include "models/train_plan.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ---- Names -------------------------------------------------------------- */
+
+static const char *shard_names[] = { "none", "zero1", "zero2", "fsdp" };
+static const char *recompute_names[] = { "none", "selective", "full" };
+static const char *schedule_names[] = { "1f1b", "interleaved" };
+
+static int lookup(const char *z, const char *const *names, int n) {
+    for (int i = 0; z && i < n; i++)
+        if (strcmp(z, names[i]) == 0) return i;
+    return -1;
+}
+
+int sharding_parse(const char *z) {
+    if (z && strcmp(z, "zero3") == 0) return SHARD_FSDP;
+    return lookup(z, shard_names, 4);
+}
+const char *sharding_name(sharding s) { return (s >= 0 && s <= SHARD_FSDP) ? shard_names[s] : "?"; }
+int recompute_parse(const char *z) { return lookup(z, recompute_names, 3); }
+const char *recompute_name(recompute r) {
+    return (r >= 0 && r <= RECOMPUTE_FULL) ? recompute_names[r] : "?";
+}
+int pp_schedule_parse(const char *z) { return lookup(z, schedule_names, 2); }
+const char *pp_schedule_name(pp_schedule s) {
+    return (s >= 0 && s <= PP_INTERLEAVED) ? schedule_names[s] : "?";
+}
+
+/* ---- Parameters ----------------------------------------------------------- */
+
+void train_params_default(train_params *q) {
+    /* Megatron-LM overlaps TP collectives with GEMMs only with
+     * --tp-comm-overlap (Transformer Engine userbuffers); off by default,
+     * and absent from the 2021 code the Megatron validation rows used. */
+    q->tp_overlap = 0;
+    /* PyTorch DDP/FSDP and Megatron --overlap-grad-reduce launch bucketed
+     * reductions as gradients become ready (Li et al., "PyTorch
+     * Distributed", VLDB 2020): the whole last backward can hide them. */
+    q->dp_overlap = 1;
+    /* Megatron-LM's 1F1B waits on its batched isend/irecv before the next
+     * micro-batch: the transfer sits on the critical path. */
+    q->p2p_overlap = 0;
+    /* NCCL runs collectives as kernels on 8-32 SMs (of 108-132) and streams
+     * through HBM; GEMMs running beside them lose about a tenth of their
+     * speed (Rashidi et al., "Enabling Compute-Communication Overlap in
+     * Distributed Deep Learning Training Platforms", ISCA 2021, measure
+     * 10-20%; we take the low end because buckets do not overlap all of
+     * compute). */
+    q->overlap_slowdown = 0.25;
+    /* Back-to-back dependent kernels leave the GPU idle about a
+     * microsecond each when the CPU runs ahead of the GPU (the tail of one
+     * kernel to the head of the next in Nsight timelines of large-model
+     * training; launch latency itself is hidden by the queue). */
+    q->kernel_gap_s = 1e-6;
+    /* Kernels per layer per forward: 4-6 GEMMs, 2 norms, attention (1-3),
+     * rotary, activation, residual adds, dropout, TP collectives. */
+    q->kernels_per_layer = 20;
+    /* Data loader hand-off, loss-scale/inf checks, logging: a few ms. */
+    q->step_overhead_s = 0.005;
+    /* Gradients accumulate and reduce in fp32 (Megatron main_grad buffers;
+     * PyTorch FSDP mixed precision with reduce_dtype=float32, the
+     * torchtitan and MosaicML default). */
+    q->grad_bytes = 4;
+    /* Mixed-precision Adam: fp32 master weights, first and second moments
+     * (Rajbhandari et al., ZeRO, SC'20: K = 12). */
+    q->optimizer_state_bytes = 12;
+    /* The fused Adam step reads master, m, v and the fp32 gradient (16 B),
+     * writes master, m, v (12 B) and the bf16 weight (2 B); gradient-norm
+     * clipping reads the gradients once more (4 B) and zeroing them for the
+     * next step writes them (4 B): 38 bytes per parameter. */
+    q->optimizer_traffic_bytes = 38;
+    /* FlashAttention-2 (Dao, 2023, section 4.1): backward = 2.5 x forward
+     * matmul FLOPs (it recomputes QK^T and the softmax). */
+    q->attn_bwd_factor = 2.5;
+    /* CUDA context (~0.5 GB), NCCL buffers per communicator, and allocator
+     * fragmentation: PyTorch jobs on 80 GB GPUs typically reach ~77 GB of
+     * allocations before running out of memory. */
+    q->reserved_bytes = 3e9;
+}
+
+double train_grad_bytes(const train_plan *p, const train_params *q) {
+    return p->precision == PREC_FP16 ? 2 : q->grad_bytes;
+}
+
+/* ---- Plan ----------------------------------------------------------------- */
+
+void train_plan_defaults(train_plan *p) {
+    if (p->tp < 1) p->tp = 1;
+    if (p->pp < 1) p->pp = 1;
+    if (p->cp < 1) p->cp = 1;
+    if (p->micro_batch < 0) p->micro_batch = 0;
+    /* The software-stack rule (train_plan.h): full recomputation without
+     * sharding is the Megatron-LM 2021 recipe. */
+    int legacy = p->recompute == RECOMPUTE_FULL && p->sharding == SHARD_NONE;
+    if (p->attn_unfused < 0) p->attn_unfused = legacy;
+    if (p->sequence_parallel < 0) p->sequence_parallel = p->tp > 1 && !legacy;
+    if (p->tp == 1) p->sequence_parallel = 0;
+    if (p->virtual_stages < 0) p->virtual_stages = 0;
+    if (p->pp == 1) p->virtual_stages = 1;
+    if (p->schedule == PP_1F1B && p->virtual_stages > 1) p->schedule = PP_INTERLEAVED;
+    if (p->selective == SELECTIVE_AUTO) p->selective = p->tp > 1 ? SELECTIVE_ATTENTION : SELECTIVE_LAYERS;
+}
+
+int train_plan_check(const llm_spec *m, const train_plan *p, char *why, size_t len) {
+#define BAD(...) do { snprintf(why, len, __VA_ARGS__); return -1; } while (0)
+    int kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
+    if (m->layers < 1 || m->hidden < 1 || m->heads < 1 || m->ffn_hidden < 1 || m->vocab < 1)
+        BAD("model %s: layers, hidden, ffn-hidden, heads and vocab must be positive", m->name);
+    if (m->hidden % m->heads != 0)
+        BAD("hidden (%d) must be a multiple of heads (%d)", m->hidden, m->heads);
+    if (m->heads % kv != 0) BAD("heads (%d) must be a multiple of kv-heads (%d)", m->heads, kv);
+    if (m->experts > 1)
+        BAD("model %s is a mixture of experts; the training model covers dense models", m->name);
+    if (p->tp < 1 || p->pp < 1 || p->dp < 1 || p->cp < 1)
+        BAD("tp, pp, dp and cp must be at least 1 (got %d, %d, %d, %d)", p->tp, p->pp, p->dp, p->cp);
+    if (m->heads % p->tp != 0) BAD("heads (%d) must be a multiple of tp (%d)", m->heads, p->tp);
+    if (kv % p->tp != 0 && p->tp % kv != 0)
+        BAD("kv-heads (%d) and tp (%d) must divide one another", kv, p->tp);
+    if (m->ffn_hidden % p->tp != 0) BAD("ffn-hidden (%d) must be a multiple of tp (%d)", m->ffn_hidden, p->tp);
+    if (p->pp > m->layers) BAD("pp (%d) exceeds the model's %d layers", p->pp, m->layers);
+    if (p->virtual_stages > 1 && (long)p->pp * p->virtual_stages > m->layers)
+        BAD("pp*virtual-stages (%d*%d) exceeds the model's %d layers", p->pp, p->virtual_stages, m->layers);
+    if (p->micro_batch < 0) BAD("micro-batch must be at least 1 (0: the model picks)");
+    if (p->seq_len < 1) BAD("seq-len must be at least 1");
+    if (p->seq_len % p->cp != 0) BAD("seq-len (%d) must be a multiple of cp (%d)", p->seq_len, p->cp);
+    if (p->global_batch < 1) BAD("global-batch must be at least 1");
+    if (p->micro_batch == 0 && p->global_batch % p->dp != 0)
+        BAD("global-batch (%d) must be a multiple of dp (%d)", p->global_batch, p->dp);
+    if (p->micro_batch > 0 && p->global_batch % ((long)p->dp * p->micro_batch) != 0)
+        BAD("global-batch (%d) must be a multiple of dp*micro-batch = %d*%d", p->global_batch, p->dp,
+            p->micro_batch);
+    if (p->precision < 0 || p->precision >= PREC_COUNT) BAD("unknown precision");
+    return 0;
+#undef BAD
+}
