@@ -20,7 +20,7 @@
 #include "models/catalog.h"
 #include "models/collective.h"
 #include "models/host.h"
-#include "models/training.h"
+#include "models/train_plan.h"
 
 #define SC_NAME_MAX 64
 

@@ -17,6 +17,7 @@
 #include "base/grow.h"
 #include "base/units.h"
 #include "models/numerics.h"
+#include "models/train_auto.h"
 #include "scenarios/csv.h"
 
 #define MAX_ROWS 10000000
@@ -47,26 +48,8 @@ typedef struct job_row {
     char name[SC_NAME_MAX];
 } job_row;
 
-/* Append one zeroed element. The array grows to the next power of two when
- * its count reaches one, so a 100K-row trace costs O(rows) copying (the
- * scenario's arrays have no capacity field: a count that is 0 or a power of
- * two means full). */
-static int push(void **arr, int *n, size_t size) {
-    if (*n == 0 || (*n & (*n - 1)) == 0) {
-        size_t cap = *n == 0 ? 1 : (size_t)*n * 2;
-        void *p = realloc(*arr, cap * size);
-        if (!p) return -1;
-        *arr = p;
-    }
-    void *p = *arr;
-    memset((char *)p + (size_t)*n * size, 0, size);
-    (*n)++;
-    return 0;
-}
-
-/* A plan for a trace training job on `gpus` GPUs of the first node type:
- * FSDP over data parallel first; tensor parallel inside the node and then
- * pipeline stages when the model does not fit. Returns 0 with t filled. */
+/* A plan for a trace training job on `gpus` GPUs of the first node type
+ * (the search is models/train_auto.c's). Returns 0 with t->plan filled. */
 static int plan_training(scenario *s, sc_training *t, const llm_spec *m, int gpus, char *why, size_t len) {
     const node_spec *node = scenario_node_spec(s, 0);
     fabric f;
@@ -74,36 +57,7 @@ static int plan_training(scenario *s, sc_training *t, const llm_spec *m, int gpu
         snprintf(why, len, "the cluster has no node type to run on");
         return -1;
     }
-    static const int shapes[][2] = { { 1, 1 }, { 2, 1 }, { 4, 1 }, { 8, 1 }, { 8, 2 }, { 8, 4 }, { 8, 8 }, { 8, 16 } };
-    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
-        int tp = shapes[i][0], pp = shapes[i][1];
-        if (tp > node->gpus || gpus % (tp * pp) != 0 || m->heads % tp != 0 || m->layers < pp) continue;
-        train_plan p = { 0 };
-        p.tp = tp;
-        p.pp = pp;
-        p.cp = 1;
-        p.dp = gpus / (tp * pp);
-        p.sharding = SHARD_FSDP;
-        p.seq_len = m->max_context < 4096 ? m->max_context : 4096;
-        p.precision = PREC_BF16;
-        p.recompute = RECOMPUTE_SELECTIVE;
-        p.sequence_parallel = -1;
-        p.attn_unfused = -1;
-        /* About 4M tokens per step, at least one sequence per replica and
-         * enough micro-batches to fill a pipeline. */
-        int per = (int)ceil((4 << 20) / (double)p.seq_len / p.dp);
-        if (pp > 1 && per < 4 * pp) per = 4 * pp;
-        p.global_batch = p.dp * (per > 0 ? per : 1);
-        train_plan_defaults(&p);
-        if (train_plan_check(m, &p, why, len) < 0) continue;
-        train_result r;
-        if (train_step(m, &p, &f, &r) < 0 || !r.fits) continue;
-        t->plan = p;
-        return 0;
-    }
-    snprintf(why, len, "no plan of %s on %d GPUs fits in memory (tried FSDP with tp up to 8 and pp up to 16)",
-             m->name, gpus);
-    return -1;
+    return train_auto_plan(m, &f, node->gpus, gpus, &t->plan, why, len);
 }
 
 static int cmp_name(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
@@ -220,7 +174,7 @@ static int add_batch(job_reader *jr, const csv_record *rec, const job_row *j) {
     if (!(dur <= NUMERICS_MAX_TIME_S))
         return csv_fail(jr->csv, jr->err, jr->errlen, "duration \"%s\": beyond the simulated clock's horizon of 100 years",
                         z);
-    if (push((void **)&s->trace_jobs, &s->n_trace_jobs, sizeof *s->trace_jobs) < 0) return out_of_memory(jr);
+    if (!scenario_push((void **)&s->trace_jobs, &s->n_trace_jobs, sizeof *s->trace_jobs)) return out_of_memory(jr);
     sc_trace_job *t = &s->trace_jobs[s->n_trace_jobs - 1];
     long off = add_name(s, j->name);
     if (off < 0) return out_of_memory(jr);
@@ -248,7 +202,7 @@ static int add_training(job_reader *jr, const csv_record *rec, const job_row *j)
     if (!m)
         return csv_fail(jr->csv, jr->err, jr->errlen, "model \"%s\": not a catalog model preset",
                         field(jr, rec, C_MODEL));
-    if (push((void **)&s->training, &s->n_training, sizeof *s->training) < 0) return out_of_memory(jr);
+    if (!scenario_push((void **)&s->training, &s->n_training, sizeof *s->training)) return out_of_memory(jr);
     sc_training *t = &s->training[s->n_training - 1];
     snprintf(t->name, sizeof t->name, "%s", j->name);
     t->model = *m;
