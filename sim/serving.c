@@ -1,45 +1,39 @@
 /*
  * serving: the public entry points of a service (serving.h): building one
  * from its <inference> (checked inputs, models priced on the node's GPUs,
- * the KV cache sized, random streams, arrivals, initial replicas), the end
- * of its run, and freeing it. How a service is held is in serving_int.h;
- * what it does, concept by concept, in the other serving_*.c files.
+ * the KV cache sized, random streams, arrivals, initial replicas), the
+ * host's calls, the results, and freeing it. How a service is held is in
+ * serving_int.h; what it does, concept by concept, in the other
+ * serving_*.c files, which this one composes: they call each other in one
+ * order only, below this one (serving_int.h, docs/architecture-serving.md).
  */
+#include "sim/serving.h"
 #include "sim/serving_int.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "models/gpu.h"
 
-const double service_cdf_percentiles[SERVICE_CDF_POINTS] = { 1, 5, 10, 25, 50, 75, 90, 95, 99, 99.9, 100 };
+void serving_granted(serving *sv, int tag) { sv_replica_granted(sv, tag); }
 
-void sv_event(serving *sv, const char *kind, const char *fmt, ...) {
-    char detail[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(detail, sizeof detail, fmt, ap);
-    va_end(ap);
-    metrics_event(sv->bus, now_of(sv), sv->cfg->name, kind, detail);
-}
+void serving_replica_lost(serving *sv, int tag, const char *why) { sv_replica_lost(sv, tag, why); }
 
-void sv_check_finished(serving *sv) {
-    if (sv->finished || !sv->arrivals_done || sv->in_system > 0 || sv->backlog > 0) return;
-    sv->finished = 1;
-    sv->t_finished = now_of(sv);
-    if (sv->ev_tick) engine_cancel(sv->e, sv->ev_tick);
-    if (sv->ev_scale) engine_cancel(sv->e, sv->ev_scale);
-    sv->ev_tick = sv->ev_scale = 0;
-    for (int i = 0; i < sv->n_reps; i++)
-        if (!sv->reps[i].busy) sv_release_replica(&sv->reps[i]);
-    sv_event(sv, "service_end", "%lld requests completed", (long long)sv->res.requests);
-    if (sv->host.finished) sv->host.finished(sv->host.ctx);
-}
+void serving_close(serving *sv) { sv_stats_close(sv); }
+
+const service_result *serving_result(const serving *sv) { return &sv->res; }
 
 int serving_done(const serving *sv) { return sv->finished; }
+
+size_t serving_samples(const serving *sv, const char *which, const double **x) {
+    const samples *p = !strcmp(which, "ttft") ? &sv->s_ttft : !strcmp(which, "tpot") ? &sv->s_tpot
+                     : !strcmp(which, "e2e") ? &sv->s_e2e : !strcmp(which, "queue") ? &sv->s_queue : NULL;
+    if (!p) return 0;
+    *x = p->x;
+    return p->n;
+}
 
 void serving_free(serving *sv) {
     if (!sv) return;
@@ -336,6 +330,7 @@ serving *serving_new(engine *e, metric_bus *bus, const scenario *s, const sc_inf
     sv->cfg = c;
     sv->node = node;
     sv->host = *host;
+    sv->start_iteration = sv_start_iteration;
     sv->pending.head = sv->pending.tail = NIL;
     sv->free_rq = NIL;
     sv->low_since = -1;

@@ -1,12 +1,11 @@
 /*
- * serving_arrivals: where requests come from and which replica gets them.
+ * serving_arrivals: where requests come from.
  * Arrival processes: offline (a backlog drawn when a replica has room, so a
  * million requests submitted at once cost no memory until admitted),
  * Poisson, bursty (gamma inter-arrivals), diurnal (thinning against the peak
  * rate) and a replayed trace (scenarios/reqtrace.c). Lengths and models are
- * drawn from their own random streams. The router sends a request to the
- * ready replica with the fewest outstanding tokens (preferring one that
- * holds its model) or round-robin; with none ready it waits in `pending`.
+ * drawn from their own random streams; a request that arrives goes to the
+ * router (serving_router.c).
  */
 #include "sim/serving_int.h"
 
@@ -65,56 +64,6 @@ int32_t sv_generate(serving *sv) {
     int in = draw_len(sv->r_len, sv->cfg->input_dist, sv->cfg->input_tokens, sv->cfg->input_cv);
     int out = draw_len(sv->r_len, sv->cfg->output_dist, sv->cfg->output_tokens, sv->cfg->output_cv);
     return make_request(sv, in, out, model);
-}
-
-static int routable(const replica *r) { return r->state == R_READY; }
-
-/* The replica a request goes to; -1 when none is ready. */
-static int route_pick(serving *sv, int model) {
-    int best = -1;
-    if (!sv->least) {
-        for (int k = 0; k < sv->n_reps; k++) {
-            int i = (sv->rr + k) % sv->n_reps;
-            if (routable(&sv->reps[i])) {
-                sv->rr = (i + 1) % sv->n_reps;
-                return i;
-            }
-        }
-        return -1;
-    }
-    /* Least outstanding tokens, among replicas holding the model first. */
-    for (int pass = 0; pass < 2 && best < 0; pass++)
-        for (int i = 0; i < sv->n_reps; i++) {
-            const replica *r = &sv->reps[i];
-            if (!routable(r)) continue;
-            if (pass == 0 && sv->n_models > 1 && r->ms[model].resident == M_UNLOADED) continue;
-            if (best < 0 || r->outstanding < sv->reps[best].outstanding) best = i;
-        }
-    return best;
-}
-
-static void enqueue(replica *r, int32_t i) {
-    serving *sv = r->sv;
-    req *q = &sv->rq[i];
-    list_push_back(sv->rq, &r->ms[q->model].queue, i);
-    r->outstanding += q->input + q->output;
-    sv_kick(r);
-}
-
-void sv_route(serving *sv, int32_t i) {
-    int k = route_pick(sv, sv->rq[i].model);
-    if (k < 0) list_push_back(sv->rq, &sv->pending, i);
-    else enqueue(&sv->reps[k], i);
-}
-
-void sv_route_pending(serving *sv) {
-    while (sv->pending.n > 0) {
-        int32_t i = sv->pending.head;
-        int k = route_pick(sv, sv->rq[i].model);
-        if (k < 0) return;
-        list_remove(sv->rq, &sv->pending, i);
-        enqueue(&sv->reps[k], i);
-    }
 }
 
 static double diurnal_rate(const sc_inference *c, double t) {

@@ -342,8 +342,8 @@ static double price_iteration(replica *r, int64_t it, double extra_s, double *pr
 
 static void on_iter_end(engine *e, void *arg);
 
-/* Compose and start the next iteration, or go idle. */
-static void start_iteration(replica *r) {
+/* Compose and start the next iteration, or go idle (the hook sv->start_iteration). */
+void sv_start_iteration(replica *r) {
     serving *sv = r->sv;
     if (r->busy || !(r->state == R_READY || r->state == R_DRAINING)) return;
     int64_t it = r->iter;
@@ -419,19 +419,6 @@ static void on_iter_end(engine *e, void *arg) {
     for (int m = 0; m < sv->n_models; m++) memset(&r->ms[m].b, 0, sizeof r->ms[m].b);
     r->iter++;
     r->busy = 0;
-    start_iteration(r);
+    sv_start_iteration(r);
     sv_check_finished(sv);
-}
-
-static void on_kick(engine *e, void *arg) {
-    (void)e;
-    replica *r = arg;
-    r->kick_pending = 0;
-    start_iteration(r);
-}
-
-void sv_kick(replica *r) {
-    if (r->busy || r->kick_pending) return;
-    r->kick_pending = 1;
-    engine_after(r->sv->e, 0, on_kick, r);
 }

@@ -2,13 +2,25 @@
  * serving_int: the state the serving files share (private to sim/serving*.c;
  * serving.h says what a service does, this header how it is held).
  *
- *   serving.c            building a service, the end of its run, freeing it
- *   serving_pool.c       the request pool and each replica's finish heap
- *   serving_batch.c      one batch iteration: admit, price, preempt, complete
- *   serving_replica.c    replicas (GPUs from the host, start-up, loss) and model loads
- *   serving_arrivals.c   request generation, trace replay and routing
+ * The files call each other in this order only: a file may call those
+ * below it, never one above.
+ *
+ *   serving.c            the public entry points: building a service, the
+ *                        host's calls, closing and freeing it
  *   serving_autoscale.c  the autoscaler
+ *   serving_batch.c      one batch iteration: admit, price, preempt, complete
+ *   serving_arrivals.c   request generation and trace replay
+ *   serving_replica.c    replicas (GPUs from the host, start-up, loss), model
+ *                        loads, and the end of the service
+ *   serving_router.c     which ready replica a request goes to
  *   serving_stats.c      latency samples, percentiles, SLO, ticks, energy and the results
+ *   serving_pool.c       the request pool and each replica's finish heap
+ *   serving_core.c       the service's events, and the kick that starts an iteration
+ *
+ * One call runs the other way: a replica that has work (a request routed
+ * to it, a model loaded, its start-up done) starts its next iteration
+ * through sv_kick, which calls the batch file's start_iteration through
+ * the hook sv->start_iteration, set by serving_new.
  *
  * Functions one file offers the others carry the prefix sv_ and are
  * declared at the end of this header, by file.
@@ -46,9 +58,12 @@
 
 #include <stdint.h>
 
+#include "models/serving.h"
 #include "scenarios/reqtrace.h"
+#include "sim/engine.h"
+#include "sim/metrics.h"
 #include "sim/rng.h"
-#include "sim/serving.h"
+#include "sim/serving_types.h"
 
 #define NIL (-1)
 #define TICK_S 10.0                 /* metric samples every 10 simulated seconds */
@@ -143,6 +158,9 @@ struct serving {
     const sc_inference *cfg;
     const node_spec *node;
     serving_host host;
+    /* serving_batch.c's: compose and start replica r's next iteration, or
+     * leave it idle (the hook sv_kick calls; set by serving_new) */
+    void (*start_iteration)(replica *r);
     int n_models;
     serve_model *models;
     double *share_cum;             /* cumulative request shares */
@@ -265,12 +283,12 @@ static inline double kv_cap_for(const serving *sv, double w) {
 
 static inline double min_kv(const serving *sv) { return MIN_KV_SHARE * sv->kv_frac * sv->usable; }
 
-/* ---- serving.c ------------------------------------------------------------ */
+/* ---- serving_core.c -------------------------------------------------------- */
 
 /* A metric-bus event of the service (entity = its name). */
 void sv_event(serving *sv, const char *kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* When arrivals are over and no request is left: the service ends now. */
-void sv_check_finished(serving *sv);
+/* Start the replica's next iteration at this instant, unless one is under way. */
+void sv_kick(replica *r);
 
 /* ---- serving_pool.c --------------------------------------------------------- */
 
@@ -278,33 +296,6 @@ int32_t sv_req_alloc(serving *sv);
 void sv_req_free(serving *sv, int32_t i);
 int sv_heap_push(replica *r, int32_t i);
 void sv_heap_remove(replica *r, int32_t i);
-
-/* ---- serving_batch.c -------------------------------------------------------- */
-
-/* Start the replica's next iteration at this instant, unless one is under way. */
-void sv_kick(replica *r);
-
-/* ---- serving_replica.c ------------------------------------------------------ */
-
-void sv_maybe_load(replica *r);
-void sv_publish_replicas(serving *sv);
-void sv_release_replica(replica *r);
-void sv_drain(replica *r);
-int sv_start_replica(serving *sv, double startup_s);
-
-/* ---- serving_arrivals.c ----------------------------------------------------- */
-
-/* Set up the arrival process of sv->cfg (and read its trace); 0, or -1 with err. */
-int sv_arrivals_init(serving *sv, char *err, size_t errlen);
-/* Schedule the first arrival (or mark arrivals done when there is none). */
-void sv_arrivals_start(serving *sv);
-int32_t sv_generate(serving *sv);
-void sv_route(serving *sv, int32_t i);
-void sv_route_pending(serving *sv);
-
-/* ---- serving_autoscale.c ---------------------------------------------------- */
-
-void sv_on_scale(engine *e, void *arg);
 
 /* ---- serving_stats.c -------------------------------------------------------- */
 
@@ -316,5 +307,45 @@ void sv_account_iteration(replica *r, int whole);
 void sv_account_load(replica *r);
 int64_t sv_waiting(const serving *sv);
 void sv_on_tick(engine *e, void *arg);
+/* Close the books (serving_close): time-weighted figures, percentiles,
+ * energy and cost. Once; later calls do nothing. */
+void sv_stats_close(serving *sv);
+
+/* ---- serving_router.c ------------------------------------------------------- */
+
+/* Send request i to a ready replica, or to the pending list when none is. */
+void sv_route(serving *sv, int32_t i);
+/* Send the pending requests to ready replicas while there are any. */
+void sv_route_pending(serving *sv);
+
+/* ---- serving_replica.c ------------------------------------------------------ */
+
+void sv_maybe_load(replica *r);
+void sv_publish_replicas(serving *sv);
+void sv_release_replica(replica *r);
+void sv_drain(replica *r);
+int sv_start_replica(serving *sv, double startup_s);
+/* serving_granted and serving_replica_lost (serving.h). */
+void sv_replica_granted(serving *sv, int tag);
+void sv_replica_lost(serving *sv, int tag, const char *why);
+/* When arrivals are over and no request is left: the service ends now. */
+void sv_check_finished(serving *sv);
+
+/* ---- serving_arrivals.c ----------------------------------------------------- */
+
+/* Set up the arrival process of sv->cfg (and read its trace); 0, or -1 with err. */
+int sv_arrivals_init(serving *sv, char *err, size_t errlen);
+/* Schedule the first arrival (or mark arrivals done when there is none). */
+void sv_arrivals_start(serving *sv);
+int32_t sv_generate(serving *sv);
+
+/* ---- serving_batch.c -------------------------------------------------------- */
+
+/* The hook sv->start_iteration: compose and start r's next iteration, or go idle. */
+void sv_start_iteration(replica *r);
+
+/* ---- serving_autoscale.c ---------------------------------------------------- */
+
+void sv_on_scale(engine *e, void *arg);
 
 #endif

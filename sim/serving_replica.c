@@ -8,6 +8,10 @@
  *
  * Replicas never move: pending events point at them, so the array is sized
  * for the autoscaler's maximum when the service is built.
+ *
+ * The service ends here too (sv_check_finished): when arrivals are over
+ * and no request is left, its idle replicas give their GPUs back and the
+ * host is told.
  */
 #include "sim/serving_int.h"
 
@@ -194,7 +198,7 @@ int sv_start_replica(serving *sv, double startup_s) {
     }
     r->handle = h;
     if (!granted) return 1;
-    serving_granted(sv, r->index);
+    sv_replica_granted(sv, r->index);
     return 0;
 }
 
@@ -212,7 +216,7 @@ static double restart_s(const serving *sv) {
     return t;
 }
 
-void serving_granted(serving *sv, int tag) {
+void sv_replica_granted(serving *sv, int tag) {
     if (tag < 0 || tag >= sv->n_reps) return;
     replica *r = &sv->reps[tag];
     if (r->state != R_REQUESTED) return;
@@ -297,7 +301,7 @@ static void evict_all(replica *r) {
     r->outstanding = 0;
 }
 
-void serving_replica_lost(serving *sv, int tag, const char *why) {
+void sv_replica_lost(serving *sv, int tag, const char *why) {
     if (tag < 0 || tag >= sv->n_reps) return;
     replica *r = &sv->reps[tag];
     if (r->state != R_READY && r->state != R_STARTING && r->state != R_DRAINING) return;
@@ -319,4 +323,17 @@ void serving_replica_lost(serving *sv, int tag, const char *why) {
     evict_all(r);
     /* A replica on its way out is not asked for again. */
     if (was_draining || sv->finished) sv_release_replica(r);
+}
+
+void sv_check_finished(serving *sv) {
+    if (sv->finished || !sv->arrivals_done || sv->in_system > 0 || sv->backlog > 0) return;
+    sv->finished = 1;
+    sv->t_finished = now_of(sv);
+    if (sv->ev_tick) engine_cancel(sv->e, sv->ev_tick);
+    if (sv->ev_scale) engine_cancel(sv->e, sv->ev_scale);
+    sv->ev_tick = sv->ev_scale = 0;
+    for (int i = 0; i < sv->n_reps; i++)
+        if (!sv->reps[i].busy) sv_release_replica(&sv->reps[i]);
+    sv_event(sv, "service_end", "%lld requests completed", (long long)sv->res.requests);
+    if (sv->host.finished) sv->host.finished(sv->host.ctx);
 }

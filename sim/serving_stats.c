@@ -9,11 +9,13 @@
 
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "base/grow.h"
 #include "models/cost.h"
 #include "models/gpu.h"
+
+/* The CDF points kept in service_result (serving_types.h). */
+const double service_cdf_percentiles[SERVICE_CDF_POINTS] = { 1, 5, 10, 25, 50, 75, 90, 95, 99, 99.9, 100 };
 
 void sv_sample_add(serving *sv, samples *p, double v) {
     p->seen++;
@@ -176,7 +178,7 @@ static void close_energy(serving *sv) {
     R->energy_per_output_token_j = R->output_tokens > 0 ? c.energy_kwh * 3.6e6 / R->output_tokens : -1;
 }
 
-void serving_close(serving *sv) {
+void sv_stats_close(serving *sv) {
     if (sv->closed) return;
     sv->closed = 1;
     for (int i = 0; i < sv->n_reps; i++) {   /* what is under way counts up to now */
@@ -222,14 +224,4 @@ void serving_close(serving *sv) {
     R->kv_utilization_peak = sv->kv_peak;
     R->batch_mean = R->iterations ? sv->batch_sum / (double)R->iterations : 0;
     R->busy_fraction = sv->replica_s > 0 ? sv->busy_s / sv->replica_s : 0;
-}
-
-const service_result *serving_result(const serving *sv) { return &sv->res; }
-
-size_t serving_samples(const serving *sv, const char *which, const double **x) {
-    const samples *p = !strcmp(which, "ttft") ? &sv->s_ttft : !strcmp(which, "tpot") ? &sv->s_tpot
-                     : !strcmp(which, "e2e") ? &sv->s_e2e : !strcmp(which, "queue") ? &sv->s_queue : NULL;
-    if (!p) return 0;
-    *x = p->x;
-    return p->n;
 }

@@ -1,0 +1,90 @@
+/*
+ * serving_types: the values the serving API passes (sim/serving.h says what
+ * a service does): the handle, what a service takes from its host
+ * (serving_host) and what it gives back (service_result). Apart from
+ * serving.h so that the serving files below its entry points
+ * (serving_int.h) can hold them without reaching up to the API.
+ */
+#ifndef CT_SERVING_TYPES_H
+#define CT_SERVING_TYPES_H
+
+#include <stdint.h>
+
+#include "scenarios/scenario.h"
+
+typedef struct serving serving;
+
+/* Percentiles of a latency kept for the results (CDF points). */
+#define SERVICE_CDF_POINTS 11
+extern const double service_cdf_percentiles[SERVICE_CDF_POINTS];
+
+/* One service's outcome (CONTRACT.md services[] and more). Times in
+ * seconds; a latency with no sample is -1. */
+typedef struct service_result {
+    char name[SC_NAME_MAX];
+    char models[256];                /* "llama3-70b" or "a, b, c" when multiplexed */
+    int64_t requests;                /* completed */
+    int64_t submitted;               /* arrived */
+    int replicas;                    /* at the start */
+    int replicas_peak;
+    double replicas_mean;            /* time-weighted over the service's life */
+    int tp;
+    double input_tokens, output_tokens;
+    double output_tokens_per_s;      /* output tokens / (last completion - first arrival) */
+    double requests_per_s;
+    double ttft_p50_s, ttft_p99_s, ttft_mean_s;
+    double tpot_p50_s, tpot_p99_s, tpot_mean_s;
+    double e2e_p50_s, e2e_p99_s, e2e_mean_s;
+    double queue_p50_s, queue_p99_s, queue_mean_s;   /* arrival to admission */
+    double ttft_cdf[SERVICE_CDF_POINTS], tpot_cdf[SERVICE_CDF_POINTS], e2e_cdf[SERVICE_CDF_POINTS];
+    double slo_attainment;           /* share of completed requests meeting every given SLO
+                                        (1 when none is given) */
+    int slo_met;                     /* attainment >= percentile / 100 */
+    int64_t preemptions;             /* sequences preempted (recomputed or swapped) */
+    int64_t swaps;                   /* of them swapped to host memory */
+    double kv_utilization_mean;      /* KV cache in use over capacity, mean over busy time */
+    double kv_utilization_peak;
+    double batch_mean;               /* sequences per iteration */
+    int64_t iterations;
+    double busy_fraction;            /* replica time spent iterating / replica time held */
+    double gpu_hours;                /* GPUs held by the replicas × time */
+    /* Of those GPUs' time, GPU-seconds spent (models/cost.h serving states;
+     * idle is gpu_hours · 3600 minus the three): prefill and decode are an
+     * iteration's time split into what its decode tokens alone would take
+     * and the rest (prompt compute); loading is start-up, model loads and
+     * KV swaps over PCIe. Kept up to date while the service runs. */
+    double gpu_prefill_s, gpu_decode_s, gpu_loading_s;
+    double energy_kwh;               /* facility energy of the replicas' GPUs and their share of
+                                        the nodes (cost model, PUE included); after serving_close */
+    double co2_kg;
+    double avg_gpu_power_w;          /* mean power of one held GPU */
+    double energy_per_output_token_j;   /* energy_kwh per output token, in J; -1 without tokens */
+    double cost_usd;                 /* gpu_hours × the node's price per GPU-hour */
+    double cost_per_million_tokens_usd;   /* per million output tokens */
+    int64_t model_loads, model_unloads;
+    int scale_ups, scale_downs, scale_blocked;   /* blocked: scale-ups that had to queue for GPUs */
+    int64_t replica_losses;          /* replicas that lost their GPUs (node failure, preemption) */
+    int64_t requests_restarted;      /* sequences recomputed because their replica was lost */
+    double first_arrival_s, last_completion_s;
+    /* the model (first model of the service) on one replica */
+    double weight_bytes_per_gpu, kv_capacity_tokens, kv_bytes_per_token;
+    int kv_blocks_per_replica;
+} service_result;
+
+/* How a service takes and gives back GPUs: the world implements it over
+ * its cluster and scheduler. */
+typedef struct serving_host {
+    void *ctx;
+    /* Ask for `gpus` GPUs for the replica numbered tag. The request goes
+     * to the cluster scheduler like a job. When they are held at once,
+     * *granted is set to 1; otherwise to 0, and the host calls
+     * serving_granted(sv, tag) when the scheduler starts the request.
+     * Returns a handle >= 0, or -1 when the request cannot be made. */
+    int (*acquire)(void *ctx, int gpus, int tag, int *granted);
+    /* Withdraw a request, or give back the GPUs it holds. */
+    void (*release)(void *ctx, int handle);
+    /* The service has completed every request it will get. May be NULL. */
+    void (*finished)(void *ctx);
+} serving_host;
+
+#endif
