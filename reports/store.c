@@ -39,10 +39,6 @@
 
 #include <sqlite3.h>
 
-int store_exec(sqlite3 *db, const char *sql) {
-    return sqlite3_exec(db, sql, NULL, NULL, NULL);
-}
-
 int store_kept(store *st, kept_stmt k, const char *sql, sqlite3_stmt **q) {
     int rc = SQLITE_OK;
     if (!st->kept[k]) rc = sqlite3_prepare_v2(st->db, sql, -1, &st->kept[k], NULL);

@@ -2,7 +2,8 @@
  * store_sql: SQLite's result codes in the store's words: the status a code
  * means (a file that is not our database is bad input; anything else a
  * failed read or write) and the one-line reason a message gives. Every
- * file of the store reports SQLite errors through these two.
+ * file of the store reports SQLite errors through these two, and runs a
+ * statement without results through store_exec.
  */
 #include "reports/store_int.h"
 
@@ -28,4 +29,8 @@ const char *store_db_why(sqlite3 *db, int rc, char *buf, size_t len) {
 
 int store_sql_status(int rc) {
     return (rc & 0xff) == SQLITE_NOTADB || (rc & 0xff) == SQLITE_CORRUPT ? STORE_BAD_INPUT : STORE_FAILED;
+}
+
+int store_exec(sqlite3 *db, const char *sql) {
+    return sqlite3_exec(db, sql, NULL, NULL, NULL);
 }
