@@ -3,6 +3,7 @@
  * level; depth is bounded by the caller's structure (a handful of levels).
  */
 #include "reports/json.h"
+#include "base/grow.h"
 
 #include <errno.h>
 #include <math.h>
@@ -35,16 +36,9 @@ void json_free(json *j) {
 
 static void put(json *j, const char *z, size_t n) {
     if (j->oom) return;
-    if (j->len + n + 1 > j->cap) {
-        size_t cap = j->cap ? j->cap : 4096;
-        while (cap < j->len + n + 1) cap *= 2;
-        char *b = realloc(j->buf, cap);
-        if (!b) {
-            j->oom = 1;
-            return;
-        }
-        j->buf = b;
-        j->cap = cap;
+    if (GROW(j->buf, j->cap, j->len + n + 1)) {
+        j->oom = 1;
+        return;
     }
     memcpy(j->buf + j->len, z, n);
     j->len += n;

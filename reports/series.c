@@ -12,6 +12,7 @@
  * point and a time on a bucket edge always falls in the same bucket.
  */
 #include "reports/series.h"
+#include "base/grow.h"
 
 #include <assert.h>
 #include <math.h>
@@ -29,7 +30,8 @@ typedef struct sr {
 struct series_set {
     int max;
     double w;
-    int n, cap;
+    int n;
+    size_t cap;
     sr *s;
 };
 
@@ -50,13 +52,7 @@ void series_free(series_set *ss) {
 }
 
 int series_add(series_set *ss, double initial) {
-    if (ss->n == ss->cap) {
-        int n = ss->cap ? 2 * ss->cap : 16;
-        sr *p = realloc(ss->s, (size_t)n * sizeof *p);
-        if (!p) return -1;
-        ss->s = p;
-        ss->cap = n;
-    }
+    if (GROW(ss->s, ss->cap, (size_t)ss->n + 1)) return -1;
     sr *s = &ss->s[ss->n];
     memset(s, 0, sizeof *s);
     s->value = isfinite(initial) ? initial : 0;

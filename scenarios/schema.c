@@ -10,6 +10,8 @@
  */
 #include "scenarios/schema.h"
 
+#include "base/grow.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +45,8 @@ typedef struct elem_decl {
 struct schema {
     xmlDoc *doc;                 /* the grammar, for <define> lookups while building */
     elem_decl *e;
-    int n, cap;
+    int n;
+    size_t cap;
     int failed;
 };
 
@@ -84,15 +87,9 @@ static void collect_values(const schema *s, const xmlNode *n, char *out, size_t 
 }
 
 static int add_elem(schema *s, const char *name, int parent, int required, int repeat) {
-    if (s->n == s->cap) {
-        int cap = s->cap ? s->cap * 2 : 32;
-        elem_decl *p = realloc(s->e, (size_t)cap * sizeof *p);
-        if (!p) {
-            s->failed = 1;
-            return -1;
-        }
-        s->e = p;
-        s->cap = cap;
+    if (GROW(s->e, s->cap, (size_t)s->n + 1)) {
+        s->failed = 1;
+        return -1;
     }
     elem_decl *d = &s->e[s->n];
     memset(d, 0, sizeof *d);

@@ -2,6 +2,7 @@
  * feed: rings of samples and events for the dashboard (see feed.h).
  */
 #include "tui/feed.h"
+#include "base/grow.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -19,7 +20,8 @@ typedef struct series {
 struct feed {
     int points;
     series *s;
-    int n_s, cap_s;
+    int n_s;
+    size_t cap_s;
     int *by_id;                        /* metric id -> series, -1 */
     int n_id, cap_id;
     feed_event *log;
@@ -68,13 +70,7 @@ int feed_find(const feed *f, const char *entity, const char *name) {
 int feed_add_series(feed *f, const char *entity, const char *name) {
     int k = feed_find(f, entity, name);
     if (k >= 0) return k;
-    if (f->n_s == f->cap_s) {
-        int cap = f->cap_s ? f->cap_s * 2 : 16;
-        series *p = realloc(f->s, (size_t)cap * sizeof *p);
-        if (!p) return -1;
-        f->s = p;
-        f->cap_s = cap;
-    }
+    if (GROW(f->s, f->cap_s, (size_t)f->n_s + 1)) return -1;
     series *s = &f->s[f->n_s];
     memset(s, 0, sizeof *s);
     snprintf(s->entity, sizeof s->entity, "%s", entity);
