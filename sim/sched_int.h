@@ -1,0 +1,89 @@
+/*
+ * sched_int: the scheduler's private state, shared by its three files and
+ * included by nothing else (the contract is sim/sched.h). The files call
+ * each other in one order only:
+ *
+ *   sched.c          queues, classes, the dispatch pass, EASY backfill
+ *     -> sched_preempt.c   which running jobs to evict for a blocked head
+ *     -> sched_hold.c      holds: what-if placement of preemptors' claims,
+ *                          and whether a job can start beside them
+ */
+#ifndef CT_SCHED_INT_H
+#define CT_SCHED_INT_H
+
+#include <stddef.h>
+
+#include "scenarios/scenario.h"   /* SC_NAME_MAX */
+#include "sim/cluster.h"
+#include "sim/sched_types.h"
+
+/* Jobs a scheduling pass considers (the head, and behind it the EASY
+ * backfill scan), as Slurm's bf_max_job_test (default 500). */
+#define SCHED_DEFAULT_DEPTH 500
+#define SMALL_MAX 64                     /* per-pool job-size counts below a node's GPUs */
+
+/* A queued preemptor's claim on the GPUs its victims freed; victims[]
+ * are the jobs it evicted (it never evicts one twice while it waits). */
+typedef struct hold {
+    int id, pool, gpus;
+    int *victims;
+    int n_victims;
+    size_t cap_victims;
+} hold;
+
+typedef struct queue {
+    char name[SC_NAME_MAX];
+    int quota;                     /* guaranteed GPUs; 0 = none */
+    int used;
+} queue;
+
+struct sched {
+    cluster *c;
+    sched_ops ops;
+    sched_policy policy;
+    int backfill, preemption;
+    int spread;                    /* placement: sub-node jobs go to the emptiest node */
+    queue *queues;
+    int n_queues;
+    int total_gpus;
+    sched_job *queued;
+    int n_queued;
+    size_t cap_queued;
+    sched_job *running;
+    int n_running;
+    size_t cap_running;
+    int *order;                    /* scratch: candidate order */
+    size_t cap_order;
+    int *cls;                      /* class of each queued job (parallel to queued) */
+    size_t cap_cls;
+    /* Classes: (queue, priority) pairs seen. Per class the queued count and
+     * a hint: no queued job of the class sits below index first[c]. The
+     * pass builds its order from them lazily (see build_order). */
+    struct sclass { int queue, prio, count, first; } *classes;
+    int n_cls;
+    size_t cap_classes;
+    int *small;                    /* queued jobs per (pool, GPUs < a node's): fragmentation */
+    int depth;                     /* jobs a pass considers: the head and the backfill scan */
+    int *cs;                       /* scratch for build_order, per class */
+    double *cs_share;
+    unsigned char *cs_mark;
+    size_t cap_cs, cap_cs_share, cap_cs_mark;
+    double now;
+    int *held;                     /* jobs evicted during this dispatch pass: they */
+    int n_held;                    /* wait for the next pass (no evict-restart ping-pong) */
+    size_t cap_held;
+    hold *holds;                   /* in creation order: earlier holds are placed first */
+    int n_holds;
+    size_t cap_holds;
+};
+
+/* sched_hold.c */
+int sched_hold_index(const sched *q, int id);          /* -1: the job holds nothing */
+void sched_drop_hold(sched *q, int id);                /* the job started or left the queue */
+int sched_fits_after_holds(const sched *q, const sched_job *j, int *cnt, int upto);
+int sched_can_start(const sched *q, const sched_job *j);
+
+/* sched_preempt.c */
+int sched_try_preempt(sched *q, const sched_job *head);
+
+#endif

@@ -1,0 +1,340 @@
+/*
+ * sched_preempt: which running jobs to evict so that a blocked head job
+ * starts, chosen node by node on a what-if copy of its pool, and the hold
+ * that keeps the freed GPUs for it.
+ */
+#include "sim/sched_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/grow.h"
+
+/* ---- preemption -----------------------------------------------------------
+ * Which running jobs to evict so that the head starts: only jobs the rules
+ * allow (lower priority with preemption on, or borrowing when the head's
+ * queue reclaims its quota; see try_preempt), and only as many as the
+ * nodes need. The scheduler knows GPUs per job, not where they are: the
+ * world tells it each candidate's nodes (ops.nodes), and the choice is made
+ * on a copy of the pool's free GPUs per node:
+ *   - a job of a node or more needs k whole idle nodes: nodes are taken in
+ *     order of the candidate GPUs on them (idle ones first), a node only
+ *     when every GPU used on it belongs to an allowed candidate;
+ *   - a smaller job needs one node: the node where the fewest candidate
+ *     GPUs (fewest GPUs first) make room.
+ * Nothing is evicted unless the head then fits beside the earlier holds.
+ * A queue with a quota gives up a job only when it keeps at least its
+ * quota without it, counting the victims already chosen: guaranteed GPUs
+ * are never taken. (Letting a victim take its queue below the quota made
+ * priority preemption and quota reclaim undo each other: in shared-512
+ * urgent-finetune evicted a research job, which reclaimed its quota by
+ * evicting urgent-finetune, four times over.) */
+typedef struct pick {
+    sched *q;
+    const sched_job *head;
+    int per;
+    int *loc;                      /* node -> index in the pool's node list, -1 other pools */
+    int *node;                     /* the pool's UP nodes */
+    int nn;
+    int *wf;                       /* what-if free GPUs per pool node */
+    int *cand;                     /* running indices of allowed candidates */
+    int nc;
+    int *c_off, *c_nodes, *c_each; /* candidate k's nodes: c_nodes[c_off[k]..c_off[k+1]) */
+    int *n_off, *n_cand;           /* node i's candidates: n_cand[n_off[i]..n_off[i+1]) */
+    unsigned char *chosen;         /* per candidate */
+    int *taken;                    /* per queue: GPUs of victims chosen */
+    int n_chosen;
+    int *order, *cost, *prio, *saved;   /* scratch for pick_nodes */
+} pick;
+
+static int may_take(const pick *p, int k) {
+    const sched_job *r = &p->q->running[p->cand[k]];
+    const queue *rq = &p->q->queues[r->queue];
+    return rq->quota == 0 || rq->used - p->taken[r->queue] - r->gpus >= rq->quota;
+}
+
+static void choose(pick *p, int k) {
+    const sched_job *r = &p->q->running[p->cand[k]];
+    p->chosen[k] = 1;
+    p->n_chosen++;
+    p->taken[r->queue] += r->gpus;
+    for (int x = p->c_off[k]; x < p->c_off[k + 1]; x++) {
+        int i = p->loc[p->c_nodes[x]];
+        if (i >= 0) p->wf[i] += p->c_each[x];
+    }
+}
+
+/* Nodes by (highest priority among the candidates on it, GPUs to free),
+ * then index: low-priority work goes first. */
+static const int *cost_ctx, *prio_ctx;
+static int cmp_cost(const void *a, const void *b) {
+    int x = *(const int *)a, y = *(const int *)b;
+    if (prio_ctx[x] != prio_ctx[y]) return prio_ctx[x] < prio_ctx[y] ? -1 : 1;
+    if (cost_ctx[x] != cost_ctx[y]) return cost_ctx[x] < cost_ctx[y] ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
+/* Candidates by (priority, GPUs, running index). */
+static const sched *victim_ctx;
+static int cmp_victim(const void *a, const void *b) {
+    const sched *q = victim_ctx;
+    int x = *(const int *)a, y = *(const int *)b;
+    const sched_job *rx = &q->running[x], *ry = &q->running[y];
+    if (rx->priority != ry->priority) return rx->priority < ry->priority ? -1 : 1;
+    if (rx->gpus != ry->gpus) return rx->gpus < ry->gpus ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
+/* Whole nodes for a head of a node or more. Returns 1 when k nodes are idle. */
+static int pick_nodes(pick *p, int *order, int *cost, int *prio, int *saved) {
+    int k = (p->head->gpus + p->per - 1) / p->per, idle = 0;
+    for (int i = 0; i < p->nn; i++) {
+        order[i] = i;
+        cost[i] = p->per - p->wf[i];            /* GPUs to free on it */
+        prio[i] = -(1 << 30);
+        for (int x = p->n_off[i]; x < p->n_off[i + 1]; x++) {
+            int pr = p->q->running[p->cand[p->n_cand[x]]].priority;
+            if (pr > prio[i]) prio[i] = pr;
+        }
+        idle += p->wf[i] == p->per;
+    }
+    cost_ctx = cost;
+    prio_ctx = prio;
+    qsort(order, (size_t)p->nn, sizeof *order, cmp_cost);
+    for (int o = 0; o < p->nn && idle < k; o++) {
+        int i = order[o];
+        if (p->wf[i] == p->per) continue;       /* idle already (counted) */
+        /* Every used GPU on it must belong to a candidate we may take. */
+        int room = p->wf[i], ok = 1;
+        for (int x = p->n_off[i]; x < p->n_off[i + 1]; x++) {
+            int c = p->n_cand[x];
+            if (p->chosen[c]) continue;
+            for (int y = p->c_off[c]; y < p->c_off[c + 1]; y++)
+                if (p->c_nodes[y] == p->node[i]) room += p->c_each[y];
+        }
+        if (room < p->per) continue;
+        /* The queue guard is cumulative: try the node's victims on a copy
+         * of the per-queue counts, and skip the node when one is refused. */
+        memcpy(saved, p->taken, (size_t)p->q->n_queues * sizeof *saved);
+        for (int x = p->n_off[i]; x < p->n_off[i + 1] && ok; x++) {
+            int c = p->n_cand[x];
+            if (p->chosen[c]) continue;
+            if (!may_take(p, c)) ok = 0;
+            p->taken[p->q->running[p->cand[c]].queue] += p->q->running[p->cand[c]].gpus;
+        }
+        memcpy(p->taken, saved, (size_t)p->q->n_queues * sizeof *saved);
+        if (!ok) {
+            ok = 1;
+            continue;
+        }
+        for (int x = p->n_off[i]; x < p->n_off[i + 1]; x++)
+            if (!p->chosen[p->n_cand[x]]) choose(p, p->n_cand[x]);
+        idle = 0;
+        for (int j = 0; j < p->nn; j++) idle += p->wf[j] == p->per;
+    }
+    return idle >= k;
+}
+
+/* One node for a head smaller than a node: the node where the fewest
+ * candidate GPUs make room. Returns 1 when found (victims chosen). */
+static int pick_one(pick *p) {
+    int best = -1, best_cost = 1 << 30, best_prio = 1 << 30;
+    int *tmp = malloc((size_t)(p->nc + 1) * sizeof *tmp);
+    if (!tmp) return 0;
+    for (int i = 0; i < p->nn; i++) {
+        int n = 0;
+        for (int x = p->n_off[i]; x < p->n_off[i + 1]; x++) tmp[n++] = p->n_cand[x];
+        /* lowest priority, fewest GPUs first (the candidates' order) */
+        int room = p->wf[i], cost = 0, prio = -(1 << 30);
+        for (int t = 0; t < n && room < p->head->gpus; t++) {
+            int c = tmp[t];
+            for (int y = p->c_off[c]; y < p->c_off[c + 1]; y++)
+                if (p->c_nodes[y] == p->node[i]) room += p->c_each[y];
+            cost += p->q->running[p->cand[c]].gpus;
+            if (p->q->running[p->cand[c]].priority > prio) prio = p->q->running[p->cand[c]].priority;
+        }
+        if (room >= p->head->gpus && cost > 0 &&
+            (prio < best_prio || (prio == best_prio && cost < best_cost))) {
+            best = i;
+            best_cost = cost;
+            best_prio = prio;
+        }
+    }
+    int ok = 0;
+    if (best >= 0) {
+        int room = p->wf[best];
+        ok = 1;
+        for (int x = p->n_off[best]; x < p->n_off[best + 1] && room < p->head->gpus; x++) {
+            int c = p->n_cand[x];
+            if (!may_take(p, c)) {
+                ok = 0;
+                break;
+            }
+            for (int y = p->c_off[c]; y < p->c_off[c + 1]; y++)
+                if (p->c_nodes[y] == p->node[best]) room += p->c_each[y];
+            choose(p, c);
+        }
+        ok = ok && room >= p->head->gpus;
+    }
+    free(tmp);
+    return ok;
+}
+
+static int victim_of(const hold *h, int id) {
+    for (int i = 0; h && i < h->n_victims; i++)
+        if (h->victims[i] == id) return 1;
+    return 0;
+}
+
+/* The what-if arrays of a preemption pass for the head's pool, and the
+ * scratch of pick_nodes. 0, or -1 when out of memory (pick_free frees
+ * what was allocated). */
+static int pick_alloc(pick *p, int n_nodes) {
+    const sched *q = p->q;
+    p->loc = malloc((size_t)(n_nodes + 1) * sizeof *p->loc);
+    p->node = malloc((size_t)(n_nodes + 1) * sizeof *p->node);
+    p->wf = malloc((size_t)(n_nodes + 1) * sizeof *p->wf);
+    p->cand = malloc((size_t)(q->n_running + 1) * sizeof *p->cand);
+    p->c_off = malloc((size_t)(q->n_running + 2) * sizeof *p->c_off);
+    p->chosen = calloc((size_t)q->n_running + 1, 1);
+    p->taken = calloc((size_t)q->n_queues, sizeof *p->taken);
+    p->n_off = calloc((size_t)n_nodes + 2, sizeof *p->n_off);
+    p->saved = calloc((size_t)q->n_queues, sizeof *p->saved);
+    p->order = malloc((size_t)(n_nodes + 1) * sizeof *p->order);
+    p->cost = malloc((size_t)(n_nodes + 1) * sizeof *p->cost);
+    p->prio = malloc((size_t)(n_nodes + 1) * sizeof *p->prio);
+    int ok = p->loc && p->node && p->wf && p->cand && p->c_off && p->chosen && p->taken && p->n_off;
+    return ok && p->order && p->cost && p->prio && p->saved ? 0 : -1;
+}
+
+static void pick_free(pick *p) {
+    void *v[] = { p->loc,  p->node,   p->wf,    p->cand,  p->c_off, p->c_nodes, p->c_each, p->n_off,
+                  p->n_cand, p->chosen, p->taken, p->order, p->cost, p->prio,    p->saved };
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++) free(v[i]);
+}
+
+/* The pool's UP nodes and their free GPUs now. */
+static void pick_pool_nodes(pick *p, int n_nodes) {
+    const sched *q = p->q;
+    for (int n = 0; n < n_nodes; n++) {
+        p->loc[n] = -1;
+        if (cluster_node_pool(q->c, n) != p->head->pool || cluster_node_state(q->c, n) != NODE_UP) continue;
+        p->loc[n] = p->nn;
+        p->node[p->nn] = n;
+        p->wf[p->nn++] = cluster_node_free_gpus(q->c, n);
+    }
+}
+
+/* The running jobs the head may evict (not one it evicted already while
+ * it waits), lowest priority first (a reclaim takes from the least
+ * important borrower), then fewest GPUs, then lowest index. */
+static void pick_candidates(pick *p, const hold *mine, int reclaim) {
+    sched *q = p->q;
+    const sched_job *head = p->head;
+    for (int i = 0; i < q->n_running; i++) {
+        const sched_job *r = &q->running[i];
+        if (r->pool != head->pool || victim_of(mine, r->id)) continue;
+        const queue *rq = &q->queues[r->queue];
+        /* A queue's guaranteed GPUs are never taken: only jobs of queues
+         * without a quota, or above theirs, are evicted (otherwise priority
+         * preemption and quota reclaim would evict each other forever). */
+        int unguarded = rq->quota == 0 || rq->used > rq->quota;
+        int lower = q->preemption && r->priority < head->priority && unguarded;
+        int borrowing = reclaim && r->queue != head->queue && rq->quota > 0 && rq->used > rq->quota;
+        if (lower || borrowing) p->cand[p->nc++] = i;
+    }
+    victim_ctx = q;
+    qsort(p->cand, (size_t)p->nc, sizeof *p->cand, cmp_victim);
+}
+
+/* Where each candidate runs, both ways (CSR): candidate k's nodes and
+ * GPUs on each, and node i's candidates in candidate order (fewest GPUs
+ * first). 0, or -1 when out of memory. */
+static int pick_map(pick *p) {
+    const sched *q = p->q;
+    int total = 0;
+    for (int k = 0; k < p->nc; k++) total += q->running[p->cand[k]].gpus + 1;   /* at most one node per GPU */
+    p->c_nodes = malloc((size_t)(total + 1) * sizeof *p->c_nodes);
+    p->c_each = malloc((size_t)(total + 1) * sizeof *p->c_each);
+    if (!p->c_nodes || !p->c_each) return -1;
+    p->c_off[0] = 0;
+    for (int k = 0; k < p->nc; k++) {
+        int each = 0, cap = q->running[p->cand[k]].gpus + 1;
+        int m = q->ops.nodes(q->ops.ctx, q->running[p->cand[k]].id, p->c_nodes + p->c_off[k], cap, &each);
+        if (m < 0) m = 0;
+        for (int x = 0; x < m; x++) {
+            p->c_each[p->c_off[k] + x] = each;
+            int i = p->loc[p->c_nodes[p->c_off[k] + x]];
+            if (i >= 0) p->n_off[i + 1]++;
+        }
+        p->c_off[k + 1] = p->c_off[k] + m;
+    }
+    for (int i = 0; i < p->nn; i++) p->n_off[i + 1] += p->n_off[i];
+    p->n_cand = malloc((size_t)(p->n_off[p->nn] + 1) * sizeof *p->n_cand);
+    if (!p->n_cand) return -1;
+    int *fill = p->order;                    /* scratch: next slot per node */
+    for (int i = 0; i < p->nn; i++) fill[i] = p->n_off[i];
+    for (int k = 0; k < p->nc; k++)
+        for (int x = p->c_off[k]; x < p->c_off[k + 1]; x++) {
+            int i = p->loc[p->c_nodes[x]];
+            if (i >= 0) p->n_cand[fill[i]++] = k;
+        }
+    return 0;
+}
+
+/* Hold the freed GPUs for the head (hold hi, -1: a new one), then evict
+ * the chosen by id (indices shift as jobs leave). 0, or -1 when out of
+ * memory (nothing evicted). */
+static int evict_chosen(sched *q, const sched_job *head, const pick *p, int hi) {
+    if (hi < 0) {
+        if (GROW(q->holds, q->cap_holds, (size_t)q->n_holds + 1)) return -1;
+        q->holds[q->n_holds] = (hold){ head->id, head->pool, head->gpus, NULL, 0, 0 };
+        hi = q->n_holds++;
+    }
+    int *ids = malloc((size_t)(p->n_chosen + 1) * sizeof *ids);
+    if (!ids) return -1;
+    int n_ids = 0;
+    for (int k = 0; k < p->nc; k++)
+        if (p->chosen[k]) ids[n_ids++] = q->running[p->cand[k]].id;
+    for (int i = 0; i < n_ids; i++) {
+        hold *h = &q->holds[hi];
+        if (GROW(h->victims, h->cap_victims, (size_t)h->n_victims + 1) == 0) h->victims[h->n_victims++] = ids[i];
+        if (GROW(q->held, q->cap_held, (size_t)q->n_held + 1) == 0) q->held[q->n_held++] = ids[i];
+        q->ops.preempt(q->ops.ctx, ids[i], head->id);
+    }
+    free(ids);
+    return 0;
+}
+
+/* Evict running jobs of the head's pool to let it start: lower priority
+ * (when preemption is on) or borrowing above their queue's quota (when the
+ * head's queue is below its own). Returns 1 when the head can start after;
+ * 0 when nothing was evicted or the head still cannot start (it then holds
+ * what its victims freed). */
+int sched_try_preempt(sched *q, const sched_job *head) {
+    const queue *hq = &q->queues[head->queue];
+    int reclaim = hq->quota > 0 && hq->used + head->gpus <= hq->quota;
+    if ((!q->preemption && !reclaim) || !q->ops.nodes) return 0;
+    int hi = sched_hold_index(q, head->id);
+    const hold *mine = hi >= 0 ? &q->holds[hi] : NULL;
+    pick p = { .q = q, .head = head, .per = cluster_pool_spec(q->c, head->pool)->gpus };
+    int n_nodes = cluster_node_count(q->c), ok = 0;
+    if (pick_alloc(&p, n_nodes) < 0) goto out;
+    pick_pool_nodes(&p, n_nodes);
+    pick_candidates(&p, mine, reclaim);
+    if (p.nc == 0 || pick_map(&p) < 0) goto out;
+    int fits = head->gpus >= p.per ? pick_nodes(&p, p.order, p.cost, p.prio, p.saved) : pick_one(&p);
+    if (!fits || p.n_chosen == 0) goto out;
+    /* The head must fit beside the earlier holds once the victims leave. */
+    if (p.per <= SMALL_MAX) {
+        int cnt[SMALL_MAX + 1] = { 0 };
+        for (int i = 0; i < p.nn; i++)
+            if (p.wf[i] > 0) cnt[p.wf[i]]++;
+        if (!sched_fits_after_holds(q, head, cnt, hi >= 0 ? hi : q->n_holds)) goto out;
+    }
+    if (evict_chosen(q, head, &p, hi) < 0) goto out;
+    ok = sched_can_start(q, head);
+out:
+    pick_free(&p);
+    return ok;
+}
