@@ -42,19 +42,14 @@ static void micro_row(sqlite3_stmt *q, void *row) {
     rd_col_text(q, 0, c->op, sizeof c->op);
     rd_col_text(q, 1, c->kind, sizeof c->kind);
     rd_col_text(q, 2, c->precision, sizeof c->precision);
-    rd_col_text(q, 14, c->note, sizeof c->note);
     c->ranks = sqlite3_column_int(q, 3);
-    c->m = sqlite3_column_int(q, 5);
-    c->n = sqlite3_column_int(q, 6);
-    c->k = sqlite3_column_int(q, 7);
-    c->files = sqlite3_column_int(q, 8);
-    c->reps = sqlite3_column_int(q, 15);
     c->size_bytes = sqlite3_column_double(q, 4);
-    c->predicted_s = rd_col_num(q, 9);
-    c->measured_s = rd_col_num(q, 10);
-    c->measured_min_s = rd_col_num(q, 11);
-    c->measured_max_s = rd_col_num(q, 12);
-    c->error_pct = rd_col_num(q, 13);
+    int *shape[] = { &c->m, &c->n, &c->k, &c->files };
+    for (size_t i = 0; i < sizeof shape / sizeof *shape; i++) *shape[i] = sqlite3_column_int(q, 5 + (int)i);
+    double *fig[] = { &c->predicted_s, &c->measured_s, &c->measured_min_s, &c->measured_max_s, &c->error_pct };
+    for (size_t i = 0; i < sizeof fig / sizeof *fig; i++) *fig[i] = rd_col_num(q, 9 + (int)i);
+    rd_col_text(q, 14, c->note, sizeof c->note);
+    c->reps = sqlite3_column_int(q, 15);
 }
 
 int rundata_micro(rundata_db *rd, const rundata *r, rd_micro **out) {
