@@ -10,10 +10,11 @@
 
 #include "base/units.h"
 
-/* A time that has not happened yet is null in JSON. */
-static void time_or_null(json *j, const char *key, double t) {
-    if (t < 0) json_null(j, key);
-    else json_num(j, key, t);
+/* The results say "not yet" (a time not reached) and "not measured" (a latency
+ * with no request behind it) with a negative number; JSON says both with null. */
+static void num_or_null(json *j, const char *key, double v) {
+    if (v < 0) json_null(j, key);
+    else json_num(j, key, v);
 }
 
 static void job_json(json *j, const job_result *r, double sim_end, double gpu_hours, double cost_usd) {
@@ -25,9 +26,9 @@ static void job_json(json *j, const job_result *r, double sim_end, double gpu_ho
     json_str(j, "state", job_state_name(r->state));
     json_int(j, "preemptions", r->preemptions);
     json_num(j, "submit_s", r->submit_s);
-    time_or_null(j, "start_s", r->start_s);
-    time_or_null(j, "end_s", r->end_s);
-    time_or_null(j, "queue_wait_s", r->queue_wait_s);
+    num_or_null(j, "start_s", r->start_s);
+    num_or_null(j, "end_s", r->end_s);
+    num_or_null(j, "queue_wait_s", r->queue_wait_s);
     json_num(j, "gpu_hours", gpu_hours);       /* its own, and their price: not the cluster's */
     json_num(j, "cost_usd", cost_usd);
     if (r->kind == JOB_TRAINING) {
@@ -233,12 +234,6 @@ static void cost_json(json *j, const cost_result *c) {
     json_end(j);
 }
 
-/* A latency in seconds, null when nothing was measured. */
-static void latency(json *j, const char *key, double v) {
-    if (v < 0) json_null(j, key);
-    else json_num(j, key, v);
-}
-
 /* Inference services (CONTRACT.md services[]; sim/serving.h says what each
  * figure means). */
 static void services_json(json *j, const world *w) {
@@ -258,18 +253,18 @@ static void services_json(json *j, const world *w) {
         json_num(j, "requests_per_s", r->requests_per_s);
         json_num(j, "input_tokens", r->input_tokens);
         json_num(j, "output_tokens", r->output_tokens);
-        latency(j, "ttft_p50_s", r->ttft_p50_s);
-        latency(j, "ttft_p99_s", r->ttft_p99_s);
-        latency(j, "ttft_mean_s", r->ttft_mean_s);
-        latency(j, "tpot_p50_s", r->tpot_p50_s);
-        latency(j, "tpot_p99_s", r->tpot_p99_s);
-        latency(j, "tpot_mean_s", r->tpot_mean_s);
-        latency(j, "e2e_p50_s", r->e2e_p50_s);
-        latency(j, "e2e_p99_s", r->e2e_p99_s);
-        latency(j, "e2e_mean_s", r->e2e_mean_s);
-        latency(j, "queue_p50_s", r->queue_p50_s);
-        latency(j, "queue_p99_s", r->queue_p99_s);
-        latency(j, "queue_mean_s", r->queue_mean_s);
+        num_or_null(j, "ttft_p50_s", r->ttft_p50_s);
+        num_or_null(j, "ttft_p99_s", r->ttft_p99_s);
+        num_or_null(j, "ttft_mean_s", r->ttft_mean_s);
+        num_or_null(j, "tpot_p50_s", r->tpot_p50_s);
+        num_or_null(j, "tpot_p99_s", r->tpot_p99_s);
+        num_or_null(j, "tpot_mean_s", r->tpot_mean_s);
+        num_or_null(j, "e2e_p50_s", r->e2e_p50_s);
+        num_or_null(j, "e2e_p99_s", r->e2e_p99_s);
+        num_or_null(j, "e2e_mean_s", r->e2e_mean_s);
+        num_or_null(j, "queue_p50_s", r->queue_p50_s);
+        num_or_null(j, "queue_p99_s", r->queue_p99_s);
+        num_or_null(j, "queue_mean_s", r->queue_mean_s);
         json_num(j, "slo_attainment", r->slo_attainment);
         json_bool(j, "slo_met", r->slo_met);
         /* SLO goodput: completed requests that met every objective per second (over requests_per_s's span) */
@@ -294,11 +289,11 @@ static void services_json(json *j, const world *w) {
         json_num(j, "energy_kwh", r->energy_kwh);
         json_num(j, "co2_kg", r->co2_kg);
         json_num(j, "avg_gpu_power_w", r->avg_gpu_power_w);
-        latency(j, "energy_per_output_token_j", r->energy_per_output_token_j);
-        latency(j, "kwh_per_million_output_tokens",
-                r->energy_per_output_token_j >= 0 ? r->energy_per_output_token_j / 3.6 : -1);
+        num_or_null(j, "energy_per_output_token_j", r->energy_per_output_token_j);
+        num_or_null(j, "kwh_per_million_output_tokens",
+                    r->energy_per_output_token_j >= 0 ? r->energy_per_output_token_j / 3.6 : -1);
         json_num(j, "cost_usd", r->cost_usd);
-        latency(j, "cost_per_million_tokens_usd", r->cost_per_million_tokens_usd);
+        num_or_null(j, "cost_per_million_tokens_usd", r->cost_per_million_tokens_usd);
         json_int(j, "model_loads", (long long)r->model_loads);
         json_int(j, "model_unloads", (long long)r->model_unloads);
         json_int(j, "scale_ups", r->scale_ups);
@@ -314,7 +309,7 @@ static void services_json(json *j, const world *w) {
         const double *v[3] = { r->ttft_cdf, r->tpot_cdf, r->e2e_cdf };
         for (int m = 0; m < 3; m++) {
             json_array(j, names[m]);
-            for (int k = 0; k < SERVICE_CDF_POINTS; k++) latency(j, NULL, v[m][k]);
+            for (int k = 0; k < SERVICE_CDF_POINTS; k++) num_or_null(j, NULL, v[m][k]);
             json_end(j);
         }
         json_end(j);

@@ -28,6 +28,22 @@ int rd_has_column(sqlite3 *db, const char *table, const char *column) {
     return n > 0;
 }
 
+int rd_read_rows(sqlite3_stmt *q, void **rows, int *n, size_t size, rd_fill_fn *fill) {
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+        if (grow_array(rows, &cap, (size_t)*n + 1, size)) {
+            rc = SQLITE_NOMEM;
+            break;
+        }
+        char *row = (char *)*rows + (size_t)(*n)++ * size;
+        memset(row, 0, size);
+        fill(q, row);
+    }
+    sqlite3_finalize(q);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
 /* ---- the reader ---------------------------------------------------------- */
 
 int rundata_open(const char *path, rundata_db **out, char *err, size_t errlen) {
@@ -149,107 +165,87 @@ static int load_run_row(sqlite3 *db, int64_t id, rundata *r) {
     return r->scenario_xml ? SQLITE_OK : SQLITE_NOMEM;
 }
 
+static void job_row(sqlite3_stmt *q, void *row) {
+    rd_job *j = row;
+    rd_col_text(q, 0, j->name, sizeof j->name);
+    rd_col_text(q, 1, j->kind, sizeof j->kind);
+    rd_col_text(q, 2, j->queue, sizeof j->queue);
+    rd_col_text(q, 3, j->state, sizeof j->state);
+    j->gpus = sqlite3_column_int(q, 4);
+    double *g[] = { &j->submit_s, &j->start_s, &j->end_s, &j->queue_wait_s, &j->step_time_s, &j->steps_total,
+                    &j->steps_done, &j->mfu, &j->model_tflops_per_gpu, &j->tokens_per_s_per_gpu,
+                    &j->part_s[0], &j->part_s[1], &j->part_s[2], &j->part_s[3], &j->part_s[4], &j->part_s[5],
+                    &j->interruptions, &j->lost_work_s, &j->checkpoints, &j->checkpoint_interval_s,
+                    &j->checkpoint_write_s, &j->ettr, &j->elapsed_s, &j->kept_s, &j->redone_s,
+                    &j->checkpoint_stall_s, &j->restart_s, &j->waiting_s, &j->memory_bytes, &j->gpu_hours,
+                    &j->cost_usd };
+    for (size_t i = 0; i < sizeof g / sizeof *g; i++) *g[i] = rd_col_num(q, 5 + (int)i);
+}
+
 static int load_jobs(sqlite3 *db, rundata *r) {
     char sql[2048];
     sqlite3_stmt *q = NULL;
-    size_t cap = 0;
     snprintf(sql, sizeof sql, job_sql, rd_has_column(db, "jobs", "cost_usd") ? "gpu_hours, cost_usd" : "NULL, NULL");
     int rc = sqlite3_prepare_v2(db, sql, -1, &q, NULL);
     if (rc != SQLITE_OK) return rc;
     sqlite3_bind_int64(q, 1, r->id);
-    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-        if (GROW(r->jobs, cap, (size_t)r->n_jobs + 1)) {
-            rc = SQLITE_NOMEM;
-            break;
-        }
-        rd_job *j = &r->jobs[r->n_jobs++];
-        rd_col_text(q, 0, j->name, sizeof j->name);
-        rd_col_text(q, 1, j->kind, sizeof j->kind);
-        rd_col_text(q, 2, j->queue, sizeof j->queue);
-        rd_col_text(q, 3, j->state, sizeof j->state);
-        j->gpus = sqlite3_column_int(q, 4);
-        double *g[] = { &j->submit_s, &j->start_s, &j->end_s, &j->queue_wait_s, &j->step_time_s, &j->steps_total,
-                        &j->steps_done, &j->mfu, &j->model_tflops_per_gpu, &j->tokens_per_s_per_gpu,
-                        &j->part_s[0], &j->part_s[1], &j->part_s[2], &j->part_s[3], &j->part_s[4], &j->part_s[5],
-                        &j->interruptions, &j->lost_work_s, &j->checkpoints, &j->checkpoint_interval_s,
-                        &j->checkpoint_write_s, &j->ettr, &j->elapsed_s, &j->kept_s, &j->redone_s,
-                        &j->checkpoint_stall_s, &j->restart_s, &j->waiting_s, &j->memory_bytes, &j->gpu_hours,
-                        &j->cost_usd };
-        for (size_t i = 0; i < sizeof g / sizeof *g; i++) *g[i] = rd_col_num(q, 5 + (int)i);
-    }
-    sqlite3_finalize(q);
-    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+    return rd_read_rows(q, (void **)&r->jobs, &r->n_jobs, sizeof *r->jobs, job_row);
+}
+
+static void kind_row(sqlite3_stmt *q, void *row) {
+    rd_kind *k = row;
+    rd_col_text(q, 0, k->component, sizeof k->component);
+    rd_col_text(q, 1, k->cause, sizeof k->cause);
+    k->count = sqlite3_column_int(q, 2);
 }
 
 static int load_kinds(sqlite3 *db, rundata *r) {
     sqlite3_stmt *q = NULL;
-    size_t cap = 0;
     int rc = sqlite3_prepare_v2(db, "SELECT component, cause, count FROM failure_kinds WHERE run_id = ? ORDER BY idx",
                                 -1, &q, NULL);
     if (rc != SQLITE_OK) return rc;
     sqlite3_bind_int64(q, 1, r->id);
-    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-        if (GROW(r->kinds, cap, (size_t)r->n_kinds + 1)) {
-            rc = SQLITE_NOMEM;
-            break;
-        }
-        rd_kind *k = &r->kinds[r->n_kinds++];
-        rd_col_text(q, 0, k->component, sizeof k->component);
-        rd_col_text(q, 1, k->cause, sizeof k->cause);
-        k->count = sqlite3_column_int(q, 2);
-    }
-    sqlite3_finalize(q);
-    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+    return rd_read_rows(q, (void **)&r->kinds, &r->n_kinds, sizeof *r->kinds, kind_row);
+}
+
+static void queue_row(sqlite3_stmt *q, void *row) {
+    rd_queue *u = row;
+    rd_col_text(q, 0, u->name, sizeof u->name);
+    u->quota_gpus = rd_col_num(q, 1);
+    u->gpu_hours = rd_col_num(q, 2);
+    u->mean_wait_s = rd_col_num(q, 3);
+    u->p95_wait_s = rd_col_num(q, 4);
+    u->slowdown = rd_col_num(q, 5);
 }
 
 static int load_queues(sqlite3 *db, rundata *r) {
     sqlite3_stmt *q = NULL;
-    size_t cap = 0;
     int rc = sqlite3_prepare_v2(db, "SELECT name, quota_gpus, gpu_hours, mean_wait_s, p95_wait_s, slowdown FROM queues "
                                     "WHERE run_id = ? ORDER BY idx", -1, &q, NULL);
     if (rc != SQLITE_OK) return rc;
     sqlite3_bind_int64(q, 1, r->id);
-    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-        if (GROW(r->queues, cap, (size_t)r->n_queues + 1)) {
-            rc = SQLITE_NOMEM;
-            break;
-        }
-        rd_queue *u = &r->queues[r->n_queues++];
-        rd_col_text(q, 0, u->name, sizeof u->name);
-        u->quota_gpus = rd_col_num(q, 1);
-        u->gpu_hours = rd_col_num(q, 2);
-        u->mean_wait_s = rd_col_num(q, 3);
-        u->p95_wait_s = rd_col_num(q, 4);
-        u->slowdown = rd_col_num(q, 5);
-    }
-    sqlite3_finalize(q);
-    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+    return rd_read_rows(q, (void **)&r->queues, &r->n_queues, sizeof *r->queues, queue_row);
+}
+
+static void service_row(sqlite3_stmt *q, void *row) {
+    rd_service *v = row;
+    rd_col_text(q, 0, v->name, sizeof v->name);
+    double *g[] = { &v->requests, &v->replicas, &v->output_tokens_per_s, &v->ttft_p50_s, &v->ttft_p99_s,
+                    &v->tpot_p50_s, &v->tpot_p99_s, &v->e2e_p99_s, &v->slo_attainment,
+                    &v->cost_per_million_tokens_usd, &v->requests_per_s, &v->goodput_requests_per_s,
+                    &v->gpu_hours, &v->cost_usd, &v->output_tokens };
+    for (size_t i = 0; i < sizeof g / sizeof *g; i++) *g[i] = rd_col_num(q, 1 + (int)i);
+    if (isnan(v->goodput_requests_per_s)) v->goodput_requests_per_s = v->requests_per_s * v->slo_attainment;
 }
 
 /* r->services from the stored results JSON (none when it has none). */
 static int load_services(sqlite3 *db, rundata *r) {
     sqlite3_stmt *q = NULL;
-    size_t cap = 0;
     int rc;
     if ((rc = sqlite3_prepare_v2(db, service_sql, -1, &q, NULL)) != SQLITE_OK) return rc;
     sqlite3_bind_int64(q, 1, r->id);
-    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-        if (GROW(r->services, cap, (size_t)r->n_services + 1)) {
-            rc = SQLITE_NOMEM;
-            break;
-        }
-        rd_service *v = &r->services[r->n_services++];
-        memset(v, 0, sizeof *v);
-        rd_col_text(q, 0, v->name, sizeof v->name);
-        double *g[] = { &v->requests, &v->replicas, &v->output_tokens_per_s, &v->ttft_p50_s, &v->ttft_p99_s,
-                        &v->tpot_p50_s, &v->tpot_p99_s, &v->e2e_p99_s, &v->slo_attainment,
-                        &v->cost_per_million_tokens_usd, &v->requests_per_s, &v->goodput_requests_per_s,
-                        &v->gpu_hours, &v->cost_usd, &v->output_tokens };
-        for (size_t i = 0; i < sizeof g / sizeof *g; i++) *g[i] = rd_col_num(q, 1 + (int)i);
-        if (isnan(v->goodput_requests_per_s)) v->goodput_requests_per_s = v->requests_per_s * v->slo_attainment;
-    }
-    sqlite3_finalize(q);
-    if (rc != SQLITE_DONE) return rc;
+    rc = rd_read_rows(q, (void **)&r->services, &r->n_services, sizeof *r->services, service_row);
+    if (rc != SQLITE_OK) return rc;
     if (!r->n_services) return SQLITE_OK;
     if ((rc = sqlite3_prepare_v2(db, cdf_sql, -1, &q, NULL)) != SQLITE_OK) return rc;
     sqlite3_bind_int64(q, 1, r->id);

@@ -29,6 +29,15 @@ static inline void rd_col_text(sqlite3_stmt *q, int i, char *buf, size_t len) {
     snprintf(buf, len, "%s", z ? (const char *)z : "");
 }
 
+/* Copies the statement's current row into row (zeroed before). */
+typedef void rd_fill_fn(sqlite3_stmt *q, void *row);
+
+/* Appends every row q yields to the array *rows (*n items of size bytes),
+ * fill copying each; q comes prepared and bound and is finalized here.
+ * Returns SQLITE_OK, SQLITE_NOMEM, or the step's error; the rows read before
+ * a failure stay in *rows, for the caller to free. */
+int rd_read_rows(sqlite3_stmt *q, void **rows, int *n, size_t size, rd_fill_fn *fill);
+
 /* 1 when table has the column (a file read at an older schema version may
  * not). */
 int rd_has_column(sqlite3 *db, const char *table, const char *column);

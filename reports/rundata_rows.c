@@ -6,40 +6,50 @@
  */
 #include "reports/rundata_int.h"
 #include "base/errmsg.h"
-#include "base/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+static void run_row(sqlite3_stmt *q, void *row) {
+    rd_run_row *w = row;
+    w->id = sqlite3_column_int64(q, 0);
+    rd_col_text(q, 1, w->status, sizeof w->status);
+    rd_col_text(q, 2, w->scenario, sizeof w->scenario);
+    w->seed = sqlite3_column_int64(q, 3);
+    rd_col_text(q, 4, w->wall_started_at, sizeof w->wall_started_at);
+    w->simulated_s = rd_col_num(q, 5);
+    w->cost_usd = rd_col_num(q, 6);
+}
 
 int rundata_list(rundata_db *rd, rd_run_row **out, int *n, char *err, size_t errlen) {
     *out = NULL;
     *n = 0;
     sqlite3_stmt *q = NULL;
-    size_t cap = 0;
     int rc = sqlite3_prepare_v2(rd->db, "SELECT id, status, scenario, seed, wall_started_at, simulated_s, cost_usd "
                                         "FROM runs ORDER BY id", -1, &q, NULL);
-    if (rc == SQLITE_OK)
-        while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-            if (GROW(*out, cap, (size_t)*n + 1)) {
-                rc = SQLITE_NOMEM;
-                break;
-            }
-            rd_run_row *w = &(*out)[(*n)++];
-            w->id = sqlite3_column_int64(q, 0);
-            rd_col_text(q, 1, w->status, sizeof w->status);
-            rd_col_text(q, 2, w->scenario, sizeof w->scenario);
-            w->seed = sqlite3_column_int64(q, 3);
-            rd_col_text(q, 4, w->wall_started_at, sizeof w->wall_started_at);
-            w->simulated_s = rd_col_num(q, 5);
-            w->cost_usd = rd_col_num(q, 6);
-        }
-    sqlite3_finalize(q);
-    if (rc == SQLITE_DONE) return 0;
+    if (rc == SQLITE_OK) rc = rd_read_rows(q, (void **)out, n, sizeof **out, run_row);
+    else sqlite3_finalize(q);
+    if (rc == SQLITE_OK) return 0;
     errmsg_set(err, errlen, "cannot read: %s", rc == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(rd->db));
     free(*out);
     *out = NULL;
     *n = 0;
     return 1;
+}
+
+static void micro_row(sqlite3_stmt *q, void *row) {
+    rd_micro *c = row;
+    rd_col_text(q, 0, c->op, sizeof c->op);
+    rd_col_text(q, 1, c->kind, sizeof c->kind);
+    rd_col_text(q, 2, c->precision, sizeof c->precision);
+    c->ranks = sqlite3_column_int(q, 3);
+    c->size_bytes = sqlite3_column_double(q, 4);
+    int *shape[] = { &c->m, &c->n, &c->k, &c->files };
+    for (size_t i = 0; i < sizeof shape / sizeof *shape; i++) *shape[i] = sqlite3_column_int(q, 5 + (int)i);
+    double *fig[] = { &c->predicted_s, &c->measured_s, &c->measured_min_s, &c->measured_max_s, &c->error_pct };
+    for (size_t i = 0; i < sizeof fig / sizeof *fig; i++) *fig[i] = rd_col_num(q, 9 + (int)i);
+    rd_col_text(q, 14, c->note, sizeof c->note);
+    c->reps = sqlite3_column_int(q, 15);
 }
 
 int rundata_micro(rundata_db *rd, const rundata *r, rd_micro **out) {
@@ -52,33 +62,8 @@ int rundata_micro(rundata_db *rd, const rundata *r, rd_micro **out) {
         return -1;
     }
     sqlite3_bind_int64(q, 1, r->id);
-    int n = 0, rc;
-    size_t cap = 0;
-    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-        if (GROW(*out, cap, (size_t)n + 1)) {
-            rc = SQLITE_NOMEM;
-            break;
-        }
-        rd_micro *c = &(*out)[n++];
-        rd_col_text(q, 0, c->op, sizeof c->op);
-        rd_col_text(q, 1, c->kind, sizeof c->kind);
-        rd_col_text(q, 2, c->precision, sizeof c->precision);
-        rd_col_text(q, 14, c->note, sizeof c->note);
-        c->ranks = sqlite3_column_int(q, 3);
-        c->m = sqlite3_column_int(q, 5);
-        c->n = sqlite3_column_int(q, 6);
-        c->k = sqlite3_column_int(q, 7);
-        c->files = sqlite3_column_int(q, 8);
-        c->reps = sqlite3_column_int(q, 15);
-        c->size_bytes = sqlite3_column_double(q, 4);
-        c->predicted_s = rd_col_num(q, 9);
-        c->measured_s = rd_col_num(q, 10);
-        c->measured_min_s = rd_col_num(q, 11);
-        c->measured_max_s = rd_col_num(q, 12);
-        c->error_pct = rd_col_num(q, 13);
-    }
-    sqlite3_finalize(q);
-    if (rc != SQLITE_DONE) {
+    int n = 0;
+    if (rd_read_rows(q, (void **)out, &n, sizeof **out, micro_row) != SQLITE_OK) {
         free(*out);
         *out = NULL;
         return -1;

@@ -5,7 +5,6 @@
  * failures).
  */
 #include "reports/rundata_int.h"
-#include "base/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +64,8 @@ double rundata_cost_at(rundata_db *rd, const rundata *r, double t_s) {
     return v;
 }
 
+static void time_row(sqlite3_stmt *q, void *row) { *(double *)row = sqlite3_column_double(q, 0); }
+
 int rundata_event_times(rundata_db *rd, const rundata *r, const char *kind, double **t) {
     *t = NULL;
     sqlite3_stmt *q = NULL;
@@ -74,17 +75,8 @@ int rundata_event_times(rundata_db *rd, const rundata *r, const char *kind, doub
     }
     sqlite3_bind_int64(q, 1, r->id);
     sqlite3_bind_text(q, 2, kind, -1, SQLITE_STATIC);
-    int n = 0, rc;
-    size_t cap = 0;
-    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-        if (GROW(*t, cap, (size_t)n + 1)) {
-            rc = SQLITE_NOMEM;
-            break;
-        }
-        (*t)[n++] = sqlite3_column_double(q, 0);
-    }
-    sqlite3_finalize(q);
-    if (rc != SQLITE_DONE) {
+    int n = 0;
+    if (rd_read_rows(q, (void **)t, &n, sizeof **t, time_row) != SQLITE_OK) {
         free(*t);
         *t = NULL;
         return -1;

@@ -102,6 +102,18 @@ int infile_read(const char *path, unsigned long long max_bytes, const char *what
     return 0;
 }
 
+void infile_say(const infile_err *e, const char *path, char *err, size_t errlen) {
+    snprintf(err, errlen, "%s:%d: %s", path, e->line, e->why);
+}
+
+int infile_load(const char *path, unsigned long long max_bytes, const char *what, char **data, size_t *len,
+                char *err, size_t errlen) {
+    infile_err e;
+    if (infile_read(path, max_bytes, what, data, len, &e) == 0) return 0;
+    infile_say(&e, path, err, errlen);
+    return -1;
+}
+
 FILE *infile_open(const char *path, unsigned long long max_bytes, const char *what, infile_err *e) {
     unsigned long long size;
     int fd = open_checked(path, max_bytes, what, &size, e);

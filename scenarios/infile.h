@@ -42,6 +42,16 @@ typedef struct infile_err {
 int infile_read(const char *path, unsigned long long max_bytes, const char *what, char **data, size_t *len,
                 infile_err *e);
 
+/* infile_read for a file named on its own (not from inside another file):
+ * a refusal is said in err as "path:line: why". Returns 0, or -1 with err
+ * filled and *data NULL. */
+int infile_load(const char *path, unsigned long long max_bytes, const char *what, char **data, size_t *len,
+                char *err, size_t errlen);
+
+/* e said as "path:line: why" in err (errlen bytes): how a file named on its
+ * own reports that it cannot be read. */
+void infile_say(const infile_err *e, const char *path, char *err, size_t errlen);
+
 /* Open the regular file at path for line-by-line reading (its size at open
  * at most max_bytes). Returns the stream (the caller fcloses it), or NULL
  * with e filled. Same refusals as infile_read. */

@@ -289,11 +289,7 @@ int scenario_load(const char *path, scenario **out, char *err, size_t errlen) {
     *out = NULL;
     char *buf;
     size_t n;
-    infile_err e;
-    if (infile_read(path, MAX_FILE_BYTES, "a scenario XML file", &buf, &n, &e) < 0) {
-        snprintf(err, errlen, "%s:%d: %s", path, e.line, e.why);
-        return -1;
-    }
+    if (infile_load(path, MAX_FILE_BYTES, "a scenario XML file", &buf, &n, err, errlen) < 0) return -1;
     int rc = scenario_load_memory(buf, n, path, out, err, errlen);
     free(buf);
     return rc;

@@ -61,11 +61,8 @@ static int load_file(const char *path, host_profile *h, char *err, size_t errlen
      * is refused, never waited on. */
     char *text;
     size_t len;
-    infile_err ie;
-    if (infile_read(path, INFILE_PROFILE_MAX_BYTES, "a host profile XML file", &text, &len, &ie) < 0) {
-        snprintf(err, errlen, "%s:%d: %s", path, ie.line, ie.why);
+    if (infile_load(path, INFILE_PROFILE_MAX_BYTES, "a host profile XML file", &text, &len, err, errlen) < 0)
         return -1;
-    }
     /* Its messages go to whoever captures them now (a scenario naming
      * the file with href= does); ours says what is expected. */
     xmlDoc *doc = xml_parse(text, len, path, XML_PARSE_NOWARNING | XML_PARSE_NOERROR, NULL, NULL);

@@ -136,7 +136,7 @@ long reqtrace_load(const char *path, const char *const *models, const int *max_c
     infile_err ie;                               /* never a FIFO or device: scenarios/infile.h */
     csv *r = csv_open(path, "a CSV request trace", &ie);
     if (!r) {
-        snprintf(err, errlen, "%s:%d: %s", path, ie.line, ie.why);
+        infile_say(&ie, path, err, errlen);
         return -1;
     }
     const service_models sm = { models, max_context, n_models };

@@ -239,6 +239,18 @@ int cluster_can_alloc(const cluster *c, int pi, int gpus) {
     return p->idle >= nodes_for(p, gpus);
 }
 
+/* The pool's node off (an offset in the pool, maybe past its end), taken
+ * whole into *out when it is up and idle. Returns 1 when taken, else 0. */
+static int take_idle(cluster *c, const pool *p, int off, int *out) {
+    if (off >= p->count) return 0;
+    int i = p->first + off;
+    const node *n = &c->nodes[i];
+    if (n->state != NODE_UP || n->free_gpus != p->spec->gpus) return 0;
+    set_free(c, i, 0);
+    *out = i;
+    return 1;
+}
+
 int cluster_alloc(cluster *c, int pi, int gpus, int *out, int cap) {
     pool *p = &c->pools[pi];
     if (!cluster_can_alloc(c, pi, gpus)) return -1;
@@ -262,13 +274,7 @@ int cluster_alloc(cluster *c, int pi, int gpus, int *out, int cap) {
                 int b = __builtin_ctzll(bits);
                 bits &= bits - 1;
                 p->maybe_idle[w] &= ~(1ull << b);
-                int off = w * 64 + b;
-                if (off >= p->count) continue;
-                int i = p->first + off;
-                node *n = &c->nodes[i];
-                if (n->state != NODE_UP || n->free_gpus != p->spec->gpus) continue;
-                set_free(c, i, 0);
-                out[k++] = i;
+                k += take_idle(c, p, w * 64 + b, &out[k]);
             }
         }
         return k;
@@ -278,15 +284,7 @@ int cluster_alloc(cluster *c, int pi, int gpus, int *out, int cap) {
     int L = c->per_leaf;
     int rows = (p->count + L - 1) / L;
     for (int a = 0; a < L && k < need; a++)
-        for (int b = 0; b < rows && k < need; b++) {
-            int off = b * L + a;
-            if (off >= p->count) continue;
-            int i = p->first + off;
-            node *n = &c->nodes[i];
-            if (n->state != NODE_UP || n->free_gpus != p->spec->gpus) continue;
-            set_free(c, i, 0);
-            out[k++] = i;
-        }
+        for (int b = 0; b < rows && k < need; b++) k += take_idle(c, p, b * L + a, &out[k]);
     return k;
 }
 
