@@ -150,6 +150,7 @@ cli-test: $(BIN) $(B)/san/clustertwin $(B)/tests/libfailmalloc.so $(STANDINS)
 	@tests/cli_install.sh
 	@tests/docs.sh $(BIN)
 	@tests/golden.sh $(BIN)
+	@tests/layers.sh
 
 # The unit tests under valgrind memcheck: any memory error or definite or
 # indirect leak fails (tests/valgrind.supp holds third-party noise only).
