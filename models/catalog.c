@@ -173,6 +173,10 @@ const catalog_field catalog_fields_gpu[] = {
     { "eff-attention", FIELD_FRACTION, N(gpu_spec, eff_attention), 0, 0.55, "fused attention throughput vs tensor peak" },
     { "gemm-half-dim", FIELD_NUMBER, N(gpu_spec, gemm_half_dim), 0, 256, "GEMM dimension at half of eff-gemm" },
     { "eff-sustained", FIELD_FRACTION, N(gpu_spec, eff_sustained), 0, 1, "fraction of benchmark throughput held in long runs at the power limit" },
+    /* Power limits: the DVFS law of models/power.c scales eff-sustained from
+     * the limit it was measured at to the limit the board runs at (tdp). */
+    { "max-power", FIELD_NUMBER, N(gpu_spec, max_power_w), 0, 0, "highest power limit the board accepts, W (0: tdp)" },
+    { "eff-sustained-power", FIELD_NUMBER, N(gpu_spec, eff_sustained_power_w), 0, 0, "power limit eff-sustained was measured at, W (0: tdp)" },
     { NULL, 0, 0, 0, 0, 0, NULL }
 };
 

@@ -49,6 +49,9 @@ typedef struct gpu_spec {
                                          efficiency is half of eff_gemm */
     double eff_sustained;             /* fraction of the benchmark rates above held in a
                                          long run at the power limit (clock throttling) */
+    /* Power limits (models/power.c). tdp_w is the limit the board runs at. */
+    double max_power_w;               /* highest limit the board accepts; 0 = tdp_w */
+    double eff_sustained_power_w;     /* limit eff_sustained was measured at; 0 = tdp_w */
 } gpu_spec;
 
 typedef struct nic_spec {

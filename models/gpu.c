@@ -6,12 +6,15 @@
  * the default of its catalog field table (models/catalog.c).
  */
 #include "models/gpu.h"
+#include "models/power.h"
 
 #include <math.h>
 
 static double or_default(double v, double def) { return v > 0 ? v : def; }
 
-static double sustained(const gpu_spec *g) { return or_default(g->eff_sustained, 1.0); }
+/* eff_sustained, scaled by the DVFS law when the board runs at a limit other
+ * than the one it was measured at (models/power.h). */
+static double sustained(const gpu_spec *g) { return power_sustained_fraction(g); }
 
 double gpu_peak_flops(const gpu_spec *g, precision p) {
     /* Fall back to a wider type with a tensor path: fp8/int8/int4 -> bf16,

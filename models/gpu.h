@@ -14,7 +14,10 @@
  * Tensor-core rates are scaled by eff_sustained: the fraction of the
  * short-benchmark rate a GPU holds when it runs dense work back to back for
  * minutes at its power limit (SM clocks throttle; microbenchmarks measure
- * cool, boosted chips). HBM bandwidth has its own clock and is not scaled.
+ * cool, boosted chips). Under a power limit other than the one eff_sustained
+ * was measured at (a power cap, or a board whose default limit is lower) the
+ * DVFS law of models/power.h scales it further. HBM bandwidth has its own
+ * clock and is not scaled.
  * Pure functions; peaks in FLOP/s and bytes/s.
  */
 #ifndef CT_GPU_H
