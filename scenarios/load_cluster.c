@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/units.h"
+#include "models/power.h"
 #include "scenarios/load.h"
 
 static int parse_topology(const char *z) {
@@ -58,6 +60,52 @@ int loader_known_node(loader *L, const xmlNode *e, const char *attr, const char 
     return 0;
 }
 
+/* power-cap="500W" or "500": watts (base/units has no power kind). */
+static int attr_watts(loader *L, const xmlNode *e, const char *attr, double *out) {
+    char v[32];
+    int rc = attr_str(&L->x, e, attr, v, sizeof v, 0);
+    if (rc <= 0) return rc;
+    size_t n = strlen(v);
+    while (n > 0 && v[n - 1] == ' ') v[--n] = 0;
+    if (n > 0 && v[n - 1] == 'W') v[--n] = 0;
+    if (units_parse(v, UNIT_NUMBER, out, NULL, 0) < 0 || !(*out > 0)) {
+        xml_fail(&L->x, e, attr, "%s must be a power in watts like 500W", attr);
+        return -1;
+    }
+    return 1;
+}
+
+/* <nodes gpu= power-cap=>: a variant of the node type put in the scenario's
+ * own catalog and named type+GPU@CAPW (docs/power-and-variants.md), so that
+ * training, serving, microbenchmarks and energy all read the GPU and its cap
+ * through the node type. The capped GPU is GPU@CAPW (models/power.h). */
+static void load_variant(loader *L, const xmlNode *e, sc_nodes *n) {
+    scenario *s = L->s;
+    char gname[CATALOG_NAME_MAX] = "", name[CATALOG_NAME_MAX], why[256], names[1024];
+    double cap_w = 0;
+    int has_gpu = attr_str(&L->x, e, "gpu", gname, sizeof gname, 0);
+    int has_cap = attr_watts(L, e, "power-cap", &cap_w);
+    if (has_gpu < 0 || has_cap < 0 || (has_gpu == 0 && has_cap == 0)) return;
+    node_spec node = *catalog_node(s->cat, n->type);
+    gpu_spec g;
+    if (!catalog_gpu(s->cat, has_gpu ? gname : node.gpu)) {
+        catalog_names(s->cat, "gpu", names, sizeof names);
+        FAIL_RETURN(L, e, "gpu", "unknown GPU; expected one of: %s", names);
+    }
+    g = *catalog_gpu(s->cat, has_gpu ? gname : node.gpu);
+    if (has_cap && power_cap_gpu(&g, cap_w, &g, why, sizeof why) < 0) FAIL_RETURN(L, e, "power-cap", "%s", why);
+    int w = snprintf(name, sizeof name, "%s%s%s%s", n->type, has_gpu ? "+" : "", has_gpu ? gname : "",
+                     has_cap ? strchr(g.name, '@') : "");
+    if (w < 0 || (size_t)w >= sizeof name)
+        FAIL_RETURN(L, e, NULL, "the node type this makes, %s%s%s%s, is longer than %zu characters", n->type,
+                    has_gpu ? "+" : "", gname, has_cap ? strchr(g.name, '@') : "", sizeof name - 1);
+    snprintf(node.name, sizeof node.name, "%s", name);
+    snprintf(node.gpu, sizeof node.gpu, "%s", g.name);
+    if ((has_cap && catalog_put_gpu(s->cat, &g) < 0) || catalog_put_node(s->cat, &node) < 0)
+        FAIL_RETURN(L, e, NULL, "out of memory");
+    snprintf(n->type, sizeof n->type, "%s", name);
+}
+
 static void load_nodes(loader *L, const xmlNode *e) {
     scenario *s = L->s;
     sc_nodes *n = PUSH(L, s->nodes, s->n_nodes, e);
@@ -65,7 +113,7 @@ static void load_nodes(loader *L, const xmlNode *e) {
     n->line = xml_line(&L->x, e);
     if (attr_str(&L->x, e, "type", n->type, sizeof n->type, 1) < 0) return;
     if (attr_int(&L->x, e, "count", &n->count, 1, 1, 1000000) < 0) return;
-    loader_known_node(L, e, "type", n->type);
+    if (loader_known_node(L, e, "type", n->type)) load_variant(L, e, n);
 }
 
 static void load_network(loader *L, const xmlNode *e) {
