@@ -38,8 +38,10 @@ double power_sustained_fraction(const gpu_spec *g) {
 int power_cap_gpu(const gpu_spec *g, double cap_w, gpu_spec *out, char *why, size_t whylen) {
     double max_w = power_max_w(g);
     if (!(cap_w <= max_w) || !(cap_w > g->idle_w)) {
-        snprintf(why, whylen, "a power cap for %s must be above its idle power %g W and at most its "
-                 "maximum limit %g W", g->name, g->idle_w, max_w);
+        snprintf(why, whylen, "a power cap of %g W is %s %s's %s of %g W (expected more than %g W and at most %g W)",
+                 cap_w, cap_w > max_w ? "above" : "not above", g->name,
+                 cap_w > max_w ? "maximum power limit" : "idle power", cap_w > max_w ? max_w : g->idle_w,
+                 g->idle_w, max_w);
         return -1;
     }
     gpu_spec c = *g;
