@@ -9,6 +9,15 @@
  * not throttle; a precision without a tensor path falls back to bf16.
  * The shape curve must rise monotonically with size and stay below the
  * large-GEMM efficiency.
+ *
+ * Power caps (models/power.h): the DVFS law leaves every rate as it was at
+ * the limit eff_sustained was measured at; tensor rates fall monotonically
+ * with the cap while HBM rates do not move; the law is its textbook anchor
+ * (Hennessy and Patterson 1.5: 0.85 of the clock at 0.85 of the voltage
+ * leaves 0.85^3 = 0.614 of the dynamic power, to 0.1%); and at deep caps
+ * it is an upper bound on the measured clock (facebookexperimental/triton
+ * PR 2023: a GB300 capped from 1400 W to 500 W ran cuBLAS GEMMs at ~617
+ * TFLOP/s against 1600-2174, at most 0.39 of the uncapped rate).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,9 +29,11 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "models/catalog.h"
 #include "models/gpu.h"
+#include "models/power.h"
 #include "scenarios/catalog_xml.h"
 
 static const gpu_spec *a100, *h100;
@@ -105,6 +116,74 @@ static void test_defaults_for_hand_built(void **state) {
     assert_rel(gpu_memory_s(&g, 1e12), 1 / 0.85, 1e-12);
 }
 
+/* A cap at the limit eff_sustained was measured at changes nothing, bit for bit. */
+static void test_power_identity(void **state) {
+    (void)state;
+    gpu_spec c;
+    char why[256];
+    assert_true(power_sustained_fraction(h100) == h100->eff_sustained);
+    assert_int_equal(power_cap_gpu(h100, h100->tdp_w, &c, why, sizeof why), 0);
+    assert_string_equal(c.name, "H100-SXM5-80GB@700W");
+    assert_true(gpu_gemm_flops_per_s(&c, PREC_BF16, 8192, 8192, 8192) ==
+                gpu_gemm_flops_per_s(h100, PREC_BF16, 8192, 8192, 8192));
+    assert_true(gpu_attention_s(&c, PREC_BF16, 1e15) == gpu_attention_s(h100, PREC_BF16, 1e15));
+    /* The 96 GB board runs at 500 W by default; capped back up to the 700 W
+     * its eff-sustained was measured at, it holds exactly that. */
+    const gpu_spec *v = catalog_gpu(cat, "H100-SXM5-96GB");
+    assert_non_null(v);
+    assert_true(power_sustained_fraction(v) < v->eff_sustained);
+    assert_int_equal(power_cap_gpu(v, 700, &c, why, sizeof why), 0);
+    assert_true(power_sustained_fraction(&c) == v->eff_sustained);
+}
+
+/* Lower caps: lower tensor rates, strictly; HBM untouched; energy at the cap. */
+static void test_power_monotone(void **state) {
+    (void)state;
+    double last_rate = 0, hbm = gpu_hbm_bytes_per_s(h100);
+    for (double cap = 100; cap <= 700; cap += 25) {
+        gpu_spec c;
+        char why[256];
+        assert_int_equal(power_cap_gpu(h100, cap, &c, why, sizeof why), 0);
+        double rate = gpu_gemm_flops_per_s(&c, PREC_BF16, 8192, 8192, 8192);
+        assert_true(rate > last_rate);
+        assert_true(gpu_hbm_bytes_per_s(&c) == hbm);
+        assert_true(gpu_memory_s(&c, 1e9) == gpu_memory_s(h100, 1e9));
+        assert_true(c.tdp_w == cap);             /* the energy model's full-load power */
+        last_rate = rate;
+    }
+    assert_true(last_rate == gpu_gemm_flops_per_s(h100, PREC_BF16, 8192, 8192, 8192));
+    /* The law itself: f/f_ref = ((P - idle) / (P_ref - idle))^(1/3). */
+    assert_rel(power_clock_ratio(70, 700, 500), cbrt(430.0 / 630.0), 1e-12);
+    assert_rel(power_at_clock_w(70, 700, power_clock_ratio(70, 700, 500)), 500, 1e-12);
+}
+
+static void test_power_published(void **state) {
+    (void)state;
+    /* Hennessy and Patterson, section 1.5: 0.85 voltage and clock -> 0.61. */
+    assert_rel(power_at_clock_w(0, 1, 0.85), 0.614, 1e-3);
+    /* GB300, 1400 W -> 500 W: measured at most 2174/617 = 0.39 of the rate;
+     * the law keeps more clock for any idle power below 400 W. */
+    for (double idle = 0; idle < 400; idle += 50)
+        assert_true(power_clock_ratio(idle, 1400, 500) > 617.0 / 1600);
+}
+
+static void test_power_cap_errors(void **state) {
+    (void)state;
+    gpu_spec c = { 0 };
+    char why[256] = "";
+    assert_int_equal(power_cap_gpu(h100, 701, &c, why, sizeof why), -1);
+    assert_non_null(strstr(why, "above H100-SXM5-80GB's maximum power limit of 700 W"));
+    assert_int_equal(power_cap_gpu(h100, 70, &c, why, sizeof why), -1);
+    assert_non_null(strstr(why, "not above H100-SXM5-80GB's idle power of 70 W"));
+    assert_string_equal(c.name, "");             /* out untouched on error */
+    /* A name that would not fit. */
+    gpu_spec longname = *h100;
+    memset(longname.name, 'x', sizeof longname.name - 1);
+    longname.name[sizeof longname.name - 1] = 0;
+    assert_int_equal(power_cap_gpu(&longname, 500, &c, why, sizeof why), -1);
+    assert_non_null(strstr(why, "longer than"));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_peaks),
@@ -113,6 +192,10 @@ int main(void) {
         cmocka_unit_test(test_shape_curve),
         cmocka_unit_test(test_memory_and_attention),
         cmocka_unit_test(test_defaults_for_hand_built),
+        cmocka_unit_test(test_power_identity),
+        cmocka_unit_test(test_power_monotone),
+        cmocka_unit_test(test_power_published),
+        cmocka_unit_test(test_power_cap_errors),
     };
     return cmocka_run_group_tests(tests, setup, catalog_teardown);
 }
