@@ -67,5 +67,41 @@ grep -q '"micro_batch":' "$tmp/r.json" && grep -q '"pipeline_schedule":' "$tmp/r
   grep -q '"virtual_stages":' "$tmp/r.json" && ok "JSON jobs[] carry micro_batch, pipeline_schedule, virtual_stages" \
   || no "JSON lacks the chosen micro_batch / pipeline_schedule / virtual_stages"
 
+# ---- power caps and GPU variants (<nodes gpu= power-cap=>) ------------------
+# A cap below the default limit lowers the SM clock (models/power.h): the job's
+# TFLOP/s and the GPUs' energy both fall; gpu= names a variant node type.
+nodes_scen() {   # FILE NODES-ATTRIBUTES
+  cat >"$1" <<XML
+<scenario name="t"><cluster><nodes type="dgx-h100" count="4" $2/></cluster>
+<workload>
+  <training name="job" gpus="32" sharding="fsdp" global-batch="32" steps="20"><model preset="llama3-8b"/></training>
+</workload></scenario>
+XML
+}
+num() {   # KEY FILE: the first number of "KEY": in a JSON file
+  sed -n "s/.*\"$1\": *\([0-9.eE+-]*\).*/\1/p" "$2" | head -1
+}
+nodes_scen "$tmp/full.xml" ''
+nodes_scen "$tmp/cap.xml" 'power-cap="500W"'
+"$bin" run "$tmp/full.xml" --no-db --quiet --json "$tmp/full.json" >/dev/null 2>&1
+"$bin" run "$tmp/cap.xml" --no-db --quiet --json "$tmp/cap.json" >/dev/null 2>&1
+tf_full=$(num model_tflops_per_gpu "$tmp/full.json"); tf_cap=$(num model_tflops_per_gpu "$tmp/cap.json")
+kwh_full=$(num gpu_kwh "$tmp/full.json"); kwh_cap=$(num gpu_kwh "$tmp/cap.json")
+if [ -n "$tf_cap" ] && awk -v a="$tf_cap" -v b="$tf_full" 'BEGIN { exit !(a > 0 && a < b) }'; then
+  ok "power-cap=\"500W\" lowers TFLOP/s per GPU ($tf_full -> $tf_cap)"
+else no "capped TFLOP/s '$tf_cap' not below uncapped '$tf_full'"; fi
+if [ -n "$kwh_cap" ] && awk -v a="$kwh_cap" -v b="$kwh_full" 'BEGIN { exit !(a > 0 && a < b) }'; then
+  ok "power-cap=\"500W\" lowers the GPUs' energy ($kwh_full -> $kwh_cap kWh)"
+else no "capped GPU energy '$kwh_cap' not below uncapped '$kwh_full'"; fi
+nodes_scen "$tmp/var.xml" 'gpu="H100-SXM5-96GB" power-cap="600"'
+"$bin" check "$tmp/var.xml" >"$tmp/out" 2>&1
+grep -q "4 x dgx-h100+H100-SXM5-96GB@600W: 8 x H100-SXM5-96GB@600W each" "$tmp/out" && \
+  ok "gpu= and power-cap= make the node type dgx-h100+H100-SXM5-96GB@600W" || \
+  no "variant node type not shown: $(cat "$tmp/out")"
+nodes_scen "$tmp/over.xml" 'power-cap="701W"'
+expect_status 2 "a cap above the board's maximum is refused" "$bin" check "$tmp/over.xml"
+grep -q "over.xml:1: <nodes power-cap=\"701W\">: a power cap of 701 W is above H100-SXM5-80GB's maximum power limit of 700 W" \
+  "$tmp/err" && ok "the refusal names file, line, attribute and the limit" || no "cap refusal: $(cat "$tmp/err")"
+
 echo "$n checks, $fails failed"
 [ "$fails" = 0 ]
