@@ -157,6 +157,48 @@ static void test_builtin_peaks(void **state) {
     catalog_free(c);
 }
 
+/* Hopper variants (models/catalog/gpus.xml gives each figure's source):
+ * gpu, node, bf16 dense, HBM GB and TB/s, default limit and board max (W),
+ * NVLink total GB/s (0: no node type). Every board's default limit is at
+ * most its max, and a board whose default is below the limit its
+ * eff-sustained was measured at is the 96 GB SXM5's 500 of 700 W. */
+static void test_builtin_variants(void **state) {
+    (void)state;
+    static const struct {
+        const char *gpu, *node;
+        double bf16, hbm_gb, hbm_tbps, tdp, max_w, nvlink_total_gbps;
+    } t[] = {
+        { "H100-SXM5-96GB", "hgx-h100-96gb", 989, 96, 2.4, 500, 700, 900 },
+        { "H100-NVL-94GB", NULL, 835.5, 94, 3.9, 400, 400, 0 },
+        { "H100-PCIe-80GB", NULL, 756, 80, 2.0, 350, 350, 0 },
+        { "H800-SXM5-80GB", "hgx-h800", 989, 80, 3.35, 700, 0, 400 },
+        { "H20-96GB", "hgx-h20", 148, 96, 4.0, 400, 400, 900 },
+    };
+    catalog *c = builtin();
+    for (size_t i = 0; i < N(t); i++) {
+        const gpu_spec *g = catalog_gpu(c, t[i].gpu);
+        assert_non_null(g);
+        assert_true(g->tflops[PREC_BF16] == t[i].bf16);
+        assert_true(g->hbm_bytes == t[i].hbm_gb * 1e9);
+        assert_true(fabs(g->hbm_bw_bytes_per_s - t[i].hbm_tbps * 1e12) <= 1e-12 * g->hbm_bw_bytes_per_s);
+        assert_true(g->tdp_w == t[i].tdp && g->max_power_w == t[i].max_w);
+        if (!t[i].node) continue;
+        const node_spec *n = catalog_node(c, t[i].node);
+        assert_non_null(n);
+        assert_string_equal(n->gpu, t[i].gpu);
+        assert_int_equal(n->gpus, 8);
+        assert_int_equal(n->nics, 8);            /* one compute NIC per GPU */
+        assert_true(fabs(n->nvlink_bw_bytes_per_s - t[i].nvlink_total_gbps / 2 * 1e9) < 1);
+    }
+    for (int i = 0; i < catalog_count(c, "gpu"); i++) {
+        const gpu_spec *g = catalog_at(c, "gpu", i);
+        assert_true(g->max_power_w == 0 || g->max_power_w >= g->tdp_w);
+        double ref = g->eff_sustained_power_w > 0 ? g->eff_sustained_power_w : g->tdp_w;
+        if (ref != g->tdp_w) assert_string_equal(g->name, "H100-SXM5-96GB");
+    }
+    catalog_free(c);
+}
+
 /* Model presets against their papers / model cards (CONTRACT.md's
  * llama3-405b example; Llama 2 paper; GPT-3 paper Table 2.1). */
 static void test_builtin_presets(void **state) {
@@ -591,6 +633,7 @@ int main(void) {
         cmocka_unit_test(test_builtin_peaks),
         cmocka_unit_test(test_builtin_presets),
         cmocka_unit_test(test_builtin_consistent),
+        cmocka_unit_test(test_builtin_variants),
         cmocka_unit_test(test_every_field),
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_replace),
