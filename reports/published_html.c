@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "base/numfmt.h"
 #include "reports/fileout.h"
 #include "reports/published_report.h"
 #include "reports/report_html.h"
@@ -34,8 +35,9 @@ static void html_case(FILE *f, const pubrep_case *c) {
     html_td(f, c->file, 0);
     html_td(f, c->id, 0);
     html_td(f, c->metric, 0);
-    td_num(f, c->expected, "%.4g");
-    td_num(f, c->predicted, "%.4g");
+    char b[32];
+    html_td(f, nf_count(c->expected, b, sizeof b), 1);
+    html_td(f, nf_count(c->predicted, b, sizeof b), 1);
     td_num(f, pubrep_error_pct(c), "%+.1f%%");
     td_num(f, c->tolerance_pct, "%.0f%%");
     html_td(f, c->mechanism[0] ? c->mechanism : "-", 0);

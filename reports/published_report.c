@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/grow.h"
+#include "base/numfmt.h"
 #include "reports/json.h"
 
 static const char *const kind_names[] = { "training", "collectives", "failures", "inference" };
@@ -173,7 +174,7 @@ static void table_case(FILE *f, const pubrep_case *c) {
     int w = pubrep_within(c);
     fprintf(f, "  %-4s %-11s %-30s %-26s %12s %12s %8s %5s  %-18s %s\n",
             w < 0 ? (isnan(c->predicted) ? "n/a" : "-") : w ? "ok" : "miss", c->set, c->id, c->metric,
-            num(c->expected, "%.4g", x, sizeof x), num(c->predicted, "%.4g", p, sizeof p),
+            nf_count(c->expected, x, sizeof x), nf_count(c->predicted, p, sizeof p),
             num(pubrep_error_pct(c), "%+.1f%%", e, sizeof e), num(c->tolerance_pct, "%.0f%%", t, sizeof t),
             c->mechanism[0] ? c->mechanism : "-", c->source);
     if (c->note[0]) fprintf(f, "       no result: %s\n", c->note);
