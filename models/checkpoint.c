@@ -71,6 +71,49 @@ void ckpt_contents_default(ckpt_contents *c, precision compute) {
     c->loader_bytes_per_rank = CKPT_LOADER_BYTES_PER_RANK;
 }
 
+void ckpt_choice_default(ckpt_choice *ch) {
+    ch->weights = ch->master_weights = ch->optimizer = CKPT_CHOICE_DEFAULT;
+}
+
+int ckpt_weights_parse(const char *z) {
+    if (z && strcmp(z, "none") == 0) return CKPT_WEIGHTS_NONE;
+    int p = precision_parse(z);
+    return p == PREC_BF16 || p == PREC_FP16 || p == PREC_FP32 ? p : -1;
+}
+
+static int choice_fail(char *why, size_t len, const char *msg) {
+    if (why && len) snprintf(why, len, "%s", msg);
+    return -1;
+}
+
+int ckpt_contents_choose(ckpt_contents *c, precision compute, const ckpt_choice *ch, char *why,
+                         size_t len) {
+    if (!c) return choice_fail(why, len, "no contents");
+    ckpt_contents k;
+    ckpt_contents_default(&k, compute);
+    if (ch) {
+        if (ch->master_weights != CKPT_CHOICE_DEFAULT) k.master_weights = ch->master_weights ? 1 : 0;
+        if (ch->optimizer != CKPT_CHOICE_DEFAULT) {
+            if (ch->optimizer < CKPT_OPT_ADAM || ch->optimizer > CKPT_OPT_NONE)
+                return choice_fail(why, len, "unknown optimizer");
+            k.optimizer = (ckpt_optimizer)ch->optimizer;
+        }
+        if (ch->weights == CKPT_WEIGHTS_NONE) {
+            if (!k.master_weights)
+                return choice_fail(why, len, "weights=\"none\" without an fp32 master copy leaves the "
+                                   "checkpoint no weights; give master-weights=\"true\" or a weights precision");
+            k.save_weights = 0;
+        } else if (ch->weights != CKPT_CHOICE_DEFAULT) {
+            if (ch->weights != PREC_BF16 && ch->weights != PREC_FP16 && ch->weights != PREC_FP32)
+                return choice_fail(why, len, "checkpoint weights must be bf16, fp16, fp32 or none");
+            k.weights_precision = (precision)ch->weights;
+            k.save_weights = 1;
+        }
+    }
+    *c = k;
+    return 0;
+}
+
 /* Moments per parameter by optimizer kind (Adafactor's factored state is
  * not per parameter: see adafactor_elems). */
 static double moments_bytes_per_param(ckpt_optimizer o) {
@@ -138,9 +181,13 @@ int ckpt_size_of(const llm_spec *m, const ckpt_contents *c, int ranks, ckpt_size
 }
 
 int ckpt_job_size(const llm_spec *m, const train_plan *p, ckpt_size *z) {
+    return ckpt_job_size_with(m, p, NULL, z);
+}
+
+int ckpt_job_size_with(const llm_spec *m, const train_plan *p, const ckpt_choice *ch, ckpt_size *z) {
     if (!p || p->tp < 1 || p->pp < 1 || p->dp < 1 || p->cp < 0) return -1;
     ckpt_contents c;
-    ckpt_contents_default(&c, p->precision);
+    if (ckpt_contents_choose(&c, p->precision, ch, NULL, 0) < 0) return -1;
     int cp = p->cp > 0 ? p->cp : 1;
     return ckpt_size_of(m, &c, p->tp * p->pp * p->dp * cp, z);
 }

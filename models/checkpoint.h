@@ -6,7 +6,9 @@
  * fabric, the storage kind); the simulator asks once per job and then
  * schedules checkpoint events. Sizes in bytes, times in seconds.
  *
- * What is saved (ckpt_contents; defaults from ckpt_contents_default):
+ * What is saved (ckpt_contents; defaults from ckpt_contents_default, a
+ * scenario's <checkpoint weights= master-weights= optimizer=> over them
+ * through ckpt_contents_choose):
  *
  *   per parameter, mixed-precision Adam       bytes
  *   ─────────────────────────────────────────  ─────
@@ -123,6 +125,36 @@ typedef struct ckpt_contents {
  * weights saved, CKPT_LOADER_BYTES_PER_RANK. */
 void ckpt_contents_default(ckpt_contents *c, precision compute);
 
+/* What a scenario's <checkpoint> chooses over those defaults
+ * (weights="bf16|fp16|fp32|none", master-weights="true|false",
+ * optimizer="adam|sgd|adafactor|none"); CKPT_CHOICE_DEFAULT (-1) in a
+ * field keeps the default for the run's precision. */
+#define CKPT_CHOICE_DEFAULT (-1)
+#define CKPT_WEIGHTS_NONE   PREC_COUNT  /* weights="none": the weights in the training
+                                           precision are not saved (the fp32 master is);
+                                           past every precision, so parsers return it
+                                           as a valid, non-negative choice */
+typedef struct ckpt_choice {
+    int weights;                     /* a precision (bf16, fp16, fp32), CKPT_WEIGHTS_NONE
+                                        or CKPT_CHOICE_DEFAULT */
+    int master_weights;              /* 1, 0 or CKPT_CHOICE_DEFAULT */
+    int optimizer;                   /* a ckpt_optimizer or CKPT_CHOICE_DEFAULT */
+} ckpt_choice;
+
+/* Every field CKPT_CHOICE_DEFAULT. */
+void ckpt_choice_default(ckpt_choice *ch);
+
+/* "bf16" "fp16" "fp32" -> that precision; "none" -> CKPT_WEIGHTS_NONE; -1
+ * for anything else (a checkpoint keeps weights in one of those three). */
+int ckpt_weights_parse(const char *z);
+
+/* The defaults for `compute` (ckpt_contents_default) with ch's choices
+ * over them (ch NULL: the defaults). Returns 0, or -1 with one line in why
+ * when the choices leave no copy of the weights (weights="none" without a
+ * master copy) or a field is out of range (c then unchanged). */
+int ckpt_contents_choose(ckpt_contents *c, precision compute, const ckpt_choice *ch, char *why,
+                         size_t len);
+
 typedef struct ckpt_size {
     double params;
     double weights_bytes;            /* weights in weights_precision (0 when not saved) */
@@ -146,6 +178,10 @@ int ckpt_size_of(const llm_spec *m, const ckpt_contents *c, int ranks, ckpt_size
 /* The checkpoint of a job: contents defaults from the plan's precision,
  * ranks = tp·pp·dp·cp. Returns 0 or -1 on invalid input. */
 int ckpt_job_size(const llm_spec *m, const train_plan *p, ckpt_size *z);
+
+/* As ckpt_job_size, with the scenario's choices over the defaults (ch
+ * NULL: the defaults). -1 also when ckpt_contents_choose rejects ch. */
+int ckpt_job_size_with(const llm_spec *m, const train_plan *p, const ckpt_choice *ch, ckpt_size *z);
 
 /* ---- Write and load time --------------------------------------------- */
 

@@ -1,6 +1,7 @@
 /*
- * reliability: failure processes per component instance, the built-in
- * "llama3" profile, and the rate arithmetic to check them with.
+ * reliability: failure processes per component instance, their expansion
+ * from a scenario's <failure> elements and the built-in fleet profiles
+ * (reliability_profiles.c), and the rate arithmetic to check them with.
  *
  * Load: called a handful of times per scenario when the world is built;
  * nothing here is on the event path.
@@ -192,105 +193,6 @@ int rel_process_init(rel_process *p, rel_component c, const char *cause, double 
     return 0;
 }
 
-/* ---- The llama3 profile ---------------------------------------------- */
-
-/*
- * The Llama 3 Herd of Models (2024), section 3.3.4 and Table 5: a 54-day
- * snapshot of Llama 3 405B pre-training on up to 16,384 H100 GPUs had 466
- * interruptions, 47 planned and 419 unexpected. The 419, by root cause,
- * are the rows below. The window is taken as 54 days of the full 16,384
- * GPUs (the paper says "up to"; no finer split is published).
- *
- * Derivation of the per-instance rate. A cause c seen n_c times in a
- * window T by a job with I_c instances of its component class has, under
- * a Poisson process per instance, the per-instance rate
- *
- *     λ_c = n_c / (T · I_c),   MTBF_c = T · I_c / n_c,
- *
- * so the same job expects Σ_c λ_c · I_c · T = Σ n_c = 419 interruptions in
- * 54 days: a mean time to interruption of 54·24 h / 419 = 3.09 h. I_c is
- * the GPU count (16,384) for GPU, HBM and software causes (software per
- * rank: a bug's chance to fire grows with the ranks running it), the
- * compute-NIC count (16,384: eight per DGX H100) for NICs, and the node
- * count (2,048) for host, SSD and network switch/cable causes (a node's
- * links and its share of switch ports). Any job then sees each cause at a
- * rate proportional to its own instance counts. Charging every cause to
- * the GPUs instead gives one per-GPU MTBF of 16,384 · 54 · 24 h / 419 =
- * 50,676 h; per node, 3.79 failures per 1000 node-days.
- *
- * Detection: crashes (Xid errors, ECC, NCCL errors, process exits) are
- * seen within seconds; a hang waits for the watchdog: the NCCL watchdog
- * timeouts themselves, GPU system processor (GSP) hangs, network switch
- * or cable faults (NCCL waits on the lost peer) and silent data
- * corruption (no error at all: found later by loss/gradient checks;
- * charged the watchdog delay as the nearest stand-in).
- *
- * Repair: software bugs, dependency failures and unexplained watchdog
- * timeouts only restart the job; every hardware cause and unplanned host
- * maintenance drains the node for the cause's MTTR (REL_MTTR_*,
- * engineering estimates: see reliability.h).
- */
-#define LLAMA3_WINDOW_S (54 * 86400.0)
-
-static const rel_cause llama3_causes[] = {
-    { "faulty GPU",             REL_GPU,      148, REL_DETECT_CRASH,    1, REL_MTTR_GPU_SWAP_S },
-    { "GPU HBM3 memory",        REL_HBM,       72, REL_DETECT_CRASH,    1, REL_MTTR_GPU_SWAP_S },
-    { "software bug",           REL_SOFTWARE,  54, REL_DETECT_CRASH,    0, 0 },
-    { "network switch/cable",   REL_SWITCH,    35, REL_DETECT_WATCHDOG, 1, REL_MTTR_LINK_S },
-    { "host maintenance",       REL_NODE,      32, REL_DETECT_CRASH,    1, REL_MTTR_NODE_PART_S },
-    { "GPU SRAM memory",        REL_GPU,       19, REL_DETECT_CRASH,    1, REL_MTTR_GPU_SWAP_S },
-    { "GPU system processor",   REL_GPU,       17, REL_DETECT_WATCHDOG, 1, REL_MTTR_REBOOT_S },
-    { "NIC",                    REL_NIC,        7, REL_DETECT_CRASH,    1, REL_MTTR_LINK_S },
-    { "NCCL watchdog timeout",  REL_SOFTWARE,   7, REL_DETECT_WATCHDOG, 0, 0 },
-    { "silent data corruption", REL_GPU,        6, REL_DETECT_WATCHDOG, 1, REL_MTTR_GPU_SWAP_S },
-    { "GPU thermal interface",  REL_GPU,        6, REL_DETECT_CRASH,    1, REL_MTTR_NODE_PART_S },
-    { "SSD",                    REL_STORAGE,    3, REL_DETECT_CRASH,    1, REL_MTTR_NODE_PART_S },
-    { "power supply",           REL_NODE,       3, REL_DETECT_CRASH,    1, REL_MTTR_NODE_PART_S },
-    { "server chassis",         REL_NODE,       2, REL_DETECT_CRASH,    1, REL_MTTR_GPU_SWAP_S },
-    { "IO expansion board",     REL_NODE,       2, REL_DETECT_CRASH,    1, REL_MTTR_NODE_PART_S },
-    { "dependency",             REL_SOFTWARE,   2, REL_DETECT_CRASH,    0, 0 },
-    { "CPU",                    REL_NODE,       2, REL_DETECT_CRASH,    1, REL_MTTR_NODE_PART_S },
-    { "system memory",          REL_NODE,       2, REL_DETECT_CRASH,    1, REL_MTTR_NODE_PART_S },
-};
-
-static const rel_profile profiles[] = {
-    { "llama3", "The Llama 3 Herd of Models (2024), section 3.3.4, Table 5",
-      LLAMA3_WINDOW_S, 16384, 2048, 16384,
-      llama3_causes, (int)(sizeof llama3_causes / sizeof llama3_causes[0]) },
-};
-
-const rel_profile *rel_profile_find(const char *name) {
-    for (size_t i = 0; name && i < sizeof profiles / sizeof profiles[0]; i++)
-        if (strcmp(name, profiles[i].name) == 0) return &profiles[i];
-    return NULL;
-}
-
-int rel_profile_total(const rel_profile *p) {
-    int n = 0;
-    for (int i = 0; p && i < p->n_causes; i++) n += p->causes[i].count;
-    return n;
-}
-
-static double scope_count(rel_scope s, double gpus, double nodes, double nics) {
-    switch (s) {
-    case REL_PER_NIC: return nics;
-    case REL_PER_NODE: return nodes;
-    default: return gpus;
-    }
-}
-
-double rel_profile_cause_mtbf_s(const rel_profile *p, int i) {
-    if (!p || i < 0 || i >= p->n_causes || p->causes[i].count <= 0) return INFINITY;
-    const rel_cause *c = &p->causes[i];
-    double inst = scope_count(rel_component_scope(c->component), p->gpus, p->nodes, p->nics);
-    return p->window_s * inst / c->count;
-}
-
-double rel_profile_gpu_mtbf_s(const rel_profile *p) {
-    int n = rel_profile_total(p);
-    return n > 0 ? p->window_s * p->gpus / n : INFINITY;
-}
-
 /* ---- Expansion -------------------------------------------------------- */
 
 static int set_why(char *why, size_t len, const char *fmt, const char *arg) {
@@ -298,19 +200,21 @@ static int set_why(char *why, size_t len, const char *fmt, const char *arg) {
     return -1;
 }
 
-static int expand_one(const rel_spec *s, rel_process *out, int room, char *why, size_t len) {
-    int comp = -1;
+/* The checks every <failure> gets: the component (comp, -1 when not
+ * given), the distribution (d), shape, mtbf and mttr. 0 or -1 with why. */
+static int check_spec(const rel_spec *s, int *comp, int *d, char *why, size_t len) {
+    *comp = -1;
     if (s->component && *s->component) {
-        comp = rel_component_parse(s->component);
-        if (comp < 0)
+        *comp = rel_component_parse(s->component);
+        if (*comp < 0)
             return set_why(why, len, "unknown component \"%s\"; expected gpu, hbm, node, nic, "
                            "switch, storage or software", s->component);
     }
-    int d = rel_dist_parse(s->distribution);
-    if (d < 0)
+    *d = rel_dist_parse(s->distribution);
+    if (*d < 0)
         return set_why(why, len, "unknown distribution \"%s\"; expected exponential or weibull",
                        s->distribution);
-    if (d == REL_WEIBULL && !(s->shape > 0 && s->shape <= REL_SHAPE_MAX))
+    if (*d == REL_WEIBULL && !(s->shape > 0 && s->shape <= REL_SHAPE_MAX))
         return set_why(why, len, "a Weibull shape must be in (0, 20]%s", NULL);
     if (!(s->mttr_s >= 0) || !(s->mtbf_s >= 0))
         return set_why(why, len, "mtbf and mttr must not be negative%s", NULL);
@@ -320,41 +224,67 @@ static int expand_one(const rel_spec *s, rel_process *out, int room, char *why, 
                      "to the clock's 1 ns and never lets the run end", s->mtbf_s, REL_MIN_MTBF_S);
         return -1;
     }
+    return 0;
+}
 
-    if (!s->profile || !*s->profile) {
-        if (comp < 0) return set_why(why, len, "a failure needs a component or a profile%s", NULL);
-        if (!(s->mtbf_s > 0)) return set_why(why, len, "mtbf must be positive%s", NULL);
-        if (d == REL_WEIBULL && rel_weibull_check(s->mtbf_s, s->shape, why, len) < 0) return -1;
-        if (room > 0) {
-            double mttr = s->mttr_s > 0 ? s->mttr_s : rel_mttr_default_s(comp);
-            if (rel_process_init(out, comp, s->cause, s->mtbf_s, d, s->shape, mttr,
-                                 default_detection(comp), default_needs_repair(comp)) < 0)
-                return set_why(why, len, "invalid failure process%s", NULL);
-        }
-        return 1;
+/* A <failure> without a profile: one process of its component. */
+static int expand_plain(const rel_spec *s, int comp, int d, rel_process *out, int room, char *why,
+                        size_t len) {
+    if (comp < 0) return set_why(why, len, "a failure needs a component or a profile%s", NULL);
+    if (!(s->mtbf_s > 0)) return set_why(why, len, "mtbf must be positive%s", NULL);
+    if (d == REL_WEIBULL && rel_weibull_check(s->mtbf_s, s->shape, why, len) < 0) return -1;
+    if (room > 0) {
+        double mttr = s->mttr_s > 0 ? s->mttr_s : rel_mttr_default_s(comp);
+        if (rel_process_init(out, comp, s->cause, s->mtbf_s, d, s->shape, mttr,
+                             default_detection(comp), default_needs_repair(comp)) < 0)
+            return set_why(why, len, "invalid failure process%s", NULL);
     }
+    return 1;
+}
 
+/* A <failure profile=...>: one process per cause (of comp only, when
+ * given), every fleet profile through the same conversion. */
+static int expand_profile(const rel_spec *s, int comp, int d, rel_process *out, int room, char *why,
+                          size_t len) {
     const rel_profile *p = rel_profile_find(s->profile);
-    if (!p) return set_why(why, len, "unknown failure profile \"%s\"; expected llama3", s->profile);
+    if (!p) {
+        char names[256];
+        if (why && len)
+            snprintf(why, len, "unknown failure profile \"%s\"; expected one of: %s", s->profile,
+                     rel_profile_names(names, sizeof names));
+        return -1;
+    }
     /* mtbf given with a profile: scale every cause by the same factor so the
      * per-GPU equivalent MTBF becomes mtbf (the mix is kept). */
     double k = s->mtbf_s > 0 ? s->mtbf_s / rel_profile_gpu_mtbf_s(p) : 1;
     int n = 0;
     for (int i = 0; i < p->n_causes; i++) {
         const rel_cause *c = &p->causes[i];
-        if (comp >= 0 && c->component != (rel_component)comp) continue;
-        if (c->count <= 0) continue;
-        if (d == REL_WEIBULL && rel_weibull_check(k * rel_profile_cause_mtbf_s(p, i), s->shape, why, len) < 0)
-            return -1;
+        if ((comp >= 0 && c->component != (rel_component)comp) || !(c->count > 0)) continue;
+        double mtbf = k * rel_profile_cause_mtbf_s(p, i);
+        if (d == REL_WEIBULL && rel_weibull_check(mtbf, s->shape, why, len) < 0) return -1;
         if (n < room) {
             double mttr = s->mttr_s > 0 ? s->mttr_s : c->mttr_s;
-            if (rel_process_init(&out[n], c->component, c->label, k * rel_profile_cause_mtbf_s(p, i),
-                                 d, s->shape, mttr, c->detection, c->needs_repair) < 0)
+            if (rel_process_init(&out[n], c->component, c->label, mtbf, d, s->shape, mttr,
+                                 c->detection, c->needs_repair) < 0)
                 return set_why(why, len, "invalid failure process for cause \"%s\"", c->label);
         }
         n++;
     }
+    if (n == 0 && comp >= 0) {
+        if (why && len)
+            snprintf(why, len, "failure profile \"%s\" has no cause of component \"%s\"", p->name,
+                     rel_component_name(comp));
+        return -1;
+    }
     return n;
+}
+
+static int expand_one(const rel_spec *s, rel_process *out, int room, char *why, size_t len) {
+    int comp, d;
+    if (check_spec(s, &comp, &d, why, len) < 0) return -1;
+    if (!s->profile || !*s->profile) return expand_plain(s, comp, d, out, room, why, len);
+    return expand_profile(s, comp, d, out, room, why, len);
 }
 
 int rel_expand(const rel_spec *s, int n, rel_process *out, int max, char *why, size_t len) {
@@ -381,9 +311,17 @@ int rel_fleet_of(rel_fleet *f, const node_spec *n, int nodes) {
     return 0;
 }
 
+double rel_fleet_instances(const rel_fleet *f, rel_scope s) {
+    if (!f) return 0;
+    switch (s) {
+    case REL_PER_NIC: return f->nics;
+    case REL_PER_NODE: return f->nodes;
+    default: return f->gpus;
+    }
+}
+
 double rel_instances(const rel_process *p, const rel_fleet *f) {
-    if (!p || !f) return 0;
-    return scope_count(p->scope, f->gpus, f->nodes, f->nics);
+    return p ? rel_fleet_instances(f, p->scope) : 0;
 }
 
 double rel_job_rate_per_s(const rel_process *p, int n, const rel_fleet *f) {

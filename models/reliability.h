@@ -18,13 +18,16 @@
  *                                                          │
  *                                  sim: one RNG stream per instance
  *
- * Built-in profile "llama3": the 419 unexpected interruptions of a 54-day
- * Llama 3 405B pre-training snapshot on 16,384 H100 GPUs (Llama 3 Herd of
- * Models, 2024, section 3.3.4 and Table 5), split by cause, each cause
+ * Built-in fleet profiles (reliability_profiles.c, docs/failure-profiles.md):
+ * published failure counts by cause over an observed exposure, each cause
  * charged to the component class it names, with a per-instance MTBF chosen
- * so that a 16,384-GPU job (2,048 DGX H100 nodes, 16,384 compute NICs) sees
- * exactly that cause's count in 54 days: a mean time to interruption of
- * 3.09 h overall. See rel_profile_llama3 in reliability.c.
+ * so that the observed fleet sees exactly that cause's count in its window.
+ * "llama3" (the default of the project's scenarios): the 419 unexpected
+ * interruptions of a 54-day Llama 3 405B pre-training snapshot on 16,384
+ * H100 GPUs (Llama 3 Herd of Models, 2024, section 3.3.4 and Table 5), a
+ * mean time to interruption of 3.09 h. Others: Meta's RSC-1 and RSC-2 A100
+ * research clusters, OPT-175B's 2021 cloud A100 run, BLOOM-176B on Jean
+ * Zay's A100s.
  *
  * Pure functions; nothing allocates; the profile tables are static const.
  */
@@ -134,7 +137,8 @@ typedef struct rel_process {
 typedef struct rel_spec {
     const char *component;          /* without profile: required; with one: keep only
                                        the profile's causes of this class */
-    const char *profile;            /* "llama3" or not given */
+    const char *profile;            /* a built-in profile name (rel_profile_find) or not
+                                       given */
     double mtbf_s;                  /* per instance; with a profile: 0 keeps the published
                                        rates, > 0 rescales every cause so the profile's
                                        per-GPU equivalent MTBF (rel_profile_gpu_mtbf_s)
@@ -166,29 +170,49 @@ int rel_process_init(rel_process *p, rel_component c, const char *cause, double 
 
 /* ---- Profiles --------------------------------------------------------- */
 
+/* A fleet profile is data: what a published study saw (failure counts by
+ * cause, each charged to a component class) over an exposure (a window
+ * times the GPUs, nodes and NICs observed). One conversion serves every
+ * profile: a cause seen n times in a window T by I instances of its class
+ * has the per-instance MTBF T·I/n (rel_profile_cause_mtbf_s). The built-in
+ * profiles and their sources are in reliability_profiles.c and
+ * docs/failure-profiles.md. */
+
 /* One cause of a published failure table. */
 typedef struct rel_cause {
     const char *label;
     rel_component component;
-    int count;                      /* interruptions in the window */
+    double count;                   /* failures in the profile's exposure; a study that
+                                       publishes a mean rate (6.50 per 1000 node-days,
+                                       "1-2 a week") gives a fractional count */
     rel_detection detection;
     int needs_repair;
     double mttr_s;
 } rel_cause;
 
 typedef struct rel_profile {
-    const char *name;               /* "llama3" */
-    const char *source;             /* where the table comes from */
+    const char *name;               /* "llama3", "rsc1-a100", ... */
+    const char *source;             /* paper and table or section the counts come from */
+    const char *fleet;              /* what was observed, in words */
     double window_s;                /* observation window */
-    int gpus, nodes, nics;          /* instances the job had (the divisor of each rate) */
+    int gpus, nodes, nics;          /* instances observed over the window (the exposure:
+                                       window × instances; the divisor of each rate) */
     const rel_cause *causes;
     int n_causes;
 } rel_profile;
 
 const rel_profile *rel_profile_find(const char *name);   /* NULL when unknown */
 
-/* Interruptions in the profile's window (sum of the counts). */
-int rel_profile_total(const rel_profile *p);
+/* The built-in profiles in table order: i in [0, rel_profile_count()). */
+int rel_profile_count(void);
+const rel_profile *rel_profile_at(int i);                /* NULL out of range */
+
+/* The names, ", "-separated, from the table ("llama3, rsc1-a100, ..."), for
+ * an error message; truncated to fit len. Returns out. */
+char *rel_profile_names(char *out, size_t len);
+
+/* Failures in the profile's exposure (sum of the counts). */
+double rel_profile_total(const rel_profile *p);
 
 /* Per-instance MTBF of cause i: window · instances of its scope / count. */
 double rel_profile_cause_mtbf_s(const rel_profile *p, int i);
@@ -197,6 +221,20 @@ double rel_profile_cause_mtbf_s(const rel_profile *p, int i);
  * window · gpus / total (Llama 3: about 50,700 h). */
 double rel_profile_gpu_mtbf_s(const rel_profile *p);
 
+/* What a validation row measures (tests/validation/failures.csv metric). */
+typedef enum rel_metric {
+    REL_METRIC_MTTI_H,              /* "mtti_h": mean time to interruption of one job, h */
+    REL_METRIC_PER_1000_NODE_DAYS   /* "failures_per_1000_node_days": the job's rate per
+                                       node, per 1000 node-days */
+} rel_metric;
+int rel_metric_parse(const char *z);                     /* -1 when unknown */
+
+/* Profile p's prediction of metric m for a job of `gpus` GPUs on nodes of
+ * type n (gpus / n->gpus nodes, n->nics NICs each), with every cause at
+ * its published rate. Returns 0, or -1 on a NULL argument, gpus < 1 or a
+ * node type without GPUs (*out unchanged). */
+int rel_profile_predict(const rel_profile *p, const node_spec *n, int gpus, rel_metric m, double *out);
+
 /* ---- Rates and conversions ------------------------------------------- */
 
 /* Instances a job (or a cluster) has of each scope. */
@@ -204,6 +242,9 @@ typedef struct rel_fleet { double gpus, nodes, nics; } rel_fleet;
 
 /* nodes nodes of type n. Returns 0, or -1 when n is NULL or nodes < 0. */
 int rel_fleet_of(rel_fleet *f, const node_spec *n, int nodes);
+
+/* Instances of scope s in fleet f (0 when f is NULL). */
+double rel_fleet_instances(const rel_fleet *f, rel_scope s);
 
 /* Instances of p's component in fleet f. */
 double rel_instances(const rel_process *p, const rel_fleet *f);

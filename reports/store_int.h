@@ -88,6 +88,14 @@ struct store {
 /* sqlite3_exec without callbacks. */
 int store_exec(sqlite3 *db, const char *sql);
 
+/* Bind the statement's parameters 1, 2, ... from the arguments, one type
+ * letter per parameter: 'i' int, 'I' int64_t, 'd' double, 'n' double
+ * stored as NULL when not finite (a missing or infinite estimate), 't'
+ * text (NULL binds NULL; the text must outlive the step). Returns the
+ * first SQLite code that is not SQLITE_OK, or SQLITE_OK; a parameter after
+ * a failed one is left unbound. */
+int store_bind(sqlite3_stmt *q, const char *types, ...);
+
 /* The statement of slot k, prepared from sql the first time (sql is not
  * read after that). The caller resets it after use. Returns an SQLite code. */
 int store_kept(store *st, kept_stmt k, const char *sql, sqlite3_stmt **q);

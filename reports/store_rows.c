@@ -398,11 +398,7 @@ static int update_run(store *st, const char *json_text, const char *fields_json,
     sqlite3_stmt *q = NULL;
     int rc = update_statement(st, &q);
     if (rc == SQLITE_OK) {
-        sqlite3_bind_int64(q, 1, st->run);
-        sqlite3_bind_text(q, 2, fields_json, -1, SQLITE_STATIC);
-        sqlite3_bind_double(q, 3, bucket_s);
-        sqlite3_bind_text(q, 4, json_text, -1, SQLITE_STATIC);
-        sqlite3_bind_text(q, 5, st->interrupted ? "incomplete" : "complete", -1, SQLITE_STATIC);
+        store_bind(q, "Itdtt", st->run, fields_json, bucket_s, json_text, st->interrupted ? "incomplete" : "complete");
         rc = sqlite3_step(q);
         if (rc == SQLITE_DONE) rc = sqlite3_changes(st->db) == 1 ? SQLITE_OK : SQLITE_NOTFOUND;
         store_kept_done(q);

@@ -116,11 +116,7 @@ static int flush_events(store *st, int txn) {
         const pending_event *e = &st->ev[i];
         const char *detail = st->arena + e->detail;
         long node = node_of(detail);
-        sqlite3_bind_int64(q, 1, st->run);
-        sqlite3_bind_int64(q, 2, st->seq + i);
-        sqlite3_bind_double(q, 3, e->t_s);
-        sqlite3_bind_text(q, 4, st->arena + e->entity, -1, SQLITE_STATIC);
-        sqlite3_bind_text(q, 5, st->arena + e->kind, -1, SQLITE_STATIC);
+        store_bind(q, "IIdtt", st->run, st->seq + i, e->t_s, st->arena + e->entity, st->arena + e->kind);
         if (node >= 0) sqlite3_bind_int64(q, 6, node);
         else sqlite3_bind_null(q, 6);
         sqlite3_bind_text(q, 7, detail, -1, SQLITE_STATIC);
@@ -201,9 +197,7 @@ int store_run_begin(store *st, const scenario *s, metric_bus *bus, char *err, si
 }
 
 static int insert_series_row(store *st, sqlite3_stmt *q, const char *entity, const char *name, sqlite3_int64 *id) {
-    sqlite3_bind_int64(q, 1, st->run);
-    sqlite3_bind_text(q, 2, entity, -1, SQLITE_STATIC);
-    sqlite3_bind_text(q, 3, name, -1, SQLITE_STATIC);
+    store_bind(q, "Itt", st->run, entity, name);
     int rc = sqlite3_step(q);
     sqlite3_reset(q);
     *id = sqlite3_last_insert_rowid(st->db);
@@ -212,13 +206,7 @@ static int insert_series_row(store *st, sqlite3_stmt *q, const char *entity, con
 
 static int insert_point(sqlite3_stmt *q, sqlite3_int64 id, int k, double t, double dt, double mean, double mn,
                         double mx) {
-    sqlite3_bind_int64(q, 1, id);
-    sqlite3_bind_int(q, 2, k);
-    sqlite3_bind_double(q, 3, t);
-    sqlite3_bind_double(q, 4, dt);
-    sqlite3_bind_double(q, 5, mean);
-    sqlite3_bind_double(q, 6, mn);
-    sqlite3_bind_double(q, 7, mx);
+    store_bind(q, "Iiddddd", (int64_t)id, k, t, dt, mean, mn, mx);
     int rc = sqlite3_step(q);
     sqlite3_reset(q);
     return rc == SQLITE_DONE ? SQLITE_OK : rc;
@@ -267,11 +255,7 @@ static int write_failure_kinds(store *st, const world *w) {
         const char *comp, *cause;
         int count;
         world_failure_kind(w, i, &comp, &cause, &count);
-        sqlite3_bind_int64(q, 1, st->run);
-        sqlite3_bind_int(q, 2, i);
-        sqlite3_bind_text(q, 3, comp, -1, SQLITE_STATIC);
-        sqlite3_bind_text(q, 4, cause, -1, SQLITE_STATIC);
-        sqlite3_bind_int(q, 5, count);
+        store_bind(q, "Iitti", st->run, i, comp, cause, count);
         rc = sqlite3_step(q);
         if (rc == SQLITE_DONE) rc = SQLITE_OK;
         sqlite3_reset(q);

@@ -37,9 +37,7 @@ int sweepdb_begin(store *st, const char *scenario_name, const char *file, const 
         rc = sqlite3_prepare_v2(db, "SELECT id FROM sweeps WHERE scenario_xml = ? AND params = ? AND sets = ? "
                                     "ORDER BY id LIMIT 1", -1, &q, NULL);
     if (rc == SQLITE_OK) {
-        sqlite3_bind_text(q, 1, xml, -1, SQLITE_STATIC);
-        sqlite3_bind_text(q, 2, params, -1, SQLITE_STATIC);
-        sqlite3_bind_text(q, 3, sets, -1, SQLITE_STATIC);
+        store_bind(q, "ttt", xml, params, sets);
         rc = sqlite3_step(q);
         if (rc == SQLITE_ROW) *sweep = sqlite3_column_int64(q, 0);
         rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
@@ -59,13 +57,7 @@ int sweepdb_begin(store *st, const char *scenario_name, const char *file, const 
         rc = sqlite3_prepare_v2(db, "INSERT INTO sweeps(scenario, scenario_file, scenario_xml, params, sets, "
                                     "replicas, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)", -1, &q, NULL);
         if (rc == SQLITE_OK) {
-            sqlite3_bind_text(q, 1, scenario_name, -1, SQLITE_STATIC);
-            sqlite3_bind_text(q, 2, file, -1, SQLITE_STATIC);
-            sqlite3_bind_text(q, 3, xml, -1, SQLITE_STATIC);
-            sqlite3_bind_text(q, 4, params, -1, SQLITE_STATIC);
-            sqlite3_bind_text(q, 5, sets, -1, SQLITE_STATIC);
-            sqlite3_bind_int(q, 6, replicas);
-            sqlite3_bind_text(q, 7, when, -1, SQLITE_STATIC);
+            store_bind(q, "tttttit", scenario_name, file, xml, params, sets, replicas, when);
             rc = sqlite3_step(q) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(db);
             *sweep = sqlite3_last_insert_rowid(db);
         }
@@ -86,9 +78,7 @@ static int put_point_row(store *st, kept_stmt k, const char *sql, int64_t sweep,
     sqlite3_stmt *q = NULL;
     int rc = store_kept(st, k, sql, &q);
     if (rc == SQLITE_OK) {
-        sqlite3_bind_int64(q, 1, sweep);
-        sqlite3_bind_text(q, 2, key, -1, SQLITE_STATIC);
-        sqlite3_bind_text(q, 3, text, -1, SQLITE_STATIC);
+        store_bind(q, "Itt", sweep, key, text);
         rc = sqlite3_step(q);
         if (rc == SQLITE_DONE) rc = SQLITE_OK;
         store_kept_done(q);
@@ -128,11 +118,7 @@ static int insert_sweep_run(store *st, int64_t sweep, const char *key, int repli
     int rc = store_kept(st, KEPT_SWEEP_RUN, "INSERT INTO sweep_runs(sweep_id, point_key, replica, seed, run_id) "
                                             "VALUES (?, ?, ?, ?, ?)", &q);
     if (rc == SQLITE_OK) {
-        sqlite3_bind_int64(q, 1, sweep);
-        sqlite3_bind_text(q, 2, key, -1, SQLITE_STATIC);
-        sqlite3_bind_int(q, 3, replica);
-        sqlite3_bind_int64(q, 4, (sqlite3_int64)seed);
-        sqlite3_bind_int64(q, 5, run);
+        store_bind(q, "ItiII", sweep, key, replica, (int64_t)seed, run);
         rc = sqlite3_step(q);
         if (rc == SQLITE_DONE) rc = SQLITE_OK;
         store_kept_done(q);
@@ -189,9 +175,7 @@ int sweepdb_values(store *st, int64_t sweep, const char *key, const metric_path 
     int k = 0;
     size_t cap = 0;
     if (rc == SQLITE_OK) {
-        sqlite3_bind_int64(q, 1, sweep);
-        sqlite3_bind_text(q, 2, key, -1, SQLITE_STATIC);
-        sqlite3_bind_text(q, 3, field, -1, SQLITE_STATIC);
+        store_bind(q, "Itt", sweep, key, field);
         if (m->array[0]) {
             sqlite3_bind_text(q, 4, arr, -1, SQLITE_STATIC);
             sqlite3_bind_text(q, 5, m->elem, -1, SQLITE_STATIC);
@@ -238,29 +222,15 @@ char *sweepdb_unfit_reason(store *st, int64_t sweep, const char *key) {
     return out;
 }
 
-static void bind_real_or_null(sqlite3_stmt *q, int i, double v) {
-    if (isnan(v) || isinf(v)) sqlite3_bind_null(q, i);
-    else sqlite3_bind_double(q, i, v);
-}
-
 int sweepdb_stat(store *st, int64_t sweep, const char *key, const char *metric, const char *statistic, int runs,
                  int missing, double value, double ci_low, double ci_high, double ci_level, char *err, size_t errlen) {
     sqlite3_stmt *q = NULL;
     int rc = store_kept(st, KEPT_SWEEP_STAT, "INSERT OR REPLACE INTO sweep_stats(sweep_id, point_key, metric, statistic, "
                         "runs, missing, value, ci_low, ci_high, ci_level) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &q);
     if (rc == SQLITE_OK) {
-        sqlite3_bind_int64(q, 1, sweep);
-        sqlite3_bind_text(q, 2, key, -1, SQLITE_STATIC);
-        sqlite3_bind_text(q, 3, metric, -1, SQLITE_STATIC);
-        sqlite3_bind_text(q, 4, statistic, -1, SQLITE_STATIC);
-        sqlite3_bind_int(q, 5, runs);
-        sqlite3_bind_int(q, 6, missing);
         /* an infinite estimate or end (a run that never ended counts as
          * +inf against a goal) is stored as null, like a missing one */
-        bind_real_or_null(q, 7, value);
-        bind_real_or_null(q, 8, ci_low);
-        bind_real_or_null(q, 9, ci_high);
-        sqlite3_bind_double(q, 10, ci_level);
+        store_bind(q, "Itttiinnnd", sweep, key, metric, statistic, runs, missing, value, ci_low, ci_high, ci_level);
         rc = sqlite3_step(q);
         if (rc == SQLITE_DONE) rc = SQLITE_OK;
         store_kept_done(q);

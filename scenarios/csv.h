@@ -33,7 +33,7 @@
 #include "scenarios/infile.h"
 
 #define CSV_MAX_LINE 4096          /* a line, its newline included, is shorter than this */
-#define CSV_MAX_FIELDS 16          /* fields kept per record (all are counted) */
+#define CSV_MAX_FIELDS 32          /* fields kept per record (all are counted) */
 
 typedef struct csv csv;
 

@@ -14,6 +14,7 @@
 
 #include "base/units.h"
 #include "models/power.h"
+#include "models/reliability.h"
 #include "scenarios/load.h"
 
 static int parse_topology(const char *z) {
@@ -183,8 +184,6 @@ void load_cluster(loader *L, const xmlNode *sec) {
     if (!L->x.failed) check_cluster_size(L, sec);
 }
 
-static int known_profile(const char *z) { return strcmp(z, "llama3") == 0 ? 0 : -1; }
-
 void load_failures(loader *L, const xmlNode *sec) {
     scenario *s = L->s;
     sc_failures_cfg *fc = &s->failure_cfg;
@@ -206,8 +205,10 @@ void load_failures(loader *L, const xmlNode *sec) {
         strcpy(f->distribution, "exponential");
         f->shape = 1;
         int has_profile = attr_str(&L->x, e, "profile", f->profile, sizeof f->profile, 0);
-        if (has_profile > 0 && known_profile(f->profile) < 0) {
-            xml_fail(&L->x, e, "profile", "unknown failure profile; expected llama3");
+        if (has_profile > 0 && !rel_profile_find(f->profile)) {
+            char names[256];
+            xml_fail(&L->x, e, "profile", "unknown failure profile; expected one of: %s",
+                     rel_profile_names(names, sizeof names));
             return;
         }
         if (attr_str(&L->x, e, "component", f->component, sizeof f->component, has_profile <= 0) < 0) return;

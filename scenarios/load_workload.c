@@ -49,7 +49,21 @@ static void load_model(loader *L, const xmlNode *e, sc_training *t) {
         xml_fail(&L->x, e, "kv-heads", "heads (%d) must be a multiple of kv-heads", m->heads);
 }
 
-static void load_checkpoint(loader *L, const xmlNode *e, sc_checkpoint *c) {
+/* weights=, master-weights=, optimizer=: what the checkpoint holds, over
+ * the defaults for the run's precision (models/checkpoint.h). */
+static void load_checkpoint_contents(loader *L, const xmlNode *e, ckpt_choice *ch, precision compute) {
+    ckpt_choice_default(ch);
+    int v;
+    if (attr_enum(&L->x, e, "weights", ckpt_weights_parse, "bf16, fp16, fp32, none", &v) > 0) ch->weights = v;
+    if (attr_enum(&L->x, e, "optimizer", ckpt_optimizer_parse, "adam, sgd, adafactor, none", &v) > 0) ch->optimizer = v;
+    if (attr_bool(&L->x, e, "master-weights", &v) > 0) ch->master_weights = v;
+    ckpt_contents k;
+    char why[200];
+    if (!L->x.failed && ckpt_contents_choose(&k, compute, ch, why, sizeof why) < 0)
+        xml_fail(&L->x, e, "weights", "%s", why);
+}
+
+static void load_checkpoint(loader *L, const xmlNode *e, sc_checkpoint *c, precision compute) {
     char z[32];
     c->present = 1;
     c->line = xml_line(&L->x, e);
@@ -63,6 +77,7 @@ static void load_checkpoint(loader *L, const xmlNode *e, sc_checkpoint *c) {
     attr_str(&L->x, e, "mode", c->mode, sizeof c->mode, 0);
     attr_str(&L->x, e, "layout", c->layout, sizeof c->layout, 0);
     if (attr_str(&L->x, e, "gather", z, sizeof z, 0) > 0) c->streaming_gather = !strcmp(z, "streaming");
+    load_checkpoint_contents(L, e, &c->contents, compute);
 }
 
 static int parse_attention(const char *z) {
@@ -230,7 +245,7 @@ static void load_training(loader *L, const xmlNode *e) {
     if (L->x.failed) return;
     for (const xmlNode *c = e->children; c && !L->x.failed; c = c->next) {
         if (xml_is(c, "model")) load_model(L, c, t);
-        else if (xml_is(c, "checkpoint")) load_checkpoint(L, c, &t->checkpoint);
+        else if (xml_is(c, "checkpoint")) load_checkpoint(L, c, &t->checkpoint, p->precision);
     }
     if (L->x.failed || size_plan(L, e, t, g) < 0 || size_batch(L, e, t) < 0 || place_training(L, e, t) < 0) return;
     if (g.tokens > 0) {

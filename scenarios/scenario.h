@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "models/catalog.h"
+#include "models/checkpoint.h"
 #include "models/collective.h"
 #include "models/host.h"
 #include "models/train_plan.h"
@@ -84,6 +85,8 @@ typedef struct sc_checkpoint {
     int streaming_gather;            /* gather="streaming": rank 0 writes chunks as they
                                         arrive; "memory" (default): the gather must fit
                                         rank 0's host memory */
+    ckpt_choice contents;            /* weights=, master-weights=, optimizer= (each
+                                        CKPT_CHOICE_DEFAULT when not given) */
     int line;
 } sc_checkpoint;
 

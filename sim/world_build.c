@@ -49,7 +49,9 @@ static int plan_checkpoints(world *w, job *j, const fabric *f, char *err, size_t
     ckpt_job cj = { &t->plan, f, st ? catalog_storage(s->cat, st->kind) : NULL, st ? st->bw_bytes_per_s : 0,
                     layout < 0 ? CKPT_SHARDED : (ckpt_layout)layout, mode < 0 ? CKPT_SYNC : (ckpt_mode)mode, 0,
                     t->checkpoint.streaming_gather };
-    if (ckpt_job_size(&t->model, &t->plan, &z) < 0 || ckpt_io_time(&cj, &z, &q, &io) < 0) return 0;
+    if (ckpt_job_size_with(&t->model, &t->plan, &t->checkpoint.contents, &z) < 0 ||
+        ckpt_io_time(&cj, &z, &q, &io) < 0)
+        return 0;
     char why[512];
     if (ckpt_host_check(&cj, &io, why, sizeof why) < 0) {
         snprintf(err, errlen, "%s:%d: <checkpoint layout=\"rank0\">: %s", s->file, t->checkpoint.line, why);

@@ -497,6 +497,55 @@ static void test_invalid(void **state) {
     assert_string_equal(ckpt_layout_name(CKPT_SHARDED), "sharded");
 }
 
+/* A scenario's choices over the defaults (ckpt_contents_choose): each
+ * field alone, the defaults kept where nothing is chosen, and the one
+ * combination that leaves no weights refused. 1e9 params, so bytes per
+ * parameter read straight off the size. */
+static void test_contents_choose(void **state) {
+    (void)state;
+    ckpt_choice ch;
+    ckpt_contents c;
+    ckpt_size z;
+    char why[200];
+    ckpt_choice_default(&ch);
+    assert_int_equal(ckpt_contents_choose(&c, PREC_BF16, &ch, why, sizeof why), 0);
+    assert_int_equal(ckpt_size_params(1e9, &c, 1, &z), 0);
+    assert_true(fabs(z.bytes_per_param - 14) < 1e-12);          /* the bf16 default */
+    ch.weights = CKPT_WEIGHTS_NONE;                              /* fp32 Adam state alone: 12 */
+    assert_int_equal(ckpt_contents_choose(&c, PREC_BF16, &ch, why, sizeof why), 0);
+    assert_int_equal(ckpt_size_params(1e9, &c, 1, &z), 0);
+    assert_true(fabs(z.bytes_per_param - 12) < 1e-12);
+    ch.optimizer = CKPT_OPT_SGD;                                 /* master 4 + momentum 4 */
+    assert_int_equal(ckpt_contents_choose(&c, PREC_BF16, &ch, why, sizeof why), 0);
+    assert_int_equal(ckpt_size_params(1e9, &c, 1, &z), 0);
+    assert_true(fabs(z.bytes_per_param - 8) < 1e-12);
+    ckpt_choice_default(&ch);                                    /* fp16 weights, no master, no state */
+    ch.weights = PREC_FP16;
+    ch.master_weights = 0;
+    ch.optimizer = CKPT_OPT_NONE;
+    assert_int_equal(ckpt_contents_choose(&c, PREC_BF16, &ch, why, sizeof why), 0);
+    assert_int_equal(ckpt_size_params(1e9, &c, 1, &z), 0);
+    assert_true(fabs(z.bytes_per_param - 2) < 1e-12);
+    /* fp32 training has no master by default: weights="none" leaves nothing. */
+    ckpt_choice_default(&ch);
+    ch.weights = CKPT_WEIGHTS_NONE;
+    memset(&c, 0x5a, sizeof c);
+    ckpt_contents before = c;
+    assert_int_equal(ckpt_contents_choose(&c, PREC_FP32, &ch, why, sizeof why), -1);
+    assert_non_null(strstr(why, "no weights"));
+    assert_memory_equal(&c, &before, sizeof c);
+    ch.weights = PREC_FP8;                                       /* not a checkpoint precision */
+    assert_int_equal(ckpt_contents_choose(&c, PREC_BF16, &ch, why, sizeof why), -1);
+    assert_int_equal(ckpt_weights_parse("none"), CKPT_WEIGHTS_NONE);
+    assert_int_equal(ckpt_weights_parse("fp32"), PREC_FP32);
+    assert_int_equal(ckpt_weights_parse("fp8"), -1);
+    assert_int_equal(ckpt_weights_parse(NULL), -1);
+    /* NULL choice: the defaults, as ckpt_job_size. */
+    assert_int_equal(ckpt_contents_choose(&c, PREC_FP16, NULL, why, sizeof why), 0);
+    assert_int_equal(c.weights_precision, PREC_FP16);
+    assert_int_equal(c.master_weights, 1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_size_11b),
@@ -511,6 +560,7 @@ int main(void) {
         cmocka_unit_test(test_object_single_writer),
         cmocka_unit_test(test_rank0_host_memory),
         cmocka_unit_test(test_invalid),
+        cmocka_unit_test(test_contents_choose),
     };
     return cmocka_run_group_tests(tests, catalog_setup, catalog_teardown);
 }

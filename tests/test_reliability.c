@@ -33,6 +33,7 @@
 #include "models/numerics.h"
 #include "models/reliability.h"
 #include "scenarios/catalog_xml.h"
+#include "scenarios/csv.h"
 
 #define DAY 86400.0
 #define HOUR 3600.0
@@ -76,7 +77,7 @@ static void test_profile_table(void **state) {
     assert_non_null(p);
     assert_null(rel_profile_find("bloom"));
     assert_int_equal(p->n_causes, 18);
-    assert_int_equal(rel_profile_total(p), 419);
+    assert_near(rel_profile_total(p), 419, 0, "total");
     assert_int_equal(p->gpus, 16384);
     assert_near(p->window_s, 54 * DAY, 0, "window");
     /* Two rows by label and class. */
@@ -295,6 +296,13 @@ static void test_errors(void **state) {
     }
     rel_expand(&bad[0], 1, p, 4, why, sizeof why);
     assert_non_null(strstr(why, "tpu"));
+    /* An unknown profile names every built-in one, from the table. */
+    rel_expand(&bad[4], 1, p, 4, why, sizeof why);
+    for (int i = 0; i < rel_profile_count(); i++) assert_non_null(strstr(why, rel_profile_at(i)->name));
+    /* A class the profile has no cause of is an error, not zero processes. */
+    rel_spec none = { .profile = "rsc1-a100", .component = "gpu" };
+    assert_int_equal(rel_expand(&none, 1, p, 4, why, sizeof why), -1);
+    assert_non_null(strstr(why, "no cause"));
     assert_int_equal(rel_component_parse("switch"), REL_SWITCH);
     assert_int_equal(rel_component_parse(NULL), -1);
     assert_int_equal(rel_process_init(p, REL_GPU, NULL, 0, REL_EXPONENTIAL, 1, 0, REL_DETECT_CRASH, 1), -1);
@@ -351,6 +359,123 @@ static void test_weibull_residual(void **state) {
     assert_true(rel_weibull_residual_s(scale, 0.7, 5, 1) == 0);        /* u = 1: fails at once */
 }
 
+/* ---- Fleet profiles ------------------------------------------------------ */
+
+/* Every profile reproduces its own study: its observed fleet (window ·
+ * GPUs, nodes, NICs) expects exactly the published count in the window,
+ * through the same expansion a scenario gets; names are unique and listed. */
+static void test_fleet_profiles(void **state) {
+    (void)state;
+    char names[512];
+    rel_profile_names(names, sizeof names);
+    assert_true(rel_profile_count() >= 5);
+    for (int i = 0; i < rel_profile_count(); i++) {
+        const rel_profile *p = rel_profile_at(i);
+        assert_ptr_equal(rel_profile_find(p->name), p);
+        assert_non_null(strstr(names, p->name));
+        assert_true(p->source && p->source[0] && p->fleet && p->fleet[0]);
+        rel_process proc[32];
+        rel_spec s = { .profile = p->name };
+        char why[256];
+        int n = rel_expand(&s, 1, proc, 32, why, sizeof why);
+        assert_int_equal(n, p->n_causes);
+        rel_fleet f = { p->gpus, p->nodes, p->nics };
+        double expect = rel_job_rate_per_s(proc, n, &f) * p->window_s;
+        printf("%-15s %8.2f failures in %5.0f d on %6d GPUs / %5d nodes (published %.2f)\n", p->name, expect,
+               p->window_s / DAY, p->gpus, p->nodes, rel_profile_total(p));
+        assert_near(expect, rel_profile_total(p), 1e-9 * rel_profile_total(p), p->name);
+    }
+    assert_null(rel_profile_at(rel_profile_count()));
+    assert_null(rel_profile_at(-1));
+    /* Two derived figures by hand: OPT-175B 105 restarts in 60 d of 124
+     * nodes, BLOOM 1.5 GPU failures a week of 384 GPUs. */
+    assert_near(rel_profile_cause_mtbf_s(rel_profile_find("opt175b-a100"), 1), 60 * DAY * 124 / 70, 1e-6, "opt auto");
+    assert_near(rel_profile_gpu_mtbf_s(rel_profile_find("bloom176b-a100")) / HOUR, 384 * 7 * 24 / 1.5, 1e-9, "bloom");
+}
+
+/* The validation file's columns (tests/validation/failures.csv). */
+enum { V_ID, V_SOURCE, V_PROFILE, V_GPUS, V_NODE, V_METRIC, V_EXPECTED, V_TOL, V_SET, V_MECH, V_COLS };
+
+static double median(double *v, int n) {
+    for (int i = 1; i < n; i++)                 /* insertion sort: a few dozen rows */
+        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            double t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    return n == 0 ? NAN : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+#define MAX_ROWS 128
+
+/* One row: the profile's prediction and its signed error in percent. */
+static double replay_row(const catalog *c, const csv_record *r, const char *path) {
+    const rel_profile *p = rel_profile_find(r->f[V_PROFILE]);
+    const node_spec *n = catalog_node(c, r->f[V_NODE]);
+    int m = rel_metric_parse(r->f[V_METRIC]);
+    if (!p || !n || m < 0) fail_msg("%s:%ld: unknown profile, node type or metric", path, r->line);
+    double got, want = atof(r->f[V_EXPECTED]);
+    if (rel_profile_predict(p, n, atoi(r->f[V_GPUS]), (rel_metric)m, &got) < 0 || !(want > 0))
+        fail_msg("%s:%ld: no prediction", path, r->line);
+    return 100 * (got - want) / want;
+}
+
+/* Replay every row; a row whose |error| exceeds its tolerance fails the
+ * test. Prints the table and the median |error| of each set. */
+static void test_validation_csv(void **state) {
+    (void)state;
+    const char *path = "tests/validation/failures.csv";
+    char err[256];
+    infile_err ie;
+    csv *r = csv_open(path, "a CSV file", &ie);
+    assert_non_null(r);
+    catalog *c = catalog_new();
+    assert_int_equal(catalog_load_builtin(c, err, sizeof err), 0);
+    csv_record rec;
+    double abs_err[2][MAX_ROWS];
+    int rows[2] = { 0, 0 }, missed = 0;
+    assert_int_equal(csv_next(r, &rec, err, sizeof err), 1);             /* the header */
+    assert_string_equal(rec.f[V_ID], "id");
+    while (csv_next(r, &rec, err, sizeof err) == 1) {
+        assert_int_equal(csv_columns(r, &rec, V_COLS, V_COLS, "10 columns", err, sizeof err), 0);
+        int set = strcmp(rec.f[V_SET], "heldout") == 0;
+        assert_true(set || strcmp(rec.f[V_SET], "calibration") == 0);
+        double e = replay_row(c, &rec, path), tol = atof(rec.f[V_TOL]);
+        printf("  %-26s %-11s %-15s %+8.1f%% (tolerance %g%%)\n", rec.f[V_ID], rec.f[V_SET], rec.f[V_PROFILE], e, tol);
+        if (!(fabs(e) <= tol)) {
+            print_error("%s:%ld: %s is off by %+.1f%%, beyond its %g%%\n", path, rec.line, rec.f[V_ID], e, tol);
+            missed++;
+        }
+        assert_true(rows[set] < MAX_ROWS);
+        abs_err[set][rows[set]++] = fabs(e);
+    }
+    csv_close(r);
+    catalog_free(c);
+    printf("failures.csv: calibration %d rows, median |error| %.1f%%; held out %d rows, median |error| %.1f%%\n",
+           rows[0], median(abs_err[0], rows[0]), rows[1], median(abs_err[1], rows[1]));
+    assert_true(rows[0] >= 5 && rows[1] >= 5);
+    assert_int_equal(missed, 0);
+}
+
+/* A job's figures from a profile by hand: RSC-1, 6.50 per 1000 node-days,
+ * 2,048 nodes -> 24 / (2048 · 0.0065) h. */
+static void test_predict(void **state) {
+    (void)state;
+    char err[256];
+    catalog *c = catalog_new();
+    assert_int_equal(catalog_load_builtin(c, err, sizeof err), 0);
+    const node_spec *n = catalog_node(c, "dgx-a100-80gb");
+    double h, r;
+    assert_int_equal(rel_profile_predict(rel_profile_find("rsc1-a100"), n, 16384, REL_METRIC_MTTI_H, &h), 0);
+    assert_near(h, 24 / (2048 * 0.0065), 1e-9, "rsc1 16k mtti");
+    assert_int_equal(rel_profile_predict(rel_profile_find("rsc1-a100"), n, 8, REL_METRIC_PER_1000_NODE_DAYS, &r), 0);
+    assert_near(r, 6.50, 1e-9, "rsc1 rate");
+    assert_int_equal(rel_profile_predict(rel_profile_find("llama3"), n, 0, REL_METRIC_MTTI_H, &h), -1);
+    assert_int_equal(rel_metric_parse("mtti_h"), REL_METRIC_MTTI_H);
+    assert_int_equal(rel_metric_parse("mtbf"), -1);
+    catalog_free(c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_weibull_residual),
@@ -365,6 +490,9 @@ int main(void) {
         cmocka_unit_test(test_weibull_tiny_shape),
         cmocka_unit_test(test_gsl_error_does_not_abort),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_fleet_profiles),
+        cmocka_unit_test(test_validation_csv),
+        cmocka_unit_test(test_predict),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

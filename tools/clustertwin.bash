@@ -113,10 +113,10 @@ _clustertwin() {
             *:--db) _clustertwin_files db "$cur" ;;
             topo:--out) _clustertwin_files 'svg|dot|gv' "$cur" ;;
             calibrate:--out | *:--profile | *:--from | *:--cases) _clustertwin_files xml "$cur" ;;
-            *:--out | *:--dir | *:--emit-slurm)
+            *:--out | *:--dir | *:--emit-slurm | validate:--published)
                 compopt -o filenames 2>/dev/null
                 COMPREPLY=($(compgen -d -- "$cur")) ;;
-            *:--json)
+            *:--json | *:--html)
                 compopt -o filenames 2>/dev/null
                 COMPREPLY=($(compgen -f -- "$cur")) ;;
             esac

@@ -1,0 +1,146 @@
+#!/bin/sh
+# cli_published.sh BINARY: `clustertwin validate --published DIR`, the
+# published-case report (docs/validation.md). On tests/validation: every
+# case row of every CSV the command recognises is in the JSON, each case's
+# error is 100 (predicted - expected) / expected, the summaries recompute
+# from the cases, the original training tables (training.csv) stay at
+# median |error| <= 5% and max <= 12% (the issue-19 target), the HTML is
+# well-formed XHTML. On made-up folders: the filters, a file of no known
+# kind skipped with a note, an unknown failure profile a case with no
+# result (not a crash), --fail-over, and malformed rows refused with
+# file:line and exit 2. The figures are the models' (deterministic).
+suite=published
+. "$(dirname "$0")/clilib.sh"
+command -v python3 >/dev/null 2>&1 || { skip "needs python3"; echo "published: skipped"; exit 0; }
+
+# ---- tests/validation ----
+expect_status 0 "validate --published tests/validation" "$bin" validate --published tests/validation \
+  --json "$tmp/all.json" --html "$tmp/all.html"
+grep -q '^summary' "$tmp/out" && grep -q '^training.csv (training)' "$tmp/out" && ok "terminal table and summary" \
+  || no "terminal output: $(head -c 300 "$tmp/out")"
+python3 - "$tmp/all.json" tests/validation <<'PY' && ok "JSON: every CSV row, errors and summaries recompute" \
+  || no "JSON: every CSV row, errors and summaries recompute"
+import csv, glob, json, os, statistics, sys
+d = json.load(open(sys.argv[1]))
+cases = d["cases"]
+# every data row of each case file is a case (hardware_peaks.csv is no case file)
+for path in sorted(glob.glob(os.path.join(sys.argv[2], "*.csv"))):
+    name = os.path.basename(path)
+    rows = list(csv.reader(l for l in open(path) if l.strip() and not l.lstrip().startswith("#")))[1:]
+    got = [c for c in cases if c["file"] == name]
+    if name == "hardware_peaks.csv":
+        assert not got and any(name in n for n in d["notes"]), name
+        continue
+    assert len(got) == len(rows) and rows, (name, len(got), len(rows))
+for c in cases:
+    for k in ("file", "id", "kind", "set", "mechanism", "source", "metric", "expected", "predicted",
+              "error_pct", "tolerance_pct", "within"):
+        assert k in c, k
+    assert c["set"] in ("calibration", "heldout")
+    if c["predicted"] is not None:
+        e = 100 * (c["predicted"] - c["expected"]) / c["expected"]
+        assert abs(e - c["error_pct"]) < 1e-6, c
+        if c["tolerance_pct"] is not None:
+            assert c["within"] == (abs(e) <= c["tolerance_pct"]), c
+    else:
+        assert c["error_pct"] is None and c["within"] is None and c.get("note"), c
+def members(g):
+    kind, _, v = g.partition(":")
+    if g == "all": return cases
+    if kind == "file": return [c for c in cases if c["file"] == v]
+    if kind == "set": return [c for c in cases if c["set"] == v]
+    return [c for c in cases if v in (c["mechanism"].split("+") if c["mechanism"] else ["none"])]
+groups = {s["group"]: s for s in d["summary"]}
+assert "all" in groups and "set:calibration" in groups and "file:training.csv" in groups
+for s in d["summary"]:
+    e = [c["error_pct"] for c in members(s["group"]) if c["error_pct"] is not None]
+    assert s["n"] == len(e), s
+    if e:
+        assert abs(s["median_abs_error_pct"] - statistics.median(abs(x) for x in e)) < 1e-6, s
+        assert abs(s["max_abs_error_pct"] - max(abs(x) for x in e)) < 1e-6, s
+        assert abs(s["median_signed_error_pct"] - statistics.median(e)) < 1e-6, s
+PY
+python3 - "$tmp/all.json" <<'PY' && ok "training.csv: median |error| <= 5%, max <= 12%" \
+  || no "training.csv: median |error| <= 5%, max <= 12%"
+import json, sys
+g = {s["group"]: s for s in json.load(open(sys.argv[1]))["summary"]}["file:training.csv"]
+print("  training.csv: n %d, median |error| %.1f%%, max %.1f%%" % (g["n"], g["median_abs_error_pct"], g["max_abs_error_pct"]))
+assert g["n"] >= 6 and g["median_abs_error_pct"] <= 5 and g["max_abs_error_pct"] <= 12
+PY
+if command -v xmllint >/dev/null 2>&1; then
+  xmllint --noout --nonet "$tmp/all.html" 2>"$tmp/xml" && xmllint --html --noout --nonet "$tmp/all.html" 2>>"$tmp/xml" \
+    && ok "HTML is well-formed (xmllint, XML and HTML)" || no "HTML: $(head -c 300 "$tmp/xml")"
+else
+  python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$tmp/all.html" 2>"$tmp/xml" \
+    && ok "HTML is well-formed (Python's XML parser)" || no "HTML: $(head -c 300 "$tmp/xml")"
+fi
+grep -q 'id="set-0"' "$tmp/all.html" && grep -q 'style="background:#' "$tmp/all.html" \
+  && ok "HTML: a table per set, rows coloured by error" || no "HTML: sets and colours"
+"$bin" validate --published tests/validation --json "$tmp/again.json" -q >/dev/null 2>&1
+cmp -s "$tmp/all.json" "$tmp/again.json" && ok "the JSON repeats byte for byte" || no "the JSON differs between runs"
+
+# ---- Filters, kinds, notes, --fail-over on made-up cases ----
+d=$tmp/cases
+mkdir -p "$d"
+cat >"$d/coll.csv" <<'EOF'
+# made-up collective cases (the figures are not published: this folder tests the command)
+id,source,node_type,gpu,nodes,gpus_per_node,op,size_bytes,metric,expected,tolerance_pct,set,mechanism
+c-one-node,test,dgx-h100,H100-SXM5-80GB,1,8,allreduce,1073741824,busbw_GBps,470,10,heldout,nccl-algo
+c-two-node,test,dgx-h100,,2,8,allreduce,1073741824,busbw_GBps,300,10,heldout,nccl-algo+multinode
+EOF
+cat >"$d/fail.csv" <<'EOF'
+id,source,profile,gpus,node_type,metric,expected,tolerance_pct,set,mechanism
+f-llama3,Llama 3 Herd section 3.3.4,llama3,16384,dgx-h100,mtti_h,3.09,5,calibration,failure-profile
+f-unknown,test,no-such-profile,1024,dgx-a100-80gb,mtti_h,10,30,heldout,failure-profile
+EOF
+printf 'a,b,c\n1,2,3\n' >"$d/other.csv"
+expect_status 0 "made-up cases" "$bin" validate --published "$d" --json "$tmp/m.json" -q
+python3 - "$tmp/m.json" <<'PY' && ok "collectives priced, llama3 MTTI 3.09 h, unknown profile: no result, other file: a note" \
+  || no "made-up cases: $(head -c 300 "$tmp/m.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = {x["id"]: x for x in d["cases"]}
+assert set(c) == {"c-one-node", "c-two-node", "f-llama3", "f-unknown"}, set(c)
+assert c["c-one-node"]["predicted"] > 0 and c["c-two-node"]["predicted"] > 0
+assert c["c-one-node"]["kind"] == "collectives" and c["f-llama3"]["kind"] == "failures"
+assert abs(c["f-llama3"]["predicted"] - 3.09) < 0.05, c["f-llama3"]     # the profile's own window
+assert c["f-unknown"]["predicted"] is None and "no-such-profile" in c["f-unknown"]["note"]
+assert any("other.csv" in n for n in d["notes"])
+g = {s["group"]: s for s in d["summary"]}
+assert g["mechanism:multinode"]["n"] == 1 and g["set:heldout"]["no_result"] == 1
+PY
+expect_status 0 "--only failures --set heldout" "$bin" validate --published "$d" --only failures --set heldout --json -
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert [c["id"] for c in d["cases"]] == ["f-unknown"], d["cases"]' \
+  "$tmp/out" && ok "the filters keep one kind and one set" || no "filters: $(head -c 300 "$tmp/out")"
+expect_status 1 "--fail-over 0.001: a case over it exits 1" "$bin" validate --published "$d" --fail-over 0.001 -q
+expect_status 0 "--fail-over 1000: none over it" "$bin" validate --published "$d" --only failures --fail-over 1000 -q
+expect_status 2 "--only with an unknown kind" "$bin" validate --published "$d" --only gpus
+expect_status 2 "--set with an unknown set" "$bin" validate --published "$d" --set test
+expect_status 2 "--fail-over not a number" "$bin" validate --published "$d" --fail-over lots
+expect_status 2 "--html without --published" "$bin" validate scenarios/twin-host.xml --backend cpu --html "$tmp/x.html"
+expect_status 2 "--published with --backend" "$bin" validate --published "$d" --backend cpu
+expect_status 2 "a folder that is not there" "$bin" validate --published "$tmp/nope"
+
+# ---- Malformed rows: file and line, exit 2 ----
+bad=$tmp/bad
+mkdir -p "$bad"
+bad_case() {   # description expected-message header row
+  what=$1; msg=$2   # (expect_status sets $want)
+  printf '# comment\n%s\n%s\n' "$3" "$4" >"$bad/x.csv"
+  expect_status 2 "$what" "$bin" validate --published "$bad" -q
+  grep -qF "$bad/x.csv:3: $msg" "$tmp/err" && ok "$what: names file:line" || no "$what: message $(head -c 300 "$tmp/err")"
+}
+fh=id,source,profile,gpus,node_type,metric,expected,tolerance_pct,set,mechanism
+bad_case "expected not a number" "column expected: expected a number > 0, got 'many'" "$fh" "a,s,llama3,8,dgx-h100,mtti_h,many,5,,"
+bad_case "gpus not a whole number" "column gpus: expected a whole number" "$fh" "a,s,llama3,8.5,dgx-h100,mtti_h,3,5,,"
+bad_case "an unknown metric" "column metric: expected mtti_h or failures_per_1000_node_days, got 'mtbf'" "$fh" \
+  "a,s,llama3,8,dgx-h100,mtbf,3,5,,"
+bad_case "an unknown set" "column set: expected calibration or heldout, got 'test'" "$fh" "a,s,llama3,8,dgx-h100,mtti_h,3,5,test,"
+bad_case "a negative tolerance" "column tolerance_pct: expected a number >= 0, got '-5'" "$fh" "a,s,llama3,8,dgx-h100,mtti_h,3,-5,,"
+bad_case "an unterminated quote" "column 2: a quoted field is not closed" "$fh" 'a,"s,llama3,8,dgx-h100,mtti_h,3,5,,'
+th=$(head -n 1 tests/validation/training.csv)
+bad_case "a training row with tp not a number" "column tp: expected a whole number" "$th" \
+  "m,s,dgx-a100-80gb,A100-SXM4-80GB,32,one,1,32,1,none,24,2304,9216,24,24,51200,2048,512,,full,hardware_tflops_per_gpu,137,10"
+
+[ $fails = 0 ] && echo "published: all passed" || echo "published: $fails failed"
+[ $fails = 0 ]
