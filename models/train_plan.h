@@ -146,9 +146,10 @@ void train_plan_auto_stack(const train_plan *p, stack_spec *s);
  * plan recomputes selectively or not at all; and the sharded stacks the
  * model is checked against (PyTorch FSDP in torchtitan and llm-foundry,
  * Llama 3's FSDP over pipeline stages) run fused attention whether or not
- * they also recompute whole layers for memory. Known exceptions say so in
- * the scenario: Megatron-DeepSpeed with ZeRO-1 before FlashAttention
- * (BLOOM, 2022) needs attention="unfused" sequence-parallel="false".
+ * they also recompute whole layers for memory. Known exceptions name their
+ * stack in the scenario: Megatron-DeepSpeed with ZeRO-1 before
+ * FlashAttention (BLOOM, 2022) is stack="megatron-deepspeed-2022"
+ * (docs/software-stacks.md).
  *
  * The rule reads only the plan, never the precision: gradient bytes follow
  * the precision alone (train_grad_bytes), so a 2021 recipe replayed in

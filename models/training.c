@@ -140,6 +140,42 @@ static double fused_attention_s(const gpu_spec *g, const train_plan *p, double f
     return fmax(t / 1.5, floor_s);
 }
 
+/* Attention core of one layer per micro-batch, forward (returned) and
+ * backward (*bwd): queries on this GPU against all s keys. */
+static double attention_s(const gpu_spec *g, const train_plan *p, const train_params *q,
+                          const tf_dims *dp, double tokens, double *bwd) {
+    const tf_dims d = *dp;
+    double b = p->micro_batch, s = p->seq_len;
+    const double act = 2;
+    double heads = d.heads / p->tp;
+    double attn_f, attn_b;
+    if (p->attn_unfused) {
+        /* Attention stays bf16 under FP8 (Transformer Engine's DotProductAttention
+         * and torchao alike quantize only the linear layers). */
+        precision ap = p->precision == PREC_FP8 ? PREC_BF16 : p->precision;
+        double batch = b * heads;
+        double mm = gpu_gemm_s(g, ap, tokens / b, s, d.head_dim, batch)   /* QK^T */
+                  + gpu_gemm_s(g, ap, tokens / b, d.head_dim, s, batch);  /* PV */
+        double scores = tokens * heads * s;
+        /* Unfused eager kernels (attention="unfused" in a stack) also scale
+         * and mask in passes of their own: a read and a write each. */
+        double extra = p->attn_kernel == ATTN_UNFUSED ? 4 * act : 0;
+        double mem = gpu_memory_s(g, scores * (tf_unfused_score_bytes(act) + extra));
+        attn_f = mm + mem;
+        /* Backward: dP and dV products, dK and dQ products; dropout and
+         * softmax backward read the gradient, mask and probabilities and
+         * write one gradient each: ~19 bytes per score against 13. */
+        attn_b = 2 * mm + mem * 19.0 / 13.0;
+    } else {
+        double flops = 2 * 2 * tokens * s * d.head_dim * heads * tf_causal_fraction(s);
+        attn_f = fused_attention_s(g, p, flops);
+        attn_b = q->attn_bwd_factor * attn_f;
+    }
+
+    *bwd = attn_b;
+    return attn_f;
+}
+
 /* ---- One layer ------------------------------------------------------------ */
 
 typedef struct layer_cost {
@@ -174,30 +210,7 @@ static void layer_costs(const llm_spec *m, const train_plan *p, const fabric *f,
     double cast_b, cast_f = fp8_cast_s(g, p, gm, &cast_b);
 
     /* Attention core: queries on this GPU against all s keys. */
-    double heads = d.heads / tp;
-    double attn_f, attn_b;
-    if (p->attn_unfused) {
-        /* Attention stays bf16 under FP8 (Transformer Engine's DotProductAttention
-         * and torchao alike quantize only the linear layers). */
-        precision ap = p->precision == PREC_FP8 ? PREC_BF16 : p->precision;
-        double batch = b * heads;
-        double mm = gpu_gemm_s(g, ap, tokens / b, s, d.head_dim, batch)   /* QK^T */
-                  + gpu_gemm_s(g, ap, tokens / b, d.head_dim, s, batch);  /* PV */
-        double scores = tokens * heads * s;
-        /* Unfused eager kernels (attention="unfused" in a stack) also scale
-         * and mask in passes of their own: a read and a write each. */
-        double extra = p->attn_kernel == ATTN_UNFUSED ? 4 * act : 0;
-        double mem = gpu_memory_s(g, scores * (tf_unfused_score_bytes(act) + extra));
-        attn_f = mm + mem;
-        /* Backward: dP and dV products, dK and dQ products; dropout and
-         * softmax backward read the gradient, mask and probabilities and
-         * write one gradient each: ~19 bytes per score against 13. */
-        attn_b = 2 * mm + mem * 19.0 / 13.0;
-    } else {
-        double flops = 2 * 2 * tokens * s * d.head_dim * heads * tf_causal_fraction(s);
-        attn_f = fused_attention_s(g, p, flops);
-        attn_b = q->attn_bwd_factor * attn_f;
-    }
+    double attn_b, attn_f = attention_s(g, p, q, &d, tokens, &attn_b);
 
     /* Elementwise: hidden-state work is replicated over tp unless SP. */
     tf_elementwise ew;
