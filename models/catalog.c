@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/grow.h"
+#include "models/stack.h"
 
 typedef struct table {
     char *items;       /* n * size bytes */
@@ -22,7 +23,7 @@ typedef struct table {
 } table;
 
 struct catalog {
-    table gpu, nic, node, storage, llm;
+    table gpu, nic, node, storage, llm, stack;   /* stack: models/stack.h */
 };
 
 static const char *prec_names[PREC_COUNT] = {
@@ -52,6 +53,7 @@ catalog *catalog_new(void) {
     c->node.size = sizeof(node_spec);
     c->storage.size = sizeof(storage_spec);
     c->llm.size = sizeof(llm_spec);
+    c->stack.size = sizeof(stack_spec);
     return c;
 }
 
@@ -62,6 +64,7 @@ void catalog_free(catalog *c) {
     free(c->node.items);
     free(c->storage.items);
     free(c->llm.items);
+    free(c->stack.items);
     free(c);
 }
 
@@ -98,6 +101,7 @@ static table *table_of(const catalog *c, const char *kind) {
     if (strcmp(kind, "node") == 0) return &m->node;
     if (strcmp(kind, "storage") == 0) return &m->storage;
     if (strcmp(kind, "llm") == 0) return &m->llm;
+    if (strcmp(kind, "stack") == 0) return &m->stack;
     return NULL;
 }
 
@@ -273,6 +277,7 @@ const catalog_field *catalog_fields_for(const char *element, size_t *struct_size
         { "node", catalog_fields_node, sizeof(node_spec) },
         { "storage", catalog_fields_storage, sizeof(storage_spec) },
         { "llm", catalog_fields_llm, sizeof(llm_spec) },
+        { "stack", catalog_fields_stack, sizeof(stack_spec) },
     };
     for (size_t i = 0; element && i < sizeof map / sizeof map[0]; i++) {
         if (strcmp(element, map[i].z) == 0) {

@@ -158,7 +158,7 @@ const storage_spec *catalog_storage(const catalog *c, const char *name);
 const llm_spec *catalog_llm(const catalog *c, const char *name);
 
 /* Iteration: count and i-th entry (in insertion order). */
-int catalog_count(const catalog *c, const char *kind);  /* "gpu" "nic" "node" "storage" "llm" */
+int catalog_count(const catalog *c, const char *kind);  /* "gpu" "nic" "node" "storage" "llm" "stack" */
 const void *catalog_at(const catalog *c, const char *kind, int i);
 
 /* Comma-separated names of one kind, for "expected one of" messages. */
@@ -194,7 +194,7 @@ extern const catalog_field catalog_fields_node[];
 extern const catalog_field catalog_fields_storage[];
 extern const catalog_field catalog_fields_llm[];
 
-/* Table for an XML element name ("gpu", "nic", "node", "storage", "llm");
+/* Table for an XML element name ("gpu", "nic", "node", "storage", "llm", "stack");
  * NULL for an unknown element. *struct_size receives sizeof the struct. */
 const catalog_field *catalog_fields_for(const char *element, size_t *struct_size);
 

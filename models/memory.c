@@ -67,16 +67,22 @@ static double layer_act_per_token(const llm_spec *m, const train_plan *p, recomp
     double tp = p->tp > 0 ? p->tp : 1;
     double hid_div = p->sequence_parallel ? tp : 1;
     double ffn_out = (d.gated ? 2 : 1) * d.f;
+    /* Under FP8 the linear layers save their inputs for the weight gradient
+     * as the FP8 copies they cast (Transformer Engine's Linear and
+     * LayerNormLinear, torchao's Float8Linear): 1 byte, not 2. The inputs:
+     * the norm outputs, the attention output (proj) and the activation
+     * output (fc2). */
+    double lin = p->precision == PREC_FP8 ? 0.5 : 1;
     double hidden, split, scores = 0;
     if (r == RECOMPUTE_SELECTIVE) {
         /* Keep the norm inputs (the residual stream) and what the GEMMs and
          * the attention backward need; recompute norms, the activation
          * function and (unfused) the attention scores. */
         hidden = 2 * d.h;
-        split = 2 * d.q_dim + 2 * d.kv_dim + ffn_out;
+        split = (1 + lin) * d.q_dim + 2 * d.kv_dim + ffn_out;
     } else {
-        hidden = 4 * d.h;                       /* norm inputs and outputs */
-        split = 2 * d.q_dim + 2 * d.kv_dim + ffn_out + d.f;
+        hidden = (2 + 2 * lin) * d.h;           /* norm inputs and outputs */
+        split = (1 + lin) * d.q_dim + 2 * d.kv_dim + ffn_out + lin * d.f;
         if (p->attn_unfused)                    /* softmax out, dropout mask and out */
             scores = 5 * (d.heads / tp) * p->seq_len / ACT_BYTES;
     }
@@ -111,13 +117,18 @@ static void stage_bytes(const llm_spec *m, const train_plan *p, int v, int n, in
     double params = stage_params(m, p, n, first, last);
     int fsdp_flat = p->sharding == SHARD_FSDP && pp == 1;
 
-    if (fsdp_flat) {
+    /* FP8 weight copies a stack keeps between micro-batches (stack.h). */
+    double wbytes = WEIGHT_BYTES;
+    if (p->precision == PREC_FP8 && p->stack.fp8_weight_cache) wbytes += fp8_weight_bytes((fp8_recipe)p->fp8_recipe);
+    if (fsdp_flat && p->stack.fsdp_reshard) {
         /* The sharded parameters are the fp32 master copy (counted with the
          * optimizer state); bf16 exists only for the gathered layers. */
         int gathered = n < 2 ? n : 2;
-        s->w = WEIGHT_BYTES * gathered * tf_layer_params(m) / tp;
+        s->w = wbytes * gathered * tf_layer_params(m) / tp;
     } else {
-        s->w = WEIGHT_BYTES * params;
+        /* Without resharding after the forward, every layer's gathered
+         * weights stay until its backward. */
+        s->w = wbytes * params;
     }
     s->g = train_grad_bytes(p, q) * params / ((p->sharding == SHARD_ZERO2 || fsdp_flat) ? dp : 1);
     s->o = q->optimizer_state_bytes * params / (p->sharding == SHARD_NONE ? 1 : dp);
@@ -146,6 +157,11 @@ static void stage_bytes(const llm_spec *m, const train_plan *p, int v, int n, in
 
 int mem_estimate(const llm_spec *m, const train_plan *p, int v, const mem_layout *lay,
                  const gpu_spec *g, const train_params *q, memory_breakdown *out) {
+    /* A plan built by hand may not have been through train_plan_defaults:
+     * its stack is then the one `auto` would choose. */
+    train_plan resolved = *p;
+    if (!p->stack_given && !p->stack.name[0]) train_plan_auto_stack(p, &resolved.stack);
+    p = &resolved;
     int pp = p->pp > 0 ? p->pp : 1;
     int nmicro = p->global_batch / ((p->dp > 0 ? p->dp : 1) * (p->micro_batch > 0 ? p->micro_batch : 1));
     if (nmicro < 1) nmicro = 1;

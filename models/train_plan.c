@@ -39,17 +39,22 @@ const char *pp_schedule_name(pp_schedule s) {
 /* ---- Parameters ----------------------------------------------------------- */
 
 void train_params_default(train_params *q) {
+    /* The software figures are the stack field table's defaults (the stack
+     * `auto` gives a plan it does not take for the 2021 recipe); their
+     * sources follow. */
+    stack_spec d;
+    stack_defaults(&d);
     /* Megatron-LM overlaps TP collectives with GEMMs only with
      * --tp-comm-overlap (Transformer Engine userbuffers); off by default,
      * and absent from the 2021 code the Megatron validation rows used. */
-    q->tp_overlap = 0;
+    q->tp_overlap = d.tp_overlap;
     /* PyTorch DDP/FSDP and Megatron --overlap-grad-reduce launch bucketed
      * reductions as gradients become ready (Li et al., "PyTorch
      * Distributed", VLDB 2020): the whole last backward can hide them. */
-    q->dp_overlap = 1;
+    q->dp_overlap = d.dp_overlap;
     /* Megatron-LM's 1F1B waits on its batched isend/irecv before the next
      * micro-batch: the transfer sits on the critical path. */
-    q->p2p_overlap = 0;
+    q->p2p_overlap = d.p2p_overlap;
     /* NCCL runs collectives as kernels on 8-32 SMs (of 108-132) and streams
      * through HBM; GEMMs running beside them lose about a tenth of their
      * speed (Rashidi et al., "Enabling Compute-Communication Overlap in
@@ -61,12 +66,12 @@ void train_params_default(train_params *q) {
      * microsecond each when the CPU runs ahead of the GPU (the tail of one
      * kernel to the head of the next in Nsight timelines of large-model
      * training; launch latency itself is hidden by the queue). */
-    q->kernel_gap_s = 1e-6;
+    q->kernel_gap_s = d.kernel_gap_s;
     /* Kernels per layer per forward: 4-6 GEMMs, 2 norms, attention (1-3),
      * rotary, activation, residual adds, dropout, TP collectives. */
     q->kernels_per_layer = 20;
     /* Data loader hand-off, loss-scale/inf checks, logging: a few ms. */
-    q->step_overhead_s = 0.005;
+    q->step_overhead_s = d.step_overhead_s;
     /* Gradients accumulate and reduce in fp32 (Megatron main_grad buffers;
      * PyTorch FSDP mixed precision with reduce_dtype=float32, the
      * torchtitan and MosaicML default). */
@@ -94,16 +99,47 @@ double train_grad_bytes(const train_plan *p, const train_params *q) {
 
 /* ---- Plan ----------------------------------------------------------------- */
 
+void train_plan_auto_stack(const train_plan *p, stack_spec *s) {
+    stack_defaults(s);
+    const char *name = "megatron-core-2023";
+    if (p->recompute == RECOMPUTE_FULL && p->sharding == SHARD_NONE) {
+        name = "megatron-lm-2021";
+        snprintf(s->attention, sizeof s->attention, "%s", stack_attention_name(ATTN_FUSED_SOFTMAX));
+        s->sequence_parallel = 0;
+    } else if (p->sharding == SHARD_FSDP) {
+        name = "torchtitan";
+        s->fp8_weight_cache = 0;       /* torchao casts weights each forward */
+        snprintf(s->fp8_recipe, sizeof s->fp8_recipe, "%s", fp8_recipe_name(FP8_TENSORWISE));
+    }
+    snprintf(s->name, sizeof s->name, "%s", name);
+}
+
+/* The attention kernel: the stack's, unless the plan says fused or unfused
+ * and the stack's kernel is not of that kind: then flash2, or Megatron's
+ * unfused attention with its fused scale-mask-softmax kernel (what
+ * attention="unfused" has always meant in a scenario). */
+static int attention_kernel(const train_plan *p) {
+    int k = stack_attention_parse(p->stack.attention);
+    if (k < 0) k = ATTN_FLASH2;
+    int unfused = k == ATTN_UNFUSED || k == ATTN_FUSED_SOFTMAX;
+    if (p->attn_unfused < 0 || p->attn_unfused == unfused) return k;
+    return p->attn_unfused ? ATTN_FUSED_SOFTMAX : ATTN_FLASH2;
+}
+
 void train_plan_defaults(train_plan *p) {
     if (p->tp < 1) p->tp = 1;
     if (p->pp < 1) p->pp = 1;
     if (p->cp < 1) p->cp = 1;
     if (p->micro_batch < 0) p->micro_batch = 0;
-    /* The software-stack rule (train_plan.h): full recomputation without
-     * sharding is the Megatron-LM 2021 recipe. */
-    int legacy = p->recompute == RECOMPUTE_FULL && p->sharding == SHARD_NONE;
-    if (p->attn_unfused < 0) p->attn_unfused = legacy;
-    if (p->sequence_parallel < 0) p->sequence_parallel = p->tp > 1 && !legacy;
+    /* The stack: named, or inferred (train_plan_auto_stack). */
+    if (!p->stack_given) train_plan_auto_stack(p, &p->stack);
+    if (p->fp8_recipe <= FP8_NONE || p->fp8_recipe >= FP8_COUNT) {
+        int r = fp8_recipe_parse(p->stack.fp8_recipe);
+        p->fp8_recipe = r > FP8_NONE ? r : FP8_DELAYED;
+    }
+    p->attn_kernel = attention_kernel(p);
+    if (p->attn_unfused < 0) p->attn_unfused = p->attn_kernel == ATTN_UNFUSED || p->attn_kernel == ATTN_FUSED_SOFTMAX;
+    if (p->sequence_parallel < 0) p->sequence_parallel = p->tp > 1 && p->stack.sequence_parallel;
     if (p->tp == 1) p->sequence_parallel = 0;
     if (p->virtual_stages < 0) p->virtual_stages = 0;
     if (p->pp == 1) p->virtual_stages = 1;

@@ -5,7 +5,7 @@
  * A plan says how a job splits over its GPUs (tensor, pipeline, data and
  * context parallelism), what it shards and recomputes, its batch and the
  * software stack it runs (fused or unfused attention, sequence
- * parallelism). This header holds the plan's types, their names as a
+ * parallelism: a named profile, models/stack). This header holds the plan's types, their names as a
  * scenario spells them, the defaults a scenario may leave out and the
  * check against a model's architecture. models/memory and models/training
  * both read plans; the dependency runs one way:
@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "models/catalog.h"
+#include "models/stack.h"
 
 typedef enum sharding { SHARD_NONE, SHARD_ZERO1, SHARD_ZERO2, SHARD_FSDP } sharding;
 typedef enum recompute { RECOMPUTE_NONE, RECOMPUTE_SELECTIVE, RECOMPUTE_FULL } recompute;
@@ -63,6 +64,18 @@ typedef struct train_plan {
                                         torchtitan/FSDP meaning: without TP there is no SP to
                                         shard what attention-only recompute leaves). AUTO
                                         (0): ATTENTION when tp > 1, else LAYERS */
+    stack_spec stack;                /* the software stack (models/stack.h). Name empty or
+                                        "auto": train_plan_defaults infers it from the plan
+                                        (train_plan_auto_stack) and the step model reads the
+                                        figures of its train_params; a named profile from the
+                                        catalog: its figures replace those train_params
+                                        fields, and its attention kernel and sequence
+                                        parallelism decide where the plan gives none */
+    int stack_given;                 /* 1: stack is a profile the scenario named */
+    int fp8_recipe;                  /* under precision fp8: an fp8_recipe; 0 (FP8_NONE):
+                                        the stack's (train_plan_defaults resolves it) */
+    int attn_kernel;                 /* stack_attention the layers run; resolved by
+                                        train_plan_defaults from attn_unfused and the stack */
 } train_plan;
 
 /* Figures of the step model that belong to the software rather than the
@@ -94,9 +107,28 @@ void train_params_default(train_params *q);
  * else q->grad_bytes (bf16 training keeps fp32 gradients). */
 double train_grad_bytes(const train_plan *p, const train_params *q);
 
+/* The stack `auto` chooses for a plan (a scenario without stack=, or with
+ * stack="auto"), named and filled into s with the figures that reproduce
+ * the step model's defaults:
+ *
+ *   recompute=full and sharding=none  -> megatron-lm-2021
+ *       (Narayanan et al., SC'21): unfused attention, no sequence
+ *       parallelism (TP all-reduces whole activations).
+ *   sharding=fsdp                     -> torchtitan (FSDP2, fused
+ *       attention through PyTorch SDPA, SP with TP)
+ *   anything else                     -> megatron-core-2023 (fused
+ *       attention, sequence parallelism whenever tp > 1)
+ *
+ * Each of the three is also a profile of models/catalog/stacks.xml with the
+ * same figures, so naming it gives the same step. Why the rule reads the
+ * plan is below (train_plan_defaults). */
+void train_plan_auto_stack(const train_plan *p, stack_spec *s);
+
 /* Fill the defaults a scenario may leave out (a negative value means "not
- * given"): cp 1, micro_batch 0 (auto, see above), selective kind by tp, and
- * the software stack, by this rule:
+ * given"): cp 1, micro_batch 0 (auto, see above), selective kind by tp, the
+ * stack (train_plan_auto_stack when none is named), the FP8 recipe (the
+ * stack's when none is given), and attention and sequence parallelism from
+ * the stack where the plan does not give them. For `auto` this is the rule:
  *
  *   recompute=full and sharding=none  -> the Megatron-LM 2021 recipe
  *       (Narayanan et al., SC'21): unfused attention, no sequence
@@ -114,9 +146,10 @@ double train_grad_bytes(const train_plan *p, const train_params *q);
  * plan recomputes selectively or not at all; and the sharded stacks the
  * model is checked against (PyTorch FSDP in torchtitan and llm-foundry,
  * Llama 3's FSDP over pipeline stages) run fused attention whether or not
- * they also recompute whole layers for memory. Known exceptions say so in
- * the scenario: Megatron-DeepSpeed with ZeRO-1 before FlashAttention
- * (BLOOM, 2022) needs attention="unfused" sequence-parallel="false".
+ * they also recompute whole layers for memory. Known exceptions name their
+ * stack in the scenario: Megatron-DeepSpeed with ZeRO-1 before
+ * FlashAttention (BLOOM, 2022) is stack="megatron-deepspeed-2022"
+ * (docs/software-stacks.md).
  *
  * The rule reads only the plan, never the precision: gradient bytes follow
  * the precision alone (train_grad_bytes), so a 2021 recipe replayed in

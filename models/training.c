@@ -86,6 +86,96 @@ static int per_node(int ranks, int stride, int gpn) {
     return ranks < k ? ranks : k;
 }
 
+/* ---- Kernels under the stack ---------------------------------------------- */
+
+/* A GEMM of the layers under the plan's precision. In FP8 it runs at the
+ * FP8 peak with the GEMM's fixed cost (pipeline fill, epilogue: latency,
+ * not tensor-core work) unchanged in time, so the size at which a GEMM
+ * reaches half its efficiency grows with the peak: gemm_half_dim x
+ * (FP8 peak / BF16 peak). The output layer stays bf16 in every stack
+ * (Megatron-Core's output layer is not a Transformer Engine module;
+ * torchao's float8 conversion skips "output" by default). */
+static double layer_gemm_s(const gpu_spec *g, const train_plan *p, double m, double n, double k) {
+    if (p->precision != PREC_FP8) return gpu_gemm_s(g, p->precision, m, n, k, 1);
+    gpu_spec g8 = *g;
+    double ratio = gpu_peak_flops(g, PREC_FP8) / gpu_peak_flops(g, PREC_BF16);
+    g8.gemm_half_dim = (g->gemm_half_dim > 0 ? g->gemm_half_dim : 256) * ratio;
+    return gpu_gemm_s(&g8, PREC_FP8, m, n, k, 1);
+}
+
+/* FP8 casts of one layer's GEMM operands per micro-batch (models/stack.c,
+ * fp8_cast_bytes): the forward casts each GEMM's input (and its weight,
+ * unless the stack keeps FP8 weight copies), the backward each output
+ * gradient. Returns the forward's time; *bwd gets the backward's. */
+static double fp8_cast_s(const gpu_spec *g, const train_plan *p, const tf_gemm *gm, double *bwd) {
+    *bwd = 0;
+    if (p->precision != PREC_FP8) return 0;
+    double in = 0, out = 0, w = 0;
+    for (int i = 0; i < 4; i++) {
+        in += gm[i].m * gm[i].k;
+        out += gm[i].m * gm[i].n;
+        w += gm[i].k * gm[i].n;
+    }
+    double per = fp8_cast_bytes((fp8_recipe)p->fp8_recipe);
+    *bwd = gpu_memory_s(g, out * per);
+    return gpu_memory_s(g, (in + (p->stack.fp8_weight_cache ? 0 : w)) * per);
+}
+
+/* FlashAttention-3 uses Hopper's asynchronous tensor-core instructions
+ * (wgmma, TMA): H100, H200, H800, H20. Elsewhere a flash3 stack runs
+ * FlashAttention-2. */
+static int gpu_is_hopper(const gpu_spec *g) {
+    return g->name[0] == 'H' && g->name[1] >= '1' && g->name[1] <= '9';
+}
+
+/* Fused attention forward of `flops`: the GPU's eff_attention (measured
+ * with FlashAttention-2), or under flash3 on Hopper 1.5x that, no higher
+ * than 75% of the peak (Shah et al., "FlashAttention-3", 2024, abstract:
+ * 1.5-2.0x FlashAttention-2's speed in FP16/BF16, up to 740 TFLOP/s = 75%
+ * of H100's peak; we take the low end). */
+static double fused_attention_s(const gpu_spec *g, const train_plan *p, double flops) {
+    double t = gpu_attention_s(g, p->precision, flops);
+    if (p->attn_kernel != ATTN_FLASH3 || !gpu_is_hopper(g) || !(t > 0)) return t;
+    double floor_s = flops / (0.75 * gpu_peak_flops(g, PREC_BF16));
+    return fmax(t / 1.5, floor_s);
+}
+
+/* Attention core of one layer per micro-batch, forward (returned) and
+ * backward (*bwd): queries on this GPU against all s keys. */
+static double attention_s(const gpu_spec *g, const train_plan *p, const train_params *q,
+                          const tf_dims *dp, double tokens, double *bwd) {
+    const tf_dims d = *dp;
+    double b = p->micro_batch, s = p->seq_len;
+    const double act = 2;
+    double heads = d.heads / p->tp;
+    double attn_f, attn_b;
+    if (p->attn_unfused) {
+        /* Attention stays bf16 under FP8 (Transformer Engine's DotProductAttention
+         * and torchao alike quantize only the linear layers). */
+        precision ap = p->precision == PREC_FP8 ? PREC_BF16 : p->precision;
+        double batch = b * heads;
+        double mm = gpu_gemm_s(g, ap, tokens / b, s, d.head_dim, batch)   /* QK^T */
+                  + gpu_gemm_s(g, ap, tokens / b, d.head_dim, s, batch);  /* PV */
+        double scores = tokens * heads * s;
+        /* Unfused eager kernels (attention="unfused" in a stack) also scale
+         * and mask in passes of their own: a read and a write each. */
+        double extra = p->attn_kernel == ATTN_UNFUSED ? 4 * act : 0;
+        double mem = gpu_memory_s(g, scores * (tf_unfused_score_bytes(act) + extra));
+        attn_f = mm + mem;
+        /* Backward: dP and dV products, dK and dQ products; dropout and
+         * softmax backward read the gradient, mask and probabilities and
+         * write one gradient each: ~19 bytes per score against 13. */
+        attn_b = 2 * mm + mem * 19.0 / 13.0;
+    } else {
+        double flops = 2 * 2 * tokens * s * d.head_dim * heads * tf_causal_fraction(s);
+        attn_f = fused_attention_s(g, p, flops);
+        attn_b = q->attn_bwd_factor * attn_f;
+    }
+
+    *bwd = attn_b;
+    return attn_f;
+}
+
 /* ---- One layer ------------------------------------------------------------ */
 
 typedef struct layer_cost {
@@ -116,27 +206,11 @@ static void layer_costs(const llm_spec *m, const train_plan *p, const fabric *f,
     tf_gemm gm[4];
     tf_layer_gemms(m, tokens, p->tp, gm);
     double gemm = 0;
-    for (int i = 0; i < 4; i++) gemm += gpu_gemm_s(g, p->precision, gm[i].m, gm[i].n, gm[i].k, 1);
+    for (int i = 0; i < 4; i++) gemm += layer_gemm_s(g, p, gm[i].m, gm[i].n, gm[i].k);
+    double cast_b, cast_f = fp8_cast_s(g, p, gm, &cast_b);
 
     /* Attention core: queries on this GPU against all s keys. */
-    double heads = d.heads / tp;
-    double attn_f, attn_b;
-    if (p->attn_unfused) {
-        double batch = b * heads;
-        double mm = gpu_gemm_s(g, p->precision, tokens / b, s, d.head_dim, batch)   /* QK^T */
-                  + gpu_gemm_s(g, p->precision, tokens / b, d.head_dim, s, batch);  /* PV */
-        double scores = tokens * heads * s;
-        double mem = gpu_memory_s(g, scores * tf_unfused_score_bytes(act));
-        attn_f = mm + mem;
-        /* Backward: dP and dV products, dK and dQ products; dropout and
-         * softmax backward read the gradient, mask and probabilities and
-         * write one gradient each: ~19 bytes per score against 13. */
-        attn_b = 2 * mm + mem * 19.0 / 13.0;
-    } else {
-        double flops = 2 * 2 * tokens * s * d.head_dim * heads * tf_causal_fraction(s);
-        attn_f = gpu_attention_s(g, p->precision, flops);
-        attn_b = q->attn_bwd_factor * attn_f;
-    }
+    double attn_b, attn_f = attention_s(g, p, q, &d, tokens, &attn_b);
 
     /* Elementwise: hidden-state work is replicated over tp unless SP. */
     tf_elementwise ew;
@@ -144,8 +218,8 @@ static void layer_costs(const llm_spec *m, const train_plan *p, const fabric *f,
     double elem_f = gpu_memory_s(g, tokens * (ew.hidden_bytes / (p->sequence_parallel ? tp : 1)
                                               + ew.split_bytes / tp));
 
-    c->fwd = gemm + attn_f + elem_f;
-    c->bwd = 2 * gemm + attn_b + 2 * elem_f;
+    c->fwd = gemm + cast_f + attn_f + elem_f;
+    c->bwd = 2 * gemm + cast_b + attn_b + 2 * elem_f;
     /* Recomputation: whole layers (full, or every other one under
      * selective=LAYERS), or the attention core (unfused only: fused kernels
      * recompute it inside their backward anyway) and the elementwise ops. */
@@ -167,10 +241,13 @@ static void layer_costs(const llm_spec *m, const train_plan *p, const fabric *f,
             t_tp = 2 * coll(f, COLL_ALLREDUCE, bytes, p->tp, rpn, gpn / rpn);
     }
     double tp_passes_bwd = 1 + whole;
-    double exposed = 1 - q->tp_overlap;
+    /* Decomposed overlap (Transformer Engine userbuffers, Wang et al.,
+     * ASPLOS'23) splits each GEMM into tp chunks and hides each chunk's
+     * transfer behind the previous chunk's GEMM: the first stays exposed. */
+    double exposed = q->tp_overlap > 0 ? fmax(1 - q->tp_overlap, 1.0 / tp) : 1;
     c->comm_fwd = t_tp * exposed;
     c->comm_bwd = t_tp * tp_passes_bwd * exposed;
-    c->hidden_comm = t_tp * (1 + tp_passes_bwd) * q->tp_overlap;
+    c->hidden_comm = t_tp * (1 + tp_passes_bwd) * (1 - exposed);
 
     /* Context parallel: a ring passes K and V chunks (cp-1 hops) in the
      * forward, K, V and their gradients in the backward, each hop hidden
@@ -243,7 +320,8 @@ static void busiest_stage(const llm_spec *m, const train_plan *p, const fabric *
      * bytes per logit over both passes), and under SP the gather of the
      * final hidden state. Embedding lookup and its gradient on the first. */
     double vloc = d.vocab / tp;
-    double t_out = 3 * gpu_gemm_s(g, p->precision, tokens, vloc, d.h, 1)
+    precision po = p->precision == PREC_FP8 ? PREC_BF16 : p->precision;   /* see layer_gemm_s */
+    double t_out = 3 * gpu_gemm_s(g, po, tokens, vloc, d.h, 1)
                  + gpu_memory_s(g, tokens * vloc * 12);
     if (p->sequence_parallel && p->tp > 1) {
         int rpn = p->tp < gpn ? p->tp : gpn;
@@ -278,9 +356,10 @@ typedef struct dp_cost {
 } dp_cost;
 
 /* FSDP without pipelining, per micro-batch: gather each layer before its
- * forward and again before its backward, reduce-scatter its gradient
- * after; one layer prefetched ahead of compute. Embedding and output
- * weights are units too. */
+ * forward and again before its backward (not again when the stack keeps
+ * gathered weights: fsdp_reshard 0), reduce-scatter its gradient after;
+ * one layer prefetched ahead of compute (none without fsdp_prefetch: each
+ * gather then waits in full). Embedding and output weights are units too. */
 static dp_cost dp_fsdp_flat(const llm_spec *m, const train_plan *p, const fabric *f,
                             const stage_work *w, double gbytes, int nred, int rpn, int conc,
                             int nmicro) {
@@ -291,13 +370,15 @@ static dp_cost dp_fsdp_flat(const llm_spec *m, const train_plan *p, const fabric
     double eo = (tf_embedding_params(m) + tf_output_params(m)) / tp;
     double ag_eo = coll(f, COLL_ALLGATHER, eo * 2, nred, rpn, conc);
     double rs_eo = coll(f, COLL_REDUCESCATTER, eo * gbytes, nred, rpn, conc);
-    double lf = lc->fwd + lc->comm_fwd, lb = lc->bwd + lc->recompute + lc->comm_bwd;
+    double pre = p->stack.fsdp_prefetch ? 1 : 0;
+    double agb = p->stack.fsdp_reshard ? ag : 0;             /* the backward's gather */
+    double lf = pre * (lc->fwd + lc->comm_fwd), lb = pre * (lc->bwd + lc->recompute + lc->comm_bwd);
     double L = m->layers;
     double ex = ag_eo + ag                                   /* nothing to hide the first under */
               + (L - 1) * fmax(0, ag - lf)
-              + L * fmax(0, ag + rs - lb)
+              + L * fmax(0, agb + rs - lb)
               + rs + rs_eo;                                  /* the last ones after compute */
-    double total = ag_eo + rs_eo + L * (2 * ag + rs);
+    double total = ag_eo + rs_eo + L * (ag + agb + rs);
     dp_cost c = { nmicro * ex, nmicro * fmax(0, total - ex) };
     return c;
 }
@@ -460,6 +541,7 @@ static void fill_result(const llm_spec *m, const train_plan *p, const fabric *f,
                     sizeof r->why);
     }
     r->micro_batch = p->micro_batch;
+    snprintf(r->stack, sizeof r->stack, "%s", p->stack.name);
 }
 
 /* One step of a checked plan whose micro-batch is given (>= 1): time the
@@ -487,12 +569,20 @@ int train_step_with(const llm_spec *m, const train_plan *plan, const fabric *f,
     if (!m || !plan || !f) return fail(r, "train_step: missing model, plan or fabric");
     if (!f->gpu || !f->node) return fail(r, "train_step: the fabric has no GPU or node type");
     train_params qd;
-    if (!qp) {
-        train_params_default(&qd);
-        qp = &qd;
-    }
+    if (qp) qd = *qp;
+    else train_params_default(&qd);
     train_plan p = *plan;
     train_plan_defaults(&p);
+    /* A named stack's figures replace the software figures of the params;
+     * under `auto` they are the params' own (train_plan_auto_stack). */
+    if (p.stack_given) {
+        qd.tp_overlap = p.stack.tp_overlap;
+        qd.dp_overlap = p.stack.dp_overlap;
+        qd.p2p_overlap = p.stack.p2p_overlap;
+        qd.kernel_gap_s = p.stack.kernel_gap_s;
+        qd.step_overhead_s = p.stack.step_overhead_s;
+    }
+    qp = &qd;
     if (train_plan_check(m, &p, r->why, sizeof r->why) < 0) return -1;
     if (p.micro_batch > 0) {
         step_fixed(m, &p, f, qp, r);

@@ -48,6 +48,7 @@ typedef struct train_result {
     int virtual_stages;              /* interleaving factor used (resolves v = 0) */
     int stage_layers;                /* layers on the busiest pipeline stage */
     double bubble_fraction;          /* pp_bubble_s / step_s */
+    char stack[CATALOG_NAME_MAX];    /* the software stack's name (auto: the one it chose) */
 } train_result;
 
 /* Evaluate one step. Returns 0 (r filled; r->fits says whether memory

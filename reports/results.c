@@ -46,6 +46,7 @@ static void job_json(json *j, const job_result *r, double sim_end, double gpu_ho
         json_int(j, "micro_batch", p->micro_batch);                 /* as chosen when not given */
         json_str(j, "pipeline_schedule", p->virtual_stages > 1 ? "interleaved" : "1f1b");
         json_int(j, "virtual_stages", p->virtual_stages);
+        json_str(j, "stack", p->stack);                             /* as auto chose when not given */
         json_object(j, "breakdown");
         json_num(j, "compute_s", p->t.compute_s);
         json_num(j, "tp_comm_s", p->t.tp_comm_s);

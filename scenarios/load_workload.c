@@ -86,6 +86,35 @@ static int parse_attention(const char *z) {
     return -1;
 }
 
+/* stack="NAME" (a <stack> of the catalog; "auto" or absent: inferred,
+ * train_plan_auto_stack) and fp8-recipe= (only with precision="fp8"). */
+static void read_stack(loader *L, const xmlNode *e, train_plan *p) {
+    char z[CATALOG_NAME_MAX], why[256];
+    if (attr_str(&L->x, e, "stack", z, sizeof z, 0) > 0 && strcmp(z, "auto") != 0) {
+        const stack_spec *k = stack_find(L->s->cat, z);
+        if (!k) {
+            char names[1024];
+            catalog_names(L->s->cat, "stack", names, sizeof names);
+            xml_fail(&L->x, e, "stack", "unknown software stack \"%s\"; expected auto or one of: %s", z, names);
+            return;
+        }
+        if (stack_check(k, why, sizeof why) < 0) {
+            xml_fail(&L->x, e, "stack", "%s", why);
+            return;
+        }
+        p->stack = *k;
+        p->stack_given = 1;
+    }
+    int v;
+    if (attr_enum(&L->x, e, "fp8-recipe", fp8_recipe_parse, "delayed, tensorwise, rowwise, mxfp8", &v) > 0) {
+        if (v == FP8_NONE) xml_fail(&L->x, e, "fp8-recipe", "expected delayed, tensorwise, rowwise or mxfp8");
+        else if (p->precision != PREC_FP8)
+            xml_fail(&L->x, e, "fp8-recipe", "an FP8 recipe needs precision=\"fp8\" (precision is %s)",
+                     precision_name(p->precision));
+        else p->fp8_recipe = v;
+    }
+}
+
 /* A new <training>'s name, checked unique. NULL with L failed. */
 static sc_training *new_training(loader *L, const xmlNode *e) {
     scenario *s = L->s;
@@ -142,6 +171,7 @@ static given read_training_attrs(loader *L, const xmlNode *e, sc_training *t) {
     attr_int(&L->x, e, "virtual-stages", &p->virtual_stages, 0, 1, 1024);
     attr_bool(&L->x, e, "sequence-parallel", &p->sequence_parallel);
     if (attr_enum(&L->x, e, "attention", parse_attention, "fused, unfused", &v) > 0) p->attn_unfused = v;
+    read_stack(L, e, p);
     attr_int(&L->x, e, "micro-batch", &p->micro_batch, 0, 1, 1000000);
     attr_int(&L->x, e, "seq-len", &p->seq_len, 0, 1, 100000000);
     g.tokens = attr_unit(&L->x, e, "tokens", UNIT_COUNT, &t->tokens, 0, 1);

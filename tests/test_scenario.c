@@ -286,6 +286,23 @@ static void test_dp_from_gpus(void **state) {
     scenario_free(s);
 }
 
+/* stack= copies the catalog profile onto the plan; "auto" and no stack
+ * leave it to the step model; fp8-recipe= sets the recipe of an fp8 job. */
+static void test_training_stack(void **state) {
+    (void)state;
+    scenario *s = load_parts("", "",
+        "<workload><training name=\"x\" gpus=\"16\" tp=\"8\" steps=\"10\" stack=\"megatron-core-2024\""
+        " precision=\"fp8\" fp8-recipe=\"mxfp8\"><model preset=\"llama3-8b\"/></training>"
+        "<training name=\"y\" gpus=\"16\" tp=\"8\" steps=\"10\" stack=\"auto\">"
+        "<model preset=\"llama3-8b\"/></training></workload>");
+    assert_int_equal(s->training[0].plan.stack_given, 1);
+    assert_string_equal(s->training[0].plan.stack.name, "megatron-core-2024");
+    assert_true(s->training[0].plan.stack.tp_overlap > 0);
+    assert_int_equal(s->training[0].plan.fp8_recipe, FP8_MXFP8);
+    assert_int_equal(s->training[1].plan.stack_given, 0);
+    scenario_free(s);
+}
+
 /* tokens -> steps rounds up: 1M tokens in 8 x 4096 = 32,768-token steps is
  * 30.52 steps, so 31; an exact multiple does not round. */
 static void test_tokens_to_steps(void **state) {
@@ -518,6 +535,7 @@ int main(void) {
         cmocka_unit_test(test_llama3_405b_values),
         cmocka_unit_test(test_gpus_default),
         cmocka_unit_test(test_dp_from_gpus),
+        cmocka_unit_test(test_training_stack),
         cmocka_unit_test(test_tokens_to_steps),
         cmocka_unit_test(test_duration_units),
         cmocka_unit_test(test_size_units),

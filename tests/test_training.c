@@ -56,6 +56,7 @@
 #include "models/collective.h"
 #include "models/gpu.h"
 #include "models/memory.h"
+#include "models/stack.h"
 #include "models/training.h"
 #include "models/transformer.h"
 #include "scenarios/catalog_xml.h"
@@ -625,6 +626,157 @@ static void test_stack_rule(void **state) {
     assert_int_equal(p.attn_unfused, 0);
 }
 
+/* The stacks of models/catalog/stacks.xml: each loads, passes its check
+ * and is the stack a job named it runs with. */
+static const char *const stack_names[] = {
+    "megatron-lm-2021", "megatron-deepspeed-2022", "nemo-2022", "megatron-core-2023",
+    "megatron-core-2024", "megatron-core-2025", "deepspeed-zero3", "pytorch-fsdp1",
+    "fsdp2-eager", "fsdp2-compile", "torchtitan",
+};
+
+static train_plan stack_plan(const char *name, int tp, int dp, sharding sh, recompute rc) {
+    train_plan p = base_plan(tp, 1, dp, 8 * dp);
+    p.sharding = sh;
+    p.recompute = rc;
+    p.micro_batch = 1;
+    p.seq_len = 4096;
+    p.attn_unfused = p.sequence_parallel = -1;   /* base_plan resolved them under auto */
+    p.fp8_recipe = FP8_NONE;
+    if (name) {
+        const stack_spec *k = stack_find(cat, name);
+        assert_non_null(k);
+        p.stack = *k;
+        p.stack_given = 1;
+    }
+    return p;
+}
+
+static double step_of(const char *model, const train_plan *p, precision prec, train_result *r) {
+    fabric f;
+    fabric_for(&f, "dgx-h100", p->tp * p->pp * p->dp);
+    train_plan q = *p;
+    q.precision = prec;
+    assert_int_equal(train_step(catalog_llm(cat, model), &q, &f, r), 0);
+    return r->step_s;
+}
+
+static void test_stack_profiles(void **state) {
+    (void)state;
+    char why[256];
+    assert_int_equal(catalog_count(cat, "stack"), (int)(sizeof stack_names / sizeof stack_names[0]));
+    for (size_t i = 0; i < sizeof stack_names / sizeof stack_names[0]; i++) {
+        const stack_spec *k = stack_find(cat, stack_names[i]);
+        assert_non_null(k);
+        assert_int_equal(stack_check(k, why, sizeof why), 0);
+        train_plan p = stack_plan(stack_names[i], 8, 2, SHARD_ZERO1, RECOMPUTE_SELECTIVE);
+        train_result r;
+        step_of("llama3-8b", &p, PREC_BF16, &r);
+        assert_string_equal(r.stack, stack_names[i]);
+    }
+    assert_null(stack_find(cat, "auto"));
+}
+
+/* `auto` (train_plan_auto_stack) names a catalog profile and gives the
+ * same step as naming that profile: the inference hides no figure. */
+static void test_stack_auto_is_a_profile(void **state) {
+    (void)state;
+    static const struct { sharding sh; recompute rc; const char *want; } c[] = {
+        { SHARD_NONE, RECOMPUTE_FULL, "megatron-lm-2021" },
+        { SHARD_NONE, RECOMPUTE_SELECTIVE, "megatron-core-2023" },
+        { SHARD_ZERO1, RECOMPUTE_FULL, "megatron-core-2023" },
+        { SHARD_FSDP, RECOMPUTE_NONE, "torchtitan" },
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        for (int prec = 0; prec < 2; prec++) {
+            precision pr = prec ? PREC_FP8 : PREC_BF16;
+            train_plan a = stack_plan(NULL, 4, 4, c[i].sh, c[i].rc);
+            train_plan n = stack_plan(c[i].want, 4, 4, c[i].sh, c[i].rc);
+            train_result ra, rn;
+            step_of("llama3-8b", &a, pr, &ra);
+            step_of("llama3-8b", &n, pr, &rn);
+            assert_string_equal(ra.stack, c[i].want);
+            assert_true(ra.step_s == rn.step_s);
+            assert_true(ra.mem.total_bytes == rn.mem.total_bytes);
+        }
+    }
+}
+
+/* What the profiles change: TP overlap (2024) is faster than none (2023)
+ * on a TP plan; the 2021 kernels (unfused attention, no SP) are slower;
+ * FP8 is faster than bf16 on H100; FlashAttention-3 (2025) is faster on
+ * H100 than FlashAttention-2 and equal off Hopper. */
+static void test_stack_effects(void **state) {
+    (void)state;
+    train_result r;
+    train_plan c23 = stack_plan("megatron-core-2023", 8, 2, SHARD_ZERO1, RECOMPUTE_SELECTIVE);
+    train_plan c24 = stack_plan("megatron-core-2024", 8, 2, SHARD_ZERO1, RECOMPUTE_SELECTIVE);
+    train_plan c25 = stack_plan("megatron-core-2025", 8, 2, SHARD_ZERO1, RECOMPUTE_SELECTIVE);
+    train_plan l21 = stack_plan("megatron-lm-2021", 8, 2, SHARD_ZERO1, RECOMPUTE_SELECTIVE);
+    double t23 = step_of("llama3-70b", &c23, PREC_BF16, &r);
+    double tp23 = r.t.tp_comm_s;
+    double t24 = step_of("llama3-70b", &c24, PREC_BF16, &r);
+    assert_true(t24 < t23);
+    assert_true(r.t.tp_comm_s < tp23 && r.t.tp_comm_s > 0);   /* one chunk in tp stays exposed */
+    assert_true(step_of("llama3-70b", &c25, PREC_BF16, &r) < t24);
+    assert_true(step_of("llama3-70b", &l21, PREC_BF16, &r) > t23);
+    double t8 = step_of("llama3-70b", &c24, PREC_FP8, &r);
+    assert_true(t8 < t24);
+    assert_true(r.t.compute_s > 0);
+    /* Off Hopper flash3 is flash2. */
+    fabric f;
+    fabric_for(&f, "dgx-a100-80gb", 16);
+    train_result ra, rb;
+    assert_int_equal(train_step(catalog_llm(cat, "llama3-8b"), &c24, &f, &ra), 0);
+    assert_int_equal(train_step(catalog_llm(cat, "llama3-8b"), &c25, &f, &rb), 0);
+    assert_true(ra.step_s == rb.step_s);
+}
+
+/* FP8 memory by recipe and stack: Transformer Engine stacks keep FP8
+ * weight copies and transposes (2 bytes per parameter more; MXFP8 adds its
+ * block scales), torchao stacks do not; every recipe saves the linear
+ * layers' inputs in FP8, so activations shrink. Casting costs by recipe:
+ * delayed < tensorwise < rowwise. */
+static void test_fp8_recipes(void **state) {
+    (void)state;
+    train_result rb, rd, rm, rt, rr;
+    train_plan te = stack_plan("megatron-core-2024", 8, 2, SHARD_NONE, RECOMPUTE_SELECTIVE);
+    step_of("llama3-8b", &te, PREC_BF16, &rb);
+    step_of("llama3-8b", &te, PREC_FP8, &rd);
+    double par = rb.mem.weights_bytes / 2;
+    assert_true(fabs(rd.mem.weights_bytes - rb.mem.weights_bytes - 2 * par) < 1e-6 * par);
+    assert_true(rd.mem.activations_bytes < rb.mem.activations_bytes);
+    te.fp8_recipe = FP8_MXFP8;
+    step_of("llama3-8b", &te, PREC_FP8, &rm);
+    assert_true(rm.mem.weights_bytes > rd.mem.weights_bytes);
+    te.fp8_recipe = FP8_TENSORWISE;
+    step_of("llama3-8b", &te, PREC_FP8, &rt);
+    te.fp8_recipe = FP8_ROWWISE;
+    step_of("llama3-8b", &te, PREC_FP8, &rr);
+    assert_true(rd.step_s < rt.step_s && rt.step_s < rr.step_s);
+    train_plan ao = stack_plan("torchtitan", 8, 2, SHARD_NONE, RECOMPUTE_SELECTIVE);
+    step_of("llama3-8b", &ao, PREC_FP8, &rt);
+    assert_true(rt.mem.weights_bytes == rb.mem.weights_bytes);
+    assert_true(fp8_cast_bytes(FP8_DELAYED) < fp8_cast_bytes(FP8_TENSORWISE));
+}
+
+/* FSDP without resharding after the forward keeps every gathered layer
+ * (more memory) and skips the backward's gathers; without prefetch each
+ * gather waits in full. */
+static void test_fsdp_stack(void **state) {
+    (void)state;
+    train_result r1, r2, r3;
+    train_plan p = stack_plan("fsdp2-eager", 1, 16, SHARD_FSDP, RECOMPUTE_NONE);
+    step_of("llama3-8b", &p, PREC_BF16, &r1);
+    p.stack.fsdp_reshard = 0;
+    step_of("llama3-8b", &p, PREC_BF16, &r2);
+    assert_true(r2.mem.weights_bytes > r1.mem.weights_bytes);
+    assert_true(r2.t.dp_comm_s <= r1.t.dp_comm_s);
+    p.stack.fsdp_reshard = 1;
+    p.stack.fsdp_prefetch = 0;
+    step_of("llama3-8b", &p, PREC_BF16, &r3);
+    assert_true(r3.t.dp_comm_s > r1.t.dp_comm_s);
+}
+
 /* Micro-batch 0: the model tries the divisors of the sequences per
  * pipeline and keeps the fastest that fits; it is at least as fast as any
  * given size that fits, and says which it took. Megatron-LM 1.7B (SC'21
@@ -675,6 +827,11 @@ int main(void) {
         cmocka_unit_test(test_does_not_fit),
         cmocka_unit_test(test_names_and_defaults),
         cmocka_unit_test(test_stack_rule),
+        cmocka_unit_test(test_stack_profiles),
+        cmocka_unit_test(test_stack_auto_is_a_profile),
+        cmocka_unit_test(test_stack_effects),
+        cmocka_unit_test(test_fp8_recipes),
+        cmocka_unit_test(test_fsdp_stack),
         cmocka_unit_test(test_auto_micro_batch),
     };
     return cmocka_run_group_tests(tests, catalog_setup, catalog_teardown);

@@ -1,0 +1,124 @@
+/*
+ * stack: names, field table and FP8 recipe figures of the software stack
+ * profiles (see stack.h). The profiles themselves are data:
+ * models/catalog/stacks.xml.
+ */
+#include "models/stack.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ---- Field table ------------------------------------------------------------
+ * The defaults are the figures of the stack `auto` gives a plan it does not
+ * take for the Megatron-LM 2021 recipe; each one's source is in
+ * train_plan.c (train_params_default), which reads them from here. */
+
+#define S(st, m) offsetof(st, m), sizeof(((st *)0)->m)
+#define N(st, m) offsetof(st, m), 0
+
+const catalog_field catalog_fields_stack[] = {
+    { "name", FIELD_STR, S(stack_spec, name), 1, 0, "stack name, e.g. megatron-core-2024" },
+    { "attention", FIELD_STR, S(stack_spec, attention), 0, 0,
+      "attention kernel: unfused, fused-softmax, flash2 (default), flash3" },
+    { "sequence-parallel", FIELD_BOOL, N(stack_spec, sequence_parallel), 0, 1,
+      "tensor parallelism with sequence parallelism" },
+    { "tp-overlap", FIELD_NUMBER, N(stack_spec, tp_overlap), 0, 0,
+      "fraction of TP communication hidden behind GEMMs" },
+    { "dp-overlap", FIELD_NUMBER, N(stack_spec, dp_overlap), 0, 1,
+      "fraction of the backward gradient reduction may hide under" },
+    { "p2p-overlap", FIELD_NUMBER, N(stack_spec, p2p_overlap), 0, 0, "fraction of pipeline sends hidden" },
+    { "fsdp-prefetch", FIELD_BOOL, N(stack_spec, fsdp_prefetch), 0, 1,
+      "FSDP gathers the next layer while this one computes" },
+    { "fsdp-reshard", FIELD_BOOL, N(stack_spec, fsdp_reshard), 0, 1,
+      "FSDP frees gathered weights after the forward (gathers again for the backward)" },
+    { "kernel-gap", FIELD_DURATION, N(stack_spec, kernel_gap_s), 0, 1e-6, "idle time between dependent kernels" },
+    { "step-overhead", FIELD_DURATION, N(stack_spec, step_overhead_s), 0, 0.005, "host work per step" },
+    { "fp8-recipe", FIELD_STR, S(stack_spec, fp8_recipe), 0, 0,
+      "FP8 recipe under precision=fp8: delayed (default), tensorwise, rowwise, mxfp8" },
+    { "fp8-weight-cache", FIELD_BOOL, N(stack_spec, fp8_weight_cache), 0, 1,
+      "FP8 weight copies persist between micro-batches" },
+    { NULL, 0, 0, 0, 0, 0, NULL }
+};
+
+/* ---- Names ------------------------------------------------------------------ */
+
+static const char *attention_names[ATTN_COUNT] = { "unfused", "fused-softmax", "flash2", "flash3" };
+static const char *recipe_names[FP8_COUNT] = { "none", "delayed", "tensorwise", "rowwise", "mxfp8" };
+
+static int lookup(const char *z, const char *const *names, int n) {
+    for (int i = 0; z && i < n; i++)
+        if (strcmp(z, names[i]) == 0) return i;
+    return -1;
+}
+
+/* An empty name is the default: flash2, and the delayed recipe. */
+int stack_attention_parse(const char *z) {
+    return z && !*z ? ATTN_FLASH2 : lookup(z, attention_names, ATTN_COUNT);
+}
+const char *stack_attention_name(stack_attention a) {
+    return (a >= 0 && a < ATTN_COUNT) ? attention_names[a] : "?";
+}
+int fp8_recipe_parse(const char *z) { return z && !*z ? FP8_DELAYED : lookup(z, recipe_names, FP8_COUNT); }
+const char *fp8_recipe_name(fp8_recipe r) { return (r >= 0 && r < FP8_COUNT) ? recipe_names[r] : "?"; }
+
+void stack_defaults(stack_spec *s) {
+    catalog_defaults(catalog_fields_stack, s);
+    snprintf(s->attention, sizeof s->attention, "%s", attention_names[ATTN_FLASH2]);
+    snprintf(s->fp8_recipe, sizeof s->fp8_recipe, "%s", recipe_names[FP8_DELAYED]);
+}
+
+const stack_spec *stack_find(const catalog *c, const char *name) {
+    int n = c && name ? catalog_count(c, "stack") : 0;
+    for (int i = 0; i < n; i++) {
+        const stack_spec *s = catalog_at(c, "stack", i);
+        if (strcmp(s->name, name) == 0) return s;
+    }
+    return NULL;
+}
+
+int stack_check(const stack_spec *s, char *why, size_t len) {
+    if (stack_attention_parse(s->attention) < 0) {
+        snprintf(why, len, "stack %s: attention \"%s\" is not one of unfused, fused-softmax, flash2, flash3",
+                 s->name, s->attention);
+        return -1;
+    }
+    if (fp8_recipe_parse(s->fp8_recipe) <= FP8_NONE) {
+        snprintf(why, len, "stack %s: fp8-recipe \"%s\" is not one of delayed, tensorwise, rowwise, mxfp8",
+                 s->name, s->fp8_recipe);
+        return -1;
+    }
+    if (s->tp_overlap > 1 || s->dp_overlap > 1 || s->p2p_overlap > 1) {
+        snprintf(why, len, "stack %s: tp-overlap, dp-overlap and p2p-overlap are fractions (0 to 1)", s->name);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- FP8 recipes -------------------------------------------------------------
+ * Per element quantized: the bf16 reads, then FP8 writes of the tensor in
+ * both orientations (Hopper FP8 GEMMs take only the TN layout, so the
+ * backward needs the transpose: Transformer Engine's cast-transpose, TE
+ * user guide "Using FP8 with Transformer Engine"). Reads per cast: one under
+ * delayed scaling (the scale comes from the amax history), two under
+ * current (tensorwise) scaling, an amax pass and the cast (TE docs, "FP8
+ * Delayed Scaling": "reduces tensor reads per quantization from two to
+ * one"). Rowwise scales each orientation along its own axis, so each
+ * orientation takes its own amax pass and cast: four reads (torchao
+ * float8, axiswise scaling). MXFP8 finds each 32-element block's amax in
+ * the casting kernel (one read) and writes an 8-bit scale per block in
+ * each orientation (OCP Microscaling Formats spec v1.0). */
+
+double fp8_cast_bytes(fp8_recipe r) {
+    static const double reads[FP8_COUNT] = { 0, 1, 2, 4, 1 };
+    if (r <= FP8_NONE || r >= FP8_COUNT) return 0;
+    double scales = r == FP8_MXFP8 ? 2.0 / 32 : 0;
+    return 2 * reads[r] + 2 * 1 + scales;
+}
+
+/* Transformer Engine keeps each weight's FP8 copy and its transpose between
+ * micro-batches (the weight workspaces reused when is_first_microbatch is
+ * false): one byte each, plus MXFP8's block scales. */
+double fp8_weight_bytes(fp8_recipe r) {
+    if (r <= FP8_NONE || r >= FP8_COUNT) return 0;
+    return 2 + (r == FP8_MXFP8 ? 2.0 / 32 : 0);
+}

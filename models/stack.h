@@ -1,0 +1,87 @@
+/*
+ * stack: named software stacks, the figures of a training step that belong
+ * to the software a job runs rather than to its plan or its hardware.
+ *
+ * A stack profile (models/catalog/stacks.xml, a <stack> entry of the
+ * catalog, its source in a comment beside it) says which attention kernel
+ * the layers run, whether tensor parallelism uses sequence parallelism,
+ * how much tensor-parallel, data-parallel and pipeline communication hides
+ * behind compute, how FSDP gathers (prefetched or not, resharded after the
+ * forward or kept), the idle time between kernels, the host work per step
+ * and the FP8 recipe a job with precision="fp8" uses by default.
+ * docs/software-stacks.md describes every profile.
+ *
+ * The FP8 recipes (Transformer Engine and torchao):
+ *   delayed     per-tensor scale from an amax history: one read per cast
+ *   tensorwise  per-tensor scale from the tensor itself ("current scaling"):
+ *               an amax pass, then the cast: two reads
+ *   rowwise     a scale per row (torchao float8 rowwise): two reads, and
+ *               GEMMs with per-row scales in their epilogue
+ *   mxfp8       a scale per 32 elements (OCP MX, Blackwell tensor cores):
+ *               block amax and cast in one read
+ * Layers: models/catalog <- stack <- train_plan.
+ */
+#ifndef CT_STACK_H
+#define CT_STACK_H
+
+#include <stddef.h>
+
+#include "models/catalog.h"
+
+typedef enum stack_attention {
+    ATTN_UNFUSED,          /* QK^T, scale+mask, softmax, dropout, PV: separate kernels over s x s */
+    ATTN_FUSED_SOFTMAX,    /* as unfused, with scale+mask+softmax in one kernel (Megatron 2022) */
+    ATTN_FLASH2,           /* FlashAttention-2: tiles, no s x s scores in memory */
+    ATTN_FLASH3,           /* FlashAttention-3 on Hopper (H100/H200/H800); FlashAttention-2 elsewhere */
+    ATTN_COUNT
+} stack_attention;
+
+typedef enum fp8_recipe { FP8_NONE, FP8_DELAYED, FP8_TENSORWISE, FP8_ROWWISE, FP8_MXFP8, FP8_COUNT } fp8_recipe;
+
+typedef struct stack_spec {
+    char name[CATALOG_NAME_MAX];
+    char attention[16];              /* a stack_attention name */
+    int sequence_parallel;           /* 1: TP runs with sequence parallelism */
+    double tp_overlap;               /* fraction of TP communication hidden behind GEMMs */
+    double dp_overlap;               /* fraction of the backward (forward) that gradient
+                                        reduction (parameter gathers) may hide under */
+    double p2p_overlap;              /* fraction of pipeline sends hidden */
+    int fsdp_prefetch;               /* 1: FSDP issues the next layer's gather ahead */
+    int fsdp_reshard;                /* 1: FSDP frees gathered weights after the forward and
+                                        gathers them again for the backward */
+    double kernel_gap_s;             /* idle time between dependent kernels */
+    double step_overhead_s;          /* host work per step */
+    char fp8_recipe[16];             /* recipe under precision="fp8" (an fp8_recipe name) */
+    int fp8_weight_cache;            /* 1: FP8 copies of the weights (and their transposes)
+                                        persist between micro-batches (Transformer Engine) */
+} stack_spec;
+
+extern const catalog_field catalog_fields_stack[];
+
+/* Names as a scenario spells them; parse returns -1 for an unknown name. */
+int stack_attention_parse(const char *z);
+const char *stack_attention_name(stack_attention a);
+int fp8_recipe_parse(const char *z);
+const char *fp8_recipe_name(fp8_recipe r);
+
+/* The field-table defaults: what `auto` gives a plan it does not take for
+ * the 2021 recipe (see train_plan_auto_stack). */
+void stack_defaults(stack_spec *s);
+
+/* The catalog's stack of that name; NULL when absent. */
+const stack_spec *stack_find(const catalog *c, const char *name);
+
+/* 0, or -1 with why when an attention or FP8 recipe name is unknown. */
+int stack_check(const stack_spec *s, char *why, size_t len);
+
+/* ---- FP8 recipes ---------------------------------------------------------- */
+
+/* Bytes of HBM traffic per element quantized (reads of the bf16 tensor,
+ * writes of its FP8 copies and scales). */
+double fp8_cast_bytes(fp8_recipe r);
+
+/* Bytes per parameter of the FP8 weight copies a stack that caches them
+ * (stack_spec fp8_weight_cache) keeps beside the bf16 weights. */
+double fp8_weight_bytes(fp8_recipe r);
+
+#endif
