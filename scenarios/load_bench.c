@@ -52,16 +52,6 @@ static void load_sizes(loader *L, const xmlNode *e, sc_microbench *b, double def
 
 static int parse_coll_op(const char *z) { return coll_op_parse(z); }
 
-static int parse_algo(const char *z) {
-    unsigned m;
-    return coll_algo_mask_parse(z, &m) < 0 ? -1 : (int)m;
-}
-
-static int parse_proto(const char *z) {
-    unsigned m;
-    return coll_proto_mask_parse(z, &m) < 0 ? -1 : (int)m;
-}
-
 /* algo= on a <collective>: at least one of the algorithms it forces must
  * serve the op on the case's group (ranks packed into the scenario's first
  * node type, as the prediction places them) on the cluster's network. */
@@ -94,10 +84,9 @@ static void load_collective(loader *L, const xmlNode *e, sc_microbench *b) {
     attr_int(&L->x, e, "ranks", &b->ranks, 0, 2, 100000000);
     if (!L->x.failed && !s->host_profile && b->ranks > L->cluster_gpus)
         xml_fail(&L->x, e, "ranks", "ranks must be at most the cluster's %lld GPUs", L->cluster_gpus);
-    if (attr_enum(&L->x, e, "algo", parse_algo,
-                  "auto, ring, tree, nvls, nvls-tree, collnet, collnet-direct, collnet-chain, pat", &v) > 0)
+    if (attr_enum(&L->x, e, "algo", loader_parse_nccl_algo, NCCL_ALGO_CHOICES, &v) > 0)
         b->algo_mask = (unsigned)v;
-    if (attr_enum(&L->x, e, "protocol", parse_proto, "auto, ll, ll128, simple", &v) > 0)
+    if (attr_enum(&L->x, e, "protocol", loader_parse_nccl_proto, "auto, ll, ll128, simple", &v) > 0)
         b->proto_mask = (unsigned)v;
     if (!s->host_profile) check_case_algo(L, e, b);
     load_sizes(L, e, b, 8, 128 << 20);

@@ -27,17 +27,15 @@ static int parse_nic_mode(const char *z) {
     return -1;
 }
 
-static int parse_nccl_algo(const char *z) {
+int loader_parse_nccl_algo(const char *z) {
     unsigned m;
     return coll_algo_mask_parse(z, &m) < 0 ? -1 : (int)m;
 }
 
-static int parse_nccl_proto(const char *z) {
+int loader_parse_nccl_proto(const char *z) {
     unsigned m;
     return coll_proto_mask_parse(z, &m) < 0 ? -1 : (int)m;
 }
-
-#define NCCL_ALGO_CHOICES "auto, ring, tree, nvls, nvls-tree, collnet, collnet-direct, collnet-chain, pat"
 
 #define MAX_CLUSTER_GPUS 10000000    /* 100x the largest clusters planned today */
 
@@ -93,9 +91,9 @@ static void load_network(loader *L, const xmlNode *e) {
         xml_fail(&L->x, e, "oversubscription", "oversubscription must be from 1 (non-blocking) to 64");
     attr_int(&L->x, e, "nodes-per-leaf", &nw->nodes_per_leaf, 0, 1, 100000);
     attr_bool(&L->x, e, "sharp", &nw->sharp);
-    if (attr_enum(&L->x, e, "nccl-algo", parse_nccl_algo, NCCL_ALGO_CHOICES, &v) > 0)
+    if (attr_enum(&L->x, e, "nccl-algo", loader_parse_nccl_algo, NCCL_ALGO_CHOICES, &v) > 0)
         nw->nccl_algo_mask = (unsigned)v;
-    if (attr_enum(&L->x, e, "nccl-proto", parse_nccl_proto, "auto, ll, ll128, simple", &v) > 0)
+    if (attr_enum(&L->x, e, "nccl-proto", loader_parse_nccl_proto, "auto, ll, ll128, simple", &v) > 0)
         nw->nccl_proto_mask = (unsigned)v;
 }
 
