@@ -481,6 +481,76 @@ static void test_algorithm_choice(void **state) {
     assert_int_equal(coll_time(&h4, COLL_ALLTOALL, 1 * MiB, &g, COLL_NVLS, &x), -1);
 }
 
+/* Forcing as NCCL_ALGO/NCCL_PROTO do, the offers by op and topology, and
+ * the fallback (docs/collectives.md). */
+static void test_forcing(void **state) {
+    (void)state;
+    unsigned m = 99;
+    assert_int_equal(coll_algo_mask_parse("auto", &m), 0);
+    assert_int_equal(m, 0);
+    assert_int_equal(coll_algo_mask_parse("collnet", &m), 0);
+    assert_int_equal(m, 1u << COLL_COLLNET_DIRECT | 1u << COLL_COLLNET_CHAIN);
+    assert_int_equal(coll_algo_mask_parse("nvls-tree", &m), 0);
+    assert_int_equal(m, 1u << COLL_NVLS_TREE);
+    assert_int_equal(coll_algo_mask_parse("Ring", &m), -1);
+    assert_int_equal(coll_proto_mask_parse("ll128", &m), 0);
+    assert_int_equal(m, 1u << COLL_LL128);
+    assert_int_equal(coll_proto_mask_parse("LL", &m), -1);
+
+    fabric h = fab("dgx-h100", 4), a = fab("dgx-a100-80gb", 4);
+    coll_group g32 = { 32, 8, 1 }, g4 = { 4, 1, 1 }, g8 = { 8, 8, 1 };
+    char why[160];
+    assert_false(coll_offered(&a, COLL_ALLREDUCE, &g32, COLL_NVLS_TREE, why, sizeof why));
+    assert_non_null(strstr(why, "NVLink SHARP"));
+    assert_true(coll_offered(&h, COLL_ALLREDUCE, &g32, COLL_NVLS_TREE, why, sizeof why));
+    assert_false(coll_offered(&h, COLL_ALLREDUCE, &g8, COLL_NVLS_TREE, why, sizeof why));
+    assert_false(coll_offered(&h, COLL_ALLREDUCE, &g32, COLL_NVLS, why, sizeof why));   /* no SHARP */
+    assert_false(coll_offered(&h, COLL_ALLREDUCE, &g32, COLL_COLLNET_DIRECT, why, sizeof why));
+    assert_non_null(strstr(why, "sharp"));
+    assert_true(coll_offered(&h, COLL_ALLGATHER, &g4, COLL_PAT, why, sizeof why));
+    assert_false(coll_offered(&h, COLL_ALLGATHER, &g32, COLL_PAT, why, sizeof why));
+    assert_false(coll_offered(&h, COLL_ALLREDUCE, &g4, COLL_PAT, why, sizeof why));
+
+    /* SHARP switches: CollNet and NVLS across nodes become offers, and the
+     * switches' reduction halves the NICs' bytes against NVLS-tree. */
+    fabric hs = h;
+    hs.sharp = 1;
+    coll_result nv = run(&hs, COLL_ALLREDUCE, 8 * GiB, 32, 8, 1, COLL_NVLS);
+    coll_result nt = run(&hs, COLL_ALLREDUCE, 8 * GiB, 32, 8, 1, COLL_NVLS_TREE);
+    run(&hs, COLL_ALLREDUCE, 8 * GiB, 32, 8, 1, COLL_COLLNET_CHAIN);
+    assert_true(nv.time_s < nt.time_s);
+
+    /* Forcing through the fabric; a forced algorithm that cannot serve
+     * the op falls back to NCCL's choice, named. */
+    fabric f = h;
+    assert_int_equal(coll_algo_mask_parse("ring", &f.algo_mask), 0);
+    coll_result r = run(&f, COLL_ALLREDUCE, 1 * GiB, 32, 8, 1, COLL_AUTO);
+    assert_int_equal(r.algo, COLL_RING);
+    assert_int_equal(r.fallback, 0);
+    assert_int_equal(coll_algo_mask_parse("tree", &f.algo_mask), 0);
+    r = run(&f, COLL_ALLGATHER, 1 * GiB, 32, 8, 1, COLL_AUTO);
+    assert_int_equal(r.algo, COLL_RING);
+    assert_int_equal(r.fallback, 1);
+    assert_int_equal(coll_proto_mask_parse("ll", &f.proto_mask), 0);
+    f.algo_mask = 0;
+    r = run(&f, COLL_ALLREDUCE, 1 * GiB, 8, 8, 1, COLL_AUTO);
+    assert_int_equal(r.proto, COLL_LL);
+    assert_int_equal(r.fallback, 0);
+    /* PAT wins small all-gathers at one GPU per node on many nodes. */
+    fabric many = fab("dgx-h100", 64);
+    r = run(&many, COLL_ALLGATHER, 64 * KiB, 64, 1, 8, COLL_AUTO);
+    printf("  64 nodes x 1 GPU all-gather 64 KiB: %s/%s %.0f us\n", coll_algo_name(r.algo),
+           coll_proto_name(r.proto), r.time_s * 1e6);
+
+    /* LL128 only over NVLink: a node type without it has none. */
+    node_spec pcie = *catalog_node(cat, "dgx-h100");
+    pcie.nvlink_bw_bytes_per_s = 0;
+    fabric p = h;
+    p.node = &pcie;
+    for (double sz = 4 * KiB; sz <= 1 * GiB; sz *= 4)
+        assert_int_not_equal(run(&p, COLL_ALLREDUCE, sz, 8, 8, 1, COLL_AUTO).proto, COLL_LL128);
+}
+
 /* Field report: direct multi-NIC access halves latency and gives 7x the
  * bandwidth of an overlay network. Checked on two-node collectives (16
  * H100s) and on p2p messages between nodes. */
@@ -695,6 +765,7 @@ int main(void) {
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_monotonic),
         cmocka_unit_test(test_algorithm_choice),
+        cmocka_unit_test(test_forcing),
         cmocka_unit_test(test_overlay),
         cmocka_unit_test(test_oversubscription),
         cmocka_unit_test(test_nic_sharing),
