@@ -9,8 +9,9 @@
  * none is hidden here.
  *
  * The model is NCCL's own way of choosing an algorithm, made physical. For
- * each algorithm a (ring, tree, NVLS) and protocol p (LL, LL128, Simple)
- * that NCCL offers for the op and the group:
+ * each algorithm a (ring, tree, NVLS, NVLS-tree, CollNet direct/chain, PAT;
+ * models/nccl_plan.c) and protocol p (LL, LL128, Simple) that NCCL offers
+ * for the op and the group, among those the fabric forces:
  *
  *   t(a,p,S) = launch + base_p + hops_intra(a)*hop_nvlink_p
  *            + hops_inter(a)*hop_net_p
@@ -26,9 +27,11 @@
  *
  *   op, algorithm          per GPU on NVLink    per node on NICs
  *   all-reduce ring        2(n-1)/n             2(n-1)/n
- *   all-reduce tree        2 (chain up, down)   2 (double binary tree)  / eff_tree
- *   all-reduce NVLS        1 + 1/r (eff_nvls)   2 (a tree between nodes) / eff_tree
- *   all-gather, red-scat   (n-1)/n; NVLS 1      (n-1)/n
+ *   all-reduce tree        2 (chain up, down)   2 (double binary tree; 1 on 2 nodes) / eff_tree
+ *   all-reduce NVLS        1 + 1/r (eff_nvls)   1 (SHARP switches reduce; else not offered)
+ *   all-reduce NVLS-tree   1 + 1/r (eff_nvls)   as the tree / eff_tree
+ *   all-reduce CollNet     2(r-1)/r; chain 2    1 (SHARP switches reduce)
+ *   all-gather, red-scat   (n-1)/n; NVLS 1      (n-1)/n; PAT (n-1)/n at 0.75
  *   broadcast ring         1                    1
  *   alltoall               (r-1)/n              r(n-r)/n
  *   sendrecv               1                    1 (one rank's NICs)
@@ -39,8 +42,10 @@
  * x eff = ~370 GB/s), the figure nccl-tests reports. NVLS all-reduce moves
  * (1 + 1/r) S per GPU each way (the switch reads every GPU's buffer once for
  * the multimem reduce, then multicasts each GPU's reduced slice). The
- * busiest node of a double binary tree sends 2S (S on two nodes; we keep 2S,
- * as NCCL's model does, and published 2-node runs match 16-node ones).
+ * busiest node of a double binary tree sends 2S, but S on two nodes, where
+ * each tree's root is the other's leaf (NCCL's tuning model uses the
+ * intra-node bandwidth there): two-node trees beat the ring's NIC bound.
+ * docs/collectives.md gives every rule with its source.
  *
  * The group's NIC bandwidth: a rank drives nics/gpus NICs (at least one);
  * the group drives r of those, at most its share nics/concurrent_per_node
