@@ -9,8 +9,9 @@
  * none is hidden here.
  *
  * The model is NCCL's own way of choosing an algorithm, made physical. For
- * each algorithm a (ring, tree, NVLS) and protocol p (LL, LL128, Simple)
- * that NCCL offers for the op and the group:
+ * each algorithm a (ring, tree, NVLS, NVLS-tree, CollNet direct/chain, PAT;
+ * models/nccl_plan.c) and protocol p (LL, LL128, Simple) that NCCL offers
+ * for the op and the group, among those the fabric forces:
  *
  *   t(a,p,S) = launch + base_p + hops_intra(a)*hop_nvlink_p
  *            + hops_inter(a)*hop_net_p
@@ -26,9 +27,11 @@
  *
  *   op, algorithm          per GPU on NVLink    per node on NICs
  *   all-reduce ring        2(n-1)/n             2(n-1)/n
- *   all-reduce tree        2 (chain up, down)   2 (double binary tree)  / eff_tree
- *   all-reduce NVLS        1 + 1/r (eff_nvls)   2 (a tree between nodes) / eff_tree
- *   all-gather, red-scat   (n-1)/n; NVLS 1      (n-1)/n
+ *   all-reduce tree        2 (chain up, down)   2 (double binary tree; 1 on 2 nodes) / eff_tree
+ *   all-reduce NVLS        1 + 1/r (eff_nvls)   1 (SHARP switches reduce; else not offered)
+ *   all-reduce NVLS-tree   1 + 1/r (eff_nvls)   as the tree / eff_tree
+ *   all-reduce CollNet     2(r-1)/r; chain 2    1 (SHARP switches reduce)
+ *   all-gather, red-scat   (n-1)/n; NVLS 1      (n-1)/n; PAT (n-1)/n at 0.75
  *   broadcast ring         1                    1
  *   alltoall               (r-1)/n              r(n-r)/n
  *   sendrecv               1                    1 (one rank's NICs)
@@ -39,8 +42,10 @@
  * x eff = ~370 GB/s), the figure nccl-tests reports. NVLS all-reduce moves
  * (1 + 1/r) S per GPU each way (the switch reads every GPU's buffer once for
  * the multimem reduce, then multicasts each GPU's reduced slice). The
- * busiest node of a double binary tree sends 2S (S on two nodes; we keep 2S,
- * as NCCL's model does, and published 2-node runs match 16-node ones).
+ * busiest node of a double binary tree sends 2S, but S on two nodes, where
+ * each tree's root is the other's leaf (NCCL's tuning model uses the
+ * intra-node bandwidth there): two-node trees beat the ring's NIC bound.
+ * docs/collectives.md gives every rule with its source.
  *
  * The group's NIC bandwidth: a rank drives nics/gpus NICs (at least one);
  * the group drives r of those, at most its share nics/concurrent_per_node
@@ -67,8 +72,11 @@
  */
 #include "models/collective.h"
 
+#include "models/nccl_plan.h"
+
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 /* ---- Fabric defaults ---------------------------------------------------- */
@@ -118,7 +126,9 @@ int fabric_init(fabric *f, const catalog *c, const node_spec *node, int nodes) {
 static const char *const op_names[COLL_OP_COUNT] = {
     "allreduce", "allgather", "reducescatter", "alltoall", "broadcast", "sendrecv"
 };
-static const char *const algo_names[COLL_ALGO_COUNT] = { "auto", "ring", "tree", "nvls" };
+static const char *const algo_names[COLL_ALGO_COUNT] = {
+    "auto", "ring", "tree", "nvls", "nvls-tree", "collnet-direct", "collnet-chain", "pat"
+};
 static const char *const proto_names[COLL_PROTO_COUNT] = { "LL", "LL128", "Simple" };
 
 int coll_op_parse(const char *z) {
@@ -139,6 +149,37 @@ const char *coll_proto_name(coll_proto p) {
     return ((int)p >= 0 && p < COLL_PROTO_COUNT) ? proto_names[p] : "?";
 }
 
+#define ALL_ALGOS (((1u << COLL_ALGO_COUNT) - 1) & ~1u)
+#define ALL_PROTOS ((1u << COLL_PROTO_COUNT) - 1)
+
+int coll_algo_mask_parse(const char *z, unsigned *mask) {
+    if (!z) return -1;
+    if (!strcmp(z, "auto")) *mask = 0;
+    else if (!strcmp(z, "collnet")) *mask = 1u << COLL_COLLNET_DIRECT | 1u << COLL_COLLNET_CHAIN;
+    else {
+        int a = 1;
+        while (a < COLL_ALGO_COUNT && strcmp(z, algo_names[a]) != 0) a++;
+        if (a == COLL_ALGO_COUNT) return -1;
+        *mask = 1u << a;
+    }
+    return 0;
+}
+
+int coll_proto_mask_parse(const char *z, unsigned *mask) {
+    static const char *const lower[COLL_PROTO_COUNT] = { "ll", "ll128", "simple" };
+    if (!z) return -1;
+    if (!strcmp(z, "auto")) {
+        *mask = 0;
+        return 0;
+    }
+    for (int p = 0; p < COLL_PROTO_COUNT; p++)
+        if (!strcmp(z, lower[p])) {
+            *mask = 1u << p;
+            return 0;
+        }
+    return -1;
+}
+
 double coll_busbw_factor(coll_op op, int n) {
     if (n < 1) return 0;
     switch (op) {
@@ -153,26 +194,6 @@ double coll_busbw_factor(coll_op op, int n) {
 }
 
 /* ---- The model ----------------------------------------------------------- */
-
-/* What one call knows of the group on the fabric. Built once per call. */
-typedef struct shape {
-    const node_spec *node;
-    int n, r, nodes;            /* ranks, ranks per node, nodes spanned */
-    double nvl_bw;              /* per GPU per direction, achievable (ring Simple) */
-    double nvls_bw;             /* per GPU per direction, NVLS multicast */
-    double net_bw;              /* the group's share of one node's NICs */
-    double rank_net_bw;         /* one rank's share (sendrecv) */
-    double hop_nvl[COLL_PROTO_COUNT];
-    double hop_net[COLL_PROTO_COUNT];
-    double base[COLL_PROTO_COUNT];
-    double eff[COLL_PROTO_COUNT];
-} shape;
-
-static int ilog2_floor(int x) {
-    int k = 0;
-    while (x > 1) { x >>= 1; k++; }
-    return k;
-}
 
 /* GPU-to-GPU bandwidth per GPU per direction: NVLink, or PCIe for GPUs
  * without it (at the same achievable fraction). */
@@ -203,6 +224,7 @@ static int shape_init(shape *s, const fabric *f, const coll_group *g) {
         return -1;
     if (!(f->oversubscription >= 1)) return -1;
     s->node = nd;
+    s->sharp = f->sharp != 0;
     s->n = g->ranks;
     s->r = g->ranks_per_node;
     /* f->nodes is no limit: sweeps ask about groups before sizing a cluster. */
@@ -243,148 +265,54 @@ static int shape_init(shape *s, const fabric *f, const coll_group *g) {
     return 0;
 }
 
-/* Seconds per byte of a stage: traffic per byte of S over bandwidth bw;
- * 0 when the stage carries nothing. */
-static double stage(double traffic, double bw) {
-    return traffic > 0 ? traffic / bw : 0;
-}
-
-/* One candidate: latency (s) and seconds per byte of S at Simple. */
-typedef struct plan {
-    double lat_s[COLL_PROTO_COUNT];
-    double spb;
-    int proto_ok[COLL_PROTO_COUNT];
-    double ll_ch_bytes;         /* ramp threshold per channel for LL */
-    int fill;                   /* Simple pays the pipeline fill */
-} plan;
-
-static double max2(double a, double b) { return a > b ? a : b; }
-
-/* Ring hop latency: steps in all, inter of them between nodes. */
-static void ring_latency(plan *p, const shape *s, int steps, int inter) {
-    if (inter > steps) inter = steps;
-    for (int k = 0; k < COLL_PROTO_COUNT; k++)
-        p->lat_s[k] = s->base[k] + (steps - inter) * s->hop_nvl[k] + inter * s->hop_net[k];
-}
-
-/* Build the plan of algorithm a for op on s; 0, or -1 when NCCL does not
- * offer it. */
-static int make_plan(plan *p, const shape *s, coll_op op, coll_algo a) {
-    int n = s->n, r = s->r, N = s->nodes;
-    int multi = N > 1;
-    double fn = n;
-    memset(p, 0, sizeof *p);
-    for (int k = 0; k < COLL_PROTO_COUNT; k++) p->proto_ok[k] = 1;
-    p->fill = 1;
-    p->ll_ch_bytes = s->node->ll_channel_bytes;
-    int nvls_ok = s->node->nvls && s->node->nvswitch && r > 1 && s->nvls_bw > 0;
-
-    switch (op) {
-    case COLL_ALLREDUCE:
-        if (a == COLL_RING) {
-            double t = 2.0 * (n - 1) / fn;
-            p->spb = max2(stage(r > 1 ? t : 0, s->nvl_bw), stage(multi ? t : 0, s->net_bw));
-            ring_latency(p, s, 2 * (n - 1), multi ? 2 * N : 0);
-            p->ll_ch_bytes *= n;
-            return 0;
-        }
-        if (a == COLL_TREE) {
-            double eff = s->node->eff_tree;
-            p->spb = max2(stage(r > 1 ? 2 : 0, s->nvl_bw * eff),
-                          stage(multi ? 2 : 0, s->net_bw * eff));
-            int depth = multi ? ilog2_floor(N) : 0;
-            for (int k = 0; k < COLL_PROTO_COUNT; k++)
-                p->lat_s[k] = s->base[k] + 2 * ((r - 1) * s->hop_nvl[k] + depth * s->hop_net[k]);
-            /* NCCL's tree runs below its model at 4 KB - 1 MB (tuning.cc
-             * treeCorrectionFactor 0.4-0.7): as slow to spread over
-             * channels as a ring. */
-            p->ll_ch_bytes *= n;
-            return 0;
-        }
-        if (a == COLL_NVLS) {
-            if (!nvls_ok) return -1;
-            p->spb = max2(stage(1.0 + 1.0 / r, s->nvls_bw),
-                          stage(multi ? 2 : 0, s->net_bw * s->node->eff_tree));
-            p->proto_ok[COLL_LL] = p->proto_ok[COLL_LL128] = 0;
-            p->lat_s[COLL_SIMPLE] = s->node->nvls_latency_s +
-                                    (multi ? 2 * ilog2_floor(N) * s->hop_net[COLL_SIMPLE] : 0);
-            return 0;
-        }
-        return -1;
-    case COLL_ALLGATHER:
-    case COLL_REDUCESCATTER:
-        if (a == COLL_RING) {
-            double t = (n - 1) / fn;
-            p->spb = max2(stage(r > 1 ? t : 0, s->nvl_bw), stage(multi ? t : 0, s->net_bw));
-            ring_latency(p, s, n - 1, multi ? N - 1 : 0);
-            return 0;
-        }
-        if (a == COLL_NVLS) {
-            if (!nvls_ok || multi) return -1;
-            p->spb = stage(1, s->nvls_bw);
-            p->proto_ok[COLL_LL] = p->proto_ok[COLL_LL128] = 0;
-            p->lat_s[COLL_SIMPLE] = s->node->nvls_latency_s;
-            return 0;
-        }
-        return -1;
-    case COLL_BROADCAST:
-        if (a != COLL_RING) return -1;
-        p->spb = max2(stage(r > 1 ? 1 : 0, s->nvl_bw), stage(multi ? 1 : 0, s->net_bw));
-        ring_latency(p, s, n - 1, multi ? N - 1 : 0);
+int coll_offered(const fabric *f, coll_op op, const coll_group *g, coll_algo a, char *why,
+                 size_t len) {
+    shape s;
+    if (why && len) why[0] = 0;
+    if ((int)op < 0 || op >= COLL_OP_COUNT || shape_init(&s, f, g) < 0) {
+        if (why && len) snprintf(why, len, "invalid fabric or group");
         return 0;
-    case COLL_ALLTOALL:
-        if (a != COLL_RING) return -1;
-        /* Grouped sends to every peer: each peer costs one LL-size hop to
-         * post and complete, remote peers a network hop. */
-        p->spb = max2(stage((r - 1) / fn, s->nvl_bw),
-                      stage(multi ? r * (double)(n - r) / fn : 0, s->net_bw));
-        for (int k = 0; k < COLL_PROTO_COUNT; k++)
-            p->lat_s[k] = (r - 1) * s->hop_nvl[COLL_LL] + (n - r) * s->hop_net[COLL_LL] +
-                          s->hop_nvl[k];
-        p->proto_ok[COLL_LL128] = 0;
-        p->fill = 0;
-        return 0;
-    case COLL_SENDRECV:
-        if (a != COLL_RING) return -1;
-        /* nccl-tests sendrecv: every rank sends to the next; across a node
-         * boundary one rank's NICs carry it. */
-        p->spb = max2(stage(r > 1 ? 1 : 0, s->nvl_bw), stage(multi ? 1 : 0, s->rank_net_bw));
-        for (int k = 0; k < COLL_PROTO_COUNT; k++)
-            p->lat_s[k] = multi ? s->hop_net[k] : s->hop_nvl[k];
-        p->proto_ok[COLL_LL128] = 0;
-        p->fill = 0;
-        return 0;
-    default:
-        return -1;
     }
+    return nccl_offered(&s, op, a, why, len);
 }
 
-/* Best protocol of a plan for S bytes: time (without launch) and proto. */
-static double plan_time(const plan *p, const shape *s, double S, coll_proto *proto) {
-    const node_spec *nd = s->node;
-    double ch = nd->coll_channels > 0 ? nd->coll_channels : 1;
+/* The fastest (algorithm, protocol) among the masks: time without the
+ * launch (INFINITY when none is offered), out->algo and out->proto. */
+static double best_choice(const shape *s, coll_op op, double S, unsigned algos, unsigned protos,
+                          coll_result *out) {
     double best = INFINITY;
-    for (int k = 0; k < COLL_PROTO_COUNT; k++) {
-        if (!p->proto_ok[k] || !(s->eff[k] > 0)) continue;
-        double t = p->lat_s[k];
-        if (k == COLL_SIMPLE) {
-            double win = ch * nd->coll_window_bytes;
-            t += S * p->spb + (p->fill ? (S < win ? S : win) * p->spb : 0);
-        } else {
-            /* Channels NCCL runs for this size: one per threshold bytes
-             * (continuous, so that time never falls as the size grows). */
-            double thr = k == COLL_LL ? p->ll_ch_bytes : nd->ll_channel_bytes;
-            double used = thr > 0 ? S / thr : ch;
-            if (used < 1) used = 1;
-            if (used > ch) used = ch;
-            t += S * p->spb / s->eff[k] * (ch / used);
-        }
+    for (int a = COLL_RING; a < COLL_ALGO_COUNT; a++) {
+        plan p;
+        if (!(algos & (1u << a)) || nccl_plan_make(&p, s, op, (coll_algo)a) < 0) continue;
+        coll_proto proto = COLL_SIMPLE;
+        double t = nccl_plan_time(&p, s, S, protos, &proto);
         if (t < best) {
             best = t;
-            *proto = (coll_proto)k;
+            out->algo = (coll_algo)a;
+            out->proto = proto;
         }
     }
     return best;
+}
+
+/* Forcing as NCCL_ALGO/NCCL_PROTO do; what nothing forced is offered for
+ * falls back to NCCL's own choice (NCCL 2.18 tuning.cc never disables the
+ * ring for ops other than all-reduce), flagged in out->fallback. An
+ * explicit algo may fall back on the protocol only. */
+static double choose(const fabric *f, const shape *s, coll_op op, double S, coll_algo algo,
+                     coll_result *out) {
+    unsigned algos = algo != COLL_AUTO ? 1u << algo : f->algo_mask ? f->algo_mask : ALL_ALGOS;
+    unsigned protos = f->proto_mask ? f->proto_mask : ALL_PROTOS;
+    if (op == COLL_ALLTOALL || op == COLL_SENDRECV) {
+        if (algo == COLL_AUTO) algos = 1u << COLL_RING;    /* point-to-point: no choice */
+        if (protos != ALL_PROTOS && !(protos & ~(1u << COLL_LL128))) protos = ALL_PROTOS;
+    }
+    double t = best_choice(s, op, S, algos, protos, out);
+    if (isfinite(t)) return t;
+    t = best_choice(s, op, S, algos, ALL_PROTOS, out);
+    if (!isfinite(t) && algo == COLL_AUTO) t = best_choice(s, op, S, ALL_ALGOS, ALL_PROTOS, out);
+    out->fallback = isfinite(t);
+    return t;
 }
 
 int coll_time(const fabric *f, coll_op op, double bytes, const coll_group *g,
@@ -401,19 +329,7 @@ int coll_time(const fabric *f, coll_op op, double bytes, const coll_group *g,
         *r = out;
         return 0;
     }
-    double best = INFINITY;
-    for (int a = COLL_RING; a < COLL_ALGO_COUNT; a++) {
-        if (algo != COLL_AUTO && a != (int)algo) continue;
-        plan p;
-        if (make_plan(&p, &s, op, (coll_algo)a) < 0) continue;
-        coll_proto proto = COLL_SIMPLE;
-        double t = plan_time(&p, &s, bytes, &proto);
-        if (t < best) {
-            best = t;
-            out.algo = (coll_algo)a;
-            out.proto = proto;
-        }
-    }
+    double best = choose(f, &s, op, bytes, algo, &out);
     if (!isfinite(best)) return -1;   /* the algorithm asked for is not offered */
     out.time_s = s.node->coll_launch_s + best;
     if (out.time_s > 0) {

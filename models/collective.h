@@ -15,6 +15,8 @@
 #ifndef CT_COLLECTIVE_H
 #define CT_COLLECTIVE_H
 
+#include <stddef.h>
+
 #include "models/catalog.h"
 
 typedef enum coll_op {
@@ -22,7 +24,16 @@ typedef enum coll_op {
     COLL_BROADCAST, COLL_SENDRECV, COLL_OP_COUNT
 } coll_op;
 
-typedef enum coll_algo { COLL_AUTO, COLL_RING, COLL_TREE, COLL_NVLS, COLL_ALGO_COUNT } coll_algo;
+/* NCCL's algorithms (src/graph/tuning.cc ncclTopoTuneModel, NCCL 2.18-2.23):
+ * ring; tree (double binary tree between nodes, a chain inside); NVLS
+ * (NVLink SHARP inside the node; across nodes only with IB SHARP);
+ * NVLS-tree (NVLS inside, a tree over the NICs between nodes); CollNet
+ * direct and chain (IB SHARP switches reduce between nodes); PAT (all-gather
+ * and reduce-scatter at one GPU per node, NCCL 2.23+). */
+typedef enum coll_algo {
+    COLL_AUTO, COLL_RING, COLL_TREE, COLL_NVLS, COLL_NVLS_TREE, COLL_COLLNET_DIRECT,
+    COLL_COLLNET_CHAIN, COLL_PAT, COLL_ALGO_COUNT
+} coll_algo;
 
 typedef enum nic_mode { NIC_DIRECT, NIC_OVERLAY } nic_mode;
 
@@ -37,6 +48,14 @@ int coll_op_parse(const char *z);
 const char *coll_op_name(coll_op op);
 const char *coll_algo_name(coll_algo a);
 const char *coll_proto_name(coll_proto p);   /* "LL", "LL128", "Simple" */
+
+/* Forcing, as NCCL_ALGO and NCCL_PROTO do: a set of algorithms (bit 1 << a)
+ * or protocols (bit 1 << p); 0 = NCCL's own choice among all. Names:
+ * "auto", "ring", "tree", "nvls", "nvls-tree", "collnet" (direct and chain),
+ * "collnet-direct", "collnet-chain", "pat"; "auto", "ll", "ll128",
+ * "simple". Return 0 with *mask set, or -1 for an unknown name. */
+int coll_algo_mask_parse(const char *z, unsigned *mask);
+int coll_proto_mask_parse(const char *z, unsigned *mask);
 
 /* What a collective sees of the cluster. */
 typedef struct fabric {
@@ -53,6 +72,10 @@ typedef struct fabric {
     double overlay_latency_s;       /* added per message (encapsulation, vSwitch) */
     double overlay_bw_fraction;     /* per-node bandwidth reachable through the overlay,
                                        as a fraction of the direct (RDMA) figure */
+    int sharp;                      /* 1: the switches between nodes reduce in-network
+                                       (InfiniBand SHARP): CollNet and NVLS across nodes */
+    unsigned algo_mask;             /* forced algorithms (coll_algo_mask_parse); 0 = all */
+    unsigned proto_mask;            /* forced protocols; 0 = all */
 } fabric;
 
 /* Default network settings, no node: fat-tree, oversubscription 1, direct,
@@ -79,24 +102,37 @@ typedef struct coll_result {
     double algbw_bytes_per_s;       /* bytes / time */
     double busbw_bytes_per_s;       /* nccl-tests bus bandwidth */
     coll_proto proto;               /* the protocol chosen (fastest for the size) */
+    int fallback;                   /* 1: nothing the fabric forces is offered for this op
+                                       and group, so NCCL's own choice was used */
 } coll_result;
 
 /* Time of one collective of `bytes` on group g. algo COLL_AUTO picks the
- * fastest algorithm available (NVLS only inside NVLS-capable nodes, as NCCL
- * does). Returns 0, or -1 on invalid input (r unchanged).
+ * fastest (algorithm, protocol) NCCL offers for the op and group among those
+ * the fabric forces (f->algo_mask, f->proto_mask); when none of those is
+ * offered it falls back to NCCL's own choice and sets r->fallback. An
+ * explicit algo ignores the fabric's algo_mask. Returns 0, or -1 on invalid
+ * input (r unchanged).
  *
  * Invalid: NULL arguments, a fabric without node or NIC, op or algo out of
  * range, bytes negative or not finite, ranks < 1, ranks_per_node outside
  * 1..min(ranks, node->gpus), concurrent_per_node < 1, oversubscription < 1,
- * or an algorithm NCCL does not offer for this op and group (tree:
- * all-reduce only; NVLS: all-reduce, all-gather, reduce-scatter on NVLS
- * nodes with >= 2 GPUs of the group per node, and across nodes all-reduce
- * only). f->nodes is not a limit on the group. alltoall and sendrecv are
- * point-to-point: they report COLL_RING.
+ * or an algorithm NCCL does not offer for this op and group (see
+ * coll_offered). f->nodes is not a limit on the group. alltoall and sendrecv
+ * are point-to-point: they report COLL_RING.
  *
  * One rank: time 0, bandwidths 0. Pure and allocation-free; about 0.1 us. */
 int coll_time(const fabric *f, coll_op op, double bytes, const coll_group *g,
               coll_algo algo, coll_result *r);
+
+/* Whether NCCL offers algorithm a for op on group g of the fabric: ring
+ * always; tree: all-reduce; NVLS: all-reduce, all-gather, reduce-scatter on
+ * NVLS nodes with >= 2 GPUs of the group per node, across nodes all-reduce
+ * with f->sharp only; NVLS-tree: all-reduce across nodes on NVLS nodes;
+ * CollNet: all-reduce across nodes with f->sharp (direct: NVSwitch nodes);
+ * PAT: all-gather and reduce-scatter at one GPU per node across nodes.
+ * 1 or 0; why (may be NULL) says what is missing. */
+int coll_offered(const fabric *f, coll_op op, const coll_group *g, coll_algo a, char *why,
+                 size_t len);
 
 /* nccl-tests bus bandwidth factor: allreduce 2(n-1)/n, allgather and
  * reducescatter (n-1)/n, alltoall (n-1)/n, broadcast and sendrecv 1. */

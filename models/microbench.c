@@ -45,20 +45,30 @@ static const char *algo_detail(coll_algo a, coll_proto p) {
         { "ring/LL", "ring/LL128", "ring/Simple" },
         { "tree/LL", "tree/LL128", "tree/Simple" },
         { "nvls/LL", "nvls/LL128", "nvls/Simple" },
+        { "nvls-tree/LL", "nvls-tree/LL128", "nvls-tree/Simple" },
+        { "collnet-direct/LL", "collnet-direct/LL128", "collnet-direct/Simple" },
+        { "collnet-chain/LL", "collnet-chain/LL128", "collnet-chain/Simple" },
+        { "pat/LL", "pat/LL128", "pat/Simple" },
     };
     return (a >= 0 && a < COLL_ALGO_COUNT && p >= 0 && p < COLL_PROTO_COUNT) ? z[a][p] : "";
 }
 
+/* The case's own algo=/protocol= replace the fabric's forcing. */
 static int predict_collective(const mb_case *c, const mb_env *env, mb_prediction *p) {
-    const fabric *f = env->fabric;
-    if (!f || !f->node || c->ranks < 1) return -1;
-    coll_group g = { c->ranks, c->ranks < f->node->gpus ? c->ranks : f->node->gpus, 1 };
+    if (!env->fabric || !env->fabric->node || c->ranks < 1) return -1;
+    fabric f = *env->fabric;
+    if (c->algo_mask) f.algo_mask = c->algo_mask;
+    if (c->proto_mask) f.proto_mask = c->proto_mask;
+    coll_group g = { c->ranks, c->ranks < f.node->gpus ? c->ranks : f.node->gpus, 1 };
     coll_result r;
-    if (coll_time(f, c->op, c->size_bytes, &g, COLL_AUTO, &r) < 0) return -1;
+    if (coll_time(&f, c->op, c->size_bytes, &g, COLL_AUTO, &r) < 0) return -1;
     p->time_s = r.time_s;
     p->algbw_bytes_per_s = r.algbw_bytes_per_s;
     p->busbw_bytes_per_s = r.busbw_bytes_per_s;
     p->detail = algo_detail(r.algo, r.proto);
+    p->algo = r.algo;
+    p->proto = r.proto;
+    p->fallback = r.fallback;
     return 0;
 }
 

@@ -28,6 +28,7 @@ typedef struct mb_case {
     mb_case_kind kind;
     coll_op op;                  /* collective */
     int ranks;
+    unsigned algo_mask, proto_mask;  /* collective: forced (0 = the fabric's) */
     double size_bytes;           /* collective, copy, storage (total) */
     int m, n, k;                 /* gemm */
     precision precision;
@@ -49,6 +50,10 @@ typedef struct mb_prediction {
     double busbw_bytes_per_s;    /* collectives: nccl-tests bus bandwidth */
     double tflops;               /* gemm */
     const char *detail;          /* e.g. "nvls/Simple" (static string) */
+    coll_algo algo;              /* collectives: the algorithm and protocol chosen */
+    coll_proto proto;
+    int fallback;                /* collectives: the forced algorithm was not offered
+                                    (coll_result.fallback) */
 } mb_prediction;
 
 /* One case measured on real hardware (hw/): per-operation times over

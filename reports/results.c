@@ -131,6 +131,11 @@ static void microbench_json(json *j, const mb_case *c, const mb_prediction *p, c
         else json_num(j, pk, p->algbw_bytes_per_s / 1e9);
         if (c->kind == MBC_COLLECTIVE) json_num(j, "predicted_algbw_GBps", p->algbw_bytes_per_s / 1e9);
         json_str(j, "model", p->detail ? p->detail : "");
+        if (c->kind == MBC_COLLECTIVE && p->algo != COLL_AUTO) {   /* AUTO: a host profile priced it */
+            json_str(j, "algorithm", coll_algo_name(p->algo));
+            json_str(j, "protocol", coll_proto_name(p->proto));
+            json_bool(j, "algorithm_fallback", p->fallback);
+        }
     } else {
         json_null(j, "predicted_s");
         json_null(j, pk);

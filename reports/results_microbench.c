@@ -112,7 +112,8 @@ static void collective_row(FILE *f, const benchset *b, int i, int measured) {
             NCCL_TYPE, pt, pa, pb);
     if (measured) fprintf(f, "  %7s  %6s  %6s  %6s", mt, ma, mbw, er);
     const char *model = p && p->detail ? p->detail : "";
-    fprintf(f, "  %s%s%s\n", model, *note ? (*model ? "; " : "") : "", note);
+    fprintf(f, "  %s%s%s%s\n", model, p && p->fallback ? " (fallback: forced algorithm not offered)" : "",
+            *note ? (*model ? "; " : "") : "", note);
 }
 
 /* One block per run of consecutive cases of the same op and ranks, as

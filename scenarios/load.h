@@ -60,5 +60,10 @@ long long loader_gpus_of_type(const loader *L, const char *type);
 
 /* e's attr names a catalog node type, or L fails with the types there are. */
 int loader_known_node(loader *L, const xmlNode *e, const char *attr, const char *type);
+/* attr_enum parsers of NCCL forcing names (models/collective.h masks as
+ * int; -1 when unknown), and the algorithm names for messages. */
+int loader_parse_nccl_algo(const char *z);
+int loader_parse_nccl_proto(const char *z);
+#define NCCL_ALGO_CHOICES "auto, ring, tree, nvls, nvls-tree, collnet, collnet-direct, collnet-chain, pat"
 
 #endif

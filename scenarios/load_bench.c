@@ -52,6 +52,46 @@ static void load_sizes(loader *L, const xmlNode *e, sc_microbench *b, double def
 
 static int parse_coll_op(const char *z) { return coll_op_parse(z); }
 
+/* algo= on a <collective>: at least one of the algorithms it forces must
+ * serve the op on the case's group (ranks packed into the scenario's first
+ * node type, as the prediction places them) on the cluster's network. */
+static void check_case_algo(loader *L, const xmlNode *e, const sc_microbench *b) {
+    const scenario *s = L->s;
+    if (!b->algo_mask || !s->n_nodes || L->x.failed) return;
+    const node_spec *nd = catalog_node(s->cat, s->nodes[0].type);
+    fabric f;
+    if (fabric_init(&f, s->cat, nd, (b->ranks + nd->gpus - 1) / nd->gpus) < 0) return;
+    f.sharp = s->network.sharp;
+    coll_group g = { b->ranks, b->ranks < nd->gpus ? b->ranks : nd->gpus, 1 };
+    char why[160] = "", first[160] = "";
+    for (int a = COLL_RING; a < COLL_ALGO_COUNT; a++) {
+        if (!(b->algo_mask & (1u << a))) continue;
+        if (coll_offered(&f, b->op, &g, (coll_algo)a, why, sizeof why)) return;
+        if (!first[0]) snprintf(first, sizeof first, "%s", why);
+    }
+    xml_fail(&L->x, e, "algo", "%s (%s, %d ranks, %d per %s node)", first, coll_op_name(b->op), b->ranks,
+             g.ranks_per_node, nd->name);
+}
+
+static void load_collective(loader *L, const xmlNode *e, sc_microbench *b) {
+    scenario *s = L->s;
+    int v;
+    b->kind = MB_COLLECTIVE;
+    if (attr_enum(&L->x, e, "op", parse_coll_op, "allreduce, allgather, reducescatter, alltoall, broadcast, sendrecv", &v) > 0)
+        b->op = (coll_op)v;
+    int node_gpus = s->n_nodes ? catalog_node(s->cat, s->nodes[0].type)->gpus : 8;
+    b->ranks = node_gpus;
+    attr_int(&L->x, e, "ranks", &b->ranks, 0, 2, 100000000);
+    if (!L->x.failed && !s->host_profile && b->ranks > L->cluster_gpus)
+        xml_fail(&L->x, e, "ranks", "ranks must be at most the cluster's %lld GPUs", L->cluster_gpus);
+    if (attr_enum(&L->x, e, "algo", loader_parse_nccl_algo, NCCL_ALGO_CHOICES, &v) > 0)
+        b->algo_mask = (unsigned)v;
+    if (attr_enum(&L->x, e, "protocol", loader_parse_nccl_proto, "auto, ll, ll128, simple", &v) > 0)
+        b->proto_mask = (unsigned)v;
+    if (!s->host_profile) check_case_algo(L, e, b);
+    load_sizes(L, e, b, 8, 128 << 20);
+}
+
 void load_cost(loader *L, const xmlNode *e) {
     sc_cost *c = &L->s->cost;
     c->line = xml_line(&L->x, e);
@@ -91,15 +131,7 @@ void load_microbenchmarks(loader *L, const xmlNode *sec) {
         b->line = xml_line(&L->x, e);
         b->precision = PREC_BF16;
         if (xml_is(e, "collective")) {
-            b->kind = MB_COLLECTIVE;
-            if (attr_enum(&L->x, e, "op", parse_coll_op, "allreduce, allgather, reducescatter, alltoall, broadcast, sendrecv", &v) > 0)
-                b->op = (coll_op)v;
-            int node_gpus = s->n_nodes ? catalog_node(s->cat, s->nodes[0].type)->gpus : 8;
-            b->ranks = node_gpus;
-            attr_int(&L->x, e, "ranks", &b->ranks, 0, 2, 100000000);
-            if (!L->x.failed && !s->host_profile && b->ranks > L->cluster_gpus)
-                xml_fail(&L->x, e, "ranks", "ranks must be at most the cluster's %lld GPUs", L->cluster_gpus);
-            load_sizes(L, e, b, 8, 128 << 20);
+            load_collective(L, e, b);
         } else if (xml_is(e, "gemm")) {
             b->kind = MB_GEMM;
             attr_int(&L->x, e, "m", &b->m, 1, 1, 1 << 20);

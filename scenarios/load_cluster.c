@@ -30,6 +30,16 @@ static int parse_nic_mode(const char *z) {
     return -1;
 }
 
+int loader_parse_nccl_algo(const char *z) {
+    unsigned m;
+    return coll_algo_mask_parse(z, &m) < 0 ? -1 : (int)m;
+}
+
+int loader_parse_nccl_proto(const char *z) {
+    unsigned m;
+    return coll_proto_mask_parse(z, &m) < 0 ? -1 : (int)m;
+}
+
 #define MAX_CLUSTER_GPUS 10000000    /* 100x the largest clusters planned today */
 
 /* Totals of the cluster, once: GPUs in all, and per node type (read per
@@ -129,6 +139,30 @@ static void load_network(loader *L, const xmlNode *e) {
         (nw->oversubscription < 1 || nw->oversubscription > 64))
         xml_fail(&L->x, e, "oversubscription", "oversubscription must be from 1 (non-blocking) to 64");
     attr_int(&L->x, e, "nodes-per-leaf", &nw->nodes_per_leaf, 0, 1, 100000);
+    attr_bool(&L->x, e, "sharp", &nw->sharp);
+    if (attr_enum(&L->x, e, "nccl-algo", loader_parse_nccl_algo, NCCL_ALGO_CHOICES, &v) > 0)
+        nw->nccl_algo_mask = (unsigned)v;
+    if (attr_enum(&L->x, e, "nccl-proto", loader_parse_nccl_proto, "auto, ll, ll128, simple", &v) > 0)
+        nw->nccl_proto_mask = (unsigned)v;
+}
+
+/* nccl-algo forcing only algorithms the cluster's hardware cannot run
+ * (NVLS without NVLink SHARP nodes, CollNet without sharp="true") is an
+ * error at load; an op or group shape an algorithm does not serve falls
+ * back at run time (models/collective.h coll_time). */
+static void check_nccl_algo(loader *L, const xmlNode *net) {
+    const scenario *s = L->s;
+    unsigned m = s->network.nccl_algo_mask;
+    unsigned nvls = 1u << COLL_NVLS | 1u << COLL_NVLS_TREE;
+    unsigned collnet = 1u << COLL_COLLNET_DIRECT | 1u << COLL_COLLNET_CHAIN;
+    if (m && !(m & ~collnet) && !s->network.sharp)
+        xml_fail(&L->x, net, "nccl-algo", "CollNet needs SHARP switches; add sharp=\"true\" to <network>");
+    for (int i = 0; i < s->n_nodes && !L->x.failed && m && !(m & ~nvls); i++) {
+        const node_spec *nd = catalog_node(s->cat, s->nodes[i].type);
+        if (!nd->nvls || !nd->nvswitch)
+            xml_fail(&L->x, net, "nccl-algo", "NVLS needs NVSwitch nodes with NVLink SHARP; node type %s has none",
+                     nd->name);
+    }
 }
 
 static void load_storage(loader *L, const xmlNode *e) {
@@ -172,9 +206,10 @@ void load_cluster(loader *L, const xmlNode *sec) {
     s->network.topology = TOPO_FAT_TREE;
     s->network.oversubscription = 1;
     s->network.nic_mode = NIC_DIRECT;
+    const xmlNode *net = NULL;
     for (const xmlNode *e = sec->children; e && !L->x.failed; e = e->next) {
         if (xml_is(e, "nodes")) load_nodes(L, e);
-        else if (xml_is(e, "network")) load_network(L, e);
+        else if (xml_is(e, "network")) load_network(L, net = e);
         else if (xml_is(e, "storage")) load_storage(L, e);
         else if (xml_is(e, "spares")) {
             attr_int(&L->x, e, "warm", &s->spares_warm, 0, 0, 1000000);
@@ -182,6 +217,7 @@ void load_cluster(loader *L, const xmlNode *sec) {
         } else if (xml_is(e, "cloud")) load_cloud(L, e);
     }
     if (!L->x.failed) check_cluster_size(L, sec);
+    if (!L->x.failed && net) check_nccl_algo(L, net);
 }
 
 void load_failures(loader *L, const xmlNode *sec) {

@@ -36,6 +36,9 @@ typedef struct sc_network {
     double oversubscription;         /* >= 1 */
     nic_mode nic_mode;
     int nodes_per_leaf;              /* 0 = default (the fabric's choice) */
+    unsigned nccl_algo_mask;         /* nccl-algo: forced algorithms (coll_algo_mask_parse); 0 = auto */
+    unsigned nccl_proto_mask;        /* nccl-proto: forced protocols; 0 = auto */
+    int sharp;                       /* sharp="true": SHARP switches (CollNet, NVLS across nodes) */
     int line;
 } sc_network;
 
@@ -209,6 +212,7 @@ typedef struct sc_microbench {
     mb_kind kind;
     coll_op op;                      /* MB_COLLECTIVE */
     int ranks;
+    unsigned algo_mask, proto_mask;  /* MB_COLLECTIVE algo=, protocol= (0 = the network's) */
     double min_bytes, max_bytes, factor;
     int m, n, k;                     /* MB_GEMM */
     precision precision;

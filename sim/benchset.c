@@ -39,6 +39,8 @@ static int case_of(const sc_microbench *b, mb_case *c, double *sizes) {
         c->kind = MBC_COLLECTIVE;
         c->op = b->op;
         c->ranks = b->ranks;
+        c->algo_mask = b->algo_mask;
+        c->proto_mask = b->proto_mask;
         break;
     case MB_GEMM:
         c->kind = MBC_GEMM;

@@ -50,6 +50,9 @@ int world_fabric(const world *w, int pool, fabric *f) {
     f->oversubscription = s->network.oversubscription;
     f->mode = s->network.nic_mode;
     if (s->network.nodes_per_leaf > 0) f->nodes_per_leaf = s->network.nodes_per_leaf;
+    f->sharp = s->network.sharp;
+    f->algo_mask = s->network.nccl_algo_mask;
+    f->proto_mask = s->network.nccl_proto_mask;
     return 0;
 }
 

@@ -108,5 +108,82 @@ assert all(c["ranks"] == 2 and c["measured_s"] > 0 for c in d["microbenchmarks"]
 PY
 fi
 
+# ---- NCCL algorithm forcing (no MPI needed): <network nccl-algo nccl-proto
+# sharp> for every collective of the cluster, <collective algo protocol> for
+# one microbenchmark; impossible choices are errors at load naming file, line
+# and attribute; an op a forced algorithm does not serve falls back, named.
+bench() {   # file network-attributes collective-attributes [node-type]
+  cat >"$1" <<EOF
+<?xml version="1.0"?>
+<scenario name="forcing" seed="1">
+  <cluster><nodes type="${4:-dgx-h100}" count="2"/><network $2/></cluster>
+  <microbenchmarks>
+    <collective ranks="16" min-size="1GB" max-size="1GB" $3/>
+  </microbenchmarks>
+</scenario>
+EOF
+}
+mb() {   # json-file: "algorithm protocol fallback busbw" of the first case
+  python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["microbenchmarks"][0]; print(c["algorithm"], c["protocol"], c["algorithm_fallback"], round(c["predicted_busbw_GBps"]))' "$1"
+}
+bench "$tmp/f1.xml" 'topology="fat-tree"' 'op="allreduce"'
+expect_status 0 "forcing: auto on 2 H100 nodes runs" "$bin" run "$tmp/f1.xml" --json "$tmp/f1.json" --no-db
+set -- $(mb "$tmp/f1.json"); auto_bw=$4
+[ "$1 $2 $3" = "nvls-tree Simple False" ] && ok "forcing: 2-node H100 all-reduce picks NVLS-tree" || no "forcing: auto picked $*"
+bench "$tmp/f2.xml" 'nccl-algo="ring" nccl-proto="simple"' 'op="allreduce"'
+expect_status 0 "forcing: nccl-algo=ring runs" "$bin" run "$tmp/f2.xml" --json "$tmp/f2.json" --no-db
+set -- $(mb "$tmp/f2.json")
+[ "$1 $2 $3" = "ring Simple False" ] && [ "$4" -lt "$auto_bw" ] && ok "forcing: <network nccl-algo=ring> gives a slower ring" \
+  || no "forcing: nccl-algo=ring gave $* (auto $auto_bw)"
+bench "$tmp/f3.xml" 'nccl-algo="ring"' 'op="allreduce" algo="tree" protocol="ll128"'
+expect_status 0 "forcing: <collective algo protocol> runs" "$bin" run "$tmp/f3.xml" --json "$tmp/f3.json" --no-db
+set -- $(mb "$tmp/f3.json")
+[ "$1 $2" = "tree LL128" ] && ok "forcing: the case's algo and protocol replace the network's" || no "forcing: case gave $*"
+bench "$tmp/f4.xml" 'nccl-algo="tree"' 'op="allgather"'
+expect_status 0 "forcing: network tree with an all-gather runs" "$bin" run "$tmp/f4.xml" --json "$tmp/f4.json" --no-db
+set -- $(mb "$tmp/f4.json")
+[ "$1 $3" = "ring True" ] && ok "forcing: tree cannot all-gather, falls back to ring, named" || no "forcing: fallback gave $*"
+grep -q "fallback" "$tmp/out" && ok "forcing: the terminal table names the fallback" || no "forcing: no fallback in the table"
+bench "$tmp/f5.xml" 'sharp="true" nccl-algo="collnet"' 'op="allreduce"'
+expect_status 0 "forcing: collnet with sharp runs" "$bin" run "$tmp/f5.xml" --json "$tmp/f5.json" --no-db
+set -- $(mb "$tmp/f5.json")
+case $1 in collnet-*) ok "forcing: CollNet with SHARP switches ($1)" ;; *) no "forcing: collnet gave $*" ;; esac
+bad() {   # description expected-message network collective [node]
+  bench "$tmp/b.xml" "$3" "$4" "${5:-}"
+  expect_status 2 "forcing error: $1" "$bin" check "$tmp/b.xml"
+  grep -q "b.xml:[0-9]*:.*$2" "$tmp/err" && ok "forcing error names file, line and why: $1" \
+    || no "forcing error message for $1: $(head -c 300 "$tmp/err")"
+}
+bad "nvls on A100" "NVLS\|nvls" 'topology="fat-tree"' 'op="allreduce" algo="nvls"' dgx-a100-80gb
+bad "network nvls on A100" "NVLS" 'nccl-algo="nvls"' 'op="allreduce"' dgx-a100-80gb
+bad "tree all-gather" "tree runs all-reduce only" 'topology="fat-tree"' 'op="allgather" algo="tree"'
+bad "pat all-reduce" "pat runs all-gather and reduce-scatter only" 'topology="fat-tree"' 'op="allreduce" algo="pat"'
+bad "collnet without sharp" "sharp" 'nccl-algo="collnet"' 'op="allreduce"'
+bad "unknown algorithm" "nccl-algo.*must be one of" 'nccl-algo="bogus"' 'op="allreduce"'
+bad "unknown protocol" "protocol.*must be one of" 'topology="fat-tree"' 'op="allreduce" protocol="ll129"'
+# Training on 2 nodes (TP 4 inside the node, DP 4 across, 2 of each DP group
+# per node): forcing the ring slows its data-parallel all-reduce.
+train() {   # file network-attributes
+  cat >"$1" <<EOF
+<?xml version="1.0"?>
+<scenario name="forcing-train" seed="1">
+  <cluster><nodes type="dgx-h100" count="2"/><network $2/></cluster>
+  <workload>
+    <training name="t" gpus="16" tp="4" pp="1" dp="4" global-batch="64" micro-batch="1" seq-len="4096"
+              precision="bf16" recompute="selective" tokens="50M"><model preset="llama2-7b"/></training>
+  </workload>
+</scenario>
+EOF
+}
+step() { python3 -c 'import json,sys; print([j for j in json.load(open(sys.argv[1]))["jobs"] if j["kind"]=="training"][0]["step_time_s"])' "$1"; }
+train "$tmp/t1.xml" 'topology="fat-tree"'
+train "$tmp/t2.xml" 'nccl-algo="ring"'
+if "$bin" run "$tmp/t1.xml" --json "$tmp/t1.json" --no-db >/dev/null 2>&1 &&
+   "$bin" run "$tmp/t2.xml" --json "$tmp/t2.json" --no-db >/dev/null 2>&1; then
+  python3 -c 'import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); sys.exit(0 if b > a else 1)' "$(step "$tmp/t1.json")" "$(step "$tmp/t2.json")" \
+    && ok "forcing: training's collectives follow nccl-algo (ring slower than NVLS-tree on 2 nodes)" \
+    || no "forcing: training step $(step "$tmp/t1.json") auto vs $(step "$tmp/t2.json") ring"
+else no "forcing: training scenarios run"; fi
+
 [ $fails = 0 ] && echo "nccl: all passed" || echo "nccl: $fails failed"
 [ $fails = 0 ]
