@@ -78,8 +78,16 @@ static int has_tag(const char *tags, const char *tag) {
     return 0;
 }
 
-/* Is case c in group g ("all", "file:", "set:", "mechanism:")? */
+/* Is case c in group g ("all", "file:", "set:", "mechanism:", or a kind
+ * and a set: "training:heldout")? */
 static int in_group(const pubrep_case *c, const char *g) {
+    const char *colon = strchr(g, ':');
+    char kind[32];
+    if (colon && (size_t)(colon - g) < sizeof kind) {
+        snprintf(kind, sizeof kind, "%.*s", (int)(colon - g), g);
+        int k = pubrep_kind_parse(kind);
+        if (k >= 0) return c->kind == (pubrep_kind)k && !strcmp(c->set, colon + 1);
+    }
     if (!strncmp(g, "file:", 5)) return !strcmp(c->file, g + 5);
     if (!strncmp(g, "set:", 4)) return !strcmp(c->set, g + 4);
     if (!strncmp(g, "mechanism:", 10)) return has_tag(c->mechanism, g + 10);
@@ -155,6 +163,10 @@ int pubrep_summarize(pubrep *r) {
         for (size_t i = 0; !rc && i < r->n; i++)
             if (!strcmp(r->cases[i].set, sets[k] + 4) && !have_group(r, sets[k]))
                 rc = group_stats(r, sets[k], abs_e, signed_e);
+    for (size_t i = 0; !rc && i < r->n; i++) {          /* each kind within each set: the targets' groups */
+        snprintf(g, sizeof g, "%s:%s", pubrep_kind_name(r->cases[i].kind), r->cases[i].set);
+        if (!have_group(r, g)) rc = group_stats(r, g, abs_e, signed_e);
+    }
     if (!rc) rc = mechanism_groups(r, abs_e, signed_e);
     free(abs_e);
     free(signed_e);

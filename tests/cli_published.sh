@@ -49,6 +49,8 @@ def members(g):
     if g == "all": return cases
     if kind == "file": return [c for c in cases if c["file"] == v]
     if kind == "set": return [c for c in cases if c["set"] == v]
+    if kind in ("training", "collectives", "failures", "inference"):
+        return [c for c in cases if c["kind"] == kind and c["set"] == v]
     return [c for c in cases if v in (c["mechanism"].split("+") if c["mechanism"] else ["none"])]
 groups = {s["group"]: s for s in d["summary"]}
 assert "all" in groups and "set:calibration" in groups and "file:training.csv" in groups

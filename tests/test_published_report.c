@@ -72,9 +72,10 @@ static void test_summary_groups(void **state) {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) assert_int_equal(pubrep_add(&r, &cases[i]), 0);
     assert_int_equal(pubrep_summarize(&r), 0);
     static const char *const order[] = { "all", "file:b.csv", "file:a.csv", "set:calibration", "set:heldout",
+                                         "training:heldout", "training:calibration",
                                          "mechanism:none", "mechanism:power", "mechanism:stack" };
-    assert_int_equal(r.n_groups, 8);
-    for (int i = 0; i < 8; i++) assert_string_equal(r.groups[i].group, order[i]);
+    assert_int_equal(r.n_groups, 10);
+    for (int i = 0; i < 10; i++) assert_string_equal(r.groups[i].group, order[i]);
     const pubrep_summary *all = group(&r, "all");
     assert_int_equal(all->n, 3);
     assert_int_equal(all->no_result, 1);
@@ -93,6 +94,9 @@ static void test_summary_groups(void **state) {
     assert_int_equal(cal->n, 1);
     assert_float_equal(cal->median_signed_error_pct, 4, 1e-9);
     assert_int_equal(group(&r, "mechanism:none")->n, 1);
+    assert_int_equal(group(&r, "training:heldout")->n, 2);             /* a kind within a set */
+    assert_float_equal(group(&r, "training:heldout")->median_abs_error_pct, 15, 1e-9);
+    assert_int_equal(group(&r, "training:calibration")->no_result, 1);
     pubrep_free(&r);
 }
 
