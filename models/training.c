@@ -212,11 +212,14 @@ static void layer_costs(const llm_spec *m, const train_plan *p, const fabric *f,
     /* Attention core: queries on this GPU against all s keys. */
     double attn_b, attn_f = attention_s(g, p, q, &d, tokens, &attn_b);
 
-    /* Elementwise: hidden-state work is replicated over tp unless SP. */
+    /* Elementwise: hidden-state work is replicated over tp unless SP; as
+     * fused kernels or eager ops, as the stack runs them. */
     tf_elementwise ew;
     tf_layer_elementwise(m, act, &ew);
-    double elem_f = gpu_memory_s(g, tokens * (ew.hidden_bytes / (p->sequence_parallel ? tp : 1)
-                                              + ew.split_bytes / tp));
+    int eager = stack_elementwise_parse(p->stack.elementwise) == ELEM_EAGER;
+    double elem_f = gpu_memory_s(g, tokens * ((eager ? ew.hidden_bytes_eager : ew.hidden_bytes)
+                                                  / (p->sequence_parallel ? tp : 1)
+                                              + (eager ? ew.split_bytes_eager : ew.split_bytes) / tp));
 
     c->fwd = gemm + cast_f + attn_f + elem_f;
     c->bwd = 2 * gemm + cast_b + attn_b + 2 * elem_f;
@@ -265,7 +268,10 @@ static void layer_costs(const llm_spec *m, const train_plan *p, const fabric *f,
     }
     /* Overlapped TP communication slows the GEMMs it runs beside. */
     c->bwd += c->hidden_comm * q->overlap_slowdown;
-    c->gaps = q->kernels_per_layer * q->kernel_gap_s * (3 + whole);
+    /* Eager ops launch kernels of their own beyond the fused count that
+     * kernels_per_layer holds. */
+    double kernels = q->kernels_per_layer + (eager ? ew.kernels_eager - ew.kernels : 0);
+    c->gaps = kernels * q->kernel_gap_s * (3 + whole);
 }
 
 /* ---- Step ----------------------------------------------------------------- */
@@ -453,14 +459,17 @@ typedef struct schedule_pick {
     memory_breakdown mem;
 } schedule_pick;
 
-/* Interleaving factor: given, or the fastest that fits. dp_s and opt_s
- * do not depend on it; the bubble and the sends do. */
+/* Interleaving factor: given, or the fastest that fits among the
+ * schedules the stack runs (stack_runs_interleaved: DeepSpeed's pipeline
+ * engine runs 1F1B only). dp_s and opt_s do not depend on it; the bubble
+ * and the sends do. */
 static void pick_schedule(const llm_spec *m, const train_plan *p, const fabric *f,
                           const train_params *q, const stage_work *w, int nmicro,
                           double dp_s, double opt_s, schedule_pick *out) {
     double t_p2p = p2p_send_time(m, p, f, q);
     int vmax = 1;
-    if (p->pp > 1 && (p->virtual_stages == 0 || p->schedule == PP_INTERLEAVED)) {
+    int auto_v = p->virtual_stages == 0 && stack_runs_interleaved(&p->stack);
+    if (p->pp > 1 && (auto_v || p->schedule == PP_INTERLEAVED)) {
         vmax = m->layers / p->pp;
         if (vmax < 1) vmax = 1;
         if (nmicro < p->pp) vmax = 1;   /* interleaving needs m >= p micro-batches */
@@ -582,6 +591,13 @@ int train_step_with(const llm_spec *m, const train_plan *plan, const fabric *f,
         qd.kernel_gap_s = p.stack.kernel_gap_s;
         qd.step_overhead_s = p.stack.step_overhead_s;
     }
+    /* async-tp= overrides the stack: on, TP collectives decomposed and
+     * overlapped with their GEMMs (Wang et al., ASPLOS'23; PyTorch async TP
+     * with torch.compile: torchtitan experimental.enable_async_tensor_parallel,
+     * "Introducing Async Tensor Parallelism in PyTorch", PyTorch forums 2024), one chunk in tp
+     * exposed as with Transformer Engine's userbuffers; off, vanilla TP
+     * with every collective on the critical path. */
+    if (p.async_tp) qd.tp_overlap = p.async_tp > 0 ? 1 : 0;
     qp = &qd;
     if (train_plan_check(m, &p, r->why, sizeof r->why) < 0) return -1;
     if (p.micro_batch > 0) {
