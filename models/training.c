@@ -176,6 +176,23 @@ static double attention_s(const gpu_spec *g, const train_plan *p, const train_pa
     return attn_f;
 }
 
+/* Elementwise work of one layer's forward per micro-batch: hidden-state
+ * work is replicated over tp unless SP; as fused kernels or eager ops, as
+ * the stack runs them (tf_layer_elementwise counts both). *extra_kernels
+ * gets the kernels eager ops launch beyond the fused count that
+ * kernels_per_layer holds. */
+static double elementwise_s(const llm_spec *m, const train_plan *p, const gpu_spec *g, double tokens,
+                            double *extra_kernels) {
+    tf_elementwise ew;
+    tf_layer_elementwise(m, 2, &ew);
+    int eager = stack_elementwise_parse(p->stack.elementwise) == ELEM_EAGER;
+    double tp = p->tp;
+    *extra_kernels = eager ? ew.kernels_eager - ew.kernels : 0;
+    return gpu_memory_s(g, tokens * ((eager ? ew.hidden_bytes_eager : ew.hidden_bytes)
+                                         / (p->sequence_parallel ? tp : 1)
+                                     + (eager ? ew.split_bytes_eager : ew.split_bytes) / tp));
+}
+
 /* ---- One layer ------------------------------------------------------------ */
 
 typedef struct layer_cost {
@@ -212,14 +229,7 @@ static void layer_costs(const llm_spec *m, const train_plan *p, const fabric *f,
     /* Attention core: queries on this GPU against all s keys. */
     double attn_b, attn_f = attention_s(g, p, q, &d, tokens, &attn_b);
 
-    /* Elementwise: hidden-state work is replicated over tp unless SP; as
-     * fused kernels or eager ops, as the stack runs them. */
-    tf_elementwise ew;
-    tf_layer_elementwise(m, act, &ew);
-    int eager = stack_elementwise_parse(p->stack.elementwise) == ELEM_EAGER;
-    double elem_f = gpu_memory_s(g, tokens * ((eager ? ew.hidden_bytes_eager : ew.hidden_bytes)
-                                                  / (p->sequence_parallel ? tp : 1)
-                                              + (eager ? ew.split_bytes_eager : ew.split_bytes) / tp));
+    double extra_kernels, elem_f = elementwise_s(m, p, g, tokens, &extra_kernels);
 
     c->fwd = gemm + cast_f + attn_f + elem_f;
     c->bwd = 2 * gemm + cast_b + attn_b + 2 * elem_f;
@@ -268,10 +278,7 @@ static void layer_costs(const llm_spec *m, const train_plan *p, const fabric *f,
     }
     /* Overlapped TP communication slows the GEMMs it runs beside. */
     c->bwd += c->hidden_comm * q->overlap_slowdown;
-    /* Eager ops launch kernels of their own beyond the fused count that
-     * kernels_per_layer holds. */
-    double kernels = q->kernels_per_layer + (eager ? ew.kernels_eager - ew.kernels : 0);
-    c->gaps = kernels * q->kernel_gap_s * (3 + whole);
+    c->gaps = (q->kernels_per_layer + extra_kernels) * q->kernel_gap_s * (3 + whole);
 }
 
 /* ---- Step ----------------------------------------------------------------- */
