@@ -37,6 +37,10 @@ const catalog_field catalog_fields_stack[] = {
       "FP8 recipe under precision=fp8: delayed (default), tensorwise, rowwise, mxfp8" },
     { "fp8-weight-cache", FIELD_BOOL, N(stack_spec, fp8_weight_cache), 0, 1,
       "FP8 weight copies persist between micro-batches" },
+    { "pipeline-schedules", FIELD_STR, S(stack_spec, pipeline_schedules), 0, 0,
+      "pipeline schedules the software runs: 1f1b,interleaved (default) or 1f1b" },
+    { "elementwise", FIELD_STR, S(stack_spec, elementwise), 0, 0,
+      "elementwise ops as fused kernels (default) or eager PyTorch ops: fused, eager" },
     { NULL, 0, 0, 0, 0, 0, NULL }
 };
 
@@ -44,6 +48,8 @@ const catalog_field catalog_fields_stack[] = {
 
 static const char *attention_names[ATTN_COUNT] = { "unfused", "fused-softmax", "flash2", "flash3" };
 static const char *recipe_names[FP8_COUNT] = { "none", "delayed", "tensorwise", "rowwise", "mxfp8" };
+static const char *elementwise_names[ELEM_COUNT] = { "fused", "eager" };
+#define SCHEDULES_DEFAULT "1f1b,interleaved"
 
 static int lookup(const char *z, const char *const *names, int n) {
     for (int i = 0; z && i < n; i++)
@@ -60,11 +66,37 @@ const char *stack_attention_name(stack_attention a) {
 }
 int fp8_recipe_parse(const char *z) { return z && !*z ? FP8_DELAYED : lookup(z, recipe_names, FP8_COUNT); }
 const char *fp8_recipe_name(fp8_recipe r) { return (r >= 0 && r < FP8_COUNT) ? recipe_names[r] : "?"; }
+int stack_elementwise_parse(const char *z) {
+    return z && !*z ? ELEM_FUSED : lookup(z, elementwise_names, ELEM_COUNT);
+}
+
+/* Each comma-separated name of pipeline-schedules is a pp_schedule name
+ * (models/train_plan.c spells them: 1f1b, interleaved) and 1f1b is among
+ * them; *interleaved says whether interleaved is. -1 when a name is not. */
+static int schedules_scan(const char *list, int *interleaved) {
+    char buf[sizeof ((stack_spec *)0)->pipeline_schedules];
+    snprintf(buf, sizeof buf, "%s", *list ? list : SCHEDULES_DEFAULT);
+    int one = 0;
+    *interleaved = 0;
+    for (char *save = NULL, *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+        if (strcmp(t, "1f1b") == 0) one = 1;
+        else if (strcmp(t, "interleaved") == 0) *interleaved = 1;
+        else return -1;
+    }
+    return one ? 0 : -1;
+}
+
+int stack_runs_interleaved(const stack_spec *s) {
+    int il;
+    return schedules_scan(s->pipeline_schedules, &il) == 0 && il;
+}
 
 void stack_defaults(stack_spec *s) {
     catalog_defaults(catalog_fields_stack, s);
     snprintf(s->attention, sizeof s->attention, "%s", attention_names[ATTN_FLASH2]);
     snprintf(s->fp8_recipe, sizeof s->fp8_recipe, "%s", recipe_names[FP8_DELAYED]);
+    snprintf(s->pipeline_schedules, sizeof s->pipeline_schedules, "%s", SCHEDULES_DEFAULT);
+    snprintf(s->elementwise, sizeof s->elementwise, "%s", elementwise_names[ELEM_FUSED]);
 }
 
 const stack_spec *stack_find(const catalog *c, const char *name) {
@@ -85,6 +117,16 @@ int stack_check(const stack_spec *s, char *why, size_t len) {
     if (fp8_recipe_parse(s->fp8_recipe) <= FP8_NONE) {
         snprintf(why, len, "stack %s: fp8-recipe \"%s\" is not one of delayed, tensorwise, rowwise, mxfp8",
                  s->name, s->fp8_recipe);
+        return -1;
+    }
+    int il;
+    if (schedules_scan(s->pipeline_schedules, &il) < 0) {
+        snprintf(why, len, "stack %s: pipeline-schedules \"%s\" is not a list of 1f1b and interleaved "
+                 "that holds 1f1b", s->name, s->pipeline_schedules);
+        return -1;
+    }
+    if (stack_elementwise_parse(s->elementwise) < 0) {
+        snprintf(why, len, "stack %s: elementwise \"%s\" is not one of fused, eager", s->name, s->elementwise);
         return -1;
     }
     if (s->tp_overlap > 1 || s->dp_overlap > 1 || s->p2p_overlap > 1) {

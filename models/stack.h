@@ -54,7 +54,21 @@ typedef struct stack_spec {
     char fp8_recipe[16];             /* recipe under precision="fp8" (an fp8_recipe name) */
     int fp8_weight_cache;            /* 1: FP8 copies of the weights (and their transposes)
                                         persist between micro-batches (Transformer Engine) */
+    char pipeline_schedules[32];     /* the pipeline schedules the software runs, comma
+                                        separated: "1f1b,interleaved" (default) or "1f1b" */
+    char elementwise[16];            /* a stack_elementwise name: how the norms, rotary,
+                                        activation and casts run (fused kernels or eager ops) */
 } stack_spec;
+
+/* How a stack runs the elementwise work of a layer (models/transformer.c,
+ * tf_layer_elementwise counts both):
+ *   fused  one kernel per chain of elementwise ops: each norm, the rotary
+ *          embedding of Q and K, the gated activation (Megatron/Transformer
+ *          Engine fused kernels; torch.compile's Inductor fusion)
+ *   eager  PyTorch eager mode: every op of the model code is its own
+ *          kernel that reads its inputs from HBM and writes its output back,
+ *          fp32 upcasts included */
+typedef enum stack_elementwise { ELEM_FUSED, ELEM_EAGER, ELEM_COUNT } stack_elementwise;
 
 extern const catalog_field catalog_fields_stack[];
 
@@ -63,6 +77,11 @@ int stack_attention_parse(const char *z);
 const char *stack_attention_name(stack_attention a);
 int fp8_recipe_parse(const char *z);
 const char *fp8_recipe_name(fp8_recipe r);
+int stack_elementwise_parse(const char *z);         /* empty: fused */
+
+/* 1 when the stack runs interleaved pipeline schedules (its
+ * pipeline-schedules lists "interleaved", or is empty: the default). */
+int stack_runs_interleaved(const stack_spec *s);
 
 /* The field-table defaults: what `auto` gives a plan it does not take for
  * the 2021 recipe (see train_plan_auto_stack). */

@@ -76,6 +76,9 @@ typedef struct train_plan {
                                         the stack's (train_plan_defaults resolves it) */
     int attn_kernel;                 /* stack_attention the layers run; resolved by
                                         train_plan_defaults from attn_unfused and the stack */
+    int async_tp;                    /* 0: the stack's TP overlap; 1: async TP (collectives
+                                        decomposed and overlapped with their GEMMs); -1:
+                                        vanilla TP, nothing overlapped (scenario async-tp=) */
 } train_plan;
 
 /* Figures of the step model that belong to the software rather than the

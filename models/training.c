@@ -176,6 +176,23 @@ static double attention_s(const gpu_spec *g, const train_plan *p, const train_pa
     return attn_f;
 }
 
+/* Elementwise work of one layer's forward per micro-batch: hidden-state
+ * work is replicated over tp unless SP; as fused kernels or eager ops, as
+ * the stack runs them (tf_layer_elementwise counts both). *extra_kernels
+ * gets the kernels eager ops launch beyond the fused count that
+ * kernels_per_layer holds. */
+static double elementwise_s(const llm_spec *m, const train_plan *p, const gpu_spec *g, double tokens,
+                            double *extra_kernels) {
+    tf_elementwise ew;
+    tf_layer_elementwise(m, 2, &ew);
+    int eager = stack_elementwise_parse(p->stack.elementwise) == ELEM_EAGER;
+    double tp = p->tp;
+    *extra_kernels = eager ? ew.kernels_eager - ew.kernels : 0;
+    return gpu_memory_s(g, tokens * ((eager ? ew.hidden_bytes_eager : ew.hidden_bytes)
+                                         / (p->sequence_parallel ? tp : 1)
+                                     + (eager ? ew.split_bytes_eager : ew.split_bytes) / tp));
+}
+
 /* ---- One layer ------------------------------------------------------------ */
 
 typedef struct layer_cost {
@@ -212,11 +229,7 @@ static void layer_costs(const llm_spec *m, const train_plan *p, const fabric *f,
     /* Attention core: queries on this GPU against all s keys. */
     double attn_b, attn_f = attention_s(g, p, q, &d, tokens, &attn_b);
 
-    /* Elementwise: hidden-state work is replicated over tp unless SP. */
-    tf_elementwise ew;
-    tf_layer_elementwise(m, act, &ew);
-    double elem_f = gpu_memory_s(g, tokens * (ew.hidden_bytes / (p->sequence_parallel ? tp : 1)
-                                              + ew.split_bytes / tp));
+    double extra_kernels, elem_f = elementwise_s(m, p, g, tokens, &extra_kernels);
 
     c->fwd = gemm + cast_f + attn_f + elem_f;
     c->bwd = 2 * gemm + cast_b + attn_b + 2 * elem_f;
@@ -265,7 +278,7 @@ static void layer_costs(const llm_spec *m, const train_plan *p, const fabric *f,
     }
     /* Overlapped TP communication slows the GEMMs it runs beside. */
     c->bwd += c->hidden_comm * q->overlap_slowdown;
-    c->gaps = q->kernels_per_layer * q->kernel_gap_s * (3 + whole);
+    c->gaps = (q->kernels_per_layer + extra_kernels) * q->kernel_gap_s * (3 + whole);
 }
 
 /* ---- Step ----------------------------------------------------------------- */
@@ -453,14 +466,17 @@ typedef struct schedule_pick {
     memory_breakdown mem;
 } schedule_pick;
 
-/* Interleaving factor: given, or the fastest that fits. dp_s and opt_s
- * do not depend on it; the bubble and the sends do. */
+/* Interleaving factor: given, or the fastest that fits among the
+ * schedules the stack runs (stack_runs_interleaved: DeepSpeed's pipeline
+ * engine runs 1F1B only). dp_s and opt_s do not depend on it; the bubble
+ * and the sends do. */
 static void pick_schedule(const llm_spec *m, const train_plan *p, const fabric *f,
                           const train_params *q, const stage_work *w, int nmicro,
                           double dp_s, double opt_s, schedule_pick *out) {
     double t_p2p = p2p_send_time(m, p, f, q);
     int vmax = 1;
-    if (p->pp > 1 && (p->virtual_stages == 0 || p->schedule == PP_INTERLEAVED)) {
+    int auto_v = p->virtual_stages == 0 && stack_runs_interleaved(&p->stack);
+    if (p->pp > 1 && (auto_v || p->schedule == PP_INTERLEAVED)) {
         vmax = m->layers / p->pp;
         if (vmax < 1) vmax = 1;
         if (nmicro < p->pp) vmax = 1;   /* interleaving needs m >= p micro-batches */
@@ -582,6 +598,13 @@ int train_step_with(const llm_spec *m, const train_plan *plan, const fabric *f,
         qd.kernel_gap_s = p.stack.kernel_gap_s;
         qd.step_overhead_s = p.stack.step_overhead_s;
     }
+    /* async-tp= overrides the stack: on, TP collectives decomposed and
+     * overlapped with their GEMMs (Wang et al., ASPLOS'23; PyTorch async TP
+     * with torch.compile: torchtitan experimental.enable_async_tensor_parallel,
+     * "Introducing Async Tensor Parallelism in PyTorch", PyTorch forums 2024), one chunk in tp
+     * exposed as with Transformer Engine's userbuffers; off, vanilla TP
+     * with every collective on the critical path. */
+    if (p.async_tp) qd.tp_overlap = p.async_tp > 0 ? 1 : 0;
     qp = &qd;
     if (train_plan_check(m, &p, r->why, sizeof r->why) < 0) return -1;
     if (p.micro_batch > 0) {

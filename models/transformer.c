@@ -90,6 +90,41 @@ void tf_layer_gemms(const llm_spec *m, double tokens, int tp, tf_gemm out[4]) {
     out[3] = (tf_gemm){ tokens, d.h, d.f / t };
 }
 
+/* Bytes per element of the upcast the eager model code makes before a norm
+ * or a rotation (x.float(): fp32). */
+#define EAGER_UPCAST_BYTES 4.0
+
+/* The eager ops, as the Llama model code writes them (torchtitan
+ * torchtitan/models/norms.py RMSNorm and models/llama/model.py at commit
+ * 9dec370, Dec 2024; Hugging Face LlamaRMSNorm is the same chain), bytes per
+ * element of the op's width at a = act_bytes, u = EAGER_UPCAST_BYTES:
+ *   RMSNorm   x.float() (a+u), pow(2) (2u), mean (u), +eps and rsqrt (per
+ *             token, nothing per element), x*rsqrt (2u), type_as (u+a),
+ *             *weight (2a): 4a+6u, 8 kernels
+ *   rotary    q.float() (a+u), complex product with freqs_cis (2u),
+ *             view_as_real/flatten (views), type_as (u+a): 2a+4u per tensor,
+ *             3 kernels, for Q and for K
+ *   SwiGLU    silu(gate) (2a), silu*up (3a): 5a per f, 2 kernels (GeLU:
+ *             one op, 2a, as fused)
+ *   residual  x + y (3a), 1 kernel each, as fused
+ * Copies present either way (repeat_kv's expanded K and V, the attention
+ * output's transpose().contiguous()) feed extern kernels (SDPA, GEMMs) that
+ * no compiler fuses into, so neither count holds them: they sit inside the
+ * GPU's measured efficiencies as before. Fused: one kernel per norm, one for
+ * the rotary of Q and K, one for the activation, one per residual add
+ * (Transformer Engine and Megatron's fused kernels; torch.compile's Inductor
+ * fuses each chain of pointwise ops and reductions into one generated
+ * kernel: Ansel et al., "PyTorch 2", ASPLOS'24, TorchInductor; torchtitan,
+ * Liang et al., arXiv 2410.06511, section 2.3.2). */
+static void elementwise_eager(const tf_dims *d, double a, tf_elementwise *e) {
+    const double u = EAGER_UPCAST_BYTES;
+    double norm = 4 * a + 6 * u, rope = 2 * a + 4 * u, add = 3 * a;
+    e->hidden_bytes_eager = (2 * norm + 2 * add) * d->h;
+    e->split_bytes_eager = rope * (d->q_dim + d->kv_dim) + (d->gated ? 5 : 2) * a * d->f;
+    e->kernels_eager = 2 * 8 + 2 * 3 + (d->gated ? 2 : 1) + 2;
+    e->kernels = 2 + 1 + 1 + 2;
+}
+
 void tf_layer_elementwise(const llm_spec *m, double act_bytes, tf_elementwise *e) {
     tf_dims d;
     tf_dims_of(m, &d);
@@ -101,6 +136,7 @@ void tf_layer_elementwise(const llm_spec *m, double act_bytes, tf_elementwise *e
     double act = (d.gated ? 3 : 2) * d.f;
     double rope = 2 * (d.q_dim + d.kv_dim);
     e->split_bytes = (act + rope) * act_bytes;
+    elementwise_eager(&d, act_bytes, e);
 }
 
 double tf_unfused_score_bytes(double act_bytes) {

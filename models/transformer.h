@@ -82,10 +82,18 @@ void tf_layer_gemms(const llm_spec *m, double tokens, int tp, tf_gemm out[4]);
  * per token at act_bytes per element: norms and residual adds over the
  * hidden state (divided by tp only with sequence parallelism), and the FFN
  * activation function and rotary embedding over tensor-parallel columns
- * (always divided by tp). The backward pass moves about twice as much. */
+ * (always divided by tp). The backward pass moves about twice as much.
+ * Counted twice: as fused kernels (one read of each input and one write of
+ * each output per chain of ops) and as PyTorch eager ops (every op of the
+ * Llama model code a kernel of its own, fp32 upcasts included), with the
+ * kernels each way launches. */
 typedef struct tf_elementwise {
     double hidden_bytes;   /* norms, residual adds: replicated across tp without SP */
     double split_bytes;    /* activation function, rotary: split across tp */
+    double hidden_bytes_eager;   /* the same work as eager ops */
+    double split_bytes_eager;
+    double kernels;        /* elementwise kernels per layer forward, fused */
+    double kernels_eager;  /* and eager */
 } tf_elementwise;
 void tf_layer_elementwise(const llm_spec *m, double act_bytes, tf_elementwise *e);
 

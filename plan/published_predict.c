@@ -146,6 +146,10 @@ static void xtraining(xbuf *x, const pubfile *pf, const csv_record *rec, const p
     xattr(x, "precision", *prec ? prec : "bf16");
     xattr(x, "recompute", published_col(pf, rec, "recompute"));
     xattr(x, "stack", published_col(pf, rec, "stack"));
+    /* attrs: further <training> attributes, written verbatim (the loader
+     * checks them as it checks any scenario's). */
+    const char *more = published_col(pf, rec, "attrs");
+    if (*more) xput(x, " %s", more);
     xattr_long(x, "steps", TRAINING_STEPS);
     xput(x, ">\n      <model");
     static const char *const model[][2] = { { "layers", "layers" }, { "hidden", "hidden" },

@@ -170,6 +170,9 @@ static given read_training_attrs(loader *L, const xmlNode *e, sc_training *t) {
     }
     attr_int(&L->x, e, "virtual-stages", &p->virtual_stages, 0, 1, 1024);
     attr_bool(&L->x, e, "sequence-parallel", &p->sequence_parallel);
+    /* async-tp: 1 on, -1 off (vanilla TP); absent, 0: the stack's TP overlap. */
+    int async_tp = 0;
+    if (attr_bool(&L->x, e, "async-tp", &async_tp) > 0) p->async_tp = async_tp ? 1 : -1;
     if (attr_enum(&L->x, e, "attention", parse_attention, "fused, unfused", &v) > 0) p->attn_unfused = v;
     read_stack(L, e, p);
     attr_int(&L->x, e, "micro-batch", &p->micro_batch, 0, 1, 1000000);

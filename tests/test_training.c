@@ -815,6 +815,90 @@ static void test_auto_micro_batch(void **state) {
     assert_non_null(strstr(ra.why, "global-batch"));
 }
 
+/* A stack that runs 1F1B only (DeepSpeed's pipeline engine) never gets an
+ * interleaved schedule from auto, pays the larger bubble, and leaves its
+ * gradient reduction exposed; an explicit schedule still wins. A list
+ * without 1f1b, or with an unknown name, fails the stack's check. */
+static void test_stack_pipeline_schedules(void **state) {
+    (void)state;
+    const llm_spec *m = catalog_llm(cat, "llama2-70b");
+    fabric f;
+    fabric_for(&f, "dgx-a100-80gb", 8 * 8 * 4);
+    train_plan p = base_plan(8, 8, 4, 4 * 64);
+    p.virtual_stages = 0;
+    p.recompute = RECOMPUTE_FULL;
+    train_plan ds = p, mt = p;
+    ds.stack = *stack_find(cat, "megatron-deepspeed-2022");
+    mt.stack = *stack_find(cat, "megatron-lm-2021");
+    ds.stack_given = mt.stack_given = 1;
+    train_result rd, rm, rx;
+    assert_int_equal(train_step(m, &ds, &f, &rd), 0);
+    assert_int_equal(train_step(m, &mt, &f, &rm), 0);
+    assert_int_equal(rd.virtual_stages, 1);
+    assert_true(rm.virtual_stages >= 2);
+    assert_true(rd.t.pp_bubble_s > rm.t.pp_bubble_s && rd.t.dp_comm_s > rm.t.dp_comm_s);
+    ds.schedule = PP_INTERLEAVED;
+    ds.virtual_stages = 2;
+    assert_int_equal(train_step(m, &ds, &f, &rx), 0);
+    assert_int_equal(rx.virtual_stages, 2);
+    char why[256];
+    stack_spec k = ds.stack;
+    snprintf(k.pipeline_schedules, sizeof k.pipeline_schedules, "interleaved");
+    assert_int_equal(stack_check(&k, why, sizeof why), -1);
+    assert_non_null(strstr(why, "pipeline-schedules"));
+    snprintf(k.pipeline_schedules, sizeof k.pipeline_schedules, "1f1b,zb");
+    assert_int_equal(stack_check(&k, why, sizeof why), -1);
+    snprintf(k.pipeline_schedules, sizeof k.pipeline_schedules, "interleaved, 1f1b");
+    assert_int_equal(stack_check(&k, why, sizeof why), 0);
+    assert_true(stack_runs_interleaved(&k));
+}
+
+/* Eager elementwise ops move more bytes and launch more kernels than the
+ * fused chains; the count does not depend on the GPU, and a GeLU FFN's
+ * activation is one op either way. fsdp2-eager is slower than
+ * fsdp2-compile by elementwise time alone. */
+static void test_elementwise_eager(void **state) {
+    (void)state;
+    tf_elementwise e, g;
+    tf_layer_elementwise(catalog_llm(cat, "llama3-8b"), 2, &e);
+    assert_true(e.hidden_bytes_eager > 3 * e.hidden_bytes && e.split_bytes_eager > e.split_bytes);
+    assert_true(e.kernels_eager > e.kernels && e.kernels > 0);
+    llm_spec gelu = *catalog_llm(cat, "llama3-8b");
+    gelu.ffn_hidden = 4 * gelu.hidden;
+    gelu.gated_ffn = 0;
+    tf_layer_elementwise(&gelu, 2, &g);
+    tf_dims d;
+    tf_dims_of(&gelu, &d);
+    double rope_extra = (g.split_bytes_eager - g.split_bytes) / (d.q_dim + d.kv_dim);
+    assert_true(fabs(rope_extra - (2 * 2 + 4 * 4 - 2 * 2)) < 1e-9);   /* only the rotary differs */
+    train_plan pe = stack_plan("fsdp2-eager", 1, 8, SHARD_FSDP, RECOMPUTE_NONE);
+    train_plan pc = stack_plan("fsdp2-compile", 1, 8, SHARD_FSDP, RECOMPUTE_NONE);
+    train_result re, rc;
+    step_of("llama3-8b", &pe, PREC_BF16, &re);
+    step_of("llama3-8b", &pc, PREC_BF16, &rc);
+    assert_true(re.t.compute_s > 1.05 * rc.t.compute_s);
+    assert_true(re.t.other_s > rc.t.other_s);
+    assert_true(re.t.tp_comm_s == rc.t.tp_comm_s);
+}
+
+/* async-tp: on hides all but one chunk in tp of the TP collectives, off
+ * exposes them all whatever the stack overlaps; not given, the stack's. */
+static void test_async_tp(void **state) {
+    (void)state;
+    train_plan p = stack_plan("torchtitan", 8, 2, SHARD_FSDP, RECOMPUTE_FULL);
+    train_result r0, r1, r2, r3;
+    step_of("llama3-70b", &p, PREC_BF16, &r0);
+    p.async_tp = 1;
+    step_of("llama3-70b", &p, PREC_BF16, &r1);
+    assert_true(r1.t.tp_comm_s > 0 && r1.t.tp_comm_s <= r0.t.tp_comm_s / 8 * (1 + 1e-9));
+    assert_true(r1.step_s < r0.step_s);
+    train_plan q = stack_plan("megatron-core-2024", 8, 2, SHARD_ZERO1, RECOMPUTE_SELECTIVE);
+    step_of("llama3-70b", &q, PREC_BF16, &r2);
+    q.async_tp = -1;
+    step_of("llama3-70b", &q, PREC_BF16, &r3);
+    assert_true(r3.t.tp_comm_s > 4 * r2.t.tp_comm_s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_published_rows),
@@ -833,6 +917,9 @@ int main(void) {
         cmocka_unit_test(test_fp8_recipes),
         cmocka_unit_test(test_fsdp_stack),
         cmocka_unit_test(test_auto_micro_batch),
+        cmocka_unit_test(test_stack_pipeline_schedules),
+        cmocka_unit_test(test_elementwise_eager),
+        cmocka_unit_test(test_async_tp),
     };
     return cmocka_run_group_tests(tests, catalog_setup, catalog_teardown);
 }
