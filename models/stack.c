@@ -37,6 +37,10 @@ const catalog_field catalog_fields_stack[] = {
       "FP8 recipe under precision=fp8: delayed (default), tensorwise, rowwise, mxfp8" },
     { "fp8-weight-cache", FIELD_BOOL, N(stack_spec, fp8_weight_cache), 0, 1,
       "FP8 weight copies persist between micro-batches" },
+    { "fp8-param", FIELD_BOOL, N(stack_spec, fp8_param), 0, 0,
+      "FP8 primary weights under precision=fp8 (no bf16 copy of the weights)" },
+    { "grad-reduce-bf16", FIELD_BOOL, N(stack_spec, grad_reduce_bf16), 0, 0,
+      "gradients accumulate and reduce in bf16, not fp32" },
     { NULL, 0, 0, 0, 0, 0, NULL }
 };
 

@@ -54,6 +54,10 @@ typedef struct stack_spec {
     char fp8_recipe[16];             /* recipe under precision="fp8" (an fp8_recipe name) */
     int fp8_weight_cache;            /* 1: FP8 copies of the weights (and their transposes)
                                         persist between micro-batches (Transformer Engine) */
+    int fp8_param;                   /* 1: FP8 primary weights under precision="fp8" (TE
+                                        fp8_model_init; Megatron fp8_param_gather): no bf16 copy */
+    int grad_reduce_bf16;            /* 1: gradients accumulate and reduce in bf16 (Megatron
+                                        grad_reduce_in_fp32=False, Apex grad_sync_dtype=bf16) */
 } stack_spec;
 
 extern const catalog_field catalog_fields_stack[];
