@@ -15,6 +15,8 @@
 #define ACT_BYTES 2.0          /* activations in bf16/fp16 */
 #define WEIGHT_BYTES 2.0       /* working copy of the weights in bf16/fp16 */
 #define LOSS_BYTES_PER_LOGIT 4.0 /* the loss's fp32 softmax (see memory.h) */
+#define BF16_GRAD_BYTES 2.0    /* gradient buffer under grad-reduce-bf16 (see memory.h) */
+#define FP32_MAIN_GRAD_BYTES 4.0 /* the optimizer's fp32 gradients then (see memory.h) */
 
 static int floor_pos(double x) {
     double f = floor(x + 1e-9);
@@ -108,6 +110,16 @@ static double stage_params(const llm_spec *m, const train_plan *p, int n, int fi
 
 typedef struct stage_mem { double w, g, o, a, x; } stage_mem;
 
+/* Bytes per parameter of the weights a GPU holds (see memory.h): bf16,
+ * plus the FP8 copies a stack caches between micro-batches; or, with FP8
+ * primary weights, only the FP8 weight and its transpose. */
+static double weight_bytes_per_param(const train_plan *p) {
+    if (p->precision != PREC_FP8) return WEIGHT_BYTES;
+    fp8_recipe r = (fp8_recipe)p->fp8_recipe;
+    if (p->stack.fp8_param) return fp8_weight_bytes(r);
+    return WEIGHT_BYTES + (p->stack.fp8_weight_cache ? fp8_weight_bytes(r) : 0);
+}
+
 static void stage_bytes(const llm_spec *m, const train_plan *p, int v, int n, int index,
                         const train_params *q, int nmicro, stage_mem *s) {
     int pp = p->pp > 0 ? p->pp : 1;
@@ -117,9 +129,7 @@ static void stage_bytes(const llm_spec *m, const train_plan *p, int v, int n, in
     double params = stage_params(m, p, n, first, last);
     int fsdp_flat = p->sharding == SHARD_FSDP && pp == 1;
 
-    /* FP8 weight copies a stack keeps between micro-batches (stack.h). */
-    double wbytes = WEIGHT_BYTES;
-    if (p->precision == PREC_FP8 && p->stack.fp8_weight_cache) wbytes += fp8_weight_bytes((fp8_recipe)p->fp8_recipe);
+    double wbytes = weight_bytes_per_param(p);
     if (fsdp_flat && p->stack.fsdp_reshard) {
         /* The sharded parameters are the fp32 master copy (counted with the
          * optimizer state); bf16 exists only for the gathered layers. */
@@ -130,8 +140,16 @@ static void stage_bytes(const llm_spec *m, const train_plan *p, int v, int n, in
          * weights stay until its backward. */
         s->w = wbytes * params;
     }
-    s->g = train_grad_bytes(p, q) * params / ((p->sharding == SHARD_ZERO2 || fsdp_flat) ? dp : 1);
-    s->o = q->optimizer_state_bytes * params / (p->sharding == SHARD_NONE ? 1 : dp);
+    double grad_div = (p->sharding == SHARD_ZERO2 || fsdp_flat) ? dp : 1;
+    double opt_div = p->sharding == SHARD_NONE ? 1 : dp;
+    if (p->stack.grad_reduce_bf16 && p->precision != PREC_FP16) {
+        /* A bf16 gradient buffer, and the optimizer's fp32 copy of the
+         * gradients it steps on, sharded as its state is (memory.h). */
+        s->g = BF16_GRAD_BYTES * params / grad_div + FP32_MAIN_GRAD_BYTES * params / opt_div;
+    } else {
+        s->g = train_grad_bytes(p, q) * params / grad_div;
+    }
+    s->o = q->optimizer_state_bytes * params / opt_div;
 
     double in_flight = pp - index;
     if (in_flight > nmicro) in_flight = nmicro;

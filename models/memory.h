@@ -2,14 +2,21 @@
  * memory: bytes one GPU holds during a training step, and whether they fit.
  *
  * Per GPU of each pipeline stage:
- *   weights     2 bytes per parameter held (bf16/fp16). Under FSDP without
+ *   weights     2 bytes per parameter held (bf16/fp16); under FP8, plus the
+ *               FP8 copies a stack caches (fp8-weight-cache), or with FP8
+ *               primary weights (stack fp8-param) only the FP8 weight and
+ *               its transpose (docs/software-stacks.md, "Memory"). Under FSDP without
  *               pipelining a GPU keeps only two gathered layers in bf16 (the
  *               one running and the one prefetched; its shard is the fp32
  *               master copy in the optimizer state); with pipelining the
  *               stage's weights stay gathered for the step.
  *   grads       train_grad_bytes() per parameter (fp32 accumulation, fp16
  *               under fp16 training), 1/dp of them under ZeRO-2 and FSDP
- *               without pipelining.
+ *               without pipelining. A stack with grad-reduce-bf16 holds a
+ *               bf16 buffer (2 bytes, sharded the same way) and the
+ *               optimizer's fp32 copy of its gradients (4 bytes, sharded as
+ *               the optimizer state): Megatron Core's distributed optimizer,
+ *               4 + 16/d bytes per parameter for 16-bit gradients.
  *   optimizer   optimizer_state_bytes per parameter (Adam: fp32 master,
  *               first and second moments = 12), 1/dp under ZeRO-1/2 and FSDP.
  *               "dp" here is dp·cp: context-parallel ranks hold the same

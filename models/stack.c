@@ -41,6 +41,10 @@ const catalog_field catalog_fields_stack[] = {
       "pipeline schedules the software runs: 1f1b,interleaved (default) or 1f1b" },
     { "elementwise", FIELD_STR, S(stack_spec, elementwise), 0, 0,
       "elementwise ops as fused kernels (default) or eager PyTorch ops: fused, eager" },
+    { "fp8-param", FIELD_BOOL, N(stack_spec, fp8_param), 0, 0,
+      "FP8 primary weights under precision=fp8 (no bf16 copy of the weights)" },
+    { "grad-reduce-bf16", FIELD_BOOL, N(stack_spec, grad_reduce_bf16), 0, 0,
+      "gradients accumulate and reduce in bf16, not fp32" },
     { NULL, 0, 0, 0, 0, 0, NULL }
 };
 

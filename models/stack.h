@@ -58,6 +58,10 @@ typedef struct stack_spec {
                                         separated: "1f1b,interleaved" (default) or "1f1b" */
     char elementwise[16];            /* a stack_elementwise name: how the norms, rotary,
                                         activation and casts run (fused kernels or eager ops) */
+    int fp8_param;                   /* 1: FP8 primary weights under precision="fp8" (TE
+                                        fp8_model_init; Megatron fp8_param_gather): no bf16 copy */
+    int grad_reduce_bf16;            /* 1: gradients accumulate and reduce in bf16 (Megatron
+                                        grad_reduce_in_fp32=False, Apex grad_sync_dtype=bf16) */
 } stack_spec;
 
 /* How a stack runs the elementwise work of a layer (models/transformer.c,

@@ -33,6 +33,7 @@
 
 #include "models/catalog.h"
 #include "models/memory.h"
+#include "models/stack.h"
 #include "models/training.h"
 #include "models/transformer.h"
 #include "scenarios/catalog_xml.h"
@@ -336,6 +337,67 @@ static void test_mpt7b_fsdp_fits(void **state) {
     assert_int_equal(mem_estimate(&m, &p, 1, &lay, h100, &q, &mb), 0);
 }
 
+/* The published NeMo 24.07 FP8 run of Llama 2 7B (8 H100, distributed
+ * optimizer, micro-batch 1 of 4096 tokens, no recomputation; NeMo-Framework-
+ * Launcher 24.07 examples/training/llama/h100/llama2_7b_fp8.sh) reduced its
+ * gradients in bf16 (optim.grad_sync_dtype=bf16): the megatron-core-2024
+ * profile's grad-reduce-bf16. The gradient buffer is then 2 bytes per
+ * parameter and the optimizer keeps an fp32 copy of its 1/dp shard (Megatron
+ * Core's distributed optimizer guide: "4 + 16/d" bytes per parameter for
+ * 16-bit gradients against "6 + 12/d" for fp32). The run fits in 80 GB; with
+ * fp32 gradients and TE's cached FP8 weights the model says it would not.
+ * FP8 primary weights (megatron-core-2025, fp8_param_gather) hold only the
+ * FP8 weight and its transpose: 2 bytes per parameter, not 2 + 2. */
+static void test_megatron_fp8_llama2_7b_fits(void **state) {
+    (void)state;
+    const llm_spec *m = catalog_llm(cat, "llama2-7b");
+    const stack_spec *s24 = stack_find(cat, "megatron-core-2024");
+    const stack_spec *s25 = stack_find(cat, "megatron-core-2025");
+    assert_non_null(m);
+    assert_non_null(s24);
+    assert_non_null(s25);
+    assert_int_equal(s24->grad_reduce_bf16, 1);
+    assert_int_equal(s24->fp8_param, 0);
+    assert_int_equal(s25->grad_reduce_bf16, 1);
+    assert_int_equal(s25->fp8_param, 1);
+    train_params q;
+    train_params_default(&q);
+    train_plan p = plan(1, 1, 8, SHARD_ZERO1, RECOMPUTE_NONE);
+    p.global_batch = 128;
+    p.precision = PREC_FP8;
+    p.stack = *s24;
+    p.stack_given = 1;
+    p.fp8_recipe = FP8_NONE;
+    train_plan_defaults(&p);
+    mem_layout lay;
+    mem_pp_layout(m->layers, 1, 0, 0, &lay);
+    memory_breakdown mb;
+    double n = tf_params(m);
+    assert_int_equal(mem_estimate(m, &p, 1, &lay, h100, &q, &mb), 1);
+    assert_true(fabs(mb.grads_bytes - (2 + 4.0 / 8) * n) < 1e-5 * n);
+    assert_true(fabs(mb.weights_bytes - 4 * n) < 1e-5 * n);
+    assert_true(fabs(mb.optimizer_bytes - 12.0 / 8 * n) < 1e-5 * n);
+
+    train_plan fp32_grads = p;
+    fp32_grads.stack.grad_reduce_bf16 = 0;
+    assert_int_equal(mem_estimate(m, &fp32_grads, 1, &lay, h100, &q, &mb), 0);
+    assert_true(fabs(mb.grads_bytes - 4 * n) < 1e-5 * n);
+
+    train_plan fp8_param = p;
+    fp8_param.stack = *s25;
+    assert_int_equal(mem_estimate(m, &fp8_param, 1, &lay, h100, &q, &mb), 1);
+    assert_true(fabs(mb.weights_bytes - 2 * n) < 1e-5 * n);
+
+    /* Both are FP8 mechanisms or stack choices: bf16 training keeps its
+     * bf16 weights, and the auto stack its fp32 gradients. */
+    fp8_param.precision = PREC_BF16;
+    mem_estimate(m, &fp8_param, 1, &lay, h100, &q, &mb);
+    assert_true(fabs(mb.weights_bytes - 2 * n) < 1e-5 * n);
+    train_plan autop = plan(1, 1, 8, SHARD_ZERO1, RECOMPUTE_NONE);
+    assert_int_equal(autop.stack.grad_reduce_bf16, 0);
+    assert_int_equal(autop.stack.fp8_param, 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bytes_per_param),
@@ -345,6 +407,7 @@ int main(void) {
         cmocka_unit_test(test_explain),
         cmocka_unit_test(test_hints_fit_the_gpus),
         cmocka_unit_test(test_mpt7b_fsdp_fits),
+        cmocka_unit_test(test_megatron_fp8_llama2_7b_fits),
     };
     return cmocka_run_group_tests(tests, setup, catalog_teardown);
 }
