@@ -49,6 +49,14 @@ typedef struct stack_spec {
     int fsdp_prefetch;               /* 1: FSDP issues the next layer's gather ahead */
     int fsdp_reshard;                /* 1: FSDP frees gathered weights after the forward and
                                         gathers them again for the backward */
+    int cp_allgather;                /* 1: context parallelism all-gathers K and V once per
+                                        layer pass (PyTorch context_parallel's default rotate
+                                        method); 0: passes them hop by hop round the ring */
+    int kv_repeat;                   /* 1: K and V reach attention repeated to every query
+                                        head (GQA expanded before the kernel) */
+    int microbatches_per_stage;      /* pp > 1, micro-batch left to the model: this many
+                                        micro-batches per pipeline stage (torchtitan: 1);
+                                        0: the fastest micro-batch that fits */
     double kernel_gap_s;             /* idle time between dependent kernels */
     double step_overhead_s;          /* host work per step */
     char fp8_recipe[16];             /* recipe under precision="fp8" (an fp8_recipe name) */

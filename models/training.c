@@ -193,6 +193,74 @@ static double elementwise_s(const llm_spec *m, const train_plan *p, const gpu_sp
                                      + (eager ? ew.split_bytes_eager : ew.split_bytes) / tp));
 }
 
+/* ---- Context parallelism --------------------------------------------------- */
+
+/* What context parallelism adds to one layer per micro-batch: exposed
+ * K/V traffic of a forward pass and of the backward, and the merge work of
+ * each ring step (memory-bound, added to compute). */
+typedef struct cp_cost {
+    double comm_fwd, comm_bwd;   /* exposed: one forward pass; the backward */
+    double merge_fwd, merge_bwd; /* online-softmax merges and gradient sums */
+} cp_cost;
+
+/* Bytes per element of the ring's running sums: the partial output and the
+ * K/V/Q gradients accumulate in fp32 (PyTorch context_parallel,
+ * _cp_options.convert_to_f32; Transformer Engine's CP likewise corrects its
+ * output in fp32). A merge reads the sum (4) and the block's bf16 result
+ * (2) and writes the sum (4). */
+#define CP_SUM_BYTES 4.0
+#define CP_MERGE_BYTES 10.0
+
+/* Context parallel (ring attention: Liu et al., "Ring Attention with
+ * Blockwise Transformers", 2023), causal load-balanced: each of the cp
+ * ranks holds sequence chunks i and 2cp-1-i, so each of its cp steps is
+ * one equal block of attention (its share / cp). K and V columns per GPU:
+ * the kv heads over tp (at least one head), or every query head when the
+ * stack repeats K and V before the kernel (torchtitan's repeat_kv).
+ *   ring       (Transformer Engine p2p; PyTorch's alltoall rotater): cp-1
+ *              hops of K,V, each hidden behind one block; the backward's
+ *              hops carry K,V and dK,dV.
+ *   allgather  (PyTorch's default rotate method, _AllGatherRotater): one
+ *              all-gather of every rank's K,V per pass, waited for after
+ *              the first block, so only that block hides it; the backward
+ *              gathers again, and passes fp32 dK,dV round the ring
+ *              (all-to-all hops), each behind one block.
+ * Either way the last dK,dV hop follows the last block with nothing left
+ * to hide behind. Each step after the first merges its block into the
+ * running output by log-sum-exp (forward) and adds its dQ, dK, dV into
+ * the fp32 sums (backward). docs/context-parallel.md. */
+static cp_cost cp_costs(const train_plan *p, const fabric *f, const tf_dims *d, double tokens,
+                        double attn_f, double attn_b) {
+    cp_cost c = { 0, 0, 0, 0 };
+    if (p->cp <= 1) return c;
+    int gpn = f->node->gpus > 0 ? f->node->gpus : 8;
+    double tp = p->tp, cp = p->cp, act = 2, steps = cp - 1;
+    double q_cols = d->q_dim / tp;
+    double kv_cols = p->stack.kv_repeat ? q_cols : fmax(d->kv_dim / tp, d->head_dim);
+    double kv = tokens * 2 * kv_cols;                 /* K and V elements of one chunk */
+    double blk_f = attn_f / cp, blk_b = attn_b / cp;
+    int same = p->tp * p->cp <= gpn;
+    double hop_g;                                    /* one dK,dV hop */
+    if (p->stack.cp_allgather) {
+        int rpn = per_node(p->cp, p->tp, gpn);
+        double ag = coll(f, COLL_ALLGATHER, cp * kv * act, p->cp, rpn, gpn / rpn);
+        hop_g = p2p_time_s(f, kv * CP_SUM_BYTES, same, gpn);
+        c.comm_fwd = fmax(0, ag - blk_f);
+        c.comm_bwd = fmax(0, ag - blk_b) + steps * fmax(0, hop_g - blk_b);
+    } else {
+        double hop_f = p2p_time_s(f, kv * act, same, gpn);
+        double hop_b = p2p_time_s(f, 2 * kv * act, same, gpn);
+        hop_g = p2p_time_s(f, kv * act, same, gpn);
+        c.comm_fwd = steps * fmax(0, hop_f - blk_f);
+        c.comm_bwd = steps * fmax(0, hop_b - blk_b);
+    }
+    c.comm_bwd += hop_g;
+    const gpu_spec *g = f->gpu;
+    c.merge_fwd = gpu_memory_s(g, steps * tokens * q_cols * CP_MERGE_BYTES);
+    c.merge_bwd = gpu_memory_s(g, steps * (tokens * q_cols + kv) * CP_MERGE_BYTES);
+    return c;
+}
+
 /* ---- One layer ------------------------------------------------------------ */
 
 typedef struct layer_cost {
@@ -231,8 +299,10 @@ static void layer_costs(const llm_spec *m, const train_plan *p, const fabric *f,
 
     double extra_kernels, elem_f = elementwise_s(m, p, g, tokens, &extra_kernels);
 
-    c->fwd = gemm + cast_f + attn_f + elem_f;
-    c->bwd = 2 * gemm + cast_b + attn_b + 2 * elem_f;
+    cp_cost cpc = cp_costs(p, f, &d, tokens, attn_f, attn_b);
+
+    c->fwd = gemm + cast_f + attn_f + cpc.merge_fwd + elem_f;
+    c->bwd = 2 * gemm + cast_b + attn_b + cpc.merge_bwd + 2 * elem_f;
     /* Recomputation: whole layers (full, or every other one under
      * selective=LAYERS), or the attention core (unfused only: fused kernels
      * recompute it inside their backward anyway) and the elementwise ops. */
@@ -262,20 +332,9 @@ static void layer_costs(const llm_spec *m, const train_plan *p, const fabric *f,
     c->comm_bwd = t_tp * tp_passes_bwd * exposed;
     c->hidden_comm = t_tp * (1 + tp_passes_bwd) * (1 - exposed);
 
-    /* Context parallel: a ring passes K and V chunks (cp-1 hops) in the
-     * forward, K, V and their gradients in the backward, each hop hidden
-     * behind one block of attention. */
-    if (p->cp > 1) {
-        double kv_cols = d.kv_dim / tp > d.head_dim ? d.kv_dim / tp : d.head_dim;
-        double bytes = tokens * 2 * kv_cols * act;
-        int same = p->tp * p->cp <= gpn;
-        double hop_f = p2p_time_s(f, bytes, same, gpn);
-        double hop_b = p2p_time_s(f, 2 * bytes, same, gpn);
-        double hops = cp - 1;
-        double ef = hop_f - attn_f / cp, eb = hop_b - attn_b / cp;
-        c->comm_fwd += hops * (ef > 0 ? ef : 0);
-        c->comm_bwd += hops * (eb > 0 ? eb : 0) + whole * hops * (ef > 0 ? ef : 0);
-    }
+    /* Context parallel (cp_costs); a recomputed forward repeats its traffic. */
+    c->comm_fwd += cpc.comm_fwd;
+    c->comm_bwd += cpc.comm_bwd + whole * cpc.comm_fwd;
     /* Overlapped TP communication slows the GEMMs it runs beside. */
     c->bwd += c->hidden_comm * q->overlap_slowdown;
     c->gaps = (q->kernels_per_layer + extra_kernels) * q->kernel_gap_s * (3 + whole);
@@ -611,11 +670,21 @@ int train_step_with(const llm_spec *m, const train_plan *plan, const fabric *f,
         step_fixed(m, &p, f, qp, r);
         return 0;
     }
+    /* A stack that fixes the micro-batch count of a pipeline runs
+     * microbatches_per_stage x pp of them (torchtitan: as many as stages,
+     * pipeline_parallel_microbatches's default), when they divide the
+     * sequences per pipeline. */
+    int n = p.global_batch / p.dp, tried = 0;
+    int nmb = p.stack.microbatches_per_stage * p.pp;
+    if (p.pp > 1 && nmb > 0 && n % nmb == 0) {
+        p.micro_batch = n / nmb;
+        step_fixed(m, &p, f, qp, r);
+        return 0;
+    }
     /* Auto micro-batch: the divisors b of the sequences per pipeline, in
      * increasing order, until one does not fit (activations grow with b,
      * so no larger one would) or MICRO_AUTO_MAX have been tried; the
      * fastest that fits wins, ties to the smaller b. */
-    int n = p.global_batch / p.dp, tried = 0;
     train_result c;
     for (int b = 1; b <= n && tried < MICRO_AUTO_MAX; b++) {
         if (n % b != 0) continue;
