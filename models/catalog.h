@@ -32,6 +32,7 @@ double precision_bytes(precision p);
 typedef struct gpu_spec {
     char name[CATALOG_NAME_MAX];
     char vendor[16];
+    char arch[16];                    /* ampere | hopper | blackwell | cdna3; "" when not given */
     double tflops[PREC_COUNT];        /* dense tensor peak by precision, TFLOP/s; 0 = none */
     double vector_tflops;             /* non-tensor FP32 peak, TFLOP/s */
     double hbm_bytes;

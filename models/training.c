@@ -124,9 +124,7 @@ static double fp8_cast_s(const gpu_spec *g, const train_plan *p, const tf_gemm *
 /* FlashAttention-3 uses Hopper's asynchronous tensor-core instructions
  * (wgmma, TMA): H100, H200, H800, H20. Elsewhere a flash3 stack runs
  * FlashAttention-2. */
-static int gpu_is_hopper(const gpu_spec *g) {
-    return g->name[0] == 'H' && g->name[1] >= '1' && g->name[1] <= '9';
-}
+static int gpu_is_hopper(const gpu_spec *g) { return strcmp(g->arch, "hopper") == 0; }
 
 /* Fused attention forward of `flops`: the GPU's eff_attention (measured
  * with FlashAttention-2), or under flash3 on Hopper 1.5x that, no higher

@@ -6,6 +6,7 @@
  * models/reliability. A case whose scenario does not load or fit gets no
  * result and the reason, never an exit.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -236,43 +237,30 @@ void published_curve_point(const pubfile *pf, double size_bytes, pubrep_case *c)
 
 /* ---- Failures --------------------------------------------------------------------- */
 
-/* The profile's interruption rate of a job on whole nodes of type ns
- * holding gpus GPUs; -1 with c->note when the profile does not expand. */
-static double failure_rate_per_s(const char *profile, const node_spec *ns, long nodes, pubrep_case *c) {
-    rel_spec spec = { .profile = profile };
-    char why[256];
-    int n = rel_expand(&spec, 1, NULL, 0, why, sizeof why);
-    rel_process *p = n > 0 ? malloc((size_t)n * sizeof *p) : NULL;
-    rel_fleet f;
-    double rate = -1;
-    if (n <= 0) snprintf(c->note, sizeof c->note, "profile %s: %s", profile, n < 0 ? why : "no causes");
-    else if (!p) snprintf(c->note, sizeof c->note, "out of memory");
-    else if (rel_expand(&spec, 1, p, n, why, sizeof why) == n && rel_fleet_of(&f, ns, (int)nodes) == 0)
-        rate = rel_job_rate_per_s(p, n, &f);
-    free(p);
-    return rate;
-}
-
 int published_failure(const pubfile *pf, const csv_record *rec, pubrep_case *c) {
     long gpus;
     if (published_count(pf, rec, "gpus", 0, &gpus) < 0) return -1;
-    int mtti = !strcmp(c->metric, "mtti_h");
-    if (!mtti && strcmp(c->metric, "failures_per_1000_node_days"))
-        return metric_error(pf, c, "mtti_h or failures_per_1000_node_days");
+    int m = rel_metric_parse(c->metric);
+    if (m < 0) return metric_error(pf, c, "mtti_h or failures_per_1000_node_days");
     const char *type = published_col(pf, rec, "node_type"), *profile = published_col(pf, rec, "profile");
     const node_spec *ns = catalog_node(pf->cat, type);
+    const rel_profile *p = rel_profile_find(profile);
     if (!ns || ns->gpus <= 0) {
         snprintf(c->note, sizeof c->note, "unknown node type '%s'", type);
         return 0;
     }
-    if (!rel_profile_find(profile)) {
+    if (!p) {
         snprintf(c->note, sizeof c->note, "unknown failure profile '%s'", profile);
         return 0;
     }
-    long nodes = (gpus + ns->gpus - 1) / ns->gpus;       /* a job holds whole nodes */
-    double rate = failure_rate_per_s(profile, ns, nodes, c);
-    if (rate > 0) c->predicted = mtti ? rel_mtti_s(rate) / 3600 : rate * 86400 * 1000 / (double)nodes;
-    else if (!c->note[0]) snprintf(c->note, sizeof c->note, "profile %s gives no failures", profile);
+    /* a job holds whole nodes; the prediction is the one tests/test_reliability.c
+     * replays (the expansion a scenario's <failure profile=...> gets) */
+    long nodes = (gpus + ns->gpus - 1) / ns->gpus;
+    double v;
+    if (nodes > INT_MAX / ns->gpus || rel_profile_predict(p, ns, (int)(nodes * ns->gpus), (rel_metric)m, &v) < 0)
+        snprintf(c->note, sizeof c->note, "profile %s gives no prediction for %ld GPUs", profile, gpus);
+    else if (v > 0 && isfinite(v)) c->predicted = v;
+    else snprintf(c->note, sizeof c->note, "profile %s gives no failures", profile);
     return 0;
 }
 

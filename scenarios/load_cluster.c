@@ -92,29 +92,29 @@ static int attr_watts(loader *L, const xmlNode *e, const char *attr, double *out
  * through the node type. The capped GPU is GPU@CAPW (models/power.h). */
 static void load_variant(loader *L, const xmlNode *e, sc_nodes *n) {
     scenario *s = L->s;
-    char gname[CATALOG_NAME_MAX] = "", name[CATALOG_NAME_MAX], why[256], names[1024];
+    char gname[CATALOG_NAME_MAX] = "", why[256], names[1024];
     double cap_w = 0;
     int has_gpu = attr_str(&L->x, e, "gpu", gname, sizeof gname, 0);
     int has_cap = attr_watts(L, e, "power-cap", &cap_w);
     if (has_gpu < 0 || has_cap < 0 || (has_gpu == 0 && has_cap == 0)) return;
     node_spec node = *catalog_node(s->cat, n->type);
-    gpu_spec g;
-    if (!catalog_gpu(s->cat, has_gpu ? gname : node.gpu)) {
+    const gpu_spec *base = catalog_gpu(s->cat, has_gpu ? gname : node.gpu);
+    if (!base) {
         catalog_names(s->cat, "gpu", names, sizeof names);
         FAIL_RETURN(L, e, "gpu", "unknown GPU; expected one of: %s", names);
     }
-    g = *catalog_gpu(s->cat, has_gpu ? gname : node.gpu);
+    gpu_spec g = *base;
     if (has_cap && power_cap_gpu(&g, cap_w, &g, why, sizeof why) < 0) FAIL_RETURN(L, e, "power-cap", "%s", why);
-    int w = snprintf(name, sizeof name, "%s%s%s%s", n->type, has_gpu ? "+" : "", has_gpu ? gname : "",
-                     has_cap ? strchr(g.name, '@') : "");
-    if (w < 0 || (size_t)w >= sizeof name)
-        FAIL_RETURN(L, e, NULL, "the node type this makes, %s%s%s%s, is longer than %zu characters", n->type,
-                    has_gpu ? "+" : "", gname, has_cap ? strchr(g.name, '@') : "", sizeof name - 1);
-    snprintf(node.name, sizeof node.name, "%s", name);
+    char full[2 * CATALOG_NAME_MAX + 8];
+    snprintf(full, sizeof full, "%s%s%s%s", n->type, has_gpu ? "+" : "", gname, has_cap ? strchr(g.name, '@') : "");
+    if (strlen(full) >= sizeof node.name)
+        FAIL_RETURN(L, e, NULL, "the node type this makes, %s, is longer than %zu characters", full,
+                    sizeof node.name - 1);
+    snprintf(node.name, sizeof node.name, "%s", full);
     snprintf(node.gpu, sizeof node.gpu, "%s", g.name);
     if ((has_cap && catalog_put_gpu(s->cat, &g) < 0) || catalog_put_node(s->cat, &node) < 0)
         FAIL_RETURN(L, e, NULL, "out of memory");
-    snprintf(n->type, sizeof n->type, "%s", name);
+    snprintf(n->type, sizeof n->type, "%s", node.name);
 }
 
 static void load_nodes(loader *L, const xmlNode *e) {
