@@ -31,6 +31,7 @@
 typedef struct xbuf {
     char b[8192];
     size_t n;
+    int oom;                 /* an attribute could not be escaped */
 } xbuf;
 
 static void xput(xbuf *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -46,13 +47,10 @@ static void xput(xbuf *x, const char *fmt, ...) {
  * value is empty (an optional column left blank). */
 static void xattr(xbuf *x, const char *name, const char *value) {
     if (!*value) return;
-    xput(x, " %s=\"", name);
-    for (const char *p = value; *p; p++) {
-        const char *ent = *p == '&' ? "&amp;" : *p == '<' ? "&lt;" : *p == '>' ? "&gt;" : *p == '"' ? "&quot;" : NULL;
-        if (ent) xput(x, "%s", ent);
-        else xput(x, "%c", *p);
-    }
-    xput(x, "\"");
+    char *esc = xml_attr_escape(value, '"');
+    if (esc) xput(x, " %s=\"%s\"", name, esc);
+    else x->oom = 1;
+    free(esc);
 }
 
 static void xattr_long(xbuf *x, const char *name, long v) {
@@ -98,6 +96,10 @@ static void sim_free(pubsim *ps) {
 static int simulate(const xbuf *x, pubrep_case *c, int run, pubsim *ps) {
     char name[384], err[2048];
     memset(ps, 0, sizeof *ps);
+    if (x->oom) {
+        snprintf(c->note, sizeof c->note, "out of memory");
+        return -1;
+    }
     if (x->n >= sizeof x->b) {
         snprintf(c->note, sizeof c->note, "the case's scenario is longer than %zu bytes", sizeof x->b);
         return -1;

@@ -544,22 +544,6 @@ static int edit_cmp(const void *a, const void *b) {
     return x->order < y->order ? 1 : -1;
 }
 
-/* value escaped for an attribute quoted with q; NULL when out of memory */
-static char *escape(const char *v, char q) {
-    size_t n = 0;
-    for (const char *p = v; *p; p++) n += *p == '&' ? 5 : *p == '<' ? 4 : *p == q ? 6 : 1;
-    char *o = malloc(n + 1), *w = o;
-    if (!o) return NULL;
-    for (const char *p = v; *p; p++) {
-        if (*p == '&') w += sprintf(w, "&amp;");
-        else if (*p == '<') w += sprintf(w, "&lt;");
-        else if (*p == q) w += sprintf(w, q == '"' ? "&quot;" : "&apos;");
-        else *w++ = *p;
-    }
-    *w = 0;
-    return o;
-}
-
 static void number_elements(xmlNode *e, int *k) {
     e->_private = (void *)(intptr_t)(++*k);
     for (xmlNode *c = e->children; c; c = c->next)
@@ -639,7 +623,7 @@ static int add_edit(edits *E, const char *xml, const tag *tags, int t, const cha
     e->text = NULL;
     char q;
     int present = find_attr(xml, tags[t], attr, &e->vs, &e->ve, &q);
-    char *esc = escape(value, q);
+    char *esc = xml_attr_escape(value, q);
     if (!esc) return -1;
     if (present) {
         e->text = esc;

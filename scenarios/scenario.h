@@ -308,4 +308,9 @@ void *scenario_push(void **arr, int *n, size_t size);
  * an empty string). */
 int scenario_path(const char *scenario_file, const char *href, char *buf, size_t len);
 
+/* v escaped for an XML attribute value quoted with q ('"' or '\''): &, <
+ * and q as entities. The caller frees the result; NULL when out of memory.
+ * For tools that write scenario text (override, plan's published cases). */
+char *xml_attr_escape(const char *v, char q);
+
 #endif

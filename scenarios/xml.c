@@ -13,6 +13,7 @@
  *   elements:  scenario._private = 1, cluster = 2, nodes = 3
  */
 #include "scenarios/xml.h"
+#include "scenarios/scenario.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -278,4 +279,19 @@ int xml_count_children(const xmlNode *e, const char *name) {
 
 char *xml_prop(const xmlNode *e, const char *name) {
     return (char *)xmlGetProp(e, (const xmlChar *)name);
+}
+
+char *xml_attr_escape(const char *v, char q) {
+    size_t n = 0;
+    for (const char *p = v; *p; p++) n += *p == '&' ? 5 : *p == '<' ? 4 : *p == q ? 6 : 1;
+    char *o = malloc(n + 1), *w = o;
+    if (!o) return NULL;
+    for (const char *p = v; *p; p++) {
+        if (*p == '&') w += sprintf(w, "&amp;");
+        else if (*p == '<') w += sprintf(w, "&lt;");
+        else if (*p == q) w += sprintf(w, q == '"' ? "&quot;" : "&apos;");
+        else *w++ = *p;
+    }
+    *w = 0;
+    return o;
 }
