@@ -107,10 +107,11 @@ static void load_variant(loader *L, const xmlNode *e, sc_nodes *n) {
     if (has_cap && power_cap_gpu(&g, cap_w, &g, why, sizeof why) < 0) FAIL_RETURN(L, e, "power-cap", "%s", why);
     char full[2 * CATALOG_NAME_MAX + 8];
     snprintf(full, sizeof full, "%s%s%s%s", n->type, has_gpu ? "+" : "", gname, has_cap ? strchr(g.name, '@') : "");
-    if (strlen(full) >= sizeof node.name)
+    size_t len = strlen(full);
+    if (len >= sizeof node.name)
         FAIL_RETURN(L, e, NULL, "the node type this makes, %s, is longer than %zu characters", full,
                     sizeof node.name - 1);
-    snprintf(node.name, sizeof node.name, "%s", full);
+    memcpy(node.name, full, len + 1);
     snprintf(node.gpu, sizeof node.gpu, "%s", g.name);
     if ((has_cap && catalog_put_gpu(s->cat, &g) < 0) || catalog_put_node(s->cat, &node) < 0)
         FAIL_RETURN(L, e, NULL, "out of memory");
