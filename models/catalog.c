@@ -27,9 +27,9 @@ struct catalog {
 };
 
 static const char *prec_names[PREC_COUNT] = {
-    "fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4"
+    "fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4", "fp6", "fp4"
 };
-static const double prec_bytes[PREC_COUNT] = { 8, 4, 4, 2, 2, 1, 1, 0.5 };
+static const double prec_bytes[PREC_COUNT] = { 8, 4, 4, 2, 2, 1, 1, 0.5, 0.75, 0.5 };
 
 int precision_parse(const char *z) {
     for (int i = 0; i < PREC_COUNT; i++)
@@ -165,6 +165,8 @@ const catalog_field catalog_fields_gpu[] = {
     { "fp8-tflops", FIELD_NUMBER, N(gpu_spec, tflops[PREC_FP8]), 0, 0, "dense FP8 tensor peak, TFLOP/s (0: none)" },
     { "int8-tops", FIELD_NUMBER, N(gpu_spec, tflops[PREC_INT8]), 0, 0, "dense INT8 tensor peak, TOP/s" },
     { "int4-tops", FIELD_NUMBER, N(gpu_spec, tflops[PREC_INT4]), 0, 0, "dense INT4 tensor peak, TOP/s (0: none)" },
+    { "fp6-tflops", FIELD_NUMBER, N(gpu_spec, tflops[PREC_FP6]), 0, 0, "dense FP6 tensor peak, TFLOP/s (0: none)" },
+    { "fp4-tflops", FIELD_NUMBER, N(gpu_spec, tflops[PREC_FP4]), 0, 0, "dense FP4 tensor peak, TFLOP/s (0: none)" },
     { "vector-tflops", FIELD_NUMBER, N(gpu_spec, vector_tflops), 0, 0, "non-tensor FP32 peak, TFLOP/s" },
     { "hbm", FIELD_SIZE, N(gpu_spec, hbm_bytes), 1, 0, "HBM capacity" },
     { "hbm-bw", FIELD_BW, N(gpu_spec, hbm_bw_bytes_per_s), 1, 0, "HBM bandwidth" },
@@ -209,6 +211,7 @@ const catalog_field catalog_fields_node[] = {
     { "nvswitch", FIELD_BOOL, N(node_spec, nvswitch), 0, 0, "GPUs connected all-to-all through NVSwitch" },
     { "nvls", FIELD_BOOL, N(node_spec, nvls), 0, 0, "NVLink SHARP in-switch reduction" },
     { "nvlink-latency", FIELD_DURATION, N(node_spec, nvlink_latency_s), 0, 2e-6, "GPU-to-GPU small-message latency" },
+    { "nvlink-domain", FIELD_INT, N(node_spec, nvlink_domain), 0, 0, "GPUs in one NVLink domain (a multiple of gpus; 0: the node)" },
     { "nic", FIELD_STR, S(node_spec, nic), 1, 0, "compute-fabric NIC catalog name" },
     { "nics", FIELD_INT, N(node_spec, nics), 1, 0, "compute-fabric NICs per node" },
     { "pcie-bw", FIELD_BW, N(node_spec, pcie_bw_bytes_per_s), 0, 0, "host-GPU bandwidth per GPU per direction" },
@@ -268,6 +271,19 @@ const catalog_field catalog_fields_llm[] = {
     { "experts-per-token", FIELD_INT, N(llm_spec, experts_per_token), 0, 0, "MoE experts active per token" },
     { "gated-ffn", FIELD_BOOL, N(llm_spec, gated_ffn), 0, 1, "SwiGLU-style gated FFN (three matrices)" },
     { "tied-embeddings", FIELD_BOOL, N(llm_spec, tied_embeddings), 0, 0, "input and output embeddings shared" },
+    { "shared-experts", FIELD_INT, N(llm_spec, shared_experts), 0, 0, "MoE experts every token also passes through" },
+    { "expert-ffn-hidden", FIELD_INT, N(llm_spec, expert_ffn_hidden), 0, 0, "FFN inner size of one expert; 0 = ffn-hidden" },
+    { "dense-layers", FIELD_INT, N(llm_spec, dense_layers), 0, 0, "first layers with a dense FFN before the MoE layers" },
+    { "moe-every", FIELD_INT, N(llm_spec, moe_every), 0, 1, "after the dense layers, every n-th layer is MoE" },
+    { "router", FIELD_STR, S(llm_spec, router), 0, 0, "MoE gate: softmax or sigmoid" },
+    { "head-dim", FIELD_INT, N(llm_spec, head_dim), 0, 0, "dimension per attention head; 0 = hidden/heads" },
+    { "q-lora-rank", FIELD_INT, N(llm_spec, q_lora_rank), 0, 0, "MLA query down-projection rank; 0: full rank" },
+    { "kv-lora-rank", FIELD_INT, N(llm_spec, kv_lora_rank), 0, 0, "MLA compressed key/value rank; > 0: MLA" },
+    { "rope-head-dim", FIELD_INT, N(llm_spec, rope_head_dim), 0, 0, "MLA decoupled rotary key dimension per head" },
+    { "v-head-dim", FIELD_INT, N(llm_spec, v_head_dim), 0, 0, "MLA value dimension per head; 0 = head-dim" },
+    { "attn-window", FIELD_INT, N(llm_spec, attn_window), 0, 0, "sliding-window/chunked attention span, tokens; 0: none" },
+    { "global-every", FIELD_INT, N(llm_spec, global_every), 0, 0, "with attn-window: every n-th layer attends globally" },
+    { "mtp-depth", FIELD_INT, N(llm_spec, mtp_depth), 0, 0, "multi-token prediction modules" },
     { NULL, 0, 0, 0, 0, 0, NULL }
 };
 

@@ -20,13 +20,16 @@
 
 typedef enum precision {
     PREC_FP64, PREC_FP32, PREC_TF32, PREC_BF16, PREC_FP16, PREC_FP8, PREC_INT8, PREC_INT4,
+    PREC_FP6, PREC_FP4,               /* Blackwell/CDNA4 microscaling types (element bits;
+                                         block scales are the format's, see precision_bytes) */
     PREC_COUNT
 } precision;
 
 /* "bf16" -> PREC_BF16; returns -1 for an unknown name. */
 int precision_parse(const char *z);
 const char *precision_name(precision p);
-/* Bytes per element: fp32 4, bf16 2, fp8 1, int4 0.5. */
+/* Bytes per element, block scales not counted: fp32 4, bf16 2, fp8 1,
+ * fp6 0.75, int4 and fp4 0.5. */
 double precision_bytes(precision p);
 
 typedef struct gpu_spec {
@@ -76,6 +79,9 @@ typedef struct node_spec {
     int nvswitch;                     /* 1: all-to-all through NVSwitch */
     int nvls;                         /* 1: NVLink SHARP (in-switch reduction) available */
     double nvlink_latency_s;
+    int nvlink_domain;                /* GPUs in one NVLink (scale-up) domain: a multiple of
+                                         gpus spanning nvlink_domain/gpus nodes (GB200 NVL72:
+                                         72 GPUs over 18 4-GPU trays); 0 = the node's gpus */
     char nic[CATALOG_NAME_MAX];       /* nic_spec name of the compute-fabric NICs */
     int nics;                         /* compute-fabric NICs per node */
     double pcie_bw_bytes_per_s;       /* host<->GPU per GPU, per direction */
@@ -131,10 +137,28 @@ typedef struct llm_spec {
     int kv_heads;
     int vocab;
     int max_context;                  /* tokens */
-    int experts;                      /* 0 or 1: dense */
-    int experts_per_token;
+    int experts;                      /* routed experts per MoE layer; 0 or 1: dense */
+    int experts_per_token;            /* routed experts each token goes to (top-k) */
     int gated_ffn;                    /* 1: SwiGLU-style three matrices */
     int tied_embeddings;
+    /* Mixture of experts (models/transformer.h says how each one counts). */
+    int shared_experts;               /* experts every token passes through besides its top-k */
+    int expert_ffn_hidden;            /* FFN inner size of one expert; 0 = ffn_hidden */
+    int dense_layers;                 /* the first layers keep a dense FFN of ffn_hidden */
+    int moe_every;                    /* after them, every n-th layer is MoE (1: all; 2: every
+                                         other, Llama 4 Maverick); 0 = 1 */
+    char router[16];                  /* gate over the experts: softmax | sigmoid */
+    /* Attention variants. */
+    int head_dim;                     /* per head; 0 = hidden/heads */
+    int q_lora_rank;                  /* MLA: query down-projection rank; 0: full-rank query */
+    int kv_lora_rank;                 /* MLA: compressed key/value rank; > 0 turns MLA on */
+    int rope_head_dim;                /* MLA: decoupled rotary key dimension per head */
+    int v_head_dim;                   /* MLA: value dimension per head; 0 = head_dim */
+    int attn_window;                  /* sliding-window or chunked attention span, tokens;
+                                         0: every layer attends to the whole context */
+    int global_every;                 /* with attn_window: every n-th layer attends to the
+                                         whole context (GPT-OSS 2, Llama 4 4); 0: none does */
+    int mtp_depth;                    /* multi-token prediction modules (DeepSeek-V3: 1) */
 } llm_spec;
 
 typedef struct catalog catalog;

@@ -22,7 +22,7 @@ double gpu_peak_flops(const gpu_spec *g, precision p) {
     static const precision wider[PREC_COUNT] = {
         [PREC_FP64] = PREC_FP64, [PREC_FP32] = PREC_TF32, [PREC_TF32] = PREC_BF16,
         [PREC_BF16] = PREC_FP16, [PREC_FP16] = PREC_BF16, [PREC_FP8] = PREC_BF16,
-        [PREC_INT8] = PREC_BF16, [PREC_INT4] = PREC_INT8,
+        [PREC_INT8] = PREC_BF16, [PREC_INT4] = PREC_INT8, [PREC_FP6] = PREC_FP8, [PREC_FP4] = PREC_FP6,
     };
     if (p < 0 || p >= PREC_COUNT) p = PREC_BF16;
     for (int i = 0; i < 4; i++) {

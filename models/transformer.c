@@ -11,9 +11,12 @@ void tf_dims_of(const llm_spec *m, tf_dims *d) {
     d->f = m->ffn_hidden;
     d->heads = m->heads > 0 ? m->heads : 1;
     d->kv_heads = m->kv_heads > 0 ? m->kv_heads : d->heads;
-    d->head_dim = d->h / d->heads;
+    d->head_dim = m->head_dim > 0 ? m->head_dim : d->h / d->heads;
     d->q_dim = d->heads * d->head_dim;
     d->kv_dim = d->kv_heads * d->head_dim;
+    int mla = m->kv_lora_rank > 0;
+    d->qk_dim = d->head_dim + (mla ? m->rope_head_dim : 0);
+    d->v_dim = mla && m->v_head_dim > 0 ? m->v_head_dim : d->head_dim;
     d->vocab = m->vocab;
     d->layers = m->layers;
     /* Not given (negative): SwiGLU models shrink the FFN to keep its
@@ -23,17 +26,77 @@ void tf_dims_of(const llm_spec *m, tf_dims *d) {
     d->gated = m->gated_ffn < 0 ? m->ffn_hidden != 4 * m->hidden : m->gated_ffn != 0;
 }
 
-double tf_layer_matmul_params(const llm_spec *m) {
+int tf_is_moe(const llm_spec *m) { return m->experts > 1; }
+
+int tf_moe_layers(const llm_spec *m) {
+    if (!tf_is_moe(m)) return 0;
+    int rest = m->layers - (m->dense_layers > 0 ? m->dense_layers : 0);
+    int every = m->moe_every > 0 ? m->moe_every : 1;
+    return rest > 0 ? rest / every : 0;
+}
+
+int tf_dense_layers(const llm_spec *m) { return m->layers - tf_moe_layers(m); }
+
+static double ffn_params(const tf_dims *d, double inner) {
+    return (d->gated ? 3 : 2) * d->h * inner;
+}
+
+double tf_expert_params(const llm_spec *m) {
     tf_dims d;
     tf_dims_of(m, &d);
-    double qkv = d.h * (d.q_dim + 2 * d.kv_dim);
-    double out = d.q_dim * d.h;
-    double ffn = (d.gated ? 3 : 2) * d.h * d.f;
-    return qkv + out + ffn;
+    return ffn_params(&d, m->expert_ffn_hidden > 0 ? m->expert_ffn_hidden : m->ffn_hidden);
+}
+
+double tf_dense_ffn_params(const llm_spec *m) {
+    tf_dims d;
+    tf_dims_of(m, &d);
+    return ffn_params(&d, d.f);
+}
+
+double tf_router_params(const llm_spec *m) {
+    return tf_is_moe(m) ? (double)m->hidden * m->experts : 0;
+}
+
+double tf_attn_params(const llm_spec *m) {
+    tf_dims d;
+    tf_dims_of(m, &d);
+    if (m->kv_lora_rank <= 0) return d.h * (d.q_dim + 2 * d.kv_dim) + d.q_dim * d.h;
+    double q = m->q_lora_rank > 0 ? d.h * m->q_lora_rank + m->q_lora_rank * d.heads * d.qk_dim
+                                  : d.h * d.heads * d.qk_dim;
+    double kv = d.h * (m->kv_lora_rank + m->rope_head_dim) +
+                m->kv_lora_rank * d.heads * (d.head_dim + d.v_dim);
+    return q + kv + d.heads * d.v_dim * d.h;
+}
+
+/* FFN weights of all layers: stored (every expert) or active (top-k). */
+static double ffn_total(const llm_spec *m, int active) {
+    int moe = tf_moe_layers(m);
+    double experts = m->shared_experts + (active ? m->experts_per_token : m->experts);
+    return tf_dense_layers(m) * tf_dense_ffn_params(m) +
+           moe * (tf_router_params(m) + experts * tf_expert_params(m));
+}
+
+static double per_layer(const llm_spec *m, double total) {
+    return m->layers > 0 ? total / m->layers : 0;
+}
+
+double tf_layer_matmul_params(const llm_spec *m) {
+    return tf_attn_params(m) + per_layer(m, ffn_total(m, 0));
+}
+
+double tf_layer_active_matmul_params(const llm_spec *m) {
+    return tf_attn_params(m) + per_layer(m, ffn_total(m, 1));
+}
+
+/* Two RMSNorms per layer, and MLA's norms on its two latents. */
+static double layer_norm_params(const llm_spec *m) {
+    double n = 2.0 * m->hidden;
+    if (m->kv_lora_rank > 0) n += m->kv_lora_rank + (m->q_lora_rank > 0 ? m->q_lora_rank : 0);
+    return n;
 }
 
 double tf_layer_params(const llm_spec *m) {
-    return tf_layer_matmul_params(m) + 2.0 * m->hidden;
+    return tf_layer_matmul_params(m) + layer_norm_params(m);
 }
 
 double tf_embedding_params(const llm_spec *m) {
@@ -49,14 +112,55 @@ double tf_params(const llm_spec *m) {
            + m->hidden; /* final norm */
 }
 
+double tf_active_params(const llm_spec *m) {
+    return m->layers * (tf_layer_active_matmul_params(m) + layer_norm_params(m)) +
+           tf_embedding_params(m) + tf_output_params(m) + m->hidden;
+}
+
+/* DeepSeek-V3 section 2.2: each MTP module is a 2h -> h projection of the
+ * normalised hidden state and the next token's embedding, and one
+ * transformer block (a MoE layer in V3); embedding and output head are
+ * shared with the main model. */
+double tf_mtp_params(const llm_spec *m) {
+    if (m->mtp_depth <= 0) return 0;
+    double h = m->hidden;
+    double ffn = tf_is_moe(m) ? tf_router_params(m) +
+                                    (m->experts + m->shared_experts) * tf_expert_params(m)
+                              : tf_dense_ffn_params(m);
+    return m->mtp_depth * (2 * h * h + tf_attn_params(m) + ffn + layer_norm_params(m) + 3 * h);
+}
+
+/* Layers whose attention is windowed. */
+static int windowed_layers(const llm_spec *m) {
+    if (m->attn_window <= 0) return 0;
+    return m->global_every > 0 ? m->layers - m->layers / m->global_every : m->layers;
+}
+
+double tf_mean_attended(const llm_spec *m, double ctx) {
+    int w = windowed_layers(m);
+    if (w == 0 || m->layers <= 0 || ctx <= m->attn_window) return ctx;
+    return ((m->layers - w) * ctx + w * (double)m->attn_window) / m->layers;
+}
+
+double tf_kv_elems_per_layer(const llm_spec *m) {
+    tf_dims d;
+    tf_dims_of(m, &d);
+    return m->kv_lora_rank > 0 ? (double)m->kv_lora_rank + m->rope_head_dim : 2 * d.kv_dim;
+}
+
+double tf_kv_cache_elems(const llm_spec *m, double ctx) {
+    return tf_kv_elems_per_layer(m) * m->layers * tf_mean_attended(m, ctx);
+}
+
 double tf_layer_gemm_flops(const llm_spec *m) {
-    return 2 * tf_layer_matmul_params(m);
+    return 2 * tf_layer_active_matmul_params(m);
 }
 
 double tf_layer_attn_flops(const llm_spec *m, double seq) {
     tf_dims d;
     tf_dims_of(m, &d);
-    return 2 * 2 * seq * d.q_dim;      /* QK^T and PV, each 2·s·q_dim per query */
+    /* QK^T (2·s·qk_dim per head) and PV (2·s·v_dim per head) per query. */
+    return 2 * tf_mean_attended(m, seq) * d.heads * (d.qk_dim + d.v_dim);
 }
 
 double tf_output_flops(const llm_spec *m) {

@@ -29,10 +29,12 @@
 /* Derived sizes of an architecture. */
 typedef struct tf_dims {
     double h;          /* hidden */
-    double f;          /* FFN inner size */
+    double f;          /* FFN inner size of a dense layer */
     double heads, kv_heads, head_dim;
-    double q_dim;      /* heads·head_dim (= h) */
+    double q_dim;      /* heads·head_dim (= h unless head_dim is given) */
     double kv_dim;     /* kv_heads·head_dim */
+    double qk_dim;     /* per head, query/key: head_dim, + rope_head_dim under MLA */
+    double v_dim;      /* per head, value: head_dim, or v_head_dim under MLA */
     double vocab;
     int layers;
     int gated;         /* 1: three FFN matrices */
@@ -41,19 +43,67 @@ typedef struct tf_dims {
 /* Fill d from m (kv_heads 0 means heads). */
 void tf_dims_of(const llm_spec *m, tf_dims *d);
 
-/* Weights of one layer's matmuls (QKV, output projection, FFN). */
+/* ---- Mixture of experts and attention variants -------------------------
+ *
+ * A MoE model (experts > 1) keeps `dense_layers` dense layers first, then
+ * every `moe_every`-th layer of the rest routes its FFN: a router (h × experts
+ * weights), top-k routed experts and `shared_experts` always-on experts, each
+ * a (gated) FFN of expert_ffn_hidden. Counted as the field counts them:
+ *   - total parameters hold every expert (DeepSeek-V3 671B);
+ *   - active parameters are those one token passes through: attention,
+ *     dense FFNs, router, k + shared experts per MoE layer, embeddings and
+ *     output (DeepSeek-V3 37B, Qwen3-235B-A22B 22B);
+ *   - model FLOPs are 6 × the active matmul weights per token plus the
+ *     attention core and the logits (MFU of a MoE run, as DeepSeek, Megatron
+ *     Core and torchtitan report it). The MTP modules (mtp_depth) are
+ *     neither in the 671B nor in the MFU basis; tf_mtp_params counts them.
+ * Multi-head latent attention (kv_lora_rank > 0; DeepSeek-V2/V3): the query
+ * goes through a q_lora_rank bottleneck (or a full h × heads·qk_dim matrix),
+ * keys and values through a shared kv_lora_rank latent plus one
+ * rope_head_dim rotary key, expanded per head to head_dim (+ rope) for keys
+ * and v_head_dim for values; the KV cache holds only the latent and the
+ * rotary key. Sliding-window or chunked attention (attn_window) limits
+ * what a layer attends to, except every global_every-th layer. */
+int tf_is_moe(const llm_spec *m);
+/* Layers with a routed FFN, and with a dense one (they sum to layers). */
+int tf_moe_layers(const llm_spec *m);
+int tf_dense_layers(const llm_spec *m);
+/* Weights of one expert's FFN; of a dense layer's FFN; of the router. */
+double tf_expert_params(const llm_spec *m);
+double tf_dense_ffn_params(const llm_spec *m);
+double tf_router_params(const llm_spec *m);
+/* Weights of one layer's attention matmuls (QKV or MLA projections, output). */
+double tf_attn_params(const llm_spec *m);
+/* Parameters one token passes through (equal to tf_params for a dense model). */
+double tf_active_params(const llm_spec *m);
+/* Parameters of the multi-token prediction modules (beyond tf_params). */
+double tf_mtp_params(const llm_spec *m);
+/* Elements of the KV cache one layer keeps per token: 2·kv_heads·head_dim,
+ * or kv_lora_rank + rope_head_dim under MLA (tf_kv_cache_elems: summed over
+ * layers for a context of ctx tokens per sequence, windows applied). */
+double tf_kv_elems_per_layer(const llm_spec *m);
+double tf_kv_cache_elems(const llm_spec *m, double ctx);
+/* Keys a layer attends to on average over the layers, for a context of
+ * ctx tokens (ctx without windows; windowed layers see min(ctx, window)). */
+double tf_mean_attended(const llm_spec *m, double ctx);
+
+/* Weights of one layer's matmuls (QKV, output projection, FFN), averaged
+ * over the layers: for a MoE model every expert counts (what a layer
+ * stores); tf_layer_active_matmul_params counts those one token uses. */
 double tf_layer_matmul_params(const llm_spec *m);
-/* One layer's weights including its two norms. */
+double tf_layer_active_matmul_params(const llm_spec *m);
+/* One layer's weights including its two norms (mean over layers). */
 double tf_layer_params(const llm_spec *m);
 /* Input embedding, output projection (0 when tied), total parameters. */
 double tf_embedding_params(const llm_spec *m);
 double tf_output_params(const llm_spec *m);
 double tf_params(const llm_spec *m);
 
-/* Forward FLOPs per token of one layer's matmuls. */
+/* Forward FLOPs per token of one layer's matmuls (active weights, mean
+ * over layers). */
 double tf_layer_gemm_flops(const llm_spec *m);
 /* Forward FLOPs per token of one layer's attention core, full square, for
- * a context of seq keys. */
+ * a context of seq keys (mean over layers when some are windowed). */
 double tf_layer_attn_flops(const llm_spec *m, double seq);
 /* Forward FLOPs per token of the output projection. */
 double tf_output_flops(const llm_spec *m);

@@ -112,6 +112,40 @@ static void test_presets(void **state) {
 /* gated_ffn not given (-1): inferred from ffn_hidden, and the inference
  * agrees with every preset's published architecture (SwiGLU Llamas, GeLU
  * GPT-3 and MPT-7B with ffn = 4·hidden). */
+/* MoE totals and active counts as the model cards state them: DeepSeek-V3
+ * 671B total, 37B activated (arXiv 2412.19437, abstract); its MTP module
+ * about 14B with the shared embedding and head (section 5.4.1 of the repo
+ * README: 685B = 671B + 14B), here without them (~11.5B). Mixtral 8x7B:
+ * 46.7B total, 12.9B active (Jiang et al. 2024, section 2). A dense model's
+ * active count is its total. */
+static void test_moe_counts(void **state) {
+    (void)state;
+    char err[512];
+    catalog *c = catalog_new();
+    assert_non_null(c);
+    assert_int_equal(catalog_load_builtin(c, err, sizeof err), 0);
+    const llm_spec *ds = catalog_llm(c, "deepseek-v3");
+    assert_non_null(ds);
+    assert_int_equal(tf_moe_layers(ds), 58);
+    assert_rel(tf_params(ds), 671e9, 0.01, "deepseek-v3 total");
+    assert_rel(tf_active_params(ds), 37e9, 0.03, "deepseek-v3 active");
+    assert_rel(tf_mtp_params(ds) + 2 * tf_embedding_params(ds), 14e9, 0.10, "deepseek-v3 mtp");
+    /* MLA caches the 512 latent and one 64-wide rotary key per layer. */
+    assert_true(tf_kv_elems_per_layer(ds) == 576);
+    const llm_spec *mx = catalog_llm(c, "mixtral-8x7b");
+    assert_non_null(mx);
+    assert_rel(tf_params(mx), 46.7e9, 0.01, "mixtral total");
+    assert_rel(tf_active_params(mx), 12.9e9, 0.01, "mixtral active");
+    const llm_spec *l3 = catalog_llm(c, "llama3-70b");
+    assert_true(tf_active_params(l3) == tf_params(l3));
+    /* A window shrinks what windowed layers attend to, not the global ones. */
+    llm_spec w = *l3;
+    w.attn_window = 128;
+    w.global_every = 2;
+    assert_rel(tf_mean_attended(&w, 8192), (40 * 8192.0 + 40 * 128.0) / 80, 1e-12, "window");
+    catalog_free(c);
+}
+
 static void test_gated_inferred(void **state) {
     (void)state;
     char err[512];
@@ -187,6 +221,7 @@ int main(void) {
         cmocka_unit_test(test_eq3),
         cmocka_unit_test(test_recompute_order),
         cmocka_unit_test(test_presets),
+        cmocka_unit_test(test_moe_counts),
         cmocka_unit_test(test_gated_inferred),
         cmocka_unit_test(test_six_n),
         cmocka_unit_test(test_gemm_shapes),
