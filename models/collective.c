@@ -108,6 +108,12 @@ void fabric_defaults(fabric *f) {
     f->overlay_bw_fraction = FABRIC_OVERLAY_BW_FRACTION;
 }
 
+int fabric_domain_gpus(const fabric *f) {
+    if (!f || !f->node) return 0;
+    int g = f->node->gpus;
+    return f->node->nvlink_domain > g ? f->node->nvlink_domain : g;
+}
+
 int fabric_init(fabric *f, const catalog *c, const node_spec *node, int nodes) {
     if (!f || !c || !node || nodes < 1) return -1;
     const gpu_spec *gpu = catalog_gpu(c, node->gpu);

@@ -87,6 +87,11 @@ void fabric_defaults(fabric *f);
  * or the node's GPU or NIC is not in the catalog (f unchanged). */
 int fabric_init(fabric *f, const catalog *c, const node_spec *node, int nodes);
 
+/* GPUs in one NVLink (scale-up) domain of the fabric's node type: the
+ * node's gpus, or node->nvlink_domain when the domain spans several nodes
+ * (GB200 NVL72: 72 over 18 trays). 0 without a node. */
+int fabric_domain_gpus(const fabric *f);
+
 /* How a communicator lies on the cluster. */
 typedef struct coll_group {
     int ranks;                      /* GPUs in the communicator */
