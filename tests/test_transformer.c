@@ -146,6 +146,84 @@ static void test_moe_counts(void **state) {
     catalog_free(c);
 }
 
+/* The 2025-2026 presets (models/catalog/llms.xml) against the totals and
+ * active counts their model cards state (docs/models-moe.md has the table
+ * and the sources). Residuals the count leaves, all under the tolerances:
+ *   - Llama 4 Scout and Maverick: Meta's totals (109B, 400B) are of the
+ *     multimodal checkpoint; the preset is the text model, without the
+ *     vision encoder and projector (~0.9B), so Scout counts ~1% low.
+ *   - gpt-oss: the count omits the q/k/v/o, router and expert biases and
+ *     the per-head attention sinks (~40M in 117B). OpenAI's active figure
+ *     leaves the input embedding out (a lookup; the unembedding is in it):
+ *     5.7B with the embedding, 5.1B without, so that is compared.
+ *   - Qwen3: the per-head q/k RMSNorm weights (2 x 128 per layer) are not
+ *     counted (~24K in 235B).
+ *   - Granite: the size is the bf16 checkpoint's bytes / 2 (8.17B), read
+ *     from shard sizes rounded to 10 MB. */
+static void test_presets_2026(void **state) {
+    (void)state;
+    char err[512];
+    catalog *c = catalog_new();
+    assert_non_null(c);
+    assert_int_equal(catalog_load_builtin(c, err, sizeof err), 0);
+    static const struct {
+        const char *name;
+        double total, active;  /* model card; active 0: dense (= total) */
+        int no_embed;          /* the card's active count leaves the embedding out */
+    } want[] = {
+        { "qwen3-235b-a22b", 235e9, 22e9, 0 },  { "qwen3-30b-a3b", 30.5e9, 3.3e9, 0 },
+        { "llama4-scout", 109e9, 17e9, 0 },     { "llama4-maverick", 400e9, 17e9, 0 },
+        { "gpt-oss-120b", 116.8e9, 5.1e9, 1 },  { "gpt-oss-20b", 20.9e9, 3.6e9, 1 },
+        { "mixtral-8x22b", 141e9, 39e9, 0 },    { "qwen3-8b", 8.2e9, 0, 0 },
+        { "qwen3-32b", 32.8e9, 0, 0 },          { "llama3.1-70b", 70.55e9, 0, 0 },
+        { "llama3.1-405b", 405.85e9, 0, 0 },    { "granite-3.3-8b", 8.17e9, 0, 0 },
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const llm_spec *m = catalog_llm(c, want[i].name);
+        assert_non_null(m);
+        assert_rel(tf_params(m), want[i].total, 0.02, want[i].name);
+        double active = tf_active_params(m) - (want[i].no_embed ? tf_embedding_params(m) : 0);
+        if (want[i].active > 0) assert_rel(active, want[i].active, 0.03, want[i].name);
+        else assert_true(tf_active_params(m) == tf_params(m));
+        assert_true(tf_is_moe(m) == (want[i].active > 0));
+    }
+    catalog_free(c);
+}
+
+/* The layer structure behind those counts: Maverick's MoE on every other
+ * layer, Qwen3's query wider than the hidden size (64 x 128 = 8192 on
+ * 4096), GPT-OSS's and Llama 4's windows, and the KV cache of each. */
+static void test_presets_2026_structure(void **state) {
+    (void)state;
+    char err[512];
+    catalog *c = catalog_new();
+    assert_non_null(c);
+    assert_int_equal(catalog_load_builtin(c, err, sizeof err), 0);
+    const llm_spec *mav = catalog_llm(c, "llama4-maverick");
+    const llm_spec *scout = catalog_llm(c, "llama4-scout");
+    const llm_spec *qw = catalog_llm(c, "qwen3-235b-a22b");
+    const llm_spec *oss = catalog_llm(c, "gpt-oss-120b");
+    assert_true(mav && scout && qw && oss);
+    assert_int_equal(tf_moe_layers(mav), 24);
+    assert_int_equal(tf_dense_layers(mav), 24);
+    assert_int_equal(tf_moe_layers(scout), 48);
+    /* A token passes one routed and the shared expert (2 x 8192 wide), as
+     * wide as Maverick's dense layers (16384): the two active counts differ
+     * by their routers only. */
+    assert_rel(tf_active_params(mav) - tf_active_params(scout),
+               24 * tf_router_params(mav) - 48 * tf_router_params(scout), 1e-9, "llama4 active");
+    tf_dims d;
+    tf_dims_of(qw, &d);
+    assert_true(d.q_dim == 8192 && d.kv_dim == 512);
+    assert_rel(tf_attn_params(qw), 4096.0 * (8192 + 2 * 512) + 8192.0 * 4096, 1e-12, "qwen3 attn");
+    assert_true(tf_kv_elems_per_layer(qw) == 1024);
+    assert_true(tf_kv_elems_per_layer(oss) == 2 * 8 * 64);
+    /* Half of GPT-OSS's layers see 128 tokens; 3 in 4 of Llama 4's see 8192. */
+    assert_rel(tf_mean_attended(oss, 65536), (18 * 65536.0 + 18 * 128.0) / 36, 1e-12, "gpt-oss window");
+    assert_rel(tf_mean_attended(scout, 131072), (12 * 131072.0 + 36 * 8192.0) / 48, 1e-12, "llama4 chunk");
+    catalog_free(c);
+}
+
 static void test_gated_inferred(void **state) {
     (void)state;
     char err[512];
@@ -222,6 +300,8 @@ int main(void) {
         cmocka_unit_test(test_recompute_order),
         cmocka_unit_test(test_presets),
         cmocka_unit_test(test_moe_counts),
+        cmocka_unit_test(test_presets_2026),
+        cmocka_unit_test(test_presets_2026_structure),
         cmocka_unit_test(test_gated_inferred),
         cmocka_unit_test(test_six_n),
         cmocka_unit_test(test_gemm_shapes),
