@@ -61,6 +61,25 @@ double mem_pp_layout(int layers, int pp, double e, double c, mem_layout *lay) {
     return load;
 }
 
+/* Bytes per token a layer keeps under torchtitan's per-op checkpointing
+ * (SELECTIVE_OPS; the policy in models/transformer.h,
+ * tf_layer_sac_ops_gemms): the block's input, the saved matmul outputs the
+ * backward reads (wq: Q, wv: V, w1: the gate), the attention output (SDPA,
+ * its log-sum-exp negligible) and, under sequence parallelism, the
+ * attention reduce-scatter's output (the residual the second norm reads).
+ * Eager checkpointing caches every saved op's output, needed or not: w2's
+ * (every token of the sequence, the full hidden width of a partial sum) and
+ * the second reduce-scatter's too; torch.compile's partitioner drops them. */
+static double sac_ops_act_per_token(const tf_dims *d, const train_plan *p) {
+    double tp = p->tp > 0 ? p->tp : 1, hid_div = p->sequence_parallel ? tp : 1;
+    double hidden = (p->sequence_parallel ? 2 : 1) * d->h;
+    double split = 2 * d->q_dim + d->kv_dim + d->f;
+    double extra = 0;
+    if (stack_elementwise_parse(p->stack.elementwise) == ELEM_EAGER)
+        extra = d->h + (p->sequence_parallel ? d->h / hid_div : 0);
+    return ACT_BYTES * (hidden / hid_div + split / tp + extra);
+}
+
 /* Bytes per token of one layer's saved activations under recompute r
  * (RECOMPUTE_FULL gives the working set of the layer being recomputed). */
 static double layer_act_per_token(const llm_spec *m, const train_plan *p, recompute r) {
@@ -76,6 +95,7 @@ static double layer_act_per_token(const llm_spec *m, const train_plan *p, recomp
      * output (fc2). */
     double lin = p->precision == PREC_FP8 ? 0.5 : 1;
     double hidden, split, scores = 0;
+    if (r == RECOMPUTE_SELECTIVE && p->selective == SELECTIVE_OPS) return sac_ops_act_per_token(&d, p);
     if (r == RECOMPUTE_SELECTIVE) {
         /* Keep the norm inputs (the residual stream) and what the GEMMs and
          * the attention backward need; recompute norms, the activation

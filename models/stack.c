@@ -51,6 +51,8 @@ const catalog_field catalog_fields_stack[] = {
       "FP8 primary weights under precision=fp8 (no bf16 copy of the weights)" },
     { "grad-reduce-bf16", FIELD_BOOL, N(stack_spec, grad_reduce_bf16), 0, 0,
       "gradients accumulate and reduce in bf16, not fp32" },
+    { "selective", FIELD_STR, S(stack_spec, selective), 0, 0,
+      "what recompute=selective recomputes: auto (default), attention, layers, ops" },
     { NULL, 0, 0, 0, 0, 0, NULL }
 };
 
@@ -59,6 +61,7 @@ const catalog_field catalog_fields_stack[] = {
 static const char *attention_names[ATTN_COUNT] = { "unfused", "fused-softmax", "flash2", "flash3" };
 static const char *recipe_names[FP8_COUNT] = { "none", "delayed", "tensorwise", "rowwise", "mxfp8" };
 static const char *elementwise_names[ELEM_COUNT] = { "fused", "eager" };
+static const char *selective_names[SELECTIVE_COUNT] = { "auto", "attention", "layers", "ops" };
 #define SCHEDULES_DEFAULT "1f1b,interleaved"
 
 static int lookup(const char *z, const char *const *names, int n) {
@@ -78,6 +81,12 @@ int fp8_recipe_parse(const char *z) { return z && !*z ? FP8_DELAYED : lookup(z, 
 const char *fp8_recipe_name(fp8_recipe r) { return (r >= 0 && r < FP8_COUNT) ? recipe_names[r] : "?"; }
 int stack_elementwise_parse(const char *z) {
     return z && !*z ? ELEM_FUSED : lookup(z, elementwise_names, ELEM_COUNT);
+}
+int selective_kind_parse(const char *z) {
+    return z && !*z ? SELECTIVE_AUTO : lookup(z, selective_names, SELECTIVE_COUNT);
+}
+const char *selective_kind_name(selective_kind k) {
+    return (k >= 0 && k < SELECTIVE_COUNT) ? selective_names[k] : "?";
 }
 
 /* Each comma-separated name of pipeline-schedules is a pp_schedule name
@@ -137,6 +146,11 @@ int stack_check(const stack_spec *s, char *why, size_t len) {
     }
     if (stack_elementwise_parse(s->elementwise) < 0) {
         snprintf(why, len, "stack %s: elementwise \"%s\" is not one of fused, eager", s->name, s->elementwise);
+        return -1;
+    }
+    if (selective_kind_parse(s->selective) < 0) {
+        snprintf(why, len, "stack %s: selective \"%s\" is not one of auto, attention, layers, ops",
+                 s->name, s->selective);
         return -1;
     }
     if (s->tp_overlap > 1 || s->dp_overlap > 1 || s->p2p_overlap > 1) {

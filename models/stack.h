@@ -36,6 +36,20 @@ typedef enum stack_attention {
     ATTN_COUNT
 } stack_attention;
 
+/* What selective recomputation recomputes (train_plan.selective):
+ *   AUTO       the stack's kind, else ATTENTION with tp > 1 and LAYERS without
+ *   ATTENTION  the attention core and the elementwise ops between GEMMs
+ *              (Korthikanti et al. 2022; Megatron-LM, NeMo)
+ *   LAYERS     every other layer whole (torchtitan's selective_ac_option="2")
+ *   OPS        torchtitan's per-op policy (selective_ac_option="op", the
+ *              default of its Llama 3 8B config): the outputs of the matmuls,
+ *              SDPA and the TP reduce-scatters are saved, except every second
+ *              matmul of a block; everything else is recomputed in the
+ *              backward (models/transformer.h, tf_layer_sac_ops_gemms). */
+typedef enum selective_kind {
+    SELECTIVE_AUTO, SELECTIVE_ATTENTION, SELECTIVE_LAYERS, SELECTIVE_OPS, SELECTIVE_COUNT
+} selective_kind;
+
 typedef enum fp8_recipe { FP8_NONE, FP8_DELAYED, FP8_TENSORWISE, FP8_ROWWISE, FP8_MXFP8, FP8_COUNT } fp8_recipe;
 
 typedef struct stack_spec {
@@ -70,6 +84,8 @@ typedef struct stack_spec {
                                         fp8_model_init; Megatron fp8_param_gather): no bf16 copy */
     int grad_reduce_bf16;            /* 1: gradients accumulate and reduce in bf16 (Megatron
                                         grad_reduce_in_fp32=False, Apex grad_sync_dtype=bf16) */
+    char selective[16];              /* a selective_kind name: what recompute="selective"
+                                        recomputes under this stack; empty or "auto": by tp */
 } stack_spec;
 
 /* How a stack runs the elementwise work of a layer (models/transformer.c,
@@ -90,6 +106,8 @@ const char *stack_attention_name(stack_attention a);
 int fp8_recipe_parse(const char *z);
 const char *fp8_recipe_name(fp8_recipe r);
 int stack_elementwise_parse(const char *z);         /* empty: fused */
+int selective_kind_parse(const char *z);            /* empty: auto */
+const char *selective_kind_name(selective_kind k);
 
 /* 1 when the stack runs interleaved pipeline schedules (its
  * pipeline-schedules lists "interleaved", or is empty: the default). */

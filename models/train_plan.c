@@ -144,7 +144,11 @@ void train_plan_defaults(train_plan *p) {
     if (p->virtual_stages < 0) p->virtual_stages = 0;
     if (p->pp == 1) p->virtual_stages = 1;
     if (p->schedule == PP_1F1B && p->virtual_stages > 1) p->schedule = PP_INTERLEAVED;
-    if (p->selective == SELECTIVE_AUTO) p->selective = p->tp > 1 ? SELECTIVE_ATTENTION : SELECTIVE_LAYERS;
+    if (p->selective == SELECTIVE_AUTO) {
+        int k = selective_kind_parse(p->stack.selective);
+        p->selective = k > SELECTIVE_AUTO ? (selective_kind)k
+                                          : p->tp > 1 ? SELECTIVE_ATTENTION : SELECTIVE_LAYERS;
+    }
 }
 
 int train_plan_check(const llm_spec *m, const train_plan *p, char *why, size_t len) {

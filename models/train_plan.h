@@ -23,9 +23,8 @@
 typedef enum sharding { SHARD_NONE, SHARD_ZERO1, SHARD_ZERO2, SHARD_FSDP } sharding;
 typedef enum recompute { RECOMPUTE_NONE, RECOMPUTE_SELECTIVE, RECOMPUTE_FULL } recompute;
 typedef enum pp_schedule { PP_1F1B, PP_INTERLEAVED } pp_schedule;
-/* What selective recomputation recomputes. AUTO: ATTENTION when tp > 1,
- * LAYERS when tp = 1 (see train_plan). */
-typedef enum selective_kind { SELECTIVE_AUTO, SELECTIVE_ATTENTION, SELECTIVE_LAYERS } selective_kind;
+/* selective_kind (what selective recomputation recomputes) is in
+ * models/stack.h: a stack may name the kind its software runs. */
 
 int sharding_parse(const char *z);          /* -1 when unknown */
 const char *sharding_name(sharding s);
@@ -62,8 +61,10 @@ typedef struct train_plan {
                                         meaning, made for TP with sequence parallelism);
                                         LAYERS recomputes every other layer whole (the
                                         torchtitan/FSDP meaning: without TP there is no SP to
-                                        shard what attention-only recompute leaves). AUTO
-                                        (0): ATTENTION when tp > 1, else LAYERS */
+                                        shard what attention-only recompute leaves); OPS
+                                        recomputes what torchtitan's per-op policy does not
+                                        save (models/stack.h). AUTO (0): the stack's kind,
+                                        else ATTENTION when tp > 1, else LAYERS */
     stack_spec stack;                /* the software stack (models/stack.h). Name empty or
                                         "auto": train_plan_defaults infers it from the plan
                                         (train_plan_auto_stack) and the step model reads the

@@ -68,6 +68,27 @@ static double layer_recompute_fraction(const train_plan *p) {
     return 0;
 }
 
+/* Under per-op checkpointing (SELECTIVE_OPS) wo runs again when eager
+ * checkpointing replays the block, or when no saved reduce-scatter output
+ * holds the residual after attention (no sequence parallelism); see
+ * tf_layer_sac_ops_gemms. */
+static int sac_ops_with_wo(const train_plan *p) {
+    return stack_elementwise_parse(p->stack.elementwise) == ELEM_EAGER || !p->sequence_parallel;
+}
+
+/* FLOPs per token the GPUs execute (tf_hw_flops_per_token), with per-op
+ * checkpointing's recomputed matmuls in place of the attention core. */
+static double hw_flops_per_token(const llm_spec *m, const train_plan *p) {
+    if (p->recompute != RECOMPUTE_SELECTIVE || p->selective != SELECTIVE_OPS)
+        return tf_hw_flops_per_token(m, p->seq_len, p->recompute,
+                                     p->recompute == RECOMPUTE_SELECTIVE ? layer_recompute_fraction(p) : 0);
+    tf_gemm gm[3];
+    int n = tf_layer_sac_ops_gemms(m, 1, 1, sac_ops_with_wo(p), gm);
+    double flops = 0;
+    for (int i = 0; i < n; i++) flops += 2 * gm[i].n * gm[i].k;
+    return tf_hw_flops_per_token(m, p->seq_len, RECOMPUTE_NONE, 0) + m->layers * flops;
+}
+
 /* ---- Communication helpers ---------------------------------------------- */
 
 static double coll(const fabric *f, coll_op op, double bytes, int ranks, int per_node, int conc) {
@@ -259,6 +280,22 @@ static cp_cost cp_costs(const train_plan *p, const fabric *f, const tf_dims *d, 
     return c;
 }
 
+/* torchtitan's per-op selective checkpointing (SELECTIVE_OPS): the
+ * matmuls it runs again in the backward (tf_layer_sac_ops_gemms), with the
+ * FP8 casts of their inputs and weights, which the policy does not save
+ * either (it saves only the amax, a read this ignores). */
+static double sac_ops_s(const llm_spec *m, const train_plan *p, const gpu_spec *g, double tokens) {
+    tf_gemm gm[3];
+    int n = tf_layer_sac_ops_gemms(m, tokens, p->tp, sac_ops_with_wo(p), gm);
+    double t = 0, cast = 0;
+    for (int i = 0; i < n; i++) {
+        t += layer_gemm_s(g, p, gm[i].m, gm[i].n, gm[i].k);
+        cast += gm[i].m * gm[i].k + gm[i].k * gm[i].n;
+    }
+    if (p->precision == PREC_FP8) t += gpu_memory_s(g, cast * fp8_cast_bytes((fp8_recipe)p->fp8_recipe));
+    return t;
+}
+
 /* ---- One layer ------------------------------------------------------------ */
 
 typedef struct layer_cost {
@@ -308,20 +345,24 @@ static void layer_costs(const llm_spec *m, const train_plan *p, const fabric *f,
     c->recompute = whole * c->fwd;
     if (p->recompute == RECOMPUTE_SELECTIVE && whole == 0)
         c->recompute = elem_f + (p->attn_unfused ? attn_f : 0);
+    int sac_ops = p->recompute == RECOMPUTE_SELECTIVE && p->selective == SELECTIVE_OPS;
+    if (sac_ops) c->recompute = elem_f + sac_ops_s(m, p, g, tokens);
 
     /* Tensor parallel: per pass 2 all-reduces, or 2 all-gathers and 2
      * reduce-scatters of the full activation (nccl-tests size convention). */
-    double t_tp = 0;
+    double t_tp = 0, t_ag = 0;
     if (p->tp > 1) {
         int rpn = p->tp < gpn ? p->tp : gpn;
         double bytes = tokens * d.h * act;
+        t_ag = coll(f, COLL_ALLGATHER, bytes, p->tp, rpn, gpn / rpn);
         if (p->sequence_parallel)
-            t_tp = 2 * (coll(f, COLL_ALLGATHER, bytes, p->tp, rpn, gpn / rpn)
-                        + coll(f, COLL_REDUCESCATTER, bytes, p->tp, rpn, gpn / rpn));
+            t_tp = 2 * (t_ag + coll(f, COLL_REDUCESCATTER, bytes, p->tp, rpn, gpn / rpn));
         else
             t_tp = 2 * coll(f, COLL_ALLREDUCE, bytes, p->tp, rpn, gpn / rpn);
     }
-    double tp_passes_bwd = 1 + whole;
+    /* Per-op checkpointing saves the reduce-scatters' outputs, not the
+     * all-gathers': the backward gathers both sequence-parallel inputs again. */
+    double tp_passes_bwd = 1 + whole + (sac_ops && p->sequence_parallel ? 2 * t_ag / t_tp : 0);
     /* Decomposed overlap (Transformer Engine userbuffers, Wang et al.,
      * ASPLOS'23) splits each GEMM into tp chunks and hides each chunk's
      * transfer behind the previous chunk's GEMM: the first stays exposed. */
@@ -599,9 +640,7 @@ static void fill_result(const llm_spec *m, const train_plan *p, const fabric *f,
     r->params = tf_params(m);
     r->tokens_per_step = (double)p->global_batch * s;
     r->model_flops_per_step = r->tokens_per_step * tf_model_flops_per_token(m, s);
-    r->hw_flops_per_step = r->tokens_per_step * tf_hw_flops_per_token(m, s, p->recompute,
-                                                                       p->recompute == RECOMPUTE_SELECTIVE
-                                                                           ? layer_recompute_fraction(p) : 0);
+    r->hw_flops_per_step = r->tokens_per_step * hw_flops_per_token(m, p);
     r->model_tflops_per_gpu = r->model_flops_per_step / best / gpus / 1e12;
     r->hardware_tflops_per_gpu = r->hw_flops_per_step / best / gpus / 1e12;
     double peak = gpu_peak_flops(f->gpu, p->precision);

@@ -194,6 +194,25 @@ void tf_layer_gemms(const llm_spec *m, double tokens, int tp, tf_gemm out[4]) {
     out[3] = (tf_gemm){ tokens, d.h, d.f / t };
 }
 
+/* Sources: torchtitan torchtitan/parallelisms/parallelize_llama.py at commit
+ * 9dec370 (Dec 2024; torchtitan/models/llama3/parallelize_llama.py at
+ * 820504e, June 2025, is the same): _save_list holds aten.mm, the two SDPA
+ * ops, _c10d_functional.reduce_scatter_tensor, abs and max; the policy of
+ * _apply_ac_to_transformer_block saves a listed op's output unless it is an
+ * mm whose count in the block is even. The block's mms in forward order:
+ * torchtitan/models/llama/model.py (Attention: wq, wk, wv, wo; FeedForward:
+ * w2(silu(w1(x)) * w3(x))). */
+int tf_layer_sac_ops_gemms(const llm_spec *m, double tokens, int tp, int with_wo, tf_gemm out[3]) {
+    tf_dims d;
+    tf_dims_of(m, &d);
+    double t = tp > 0 ? tp : 1;
+    int n = 0;
+    out[n++] = (tf_gemm){ tokens, d.kv_dim / t, d.h };              /* wk */
+    if (with_wo) out[n++] = (tf_gemm){ tokens, d.h, d.q_dim / t };  /* wo */
+    if (d.gated) out[n++] = (tf_gemm){ tokens, d.f / t, d.h };      /* w3 */
+    return n;
+}
+
 /* Bytes per element of the upcast the eager model code makes before a norm
  * or a rotation (x.float(): fp32). */
 #define EAGER_UPCAST_BYTES 4.0

@@ -128,6 +128,20 @@ double tf_causal_fraction(double seq);
 typedef struct tf_gemm { double m, n, k; } tf_gemm;
 void tf_layer_gemms(const llm_spec *m, double tokens, int tp, tf_gemm out[4]);
 
+/* The matmuls torchtitan's per-op selective checkpointing (selective_kind
+ * SELECTIVE_OPS, models/stack.h) runs again in a layer's backward, in the
+ * shapes of tf_layer_gemms; returns how many (at most 3). The policy saves
+ * every matmul output but the block's even-numbered ones: of wq, wk, wv, wo,
+ * w1, w3, w2 (GeLU: fc1, fc2) it recomputes wk, wo and w3 (fc2). The
+ * backward needs wk's output (K, for the attention backward) and w3's (the
+ * gated activation's backward and w2's input), not fc2's; wo's output only
+ * when the residual after attention is not saved (no sequence-parallel
+ * reduce-scatter, whose output the policy keeps). Eager checkpointing
+ * replays the block up to the last tensor the backward needs, wo included;
+ * torch.compile's partitioner recomputes only what the backward needs:
+ * with_wo says whether wo runs again. */
+int tf_layer_sac_ops_gemms(const llm_spec *m, double tokens, int tp, int with_wo, tf_gemm out[3]);
+
 /* Memory traffic of the elementwise work of one layer's forward pass, bytes
  * per token at act_bytes per element: norms and residual adds over the
  * hidden state (divided by tp only with sequence parallelism), and the FFN

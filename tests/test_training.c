@@ -899,6 +899,42 @@ static void test_async_tp(void **state) {
     assert_true(r3.t.tp_comm_s > 4 * r2.t.tp_comm_s);
 }
 
+/* ---- Per-op selective checkpointing (torchtitan selective_ac_option="op") */
+
+/* The torchtitan profiles recompute selectively by torchtitan's per-op
+ * policy: the HFU basis gains exactly the recomputed matmuls (wk and w3
+ * under torch.compile with sequence parallelism; wo too in eager mode),
+ * the backward gathers the sequence-parallel inputs again (more exposed TP
+ * time than attention-only recompute), and a layer keeps less than the
+ * attention kind keeps (K and the FFN's up projection are recomputed). */
+static void test_selective_ops(void **state) {
+    (void)state;
+    const llm_spec *m = catalog_llm(cat, "llama3-8b");
+    tf_dims d;
+    tf_dims_of(m, &d);
+    train_plan ops = stack_plan("torchtitan", 8, 2, SHARD_FSDP, RECOMPUTE_SELECTIVE);
+    ops.selective = SELECTIVE_AUTO;                  /* base_plan resolved it by tp */
+    train_plan att = ops;
+    att.selective = SELECTIVE_ATTENTION;
+    train_result ro, ra, re;
+    step_of("llama3-8b", &ops, PREC_BF16, &ro);
+    step_of("llama3-8b", &att, PREC_BF16, &ra);
+    double tokens = ro.tokens_per_step;
+    double none_flops = tokens * tf_hw_flops_per_token(m, ops.seq_len, RECOMPUTE_NONE, 0);
+    double want = none_flops + tokens * m->layers * 2 * d.h * (d.kv_dim + d.f);
+    assert_true(fabs(ro.hw_flops_per_step / want - 1) < 1e-9);
+    assert_true(ro.step_s > ra.step_s);
+    assert_true(ro.t.tp_comm_s > ra.t.tp_comm_s);
+    assert_true(ro.mem.activations_bytes < ra.mem.activations_bytes);
+    train_plan eager = stack_plan("fsdp2-eager", 8, 2, SHARD_FSDP, RECOMPUTE_SELECTIVE);
+    eager.selective = SELECTIVE_AUTO;
+    step_of("llama3-8b", &eager, PREC_BF16, &re);
+    double wo = tokens * m->layers * 2 * d.h * d.q_dim;
+    assert_true(fabs((re.hw_flops_per_step - ro.hw_flops_per_step) / wo - 1) < 1e-9);
+    assert_int_equal(selective_kind_parse("ops"), SELECTIVE_OPS);
+    assert_int_equal(selective_kind_parse("rows"), -1);
+}
+
 /* ---- Context parallelism (docs/context-parallel.md) -------------------- */
 
 /* A plan of `name`'s stack with context parallelism: cp ranks, sequence
@@ -1057,6 +1093,7 @@ int main(void) {
         cmocka_unit_test(test_cp_allgather_and_kv_repeat),
         cmocka_unit_test(test_cp_merges_cost_compute),
         cmocka_unit_test(test_microbatches_per_stage),
+        cmocka_unit_test(test_selective_ops),
     };
     return cmocka_run_group_tests(tests, catalog_setup, catalog_teardown);
 }
