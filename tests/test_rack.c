@@ -21,7 +21,11 @@
  * - NVLS is offered inside the domain (NVLink SHARP on NVL72);
  * - the all-to-all of 64 ranks stays on NVLink inside one domain and is
  *   several times faster than the same exchange over 8 HGX nodes' NICs;
- * - nothing changes for 8-GPU nodes (their domain is the node).
+ * - nothing changes for 8-GPU nodes (their domain is the node);
+ * - the cluster groups NVL72 trays into racks of 18 (one NVLink domain
+ *   each) and HGX nodes into racks of 4 for drawing, numbered through the
+ *   pools; packing puts a 72-GPU job on one whole idle rack and a small
+ *   job in the fullest rack that holds it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -35,6 +39,8 @@
 #include <string.h>
 
 #include "models/collective.h"
+#include "scenarios/scenario.h"
+#include "sim/cluster.h"
 
 #define MiB (1024.0 * 1024.0)
 
@@ -172,6 +178,58 @@ static void test_domain_nic_sharing(void **state) {
     assert_true(eighteen > 1.5 * nine);
 }
 
+/* 40 NVL72 trays (two full racks and 4 trays of a third) and 6 DGX H100. */
+static const char racks_xml[] =
+    "<scenario name=\"racks\"><catalog>"
+    "<node base=\"dgx-b200\" name=\"test-tray\" gpus=\"4\" nics=\"4\" nvlink-domain=\"72\"/>"
+    "</catalog><cluster><nodes type=\"test-tray\" count=\"40\"/><nodes type=\"dgx-h100\" count=\"6\"/>"
+    "</cluster></scenario>";
+
+static cluster *racks_cluster(scenario **s) {
+    char err[512];
+    assert_int_equal(scenario_load_memory(racks_xml, strlen(racks_xml), "racks.xml", s, err, sizeof err), 0);
+    cluster *c = cluster_new(*s);
+    assert_non_null(c);
+    return c;
+}
+
+static void test_racks(void **state) {
+    (void)state;
+    scenario *s = NULL;
+    cluster *c = racks_cluster(&s);
+    assert_int_equal(cluster_rack_nodes(cluster_pool_spec(c, 0)), 18);
+    assert_int_equal(cluster_rack_nodes(cluster_pool_spec(c, 1)), CLUSTER_RACK_NODES);
+    assert_int_equal(cluster_node_rack(c, 17), 0);
+    assert_int_equal(cluster_node_rack(c, 18), 1);
+    assert_int_equal(cluster_node_rack(c, 39), 2);
+    assert_int_equal(cluster_node_rack(c, 40), 3);      /* the H100 pool starts a rack */
+    assert_int_equal(cluster_node_rack(c, 45), 4);
+    assert_int_equal(cluster_rack_count(c), 5);
+    cluster_free(c);
+    scenario_free(s);
+}
+
+static void test_domain_placement(void **state) {
+    (void)state;
+    scenario *s = NULL;
+    cluster *c = racks_cluster(&s);
+    int small[8], rack[18], two[2];
+    /* 32 GPUs: 8 trays, in the first rack that holds them (rack 2 has 4). */
+    assert_int_equal(cluster_alloc(c, 0, 32, small, 8), 8);
+    for (int i = 0; i < 8; i++) assert_int_equal(cluster_node_rack(c, small[i]), 0);
+    /* 72 GPUs: one whole idle rack, not the 10 free trays of rack 0 and
+     * 8 of rack 1. */
+    assert_int_equal(cluster_alloc(c, 0, 72, rack, 18), 18);
+    for (int i = 0; i < 18; i++) assert_int_equal(cluster_node_rack(c, rack[i]), 1);
+    /* 8 GPUs: the rack with the fewest idle trays that holds them (rack 2,
+     * 4 idle), keeping rack 0's 10 together. */
+    assert_int_equal(cluster_alloc(c, 0, 8, two, 2), 2);
+    assert_int_equal(cluster_node_rack(c, two[0]), 2);
+    assert_int_equal(cluster_node_rack(c, two[1]), 2);
+    cluster_free(c);
+    scenario_free(s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_domain_size),
@@ -182,6 +240,8 @@ int main(void) {
         cmocka_unit_test(test_nvls_in_domain),
         cmocka_unit_test(test_alltoall_domain),
         cmocka_unit_test(test_domain_nic_sharing),
+        cmocka_unit_test(test_racks),
+        cmocka_unit_test(test_domain_placement),
     };
     return cmocka_run_group_tests(tests, rack_setup, catalog_teardown);
 }
