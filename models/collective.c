@@ -36,7 +36,13 @@
  *   alltoall               (r-1)/n              r(n-r)/n
  *   sendrecv               1                    1 (one rank's NICs)
  *
- * with n ranks, r per node. A ring crosses each node boundary once per
+ * with n ranks, r per NVLink domain ("node" in this file: an HGX node, or
+ * a GB200 NVL72 rack of 18 trays whose GPUs share one NVLink switch fabric;
+ * the domain's NICs are its trays' NICs together; docs/rack-scale.md).
+ * Inside a 72-GPU domain the same formulas hold with r = 72: a ring or tree
+ * takes 72-rank step latencies, NVLS reduces in the NVLink switch trays
+ * (NVLink SHARP spans the NVL72 domain), and the all-to-all is one flat
+ * NVLink exchange. A ring crosses each node boundary once per
  * channel, so its traffic through a node's NICs equals one rank's link
  * traffic: multi-node ring busbw is the node's NIC bandwidth (8 x 400 Gb/s
  * x eff = ~370 GB/s), the figure nccl-tests reports. NVLS all-reduce moves
@@ -207,14 +213,24 @@ static double gpu_link_bw(const node_spec *nd) {
     return nd->nvlink_bw_bytes_per_s > 0 ? nd->nvlink_bw_bytes_per_s : nd->pcie_bw_bytes_per_s;
 }
 
-/* NIC bandwidth reachable by k ranks of one node when c groups of that
- * shape leave the node at once. */
+/* Nodes (trays) in one NVLink domain: 1 for an HGX node, 18 for a GB200
+ * NVL72 rack of 4-GPU trays. */
+static int domain_nodes(const fabric *f) {
+    return fabric_domain_gpus(f) / f->node->gpus;
+}
+
+/* NIC bandwidth reachable by k ranks of one NVLink domain when c groups of
+ * that shape leave the domain at once. A domain's NICs are the sum of its
+ * trays' (GB200 NVL72: 18 trays x 4 ConnectX-7 = 72 NICs; each GPU keeps
+ * its own NIC, NVIDIA GB200 NVL72 reference architecture), so for a
+ * node-sized domain this is the node's NICs as before. */
 static double nic_share(const fabric *f, int k, int c) {
     const node_spec *nd = f->node;
     double per_rank = nd->nics >= nd->gpus ? (double)nd->nics / nd->gpus : 1.0;
+    double domain_nics = (double)nd->nics * domain_nodes(f);
     double nics = per_rank * k;
-    if (nics > nd->nics) nics = nd->nics;
-    if (nics > (double)nd->nics / c) nics = (double)nd->nics / c;
+    if (nics > domain_nics) nics = domain_nics;
+    if (nics > domain_nics / c) nics = domain_nics / c;
     double bw = nics * f->nic->bw_bytes_per_s * f->nic->eff_coll;
     if (f->mode == NIC_OVERLAY) bw *= f->overlay_bw_fraction;
     return bw;
@@ -226,14 +242,16 @@ static int shape_init(shape *s, const fabric *f, const coll_group *g) {
     const node_spec *nd = f->node;
     if (nd->gpus < 1 || nd->nics < 0) return -1;
     if (g->ranks < 1 || g->ranks_per_node < 1 || g->ranks_per_node > g->ranks ||
-        g->ranks_per_node > nd->gpus || g->concurrent_per_node < 1)
+        g->ranks_per_node > fabric_domain_gpus(f) || g->concurrent_per_node < 1)
         return -1;
     if (!(f->oversubscription >= 1)) return -1;
     s->node = nd;
     s->sharp = f->sharp != 0;
     s->n = g->ranks;
     s->r = g->ranks_per_node;
-    /* f->nodes is no limit: sweeps ask about groups before sizing a cluster. */
+    /* f->nodes is no limit: sweeps ask about groups before sizing a cluster.
+     * s->nodes counts NVLink domains (nodes of an HGX cluster, racks of an
+     * NVL72 one): everything inside one talks over NVLink. */
     s->nodes = (g->ranks + g->ranks_per_node - 1) / g->ranks_per_node;
 
     double link = gpu_link_bw(nd);
@@ -246,8 +264,11 @@ static int shape_init(shape *s, const fabric *f, const coll_group *g) {
         if (nd->nics < 1 || !(f->nic->bw_bytes_per_s > 0)) return -1;
         s->net_bw = nic_share(f, s->r, g->concurrent_per_node);
         s->rank_net_bw = nic_share(f, 1, g->concurrent_per_node);
+        /* Leaf switches count trays: a domain of r ranks spans
+         * ceil(r / gpus) of them. */
+        int trays = s->nodes * ((s->r + nd->gpus - 1) / nd->gpus);
         int cross_leaf = f->topology != TOPO_SINGLE_SWITCH && f->nodes_per_leaf > 0 &&
-                         s->nodes > f->nodes_per_leaf;
+                         trays > f->nodes_per_leaf;
         if (cross_leaf) {
             s->net_bw /= f->oversubscription;
             s->rank_net_bw /= f->oversubscription;
@@ -352,7 +373,7 @@ double p2p_time_s(const fabric *f, double bytes, int same_node, int concurrent_p
     const node_spec *nd = f->node;
     double lat, bw, eff_ll = nd->eff_ll, hop_simple;
     if (same_node) {
-        if (nd->gpus < 2) return -1;
+        if (fabric_domain_gpus(f) < 2) return -1;
         bw = gpu_link_bw(nd) * nd->eff_nvlink;
         lat = nd->nvlink_latency_s;
         hop_simple = nd->nvlink_hop_simple_s;

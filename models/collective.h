@@ -2,8 +2,9 @@
  * collective: time of one NCCL-style collective on the cluster's topology.
  *
  * Alpha-beta model per algorithm (ring, tree, NVLink SHARP) with a protocol
- * efficiency per algorithm; hierarchical groups (NVLink inside the node, the
- * NICs between nodes); several NICs per node shared by the groups that run
+ * efficiency per algorithm; hierarchical groups (NVLink inside the NVLink
+ * domain: the node, or a rack of trays such as GB200 NVL72; the NICs between
+ * domains); several NICs per node shared by the groups that run
  * at once; fat-tree oversubscription above the leaf switches; direct
  * multi-NIC access vs an overlay network.
  *
@@ -92,13 +93,19 @@ int fabric_init(fabric *f, const catalog *c, const node_spec *node, int nodes);
  * (GB200 NVL72: 72 over 18 trays). 0 without a node. */
 int fabric_domain_gpus(const fabric *f);
 
-/* How a communicator lies on the cluster. */
+/* How a communicator lies on the cluster. The unit is the NVLink domain
+ * (fabric_domain_gpus): an HGX node, or a rack of trays (GB200 NVL72: 18
+ * trays of 4 GPUs behind NVLink switch trays). Ranks in one domain talk
+ * over NVLink; only traffic between domains uses the NICs, and a domain's
+ * NICs are the sum of its trays' NICs. For nodes that are their own domain
+ * (every 8-GPU node) "domain" reads "node", as the field names say. */
 typedef struct coll_group {
     int ranks;                      /* GPUs in the communicator */
-    int ranks_per_node;             /* of them in one node (1..node->gpus) */
+    int ranks_per_node;             /* ranks per NVLink domain
+                                       (1..fabric_domain_gpus(f)) */
     int concurrent_per_node;        /* communicators of this shape running at the
-                                       same time on one node, sharing its NICs
-                                       (e.g. 8 DP groups under TP=8); >= 1 */
+                                       same time in one NVLink domain, sharing its
+                                       NICs (e.g. 8 DP groups under TP=8); >= 1 */
 } coll_group;
 
 typedef struct coll_result {
@@ -120,7 +127,7 @@ typedef struct coll_result {
  *
  * Invalid: NULL arguments, a fabric without node or NIC, op or algo out of
  * range, bytes negative or not finite, ranks < 1, ranks_per_node outside
- * 1..min(ranks, node->gpus), concurrent_per_node < 1, oversubscription < 1,
+ * 1..min(ranks, fabric_domain_gpus(f)), concurrent_per_node < 1, oversubscription < 1,
  * or an algorithm NCCL does not offer for this op and group (see
  * coll_offered). f->nodes is not a limit on the group. alltoall and sendrecv
  * are point-to-point: they report COLL_RING.
@@ -144,7 +151,8 @@ int coll_offered(const fabric *f, coll_op op, const coll_group *g, coll_algo a, 
 double coll_busbw_factor(coll_op op, int n);
 
 /* Point-to-point transfer of bytes between two GPUs (pipeline activations):
- * same node over NVLink, else over the NICs. concurrent_per_node as above:
+ * same NVLink domain (same_node) over NVLink, else over the NICs.
+ * concurrent_per_node as above:
  * transfers leaving one node at the same time (e.g. the tp GPUs of a stage).
  * Returns seconds, or -1 on invalid input (as coll_time). Cross-leaf
  * oversubscription is not applied: pipeline neighbours are adjacent nodes. */

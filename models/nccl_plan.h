@@ -14,7 +14,8 @@
  * (collective.c shape_init). */
 typedef struct shape {
     const node_spec *node;
-    int n, r, nodes;            /* ranks, ranks per node, nodes spanned */
+    int n, r, nodes;            /* ranks, ranks per NVLink domain, domains spanned
+                                   (a domain is a node, or an NVL72 rack of trays) */
     int sharp;                  /* the fabric's switches reduce (IB SHARP) */
     double nvl_bw;              /* per GPU per direction, achievable (ring Simple) */
     double nvls_bw;             /* per GPU per direction, NVLS multicast */

@@ -139,6 +139,9 @@ void report_md_compare(FILE *f, rundata_db *rd, const rundata *a, const rundata 
     figures_of(a, &ma);
     figures_of(b, &mb);
     fprintf(f, "# Run %lld vs run %lld\n\n", (long long)a->id, (long long)b->id);
+    /* Which scenario each column is (two hardware choices of one job
+     * compared side by side: docs/rack-scale.md). */
+    fprintf(f, "A: %s (seed %lld); B: %s (seed %lld).\n\n", a->scenario, a->seed, b->scenario, b->seed);
     static const char *const c1[] = { "figure", "A", "B", "B - A", NULL };
     md_header(f, c1, "tnnn");
     for (int i = 0; i < NM; i++) {

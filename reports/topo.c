@@ -32,6 +32,7 @@
 #include <gvc.h>
 
 #include "models/collective.h"
+#include "sim/cluster.h"
 #include "base/units.h"
 
 #define LABEL_MAX 512
@@ -190,6 +191,30 @@ static int nodes_per_leaf(const scenario *s) {
 
 static int leaves_of(int count, int npl) { return count / npl + (count % npl != 0); }
 
+/* The racks around a node group, as a Graphviz cluster: "N racks of M
+ * nodes" and the NVLink domain (a rack of an NVL72's trays, or the node). */
+static void racks(topo *t, const node_spec *ns, int nodes, int times, int id, Agnode_t *g) {
+    if (t->failed || !g) return;
+    char name[32], label[LABEL_MAX], a[32], b[32];
+    int per = cluster_rack_nodes(ns), domain = ns->nvlink_domain > ns->gpus ? ns->nvlink_domain : ns->gpus;
+    long long all = (long long)nodes * times, n = (all + per - 1) / per;
+    snprintf(name, sizeof name, "cluster_racks%d", id);
+    Agraph_t *sub = agsubg(t->g, name, 1);
+    if (!sub || !agsubnode(sub, g, 1)) {
+        fail(t, "Graphviz: cannot add the racks of group %d", id);
+        return;
+    }
+    if (domain > ns->gpus)
+        snprintf(label, sizeof label, "%s rack%s of %d × %s: NVLink domain of %d GPUs per rack (%s per GPU)",
+                 commas(n, a, sizeof a), n == 1 ? "" : "s", per, ns->name, domain,
+                 units_format(ns->nvlink_bw_bytes_per_s, UNIT_BANDWIDTH, b, sizeof b));
+    else
+        snprintf(label, sizeof label, "%s rack%s of up to %d × %s: NVLink domain = the node (%d GPUs)",
+                 commas(n, a, sizeof a), n == 1 ? "" : "s", per, ns->name, domain);
+    set(sub, "label", label);
+    set(sub, "style", "dashed");
+}
+
 /* A leaf box (or a run of `times` identical leaves) with its node group. */
 static Agnode_t *leaf_group(topo *t, const scenario *s, Agnode_t *top, const node_spec *ns, int nodes, int times,
                             int id, const char *leaf_name) {
@@ -208,6 +233,7 @@ static Agnode_t *leaf_group(topo *t, const scenario *s, Agnode_t *top, const nod
     group_label(s, ns, nodes, times, label, sizeof label);
     Agnode_t *g = node(t, name, label, "filled");
     if (g) set(g, "fillcolor", "#e8f4e0");
+    racks(t, ns, nodes, times, id, g);
     down_label(s, ns, nodes, el, sizeof el);
     edge(t, leaf ? leaf : top, g, el, NULL);
     return g;

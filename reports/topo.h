@@ -4,7 +4,10 @@
  * Spine or core switch, leaf switches with the node groups under them
  * (nodes per leaf: <network nodes-per-leaf>, else the fabric's default),
  * NICs per node and link speeds on the edges, storage systems with their
- * bandwidth, warm spares and cloud burst nodes. Large clusters are
+ * bandwidth, warm spares and cloud burst nodes. Each node group sits in a
+ * dashed cluster naming its racks and NVLink domain (a GB200 NVL72 rack of
+ * 18 trays is one 72-GPU domain; HGX nodes are drawn 4 to a rack, their
+ * domain the node: sim/cluster.h). Large clusters are
  * summarised: with more than TOPO_LEAVES_DRAWN leaves, identical leaf
  * groups of a node type become one leaf box and one group box labelled
  * "×N", so a 2,048-node cluster is a handful of boxes, not 16K. The graph

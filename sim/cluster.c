@@ -26,6 +26,8 @@ typedef struct pool {
     int *by_free;                  /* by_free[f]: UP nodes with exactly f > 0 free GPUs (0..gpus) */
     int *fit_from;                 /* fit_from[f]: no UP node with exactly f free GPUs below it */
     uint64_t *maybe_idle;          /* bit per node of the pool: may be idle and UP (never misses one) */
+    int rack_nodes, rack_first;    /* nodes per rack; the pool's first rack number */
+    int domain_nodes;              /* nodes per NVLink domain (1: the node) */
 } pool;
 
 struct cluster {
@@ -102,6 +104,11 @@ cluster *cluster_new(const scenario *s) {
             cluster_free(c);
             return NULL;
         }
+        p->rack_nodes = cluster_rack_nodes(p->spec);
+        p->rack_first = k > 0 ? c->pools[k - 1].rack_first +
+                                    (c->pools[k - 1].count + c->pools[k - 1].rack_nodes - 1) / c->pools[k - 1].rack_nodes
+                              : 0;
+        p->domain_nodes = p->spec->nvlink_domain > p->spec->gpus ? p->spec->nvlink_domain / p->spec->gpus : 1;
         p->by_free[p->spec->gpus] = onprem;
         for (int i = 0; i < p->count; i++) p->maybe_idle[i >> 6] |= 1ull << (i & 63);
         next += p->count;
@@ -155,6 +162,22 @@ node_state cluster_node_state(const cluster *c, int n) { return (node_state)c->n
 int cluster_node_free_gpus(const cluster *c, int n) { return c->nodes[n].free_gpus; }
 int cluster_node_failures(const cluster *c, int n) { return c->nodes[n].failures; }
 int cluster_gpus_per_node(const cluster *c, int n) { return c->pools[c->nodes[n].pool].spec->gpus; }
+
+int cluster_rack_nodes(const node_spec *ns) {
+    if (ns && ns->gpus > 0 && ns->nvlink_domain > ns->gpus) return ns->nvlink_domain / ns->gpus;
+    return CLUSTER_RACK_NODES;
+}
+
+int cluster_node_rack(const cluster *c, int n) {
+    const pool *p = &c->pools[c->nodes[n].pool];
+    return p->rack_first + (n - p->first) / p->rack_nodes;
+}
+
+int cluster_rack_count(const cluster *c) {
+    if (c->n_pools == 0) return 0;
+    const pool *p = &c->pools[c->n_pools - 1];
+    return p->rack_first + (p->count + p->rack_nodes - 1) / p->rack_nodes;
+}
 
 /* Set a node's free GPUs, keeping the pool's counters (free GPUs, idle
  * whole nodes) in step. Only for UP nodes. */
@@ -251,6 +274,44 @@ static int take_idle(cluster *c, const pool *p, int off, int *out) {
     return 1;
 }
 
+/* Idle UP nodes of the pool's NVLink domain starting at offset d0. */
+static int domain_idle(const cluster *c, const pool *p, int d0) {
+    int idle = 0;
+    for (int i = d0; i < d0 + p->domain_nodes && i < p->count; i++) {
+        const node *n = &c->nodes[p->first + i];
+        idle += n->state == NODE_UP && n->free_gpus == p->spec->gpus;
+    }
+    return idle;
+}
+
+/* Up to want idle nodes of the domain at d0 into out; how many. */
+static int take_in_domain(cluster *c, const pool *p, int d0, int want, int *out) {
+    int k = 0;
+    for (int i = d0; i < d0 + p->domain_nodes && k < want; i++) k += take_idle(c, p, i, &out[k]);
+    return k;
+}
+
+/* Packing on a multi-node NVLink domain (GB200 NVL72 trays): whole idle
+ * domains while the job needs a whole one, the rest in the domain with the
+ * fewest idle nodes that still holds it (best fit, so whole domains stay
+ * free for the next big job). Returns the nodes taken; the caller takes
+ * any still missing from the idle nodes in order. */
+static int alloc_domains(cluster *c, const pool *p, int need, int *out) {
+    int D = p->domain_nodes, k = 0;
+    for (int d0 = 0; d0 < p->count && need - k >= D; d0 += D)
+        if (domain_idle(c, p, d0) == D) k += take_in_domain(c, p, d0, D, &out[k]);
+    int rest = need - k, best = -1, best_idle = 0;
+    for (int d0 = 0; rest > 0 && d0 < p->count; d0 += D) {
+        int idle = domain_idle(c, p, d0);
+        if (idle >= rest && (best < 0 || idle < best_idle)) {
+            best = d0;
+            best_idle = idle;
+        }
+    }
+    if (best >= 0) k += take_in_domain(c, p, best, rest, &out[k]);
+    return k;
+}
+
 int cluster_alloc(cluster *c, int pi, int gpus, int *out, int cap) {
     pool *p = &c->pools[pi];
     if (!cluster_can_alloc(c, pi, gpus)) return -1;
@@ -264,6 +325,7 @@ int cluster_alloc(cluster *c, int pi, int gpus, int *out, int cap) {
     int need = nodes_for(p, gpus), k = 0;
     if (need > cap) return -1;
     if (!c->spread) {
+        if (p->domain_nodes > 1) k = alloc_domains(c, p, need, out);
         /* pack: the lowest-numbered idle nodes, from the bitset of nodes
          * that may be idle (a scan of every node dominated on a busy
          * 12,800-node pool). A bit found not idle is cleared. */

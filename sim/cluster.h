@@ -47,10 +47,24 @@ int cluster_node_free_gpus(const cluster *c, int node);
 int cluster_node_failures(const cluster *c, int node);
 int cluster_gpus_per_node(const cluster *c, int node);
 
+/* Racks. A node type whose NVLink domain is wider than a node (GB200
+ * NVL72: nvlink_domain 72, 4-GPU trays) has racks of nvlink_domain/gpus
+ * nodes, one NVLink domain each. Other node types are drawn in racks of
+ * CLUSTER_RACK_NODES (the DGX H100 SuperPOD reference architecture's
+ * compute racks hold four DGX systems): racks for drawing only, no
+ * bandwidth. Racks are numbered through the pools in order; a pool's
+ * first node starts a rack. */
+#define CLUSTER_RACK_NODES 4
+int cluster_rack_nodes(const node_spec *ns);   /* nodes per rack of that type */
+int cluster_node_rack(const cluster *c, int node);
+int cluster_rack_count(const cluster *c);
+
 /* Placement: pack (default) fills nodes and keeps a multi-node job on
  * consecutive nodes (few leaf switches); spread takes the emptiest node
  * for a sub-node job and strides whole nodes across leaf groups of
- * nodes_per_leaf. */
+ * nodes_per_leaf. Packing on a node type with a multi-node NVLink domain
+ * takes whole idle domains first and puts the rest in the fullest domain
+ * it fits (a job's TP/EP groups stay on NVLink), then any idle nodes. */
 void cluster_set_spread(cluster *c, int spread, int nodes_per_leaf);
 
 /* Can `gpus` GPUs of pool be allocated right now? */

@@ -160,6 +160,7 @@ typedef struct world_node_view {
     world_activity activity;
     int job;                           /* a job on the node (index), -1 none */
     int gpus, free_gpus, failures;
+    int rack, rack_nodes;              /* its rack (cluster_node_rack) and nodes per rack */
 } world_node_view;
 
 int world_node_count(const world *w);

@@ -233,6 +233,8 @@ void world_node_views(const world *w, world_node_view *out) {
         v->failures = cluster_node_failures(w->c, i);
         v->gpus = cluster_gpus_per_node(w->c, i);
         v->free_gpus = cluster_node_free_gpus(w->c, i);
+        v->rack = cluster_node_rack(w->c, i);
+        v->rack_nodes = cluster_rack_nodes(cluster_pool_spec(w->c, cluster_node_pool(w->c, i)));
         switch (cluster_node_state(w->c, i)) {
         case NODE_FAILED: v->activity = w->node[i].repair_ev ? WA_REPAIRING : WA_FAILED; continue;
         case NODE_SPARE: v->activity = WA_SPARE; continue;

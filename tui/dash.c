@@ -178,11 +178,13 @@ static void draw_map(dash *d) {
     const map_grid *g = &d->g;
     char t[128], n[32];
     nf_count(d->n_nodes, n, sizeof n);
+    char rk[32] = "";
+    if (d->n_nodes > 0) snprintf(rk, sizeof rk, " in racks of %d", d->nv[0].rack_nodes);
     if (g->per_cell > 1)
-        snprintf(t, sizeof t, " nodes: %s, %d per cell%s", n, g->per_cell,
-                 d->npl > 0 && (g->per_cell % d->npl == 0 || d->npl % g->per_cell == 0) ? " (leaf groups)" : "");
+        snprintf(t, sizeof t, " nodes: %s, %d per cell%s%s", n, g->per_cell,
+                 d->npl > 0 && (g->per_cell % d->npl == 0 || d->npl % g->per_cell == 0) ? " (leaf groups)" : "", rk);
     else
-        snprintf(t, sizeof t, " nodes: %s", n);
+        snprintf(t, sizeof t, " nodes: %s%s", n, rk);
     title(d, r, d->u.focus == UI_MAP, t);
     int sel = d->u.node / g->per_cell;
     for (int c = 0; c < g->cells; c++) {
@@ -213,7 +215,7 @@ static void draw_detail(dash *d) {
     int per = d->g.per_cell, a = n / per * per, b = a + per > d->n_nodes ? d->n_nodes : a + per;
     char leaf[32] = "";
     if (d->npl > 0) snprintf(leaf, sizeof leaf, ", leaf %d", n / d->npl);
-    put(y++, r.x, r.w, A_BOLD, "node %d%s: %s", n, leaf, world_activity_name(v->activity));
+    put(y++, r.x, r.w, A_BOLD, "node %d, rack %d%s: %s", n, v->rack, leaf, world_activity_name(v->activity));
     const job_result *j = v->job >= 0 ? world_job(d->w, v->job) : NULL;
     if (y < end)
         put(y++, r.x, r.w, 0, "%d GPUs, %d free, %d failures%s%s", v->gpus, v->free_gpus, v->failures,
