@@ -156,7 +156,7 @@ int catalog_put(catalog *c, const char *element, const void *entry) {
 const catalog_field catalog_fields_gpu[] = {
     { "name", FIELD_STR, S(gpu_spec, name), 1, 0, "catalog name, e.g. H100-SXM5-80GB" },
     { "vendor", FIELD_STR, S(gpu_spec, vendor), 0, 0, "nvidia | amd" },
-    { "arch", FIELD_STR, S(gpu_spec, arch), 0, 0, "architecture: ampere | hopper | blackwell | cdna3 (kernels that exist for one only, e.g. FlashAttention-3 on hopper)" },
+    { "arch", FIELD_STR, S(gpu_spec, arch), 0, 0, "architecture: ampere | hopper | blackwell | cdna3 | cdna4 (kernels that exist for one only, e.g. FlashAttention-3 on hopper)" },
     { "fp64-tflops", FIELD_NUMBER, N(gpu_spec, tflops[PREC_FP64]), 0, 0, "dense FP64 tensor peak, TFLOP/s" },
     { "fp32-tflops", FIELD_NUMBER, N(gpu_spec, tflops[PREC_FP32]), 0, 0, "FP32 peak (no tensor cores), TFLOP/s" },
     { "tf32-tflops", FIELD_NUMBER, N(gpu_spec, tflops[PREC_TF32]), 0, 0, "dense TF32 tensor peak, TFLOP/s" },
@@ -189,7 +189,7 @@ const catalog_field catalog_fields_gpu[] = {
 
 const catalog_field catalog_fields_nic[] = {
     { "name", FIELD_STR, S(nic_spec, name), 1, 0, "catalog name, e.g. ndr-400" },
-    { "kind", FIELD_STR, S(nic_spec, kind), 0, 0, "infiniband | roce | ethernet" },
+    { "kind", FIELD_STR, S(nic_spec, kind), 0, 0, "infiniband | roce | efa | ethernet (descriptive)" },
     { "bandwidth", FIELD_BW, N(nic_spec, bw_bytes_per_s), 1, 0, "line rate per direction" },
     { "latency", FIELD_DURATION, N(nic_spec, latency_s), 0, 2e-6, "one-way small-message latency" },
     { "eff-bw", FIELD_FRACTION, N(nic_spec, eff_bw), 0, 0.92, "achievable fraction of line rate" },

@@ -35,7 +35,7 @@ double precision_bytes(precision p);
 typedef struct gpu_spec {
     char name[CATALOG_NAME_MAX];
     char vendor[16];
-    char arch[16];                    /* ampere | hopper | blackwell | cdna3; "" when not given */
+    char arch[16];                    /* ampere | hopper | blackwell | cdna3 | cdna4; "" when not given */
     double tflops[PREC_COUNT];        /* dense tensor peak by precision, TFLOP/s; 0 = none */
     double vector_tflops;             /* non-tensor FP32 peak, TFLOP/s */
     double hbm_bytes;
@@ -60,7 +60,7 @@ typedef struct gpu_spec {
 
 typedef struct nic_spec {
     char name[CATALOG_NAME_MAX];
-    char kind[16];                    /* infiniband | roce | ethernet */
+    char kind[16];                    /* infiniband | roce | efa | ethernet (descriptive) */
     double bw_bytes_per_s;            /* per direction */
     double latency_s;                 /* one-way small-message latency, host to host */
     double eff_bw;                    /* achievable fraction of line rate for large transfers */

@@ -261,6 +261,125 @@ static void test_builtin_consistent(void **state) {
     catalog_free(c);
 }
 
+/* ---- The 2026 fleet (the XML in models/catalog cites each figure) --------------- */
+
+/* Datasheet spot checks, dense TFLOP/s (NVIDIA's "with sparsity" halved):
+ * gpu, arch, bf16, fp8, fp6, fp4, HBM GB and TB/s, power limit W. */
+static void test_2026_gpus(void **state) {
+    (void)state;
+    static const struct {
+        const char *gpu, *arch;
+        double bf16, fp8, fp6, fp4, hbm_gb, hbm_tbps, tdp;
+    } t[] = {
+        { "B200-SXM-180GB", "blackwell", 2250, 4500, 4500, 9000, 180, 7.7, 1000 },
+        { "B300-SXM-288GB", "blackwell", 2250, 4500, 4500, 13500, 288, 8, 1100 },
+        { "GB200-B200-186GB", "blackwell", 2500, 5000, 5000, 10000, 186, 8, 1200 },
+        { "GB300-B300-288GB", "blackwell", 2500, 5000, 5000, 15000, 288, 8, 1400 },
+        { "H200-NVL-141GB", "hopper", 835.5, 1670.5, 0, 0, 141, 4.8, 600 },
+        { "MI325X-256GB", "cdna3", 1307.4, 2614.9, 0, 0, 256, 6, 1000 },
+        { "MI355X-288GB", "cdna4", 2516.6, 5033.2, 10066.3, 10066.3, 288, 8, 1400 },
+    };
+    catalog *c = builtin();
+    for (size_t i = 0; i < N(t); i++) {
+        const gpu_spec *g = catalog_gpu(c, t[i].gpu);
+        if (!g) print_error("missing gpu %s\n", t[i].gpu);
+        assert_non_null(g);
+        assert_string_equal(g->arch, t[i].arch);
+        assert_true(g->tflops[PREC_BF16] == t[i].bf16);
+        assert_true(g->tflops[PREC_FP8] == t[i].fp8);
+        assert_true(g->tflops[PREC_FP6] == t[i].fp6);
+        assert_true(g->tflops[PREC_FP4] == t[i].fp4);
+        assert_true(g->hbm_bytes == t[i].hbm_gb * 1e9);
+        assert_true(fabs(g->hbm_bw_bytes_per_s - t[i].hbm_tbps * 1e12) <= 1e-12 * g->hbm_bw_bytes_per_s);
+        assert_true(g->tdp_w == t[i].tdp);
+    }
+    /* Blackwell Ultra cut INT8 and FP64 (HGX B300: 2 POPS sparse, 10 TF per 8 GPUs). */
+    const gpu_spec *b300 = catalog_gpu(c, "B300-SXM-288GB");
+    assert_true(b300->tflops[PREC_INT8] == 125 && b300->tflops[PREC_FP64] == 1.25);
+    catalog_free(c);
+}
+
+/* Every GPU's peaks are ordered as the hardware is: each narrower type at
+ * least as fast as the wider (fp4 >= fp6 >= fp8 > bf16 > tf32 where the part
+ * has them), efficiencies are fractions, and arch is one the docs name. */
+static void test_2026_peak_order(void **state) {
+    (void)state;
+    static const char *arches[] = { "", "ampere", "hopper", "blackwell", "cdna3", "cdna4" };
+    catalog *c = builtin();
+    for (int i = 0; i < catalog_count(c, "gpu"); i++) {
+        const gpu_spec *g = catalog_at(c, "gpu", i);
+        const double *p = g->tflops;
+        int known = 0;
+        for (size_t a = 0; a < N(arches); a++) known |= strcmp(g->arch, arches[a]) == 0;
+        if (!known) print_error("gpu %s: arch %s\n", g->name, g->arch);
+        assert_true(known);
+        assert_true(p[PREC_TF32] == 0 || p[PREC_TF32] < p[PREC_BF16]);
+        assert_true(p[PREC_FP8] == 0 || p[PREC_FP8] > p[PREC_BF16]);
+        assert_true(p[PREC_FP6] == 0 || (p[PREC_FP8] > 0 && p[PREC_FP6] >= p[PREC_FP8]));
+        assert_true(p[PREC_FP4] == 0 || (p[PREC_FP6] > 0 && p[PREC_FP4] >= p[PREC_FP6]));
+        assert_true(p[PREC_FP4] == 0 || p[PREC_FP4] > p[PREC_FP8]);
+        assert_true(g->eff_gemm > 0 && g->eff_gemm <= 1 && g->eff_hbm > 0 && g->eff_hbm <= 1);
+        assert_true(g->eff_attention > 0 && g->eff_attention <= 1);
+        assert_true(g->eff_sustained > 0 && g->eff_sustained <= 1);
+    }
+    catalog_free(c);
+}
+
+/* The 2026 node types: gpu, GPUs per node, NVLink domain, NVLink total GB/s
+ * per GPU, NVSwitch, compute NIC, NIC count and the node's NIC total in Gb/s
+ * (AWS: p5 3,200 Gbps of EFA; Google: A3 Mega 1,600, A4X 4 x CX-7 = 1,600,
+ * A4X Max 4 x CX-8 = 3,200). */
+static void test_2026_nodes(void **state) {
+    (void)state;
+    static const struct {
+        const char *node, *gpu;
+        int gpus, domain;
+        double nvlink_total_gbps;
+        int nvswitch;
+        const char *nic;
+        int nics;
+        double nic_total_gbps;
+    } t[] = {
+        { "hgx-b200", "B200-SXM-180GB", 8, 0, 1800, 1, "ndr-400", 8, 3200 },
+        { "hgx-b300", "B300-SXM-288GB", 8, 0, 1800, 1, "cx8-800", 8, 6400 },
+        { "gb200-nvl72", "GB200-B200-186GB", 4, 72, 1800, 1, "ndr-400", 4, 1600 },
+        { "gb300-nvl72", "GB300-B300-288GB", 4, 72, 1800, 1, "cx8-800", 4, 3200 },
+        { "gb200-nvl36x2", "GB200-B200-186GB", 4, 72, 1800, 1, "ndr-400", 4, 1600 },
+        { "h200-nvl", "H200-NVL-141GB", 4, 0, 900, 0, "spectrum-x-400", 2, 800 },
+        { "mi325x-8", "MI325X-256GB", 8, 0, 896, 0, "eth-400g", 8, 3200 },
+        { "mi355x-8", "MI355X-288GB", 8, 0, 1075.2, 0, "eth-400g", 8, 3200 },
+        { "aws-p5", "H100-SXM5-80GB", 8, 0, 900, 1, "efa-v2-100", 32, 3200 },
+        { "gcp-a3-mega", "H100-SXM5-80GB", 8, 0, 900, 1, "tcpxo-200", 8, 1600 },
+    };
+    catalog *c = builtin();
+    for (size_t i = 0; i < N(t); i++) {
+        const node_spec *n = catalog_node(c, t[i].node);
+        if (!n) print_error("missing node %s\n", t[i].node);
+        assert_non_null(n);
+        assert_string_equal(n->gpu, t[i].gpu);
+        assert_int_equal(n->gpus, t[i].gpus);
+        assert_int_equal(n->nvlink_domain, t[i].domain);
+        assert_true(fabs(n->nvlink_bw_bytes_per_s - t[i].nvlink_total_gbps / 2 * 1e9) < 1);
+        assert_int_equal(n->nvswitch, t[i].nvswitch);
+        assert_string_equal(n->nic, t[i].nic);
+        assert_int_equal(n->nics, t[i].nics);
+        const nic_spec *k = catalog_nic(c, n->nic);
+        assert_true(fabs(n->nics * k->bw_bytes_per_s * 8 / 1e9 - t[i].nic_total_gbps) < 1e-6);
+    }
+    /* NVLink SHARP only where there is a switch to do it in. */
+    for (int i = 0; i < catalog_count(c, "node"); i++) {
+        const node_spec *n = catalog_at(c, "node", i);
+        assert_true(!n->nvls || n->nvswitch);
+        /* An NVLink domain is the node or whole nodes (collective.h fabric_domain_gpus). */
+        assert_true(n->nvlink_domain == 0 || (n->nvlink_domain >= n->gpus && n->nvlink_domain % n->gpus == 0));
+    }
+    /* A GB200 NVL72 rack is 18 trays; a tray is priced as CoreWeave's gb200-4x. */
+    const node_spec *nvl = catalog_node(c, "gb200-nvl72");
+    assert_int_equal(nvl->nvlink_domain / nvl->gpus, 18);
+    assert_true(nvl->price_per_hour_usd == 42.0);
+    catalog_free(c);
+}
+
 /* ---- Every field of every table ------------------------------------------ */
 
 /* Set each attribute of each element kind to a sample text and check the
@@ -449,7 +568,8 @@ static void test_load_element(void **state) {
 
     assert_int_equal(catalog_load_element(c, second, "s.xml", err, sizeof err), -1);
     assert_string_equal(err, "s.xml:9: <node nic=\"no-such-nic\">: nic 'no-such-nic' is not in the catalog; "
-                             "expected one of: hdr-200, ndr-400, xdr-800, eth-100g, eth-200g, eth-400g, eth-25g, my-nic");
+                             "expected one of: hdr-200, ndr-400, xdr-800, eth-100g, eth-200g, eth-400g, eth-25g, cx8-800, "
+                             "spectrum-x-800, spectrum-x-400, efa-v2-100, efa-v3-200, tcpxo-200, my-nic");
     assert_null(catalog_node(c, "bad-node"));
 
     /* Not a <catalog> element. */
@@ -634,6 +754,9 @@ int main(void) {
         cmocka_unit_test(test_builtin_presets),
         cmocka_unit_test(test_builtin_consistent),
         cmocka_unit_test(test_builtin_variants),
+        cmocka_unit_test(test_2026_gpus),
+        cmocka_unit_test(test_2026_peak_order),
+        cmocka_unit_test(test_2026_nodes),
         cmocka_unit_test(test_every_field),
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_replace),
