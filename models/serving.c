@@ -251,7 +251,10 @@ double serve_model_bytes(const serve_model *sm) { return sm->weight_bytes * sm->
 double serve_chunk_pairs(double c, double o) { return c * o + c * (c + 1) / 2; }
 
 precision serve_default_kv(precision w) {
-    if (w == PREC_FP8) return PREC_FP8;
+    /* ModelOpt's PTQ (examples/llm_ptq/hf_ptq.py, --kv_cache_qformat,
+     * default fp8) quantises the KV cache of its FP8 and NVFP4 checkpoints
+     * to FP8 */
+    if (w == PREC_FP8 || w == PREC_FP4) return PREC_FP8;
     if (w == PREC_FP16) return PREC_FP16;
     return PREC_BF16;
 }

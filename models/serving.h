@@ -218,8 +218,8 @@ double serve_experts_touched(double E, double k, double B);
 double serve_weight_floor_s(const serve_model *sm);
 
 /* The KV precision a stack uses by default for a weight precision: FP8
- * checkpoints (NVIDIA ModelOpt, as TensorRT-LLM serves them) quantise the
- * KV cache to FP8 too; the others keep it in bf16 (fp16 for fp16). */
+ * and FP4 checkpoints (NVIDIA ModelOpt, as TensorRT-LLM serves them)
+ * quantise the KV cache to FP8; the others keep it in bf16 (fp16 for fp16). */
 precision serve_default_kv(precision weights);
 
 /* Seconds to move `bytes` over PCIe for one GPU of the node (swap, load). */
