@@ -55,37 +55,162 @@ void serve_params_default(serve_params *p) {
 #define LOGIT_ROWS 256.0
 
 /* Bytes per element of activations entering a linear layer: W8A8 schemes
- * quantise them to one byte, the others keep bf16. */
+ * quantise them to one byte, W4A4 (fp4 tensor cores) to fp4, the others
+ * keep bf16. */
 static double act_in_bytes(precision compute) {
+    if (compute == PREC_FP4) return serve_elem_bytes(PREC_FP4, SERVE_FP4_NVFP4);
     return (compute == PREC_FP8 || compute == PREC_INT8) ? 1 : 2;
 }
 
-/* The tensor precision linear layers run at for a weight precision. */
-static precision compute_of(precision w) {
+/* The tensor precision linear layers run at for a weight precision on g:
+ * fp4 on FP4 tensor cores where g has them, else dequantised to bf16 in the
+ * kernel (W4A16, as Marlin and Triton's MXFP4 kernels run GPT-OSS on
+ * Hopper). */
+static precision compute_of(precision w, const gpu_spec *g) {
     switch (w) {
     case PREC_FP8: return PREC_FP8;
     case PREC_INT8: return PREC_INT8;
     case PREC_FP16: return PREC_FP16;
+    case PREC_FP4: return g->tflops[PREC_FP4] > 0 ? PREC_FP4 : PREC_BF16;
     default: return PREC_BF16;          /* bf16, and int4 weight-only (W4A16) */
     }
+}
+
+int serve_fp4_parse(const char *z) {
+    return !z ? -1 : !strcmp(z, "nvfp4") ? SERVE_FP4_NVFP4 : !strcmp(z, "mxfp4") ? SERVE_FP4_MXFP4 : -1;
+}
+
+double serve_elem_bytes(precision p, serve_fp4_format fmt) {
+    if (p != PREC_FP4) return precision_bytes(p);
+    /* NVFP4: a 4-bit E2M1 element and one FP8 (E4M3) scale per 16 elements,
+     * 4.5 bits (NVIDIA, "Introducing NVFP4 for Efficient and Accurate
+     * Low-Precision Inference", developer blog, June 2025); MXFP4: one E8M0
+     * scale per 32, 4.25 bits (OCP Microscaling Formats (MX) v1.0, 2023,
+     * Table 1). */
+    return fmt == SERVE_FP4_MXFP4 ? 0.5 + 1.0 / 32 : 0.5 + 1.0 / 16;
+}
+
+int serve_layout_gpus(const serve_layout *l) { return l->ep > l->tp ? l->ep : l->tp; }
+
+static int valid_prec(precision p) {
+    return p == PREC_BF16 || p == PREC_FP16 || p == PREC_FP8 || p == PREC_INT8 || p == PREC_INT4 || p == PREC_FP4;
+}
+
+/* What serve_model_init_layout refuses: NULL when the input is good. */
+static const char *check_input(const llm_spec *m, const gpu_spec *g, const fabric *f, const serve_layout *l,
+                               precision w, precision kv, int token_budget, char *why, size_t len) {
+#define BAD(...) do { snprintf(why, len, __VA_ARGS__); return why; } while (0)
+    int tp = l->tp, ep = l->ep, gpus = serve_layout_gpus(l);
+    if (!m || !g) BAD("no model or GPU");
+    if (tp < 1) BAD("tp must be at least 1");
+    if (ep < 1) BAD("ep must be at least 1");
+    if (m->layers < 1 || m->hidden < 1 || m->heads < 1 || m->vocab < 1) BAD("model %s has no shape", m->name);
+    if (m->heads % tp != 0) BAD("tp %d must divide %s's %d attention heads", tp, m->name, m->heads);
+    if (ep > 1 && !tf_is_moe(m)) BAD("ep %d needs a mixture-of-experts model; %s is dense", ep, m->name);
+    if (ep > 1 && m->experts % ep != 0) BAD("ep %d must divide %s's %d experts", ep, m->name, m->experts);
+    if (gpus % tp != 0 || gpus % ep != 0) BAD("one of tp %d and ep %d must divide the other", tp, ep);
+    if (!valid_prec(w)) BAD("weights must be bf16, fp16, fp8, int8, int4 or fp4, not %s", precision_name(w));
+    if (!valid_prec(kv))
+        BAD("the KV cache must be bf16, fp16, fp8, int8, int4 or fp4, not %s", precision_name(kv));
+    if (gpus > 1 && (!f || !f->node)) BAD("tp %d, ep %d needs the node's fabric", tp, ep);
+    if (!(g->hbm_bytes > 0 && g->hbm_bw_bytes_per_s > 0)) BAD("GPU %s has no HBM figures", g->name);
+    if (token_budget < 1) BAD("the token budget must be at least 1");
+#undef BAD
+    return NULL;
+}
+
+/* One layer's linear weights on one GPU of a MoE or MLA model (mean over
+ * the layers): attention and dense FFNs over tp; per MoE layer the shared
+ * experts over tp, experts/ep routed experts each sliced etp ways, and the
+ * router (bf16, replicated: GPT-OSS and DeepSeek-V3's FP8 checkpoint keep
+ * it unquantised). */
+static double moe_layer_bytes(const serve_model *s) {
+    const llm_spec *m = &s->m;
+    double tp = s->tp, we = s->w_expert_bytes;
+    double attn = tf_attn_params(m) * s->w_bytes / tp;
+    double dense = tf_dense_ffn_params(m) * s->w_bytes / tp;
+    double moe = s->shared_experts * s->expert_params * we / tp +
+                 (double)s->experts / s->ep * s->expert_params * we / s->etp + tf_router_params(m) * 2;
+    return attn + (s->dense_layers * dense + s->moe_layers * moe) / s->layers;
+}
+
+/* Architecture and layout figures of s (its m, g, tp and precisions set). */
+static void init_shape(serve_model *s, const serve_layout *lay, const tf_dims *d) {
+    const llm_spec *m = &s->m;
+    s->q_dim = d->q_dim;
+    s->kv_dim = d->kv_dim;
+    s->hidden = d->h;
+    s->vocab = d->vocab;
+    s->layers = d->layers;
+    s->experts = m->experts > 1 ? m->experts : 1;
+    s->experts_per_token = s->experts > 1 ? (m->experts_per_token > 0 ? m->experts_per_token : 2) : 1;
+    s->kv_heads_per_gpu = ceil(d->kv_heads / s->tp);      /* tp > kv_heads replicates heads */
+    s->fp4 = lay->fp4;
+    s->ep = lay->ep;
+    s->gpus = serve_layout_gpus(lay);
+    s->attn_dp = s->gpus / s->tp;
+    s->etp = s->gpus / s->ep;
+    s->moe_layers = tf_moe_layers(m);
+    s->dense_layers = tf_dense_layers(m);
+    s->shared_experts = tf_is_moe(m) && m->shared_experts > 0 ? m->shared_experts : 0;
+    s->expert_params = tf_is_moe(m) ? tf_expert_params(m) : 0;
+    s->total_params = tf_params(m);
+    s->active_params = tf_active_params(m);
+    /* fp4 on a MoE model: the experts only, the rest bf16 (GPT-OSS's MXFP4
+     * checkpoint; NVIDIA's DeepSeek-R1-FP4 quantises the MoE layers' linear
+     * weights only) */
+    int experts_only = s->weights == PREC_FP4 && tf_is_moe(m);
+    s->w_expert_bytes = serve_elem_bytes(s->weights, s->fp4);
+    s->w_bytes = experts_only ? 2 : s->w_expert_bytes;
+    s->compute_expert = s->compute;
+    if (experts_only) s->compute = PREC_BF16;
+}
+
+/* Weights, KV cache per token and activation workspace per GPU. */
+static void init_memory(serve_model *s, const tf_dims *d, precision kv, int token_budget) {
+    const llm_spec *m = &s->m;
+    int plain = !tf_is_moe(m) && m->kv_lora_rank <= 0;
+    double wb = s->w_bytes;
+    double attn_params = d->h * (d->q_dim + 2 * d->kv_dim) + d->q_dim * d->h;
+    double ffn_params = (d->gated ? 3 : 2) * d->h * d->f;
+    s->layer_weight_bytes = plain ? (attn_params + ffn_params) * wb / s->tp : moe_layer_bytes(s);
+    double emb = tf_embedding_params(m) * 2 / s->tp;      /* vocab-parallel, kept in bf16 */
+    double head = tf_output_params(m) * 2 / s->tp;
+    double norms = plain ? (2.0 * d->h * d->layers + d->h) * 2
+                         : (tf_params(m) - d->layers * tf_layer_matmul_params(m) - tf_embedding_params(m) -
+                            tf_output_params(m)) * 2;
+    s->weight_bytes = s->layer_weight_bytes * d->layers + emb + head + norms;
+    double kvb = serve_elem_bytes(kv, s->fp4);
+    /* MLA caches its latent and rotary key whole on every tp rank; under
+     * attention data parallelism a token's cache lives in one group */
+    s->kv_bytes_per_token = m->kv_lora_rank > 0 ? d->layers * tf_kv_elems_per_layer(m) * kvb / s->attn_dp
+                                                : 2.0 * d->layers * s->kv_heads_per_gpu * d->head_dim * kvb /
+                                                      s->attn_dp;
+    double fe = m->expert_ffn_hidden > 0 ? m->expert_ffn_hidden : d->f;
+    double ffn_act = tf_is_moe(m) ? (d->gated ? 2 : 1) * fe * (s->experts_per_token + s->shared_experts)
+                                  : (d->gated ? 2 : 1) * d->f;
+    s->activation_bytes = token_budget / s->attn_dp * ((d->q_dim + 2 * d->kv_dim) / s->tp + ffn_act / s->tp +
+                                                       2 * d->h) * 2 +
+                          LOGIT_ROWS * d->vocab / s->tp * 4;
 }
 
 int serve_model_init(serve_model *sm, const llm_spec *m, const gpu_spec *g, const fabric *f, int tp,
                      precision w, precision kv, int token_budget, const serve_params *p, char *why,
                      size_t whylen) {
-#define BAD(...) do { if (why) snprintf(why, whylen, __VA_ARGS__); return -1; } while (0)
-    if (!sm || !m || !g) BAD("no model or GPU");
-    if (tp < 1) BAD("tp must be at least 1");
-    if (m->layers < 1 || m->hidden < 1 || m->heads < 1 || m->vocab < 1) BAD("model %s has no shape", m->name);
-    if (m->heads % tp != 0) BAD("tp %d must divide %s's %d attention heads", tp, m->name, m->heads);
-    if (!(w == PREC_BF16 || w == PREC_FP16 || w == PREC_FP8 || w == PREC_INT8 || w == PREC_INT4))
-        BAD("weights must be bf16, fp16, fp8, int8 or int4, not %s", precision_name(w));
-    if (!(kv == PREC_BF16 || kv == PREC_FP16 || kv == PREC_FP8 || kv == PREC_INT8 || kv == PREC_INT4))
-        BAD("the KV cache must be bf16, fp16, fp8, int8 or int4, not %s", precision_name(kv));
-    if (tp > 1 && (!f || !f->node)) BAD("tp %d needs the node's fabric", tp);
-    if (!(g->hbm_bytes > 0 && g->hbm_bw_bytes_per_s > 0)) BAD("GPU %s has no HBM figures", g->name);
-    if (token_budget < 1) BAD("the token budget must be at least 1");
-#undef BAD
+    serve_layout lay = { tp, 1, SERVE_FP4_NVFP4 };
+    return serve_model_init_layout(sm, m, g, f, &lay, w, kv, token_budget, p, why, whylen);
+}
+
+int serve_model_init_layout(serve_model *sm, const llm_spec *m, const gpu_spec *g, const fabric *f,
+                            const serve_layout *lay, precision w, precision kv, int token_budget,
+                            const serve_params *p, char *why, size_t whylen) {
+    char buf[256];
+    const char *bad = !sm || !lay ? "no model or layout"
+                                  : check_input(m, g, f, lay, w, kv, token_budget, buf, sizeof buf);
+    if (bad) {
+        if (why) snprintf(why, whylen, "%s", bad);
+        return -1;
+    }
     serve_model s;
     memset(&s, 0, sizeof s);
     s.m = *m;
@@ -94,9 +219,9 @@ int serve_model_init(serve_model *sm, const llm_spec *m, const gpu_spec *g, cons
         s.f = *f;
         s.has_fabric = 1;
     }
-    s.tp = tp;
+    s.tp = lay->tp;
     s.weights = w;
-    s.compute = compute_of(w);
+    s.compute = compute_of(w, g);
     s.kv = kv;
     if (p) s.p = *p;
     else serve_params_default(&s.p);
@@ -105,27 +230,8 @@ int serve_model_init(serve_model *sm, const llm_spec *m, const gpu_spec *g, cons
 
     tf_dims d;
     tf_dims_of(m, &d);
-    s.q_dim = d.q_dim;
-    s.kv_dim = d.kv_dim;
-    s.hidden = d.h;
-    s.vocab = d.vocab;
-    s.layers = d.layers;
-    s.experts = m->experts > 1 ? m->experts : 1;
-    s.experts_per_token = s.experts > 1 ? (m->experts_per_token > 0 ? m->experts_per_token : 2) : 1;
-    s.kv_heads_per_gpu = ceil(d.kv_heads / tp);      /* tp > kv_heads replicates heads */
-
-    double wb = precision_bytes(w);
-    double attn_params = d.h * (d.q_dim + 2 * d.kv_dim) + d.q_dim * d.h;
-    double ffn_params = (d.gated ? 3 : 2) * d.h * d.f * s.experts;
-    s.layer_weight_bytes = (attn_params + ffn_params) * wb / tp;
-    double emb = tf_embedding_params(m) * 2 / tp;      /* vocab-parallel, kept in bf16 */
-    double head = tf_output_params(m) * 2 / tp;
-    double norms = (2.0 * d.h * d.layers + d.h) * 2;
-    s.weight_bytes = s.layer_weight_bytes * d.layers + emb + head + norms;
-    s.kv_bytes_per_token = 2.0 * d.layers * s.kv_heads_per_gpu * d.head_dim * precision_bytes(kv);
-    double ffn_act = (d.gated ? 2 : 1) * d.f * (s.experts > 1 ? s.experts_per_token : 1);
-    s.activation_bytes = token_budget * ((d.q_dim + 2 * d.kv_dim) / tp + ffn_act / tp + 2 * d.h) * 2 +
-                         LOGIT_ROWS * d.vocab / tp * 4;
+    init_shape(&s, lay, &d);
+    init_memory(&s, &d, kv, token_budget);
     double left = g->hbm_bytes - s.weight_bytes - s.activation_bytes - s.p.runtime_reserve_bytes;
     s.kv_capacity_bytes = left * s.p.kv_memory_fraction;
     double block_bytes = s.kv_bytes_per_token * s.p.block_tokens;
@@ -140,12 +246,15 @@ int serve_fits(const serve_model *sm, double tokens) {
     return sm->kv_blocks > 0 && sm->kv_capacity_tokens >= tokens;
 }
 
-double serve_model_bytes(const serve_model *sm) { return sm->weight_bytes * sm->tp; }
+double serve_model_bytes(const serve_model *sm) { return sm->weight_bytes * sm->gpus; }
 
 double serve_chunk_pairs(double c, double o) { return c * o + c * (c + 1) / 2; }
 
 precision serve_default_kv(precision w) {
-    if (w == PREC_FP8) return PREC_FP8;
+    /* ModelOpt's PTQ (examples/llm_ptq/hf_ptq.py, --kv_cache_qformat,
+     * default fp8) quantises the KV cache of its FP8 and NVFP4 checkpoints
+     * to FP8 */
+    if (w == PREC_FP8 || w == PREC_FP4) return PREC_FP8;
     if (w == PREC_FP16) return PREC_FP16;
     return PREC_BF16;
 }
@@ -175,13 +284,78 @@ static double linear_s(const serve_model *sm, precision c, double wbytes, double
     return tc > tm ? tc : tm;
 }
 
-static double collective_s(const serve_model *sm, coll_op op, double bytes) {
-    if (sm->tp <= 1 || !(bytes > 0) || !sm->has_fabric) return 0;
-    int per_node = sm->f.node->gpus < sm->tp ? sm->f.node->gpus : sm->tp;
-    coll_group grp = { sm->tp, per_node, 1 };
+/* A collective over `ranks` GPUs of the replica, as many of them inside
+ * one NVLink domain as it holds (models/collective.h fabric_domain_gpus);
+ * where the collective model does not yet price a domain wider than the
+ * node, the node's GPUs. */
+static double group_coll_s(const serve_model *sm, coll_op op, int ranks, double bytes) {
+    if (ranks <= 1 || !(bytes > 0) || !sm->has_fabric) return 0;
+    int dom = fabric_domain_gpus(&sm->f), node = sm->f.node->gpus;
+    coll_group grp = { ranks, ranks < dom ? ranks : dom, 1 };
     coll_result r;
-    if (coll_time(&sm->f, op, bytes, &grp, COLL_AUTO, &r) < 0) return 0;
-    return r.time_s;
+    if (coll_time(&sm->f, op, bytes, &grp, COLL_AUTO, &r) == 0) return r.time_s;
+    grp.ranks_per_node = ranks < node ? ranks : node;
+    return coll_time(&sm->f, op, bytes, &grp, COLL_AUTO, &r) == 0 ? r.time_s : 0;
+}
+
+static double collective_s(const serve_model *sm, coll_op op, double bytes) {
+    return group_coll_s(sm, op, sm->tp, bytes);
+}
+
+double serve_experts_touched(double E, double k, double B) {
+    double used = E * (1 - pow(1 - k / E, B));
+    return used < 1 ? 1 : used;
+}
+
+/* Attention projections of one layer for ta tokens on one GPU (MLA: its
+ * down and up projections priced as one GEMM of the same weights). */
+static double attn_linear_s(const serve_model *s, double ta, const tf_gemm *gm) {
+    double wb = s->w_bytes;
+    if (s->m.kv_lora_rank > 0)
+        return linear_s(s, s->compute, wb, ta, tf_attn_params(&s->m) / s->hidden / s->tp, s->hidden, 1);
+    return linear_s(s, s->compute, wb, gm[0].m, gm[0].n, gm[0].k, 1) +
+           linear_s(s, s->compute, wb, gm[1].m, gm[1].n, gm[1].k, 1);
+}
+
+/* One MoE layer's FFN on one GPU: the shared experts on the ta tokens of
+ * its attention group, the router, and the routed experts the replica's
+ * `tokens` touch, used/ep of them on this GPU, each read once and run on
+ * tokens·k/used rows. */
+static double moe_ffn_s(const serve_model *s, double tokens, double ta) {
+    tf_dims d;
+    tf_dims_of(&s->m, &d);
+    double fe = s->m.expert_ffn_hidden > 0 ? s->m.expert_ffn_hidden : d.f, up = (d.gated ? 2 : 1) * fe;
+    double we = s->w_expert_bytes, h = s->hidden, sh = s->shared_experts;
+    precision c = s->compute_expert;
+    double t = linear_s(s, PREC_BF16, 2, ta, s->experts, h, 1);
+    if (sh > 0) t += linear_s(s, c, we, ta, up * sh / s->tp, h, 1) + linear_s(s, c, we, ta, h, fe * sh / s->tp, 1);
+    double k = s->experts_per_token, used = serve_experts_touched(s->experts, k, tokens);
+    double per = tokens * k / used, count = used / s->ep;
+    return t + linear_s(s, c, we, per, up / s->etp, h, count) + linear_s(s, c, we, per, h, fe / s->etp, count);
+}
+
+/* Expert-parallel dispatch and combine of one MoE layer: every GPU sends
+ * its share of the tokens to their k experts' GPUs (hidden-size rows, at
+ * the experts' activation precision: FP8 dispatch as DeepEP's kernels) and
+ * gets the expert outputs back in bf16. Exposed: decode leaves little
+ * compute to hide it behind (docs/moe-serving.md). */
+static double a2a_s(const serve_model *s, double tokens) {
+    if (s->ep <= 1) return 0;
+    double rows = tokens * s->experts_per_token * s->hidden / s->gpus;
+    return group_coll_s(s, COLL_ALLTOALL, s->ep, rows * act_in_bytes(s->compute_expert)) +
+           group_coll_s(s, COLL_ALLTOALL, s->ep, rows * 2);
+}
+
+/* The linear layers of one iteration on one GPU. */
+static double linear_all_s(const serve_model *s, double tokens, double ta) {
+    tf_gemm gm[4];
+    tf_layer_gemms(&s->m, ta, s->tp, gm);
+    double wb = s->w_bytes;
+    double dense = linear_s(s, s->compute, wb, gm[2].m, gm[2].n, gm[2].k, 1) +
+                   linear_s(s, s->compute, wb, gm[3].m, gm[3].n, gm[3].k, 1);
+    double attn = attn_linear_s(s, ta, gm);
+    if (s->moe_layers == 0) return (attn + dense) * s->layers;
+    return attn * s->layers + dense * s->dense_layers + moe_ffn_s(s, tokens, ta) * s->moe_layers;
 }
 
 double serve_tokens_s(const serve_model *sm, double tokens, double rows, serve_breakdown *bd) {
@@ -189,35 +363,20 @@ double serve_tokens_s(const serve_model *sm, double tokens, double rows, serve_b
     memset(&z, 0, sizeof z);
     const serve_model *s = sm;
     if (tokens > 0) {
-        tf_gemm gm[4];
-        tf_layer_gemms(&s->m, tokens, s->tp, gm);
-        double wb = precision_bytes(s->weights);
-        double layer = linear_s(s, s->compute, wb, gm[0].m, gm[0].n, gm[0].k, 1) +
-                       linear_s(s, s->compute, wb, gm[1].m, gm[1].n, gm[1].k, 1);
-        if (s->experts > 1) {
-            /* Each token visits experts_per_token of E experts; the batch
-             * touches E·(1 - (1 - k/E)^tokens) of them, each read once. */
-            double E = s->experts, k = s->experts_per_token;
-            double used = E * (1 - pow(1 - k / E, tokens));
-            if (used < 1) used = 1;
-            double per = tokens * k / used;
-            layer += linear_s(s, s->compute, wb, per, gm[2].n, gm[2].k, used) +
-                     linear_s(s, s->compute, wb, per, gm[3].n, gm[3].k, used);
-        } else {
-            layer += linear_s(s, s->compute, wb, gm[2].m, gm[2].n, gm[2].k, 1) +
-                     linear_s(s, s->compute, wb, gm[3].m, gm[3].n, gm[3].k, 1);
-        }
-        z.linear_s = layer * s->layers;
-        z.lm_head_s = linear_s(s, PREC_BF16, 2, rows, s->vocab / s->tp, s->hidden, 1);
+        double ta = tokens / s->attn_dp, ra = rows / s->attn_dp;   /* per attention group */
+        z.linear_s = linear_all_s(s, tokens, ta);
+        z.lm_head_s = linear_s(s, PREC_BF16, 2, ra, s->vocab / s->tp, s->hidden, 1);
         tf_elementwise e;
         tf_layer_elementwise(&s->m, 2, &e);
         double per_token = s->layers * (e.hidden_bytes + e.split_bytes / s->tp) + s->kv_bytes_per_token +
                            2 * s->hidden;            /* embedding row */
-        z.elementwise_s = tokens * per_token / s->hbm_bytes_per_s;
+        z.elementwise_s = ta * per_token / s->hbm_bytes_per_s;
         if (s->tp > 1) {
-            z.comm_s = 2 * s->layers * collective_s(s, COLL_ALLREDUCE, tokens * s->hidden * 2);
-            if (rows > 0) z.comm_s += collective_s(s, COLL_ALLGATHER, rows * s->vocab * 2);
+            z.comm_s = 2 * s->layers * collective_s(s, COLL_ALLREDUCE, ta * s->hidden * 2);
+            if (ra > 0) z.comm_s += collective_s(s, COLL_ALLGATHER, ra * s->vocab * 2);
         }
+        z.a2a_s = s->moe_layers * a2a_s(s, tokens);
+        z.comm_s += z.a2a_s;
         z.launch_s = s->p.kernel_gap_s * (s->p.kernels_per_layer * s->layers + 4);
     }
     double t = z.linear_s + z.lm_head_s + z.elementwise_s + z.comm_s + z.launch_s;
@@ -226,21 +385,41 @@ double serve_tokens_s(const serve_model *sm, double tokens, double rows, serve_b
         bd->lm_head_s = z.lm_head_s;
         bd->elementwise_s = z.elementwise_s;
         bd->comm_s = z.comm_s;
+        bd->a2a_s = z.a2a_s;
         bd->launch_s = z.launch_s;
     }
     return t;
 }
 
-double serve_context_s(const serve_model *sm, double prefill_pairs, double decode_ctx, serve_breakdown *bd) {
+/* Attention-core FLOPs per (query, key) pair of all layers on one GPU:
+ * 4·q_dim/tp (QK^T and PV); MLA prefill runs per head over qk_dim + v_dim;
+ * MLA decode runs absorbed over the latent (DeepSeek-V2, arXiv 2405.04434,
+ * section 2.1.3; DeepSeek's FlashMLA kernel): scores over kv_lora + rope
+ * and the product with the kv_lora-wide latent. */
+static double pair_flops(const serve_model *s, int decode) {
+    const llm_spec *m = &s->m;
+    if (m->kv_lora_rank <= 0) return 4 * (s->q_dim / s->tp) * s->layers;
+    tf_dims d;
+    tf_dims_of(m, &d);
+    double hpg = d.heads / s->tp;
+    double per = decode ? 2 * hpg * (m->kv_lora_rank + m->rope_head_dim) + 2 * hpg * m->kv_lora_rank
+                        : 2 * hpg * (d.qk_dim + d.v_dim);
+    return per * s->layers;
+}
+
+double serve_context_s(const serve_model *sm, double prefill_pairs, double decode_ctx, double decode_seqs,
+                       serve_breakdown *bd) {
     const serve_model *s = sm;
-    double qd = s->q_dim / s->tp, attn = 0, kv = 0;
+    double attn = 0, kv = 0;
     if (prefill_pairs > 0) {
         double rate = gpu_peak_flops(&s->g, PREC_BF16) * s->p.eff_prefill_attention *
                       (s->g.eff_sustained > 0 ? s->g.eff_sustained : 1);
-        attn = 4 * qd * s->layers * prefill_pairs / rate;
+        attn = pair_flops(s, 0) * (prefill_pairs / s->attn_dp) / rate;
     }
+    if (s->m.attn_window > 0 && decode_seqs > 0)     /* windowed layers read at most the window */
+        decode_ctx = decode_seqs * tf_mean_attended(&s->m, decode_ctx / decode_seqs);
     if (decode_ctx > 0) {
-        double tc = gpu_attention_s(&s->g, PREC_BF16, 4 * qd * s->layers * decode_ctx);
+        double tc = gpu_attention_s(&s->g, PREC_BF16, pair_flops(s, 1) * (decode_ctx / s->attn_dp));
         double tm = decode_ctx * s->kv_bytes_per_token / s->hbm_bytes_per_s;
         kv = tc > tm ? tc : tm;
     }
@@ -258,22 +437,21 @@ double serve_iter_s(const serve_model *sm, const serve_batch *b, serve_breakdown
     double t = 0;
     if (tokens > 0)
         t = serve_tokens_s(sm, tokens, b->decode_seqs + b->prefill_done, &z) +
-            serve_context_s(sm, b->prefill_pairs, b->decode_ctx, &z);
+            serve_context_s(sm, b->prefill_pairs, b->decode_ctx, b->decode_seqs, &z);
     z.total_s = t;
     if (bd) *bd = z;
     return t;
 }
 
 double serve_weight_floor_s(const serve_model *sm) {
-    /* Decode of one token reads every layer's weights (MoE: the shared ones
-     * and experts_per_token experts) and the lm head. */
+    /* Decode of one token reads every layer's weights (MoE: the non-expert
+     * ones and, on average over the GPUs, k/ep of the routed experts) and
+     * the lm head. */
     double layer = sm->layer_weight_bytes;
     if (sm->experts > 1) {
-        tf_dims d;
-        tf_dims_of(&sm->m, &d);
-        double wb = precision_bytes(sm->weights);
-        double expert = (d.gated ? 3 : 2) * d.h * d.f * wb / sm->tp;
-        layer -= expert * (sm->experts - sm->experts_per_token);
+        double expert = sm->expert_params * sm->w_expert_bytes / sm->etp;
+        double unread = (double)sm->experts / sm->ep - (double)sm->experts_per_token / sm->ep;
+        layer -= expert * unread * sm->moe_layers / sm->layers;
     }
     double head = sm->vocab * sm->hidden * 2 / sm->tp;
     return (layer * sm->layers + head) / sm->g.hbm_bw_bytes_per_s;

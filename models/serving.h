@@ -26,8 +26,23 @@
  * tensor rate (fp8: W8A8 on the FP8 tensor cores; int8: W8A8 SmoothQuant;
  * int4: W4A16, dequantised in the kernel, so bf16 tensor rate). The
  * embedding and the lm head stay bf16 under quantisation, as ModelOpt,
- * AWQ and GPTQ checkpoints keep them. Mixture-of-experts FFNs read only the
- * experts the batch's tokens touch.
+ * AWQ and GPTQ checkpoints keep them. fp4 weights are NVFP4 (an E2M1
+ * element plus an FP8 scale per 16: 4.5 bits) or MXFP4 (an E8M0 scale per
+ * 32: 4.25 bits), run on FP4 tensor cores where the GPU has them (W4A4),
+ * else dequantised to bf16 (W4A16); on a mixture-of-experts model only the
+ * experts are fp4 and the rest stays bf16, as GPT-OSS ships.
+ *
+ * Mixture of experts (docs/moe-serving.md): memory holds every expert
+ * (total parameters), FLOPs count the experts a token goes to (active
+ * parameters), and a step reads the experts its tokens touch: for B tokens
+ * routed top-k of E uniformly, E·(1 - (1 - k/E)^B) distinct experts. With
+ * expert parallelism (ep) the routed experts are sharded over ep GPUs (each
+ * sliced over tp/ep when ep < tp); when ep > tp, attention runs data
+ * parallel in ep/tp groups of tp GPUs. Each MoE layer adds an all-to-all
+ * dispatch and combine over the ep GPUs, exposed (not overlapped).
+ * Multi-head latent attention caches its latent (DeepSeek-V3: 576 elements
+ * per layer per token, the same on every tp rank); sliding-window layers
+ * read at most their window in decode.
  *
  * Memory per GPU: weights + activation workspace for the token budget +
  * a runtime reserve; a fraction of what is left holds the paged KV cache,
@@ -69,6 +84,27 @@ extern const serve_param_doc serve_param_docs[];
 
 /* A model deployed on a tp-way group of one GPU type: constants computed
  * once (serve_model_init) so serve_iter_s is cheap. Plain value; copyable. */
+/* fp4 weight formats: a 4-bit E2M1 element and a shared scale per block. */
+typedef enum serve_fp4_format { SERVE_FP4_NVFP4, SERVE_FP4_MXFP4 } serve_fp4_format;
+
+/* "nvfp4" or "mxfp4"; -1 when neither. */
+int serve_fp4_parse(const char *z);
+
+/* Bytes per stored element of a weight or KV precision (fp4: with its
+ * block scales in the given format). */
+double serve_elem_bytes(precision p, serve_fp4_format fmt);
+
+/* How one replica's GPUs split the model: attention over tp, routed
+ * experts over ep. The replica holds max(tp, ep) GPUs (serve_layout_gpus);
+ * one of tp and ep divides the other. */
+typedef struct serve_layout {
+    int tp;                      /* tensor parallelism of attention and dense layers */
+    int ep;                      /* expert parallelism (1: experts split over tp like a dense FFN) */
+    serve_fp4_format fp4;        /* what fp4 weights and KV mean */
+} serve_layout;
+
+int serve_layout_gpus(const serve_layout *l);
+
 typedef struct serve_model {
     llm_spec m;
     gpu_spec g;
@@ -94,6 +130,15 @@ typedef struct serve_model {
     double kv_heads_per_gpu;
     int layers;
     int experts, experts_per_token;
+    /* mixture of experts and layout */
+    int ep, etp, attn_dp, gpus;  /* experts over ep GPUs, each sliced etp ways; attention in
+                                    attn_dp data-parallel groups of tp GPUs; gpus per replica */
+    int moe_layers, dense_layers, shared_experts;
+    double expert_params;        /* one expert's FFN weights */
+    double w_bytes, w_expert_bytes;   /* bytes per weight: non-expert and expert linear layers */
+    precision compute_expert;    /* tensor precision of the experts' GEMMs */
+    serve_fp4_format fp4;
+    double total_params, active_params;   /* tf_params, tf_active_params */
 } serve_model;
 
 /* Build the constants for model m on GPU g with tp-way tensor parallelism
@@ -108,11 +153,19 @@ int serve_model_init(serve_model *sm, const llm_spec *m, const gpu_spec *g, cons
                      precision w, precision kv, int token_budget, const serve_params *p, char *why,
                      size_t whylen);
 
+/* The same with a layout: expert parallelism and the fp4 format (w and kv
+ * may then also be fp4). Invalid as well: ep on a dense model, ep not
+ * dividing the experts, tp and ep of which neither divides the other. */
+int serve_model_init_layout(serve_model *sm, const llm_spec *m, const gpu_spec *g, const fabric *f,
+                            const serve_layout *lay, precision w, precision kv, int token_budget,
+                            const serve_params *p, char *why, size_t whylen);
+
 /* 1 when the weights, workspace and reserve leave room for at least one
  * sequence of `tokens` tokens in the KV cache. */
 int serve_fits(const serve_model *sm, double tokens);
 
-/* Weight bytes of the whole model (all GPUs of the group): what a load
+/* Weight bytes of the whole model (all GPUs of the group; replicas of
+ * attention under attention data parallelism counted each): what a load
  * moves. */
 double serve_model_bytes(const serve_model *sm);
 
@@ -133,6 +186,7 @@ double serve_chunk_pairs(double c, double o);
 /* Where an iteration's time goes (seconds; the parts sum to the total). */
 typedef struct serve_breakdown {
     double linear_s, lm_head_s, attention_s, kv_read_s, elementwise_s, comm_s, launch_s;
+    double a2a_s;                /* of comm_s: expert-parallel dispatch and combine */
     double total_s;
 } serve_breakdown;
 
@@ -148,8 +202,15 @@ double serve_iter_s(const serve_model *sm, const serve_batch *b, serve_breakdown
 double serve_tokens_s(const serve_model *sm, double tokens, double rows, serve_breakdown *bd);
 
 /* The part that depends on context: prefill attention over prefill_pairs
- * (query, key) pairs and the decode reads of decode_ctx cached tokens. */
-double serve_context_s(const serve_model *sm, double prefill_pairs, double decode_ctx, serve_breakdown *bd);
+ * (query, key) pairs and the decode reads of decode_ctx cached tokens over
+ * decode_seqs sequences (their mean context decides what sliding-window
+ * layers read). */
+double serve_context_s(const serve_model *sm, double prefill_pairs, double decode_ctx, double decode_seqs,
+                       serve_breakdown *bd);
+
+/* Distinct experts of E that B tokens routed top-k touch, in expectation
+ * under uniform routing: E·(1 - (1 - k/E)^B), at least 1. */
+double serve_experts_touched(double E, double k, double B);
 
 /* Lower bound of any decode step: all weights of one GPU read once at the
  * HBM peak (no efficiency). The roofline floor test holds serve_iter_s to
@@ -157,8 +218,8 @@ double serve_context_s(const serve_model *sm, double prefill_pairs, double decod
 double serve_weight_floor_s(const serve_model *sm);
 
 /* The KV precision a stack uses by default for a weight precision: FP8
- * checkpoints (NVIDIA ModelOpt, as TensorRT-LLM serves them) quantise the
- * KV cache to FP8 too; the others keep it in bf16 (fp16 for fp16). */
+ * and FP4 checkpoints (NVIDIA ModelOpt, as TensorRT-LLM serves them)
+ * quantise the KV cache to FP8; the others keep it in bf16 (fp16 for fp16). */
 precision serve_default_kv(precision weights);
 
 /* Seconds to move `bytes` over PCIe for one GPU of the node (swap, load). */

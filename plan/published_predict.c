@@ -269,18 +269,20 @@ int published_failure(const pubfile *pf, const csv_record *rec, pubrep_case *c) 
 /* ---- Inference --------------------------------------------------------------------- */
 
 int published_inference(const pubfile *pf, const csv_record *rec, pubrep_case *c) {
-    long tp, in, out;
-    if (published_count(pf, rec, "tp", 0, &tp) < 0 || published_count(pf, rec, "input_tokens", 0, &in) < 0 ||
-        published_count(pf, rec, "output_tokens", 0, &out) < 0)
+    long tp, ep, in, out;
+    if (published_count(pf, rec, "tp", 0, &tp) < 0 || published_count(pf, rec, "ep", 1, &ep) < 0 ||
+        published_count(pf, rec, "input_tokens", 0, &in) < 0 || published_count(pf, rec, "output_tokens", 0, &out) < 0)
         return -1;
     if (strcmp(c->metric, "output_tokens_per_s")) return metric_error(pf, c, "output_tokens_per_s");
     xbuf x = { .n = 0 };
-    xcluster(&x, pf, c, published_col(pf, rec, "node_type"), "", (tp + 7) / 8, "");
+    long gpus = ep > tp ? ep : tp;            /* a replica: max(tp, ep) GPUs (models/serving.h) */
+    xcluster(&x, pf, c, published_col(pf, rec, "node_type"), "", (gpus + 7) / 8, "");
     xput(&x, "  <workload>\n    <inference");
     xattr(&x, "name", c->id);
     static const char *const cols[] = { "model", "precision", "gpu" };
     for (int i = 0; i < 3; i++) xattr(&x, cols[i], published_col(pf, rec, cols[i]));
     xattr_long(&x, "tp", tp);
+    if (ep > 1) xattr_long(&x, "ep", ep);
     /* tests/cli_serving.sh: trtllm-bench's LLM-API defaults, max batch 2048, 8192 tokens */
     xput(&x, " replicas=\"1\" max-batch=\"2048\" token-budget=\"8192\">\n      <arrivals process=\"offline\"");
     xattr_long(&x, "count", INFERENCE_REQUESTS);

@@ -255,6 +255,9 @@ static void services_json(json *j, const world *w) {
         json_int(j, "replicas_peak", r->replicas_peak);
         json_num(j, "replicas_mean", r->replicas_mean);
         json_int(j, "tp", r->tp);
+        json_int(j, "ep", r->ep);
+        json_num(j, "active_params", r->active_params);
+        json_num(j, "total_params", r->total_params);
         json_num(j, "output_tokens_per_s", r->output_tokens_per_s);
         json_num(j, "requests_per_s", r->requests_per_s);
         json_num(j, "input_tokens", r->input_tokens);

@@ -36,10 +36,11 @@ static int parse_arrival_process(const char *z) {
 /* A serving precision (weights or KV cache). */
 static int attr_serve_precision(loader *L, const xmlNode *e, const char *attr, precision *out) {
     int v;
-    int rc = attr_enum(&L->x, e, attr, precision_parse, "bf16, fp16, fp8, int8, int4", &v);
+    int rc = attr_enum(&L->x, e, attr, precision_parse, "bf16, fp16, fp8, int8, int4, fp4", &v);
     if (rc > 0) {
-        if (!(v == PREC_BF16 || v == PREC_FP16 || v == PREC_FP8 || v == PREC_INT8 || v == PREC_INT4)) {
-            xml_fail(&L->x, e, attr, "%s must be one of bf16, fp16, fp8, int8, int4", attr);
+        if (!(v == PREC_BF16 || v == PREC_FP16 || v == PREC_FP8 || v == PREC_INT8 || v == PREC_INT4 ||
+              v == PREC_FP4)) {
+            xml_fail(&L->x, e, attr, "%s must be one of bf16, fp16, fp8, int8, int4, fp4", attr);
             return -1;
         }
         *out = (precision)v;
@@ -102,6 +103,8 @@ static sc_inference *new_service(loader *L, const xmlNode *e) {
     f->line = xml_line(&L->x, e);
     f->precision = PREC_BF16;
     f->tp = 1;
+    f->ep = 1;
+    strcpy(f->fp4_recipe, "nvfp4");
     f->replicas = 1;
     f->max_batch = 2048;                    /* TensorRT-LLM's default max_batch_size */
     f->input_tokens = 1000;
@@ -164,6 +167,9 @@ static int read_service_target(loader *L, const xmlNode *e, sc_inference *f) {
 static void read_service_stack(loader *L, const xmlNode *e, sc_inference *f) {
     int v;
     attr_int(&L->x, e, "tp", &f->tp, 0, 1, 64);
+    attr_int(&L->x, e, "ep", &f->ep, 0, 1, 1024);
+    attr_enum(&L->x, e, "fp4-recipe", serve_fp4_parse, "nvfp4, mxfp4", &v);
+    attr_str(&L->x, e, "fp4-recipe", f->fp4_recipe, sizeof f->fp4_recipe, 0);
     attr_int(&L->x, e, "replicas", &f->replicas, 0, 1, 1000000);
     attr_int(&L->x, e, "max-batch", &f->max_batch, 0, 1, 1000000);
     attr_int(&L->x, e, "token-budget", &f->token_budget, 0, 1, 100000000);
@@ -287,6 +293,18 @@ static void load_autoscale(loader *L, const xmlNode *c, sc_inference *f) {
                  f->max_replicas);
 }
 
+/* ep= on a mixture-of-experts model: it shards the routed experts, so it
+ * must divide them, and a replica of max(tp, ep) GPUs needs one of tp and
+ * ep to divide the other (models/serving.h). */
+static void check_ep(loader *L, const xmlNode *e, const sc_inference *f, const char *name, const llm_spec *m) {
+    if (m->experts <= 1)
+        xml_fail(&L->x, e, "ep", "ep shards a mixture of experts' experts; %s is a dense model (use tp)", name);
+    else if (m->experts % f->ep != 0)
+        xml_fail(&L->x, e, "ep", "ep must divide %s's %d experts", name, m->experts);
+    else if (f->tp % f->ep != 0 && f->ep % f->tp != 0)
+        xml_fail(&L->x, e, "ep", "one of tp (%d) and ep (%d) must divide the other", f->tp, f->ep);
+}
+
 /* The models served, once the children are read: model= or <model>
  * children (one child is the plain case), each with heads tp divides
  * and a context the requests fit. */
@@ -307,6 +325,8 @@ static void check_models(loader *L, const xmlNode *e, sc_inference *f, int has_m
         const llm_spec *m = catalog_llm(L->s->cat, name);
         if (m->heads % f->tp != 0)
             xml_fail(&L->x, e, "tp", "tp must divide the model's %d attention heads", m->heads);
+        else if (f->ep > 1)
+            check_ep(L, e, f, name, m);
         else if (f->n_models && f->input_tokens + f->output_tokens > m->max_context)
             xml_fail(&L->x, e, NULL, "input + output tokens (%d) exceed %s's context of %d",
                      f->input_tokens + f->output_tokens, name, m->max_context);

@@ -149,6 +149,8 @@ typedef struct sc_inference {
     precision precision;
     char gpu[CATALOG_NAME_MAX];      /* gpu_spec name ("" = the cluster's) */
     int tp;
+    int ep;                          /* expert parallelism: a replica holds max(tp, ep) GPUs (1) */
+    char fp4_recipe[8];              /* what fp4 weights/KV mean: nvfp4 (default) | mxfp4 */
     int replicas;
     int max_batch;
     char arrival_process[16];        /* poisson | offline */

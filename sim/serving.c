@@ -162,6 +162,8 @@ static int init_models(serving *sv, const serve_params *p, double *max_act, char
     const gpu_spec *g = catalog_gpu(s->cat, sv->node->gpu);
     fabric f;
     int have_fabric = fabric_init(&f, s->cat, sv->node, 1) == 0;
+    int fp4 = serve_fp4_parse(c->fp4_recipe);
+    serve_layout lay = { c->tp, c->ep > 1 ? c->ep : 1, fp4 < 0 ? SERVE_FP4_NVFP4 : (serve_fp4_format)fp4 };
     double sum = 0;
     size_t o = 0;
     *max_act = 0;
@@ -172,8 +174,8 @@ static int init_models(serving *sv, const serve_params *p, double *max_act, char
         const llm_spec *ls = catalog_llm(s->cat, name);
         char why[256];
         if (!ls || !g ||
-            serve_model_init(&sv->models[m], ls, g, have_fabric ? &f : NULL, c->tp, w, kv, sv->budget, p, why,
-                             sizeof why) < 0) {
+            serve_model_init_layout(&sv->models[m], ls, g, have_fabric ? &f : NULL, &lay, w, kv, sv->budget, p,
+                                    why, sizeof why) < 0) {
             snprintf(err, errlen, "%s:%d: <inference name=\"%s\">: %s", s->file, c->line, c->name,
                      !ls ? "unknown model" : !g ? "the node's GPU is not in the catalog" : why);
             return -1;
@@ -212,14 +214,16 @@ static int size_kv_caches(serving *sv, char *err, size_t errlen) {
                      "%s:%d: <inference name=\"%s\">: %s (%s, %.1f GB of weights per GPU) does not fit on %d %s "
                      "with room for its KV cache; use a larger tp or a smaller precision",
                      sv->s->file, c->line, c->name, sm->m.name, precision_name(sm->weights), sm->weight_bytes / 1e9,
-                     c->tp, sm->g.name);
+                     sv->rep_gpus, sm->g.name);
             return -1;
         }
     }
     const serve_model *m0 = &sv->models[0];
     sv->res.weight_bytes_per_gpu = m0->weight_bytes;
     sv->res.kv_capacity_tokens = m0->kv_capacity_tokens;
-    sv->res.kv_bytes_per_token = m0->kv_bytes_per_token * c->tp;
+    sv->res.kv_bytes_per_token = m0->kv_bytes_per_token * sv->rep_gpus;
+    sv->res.active_params = m0->active_params;
+    sv->res.total_params = m0->total_params;
     sv->res.kv_blocks_per_replica = (int)(m0->kv_blocks > INT32_MAX ? INT32_MAX : m0->kv_blocks);
     return 0;
 }
@@ -232,6 +236,7 @@ static void init_policy(serving *sv, const serve_params *p) {
     sv->kv_frac = p->kv_memory_fraction;
     sv->budget = c->token_budget > 0 ? c->token_budget : 8192;
     sv->max_batch = c->max_batch > 0 ? c->max_batch : 256;
+    sv->rep_gpus = c->ep > c->tp ? c->ep : c->tp;
     sv->reserve = strcmp(c->kv_allocation, "on-demand") != 0;
     sv->chunked = c->chunked_prefill;
     sv->static_b = !strcmp(c->batching, "static");
@@ -310,7 +315,7 @@ static int start_replicas(serving *sv, int initial, char *err, size_t errlen) {
         if (sv_start_replica(sv, 0) != 0) {
             snprintf(err, errlen,
                      "%s:%d: <inference name=\"%s\">: replica %d of %d needs %d free GPUs of %s; the cluster has no more",
-                     sv->s->file, c->line, c->name, k + 1, initial, c->tp, sv->node->name);
+                     sv->s->file, c->line, c->name, k + 1, initial, sv->rep_gpus, sv->node->name);
             /* Last first: the queued request goes before GPUs come free. */
             for (int i = sv->n_reps - 1; i >= 0; i--) sv_release_replica(&sv->reps[i]);
             return -1;
@@ -336,6 +341,7 @@ serving *serving_new(engine *e, metric_bus *bus, const scenario *s, const sc_inf
     sv->low_since = -1;
     snprintf(sv->res.name, sizeof sv->res.name, "%s", c->name);
     sv->res.tp = c->tp;
+    sv->res.ep = c->ep > 1 ? c->ep : 1;
     if (alloc_models(sv) < 0) goto oom;
     serve_params p;
     serve_params_default(&p);
@@ -355,7 +361,7 @@ serving *serving_new(engine *e, metric_bus *bus, const scenario *s, const sc_inf
     sv_arrivals_start(sv);
     sv->ev_tick = engine_schedule(e, sv->t_start, sv_on_tick, sv);
     if (c->autoscale) sv->ev_scale = engine_schedule(e, sv->t_start + sim_from_s(c->autoscale_interval_s), sv_on_scale, sv);
-    sv_event(sv, "service_start", "%d replicas of %d GPUs: %s", initial, c->tp, sv->res.models);
+    sv_event(sv, "service_start", "%d replicas of %d GPUs: %s", initial, sv->rep_gpus, sv->res.models);
     sv_publish_replicas(sv);
     if (sv->arrivals_done) sv_check_finished(sv);
     return sv;

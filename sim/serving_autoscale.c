@@ -66,7 +66,7 @@ void sv_on_scale(engine *e, void *arg) {
         }
         if (queued) {
             sv->res.scale_blocked++;
-            sv_event(sv, "scale_blocked", "%d replicas of %d GPUs wait in the scheduler's queue", queued, c->tp);
+            sv_event(sv, "scale_blocked", "%d replicas of %d GPUs wait in the scheduler's queue", queued, sv->rep_gpus);
         }
     } else if (desired < ready + starting && requested > 0) {
         /* Requests still queued for GPUs are withdrawn first (they hold nothing). */

@@ -325,11 +325,12 @@ static double price_iteration(replica *r, int64_t it, double extra_s, double *pr
         int64_t d_tok = ms->n_dec + ms->ghost_n, tokens = (int64_t)ms->b.prefill_tokens + d_tok;
         if (tokens == 0) continue;
         double part = tokens_cost(sv, m, tokens, d_tok + (int64_t)ms->b.prefill_done) +
-                      serve_context_s(&sv->models[m], ms->b.prefill_pairs, ms->b.decode_ctx, NULL);
+                      serve_context_s(&sv->models[m], ms->b.prefill_pairs, ms->b.decode_ctx, ms->b.decode_seqs, NULL);
         t += part;
         double d = part;
         if (ms->b.prefill_tokens > 0)
-            d = d_tok > 0 ? tokens_cost(sv, m, d_tok, d_tok) + serve_context_s(&sv->models[m], 0, ms->b.decode_ctx, NULL)
+            d = d_tok > 0 ? tokens_cost(sv, m, d_tok, d_tok) +
+                                serve_context_s(&sv->models[m], 0, ms->b.decode_ctx, ms->b.decode_seqs, NULL)
                           : 0;
         if (d > part) d = part;
         dec += d;

@@ -170,6 +170,7 @@ struct serving {
     int block;                     /* tokens per block */
     int reserve, chunked, static_b, swap, least;
     int max_batch, budget;
+    int rep_gpus;                  /* GPUs per replica: max(tp, ep) */
     double usable;                 /* per GPU: HBM - reserve - largest workspace */
     double kv_frac;
     replica *reps;

@@ -140,7 +140,7 @@ void sv_release_replica(replica *r) {
     sv->host.release(sv->host.ctx, r->handle);
     r->handle = -1;
     r->state = R_STOPPED;
-    sv_event(sv, "replica_stop", "replica %d gave back %d GPUs", r->index, sv->cfg->tp);
+    sv_event(sv, "replica_stop", "replica %d gave back %d GPUs", r->index, sv->rep_gpus);
     sv_publish_replicas(sv);
 }
 
@@ -191,7 +191,7 @@ int sv_start_replica(serving *sv, double startup_s) {
     r->startup_s = startup_s;
     r->handle = -1;
     int granted = 0;
-    int h = sv->host.acquire(sv->host.ctx, sv->cfg->tp, r->index, &granted);
+    int h = sv->host.acquire(sv->host.ctx, sv->rep_gpus, r->index, &granted);
     if (h < 0) {
         r->state = R_STOPPED;
         return -1;

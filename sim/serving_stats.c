@@ -73,7 +73,7 @@ void sv_integrate_reps(serving *sv) {
     sim_time t = now_of(sv);
     double dt = sim_to_s(t - sv->last_change);
     sv->replica_s += sv->active_reps * dt;
-    sv->gpu_s += (double)sv->active_reps * sv->cfg->tp * dt;
+    sv->gpu_s += (double)sv->active_reps * sv->rep_gpus * dt;
     sv->last_change = t;
 }
 
@@ -87,7 +87,7 @@ void sv_account_iteration(replica *r, int whole) {
         double done = sim_to_s(now_of(sv) - r->it_t0);
         f = done < t ? done / t : 1;
     }
-    double tp = sv->cfg->tp;
+    double tp = sv->rep_gpus;
     sv->res.gpu_prefill_s += f * r->it_prefill_s * tp;
     sv->res.gpu_decode_s += f * r->it_decode_s * tp;
     sv->res.gpu_loading_s += f * r->it_copy_s * tp;
@@ -97,7 +97,7 @@ void sv_account_iteration(replica *r, int whole) {
 void sv_account_load(replica *r) {
     if (r->load_t0 < 0) return;
     serving *sv = r->sv;
-    sv->res.gpu_loading_s += sim_to_s(now_of(sv) - r->load_t0) * sv->cfg->tp;
+    sv->res.gpu_loading_s += sim_to_s(now_of(sv) - r->load_t0) * sv->rep_gpus;
     r->load_t0 = -1;
 }
 

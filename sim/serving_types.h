@@ -29,6 +29,7 @@ typedef struct service_result {
     int replicas_peak;
     double replicas_mean;            /* time-weighted over the service's life */
     int tp;
+    int ep;                          /* expert parallelism (1: none); GPUs per replica max(tp, ep) */
     double input_tokens, output_tokens;
     double output_tokens_per_s;      /* output tokens / (last completion - first arrival) */
     double requests_per_s;
@@ -68,6 +69,7 @@ typedef struct service_result {
     double first_arrival_s, last_completion_s;
     /* the model (first model of the service) on one replica */
     double weight_bytes_per_gpu, kv_capacity_tokens, kv_bytes_per_token;
+    double active_params, total_params;   /* models/transformer.h: per token, and stored */
     int kv_blocks_per_replica;
 } service_result;
 

@@ -78,3 +78,27 @@ if errs:
 print(f"{ok} passed, {bad} failed")
 sys.exit(0 if bad == 0 and ok > 0 else 1)
 PY
+rc=$?
+
+# The MoE chat scenario (scenarios/serving-moe-chat.xml): DeepSeek-V3 with
+# expert parallelism runs end to end and its service reports ep and the
+# total (671B) and active (37B) parameters; ep on a dense model is refused
+# at load (exit 2) naming the attribute.
+out=$("$bin" run scenarios/serving-moe-chat.xml --json - --no-db) || { echo "FAIL serving-moe-chat did not run"; exit 1; }
+printf '%s' "$out" | python3 -c '
+import json, sys
+s = json.load(sys.stdin)["services"][0]
+assert s["ep"] == 8 and s["tp"] == 8, s
+assert abs(s["total_params"] / 671e9 - 1) < 0.01 and abs(s["active_params"] / 37e9 - 1) < 0.03, s
+assert s["output_tokens_per_s"] > 0 and s["slo_attainment"] > 0.9, s
+print("ok   serving-moe-chat: ep %d, %.0fB total, %.1fB active, %.0f output tokens/s"
+      % (s["ep"], s["total_params"] / 1e9, s["active_params"] / 1e9, s["output_tokens_per_s"]))
+' || rc=1
+bad=$(mktemp)
+sed 's/model="deepseek-v3"/model="llama3-70b"/' scenarios/serving-moe-chat.xml >"$bad"
+"$bin" run "$bad" --no-db >/dev/null 2>"$bad.err"
+st=$?
+if [ $st -eq 2 ] && grep -q "ep" "$bad.err"; then echo "ok   ep on a dense model refused (exit 2)"
+else echo "FAIL ep on a dense model: exit $st: $(cat "$bad.err")"; rc=1; fi
+rm -f "$bad" "$bad.err"
+exit $rc

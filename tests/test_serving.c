@@ -35,6 +35,7 @@
 #include "tests/simrun.h"
 
 #include "models/catalog.h"
+#include "models/gpu.h"
 #include "models/serving.h"
 #include "models/transformer.h"
 #include "scenarios/catalog_xml.h"
@@ -225,6 +226,154 @@ static void test_params_documented(void **state) {
     for (const serve_param_doc *d = serve_param_docs; d->name; d++, n++) assert_true(strlen(d->source) > 40);
     assert_int_equal(n, 7);
     assert_true(p.kv_memory_fraction == 0.9 && p.block_tokens == 16);
+}
+
+/* ---- mixture of experts, expert parallelism, fp4 (issue 20) ------------------ */
+
+static serve_model layout_on(const llm_spec *m, const char *node_type, int tp, int ep, precision w) {
+    const node_spec *nd = catalog_node(cat, node_type);
+    fabric f;
+    assert_int_equal(fabric_init(&f, cat, nd, 1), 0);
+    serve_layout lay = { tp, ep, SERVE_FP4_NVFP4 };
+    serve_model sm;
+    char why[256];
+    if (serve_model_init_layout(&sm, m, catalog_gpu(cat, nd->gpu), &f, &lay, w, serve_default_kv(w), 8192, NULL,
+                                why, sizeof why) != 0)
+        fail_msg("%s on %s tp %d ep %d: %s", m->name, node_type, tp, ep, why);
+    return sm;
+}
+
+/* DeepSeek-V3 in FP8 on 8 H200s with EP 8: the weights held are the 671B
+ * total parameters at one byte (embedding, head, router and norms in bf16
+ * add ~2%), a token computes on the 37B active ones, and the MLA cache is
+ * 576 elements per layer per token (DeepSeek-V2 paper, section 2.1.2), one
+ * byte each in FP8, on every GPU of the tensor-parallel attention. */
+static void test_moe_memory_on_total_flops_on_active(void **state) {
+    (void)state;
+    const llm_spec *ds = catalog_llm(cat, "deepseek-v3");
+    serve_model sm = layout_on(ds, "hgx-h200", 8, 8, PREC_FP8);
+    double held = serve_model_bytes(&sm);
+    printf("  deepseek-v3 fp8 tp8 ep8: %.0f GB of weights over 8 GPUs (%.0fB parameters, %.1fB active)\n",
+           held / 1e9, sm.total_params / 1e9, sm.active_params / 1e9);
+    assert_true(fabs(sm.total_params / 671e9 - 1) < 0.01 && fabs(sm.active_params / 37e9 - 1) < 0.03);
+    assert_true(held > sm.total_params && held < 1.03 * sm.total_params);
+    assert_true(sm.kv_bytes_per_token == 61.0 * 576 * 1);
+    assert_true(serve_fits(&sm, 100000));
+    /* the same on one H200 does not fit */
+    serve_model one = layout_on(ds, "hgx-h200", 1, 1, PREC_FP8);
+    assert_false(serve_fits(&one, 1));
+    /* a dense model: active = total, and the ep=1 layout is the tp one */
+    serve_model l8 = model_on("llama3-8b", "dgx-h100", 2, PREC_BF16);
+    assert_true(l8.active_params == l8.total_params && l8.gpus == 2 && l8.ep == 1);
+    /* prefill of 8192 tokens is compute-bound at ~2 x active FLOPs per token,
+     * far below what 2 x total would take */
+    serve_breakdown bd;
+    serve_batch b = { 0 };
+    b.prefill_tokens = 8192;
+    serve_iter_s(&sm, &b, &bd);
+    double total_flops_s = 8192 * 2 * sm.total_params / sm.gpus / gpu_peak_flops(&sm.g, PREC_FP8);
+    assert_true(bd.linear_s < 0.25 * total_flops_s);
+}
+
+/* Expected distinct experts under uniform top-k routing: k for one token,
+ * all E for a large batch, E(1-(1-k/E)^B) between (a one-token step reads k
+ * experts, a large batch reads them all). */
+static void test_experts_touched(void **state) {
+    (void)state;
+    assert_true(fabs(serve_experts_touched(256, 8, 1) - 8) < 1e-9);
+    assert_true(serve_experts_touched(256, 8, 4096) > 255.99);
+    double e32 = serve_experts_touched(256, 8, 32);
+    assert_true(fabs(e32 - 256 * (1 - pow(1 - 8.0 / 256, 32))) < 1e-9 && e32 > 150 && e32 < 200);
+    assert_true(serve_experts_touched(8, 2, 0) == 1);        /* at least one */
+    /* decode reads the experts its batch touches: batch 64 costs well over
+     * batch 1 for DeepSeek-V3 (weight bytes), batch 1024 little over batch 256 */
+    serve_model sm = layout_on(catalog_llm(cat, "deepseek-v3"), "hgx-h200", 8, 8, PREC_FP8);
+    double t1 = decode_s(&sm, 1, 1000), t64 = decode_s(&sm, 64, 1000);
+    assert_true(t64 > 2 * t1);
+    assert_true(t1 >= serve_weight_floor_s(&sm));
+}
+
+/* Expert parallelism: an all-to-all dispatch and combine per MoE layer,
+ * none without ep; a replica of max(tp, ep) GPUs; the layouts that cannot
+ * be are refused with a reason. */
+static void test_expert_parallel(void **state) {
+    (void)state;
+    const llm_spec *ds = catalog_llm(cat, "deepseek-v3"), *mx = catalog_llm(cat, "mixtral-8x7b");
+    serve_model ep8 = layout_on(ds, "hgx-h200", 8, 8, PREC_FP8);
+    serve_model dp8 = layout_on(ds, "hgx-h200", 1, 8, PREC_FP8);     /* attention data parallel */
+    serve_model tp8 = layout_on(ds, "hgx-h200", 8, 1, PREC_FP8);
+    serve_breakdown a, b;
+    serve_batch bt = { 0 };
+    bt.decode_seqs = 256;
+    bt.decode_ctx = 256 * 2000.0;
+    serve_iter_s(&ep8, &bt, &a);
+    serve_iter_s(&tp8, &bt, &b);
+    printf("  deepseek-v3 decode of 256: ep8 %.1f ms (all-to-all %.2f ms), tp8 ep1 %.1f ms\n", 1e3 * a.total_s,
+           1e3 * a.a2a_s, 1e3 * b.total_s);
+    assert_true(a.a2a_s > 0 && b.a2a_s == 0 && a.comm_s >= a.a2a_s);
+    assert_int_equal(dp8.gpus, 8);
+    assert_int_equal(dp8.attn_dp, 8);
+    /* attention DP keeps one MLA cache per group: 8 x the tokens of tp8 */
+    assert_true(fabs(dp8.kv_bytes_per_token * 8 - ep8.kv_bytes_per_token) < 1e-6);
+    /* the same weights per GPU of the routed experts either way */
+    assert_true(fabs(ep8.weight_bytes / tp8.weight_bytes - 1) < 0.01);
+    const node_spec *nd = catalog_node(cat, "hgx-h200");
+    fabric f;
+    fabric_init(&f, cat, nd, 1);
+    serve_model sm;
+    char why[256];
+    serve_layout bad[] = { { 8, 3, SERVE_FP4_NVFP4 }, { 4, 6, SERVE_FP4_NVFP4 } };
+    assert_int_equal(serve_model_init_layout(&sm, mx, catalog_gpu(cat, nd->gpu), &f, &bad[0], PREC_BF16,
+                                             PREC_BF16, 8192, NULL, why, sizeof why), -1);
+    assert_non_null(strstr(why, "experts"));
+    assert_int_equal(serve_model_init_layout(&sm, ds, catalog_gpu(cat, nd->gpu), &f, &bad[1], PREC_FP8, PREC_FP8,
+                                             8192, NULL, why, sizeof why), -1);
+    assert_non_null(strstr(why, "divide"));
+    serve_layout dense = { 2, 2, SERVE_FP4_NVFP4 };
+    assert_int_equal(serve_model_init_layout(&sm, catalog_llm(cat, "llama3-8b"), catalog_gpu(cat, nd->gpu), &f,
+                                             &dense, PREC_BF16, PREC_BF16, 8192, NULL, why, sizeof why), -1);
+    assert_non_null(strstr(why, "dense"));
+}
+
+/* fp4: NVFP4 4.5 bits, MXFP4 4.25 bits per weight; on a MoE model only the
+ * experts; on a GPU without FP4 tensor cores the GEMMs run at bf16. */
+static void test_fp4_weights(void **state) {
+    (void)state;
+    assert_true(serve_elem_bytes(PREC_FP4, SERVE_FP4_NVFP4) == 0.5625);
+    assert_true(serve_elem_bytes(PREC_FP4, SERVE_FP4_MXFP4) == 0.53125);
+    assert_true(serve_elem_bytes(PREC_FP8, SERVE_FP4_MXFP4) == 1);
+    assert_int_equal(serve_fp4_parse("mxfp4"), SERVE_FP4_MXFP4);
+    assert_int_equal(serve_fp4_parse("fp4"), -1);
+    const llm_spec *mx = catalog_llm(cat, "mixtral-8x7b");
+    serve_model f4 = layout_on(mx, "dgx-h100", 2, 1, PREC_FP4), f8 = layout_on(mx, "dgx-h100", 2, 1, PREC_FP8);
+    assert_true(f4.weight_bytes < 0.7 * f8.weight_bytes);
+    assert_true(f4.w_bytes == 2 && f4.w_expert_bytes == 0.5625);
+    assert_true(f4.kv == PREC_FP8);                          /* ModelOpt's default KV format */
+    if (f4.g.tflops[PREC_FP4] <= 0) assert_int_equal(f4.compute_expert, PREC_BF16);
+    serve_model d4 = layout_on(catalog_llm(cat, "llama3-70b"), "dgx-h100", 2, 1, PREC_FP4);
+    assert_true(d4.w_bytes == 0.5625);                       /* a dense model: every linear layer */
+}
+
+/* Sliding-window layers read at most their window in decode; MLA decode
+ * reads 576 elements per cached token. */
+static void test_windows_in_decode(void **state) {
+    (void)state;
+    llm_spec w = *catalog_llm(cat, "llama3-8b");
+    w.attn_window = 128;
+    w.global_every = 2;                                      /* half the layers windowed */
+    const node_spec *nd = catalog_node(cat, "dgx-h100");
+    serve_model full = model_on("llama3-8b", "dgx-h100", 1, PREC_BF16), win;
+    char why[128];
+    assert_int_equal(serve_model_init(&win, &w, catalog_gpu(cat, nd->gpu), NULL, 1, PREC_BF16, PREC_BF16, 8192,
+                                      NULL, why, sizeof why), 0);
+    serve_breakdown a, b;
+    serve_context_s(&full, 0, 64 * 8192.0, 64, &a);
+    serve_context_s(&win, 0, 64 * 8192.0, 64, &b);
+    double expect = (8192.0 + 128) / 2 / 8192;
+    assert_true(fabs(b.kv_read_s / a.kv_read_s - expect) < 1e-9);
+    serve_context_s(&win, 0, 64 * 100.0, 64, &b);            /* within the window: all of it */
+    serve_context_s(&full, 0, 64 * 100.0, 64, &a);
+    assert_true(b.kv_read_s == a.kv_read_s);
 }
 
 /* ---- the simulation ----------------------------------------------------------- */
@@ -636,6 +785,11 @@ int main(void) {
         cmocka_unit_test(test_roofline_floor),
         cmocka_unit_test(test_prefill_compute_bound_decode_memory_bound),
         cmocka_unit_test(test_params_documented),
+        cmocka_unit_test(test_moe_memory_on_total_flops_on_active),
+        cmocka_unit_test(test_experts_touched),
+        cmocka_unit_test(test_expert_parallel),
+        cmocka_unit_test(test_fp4_weights),
+        cmocka_unit_test(test_windows_in_decode),
         cmocka_unit_test(test_md1_wait),
         cmocka_unit_test(test_offline_row),
         cmocka_unit_test(test_static_vs_continuous),
