@@ -40,7 +40,7 @@ const catalog_field catalog_fields_stack[] = {
     { "kernel-gap", FIELD_DURATION, N(stack_spec, kernel_gap_s), 0, 1e-6, "idle time between dependent kernels" },
     { "step-overhead", FIELD_DURATION, N(stack_spec, step_overhead_s), 0, 0.005, "host work per step" },
     { "fp8-recipe", FIELD_STR, S(stack_spec, fp8_recipe), 0, 0,
-      "FP8 recipe under precision=fp8: delayed (default), tensorwise, rowwise, mxfp8" },
+      "FP8 recipe under precision=fp8: delayed (default), tensorwise, rowwise, mxfp8, blockwise" },
     { "fp8-weight-cache", FIELD_BOOL, N(stack_spec, fp8_weight_cache), 0, 1,
       "FP8 weight copies persist between micro-batches" },
     { "pipeline-schedules", FIELD_STR, S(stack_spec, pipeline_schedules), 0, 0,
@@ -51,13 +51,16 @@ const catalog_field catalog_fields_stack[] = {
       "FP8 primary weights under precision=fp8 (no bf16 copy of the weights)" },
     { "grad-reduce-bf16", FIELD_BOOL, N(stack_spec, grad_reduce_bf16), 0, 0,
       "gradients accumulate and reduce in bf16, not fp32" },
+    { "moe-dispatch-fp8", FIELD_BOOL, N(stack_spec, moe_dispatch_fp8), 0, 0,
+      "MoE all-to-all dispatch in FP8 under fp8/fp4 training (combine stays BF16)" },
     { NULL, 0, 0, 0, 0, 0, NULL }
 };
 
 /* ---- Names ------------------------------------------------------------------ */
 
 static const char *attention_names[ATTN_COUNT] = { "unfused", "fused-softmax", "flash2", "flash3" };
-static const char *recipe_names[FP8_COUNT] = { "none", "delayed", "tensorwise", "rowwise", "mxfp8" };
+static const char *recipe_names[FP8_COUNT] = { "none", "delayed", "tensorwise", "rowwise", "mxfp8",
+                                                "blockwise" };
 static const char *elementwise_names[ELEM_COUNT] = { "fused", "eager" };
 #define SCHEDULES_DEFAULT "1f1b,interleaved"
 
@@ -161,9 +164,11 @@ int stack_check(const stack_spec *s, char *why, size_t len) {
  * each orientation (OCP Microscaling Formats spec v1.0). */
 
 double fp8_cast_bytes(fp8_recipe r) {
-    static const double reads[FP8_COUNT] = { 0, 1, 2, 4, 1 };
+    static const double reads[FP8_COUNT] = { 0, 1, 2, 4, 1, 1 };
     if (r <= FP8_NONE || r >= FP8_COUNT) return 0;
-    double scales = r == FP8_MXFP8 ? 2.0 / 32 : 0;
+    /* Block scales: MXFP8 one E8M0 byte per 32 elements (and the
+     * transpose's), blockwise one FP32 per 1x128 tile. */
+    double scales = r == FP8_MXFP8 ? 2.0 / 32 : r == FP8_BLOCKWISE ? 4.0 / 128 : 0;
     return 2 * reads[r] + 2 * 1 + scales;
 }
 
@@ -172,5 +177,5 @@ double fp8_cast_bytes(fp8_recipe r) {
  * false): one byte each, plus MXFP8's block scales. */
 double fp8_weight_bytes(fp8_recipe r) {
     if (r <= FP8_NONE || r >= FP8_COUNT) return 0;
-    return 2 + (r == FP8_MXFP8 ? 2.0 / 32 : 0);
+    return 2 + (r == FP8_MXFP8 ? 2.0 / 32 : r == FP8_BLOCKWISE ? 2 * 4.0 / (128 * 128) : 0);
 }

@@ -19,6 +19,10 @@
  *               GEMMs with per-row scales in their epilogue
  *   mxfp8       a scale per 32 elements (OCP MX, Blackwell tensor cores):
  *               block amax and cast in one read
+ *   blockwise   DeepSeek-V3's fine-grained scaling (arXiv 2412.19437,
+ *               section 3.3.1): an FP32 scale per 1x128 tile of activations
+ *               and per 128x128 block of weights, amax and cast in one read
+ *               of the tile (Transformer Engine Float8BlockScaling)
  * Layers: models/catalog <- stack <- train_plan.
  */
 #ifndef CT_STACK_H
@@ -36,7 +40,9 @@ typedef enum stack_attention {
     ATTN_COUNT
 } stack_attention;
 
-typedef enum fp8_recipe { FP8_NONE, FP8_DELAYED, FP8_TENSORWISE, FP8_ROWWISE, FP8_MXFP8, FP8_COUNT } fp8_recipe;
+typedef enum fp8_recipe {
+    FP8_NONE, FP8_DELAYED, FP8_TENSORWISE, FP8_ROWWISE, FP8_MXFP8, FP8_BLOCKWISE, FP8_COUNT
+} fp8_recipe;
 
 typedef struct stack_spec {
     char name[CATALOG_NAME_MAX];
@@ -70,6 +76,10 @@ typedef struct stack_spec {
                                         fp8_model_init; Megatron fp8_param_gather): no bf16 copy */
     int grad_reduce_bf16;            /* 1: gradients accumulate and reduce in bf16 (Megatron
                                         grad_reduce_in_fp32=False, Apex grad_sync_dtype=bf16) */
+    int moe_dispatch_fp8;            /* 1: under precision fp8 (or fp4) the MoE all-to-all
+                                        dispatch sends FP8 activations with their 1x128
+                                        scales, the combine BF16 (DeepSeek-V3 section 3.3.3;
+                                        DeepEP); 0: BF16 both ways (Megatron-Core default) */
 } stack_spec;
 
 /* How a stack runs the elementwise work of a layer (models/transformer.c,
