@@ -13,6 +13,7 @@
 #include "models/transformer.h"
 
 #define ACT_BYTES 2.0          /* activations in bf16/fp16 */
+#define E5M6_BYTES 1.5         /* DeepSeek-V3's 12-bit cache of the attention output (section 3.3.2) */
 #define WEIGHT_BYTES 2.0       /* working copy of the weights in bf16/fp16 */
 #define LOSS_BYTES_PER_LOGIT 4.0 /* the loss's fp32 softmax (see memory.h) */
 #define BF16_GRAD_BYTES 2.0    /* gradient buffer under grad-reduce-bf16 (see memory.h) */
@@ -93,18 +94,24 @@ static double layer_act_per_token(const llm_spec *m, const train_plan *p, recomp
         rows = m->experts_per_token * train_plan_imbalance(p) * train_plan_etp(p) / tp;
     }
     double ffn_out = (d.gated ? 2 : 1) * f;
+    /* The SwiGLU inputs of the experts: FP8 where the stack caches them so. */
+    int low = p->precision == PREC_FP8 || p->precision == PREC_FP4;
+    double swiglu_in = (d.gated ? 2 : 1) * fe * (low && p->stack.fp8_activations ? 0.5 : 1);
     double hidden, split, scores = 0;
     if (r == RECOMPUTE_SELECTIVE) {
         /* Keep the norm inputs (the residual stream) and what the GEMMs and
          * the attention backward need; recompute norms, the activation
-         * function and (unfused) the attention scores. */
+         * function and (unfused) the attention scores. Under MLA the
+         * up-projected Q, K, V are recomputed from the latents too: only
+         * the attention output is kept (DeepSeek-V3 section 3.2.3). */
         hidden = 2 * d.h;
-        split = (1 + lin) * qd + kv2 + ffn_out;
-        whole += rows * (lin * d.h + (d.gated ? 2 : 1) * fe);
+        double out = low && p->stack.fp8_activations ? E5M6_BYTES / ACT_BYTES : 1 + lin;
+        split = (m->kv_lora_rank > 0 ? out * d.heads * d.v_dim : (1 + lin) * qd + kv2) + ffn_out;
+        whole += rows * (lin * d.h + swiglu_in);
     } else {
         hidden = (2 + 2 * lin) * d.h;           /* norm inputs and outputs */
         split = (1 + lin) * qd + kv2 + ffn_out + lin * f;
-        whole += rows * (lin * d.h + (d.gated ? 2 : 1) * fe + lin * fe);
+        whole += rows * (lin * d.h + swiglu_in + lin * fe);
         if (p->attn_unfused)                    /* softmax out, dropout mask and out */
             scores = 5 * (d.heads / tp) * p->seq_len / ACT_BYTES;
     }
@@ -166,9 +173,6 @@ static void stage_bytes(const llm_spec *m, const train_plan *p, int v, int n, in
     double edp = train_plan_edp(p);
     double ex, params = mem_stage_params(m, p, n, first, last, &ex);
     int fsdp_flat = p->sharding == SHARD_FSDP && pp == 1;
-    /* DualPipe holds two pipeline chunks per GPU: two copies of the
-     * parameters (DeepSeek-V3 Table 2), with their gradients and state. */
-    double copies = p->schedule == PP_DUALPIPE ? 2 : 1;
 
     double wbytes = weight_bytes_per_param(p);
     if (fsdp_flat && p->stack.fsdp_reshard) {
@@ -194,9 +198,6 @@ static void stage_bytes(const llm_spec *m, const train_plan *p, int v, int n, in
         s->g = train_grad_bytes(p, q) * params / grad_div + train_grad_bytes(p, q) * ex / grad_div_e;
     }
     s->o = q->optimizer_state_bytes * params / opt_div + q->optimizer_state_bytes * ex / opt_div_e;
-    s->w *= copies;
-    s->g *= copies;
-    s->o *= copies;
 
     /* DualPipe keeps PP+1 micro-batches' activations (DeepSeek-V3 Table 2). */
     double in_flight = p->schedule == PP_DUALPIPE ? pp + 1 : pp - index;
@@ -221,6 +222,26 @@ static void stage_bytes(const llm_spec *m, const train_plan *p, int v, int n, in
     s->x = q->reserved_bytes + (last ? tokens * m->vocab / tp * LOSS_BYTES_PER_LOGIT : 0);
 }
 
+/* DualPipe puts two pipeline chunks on each GPU, stage i's and stage
+ * PP-1-i's (DeepSeek-V3 section 3.2.1, Table 2: two copies of the
+ * parameters): the GPU of the first stage also holds the last's (with the
+ * output head and its loss, and the MTP modules), a middle one two middle
+ * chunks. Weights, gradients and optimizer state add; the activations are
+ * the PP+1 micro-batches of one chunk that stage_bytes counted (the
+ * larger); reserved bytes once. */
+static void dualpipe_pairs(stage_mem st[3]) {
+    stage_mem ends = st[0];
+    ends.w += st[2].w;
+    ends.g += st[2].g;
+    ends.o += st[2].o;
+    ends.a = fmax(st[0].a, st[2].a);
+    ends.x = st[2].x;
+    st[1].w *= 2;
+    st[1].g *= 2;
+    st[1].o *= 2;
+    st[0] = st[2] = ends;
+}
+
 int mem_estimate(const llm_spec *m, const train_plan *p, int v, const mem_layout *lay,
                  const gpu_spec *g, const train_params *q, memory_breakdown *out) {
     /* A plan built by hand may not have been through train_plan_defaults:
@@ -234,9 +255,11 @@ int mem_estimate(const llm_spec *m, const train_plan *p, int v, const mem_layout
     int idx[3] = { 0, pp > 2 ? 1 : pp - 1, pp - 1 };
     int layers[3] = { lay->first, pp > 2 ? lay->mid : lay->last, lay->last };
     memset(out, 0, sizeof *out);
+    stage_mem st[3];
+    for (int i = 0; i < 3; i++) stage_bytes(m, p, v, layers[i], idx[i], q, nmicro, &st[i]);
+    if (p->schedule == PP_DUALPIPE && pp > 1) dualpipe_pairs(st);
     for (int i = 0; i < 3; i++) {
-        stage_mem s;
-        stage_bytes(m, p, v, layers[i], idx[i], q, nmicro, &s);
+        stage_mem s = st[i];
         double total = s.w + s.g + s.o + s.a + s.x;
         if (total > out->total_bytes) {
             out->weights_bytes = s.w;

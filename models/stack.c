@@ -51,8 +51,10 @@ const catalog_field catalog_fields_stack[] = {
       "FP8 primary weights under precision=fp8 (no bf16 copy of the weights)" },
     { "grad-reduce-bf16", FIELD_BOOL, N(stack_spec, grad_reduce_bf16), 0, 0,
       "gradients accumulate and reduce in bf16, not fp32" },
-    { "moe-dispatch-fp8", FIELD_BOOL, N(stack_spec, moe_dispatch_fp8), 0, 0,
-      "MoE all-to-all dispatch in FP8 under fp8/fp4 training (combine stays BF16)" },
+    { "fp8-activations", FIELD_BOOL, N(stack_spec, fp8_activations), 0, 0,
+      "DeepSeek-V3 low-precision activations under fp8/fp4: FP8 dispatch and SwiGLU inputs, E5M6 attention output" },
+    { "adam-moment-bytes", FIELD_NUMBER, N(stack_spec, adam_moment_bytes), 0, 0,
+      "bytes of each Adam moment (0: fp32, 4)" },
     { NULL, 0, 0, 0, 0, 0, NULL }
 };
 

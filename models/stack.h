@@ -76,10 +76,16 @@ typedef struct stack_spec {
                                         fp8_model_init; Megatron fp8_param_gather): no bf16 copy */
     int grad_reduce_bf16;            /* 1: gradients accumulate and reduce in bf16 (Megatron
                                         grad_reduce_in_fp32=False, Apex grad_sync_dtype=bf16) */
-    int moe_dispatch_fp8;            /* 1: under precision fp8 (or fp4) the MoE all-to-all
-                                        dispatch sends FP8 activations with their 1x128
-                                        scales, the combine BF16 (DeepSeek-V3 section 3.3.3;
-                                        DeepEP); 0: BF16 both ways (Megatron-Core default) */
+    int fp8_activations;             /* 1: under precision fp8 (or fp4), DeepSeek-V3's
+                                        low-precision storage and communication (sections
+                                        3.3.2-3.3.3): the MoE dispatch sends FP8 with 1x128
+                                        tile scales (the combine stays BF16), the experts'
+                                        SwiGLU inputs are cached in FP8, and the attention
+                                        output is cached once in E5M6 (1.5 bytes) for both
+                                        the attention backward and the output projection;
+                                        0: BF16 (Megatron-Core default) */
+    double adam_moment_bytes;        /* bytes of each of Adam's two moments; 0: fp32 (4).
+                                        DeepSeek-V3 keeps them in BF16 (section 3.3.2) */
 } stack_spec;
 
 /* How a stack runs the elementwise work of a layer (models/transformer.c,

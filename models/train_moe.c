@@ -43,7 +43,7 @@ int train_per_node(int ranks, int stride, int gpn) {
  * dispatches in FP8 and the GEMMs run in FP8 or FP4, else BF16. */
 static double dispatch_bytes(const train_plan *p) {
     int low = p->precision == PREC_FP8 || p->precision == PREC_FP4;
-    return low && p->stack.moe_dispatch_fp8 ? FP8_TILE_BYTES : ACT_BYTES;
+    return low && p->stack.fp8_activations ? FP8_TILE_BYTES : ACT_BYTES;
 }
 
 /* One all-to-all of S bytes per GPU over the EP group on its placement

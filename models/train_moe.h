@@ -9,7 +9,7 @@
  *              original precision), and the top-k selection;
  *   dispatch   an all-to-all over the ep GPUs of the EP group: every token
  *              to its k experts (tokens*k*h elements per GPU), in FP8 where
- *              the stack dispatches so (stack moe-dispatch-fp8);
+ *              the stack dispatches so (stack fp8-activations);
  *   experts    per local expert (experts/ep of them), the gated FFN on the
  *              tokens routed to it: tokens*k*ep/experts rows on average, x
  *              expert-imbalance on the busiest GPU (it sets the pace), run

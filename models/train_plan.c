@@ -171,6 +171,10 @@ void train_plan_defaults(train_plan *p) {
     if (p->schedule == PP_DUALPIPE) p->virtual_stages = 1;
 }
 
+void train_plan_model_defaults(train_plan *p, const llm_spec *m) {
+    if (m && m->kv_lora_rank > 0 && p->selective == SELECTIVE_AUTO) p->selective = SELECTIVE_ATTENTION;
+}
+
 int train_plan_ep(const train_plan *p) { return p->ep > 1 ? p->ep : 1; }
 int train_plan_etp(const train_plan *p) { return p->etp > 1 ? p->etp : 1; }
 int train_plan_edp(const train_plan *p) {

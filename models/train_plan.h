@@ -214,6 +214,12 @@ void train_plan_auto_stack(const train_plan *p, stack_spec *s);
  * pp = 1, where it is 1. Idempotent. */
 void train_plan_defaults(train_plan *p);
 
+/* The defaults that depend on the model, before train_plan_defaults: an
+ * MLA model (kv_lora_rank > 0) recomputes selectively the attention way
+ * whatever tp: RMSNorm and the up-projections from the cached latents
+ * (DeepSeek-V3 section 3.2.3). m may be NULL (nothing to do). */
+void train_plan_model_defaults(train_plan *p, const llm_spec *m);
+
 /* Expert parallel sizes of a plan (1 when not given), and the expert data
  * parallel size: the GPUs of one pipeline stage (tp*dp*cp) over ep*etp. */
 int train_plan_ep(const train_plan *p);

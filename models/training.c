@@ -287,6 +287,20 @@ static double layer_gemm_s(const llm_spec *m, const train_plan *p, const gpu_spe
     return gemm;
 }
 
+/* MLA's up-projections of one forward (the GEMMs out of the query and KV
+ * latents), which selective recomputation runs again from the cached
+ * latents (DeepSeek-V3 section 3.2.3). 0 without MLA. */
+static double mla_up_s(const llm_spec *m, const train_plan *p, const gpu_spec *g, double tokens) {
+    if (m->kv_lora_rank <= 0) return 0;
+    tf_gemm gm[TF_ATTN_GEMMS_MAX];
+    int n = tf_attn_gemms(m, tokens, p->tp, gm);
+    double t = 0;
+    for (int i = 0; i < n; i++)
+        if (gm[i].k == m->kv_lora_rank || (m->q_lora_rank > 0 && gm[i].k == m->q_lora_rank))
+            t += train_gemm_s(g, p, gm[i].m, gm[i].n, gm[i].k);
+    return t;
+}
+
 /* The all-to-all of a MoE layer against compute (moe_overlap): on the
  * critical path, or hidden behind the compute of the micro-batch whose
  * chunk runs beside it (the layer's forward, backward and recompute),
@@ -332,7 +346,7 @@ static void layer_costs(const llm_spec *m, const train_plan *p, const fabric *f,
     double whole = layer_recompute_fraction(p);
     c->recompute = whole * c->fwd;
     if (p->recompute == RECOMPUTE_SELECTIVE && whole == 0)
-        c->recompute = elem_f + (p->attn_unfused ? attn_f : 0);
+        c->recompute = elem_f + (p->attn_unfused ? attn_f : 0) + mla_up_s(m, p, g, tokens);
 
     /* Tensor parallel: per pass 2 all-reduces, or 2 all-gathers and 2
      * reduce-scatters of the full activation (nccl-tests size convention). */
@@ -757,6 +771,7 @@ int train_step_with(const llm_spec *m, const train_plan *plan, const fabric *f,
     if (qp) qd = *qp;
     else train_params_default(&qd);
     train_plan p = *plan;
+    train_plan_model_defaults(&p, m);
     train_plan_defaults(&p);
     /* A named stack's figures replace the software figures of the params;
      * under `auto` they are the params' own (train_plan_auto_stack). */
@@ -766,6 +781,8 @@ int train_step_with(const llm_spec *m, const train_plan *plan, const fabric *f,
         qd.p2p_overlap = p.stack.p2p_overlap;
         qd.kernel_gap_s = p.stack.kernel_gap_s;
         qd.step_overhead_s = p.stack.step_overhead_s;
+        /* Adam: the fp32 master weight and two moments of the stack's width. */
+        if (p.stack.adam_moment_bytes > 0) qd.optimizer_state_bytes = 4 + 2 * p.stack.adam_moment_bytes;
     }
     /* async-tp= overrides the stack: on, TP collectives decomposed and
      * overlapped with their GEMMs (Wang et al., ASPLOS'23; PyTorch async TP

@@ -313,6 +313,7 @@ static void load_training(loader *L, const xmlNode *e) {
     } else {
         t->tokens = (double)t->steps * p->global_batch * p->seq_len;
     }
+    train_plan_model_defaults(p, &t->model);
     train_plan_defaults(p);
     char why[256];
     if (train_plan_check(&t->model, p, why, sizeof why) < 0) xml_fail(&L->x, e, NULL, "%s", why);
