@@ -7,6 +7,9 @@
 #   post-training); jobs[] carry ep, active_params and total_params.
 # - Bad expert-parallel plans fail with exit 2 naming the file, line and
 #   what was expected.
+# - A published training row may name a catalog preset (model column) and
+#   an ep (tests/moe-published, a made-up row): `validate --published` and
+#   tests/replay-training predict it, the same figure both ways.
 suite=moe
 . "$(dirname "$0")/clilib.sh"
 
@@ -39,6 +42,19 @@ bad imbalance 'ep="8" expert-imbalance="0.5"' "imbalance.xml:3: .*expert-imbalan
 bad overlap 'ep="8" moe-overlap="sometimes"' "overlap.xml:3: .*moe-overlap"
 bad fp4recipe 'ep="8" fp4-recipe="nvfp4"' "fp4recipe.xml:3: .*needs precision=\"fp4\""
 bad dualpipe 'ep="8" pipeline-schedule="dualpipe"' "dualpipe.xml:3: .*even pp"
+
+# ---- published rows naming a model preset and an ep ---------------------
+expect_status 0 "validate --published reads a row with model and ep columns" \
+  "$bin" validate --published tests/moe-published --json "$tmp/pub.json"
+pred=$(tr -d ' \n' <"$tmp/pub.json" | sed 's/.*"predicted"://; s/[,}].*//')
+case $pred in ''|null) no "the MoE row has no prediction: $(head -c 300 "$tmp/out")" ;;
+  *) ok "the MoE row is predicted ($pred tokens/s/GPU)" ;; esac
+if command -v python3 >/dev/null 2>&1; then
+  python3 tests/replay-training --bin "$bin" tests/moe-published/training_moe_sample.csv >"$tmp/replay" 2>&1
+  got=$(sed -n 's/.* got *\([0-9.]*\) .*/\1/p' "$tmp/replay")
+  awk -v a="$got" -v b="$pred" 'BEGIN { exit !(a > 0 && (a - b < 0.1 && b - a < 0.1)) }' &&
+    ok "replay-training writes the same scenario ($got)" || no "replay-training: $(cat "$tmp/replay")"
+else skip "replay-training needs python3"; fi
 
 echo "$n checks, $fails failed"
 [ "$fails" = 0 ]
