@@ -23,19 +23,20 @@ static void fabric_for(fabric *f, const char *node, int gpus) {
     assert_int_equal(fabric_init(f, cat, n, (gpus + n->gpus - 1) / n->gpus), 0);
 }
 
-/* Mixtral 8x7B on 2 DGX H100 nodes: tp 2, dp 8, ep as given. */
-static train_plan mixtral_plan(int ep) {
+/* A plan of tp x pp x dp GPUs with ep, micro-batch 1 of 4K tokens, ZeRO-1,
+ * selective recompute, no MoE overlap. */
+static train_plan moe_plan(int tp, int pp, int dp, int ep, int gb, precision prec) {
     train_plan p;
     memset(&p, 0, sizeof p);
-    p.tp = 2;
-    p.pp = 1;
-    p.dp = 8;
+    p.tp = tp;
+    p.pp = pp;
+    p.dp = dp;
     p.cp = 1;
     p.ep = ep;
-    p.global_batch = 64;
+    p.global_batch = gb;
     p.micro_batch = 1;
     p.seq_len = 4096;
-    p.precision = PREC_BF16;
+    p.precision = prec;
     p.sharding = SHARD_ZERO1;
     p.recompute = RECOMPUTE_SELECTIVE;
     p.sequence_parallel = -1;
@@ -43,6 +44,9 @@ static train_plan mixtral_plan(int ep) {
     p.moe_overlap = MOE_OVERLAP_NONE;
     return p;
 }
+
+/* Mixtral 8x7B on 2 DGX H100 nodes: tp 2, dp 8, ep as given. */
+static train_plan mixtral_plan(int ep) { return moe_plan(2, 1, 8, ep, 64, PREC_BF16); }
 
 static train_result step(const char *model, const char *node, const train_plan *p) {
     fabric f;
@@ -134,25 +138,7 @@ static void test_imbalance(void **state) {
 /* DeepSeek-V3 across nodes: node-limited routing sends fewer copies over
  * the NICs; DualPipe's bubble is smaller than 1F1B's and its overlap hides
  * the all-to-all. */
-static train_plan deepseek_plan(void) {
-    train_plan p;
-    memset(&p, 0, sizeof p);
-    p.tp = 1;
-    p.pp = 16;
-    p.dp = 16;
-    p.cp = 1;
-    p.ep = 16;
-    p.global_batch = 512;
-    p.micro_batch = 1;
-    p.seq_len = 4096;
-    p.precision = PREC_FP8;
-    p.sharding = SHARD_ZERO1;
-    p.recompute = RECOMPUTE_SELECTIVE;
-    p.sequence_parallel = -1;
-    p.attn_unfused = -1;
-    p.moe_overlap = MOE_OVERLAP_NONE;
-    return p;
-}
+static train_plan deepseek_plan(void) { return moe_plan(1, 16, 16, 16, 512, PREC_FP8); }
 
 static void test_deepseek(void **state) {
     (void)state;
