@@ -1,5 +1,7 @@
 /*
- * training: one training step of a dense decoder on a parallel plan.
+ * training: one training step of a decoder, dense or mixture-of-experts
+ * (the routed FFN of a MoE layer: models/train_moe.c; docs/moe-training.md),
+ * on a parallel plan.
  *
  * The step is built bottom-up from one transformer layer on one GPU for one
  * micro-batch (b sequences of s tokens, s/cp of them on this GPU):
