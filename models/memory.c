@@ -13,6 +13,7 @@
 #include "models/transformer.h"
 
 #define ACT_BYTES 2.0          /* activations in bf16/fp16 */
+#define E5M6_BYTES 1.5         /* DeepSeek-V3's 12-bit cache of the attention output (section 3.3.2) */
 #define WEIGHT_BYTES 2.0       /* working copy of the weights in bf16/fp16 */
 #define LOSS_BYTES_PER_LOGIT 4.0 /* the loss's fp32 softmax (see memory.h) */
 #define BF16_GRAD_BYTES 2.0    /* gradient buffer under grad-reduce-bf16 (see memory.h) */
@@ -87,28 +88,54 @@ static double layer_act_per_token(const llm_spec *m, const train_plan *p, recomp
     tf_dims_of(m, &d);
     double tp = p->tp > 0 ? p->tp : 1;
     double hid_div = p->sequence_parallel ? tp : 1;
-    double ffn_out = (d.gated ? 2 : 1) * d.f;
     /* Under FP8 the linear layers save their inputs for the weight gradient
      * as the FP8 copies they cast (Transformer Engine's Linear and
-     * LayerNormLinear, torchao's Float8Linear): 1 byte, not 2. The inputs:
+     * LayerNormLinear, torchao's Float8Linear): 1 byte, not 2 (under FP4
+     * the FP4 copy with its block scales, fp4_element_bytes). The inputs:
      * the norm outputs, the attention output (proj) and the activation
      * output (fc2). */
-    double lin = p->precision == PREC_FP8 ? 0.5 : 1;
+    double lin = p->precision == PREC_FP8 ? 0.5
+               : p->precision == PREC_FP4 ? fp4_element_bytes((fp4_recipe)p->fp4_recipe) / ACT_BYTES : 1;
+    /* Q, K and V as the attention keeps them: under MLA the per-head
+     * query/key (qk_dim) and value (v_dim) widths, and the latents (not
+     * split by tp). A MoE layer's FFN: its shared experts as a dense FFN,
+     * and per token k x imbalance dispatched rows on the busiest GPU, each
+     * keeping its input and its expert's intermediates (split by etp). */
+    double qd = d.q_dim, kv2 = 2 * d.kv_dim, f = d.f, whole = 0, rows = 0, fe = 0;
+    if (m->kv_lora_rank > 0) {
+        qd = d.heads * d.qk_dim;
+        kv2 = d.heads * (d.qk_dim + d.v_dim);
+        whole = m->kv_lora_rank + m->rope_head_dim + (m->q_lora_rank > 0 ? m->q_lora_rank : 0);
+    }
+    if (tf_is_moe(m)) {
+        fe = (m->expert_ffn_hidden > 0 ? m->expert_ffn_hidden : m->ffn_hidden) / (double)train_plan_etp(p);
+        f = m->shared_experts * fe * train_plan_etp(p);
+        rows = m->experts_per_token * train_plan_imbalance(p) * train_plan_etp(p) / tp;
+    }
+    double ffn_out = (d.gated ? 2 : 1) * f;
+    /* The SwiGLU inputs of the experts: FP8 where the stack caches them so. */
+    int low = p->precision == PREC_FP8 || p->precision == PREC_FP4;
+    double swiglu_in = (d.gated ? 2 : 1) * fe * (low && p->stack.fp8_activations ? 0.5 : 1);
     double hidden, split, scores = 0;
     if (r == RECOMPUTE_SELECTIVE && p->selective == SELECTIVE_OPS) return sac_ops_act_per_token(&d, p);
     if (r == RECOMPUTE_SELECTIVE) {
         /* Keep the norm inputs (the residual stream) and what the GEMMs and
          * the attention backward need; recompute norms, the activation
-         * function and (unfused) the attention scores. */
+         * function and (unfused) the attention scores. Under MLA the
+         * up-projected Q, K, V are recomputed from the latents too: only
+         * the attention output is kept (DeepSeek-V3 section 3.2.3). */
         hidden = 2 * d.h;
-        split = (1 + lin) * d.q_dim + 2 * d.kv_dim + ffn_out;
+        double out = low && p->stack.fp8_activations ? E5M6_BYTES / ACT_BYTES : 1 + lin;
+        split = (m->kv_lora_rank > 0 ? out * d.heads * d.v_dim : (1 + lin) * qd + kv2) + ffn_out;
+        whole += rows * (lin * d.h + swiglu_in);
     } else {
         hidden = (2 + 2 * lin) * d.h;           /* norm inputs and outputs */
-        split = (1 + lin) * d.q_dim + 2 * d.kv_dim + ffn_out + lin * d.f;
+        split = (1 + lin) * qd + kv2 + ffn_out + lin * f;
+        whole += rows * (lin * d.h + swiglu_in + lin * fe);
         if (p->attn_unfused)                    /* softmax out, dropout mask and out */
             scores = 5 * (d.heads / tp) * p->seq_len / ACT_BYTES;
     }
-    return ACT_BYTES * (hidden / hid_div + split / tp + scores);
+    return ACT_BYTES * (hidden / hid_div + split / tp + scores + whole);
 }
 
 double mem_layer_activation_bytes(const llm_spec *m, const train_plan *p) {
@@ -119,12 +146,28 @@ double mem_layer_activation_bytes(const llm_spec *m, const train_plan *p) {
     return tokens * layer_act_per_token(m, p, r);
 }
 
-/* Parameters held by one GPU of a stage with n layers. */
-static double stage_params(const llm_spec *m, const train_plan *p, int n, int first, int last) {
+double mem_stage_params(const llm_spec *m, const train_plan *p, int n, int first, int last,
+                        double *expert) {
     double tp = p->tp > 0 ? p->tp : 1;
-    double x = n * tf_layer_params(m);
+    double x, e = 0, exp_div = (double)train_plan_ep(p) * train_plan_etp(p);
+    if (!tf_is_moe(m)) {
+        x = n * tf_layer_params(m);
+    } else {
+        /* The routed layers of the stage: all of them but the dense ones
+         * that lead the model (a whole model keeps its count exactly). */
+        int nm = n < tf_moe_layers(m) ? n : tf_moe_layers(m);
+        x = nm * tf_moe_layer_other_params(m) + (n - nm) * tf_dense_layer_params(m);
+        e = nm * tf_moe_layer_routed_params(m);
+    }
     if (first) x += tf_embedding_params(m);
     if (last) x += (p->pp > 1 && m->tied_embeddings) ? tf_embedding_params(m) : tf_output_params(m);
+    if (last && m->mtp_depth > 0) {
+        /* The MTP modules sit on the last stage (DeepSeek-V3 section 3.2.1). */
+        double routed = m->mtp_depth * tf_moe_layer_routed_params(m);
+        x += tf_mtp_params(m) - routed;
+        e += routed;
+    }
+    *expert = e / exp_div;
     return x / tp;
 }
 
@@ -144,9 +187,11 @@ static void stage_bytes(const llm_spec *m, const train_plan *p, int v, int n, in
                         const train_params *q, int nmicro, stage_mem *s) {
     int pp = p->pp > 0 ? p->pp : 1;
     int first = index == 0, last = index == pp - 1;
-    /* Sharding spans the context-parallel ranks too (same weights). */
+    /* Sharding spans the context-parallel ranks too (same weights); expert
+     * weights shard over their expert data-parallel group instead. */
     double dp = (double)(p->dp > 0 ? p->dp : 1) * (p->cp > 0 ? p->cp : 1), tp = p->tp > 0 ? p->tp : 1;
-    double params = stage_params(m, p, n, first, last);
+    double edp = train_plan_edp(p);
+    double ex, params = mem_stage_params(m, p, n, first, last, &ex);
     int fsdp_flat = p->sharding == SHARD_FSDP && pp == 1;
 
     double wbytes = weight_bytes_per_param(p);
@@ -154,24 +199,28 @@ static void stage_bytes(const llm_spec *m, const train_plan *p, int v, int n, in
         /* The sharded parameters are the fp32 master copy (counted with the
          * optimizer state); bf16 exists only for the gathered layers. */
         int gathered = n < 2 ? n : 2;
-        s->w = wbytes * gathered * tf_layer_params(m) / tp;
+        s->w = tf_is_moe(m) && n > 0 ? wbytes * gathered * (params + ex) / n
+                                     : wbytes * gathered * tf_layer_params(m) / tp;
     } else {
         /* Without resharding after the forward, every layer's gathered
          * weights stay until its backward. */
-        s->w = wbytes * params;
+        s->w = wbytes * (params + ex);
     }
-    double grad_div = (p->sharding == SHARD_ZERO2 || fsdp_flat) ? dp : 1;
-    double opt_div = p->sharding == SHARD_NONE ? 1 : dp;
+    int grad_shard = p->sharding == SHARD_ZERO2 || fsdp_flat;
+    double grad_div = grad_shard ? dp : 1, grad_div_e = grad_shard ? edp : 1;
+    double opt_div = p->sharding == SHARD_NONE ? 1 : dp, opt_div_e = p->sharding == SHARD_NONE ? 1 : edp;
     if (p->stack.grad_reduce_bf16 && p->precision != PREC_FP16) {
         /* A bf16 gradient buffer, and the optimizer's fp32 copy of the
          * gradients it steps on, sharded as its state is (memory.h). */
-        s->g = BF16_GRAD_BYTES * params / grad_div + FP32_MAIN_GRAD_BYTES * params / opt_div;
+        s->g = BF16_GRAD_BYTES * params / grad_div + FP32_MAIN_GRAD_BYTES * params / opt_div
+             + BF16_GRAD_BYTES * ex / grad_div_e + FP32_MAIN_GRAD_BYTES * ex / opt_div_e;
     } else {
-        s->g = train_grad_bytes(p, q) * params / grad_div;
+        s->g = train_grad_bytes(p, q) * params / grad_div + train_grad_bytes(p, q) * ex / grad_div_e;
     }
-    s->o = q->optimizer_state_bytes * params / opt_div;
+    s->o = q->optimizer_state_bytes * params / opt_div + q->optimizer_state_bytes * ex / opt_div_e;
 
-    double in_flight = pp - index;
+    /* DualPipe keeps PP+1 micro-batches' activations (DeepSeek-V3 Table 2). */
+    double in_flight = p->schedule == PP_DUALPIPE ? pp + 1 : pp - index;
     if (in_flight > nmicro) in_flight = nmicro;
     if (in_flight < 1) in_flight = 1;
     if (index == 0 && p->schedule == PP_INTERLEAVED && v > 1)
@@ -193,6 +242,26 @@ static void stage_bytes(const llm_spec *m, const train_plan *p, int v, int n, in
     s->x = q->reserved_bytes + (last ? tokens * m->vocab / tp * LOSS_BYTES_PER_LOGIT : 0);
 }
 
+/* DualPipe puts two pipeline chunks on each GPU, stage i's and stage
+ * PP-1-i's (DeepSeek-V3 section 3.2.1, Table 2: two copies of the
+ * parameters): the GPU of the first stage also holds the last's (with the
+ * output head and its loss, and the MTP modules), a middle one two middle
+ * chunks. Weights, gradients and optimizer state add; the activations are
+ * the PP+1 micro-batches of one chunk that stage_bytes counted (the
+ * larger); reserved bytes once. */
+static void dualpipe_pairs(stage_mem st[3]) {
+    stage_mem ends = st[0];
+    ends.w += st[2].w;
+    ends.g += st[2].g;
+    ends.o += st[2].o;
+    ends.a = fmax(st[0].a, st[2].a);
+    ends.x = st[2].x;
+    st[1].w *= 2;
+    st[1].g *= 2;
+    st[1].o *= 2;
+    st[0] = st[2] = ends;
+}
+
 int mem_estimate(const llm_spec *m, const train_plan *p, int v, const mem_layout *lay,
                  const gpu_spec *g, const train_params *q, memory_breakdown *out) {
     /* A plan built by hand may not have been through train_plan_defaults:
@@ -206,9 +275,11 @@ int mem_estimate(const llm_spec *m, const train_plan *p, int v, const mem_layout
     int idx[3] = { 0, pp > 2 ? 1 : pp - 1, pp - 1 };
     int layers[3] = { lay->first, pp > 2 ? lay->mid : lay->last, lay->last };
     memset(out, 0, sizeof *out);
+    stage_mem st[3];
+    for (int i = 0; i < 3; i++) stage_bytes(m, p, v, layers[i], idx[i], q, nmicro, &st[i]);
+    if (p->schedule == PP_DUALPIPE && pp > 1) dualpipe_pairs(st);
     for (int i = 0; i < 3; i++) {
-        stage_mem s;
-        stage_bytes(m, p, v, layers[i], idx[i], q, nmicro, &s);
+        stage_mem s = st[i];
         double total = s.w + s.g + s.o + s.a + s.x;
         if (total > out->total_bytes) {
             out->weights_bytes = s.w;

@@ -81,6 +81,13 @@ int mem_estimate(const llm_spec *m, const train_plan *p, int v, const mem_layout
  * counting full recompute, which keeps only the layer input). */
 double mem_layer_activation_bytes(const llm_spec *m, const train_plan *p);
 
+/* Parameters one GPU of a stage with n layers holds (first, last: whether
+ * it is the first or last stage), split by tp; *expert gets the routed
+ * experts' weights it holds, split by ep*etp (0 for a dense model). The
+ * last stage holds the MTP modules. */
+double mem_stage_params(const llm_spec *m, const train_plan *p, int n, int first, int last,
+                        double *expert);
+
 /* "needs 93.1 GB per GPU, H100-SXM5-80GB has 80 GB; try recompute=full or
  * pp=16 dp=4": tries recompute=full, ZeRO-1, FSDP, micro-batch 1, pp x2,
  * tp x2 (within a node of node_gpus GPUs; 0 = 8), pp x4, on the same GPUs

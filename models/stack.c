@@ -40,7 +40,7 @@ const catalog_field catalog_fields_stack[] = {
     { "kernel-gap", FIELD_DURATION, N(stack_spec, kernel_gap_s), 0, 1e-6, "idle time between dependent kernels" },
     { "step-overhead", FIELD_DURATION, N(stack_spec, step_overhead_s), 0, 0.005, "host work per step" },
     { "fp8-recipe", FIELD_STR, S(stack_spec, fp8_recipe), 0, 0,
-      "FP8 recipe under precision=fp8: delayed (default), tensorwise, rowwise, mxfp8" },
+      "FP8 recipe under precision=fp8: delayed (default), tensorwise, rowwise, mxfp8, blockwise" },
     { "fp8-weight-cache", FIELD_BOOL, N(stack_spec, fp8_weight_cache), 0, 1,
       "FP8 weight copies persist between micro-batches" },
     { "pipeline-schedules", FIELD_STR, S(stack_spec, pipeline_schedules), 0, 0,
@@ -53,13 +53,18 @@ const catalog_field catalog_fields_stack[] = {
       "gradients accumulate and reduce in bf16, not fp32" },
     { "selective", FIELD_STR, S(stack_spec, selective), 0, 0,
       "what recompute=selective recomputes: auto (default), attention, layers, ops" },
+    { "fp8-activations", FIELD_BOOL, N(stack_spec, fp8_activations), 0, 0,
+      "DeepSeek-V3 low-precision activations under fp8/fp4: FP8 dispatch and SwiGLU inputs, E5M6 attention output" },
+    { "adam-moment-bytes", FIELD_NUMBER, N(stack_spec, adam_moment_bytes), 0, 0,
+      "bytes of each Adam moment (0: fp32, 4)" },
     { NULL, 0, 0, 0, 0, 0, NULL }
 };
 
 /* ---- Names ------------------------------------------------------------------ */
 
 static const char *attention_names[ATTN_COUNT] = { "unfused", "fused-softmax", "flash2", "flash3" };
-static const char *recipe_names[FP8_COUNT] = { "none", "delayed", "tensorwise", "rowwise", "mxfp8" };
+static const char *recipe_names[FP8_COUNT] = { "none", "delayed", "tensorwise", "rowwise", "mxfp8",
+                                                "blockwise" };
 static const char *elementwise_names[ELEM_COUNT] = { "fused", "eager" };
 static const char *selective_names[SELECTIVE_COUNT] = { "auto", "attention", "layers", "ops" };
 #define SCHEDULES_DEFAULT "1f1b,interleaved"
@@ -175,9 +180,11 @@ int stack_check(const stack_spec *s, char *why, size_t len) {
  * each orientation (OCP Microscaling Formats spec v1.0). */
 
 double fp8_cast_bytes(fp8_recipe r) {
-    static const double reads[FP8_COUNT] = { 0, 1, 2, 4, 1 };
+    static const double reads[FP8_COUNT] = { 0, 1, 2, 4, 1, 1 };
     if (r <= FP8_NONE || r >= FP8_COUNT) return 0;
-    double scales = r == FP8_MXFP8 ? 2.0 / 32 : 0;
+    /* Block scales: MXFP8 one E8M0 byte per 32 elements (and the
+     * transpose's), blockwise one FP32 per 1x128 tile. */
+    double scales = r == FP8_MXFP8 ? 2.0 / 32 : r == FP8_BLOCKWISE ? 4.0 / 128 : 0;
     return 2 * reads[r] + 2 * 1 + scales;
 }
 
@@ -186,5 +193,5 @@ double fp8_cast_bytes(fp8_recipe r) {
  * false): one byte each, plus MXFP8's block scales. */
 double fp8_weight_bytes(fp8_recipe r) {
     if (r <= FP8_NONE || r >= FP8_COUNT) return 0;
-    return 2 + (r == FP8_MXFP8 ? 2.0 / 32 : 0);
+    return 2 + (r == FP8_MXFP8 ? 2.0 / 32 : r == FP8_BLOCKWISE ? 2 * 4.0 / (128 * 128) : 0);
 }

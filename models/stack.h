@@ -19,6 +19,10 @@
  *               GEMMs with per-row scales in their epilogue
  *   mxfp8       a scale per 32 elements (OCP MX, Blackwell tensor cores):
  *               block amax and cast in one read
+ *   blockwise   DeepSeek-V3's fine-grained scaling (arXiv 2412.19437,
+ *               section 3.3.1): an FP32 scale per 1x128 tile of activations
+ *               and per 128x128 block of weights, amax and cast in one read
+ *               of the tile (Transformer Engine Float8BlockScaling)
  * Layers: models/catalog <- stack <- train_plan.
  */
 #ifndef CT_STACK_H
@@ -50,7 +54,9 @@ typedef enum selective_kind {
     SELECTIVE_AUTO, SELECTIVE_ATTENTION, SELECTIVE_LAYERS, SELECTIVE_OPS, SELECTIVE_COUNT
 } selective_kind;
 
-typedef enum fp8_recipe { FP8_NONE, FP8_DELAYED, FP8_TENSORWISE, FP8_ROWWISE, FP8_MXFP8, FP8_COUNT } fp8_recipe;
+typedef enum fp8_recipe {
+    FP8_NONE, FP8_DELAYED, FP8_TENSORWISE, FP8_ROWWISE, FP8_MXFP8, FP8_BLOCKWISE, FP8_COUNT
+} fp8_recipe;
 
 typedef struct stack_spec {
     char name[CATALOG_NAME_MAX];
@@ -86,6 +92,16 @@ typedef struct stack_spec {
                                         grad_reduce_in_fp32=False, Apex grad_sync_dtype=bf16) */
     char selective[16];              /* a selective_kind name: what recompute="selective"
                                         recomputes under this stack; empty or "auto": by tp */
+    int fp8_activations;             /* 1: under precision fp8 (or fp4), DeepSeek-V3's
+                                        low-precision storage and communication (sections
+                                        3.3.2-3.3.3): the MoE dispatch sends FP8 with 1x128
+                                        tile scales (the combine stays BF16), the experts'
+                                        SwiGLU inputs are cached in FP8, and the attention
+                                        output is cached once in E5M6 (1.5 bytes) for both
+                                        the attention backward and the output projection;
+                                        0: BF16 (Megatron-Core default) */
+    double adam_moment_bytes;        /* bytes of each of Adam's two moments; 0: fp32 (4).
+                                        DeepSeek-V3 keeps them in BF16 (section 3.3.2) */
 } stack_spec;
 
 /* How a stack runs the elementwise work of a layer (models/transformer.c,

@@ -14,7 +14,9 @@
 
 static const char *shard_names[] = { "none", "zero1", "zero2", "fsdp" };
 static const char *recompute_names[] = { "none", "selective", "full" };
-static const char *schedule_names[] = { "1f1b", "interleaved" };
+static const char *schedule_names[] = { "1f1b", "interleaved", "dualpipe" };
+static const char *overlap_names[] = { "none", "a2a", "dualpipe" };
+static const char *fp4_names[] = { "none", "nvfp4", "mxfp4" };
 
 static int lookup(const char *z, const char *const *names, int n) {
     for (int i = 0; z && i < n; i++)
@@ -31,9 +33,24 @@ int recompute_parse(const char *z) { return lookup(z, recompute_names, 3); }
 const char *recompute_name(recompute r) {
     return (r >= 0 && r <= RECOMPUTE_FULL) ? recompute_names[r] : "?";
 }
-int pp_schedule_parse(const char *z) { return lookup(z, schedule_names, 2); }
+int pp_schedule_parse(const char *z) { return lookup(z, schedule_names, 3); }
 const char *pp_schedule_name(pp_schedule s) {
-    return (s >= 0 && s <= PP_INTERLEAVED) ? schedule_names[s] : "?";
+    return (s >= 0 && s <= PP_DUALPIPE) ? schedule_names[s] : "?";
+}
+int moe_overlap_parse(const char *z) { return lookup(z, overlap_names, 3); }
+const char *moe_overlap_name(moe_overlap o) {
+    return (o >= 0 && o <= MOE_OVERLAP_DUALPIPE) ? overlap_names[o] : "?";
+}
+int fp4_recipe_parse(const char *z) {
+    int r = lookup(z, fp4_names, FP4_COUNT);
+    return r == FP4_NONE ? -1 : r;
+}
+const char *fp4_recipe_name(fp4_recipe r) {
+    return (r >= 0 && r < FP4_COUNT) ? fp4_names[r] : "?";
+}
+/* Sources in train_plan.h (fp4_recipe). */
+double fp4_element_bytes(fp4_recipe r) {
+    return 0.5 + (r == FP4_MXFP4 ? 1.0 / 32 : 1.0 / 16);
 }
 
 /* ---- Parameters ----------------------------------------------------------- */
@@ -149,6 +166,58 @@ void train_plan_defaults(train_plan *p) {
         p->selective = k > SELECTIVE_AUTO ? (selective_kind)k
                                           : p->tp > 1 ? SELECTIVE_ATTENTION : SELECTIVE_LAYERS;
     }
+    if (p->ep < 1) p->ep = 1;
+    if (p->etp < 1) p->etp = 1;
+    if (!(p->expert_imbalance > 0)) p->expert_imbalance = 1;
+    if ((int)p->moe_overlap < 0)
+        p->moe_overlap = p->schedule == PP_DUALPIPE ? MOE_OVERLAP_DUALPIPE : MOE_OVERLAP_NONE;
+    if (p->fp4_recipe <= FP4_NONE || p->fp4_recipe >= FP4_COUNT) p->fp4_recipe = FP4_NVFP4;
+    if (p->schedule == PP_DUALPIPE) p->virtual_stages = 1;
+}
+
+void train_plan_model_defaults(train_plan *p, const llm_spec *m) {
+    if (m && m->kv_lora_rank > 0 && p->selective == SELECTIVE_AUTO) p->selective = SELECTIVE_ATTENTION;
+}
+
+int train_plan_ep(const train_plan *p) { return p->ep > 1 ? p->ep : 1; }
+int train_plan_etp(const train_plan *p) { return p->etp > 1 ? p->etp : 1; }
+int train_plan_edp(const train_plan *p) {
+    long stage = (long)(p->tp > 0 ? p->tp : 1) * (p->dp > 0 ? p->dp : 1) * (p->cp > 0 ? p->cp : 1);
+    long e = (long)train_plan_ep(p) * train_plan_etp(p);
+    return stage % e == 0 ? (int)(stage / e) : 1;
+}
+
+double train_plan_imbalance(const train_plan *p) {
+    double imb = p->expert_imbalance >= 1 ? p->expert_imbalance : 1;
+    if (p->capacity_factor > 0 && imb > p->capacity_factor) imb = p->capacity_factor;
+    return imb;
+}
+
+/* The expert-parallel part of the check: Megatron-Core's rules
+ * (megatron/core/parallel_state.py initialize_model_parallel: the expert
+ * grid etp x ep x edp tiles the tp x cp x dp ranks of a stage; each rank
+ * holds experts/ep whole experts). */
+static int check_moe(const llm_spec *m, const train_plan *p, char *why, size_t len) {
+#define BAD(...) do { snprintf(why, len, __VA_ARGS__); return -1; } while (0)
+    int ep = train_plan_ep(p), etp = train_plan_etp(p);
+    long stage = (long)p->tp * p->dp * p->cp;
+    if (m->experts <= 1) {
+        if (ep > 1 || etp > 1) BAD("ep and etp need a mixture-of-experts model (%s is dense)", m->name);
+        return 0;
+    }
+    if (m->experts_per_token < 1 || m->experts_per_token > m->experts)
+        BAD("model %s: experts-per-token must be 1..experts (%d)", m->name, m->experts);
+    if (m->experts % ep != 0) BAD("experts (%d) must be a multiple of ep (%d)", m->experts, ep);
+    if (stage % ((long)ep * etp) != 0)
+        BAD("ep*etp (%d*%d) must divide tp*dp*cp = %ld, the GPUs of a pipeline stage", ep, etp, stage);
+    if (etp > p->tp) BAD("etp (%d) may not exceed tp (%d)", etp, p->tp);
+    if (p->tp % etp != 0) BAD("tp (%d) must be a multiple of etp (%d)", p->tp, etp);
+    int fe = m->expert_ffn_hidden > 0 ? m->expert_ffn_hidden : m->ffn_hidden;
+    if (fe % etp != 0) BAD("expert-ffn-hidden (%d) must be a multiple of etp (%d)", fe, etp);
+    if (p->expert_imbalance < 1) BAD("expert-imbalance must be at least 1 (max/mean), got %g", p->expert_imbalance);
+    if (p->capacity_factor < 0) BAD("capacity-factor must be positive");
+    return 0;
+#undef BAD
 }
 
 int train_plan_check(const llm_spec *m, const train_plan *p, char *why, size_t len) {
@@ -159,8 +228,6 @@ int train_plan_check(const llm_spec *m, const train_plan *p, char *why, size_t l
     if (m->hidden % m->heads != 0)
         BAD("hidden (%d) must be a multiple of heads (%d)", m->hidden, m->heads);
     if (m->heads % kv != 0) BAD("heads (%d) must be a multiple of kv-heads (%d)", m->heads, kv);
-    if (m->experts > 1)
-        BAD("model %s is a mixture of experts; the training model covers dense models", m->name);
     if (p->tp < 1 || p->pp < 1 || p->dp < 1 || p->cp < 1)
         BAD("tp, pp, dp and cp must be at least 1 (got %d, %d, %d, %d)", p->tp, p->pp, p->dp, p->cp);
     if (m->heads % p->tp != 0) BAD("heads (%d) must be a multiple of tp (%d)", m->heads, p->tp);
@@ -180,6 +247,8 @@ int train_plan_check(const llm_spec *m, const train_plan *p, char *why, size_t l
         BAD("global-batch (%d) must be a multiple of dp*micro-batch = %d*%d", p->global_batch, p->dp,
             p->micro_batch);
     if (p->precision < 0 || p->precision >= PREC_COUNT) BAD("unknown precision");
-    return 0;
+    if (p->schedule == PP_DUALPIPE && (p->pp < 2 || p->pp % 2 != 0))
+        BAD("pipeline-schedule dualpipe needs an even pp of at least 2 (got %d)", p->pp);
+    return check_moe(m, p, why, len);
 #undef BAD
 }

@@ -22,7 +22,29 @@
 
 typedef enum sharding { SHARD_NONE, SHARD_ZERO1, SHARD_ZERO2, SHARD_FSDP } sharding;
 typedef enum recompute { RECOMPUTE_NONE, RECOMPUTE_SELECTIVE, RECOMPUTE_FULL } recompute;
-typedef enum pp_schedule { PP_1F1B, PP_INTERLEAVED } pp_schedule;
+/* DUALPIPE: DeepSeek-V3's bidirectional schedule (arXiv 2412.19437, section
+ * 3.2.1): micro-batches enter from both ends of the pipeline, forward and
+ * backward chunks of two micro-batches run paired so each one's
+ * communication hides under the other's compute; bubble (PP/2-1)(F&B+B-3W)
+ * (its Table 2), two copies of the parameters, PP+1 micro-batches of
+ * activations on a stage. */
+typedef enum pp_schedule { PP_1F1B, PP_INTERLEAVED, PP_DUALPIPE } pp_schedule;
+/* How a MoE layer's all-to-all dispatch and combine meet compute:
+ *   NONE      on the critical path (Megatron-Core's default)
+ *   A2A       hidden behind the other micro-batch's forward or backward
+ *             (Megatron-Core --overlap-moe-expert-parallel-comm, "1F1B
+ *             all-to-all overlap": a forward chunk of one micro-batch runs
+ *             beside the backward chunk of another)
+ *   DUALPIPE  DeepSeek-V3's overlap of the same pairs inside DualPipe
+ *             (section 3.2.1): the same exposure rule, with DualPipe's
+ *             bubble when the schedule is dualpipe. */
+typedef enum moe_overlap { MOE_OVERLAP_NONE, MOE_OVERLAP_A2A, MOE_OVERLAP_DUALPIPE } moe_overlap;
+/* Microscaling FP4 of precision="fp4": NVFP4 (16-element blocks with an
+ * E4M3 scale, and one FP32 scale per tensor: NVIDIA, "Pretraining Large
+ * Language Models with NVFP4", arXiv 2509.25149, section 2) or MXFP4
+ * (32-element blocks with an E8M0 scale: OCP Microscaling Formats (MX)
+ * Specification v1.0, 2023, section 5). */
+typedef enum fp4_recipe { FP4_NONE, FP4_NVFP4, FP4_MXFP4, FP4_COUNT } fp4_recipe;
 /* selective_kind (what selective recomputation recomputes) is in
  * models/stack.h: a stack may name the kind its software runs. */
 
@@ -32,6 +54,14 @@ int recompute_parse(const char *z);
 const char *recompute_name(recompute r);
 int pp_schedule_parse(const char *z);
 const char *pp_schedule_name(pp_schedule s);
+int moe_overlap_parse(const char *z);
+const char *moe_overlap_name(moe_overlap o);
+int fp4_recipe_parse(const char *z);        /* "nvfp4", "mxfp4"; -1 when unknown */
+const char *fp4_recipe_name(fp4_recipe r);
+/* Bytes per element of an FP4 tensor with its block scales: 0.5 + 1/16
+ * (NVFP4: one E4M3 byte per 16; the per-tensor FP32 scale is negligible),
+ * 0.5 + 1/32 (MXFP4: one E8M0 byte per 32). */
+double fp4_element_bytes(fp4_recipe r);
 
 typedef struct train_plan {
     int tp, pp, dp, cp;              /* gpus = tp*pp*dp*cp */
@@ -80,6 +110,22 @@ typedef struct train_plan {
     int async_tp;                    /* 0: the stack's TP overlap; 1: async TP (collectives
                                         decomposed and overlapped with their GEMMs); -1:
                                         vanilla TP, nothing overlapped (scenario async-tp=) */
+    /* Mixture of experts (models/train_moe.h); ignored for a dense model. */
+    int ep;                          /* expert-parallel size: the experts split over ep
+                                        GPUs carved out of the tp*dp*cp ranks as in
+                                        Megatron-Core; 0 or 1: every GPU holds every expert */
+    int etp;                         /* expert tensor parallel size (each expert's FFN split
+                                        over etp GPUs; Megatron-Core
+                                        --expert-tensor-parallel-size); 0: 1 */
+    double expert_imbalance;         /* tokens of the busiest expert rank / the mean; 0: 1 */
+    double capacity_factor;          /* > 0: experts drop tokens beyond this factor of the
+                                        mean (GShard), capping the imbalance; 0: dropless */
+    int route_nodes;                 /* > 0: node-limited routing: a token's experts lie on
+                                        at most this many nodes, and one copy per node
+                                        crosses the NICs (DeepSeek-V3 section 2.1.2, M = 4) */
+    moe_overlap moe_overlap;         /* all-to-all against compute; -1: not given (dualpipe
+                                        under pipeline-schedule dualpipe, else none) */
+    int fp4_recipe;                  /* under precision fp4: an fp4_recipe; 0: nvfp4 */
 } train_plan;
 
 /* Figures of the step model that belong to the software rather than the
@@ -169,8 +215,23 @@ void train_plan_auto_stack(const train_plan *p, stack_spec *s);
  * pp = 1, where it is 1. Idempotent. */
 void train_plan_defaults(train_plan *p);
 
+/* The defaults that depend on the model, before train_plan_defaults: an
+ * MLA model (kv_lora_rank > 0) recomputes selectively the attention way
+ * whatever tp: RMSNorm and the up-projections from the cached latents
+ * (DeepSeek-V3 section 3.2.3). m may be NULL (nothing to do). */
+void train_plan_model_defaults(train_plan *p, const llm_spec *m);
+
+/* Expert parallel sizes of a plan (1 when not given), and the expert data
+ * parallel size: the GPUs of one pipeline stage (tp*dp*cp) over ep*etp. */
+int train_plan_ep(const train_plan *p);
+int train_plan_etp(const train_plan *p);
+int train_plan_edp(const train_plan *p);
+/* The imbalance the busiest expert GPU runs at: expert_imbalance (at least
+ * 1), capped by capacity_factor when experts drop tokens beyond it. */
+double train_plan_imbalance(const train_plan *p);
+
 /* Check a plan against the architecture (divisibility of heads by tp, layers
- * by pp*v, global batch by dp*micro_batch, ...). Returns 0, or -1 with a
+ * by pp*v, global batch by dp*micro_batch, experts by ep, ...). Returns 0, or -1 with a
  * reason in why. */
 int train_plan_check(const llm_spec *m, const train_plan *p, char *why, size_t len);
 

@@ -1,5 +1,7 @@
 /*
- * training: one training step of a dense decoder on a parallel plan.
+ * training: one training step of a decoder, dense or mixture-of-experts
+ * (the routed FFN of a MoE layer: models/train_moe.c; docs/moe-training.md),
+ * on a parallel plan.
  *
  * The step is built bottom-up from one transformer layer on one GPU for one
  * micro-batch (b sequences of s tokens, s/cp of them on this GPU):
@@ -57,6 +59,7 @@
 
 #include "models/gpu.h"
 #include "models/memory.h"
+#include "models/train_moe.h"
 #include "models/transformer.h"
 
 /* ---- Plan ----------------------------------------------------------------- */
@@ -89,55 +92,34 @@ static double hw_flops_per_token(const llm_spec *m, const train_plan *p) {
     return tf_hw_flops_per_token(m, p->seq_len, RECOMPUTE_NONE, 0) + m->layers * flops;
 }
 
-/* ---- Communication helpers ---------------------------------------------- */
-
-static double coll(const fabric *f, coll_op op, double bytes, int ranks, int per_node, int conc) {
-    if (ranks <= 1 || !(bytes > 0)) return 0;
-    coll_group g = { ranks, per_node < 1 ? 1 : per_node, conc < 1 ? 1 : conc };
-    coll_result r;
-    if (coll_time(f, op, bytes, &g, COLL_AUTO, &r) < 0) return 0;
-    return r.time_s;
-}
-
-/* Ranks of a communicator of `ranks` GPUs at stride `stride` (GPUs between
- * consecutive members) that share a node of gpn GPUs. */
-static int per_node(int ranks, int stride, int gpn) {
-    if (stride >= gpn) return 1;
-    int k = gpn / stride;
-    return ranks < k ? ranks : k;
-}
-
 /* ---- Kernels under the stack ---------------------------------------------- */
 
-/* A GEMM of the layers under the plan's precision. In FP8 it runs at the
- * FP8 peak with the GEMM's fixed cost (pipeline fill, epilogue: latency,
- * not tensor-core work) unchanged in time, so the size at which a GEMM
- * reaches half its efficiency grows with the peak: gemm_half_dim x
- * (FP8 peak / BF16 peak). The output layer stays bf16 in every stack
- * (Megatron-Core's output layer is not a Transformer Engine module;
- * torchao's float8 conversion skips "output" by default). */
-static double layer_gemm_s(const gpu_spec *g, const train_plan *p, double m, double n, double k) {
-    if (p->precision != PREC_FP8) return gpu_gemm_s(g, p->precision, m, n, k, 1);
-    gpu_spec g8 = *g;
-    double ratio = gpu_peak_flops(g, PREC_FP8) / gpu_peak_flops(g, PREC_BF16);
-    g8.gemm_half_dim = (g->gemm_half_dim > 0 ? g->gemm_half_dim : 256) * ratio;
-    return gpu_gemm_s(&g8, PREC_FP8, m, n, k, 1);
+/* Bytes of HBM traffic per element quantized: the FP8 recipe's
+ * (models/stack.c, fp8_cast_bytes), or under FP4 the same count for FP4
+ * elements with their block scales (fp4_element_bytes): NVFP4's per-tensor
+ * FP32 scale needs an amax pass before the cast (two reads), MXFP4's
+ * power-of-two block scales none (one). */
+static double cast_bytes_per_elem(const train_plan *p) {
+    if (p->precision == PREC_FP8) return fp8_cast_bytes((fp8_recipe)p->fp8_recipe);
+    if (p->precision != PREC_FP4) return 0;
+    double reads = p->fp4_recipe == FP4_MXFP4 ? 1 : 2;
+    return 2 * reads + 2 * fp4_element_bytes((fp4_recipe)p->fp4_recipe);
 }
 
-/* FP8 casts of one layer's GEMM operands per micro-batch (models/stack.c,
- * fp8_cast_bytes): the forward casts each GEMM's input (and its weight,
- * unless the stack keeps FP8 weight copies), the backward each output
- * gradient. Returns the forward's time; *bwd gets the backward's. */
-static double fp8_cast_s(const gpu_spec *g, const train_plan *p, const tf_gemm *gm, double *bwd) {
+/* FP8 (FP4) casts of one layer's n GEMM operands per micro-batch: the
+ * forward casts each GEMM's input (and its weight, unless the stack keeps
+ * low-precision weight copies), the backward each output gradient.
+ * Returns the forward's time; *bwd gets the backward's. */
+static double fp8_cast_s(const gpu_spec *g, const train_plan *p, const tf_gemm *gm, int n, double *bwd) {
     *bwd = 0;
-    if (p->precision != PREC_FP8) return 0;
+    double per = cast_bytes_per_elem(p);
+    if (!(per > 0)) return 0;
     double in = 0, out = 0, w = 0;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < n; i++) {
         in += gm[i].m * gm[i].k;
         out += gm[i].m * gm[i].n;
         w += gm[i].k * gm[i].n;
     }
-    double per = fp8_cast_bytes((fp8_recipe)p->fp8_recipe);
     *bwd = gpu_memory_s(g, out * per);
     return gpu_memory_s(g, (in + (p->stack.fp8_weight_cache ? 0 : w)) * per);
 }
@@ -162,7 +144,7 @@ static double fused_attention_s(const gpu_spec *g, const train_plan *p, double f
 /* Attention core of one layer per micro-batch, forward (returned) and
  * backward (*bwd): queries on this GPU against all s keys. */
 static double attention_s(const gpu_spec *g, const train_plan *p, const train_params *q,
-                          const tf_dims *dp, double tokens, double *bwd) {
+                          const tf_dims *dp, double tokens, double attended, double *bwd) {
     const tf_dims d = *dp;
     double b = p->micro_batch, s = p->seq_len;
     const double act = 2;
@@ -171,7 +153,7 @@ static double attention_s(const gpu_spec *g, const train_plan *p, const train_pa
     if (p->attn_unfused) {
         /* Attention stays bf16 under FP8 (Transformer Engine's DotProductAttention
          * and torchao alike quantize only the linear layers). */
-        precision ap = p->precision == PREC_FP8 ? PREC_BF16 : p->precision;
+        precision ap = p->precision == PREC_FP8 || p->precision == PREC_FP4 ? PREC_BF16 : p->precision;
         double batch = b * heads;
         double mm = gpu_gemm_s(g, ap, tokens / b, s, d.head_dim, batch)   /* QK^T */
                   + gpu_gemm_s(g, ap, tokens / b, d.head_dim, s, batch);  /* PV */
@@ -186,7 +168,11 @@ static double attention_s(const gpu_spec *g, const train_plan *p, const train_pa
          * write one gradient each: ~19 bytes per score against 13. */
         attn_b = 2 * mm + mem * 19.0 / 13.0;
     } else {
-        double flops = 2 * 2 * tokens * s * d.head_dim * heads * tf_causal_fraction(s);
+        /* QK^T over qk_dim and PV over v_dim per head (head_dim both,
+         * except under MLA); windowed layers attend to fewer keys
+         * (tf_mean_attended, scaled on the causal count). */
+        double flops = 2 * tokens * s * (d.qk_dim + d.v_dim) * heads * tf_causal_fraction(s);
+        if (attended < s) flops *= attended / s;
         attn_f = fused_attention_s(g, p, flops);
         attn_b = q->attn_bwd_factor * attn_f;
     }
@@ -261,8 +247,8 @@ static cp_cost cp_costs(const train_plan *p, const fabric *f, const tf_dims *d, 
     int same = p->tp * p->cp <= gpn;
     double hop_g;                                    /* one dK,dV hop */
     if (p->stack.cp_allgather) {
-        int rpn = per_node(p->cp, p->tp, gpn);
-        double ag = coll(f, COLL_ALLGATHER, cp * kv * act, p->cp, rpn, gpn / rpn);
+        int rpn = train_per_node(p->cp, p->tp, gpn);
+        double ag = train_coll_s(f, COLL_ALLGATHER, cp * kv * act, p->cp, rpn, gpn / rpn);
         hop_g = p2p_time_s(f, kv * CP_SUM_BYTES, same, gpn);
         c.comm_fwd = fmax(0, ag - blk_f);
         c.comm_bwd = fmax(0, ag - blk_b) + steps * fmax(0, hop_g - blk_b);
@@ -289,7 +275,7 @@ static double sac_ops_s(const llm_spec *m, const train_plan *p, const gpu_spec *
     int n = tf_layer_sac_ops_gemms(m, tokens, p->tp, sac_ops_with_wo(p), gm);
     double t = 0, cast = 0;
     for (int i = 0; i < n; i++) {
-        t += layer_gemm_s(g, p, gm[i].m, gm[i].n, gm[i].k);
+        t += train_gemm_s(g, p, gm[i].m, gm[i].n, gm[i].k);
         cast += gm[i].m * gm[i].k + gm[i].k * gm[i].n;
     }
     if (p->precision == PREC_FP8) t += gpu_memory_s(g, cast * fp8_cast_bytes((fp8_recipe)p->fp8_recipe));
@@ -305,15 +291,72 @@ typedef struct layer_cost {
     double comm_fwd;       /* exposed TP/CP communication, forward */
     double comm_bwd;       /* exposed TP/CP communication, backward (+ recompute) */
     double hidden_comm;    /* TP communication overlapped with compute */
+    double ep_comm;        /* exposed expert-parallel all-to-all, all passes */
     double gaps;           /* kernel gaps per micro-batch */
 } layer_cost;
 
+/* Which FFN a layer runs: a dense one, or a MoE layer's routed experts. */
+typedef enum layer_kind { LAYER_DENSE, LAYER_MOE } layer_kind;
+
 static double layer_total(const layer_cost *c) {
-    return c->fwd + c->bwd + c->recompute + c->comm_fwd + c->comm_bwd;
+    return c->fwd + c->bwd + c->recompute + c->comm_fwd + c->comm_bwd + c->ep_comm;
+}
+
+/* The layer's GEMMs forward (backward = input gradient + weight gradient,
+ * same shapes: twice) and their FP8/FP4 casts (*cast_f, *cast_b). A dense
+ * model without MLA: QKV, output, FFN in and out (tf_layer_gemms);
+ * otherwise the attention's GEMMs (tf_attn_gemms) and, in a dense layer,
+ * its FFN's; a MoE layer's FFN is moe_ffn_costs'. */
+static double layer_gemm_s(const llm_spec *m, const train_plan *p, const gpu_spec *g, layer_kind kind,
+                           double tokens, double *cast_f, double *cast_b) {
+    tf_gemm gm[TF_ATTN_GEMMS_MAX + 2];
+    int n = 4;
+    if (!tf_is_moe(m) && m->kv_lora_rank <= 0) {
+        tf_layer_gemms(m, tokens, p->tp, gm);
+    } else {
+        n = tf_attn_gemms(m, tokens, p->tp, gm);
+        if (kind == LAYER_DENSE) {
+            tf_ffn_gemms(m, tokens, m->ffn_hidden, p->tp, gm + n);
+            n += 2;
+        }
+    }
+    double gemm = 0;
+    for (int i = 0; i < n; i++) gemm += train_gemm_s(g, p, gm[i].m, gm[i].n, gm[i].k);
+    *cast_f = fp8_cast_s(g, p, gm, n, cast_b);
+    return gemm;
+}
+
+/* MLA's up-projections of one forward (the GEMMs out of the query and KV
+ * latents), which selective recomputation runs again from the cached
+ * latents (DeepSeek-V3 section 3.2.3). 0 without MLA. */
+static double mla_up_s(const llm_spec *m, const train_plan *p, const gpu_spec *g, double tokens) {
+    if (m->kv_lora_rank <= 0) return 0;
+    tf_gemm gm[TF_ATTN_GEMMS_MAX];
+    int n = tf_attn_gemms(m, tokens, p->tp, gm);
+    double t = 0;
+    for (int i = 0; i < n; i++)
+        if (gm[i].k == m->kv_lora_rank || (m->q_lora_rank > 0 && gm[i].k == m->q_lora_rank))
+            t += train_gemm_s(g, p, gm[i].m, gm[i].n, gm[i].k);
+    return t;
+}
+
+/* The all-to-all of a MoE layer against compute (moe_overlap): on the
+ * critical path, or hidden behind the compute of the micro-batch whose
+ * chunk runs beside it (the layer's forward, backward and recompute),
+ * what exceeds it exposed; hidden traffic slows compute by
+ * overlap_slowdown of its time, as other overlapped collectives do. */
+static void ep_exposure(const train_plan *p, const train_params *q, const moe_ffn_cost *mc,
+                        double whole, layer_cost *c) {
+    double a2a = mc->a2a_fwd * (1 + whole) + mc->a2a_bwd;
+    if (!(a2a > 0)) return;
+    double exposed = a2a;
+    if (p->moe_overlap != MOE_OVERLAP_NONE) exposed = fmax(0, a2a - (c->fwd + c->bwd + c->recompute));
+    c->ep_comm = exposed;
+    c->bwd += (a2a - exposed) * q->overlap_slowdown;
 }
 
 static void layer_costs(const llm_spec *m, const train_plan *p, const fabric *f,
-                        const train_params *q, layer_cost *c) {
+                        const train_params *q, layer_kind kind, layer_cost *c) {
     const gpu_spec *g = f->gpu;
     int gpn = f->node->gpus > 0 ? f->node->gpus : 8;
     tf_dims d;
@@ -321,30 +364,28 @@ static void layer_costs(const llm_spec *m, const train_plan *p, const fabric *f,
     double tp = p->tp, cp = p->cp, b = p->micro_batch, s = p->seq_len;
     double tokens = b * s / cp;
     const double act = 2;
+    memset(c, 0, sizeof *c);
 
-    /* GEMMs: backward = input gradient + weight gradient, same shapes. */
-    tf_gemm gm[4];
-    tf_layer_gemms(m, tokens, p->tp, gm);
-    double gemm = 0;
-    for (int i = 0; i < 4; i++) gemm += layer_gemm_s(g, p, gm[i].m, gm[i].n, gm[i].k);
-    double cast_b, cast_f = fp8_cast_s(g, p, gm, &cast_b);
+    double cast_b, cast_f, gemm = layer_gemm_s(m, p, g, kind, tokens, &cast_f, &cast_b);
+    moe_ffn_cost mc = { 0, 0, 0, 0, 0, 0 };
+    if (kind == LAYER_MOE) moe_ffn_costs(m, p, f, tokens, &mc);
 
     /* Attention core: queries on this GPU against all s keys. */
-    double attn_b, attn_f = attention_s(g, p, q, &d, tokens, &attn_b);
+    double attn_b, attn_f = attention_s(g, p, q, &d, tokens, tf_mean_attended(m, s), &attn_b);
 
     double extra_kernels, elem_f = elementwise_s(m, p, g, tokens, &extra_kernels);
 
     cp_cost cpc = cp_costs(p, f, &d, tokens, attn_f, attn_b);
 
-    c->fwd = gemm + cast_f + attn_f + cpc.merge_fwd + elem_f;
-    c->bwd = 2 * gemm + cast_b + attn_b + cpc.merge_bwd + 2 * elem_f;
+    c->fwd = gemm + cast_f + attn_f + cpc.merge_fwd + elem_f + mc.fwd;
+    c->bwd = 2 * gemm + cast_b + attn_b + cpc.merge_bwd + 2 * elem_f + mc.bwd;
     /* Recomputation: whole layers (full, or every other one under
      * selective=LAYERS), or the attention core (unfused only: fused kernels
      * recompute it inside their backward anyway) and the elementwise ops. */
     double whole = layer_recompute_fraction(p);
     c->recompute = whole * c->fwd;
     if (p->recompute == RECOMPUTE_SELECTIVE && whole == 0)
-        c->recompute = elem_f + (p->attn_unfused ? attn_f : 0);
+        c->recompute = elem_f + (p->attn_unfused ? attn_f : 0) + mla_up_s(m, p, g, tokens);
     int sac_ops = p->recompute == RECOMPUTE_SELECTIVE && p->selective == SELECTIVE_OPS;
     if (sac_ops) c->recompute = elem_f + sac_ops_s(m, p, g, tokens);
 
@@ -354,11 +395,11 @@ static void layer_costs(const llm_spec *m, const train_plan *p, const fabric *f,
     if (p->tp > 1) {
         int rpn = p->tp < gpn ? p->tp : gpn;
         double bytes = tokens * d.h * act;
-        t_ag = coll(f, COLL_ALLGATHER, bytes, p->tp, rpn, gpn / rpn);
+        t_ag = train_coll_s(f, COLL_ALLGATHER, bytes, p->tp, rpn, gpn / rpn);
         if (p->sequence_parallel)
-            t_tp = 2 * (t_ag + coll(f, COLL_REDUCESCATTER, bytes, p->tp, rpn, gpn / rpn));
+            t_tp = 2 * (t_ag + train_coll_s(f, COLL_REDUCESCATTER, bytes, p->tp, rpn, gpn / rpn));
         else
-            t_tp = 2 * coll(f, COLL_ALLREDUCE, bytes, p->tp, rpn, gpn / rpn);
+            t_tp = 2 * train_coll_s(f, COLL_ALLREDUCE, bytes, p->tp, rpn, gpn / rpn);
     }
     /* Per-op checkpointing saves the reduce-scatters' outputs, not the
      * all-gathers': the backward gathers both sequence-parallel inputs again. */
@@ -376,6 +417,7 @@ static void layer_costs(const llm_spec *m, const train_plan *p, const fabric *f,
     c->comm_bwd += cpc.comm_bwd + whole * cpc.comm_fwd;
     /* Overlapped TP communication slows the GEMMs it runs beside. */
     c->bwd += c->hidden_comm * q->overlap_slowdown;
+    ep_exposure(p, q, &mc, whole, c);
     c->gaps = (q->kernels_per_layer + extra_kernels) * q->kernel_gap_s * (3 + whole);
 }
 
@@ -387,7 +429,7 @@ static void layer_costs(const llm_spec *m, const train_plan *p, const fabric *f,
 #define MICRO_AUTO_MAX 24
 
 typedef struct step_parts {
-    double compute, comm, bubble, dp, opt, other;
+    double compute, comm, bubble, dp, opt, other, ep;
 } step_parts;
 
 static int fail(train_result *r, const char *why) {
@@ -409,9 +451,52 @@ typedef struct stage_work {
     double stage_layers;   /* its load in layers (embedding and output by their time) */
     double compute_mb;     /* of t_mb: compute */
     double comm_mb;        /* of t_mb: exposed TP/CP communication */
+    double ep_mb;          /* of t_mb: exposed expert-parallel all-to-all */
     double gaps_mb;        /* kernel gaps per micro-batch */
-    double par;            /* parameters a GPU of the busiest stage holds (split by tp) */
+    double par;            /* parameters a GPU of the busiest stage holds (split by tp),
+                              routed experts aside */
+    double par_exp;        /* routed expert parameters it holds (split by ep*etp) */
+    double f_mb, b_mb, w_mb; /* its forward, backward and weight-gradient compute per
+                              micro-batch (DualPipe's F, B and W) */
 } stage_work;
+
+/* The layer the busiest stage is made of. Dense model: its one layer.
+ * MoE: with pipelining a MoE layer (the dense layers lead the first stage,
+ * which also carries the embedding; a middle stage is all MoE layers);
+ * without, the mean of the model's dense and MoE layers. */
+static void stage_layer(const llm_spec *m, const train_plan *p, const fabric *f,
+                        const train_params *q, layer_cost *lc, double *t_moe) {
+    layer_costs(m, p, f, q, tf_is_moe(m) ? LAYER_MOE : LAYER_DENSE, lc);
+    *t_moe = layer_total(lc);
+    if (!tf_is_moe(m) || p->pp > 1) return;
+    layer_cost dn;
+    layer_costs(m, p, f, q, LAYER_DENSE, &dn);
+    double a = (double)tf_moe_layers(m) / m->layers, b = 1 - a;
+    lc->fwd = a * lc->fwd + b * dn.fwd;
+    lc->bwd = a * lc->bwd + b * dn.bwd;
+    lc->recompute = a * lc->recompute + b * dn.recompute;
+    lc->comm_fwd = a * lc->comm_fwd + b * dn.comm_fwd;
+    lc->comm_bwd = a * lc->comm_bwd + b * dn.comm_bwd;
+    lc->hidden_comm = a * lc->hidden_comm + b * dn.hidden_comm;
+    lc->ep_comm = a * lc->ep_comm + b * dn.ep_comm;
+    lc->gaps = a * lc->gaps + b * dn.gaps;
+}
+
+/* Parameters of a GPU of the busiest stage (mem_stage_params). */
+static void stage_params(const llm_spec *m, const train_plan *p, stage_work *w) {
+    if (p->pp == 1) {
+        w->par = mem_stage_params(m, p, m->layers, 1, 1, &w->par_exp);
+        return;
+    }
+    double e[3], x[3] = { mem_stage_params(m, p, w->lay.first, 1, 0, &e[0]),
+                          mem_stage_params(m, p, w->lay.mid, 0, 0, &e[1]),
+                          mem_stage_params(m, p, w->lay.last, 0, 1, &e[2]) };
+    int k = 0;
+    for (int i = 1; i < 3; i++)
+        if (x[i] + e[i] > x[k] + e[k]) k = i;
+    w->par = x[k];
+    w->par_exp = e[k];
+}
 
 /* Lay the layers out over the pipeline stages and time the busiest one. */
 static void busiest_stage(const llm_spec *m, const train_plan *p, const fabric *f,
@@ -423,7 +508,8 @@ static void busiest_stage(const llm_spec *m, const train_plan *p, const fabric *
     double tp = p->tp, s = p->seq_len, b = p->micro_batch;
     double tokens = b * s / p->cp;
 
-    layer_costs(m, p, f, q, &w->lc);
+    double t_moe;
+    stage_layer(m, p, f, q, &w->lc, &t_moe);
     double t_layer = layer_total(&w->lc);
 
     /* Output layer and loss on the last stage (vocab-parallel over tp):
@@ -431,13 +517,21 @@ static void busiest_stage(const llm_spec *m, const train_plan *p, const fabric *
      * bytes per logit over both passes), and under SP the gather of the
      * final hidden state. Embedding lookup and its gradient on the first. */
     double vloc = d.vocab / tp;
-    precision po = p->precision == PREC_FP8 ? PREC_BF16 : p->precision;   /* see layer_gemm_s */
+    /* The output layer stays bf16 in every stack (Megatron-Core's output
+     * layer is not a Transformer Engine module; torchao's float8
+     * conversion skips "output" by default). */
+    precision po = p->precision == PREC_FP8 || p->precision == PREC_FP4 ? PREC_BF16 : p->precision;
     double t_out = 3 * gpu_gemm_s(g, po, tokens, vloc, d.h, 1)
                  + gpu_memory_s(g, tokens * vloc * 12);
     if (p->sequence_parallel && p->tp > 1) {
         int rpn = p->tp < gpn ? p->tp : gpn;
-        t_out += 2 * coll(f, COLL_ALLGATHER, tokens * d.h * 2, p->tp, rpn, gpn / rpn);
+        t_out += 2 * train_coll_s(f, COLL_ALLGATHER, tokens * d.h * 2, p->tp, rpn, gpn / rpn);
     }
+    /* Multi-token prediction (DeepSeek-V3 section 2.2) on the last stage:
+     * per depth, a 2h -> h projection, one more (MoE) layer and the shared
+     * output head with its loss again. */
+    if (m->mtp_depth > 0)
+        t_out += m->mtp_depth * (t_moe + t_out + 3 * train_gemm_s(g, p, tokens, d.h, 2 * d.h));
     double t_emb = gpu_memory_s(g, tokens * d.h * 2 * 3);
 
     double load;
@@ -449,16 +543,17 @@ static void busiest_stage(const llm_spec *m, const train_plan *p, const fabric *
     w->t_mb = p->pp == 1 ? m->layers * t_layer + t_out + t_emb : load * t_layer;
     w->stage_layers = p->pp == 1 ? m->layers : load;
     w->comm_mb = w->stage_layers * (w->lc.comm_fwd + w->lc.comm_bwd);
-    w->compute_mb = w->t_mb - w->comm_mb;
+    w->ep_mb = w->stage_layers * w->lc.ep_comm;
+    w->compute_mb = w->t_mb - w->comm_mb - w->ep_mb;
     w->gaps_mb = w->stage_layers * w->lc.gaps;
-
-    double lp = tf_layer_params(m);
-    double par_first = (w->lay.first * lp + tf_embedding_params(m)) / tp;
-    double par_last = (w->lay.last * lp + (p->pp > 1 && m->tied_embeddings ? tf_embedding_params(m)
-                                                                          : tf_output_params(m))) / tp;
-    double par_mid = w->lay.mid * lp / tp;
-    w->par = p->pp == 1 ? (m->layers * lp + tf_embedding_params(m) + tf_output_params(m)) / tp
-                        : fmax(par_mid, fmax(par_first, par_last));
+    /* DualPipe's W: the weight-gradient half of the backward's GEMM work
+     * (the backward is an input-gradient and a weight-gradient GEMM per
+     * forward GEMM, models/training.c layer_costs). */
+    double fwd_share = w->lc.fwd / (w->lc.fwd + w->lc.bwd + w->lc.recompute);
+    w->f_mb = w->compute_mb * fwd_share;
+    w->b_mb = w->compute_mb - w->f_mb;
+    w->w_mb = 0.5 * fmin(w->b_mb, 2 * w->f_mb);
+    stage_params(m, p, w);
 }
 
 /* Data-parallel traffic of one step, exposed and hidden behind compute. */
@@ -476,11 +571,11 @@ static dp_cost dp_fsdp_flat(const llm_spec *m, const train_plan *p, const fabric
                             int nmicro) {
     double tp = p->tp, lp = tf_layer_params(m);
     const layer_cost *lc = &w->lc;
-    double ag = coll(f, COLL_ALLGATHER, lp / tp * 2, nred, rpn, conc);
-    double rs = coll(f, COLL_REDUCESCATTER, lp / tp * gbytes, nred, rpn, conc);
+    double ag = train_coll_s(f, COLL_ALLGATHER, lp / tp * 2, nred, rpn, conc);
+    double rs = train_coll_s(f, COLL_REDUCESCATTER, lp / tp * gbytes, nred, rpn, conc);
     double eo = (tf_embedding_params(m) + tf_output_params(m)) / tp;
-    double ag_eo = coll(f, COLL_ALLGATHER, eo * 2, nred, rpn, conc);
-    double rs_eo = coll(f, COLL_REDUCESCATTER, eo * gbytes, nred, rpn, conc);
+    double ag_eo = train_coll_s(f, COLL_ALLGATHER, eo * 2, nred, rpn, conc);
+    double rs_eo = train_coll_s(f, COLL_REDUCESCATTER, eo * gbytes, nred, rpn, conc);
     double pre = p->stack.fsdp_prefetch ? 1 : 0;
     double agb = p->stack.fsdp_reshard ? ag : 0;             /* the backward's gather */
     double lf = pre * (lc->fwd + lc->comm_fwd), lb = pre * (lc->bwd + lc->recompute + lc->comm_bwd);
@@ -507,13 +602,13 @@ static dp_cost dp_per_step(const train_plan *p, const fabric *f, const train_par
     double grads = w->par * gbytes;
     dp_cost c;
     if (p->sharding == SHARD_NONE) {
-        double ar = coll(f, COLL_ALLREDUCE, grads, nred, rpn, conc);
+        double ar = train_coll_s(f, COLL_ALLREDUCE, grads, nred, rpn, conc);
         double win = q->dp_overlap * t_bwd_mb;
         c.exposed = fmax(0, ar - win);
         c.hidden = ar - c.exposed;
     } else {
-        double rs = coll(f, COLL_REDUCESCATTER, grads, nred, rpn, conc);
-        double ag = coll(f, COLL_ALLGATHER, w->par * 2, nred, rpn, conc);
+        double rs = train_coll_s(f, COLL_REDUCESCATTER, grads, nred, rpn, conc);
+        double ag = train_coll_s(f, COLL_ALLGATHER, w->par * 2, nred, rpn, conc);
         double times = p->sharding == SHARD_ZERO2 ? nmicro : 1;
         double e1 = times * fmax(0, rs - q->dp_overlap * t_bwd_mb);
         double e2 = fmax(0, ag - q->dp_overlap * t_fwd_mb);
@@ -533,12 +628,25 @@ static double dp_time(const llm_spec *m, const train_plan *p, const fabric *f,
     int nred = p->dp * p->cp;
     dp_cost c = { 0, 0 };
     if (nred > 1) {
-        int rpn = per_node(nred, p->tp, gpn);
+        int rpn = train_per_node(nred, p->tp, gpn);
         int conc = gpn / rpn;
         if (p->sharding == SHARD_FSDP && p->pp == 1)
             c = dp_fsdp_flat(m, p, f, w, gbytes, nred, rpn, conc, nmicro);
         else
             c = dp_per_step(p, f, q, w, gbytes, nred, rpn, conc, nmicro);
+    }
+    /* Routed experts reduce (and shard) over their expert data-parallel
+     * group, ep*etp GPUs apart (Megatron-Core's expert grid etp, ep, edp),
+     * beside the dense reduction and under the same backward. */
+    int edp = train_plan_edp(p);
+    if (w->par_exp > 0 && edp > 1) {
+        stage_work we = *w;
+        we.par = w->par_exp;
+        int stride = train_plan_ep(p) * train_plan_etp(p);
+        int rpn = train_per_node(edp, stride, gpn);
+        dp_cost ce = dp_per_step(p, f, q, &we, gbytes, edp, rpn, gpn / rpn, nmicro);
+        c.exposed += ce.exposed;
+        c.hidden += ce.hidden;
     }
     return c.exposed + c.hidden * q->overlap_slowdown;
 }
@@ -563,6 +671,17 @@ typedef struct schedule_pick {
     int v, fits;
     memory_breakdown mem;
 } schedule_pick;
+
+/* DualPipe's bubble (DeepSeek-V3, arXiv 2412.19437, Table 2):
+ * (PP/2 - 1)(F&B + B - 3W), with F, B and W the busiest stage's forward,
+ * full backward and weight-gradient compute per micro-batch and F&B the
+ * pair of a forward and a backward chunk run together: their compute adds
+ * (the pairing hides communication, not arithmetic), F + B. The pipeline
+ * sends of each bubble slot count as in 1F1B. */
+static double dualpipe_bubble_s(const train_plan *p, const stage_work *w, double p2p_mb) {
+    double fb = w->f_mb + w->b_mb;
+    return (p->pp / 2.0 - 1) * (fb + w->b_mb - 3 * w->w_mb + p2p_mb);
+}
 
 /* Interleaving factor: given, or the fastest that fits among the
  * schedules the stack runs (stack_runs_interleaved: DeepSpeed's pipeline
@@ -596,10 +715,13 @@ static void pick_schedule(const llm_spec *m, const train_plan *p, const fabric *
         sp.compute = nmicro * w->compute_mb;
         sp.comm = nmicro * w->comm_mb;
         sp.bubble = p->pp > 1 ? (double)(p->pp - 1) / v * (w->t_mb + p2p_mb) + nmicro * p2p_mb : 0;
+        if (p->schedule == PP_DUALPIPE)
+            sp.bubble = dualpipe_bubble_s(p, w, p2p_mb) + nmicro * p2p_mb;
+        sp.ep = nmicro * w->ep_mb;
         sp.dp = dp_s;
         sp.opt = opt_s;
         sp.other = nmicro * w->gaps_mb + q->step_overhead_s;
-        double t = sp.compute + sp.comm + sp.bubble + sp.dp + sp.opt + sp.other;
+        double t = sp.compute + sp.comm + sp.bubble + sp.dp + sp.opt + sp.other + sp.ep;
         /* Prefer fitting plans; among equals, the fastest. */
         double best = out->step_s;
         int better = best < 0 || (fits && !out->fits) || (fits == out->fits && t < best * (1 - 1e-9));
@@ -627,6 +749,7 @@ static void fill_result(const llm_spec *m, const train_plan *p, const fabric *f,
     r->t.dp_comm_s = k->t.dp;
     r->t.optimizer_s = k->t.opt;
     r->t.other_s = k->t.other;
+    r->t.ep_comm_s = k->t.ep;
     r->mem = k->mem;
     r->fits = k->fits;
     r->virtual_stages = k->v;
@@ -638,6 +761,10 @@ static void fill_result(const llm_spec *m, const train_plan *p, const fabric *f,
 
     long gpus = (long)p->tp * p->pp * p->dp * p->cp;
     r->params = tf_params(m);
+    r->active_params = tf_active_params(m);
+    r->ep = train_plan_ep(p);
+    r->etp = train_plan_etp(p);
+    r->schedule = k->v > 1 ? PP_INTERLEAVED : p->schedule == PP_DUALPIPE ? PP_DUALPIPE : PP_1F1B;
     r->tokens_per_step = (double)p->global_batch * s;
     r->model_flops_per_step = r->tokens_per_step * tf_model_flops_per_token(m, s);
     r->hw_flops_per_step = r->tokens_per_step * hw_flops_per_token(m, p);
@@ -667,7 +794,8 @@ static void step_fixed(const llm_spec *m, const train_plan *p, const fabric *f,
     busiest_stage(m, p, f, q, &w);
     double dp_s = dp_time(m, p, f, q, &w, nmicro);
     /* Optimizer over the parameters this GPU updates. */
-    double upd = w.par / (p->sharding == SHARD_NONE ? 1 : p->dp * p->cp);
+    double upd = w.par / (p->sharding == SHARD_NONE ? 1 : p->dp * p->cp)
+               + w.par_exp / (p->sharding == SHARD_NONE ? 1 : train_plan_edp(p));
     double opt_s = gpu_memory_s(f->gpu, upd * q->optimizer_traffic_bytes);
     schedule_pick k;
     pick_schedule(m, p, f, q, &w, nmicro, dp_s, opt_s, &k);
@@ -684,6 +812,7 @@ int train_step_with(const llm_spec *m, const train_plan *plan, const fabric *f,
     if (qp) qd = *qp;
     else train_params_default(&qd);
     train_plan p = *plan;
+    train_plan_model_defaults(&p, m);
     train_plan_defaults(&p);
     /* A named stack's figures replace the software figures of the params;
      * under `auto` they are the params' own (train_plan_auto_stack). */
@@ -693,6 +822,8 @@ int train_step_with(const llm_spec *m, const train_plan *plan, const fabric *f,
         qd.p2p_overlap = p.stack.p2p_overlap;
         qd.kernel_gap_s = p.stack.kernel_gap_s;
         qd.step_overhead_s = p.stack.step_overhead_s;
+        /* Adam: the fp32 master weight and two moments of the stack's width. */
+        if (p.stack.adam_moment_bytes > 0) qd.optimizer_state_bytes = 4 + 2 * p.stack.adam_moment_bytes;
     }
     /* async-tp= overrides the stack: on, TP collectives decomposed and
      * overlapped with their GEMMs (Wang et al., ASPLOS'23; PyTorch async TP

@@ -1,6 +1,7 @@
 /*
- * training: time, FLOPs and memory of one training step of a dense decoder
- * transformer under tensor, pipeline, data/FSDP and context parallelism.
+ * training: time, FLOPs and memory of one training step of a decoder
+ * transformer, dense or mixture-of-experts, under tensor, pipeline,
+ * data/FSDP, context and expert parallelism (MoE layers: models/train_moe).
  *
  * Pure function of plain structs (the model architecture, the parallel plan
  * and the fabric); the simulator calls it once per job and then schedules
@@ -27,13 +28,18 @@ typedef struct step_breakdown {
     double dp_comm_s;                /* exposed data-parallel / FSDP communication */
     double optimizer_s;              /* optimizer step */
     double other_s;                  /* launch overheads, embedding/loss, etc. */
+    double ep_comm_s;                /* exposed expert-parallel all-to-all (MoE) */
 } step_breakdown;
 
 typedef struct train_result {
     double step_s;
     step_breakdown t;
     memory_breakdown mem;
-    double params;                   /* model parameters */
+    double params;                   /* model parameters (a MoE model: every expert) */
+    double active_params;            /* parameters one token passes through (= params
+                                        for a dense model); model FLOPs count these */
+    int ep, etp;                     /* expert parallel and expert tensor parallel sizes */
+    pp_schedule schedule;            /* the pipeline schedule run: 1f1b, interleaved, dualpipe */
     double tokens_per_step;
     double model_flops_per_step;     /* whole job, model FLOPs only (MFU basis) */
     double hw_flops_per_step;        /* whole job, including recomputed forward */

@@ -213,6 +213,50 @@ int tf_layer_sac_ops_gemms(const llm_spec *m, double tokens, int tp, int with_wo
     return n;
 }
 
+void tf_ffn_gemms(const llm_spec *m, double tokens, double inner, int tp, tf_gemm out[2]) {
+    tf_dims d;
+    tf_dims_of(m, &d);
+    double t = tp > 0 ? tp : 1;
+    out[0] = (tf_gemm){ tokens, (d.gated ? 2 : 1) * inner / t, d.h };
+    out[1] = (tf_gemm){ tokens, d.h, inner / t };
+}
+
+int tf_attn_gemms(const llm_spec *m, double tokens, int tp, tf_gemm out[TF_ATTN_GEMMS_MAX]) {
+    tf_dims d;
+    tf_dims_of(m, &d);
+    double t = tp > 0 ? tp : 1;
+    if (m->kv_lora_rank <= 0) {
+        out[0] = (tf_gemm){ tokens, (d.q_dim + 2 * d.kv_dim) / t, d.h };
+        out[1] = (tf_gemm){ tokens, d.h, d.q_dim / t };
+        return 2;
+    }
+    int n = 0;
+    double qr = m->q_lora_rank, kr = m->kv_lora_rank;
+    if (qr > 0) {
+        out[n++] = (tf_gemm){ tokens, qr, d.h };
+        out[n++] = (tf_gemm){ tokens, d.heads * d.qk_dim / t, qr };
+    } else {
+        out[n++] = (tf_gemm){ tokens, d.heads * d.qk_dim / t, d.h };
+    }
+    out[n++] = (tf_gemm){ tokens, kr + m->rope_head_dim, d.h };
+    out[n++] = (tf_gemm){ tokens, d.heads * (d.head_dim + d.v_dim) / t, kr };
+    out[n++] = (tf_gemm){ tokens, d.h, d.heads * d.v_dim / t };
+    return n;
+}
+
+double tf_moe_layer_routed_params(const llm_spec *m) {
+    return tf_is_moe(m) ? m->experts * tf_expert_params(m) : 0;
+}
+
+double tf_moe_layer_other_params(const llm_spec *m) {
+    return tf_attn_params(m) + tf_router_params(m) + m->shared_experts * tf_expert_params(m) +
+           layer_norm_params(m);
+}
+
+double tf_dense_layer_params(const llm_spec *m) {
+    return tf_attn_params(m) + tf_dense_ffn_params(m) + layer_norm_params(m);
+}
+
 /* Bytes per element of the upcast the eager model code makes before a norm
  * or a rotation (x.float(): fp32). */
 #define EAGER_UPCAST_BYTES 4.0

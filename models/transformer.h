@@ -141,6 +141,24 @@ void tf_layer_gemms(const llm_spec *m, double tokens, int tp, tf_gemm out[4]);
  * torch.compile's partitioner recomputes only what the backward needs:
  * with_wo says whether wo runs again. */
 int tf_layer_sac_ops_gemms(const llm_spec *m, double tokens, int tp, int with_wo, tf_gemm out[3]);
+/* The GEMMs of one layer's attention on one GPU of a tp split, for `tokens`
+ * rows: QKV and the output projection (2), or under MLA the query down and
+ * up projections (without q_lora_rank one h x heads*qk_dim matrix), the
+ * KV down projection to the latent and rotary key, its up projection to
+ * keys and values, and the output projection (5 or 4). The down
+ * projections are replicated over tp (Megatron-Core's MLA runs them as
+ * plain linears); the rest split by columns or rows. Returns the count. */
+#define TF_ATTN_GEMMS_MAX 5
+int tf_attn_gemms(const llm_spec *m, double tokens, int tp, tf_gemm out[TF_ATTN_GEMMS_MAX]);
+/* The two GEMMs of a (gated) FFN of `inner` columns split over tp. */
+void tf_ffn_gemms(const llm_spec *m, double tokens, double inner, int tp, tf_gemm out[2]);
+/* Weights of a MoE layer's routed experts (every expert), and of what a
+ * MoE layer holds besides them (attention, router, shared experts,
+ * norms). tf_layer_params of a dense model is the second's dense-layer
+ * counterpart. */
+double tf_moe_layer_routed_params(const llm_spec *m);
+double tf_moe_layer_other_params(const llm_spec *m);
+double tf_dense_layer_params(const llm_spec *m);
 
 /* Memory traffic of the elementwise work of one layer's forward pass, bytes
  * per token at act_bytes per element: norms and residual adds over the

@@ -149,15 +149,21 @@ static void xtraining(xbuf *x, const pubfile *pf, const csv_record *rec, const p
     xattr(x, "precision", *prec ? prec : "bf16");
     xattr(x, "recompute", published_col(pf, rec, "recompute"));
     xattr(x, "stack", published_col(pf, rec, "stack"));
+    xattr(x, "ep", published_col(pf, rec, "ep"));
     /* attrs: further <training> attributes, written verbatim (the loader
      * checks them as it checks any scenario's). */
     const char *more = published_col(pf, rec, "attrs");
     if (*more) xput(x, " %s", more);
     xattr_long(x, "steps", TRAINING_STEPS);
     xput(x, ">\n      <model");
+    /* model: a catalog preset whose architecture replaces the shape
+     * columns (MoE rows, tests/validation/training_moe.csv). */
+    const char *preset = published_col(pf, rec, "model");
     static const char *const model[][2] = { { "layers", "layers" }, { "hidden", "hidden" },
         { "ffn-hidden", "ffn_hidden" }, { "heads", "heads" }, { "kv-heads", "kv_heads" }, { "vocab", "vocab" } };
-    for (int i = 0; i < 6; i++) xattr(x, model[i][0], published_col(pf, rec, model[i][1]));
+    if (*preset) xattr(x, "preset", preset);
+    else
+        for (int i = 0; i < 6; i++) xattr(x, model[i][0], published_col(pf, rec, model[i][1]));
     xput(x, "/>\n    </training>\n  </workload>\n</scenario>\n");
 }
 
@@ -166,8 +172,20 @@ int published_training(const pubfile *pf, const csv_record *rec, pubrep_case *c)
                                           "kv_heads", "vocab", "seq_len", "global_batch_seqs" };
     long v[12], cp, mb;
     double cap_w;
-    for (int i = 0; i < 12; i++)
-        if (published_count(pf, rec, counts[i], 0, &v[i]) < 0) return -1;
+    /* With a model preset the shape columns (layers .. vocab) may be empty. */
+    int preset = *published_col(pf, rec, "model") != 0;
+    for (int i = 0; i < 12; i++) {
+        v[i] = 0;
+        if ((!preset || i < 4 || i > 9 || *published_col(pf, rec, counts[i])) &&
+            published_count(pf, rec, counts[i], 0, &v[i]) < 0)
+            return -1;
+    }
+    if (preset && !catalog_llm(pf->cat, published_col(pf, rec, "model"))) {
+        return csv_fail(pf->r, pf->err, pf->errlen, "column model: no model preset '%s' in the catalog",
+                        published_col(pf, rec, "model"));
+    }
+    long ep;
+    if (*published_col(pf, rec, "ep") && published_count(pf, rec, "ep", 1, &ep) < 0) return -1;
     if (published_count(pf, rec, "cp", 1, &cp) < 0 || published_count(pf, rec, "micro_batch", 1, &mb) < 0) return -1;
     const char *cap = published_col(pf, rec, "power_cap_w");
     if (*cap && published_positive(pf, rec, "power_cap_w", &cap_w) < 0) return -1;
@@ -175,8 +193,10 @@ int published_training(const pubfile *pf, const csv_record *rec, pubrep_case *c)
     while (m < 4 && strcmp(c->metric, train_metrics[m])) m++;
     if (m == 4) return metric_error(pf, c, "hardware_tflops_per_gpu, model_tflops_per_gpu, tokens_per_s_per_gpu or mfu");
     xbuf x = { .n = 0 };
-    xcluster(&x, pf, c, published_col(pf, rec, "node_type"), published_col(pf, rec, "gpu"), v[0] / 8 > 1 ? v[0] / 8 : 1,
-             cap);
+    const node_spec *ns = catalog_node(pf->cat, published_col(pf, rec, "node_type"));
+    long gpn = ns && ns->gpus > 0 ? ns->gpus : 8;
+    xcluster(&x, pf, c, published_col(pf, rec, "node_type"), published_col(pf, rec, "gpu"),
+             v[0] / gpn > 1 ? v[0] / gpn : 1, cap);
     xtraining(&x, pf, rec, c, v, cp);
     pubsim ps;
     if (simulate(&x, c, 1, &ps) < 0) return 0;

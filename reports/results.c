@@ -42,9 +42,12 @@ static void job_json(json *j, const job_result *r, double sim_end, double gpu_ho
         json_num(j, "mfu", p->mfu);
         json_num(j, "tokens_per_s_per_gpu", p->tokens_per_s_per_gpu);
         json_num(j, "params", p->params);
+        json_num(j, "total_params", p->params);
+        json_num(j, "active_params", p->active_params);    /* model FLOPs count these (6 per token) */
+        json_int(j, "ep", p->ep);
         json_int(j, "micro_batches", p->micro_batches);
         json_int(j, "micro_batch", p->micro_batch);                 /* as chosen when not given */
-        json_str(j, "pipeline_schedule", p->virtual_stages > 1 ? "interleaved" : "1f1b");
+        json_str(j, "pipeline_schedule", pp_schedule_name(p->schedule));
         json_int(j, "virtual_stages", p->virtual_stages);
         json_str(j, "stack", p->stack);                             /* as auto chose when not given */
         json_object(j, "breakdown");
@@ -54,6 +57,7 @@ static void job_json(json *j, const job_result *r, double sim_end, double gpu_ho
         json_num(j, "dp_comm_s", p->t.dp_comm_s);
         json_num(j, "optimizer_s", p->t.optimizer_s);
         json_num(j, "other_s", p->t.other_s);
+        json_num(j, "ep_comm_s", p->t.ep_comm_s);
         json_end(j);
         double elapsed = (r->end_s >= 0 ? r->end_s : sim_end) - r->start_s;
         json_int(j, "interruptions", r->interruptions);

@@ -106,12 +106,35 @@ static void read_stack(loader *L, const xmlNode *e, train_plan *p) {
         p->stack_given = 1;
     }
     int v;
-    if (attr_enum(&L->x, e, "fp8-recipe", fp8_recipe_parse, "delayed, tensorwise, rowwise, mxfp8", &v) > 0) {
-        if (v == FP8_NONE) xml_fail(&L->x, e, "fp8-recipe", "expected delayed, tensorwise, rowwise or mxfp8");
+    if (attr_enum(&L->x, e, "fp8-recipe", fp8_recipe_parse, "delayed, tensorwise, rowwise, mxfp8, blockwise", &v) > 0) {
+        if (v == FP8_NONE) xml_fail(&L->x, e, "fp8-recipe", "expected delayed, tensorwise, rowwise, mxfp8 or blockwise");
         else if (p->precision != PREC_FP8)
             xml_fail(&L->x, e, "fp8-recipe", "an FP8 recipe needs precision=\"fp8\" (precision is %s)",
                      precision_name(p->precision));
         else p->fp8_recipe = v;
+    }
+}
+
+/* Expert parallelism (models/train_moe.h): ep=, etp=, expert-imbalance=,
+ * capacity-factor=, route-nodes=, moe-overlap=; and fp4-recipe= (only with
+ * precision="fp4"). Checked against the model by train_plan_check. */
+static void read_moe(loader *L, const xmlNode *e, train_plan *p) {
+    int v;
+    p->moe_overlap = (moe_overlap)-1;       /* not given: train_plan_defaults decides */
+    attr_int(&L->x, e, "ep", &p->ep, 0, 1, 1000000);
+    attr_int(&L->x, e, "etp", &p->etp, 0, 1, 1024);
+    if (attr_unit(&L->x, e, "expert-imbalance", UNIT_COUNT, &p->expert_imbalance, 0, 1) > 0 &&
+        p->expert_imbalance < 1)
+        xml_fail(&L->x, e, "expert-imbalance", "expected tokens of the busiest expert GPU over the mean: 1 or more");
+    attr_unit(&L->x, e, "capacity-factor", UNIT_COUNT, &p->capacity_factor, 0, 1);
+    attr_int(&L->x, e, "route-nodes", &p->route_nodes, 0, 1, 100000);
+    if (attr_enum(&L->x, e, "moe-overlap", moe_overlap_parse, "none, a2a, dualpipe", &v) > 0)
+        p->moe_overlap = (moe_overlap)v;
+    if (attr_enum(&L->x, e, "fp4-recipe", fp4_recipe_parse, "nvfp4, mxfp4", &v) > 0) {
+        if (p->precision != PREC_FP4)
+            xml_fail(&L->x, e, "fp4-recipe", "an FP4 recipe needs precision=\"fp4\" (precision is %s)",
+                     precision_name(p->precision));
+        else p->fp4_recipe = v;
     }
 }
 
@@ -163,10 +186,10 @@ static given read_training_attrs(loader *L, const xmlNode *e, sc_training *t) {
     g.gpus = attr_int(&L->x, e, "gpus", &t->gpus, 0, 1, 100000000);
     if (attr_enum(&L->x, e, "sharding", sharding_parse, "none, zero1, zero2, fsdp", &v) > 0) p->sharding = (sharding)v;
     if (attr_enum(&L->x, e, "recompute", recompute_parse, "none, selective, full", &v) > 0) p->recompute = (recompute)v;
-    if (attr_enum(&L->x, e, "precision", precision_parse, "bf16, fp16, fp8, fp32, tf32", &v) > 0) p->precision = (precision)v;
-    if (attr_enum(&L->x, e, "pipeline-schedule", pp_schedule_parse, "1f1b, interleaved", &v) > 0) {
+    if (attr_enum(&L->x, e, "precision", precision_parse, "bf16, fp16, fp8, fp4, fp32, tf32", &v) > 0) p->precision = (precision)v;
+    if (attr_enum(&L->x, e, "pipeline-schedule", pp_schedule_parse, "1f1b, interleaved, dualpipe", &v) > 0) {
         p->schedule = (pp_schedule)v;
-        if (p->schedule == PP_1F1B) p->virtual_stages = 1;
+        if (p->schedule != PP_INTERLEAVED) p->virtual_stages = 1;
     }
     attr_int(&L->x, e, "virtual-stages", &p->virtual_stages, 0, 1, 1024);
     attr_bool(&L->x, e, "sequence-parallel", &p->sequence_parallel);
@@ -175,6 +198,7 @@ static given read_training_attrs(loader *L, const xmlNode *e, sc_training *t) {
     if (attr_bool(&L->x, e, "async-tp", &async_tp) > 0) p->async_tp = async_tp ? 1 : -1;
     if (attr_enum(&L->x, e, "attention", parse_attention, "fused, unfused", &v) > 0) p->attn_unfused = v;
     read_stack(L, e, p);
+    read_moe(L, e, p);
     attr_int(&L->x, e, "micro-batch", &p->micro_batch, 0, 1, 1000000);
     attr_int(&L->x, e, "seq-len", &p->seq_len, 0, 1, 100000000);
     g.tokens = attr_unit(&L->x, e, "tokens", UNIT_COUNT, &t->tokens, 0, 1);
@@ -289,6 +313,7 @@ static void load_training(loader *L, const xmlNode *e) {
     } else {
         t->tokens = (double)t->steps * p->global_batch * p->seq_len;
     }
+    train_plan_model_defaults(p, &t->model);
     train_plan_defaults(p);
     char why[256];
     if (train_plan_check(&t->model, p, why, sizeof why) < 0) xml_fail(&L->x, e, NULL, "%s", why);

@@ -631,7 +631,7 @@ static void test_stack_rule(void **state) {
 static const char *const stack_names[] = {
     "megatron-lm-2021", "megatron-deepspeed-2022", "nemo-2022", "megatron-core-2023",
     "megatron-core-2024", "megatron-core-2025", "deepspeed-zero3", "pytorch-fsdp1",
-    "fsdp2-eager", "fsdp2-compile", "torchtitan",
+    "fsdp2-eager", "fsdp2-compile", "torchtitan", "hai-llm-2024",
 };
 
 static train_plan stack_plan(const char *name, int tp, int dp, sharding sh, recompute rc) {

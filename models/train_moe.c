@@ -1,0 +1,123 @@
+/*
+ * train_moe: the routed FFN of a MoE layer in training (see train_moe.h)
+ * and the GEMM and collective helpers of the step model.
+ *
+ * A handful of roofline and collective-model calls per plan.
+ */
+#include "models/train_moe.h"
+
+#include <math.h>
+
+#include "models/gpu.h"
+#include "models/transformer.h"
+
+#define ACT_BYTES 2.0           /* BF16 activations and gradients */
+/* FP8 dispatch: one byte per element and one FP32 scale per 1x128 tile
+ * (DeepSeek-V3 sections 3.3.1 and 3.3.3). */
+#define FP8_TILE_BYTES (1.0 + 4.0 / 128)
+
+double train_gemm_s(const gpu_spec *g, const train_plan *p, double m, double n, double k) {
+    if (p->precision != PREC_FP8 && p->precision != PREC_FP4)
+        return gpu_gemm_s(g, p->precision, m, n, k, 1);
+    gpu_spec lo = *g;
+    double ratio = gpu_peak_flops(g, p->precision) / gpu_peak_flops(g, PREC_BF16);
+    lo.gemm_half_dim = (g->gemm_half_dim > 0 ? g->gemm_half_dim : 256) * ratio;
+    return gpu_gemm_s(&lo, p->precision, m, n, k, 1);
+}
+
+double train_coll_s(const fabric *f, coll_op op, double bytes, int ranks, int per_node, int conc) {
+    if (ranks <= 1 || !(bytes > 0)) return 0;
+    coll_group g = { ranks, per_node < 1 ? 1 : per_node, conc < 1 ? 1 : conc };
+    coll_result r;
+    if (coll_time(f, op, bytes, &g, COLL_AUTO, &r) < 0) return 0;
+    return r.time_s;
+}
+
+int train_per_node(int ranks, int stride, int gpn) {
+    if (stride >= gpn) return 1;
+    int k = gpn / stride;
+    return ranks < k ? ranks : k;
+}
+
+/* Bytes per element the dispatch sends: FP8 tiles where the stack
+ * dispatches in FP8 and the GEMMs run in FP8 or FP4, else BF16. */
+static double dispatch_bytes(const train_plan *p) {
+    int low = p->precision == PREC_FP8 || p->precision == PREC_FP4;
+    return low && p->stack.fp8_activations ? FP8_TILE_BYTES : ACT_BYTES;
+}
+
+/* One all-to-all of S bytes per GPU over the EP group on its placement
+ * (train_moe.h): inside a node, inside a wider NVLink domain (every GPU at
+ * its NVLink bandwidth through the switches), or across NICs, node-limited
+ * when route_nodes is set. */
+static double ep_alltoall_s(const llm_spec *m, const train_plan *p, const fabric *f, double S) {
+    int ep = train_plan_ep(p), etp = train_plan_etp(p);
+    if (ep <= 1 || !(S > 0)) return 0;
+    int gpn = f->node->gpus > 0 ? f->node->gpus : 8;
+    int domain = fabric_domain_gpus(f);
+    long span = (long)ep * etp;
+    if (span <= gpn) return train_coll_s(f, COLL_ALLTOALL, S, ep, ep, gpn / ep);
+    if (span <= domain) return p2p_time_s(f, S * (ep - 1) / ep, 1, 1);
+    int rpn = train_per_node(ep, etp, gpn), conc = gpn / rpn;
+    int nodes = ep / rpn;
+    if (p->route_nodes <= 0 || p->route_nodes >= m->experts_per_token)
+        return train_coll_s(f, COLL_ALLTOALL, S, ep, rpn, conc);
+    /* Node-limited: one copy per target node through the NICs, the fan-out
+     * to the experts' GPUs over NVLink at the same time. */
+    double copies = p->route_nodes < nodes ? p->route_nodes : nodes;
+    double ib = train_coll_s(f, COLL_ALLTOALL, S * copies / m->experts_per_token, ep, rpn, conc);
+    double nvl = train_coll_s(f, COLL_ALLTOALL, S, rpn, rpn, conc);
+    return fmax(ib, nvl);
+}
+
+/* Expert tensor parallelism: the rows an etp group's GPUs received are
+ * gathered to all of them before the experts and reduce-scattered after
+ * (Megatron-Core's alltoall dispatcher with expert TP). One direction. */
+static double etp_gather_s(const train_plan *p, const fabric *f, double rows, double h) {
+    int etp = train_plan_etp(p);
+    if (etp <= 1) return 0;
+    int gpn = f->node->gpus > 0 ? f->node->gpus : 8;
+    int rpn = etp < gpn ? etp : gpn;
+    double bytes = rows * etp * h * ACT_BYTES;
+    return train_coll_s(f, COLL_ALLGATHER, bytes, etp, rpn, gpn / rpn) +
+           train_coll_s(f, COLL_REDUCESCATTER, bytes, etp, rpn, gpn / rpn);
+}
+
+void moe_ffn_costs(const llm_spec *m, const train_plan *p, const fabric *f, double tokens,
+                   moe_ffn_cost *c) {
+    const gpu_spec *g = f->gpu;
+    double h = m->hidden, tp = p->tp > 0 ? p->tp : 1;
+    double ep = train_plan_ep(p), etp = train_plan_etp(p);
+    double fe = m->expert_ffn_hidden > 0 ? m->expert_ffn_hidden : m->ffn_hidden;
+    double k = m->experts_per_token, imb = train_plan_imbalance(p);
+    tf_dims d;
+    tf_dims_of(m, &d);
+    double tok_sp = tokens / tp;                        /* sequence-parallel share */
+    double rows_mean = tok_sp * k;                      /* dispatched rows per GPU */
+    double rows = rows_mean * etp * imb;                /* the busiest GPU's expert rows */
+    c->local_experts = m->experts / ep;
+    c->expert_rows = rows / c->local_experts;
+
+    double fe_loc = fe / etp;
+    double experts = c->local_experts * (train_gemm_s(g, p, c->expert_rows, (d.gated ? 2 : 1) * fe_loc, h) +
+                                         train_gemm_s(g, p, c->expert_rows, h, fe_loc));
+    double shared = 0;
+    if (m->shared_experts > 0) {
+        tf_gemm sg[2];
+        tf_ffn_gemms(m, tokens, m->shared_experts * fe, p->tp, sg);
+        for (int i = 0; i < 2; i++) shared += train_gemm_s(g, p, sg[i].m, sg[i].n, sg[i].k);
+    }
+    double router = gpu_gemm_s(g, PREC_BF16, tok_sp, m->experts, h, 1);
+    /* Permute and unpermute read and write each row; the gated activation
+     * reads two and writes one expert-width vector per row. */
+    double mem = gpu_memory_s(g, rows * (2 * 2 * h + (d.gated ? 3 : 2) * fe_loc) * ACT_BYTES);
+    c->fwd = router + experts + shared + mem;
+    c->bwd = 2 * (router + experts + shared + mem);
+
+    double S = rows_mean * h;                           /* elements each GPU sends */
+    double disp = ep_alltoall_s(m, p, f, S * imb * dispatch_bytes(p));
+    double comb = ep_alltoall_s(m, p, f, S * imb * ACT_BYTES);
+    double gather = etp_gather_s(p, f, rows_mean * imb, h);
+    c->a2a_fwd = disp + comb + gather;
+    c->a2a_bwd = 2 * ep_alltoall_s(m, p, f, S * imb * ACT_BYTES) + gather;
+}

@@ -1,0 +1,60 @@
+#!/bin/sh
+# cli_moe.sh BINARY: mixture-of-experts training through the CLI.
+# - scenarios/deepseek-v3-2048-h800.xml (the DeepSeek-V3 report's stated
+#   configuration) predicts pre-training GPU-hours within 10% of the
+#   report's Table 1 figure for pre-training: 2,664K H800 GPU-hours (the
+#   scenario runs neither the 119K of context extension nor the 5K of
+#   post-training); jobs[] carry ep, active_params and total_params.
+# - Bad expert-parallel plans fail with exit 2 naming the file, line and
+#   what was expected.
+# - A published training row may name a catalog preset (model column) and
+#   an ep (tests/moe-published, a made-up row): `validate --published` and
+#   tests/replay-training predict it, the same figure both ways.
+suite=moe
+. "$(dirname "$0")/clilib.sh"
+
+expect_status 0 "deepseek-v3-2048-h800 runs" "$bin" run scenarios/deepseek-v3-2048-h800.xml --no-db --json "$tmp/ds.json"
+# GPU-hours, tokens/s/GPU, MFU, ep, active and total parameters of the job.
+read -r hours tps mfu ep act tot <<EOF2
+$(tr -d ' \n' <"$tmp/ds.json" | sed 's/.*"jobs":\[{//' |
+  awk -F, '{ for (i = 1; i <= NF; i++) { split($i, kv, ":"); gsub(/"/, "", kv[1]); v[kv[1]] = kv[2] }
+             print v["gpu_hours"], v["tokens_per_s_per_gpu"], v["mfu"], v["ep"], v["active_params"], v["total_params"] }')
+EOF2
+echo "     deepseek-v3-2048-h800: ${hours} GPU-hours, ${tps} tokens/s/GPU, MFU ${mfu} (report: 2664000 GPU-hours)"
+awk -v h="$hours" 'BEGIN { e = (h - 2664000) / 2664000; exit !(e <= 0.10 && e >= -0.10) }' &&
+  ok "GPU-hours within 10% of the report's 2,664K" || no "GPU-hours $hours vs 2,664K: beyond 10%"
+[ "$ep" = 64 ] && ok "jobs[].ep is 64" || no "jobs[].ep: $ep"
+awk -v a="$act" -v t="$tot" 'BEGIN { exit !(a > 36e9 && a < 39e9 && t > 660e9 && t < 690e9) }' &&
+  ok "active and total parameters are DeepSeek-V3's 37B and 671B" || no "params: active $act, total $tot"
+
+bad() {   # NAME ATTRIBUTES PATTERN
+  cat >"$tmp/$1.xml" <<XML
+<scenario name="b"><cluster><nodes type="dgx-h100" count="2"/></cluster>
+<workload>
+  <training name="job" gpus="16" $2 steps="10"><model preset="mixtral-8x7b"/></training>
+</workload></scenario>
+XML
+  expect_status 2 "$1 is refused" "$bin" check "$tmp/$1.xml"
+  grep -q "$3" "$tmp/err" && ok "$1: the message names the file and the rule" || no "$1: $(cat "$tmp/err")"
+}
+bad ep3 'tp="2" ep="3"' "ep3.xml:3: .*experts (8) must be a multiple of ep (3)"
+bad imbalance 'ep="8" expert-imbalance="0.5"' "imbalance.xml:3: .*expert-imbalance"
+bad overlap 'ep="8" moe-overlap="sometimes"' "overlap.xml:3: .*moe-overlap"
+bad fp4recipe 'ep="8" fp4-recipe="nvfp4"' "fp4recipe.xml:3: .*needs precision=\"fp4\""
+bad dualpipe 'ep="8" pipeline-schedule="dualpipe"' "dualpipe.xml:3: .*even pp"
+
+# ---- published rows naming a model preset and an ep ---------------------
+expect_status 0 "validate --published reads a row with model and ep columns" \
+  "$bin" validate --published tests/moe-published --json "$tmp/pub.json"
+pred=$(tr -d ' \n' <"$tmp/pub.json" | sed 's/.*"predicted"://; s/[,}].*//')
+case $pred in ''|null) no "the MoE row has no prediction: $(head -c 300 "$tmp/out")" ;;
+  *) ok "the MoE row is predicted ($pred tokens/s/GPU)" ;; esac
+if command -v python3 >/dev/null 2>&1; then
+  python3 tests/replay-training --bin "$bin" tests/moe-published/training_moe_sample.csv >"$tmp/replay" 2>&1
+  got=$(sed -n 's/.* got *\([0-9.]*\) .*/\1/p' "$tmp/replay")
+  awk -v a="$got" -v b="$pred" 'BEGIN { exit !(a > 0 && (a - b < 0.1 && b - a < 0.1)) }' &&
+    ok "replay-training writes the same scenario ($got)" || no "replay-training: $(cat "$tmp/replay")"
+else skip "replay-training needs python3"; fi
+
+echo "$n checks, $fails failed"
+[ "$fails" = 0 ]

@@ -1,0 +1,184 @@
+/*
+ * test_moe_train: expert parallelism in the training step model
+ * (models/train_moe.c, models/training.c, models/memory.c).
+ *
+ * Each test compares two plans that differ in one mechanism and checks the
+ * direction the mechanism must move the step or the memory; none asserts a
+ * timing. Models: deepseek-v3 and mixtral-8x7b from the builtin catalog.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "catalogfix.h"
+#include "models/training.h"
+#include "models/transformer.h"
+
+static void fabric_for(fabric *f, const char *node, int gpus) {
+    const node_spec *n = catalog_node(cat, node);
+    assert_non_null(n);
+    assert_int_equal(fabric_init(f, cat, n, (gpus + n->gpus - 1) / n->gpus), 0);
+}
+
+/* A plan of tp x pp x dp GPUs with ep, micro-batch 1 of 4K tokens, ZeRO-1,
+ * selective recompute, no MoE overlap. */
+static train_plan moe_plan(int tp, int pp, int dp, int ep, int gb, precision prec) {
+    train_plan p;
+    memset(&p, 0, sizeof p);
+    p.tp = tp;
+    p.pp = pp;
+    p.dp = dp;
+    p.cp = 1;
+    p.ep = ep;
+    p.global_batch = gb;
+    p.micro_batch = 1;
+    p.seq_len = 4096;
+    p.precision = prec;
+    p.sharding = SHARD_ZERO1;
+    p.recompute = RECOMPUTE_SELECTIVE;
+    p.sequence_parallel = -1;
+    p.attn_unfused = -1;
+    p.moe_overlap = MOE_OVERLAP_NONE;
+    return p;
+}
+
+/* Mixtral 8x7B on 2 DGX H100 nodes: tp 2, dp 8, ep as given. */
+static train_plan mixtral_plan(int ep) { return moe_plan(2, 1, 8, ep, 64, PREC_BF16); }
+
+static train_result step(const char *model, const char *node, const train_plan *p) {
+    fabric f;
+    fabric_for(&f, node, p->tp * p->pp * p->dp * p->cp);
+    train_result r;
+    assert_int_equal(train_step(catalog_llm(cat, model), p, &f, &r), 0);
+    return r;
+}
+
+/* MoE plans run; the checks name what is wrong. */
+static void test_checks(void **state) {
+    (void)state;
+    char why[256];
+    const llm_spec *mx = catalog_llm(cat, "mixtral-8x7b");
+    train_plan p = mixtral_plan(8);
+    train_plan_defaults(&p);
+    assert_int_equal(train_plan_check(mx, &p, why, sizeof why), 0);
+    p.ep = 3;
+    assert_int_equal(train_plan_check(mx, &p, why, sizeof why), -1);
+    assert_non_null(strstr(why, "experts (8) must be a multiple of ep (3)"));
+    p.ep = 16;                                   /* 8 experts over 16 GPUs */
+    assert_int_equal(train_plan_check(mx, &p, why, sizeof why), -1);
+    p.ep = 4;
+    p.etp = 4;                                   /* etp above tp */
+    assert_int_equal(train_plan_check(mx, &p, why, sizeof why), -1);
+    assert_non_null(strstr(why, "etp (4) may not exceed tp (2)"));
+    train_plan d = mixtral_plan(2);
+    train_plan_defaults(&d);
+    assert_int_equal(train_plan_check(catalog_llm(cat, "llama3-8b"), &d, why, sizeof why), -1);
+    assert_non_null(strstr(why, "mixture-of-experts"));
+    d.ep = 1;
+    d.schedule = PP_DUALPIPE;                    /* pp 1 */
+    assert_int_equal(train_plan_check(catalog_llm(cat, "llama3-8b"), &d, why, sizeof why), -1);
+}
+
+/* Model FLOPs count active parameters: Mixtral's are 12.9B of 46.7B. */
+static void test_active_flops(void **state) {
+    (void)state;
+    train_plan p = mixtral_plan(8);
+    train_result r = step("mixtral-8x7b", "dgx-h100", &p);
+    assert_true(r.active_params < 0.3 * r.params);
+    assert_int_equal(r.ep, 8);
+    const llm_spec *m = catalog_llm(cat, "mixtral-8x7b");
+    assert_true(r.model_flops_per_step == r.tokens_per_step * tf_model_flops_per_token(m, p.seq_len));
+    assert_true(r.model_flops_per_step < r.tokens_per_step * 6 * 0.5 * r.params);
+}
+
+/* Experts shard over ep: weights, gradients and optimizer state per GPU
+ * fall as ep grows. */
+static void test_expert_memory(void **state) {
+    (void)state;
+    train_plan p1 = mixtral_plan(1), p8 = mixtral_plan(8);
+    train_result a = step("mixtral-8x7b", "dgx-h100", &p1), b = step("mixtral-8x7b", "dgx-h100", &p8);
+    assert_true(b.mem.weights_bytes < 0.4 * a.mem.weights_bytes);
+    assert_true(b.mem.grads_bytes < a.mem.grads_bytes);
+}
+
+/* The all-to-all: none without EP; on the critical path without overlap;
+ * inside a node cheaper than across nodes; a2a overlap hides some. */
+static void test_alltoall(void **state) {
+    (void)state;
+    train_plan p1 = mixtral_plan(1), p4 = mixtral_plan(4), p8 = mixtral_plan(8);
+    train_result a = step("mixtral-8x7b", "dgx-h100", &p1);
+    train_result in = step("mixtral-8x7b", "dgx-h100", &p4);    /* 4 GPUs of one node */
+    train_result x = step("mixtral-8x7b", "dgx-h100", &p8);     /* 8 of them, 2 apart: 2 nodes */
+    assert_true(a.t.ep_comm_s == 0);
+    assert_true(in.t.ep_comm_s > 0);
+    assert_true(x.t.ep_comm_s > in.t.ep_comm_s);
+    train_plan o = mixtral_plan(8);
+    o.moe_overlap = MOE_OVERLAP_A2A;
+    train_result y = step("mixtral-8x7b", "dgx-h100", &o);
+    assert_true(y.t.ep_comm_s < x.t.ep_comm_s);
+}
+
+/* Load imbalance slows the busiest expert GPU; a capacity factor caps it. */
+static void test_imbalance(void **state) {
+    (void)state;
+    train_plan p = mixtral_plan(8);
+    train_result even = step("mixtral-8x7b", "dgx-h100", &p);
+    p.expert_imbalance = 1.5;
+    train_result skew = step("mixtral-8x7b", "dgx-h100", &p);
+    assert_true(skew.step_s > even.step_s);
+    p.expert_imbalance = 3;
+    p.capacity_factor = 1.5;
+    train_result capped = step("mixtral-8x7b", "dgx-h100", &p);
+    assert_true(capped.step_s == skew.step_s);
+}
+
+/* DeepSeek-V3 across nodes: node-limited routing sends fewer copies over
+ * the NICs; DualPipe's bubble is smaller than 1F1B's and its overlap hides
+ * the all-to-all. */
+static train_plan deepseek_plan(void) { return moe_plan(1, 16, 16, 16, 512, PREC_FP8); }
+
+static void test_deepseek(void **state) {
+    (void)state;
+    train_plan p = deepseek_plan();
+    train_result all = step("deepseek-v3", "hgx-h800", &p);
+    p.route_nodes = 1;
+    train_result lim = step("deepseek-v3", "hgx-h800", &p);
+    assert_true(lim.t.ep_comm_s < all.t.ep_comm_s);
+    train_plan d = deepseek_plan();
+    d.schedule = PP_DUALPIPE;
+    d.moe_overlap = (moe_overlap)-1;            /* dualpipe's own overlap */
+    train_result dp = step("deepseek-v3", "hgx-h800", &d);
+    assert_int_equal(dp.schedule, PP_DUALPIPE);
+    assert_true(dp.t.pp_bubble_s < all.t.pp_bubble_s);
+    assert_true(dp.t.ep_comm_s < all.t.ep_comm_s);
+    assert_true(dp.mem.weights_bytes > all.mem.weights_bytes);   /* two chunks a GPU */
+}
+
+/* FP4 GEMMs on a GPU with an FP4 peak: faster than FP8, and the saved
+ * linear inputs smaller. */
+static void test_fp4(void **state) {
+    (void)state;
+    train_plan p = mixtral_plan(8);
+    p.precision = PREC_FP8;
+    train_result a = step("mixtral-8x7b", "dgx-b200", &p);
+    p.precision = PREC_FP4;
+    p.fp4_recipe = FP4_MXFP4;
+    train_result b = step("mixtral-8x7b", "dgx-b200", &p);
+    assert_true(b.t.compute_s < a.t.compute_s);
+    assert_true(b.mem.activations_bytes < a.mem.activations_bytes);
+    assert_true(fp4_element_bytes(FP4_NVFP4) == 0.5 + 1.0 / 16);
+    assert_true(fp4_element_bytes(FP4_MXFP4) == 0.5 + 1.0 / 32);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_checks),     cmocka_unit_test(test_active_flops),
+        cmocka_unit_test(test_expert_memory), cmocka_unit_test(test_alltoall),
+        cmocka_unit_test(test_imbalance),  cmocka_unit_test(test_deepseek),
+        cmocka_unit_test(test_fp4),
+    };
+    return cmocka_run_group_tests(tests, catalog_setup, catalog_teardown);
+}
