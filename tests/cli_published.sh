@@ -69,16 +69,20 @@ g = {s["group"]: s for s in json.load(open(sys.argv[1]))["summary"]}["file:train
 print("  training.csv: n %d, median |error| %.1f%%, max %.1f%%" % (g["n"], g["median_abs_error_pct"], g["max_abs_error_pct"]))
 assert g["n"] >= 6 and g["median_abs_error_pct"] <= 5 and g["max_abs_error_pct"] <= 12
 PY
-# Issue 19's target for training on the held-out rows (never fitted to):
-# median |error| <= 8%. Its other target, no case over 25%, is not met yet
-# (docs/validation.md lists the cases over it); the largest is printed.
+# Issue 19's target for training on the held-out rows of its dense set
+# (training_published.csv; never fitted to): median |error| <= 8%. Its other
+# target, no case over 25%, is not met yet (docs/validation.md lists the
+# cases over it); the largest is printed. The MoE and Blackwell rows of issue
+# 20 (training_moe.csv) are checked below on their own.
 python3 - "$tmp/all.json" <<'PY' && ok "training held out: median |error| <= 8%" \
   || no "training held out: median |error| <= 8%"
-import json, sys
-g = {s["group"]: s for s in json.load(open(sys.argv[1]))["summary"]}["training:heldout"]
+import json, statistics, sys
+c = [c for c in json.load(open(sys.argv[1]))["cases"]
+     if c["file"] == "training_published.csv" and c["set"] == "heldout"]
+e = [abs(x["error_pct"]) for x in c if x.get("error_pct") is not None]
 print("  training held out: n %d (%d without a result), median |error| %.1f%%, max %.1f%%"
-      % (g["n"], g["no_result"], g["median_abs_error_pct"], g["max_abs_error_pct"]))
-assert g["n"] >= 25 and g["no_result"] == 0 and g["median_abs_error_pct"] <= 8
+      % (len(c), len(c) - len(e), statistics.median(e), max(e)))
+assert len(c) >= 25 and len(e) == len(c) and statistics.median(e) <= 8
 PY
 # Issue 19's target for collectives: on the held-out half, sizes from 1 MB,
 # median |error| <= 10% (tests/validation/collectives.csv; nothing was fitted
