@@ -37,6 +37,16 @@ const serve_param_doc serve_param_docs[] = {
       "FlashAttention-3 causal forward, head dim 128, BF16 on H100: 400-640 TFLOP/s from 1K to 16K tokens "
       "(Shah et al. 2024, Fig. 5), about half the tensor peak; TensorRT-LLM's Hopper FMHA and FlashInfer are "
       "of the same design" },
+    { "host_s_per_seq", 45.11e-3 / 1536,
+      "NVIDIA/TensorRT-LLM pull request #10273 (Dec 2025): GB200, GPT-OSS-120B, attention DP 2 with "
+      "max_batch_size 1536 per rank at 3072 concurrency, ISL/OSL 1k/1k: average host_step_time 45.11 ms per "
+      "iteration, i.e. 29.4 us per sequence (PyTorch backend; hidden behind the GPU by the overlap scheduler "
+      "until it is the longer)" },
+    { "moe_kernels_per_layer", 6,
+      "TensorRT-LLM's CUTLASS fused MoE (cpp/tensorrt_llm/kernels/cutlass_kernels/moe_gemm/moe_kernels.cu): "
+      "router GEMM, top-k routing, fusedBuildExpertMapsSortFirstToken, computeStridesTmaWarpSpecialized, "
+      "expandInputRows (permute), grouped FC1, activation, grouped FC2, finalizeMoeRouting (unpermute): 9 "
+      "kernels where a dense FFN has 3 (gate/up GEMM, activation, down GEMM)" },
     { NULL, 0, NULL }
 };
 
@@ -48,6 +58,8 @@ void serve_params_default(serve_params *p) {
     p->kernels_per_layer = serve_param_docs[4].def;
     p->eff_fp8_gemm = serve_param_docs[5].def;
     p->eff_prefill_attention = serve_param_docs[6].def;
+    p->host_s_per_seq = serve_param_docs[7].def;
+    p->moe_kernels_per_layer = serve_param_docs[8].def;
 }
 
 /* Rows of logits the activation workspace holds: vLLM profiles its sampler
@@ -271,17 +283,29 @@ static double gemm_rate(const serve_model *sm, precision c, double m, double n, 
     return r;
 }
 
-/* One linear layer on one GPU: `count` GEMMs of m×k by k×n sharing the
- * FLOPs, weights read once each. */
-static double linear_s(const serve_model *sm, precision c, double wbytes, double m, double n, double k,
-                       double count) {
+/* Rows of the smallest M tile of TensorRT-LLM's CUTLASS grouped GEMMs on
+ * Hopper and Blackwell (cutlass_extensions/gemm_configs.h: the SM90 and
+ * SM100 grouped-GEMM CTA shapes start at 64×N): each expert's rows are
+ * run in whole tiles, so an expert with 20 rows costs 64 rows of tensor
+ * work (its weights are read once either way). */
+#define SERVE_GROUPED_M_TILE 64.0
+
+/* One linear layer on one GPU: `count` GEMMs of m×k by k×n, weights read
+ * once each; the tensor work counts mt ≥ m rows (tile padding). */
+static double tiled_linear_s(const serve_model *sm, precision c, double wbytes, double m, double mt, double n,
+                             double k, double count) {
     if (!(m > 0)) return 0;
-    double flops = 2 * m * n * k * count;
+    double flops = 2 * mt * n * k * count;
     double rate = gemm_rate(sm, c, m, n, k);
     double bytes = (n * k * wbytes + m * k * act_in_bytes(c) + m * n * 2) * count;
     double tc = rate > 0 ? flops / rate : 0;
     double tm = bytes / sm->hbm_bytes_per_s;
     return tc > tm ? tc : tm;
+}
+
+static double linear_s(const serve_model *sm, precision c, double wbytes, double m, double n, double k,
+                       double count) {
+    return tiled_linear_s(sm, c, wbytes, m, m, n, k, count);
 }
 
 /* A collective over `ranks` GPUs of the replica, as many of them inside
@@ -331,7 +355,9 @@ static double moe_ffn_s(const serve_model *s, double tokens, double ta) {
     if (sh > 0) t += linear_s(s, c, we, ta, up * sh / s->tp, h, 1) + linear_s(s, c, we, ta, h, fe * sh / s->tp, 1);
     double k = s->experts_per_token, used = serve_experts_touched(s->experts, k, tokens);
     double per = tokens * k / used, count = used / s->ep;
-    return t + linear_s(s, c, we, per, up / s->etp, h, count) + linear_s(s, c, we, per, h, fe / s->etp, count);
+    double tiled = ceil(per / SERVE_GROUPED_M_TILE) * SERVE_GROUPED_M_TILE;
+    return t + tiled_linear_s(s, c, we, per, tiled, up / s->etp, h, count) +
+           tiled_linear_s(s, c, we, per, tiled, h, fe / s->etp, count);
 }
 
 /* Expert-parallel dispatch and combine of one MoE layer: every GPU sends
@@ -377,7 +403,8 @@ double serve_tokens_s(const serve_model *sm, double tokens, double rows, serve_b
         }
         z.a2a_s = s->moe_layers * a2a_s(s, tokens);
         z.comm_s += z.a2a_s;
-        z.launch_s = s->p.kernel_gap_s * (s->p.kernels_per_layer * s->layers + 4);
+        z.launch_s = s->p.kernel_gap_s *
+                     (s->p.kernels_per_layer * s->layers + s->p.moe_kernels_per_layer * s->moe_layers + 4);
     }
     double t = z.linear_s + z.lm_head_s + z.elementwise_s + z.comm_s + z.launch_s;
     if (bd) {
@@ -435,12 +462,19 @@ double serve_iter_s(const serve_model *sm, const serve_batch *b, serve_breakdown
     serve_breakdown z;
     memset(&z, 0, sizeof z);
     double t = 0;
-    if (tokens > 0)
+    if (tokens > 0) {
         t = serve_tokens_s(sm, tokens, b->decode_seqs + b->prefill_done, &z) +
             serve_context_s(sm, b->prefill_pairs, b->decode_ctx, b->decode_seqs, &z);
+        z.host_s = serve_host_s(sm, b->decode_seqs + b->prefill_done);
+        if (z.host_s > t) t = z.host_s;
+    }
     z.total_s = t;
     if (bd) *bd = z;
     return t;
+}
+
+double serve_host_s(const serve_model *sm, double seqs) {
+    return seqs > 0 ? sm->p.host_s_per_seq * seqs : 0;
 }
 
 double serve_weight_floor_s(const serve_model *sm) {

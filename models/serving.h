@@ -19,7 +19,10 @@
  *   tensor parallel 2 all-reduces per layer of tokens × hidden × 2 bytes and
  *                   an all-gather of the logits (models/collective)
  *   launch gaps     a fixed time per kernel: launch and tail between
- *                   dependent kernels that no roofline sees
+ *                   dependent kernels that no roofline sees (a routed-
+ *                   expert FFN launches 6 more than a dense one)
+ *   host            the CPU prepares the next iteration meanwhile; an
+ *                   iteration lasts at least 29.4 us per sequence
  *
  * The terms add up: kernels of one iteration run one after another. Weight
  * precision sets the bytes per weight (bf16 2, fp8 1, int4 0.5) and the
@@ -73,6 +76,11 @@ typedef struct serve_params {
     double eff_prefill_attention;/* causal forward attention kernels vs the bf16 tensor
                                     peak (0.50); the catalog's eff-attention is forward +
                                     backward, for training */
+    double host_s_per_seq;       /* host (CPU) work per sequence of an iteration: scheduling,
+                                    input preparation, sampling bookkeeping (29.4 us); an
+                                    iteration lasts at least this times its sequences */
+    double moe_kernels_per_layer;/* kernels of a routed-expert FFN beyond the dense FFN's
+                                    three (5) */
 } serve_params;
 
 void serve_params_default(serve_params *p);
@@ -187,12 +195,15 @@ double serve_chunk_pairs(double c, double o);
 typedef struct serve_breakdown {
     double linear_s, lm_head_s, attention_s, kv_read_s, elementwise_s, comm_s, launch_s;
     double a2a_s;                /* of comm_s: expert-parallel dispatch and combine */
+    double host_s;               /* not a part: the host's time for the iteration; the
+                                    total is at least this (serve_host_s) */
     double total_s;
 } serve_breakdown;
 
 /* Time of one iteration; 0 for an empty batch. bd may be NULL. It is the
- * sum of the two parts below, which a caller may price separately (the
- * first depends only on two whole numbers, so a simulator can memoise it). */
+ * sum of the two parts below (which a caller may price separately: the
+ * first depends only on two whole numbers, so a simulator can memoise it),
+ * or the host time of its sequences when that is longer. */
 double serve_iter_s(const serve_model *sm, const serve_batch *b, serve_breakdown *bd);
 
 /* The part that depends on how many tokens go through the layers and how
@@ -211,6 +222,12 @@ double serve_context_s(const serve_model *sm, double prefill_pairs, double decod
 /* Distinct experts of E that B tokens routed top-k touch, in expectation
  * under uniform routing: E·(1 - (1 - k/E)^B), at least 1. */
 double serve_experts_touched(double E, double k, double B);
+
+/* Host time of an iteration of `seqs` sequences. The stack prepares
+ * iteration i+1 on the CPU while the GPUs run iteration i (TensorRT-LLM's
+ * overlap scheduler, vLLM's async scheduling), so an iteration lasts the
+ * longer of its GPU time and this (docs/moe-serving.md). */
+double serve_host_s(const serve_model *sm, double seqs);
 
 /* Lower bound of any decode step: all weights of one GPU read once at the
  * HBM peak (no efficiency). The roofline floor test holds serve_iter_s to

@@ -338,7 +338,10 @@ static double price_iteration(replica *r, int64_t it, double extra_s, double *pr
     }
     *pre_s = pre;
     *dec_s = dec;
-    return t;
+    /* the host prepares each iteration while the GPUs run the one before;
+     * the longer of the two sets the pace (models/serving.h serve_host_s) */
+    double host = serve_host_s(&sv->models[0], (double)*seqs);
+    return host > t ? host : t;
 }
 
 static void on_iter_end(engine *e, void *arg);

@@ -224,7 +224,7 @@ static void test_params_documented(void **state) {
     serve_params_default(&p);
     int n = 0;
     for (const serve_param_doc *d = serve_param_docs; d->name; d++, n++) assert_true(strlen(d->source) > 40);
-    assert_int_equal(n, 7);
+    assert_int_equal(n, 9);
     assert_true(p.kv_memory_fraction == 0.9 && p.block_tokens == 16);
 }
 
@@ -273,6 +273,44 @@ static void test_moe_memory_on_total_flops_on_active(void **state) {
     serve_iter_s(&sm, &b, &bd);
     double total_flops_s = 8192 * 2 * sm.total_params / sm.gpus / gpu_peak_flops(&sm.g, PREC_FP8);
     assert_true(bd.linear_s < 0.25 * total_flops_s);
+}
+
+/* The host prepares an iteration while the GPUs run the previous one, so
+ * an iteration lasts the longer of the two: a small MoE model at a large
+ * batch is host-bound (host_s_per_seq x sequences, 29.4 us each from
+ * TensorRT-LLM PR #10273's 45.11 ms for 1536 sequences), a 70B model at a
+ * small batch is not. A routed-expert FFN launches 9 kernels where a dense
+ * FFN launches 3 (TensorRT-LLM's CUTLASS fused MoE): 6 more gaps per MoE
+ * layer, none for a dense model. */
+static void test_host_bound_and_moe_kernels(void **state) {
+    (void)state;
+    serve_params p;
+    serve_params_default(&p);
+    assert_true(fabs(p.host_s_per_seq - 45.11e-3 / 1536) < 1e-12 && p.moe_kernels_per_layer == 6);
+    const llm_spec *q = catalog_llm(cat, "qwen3-30b-a3b");
+    serve_model sm = layout_on(q, "dgx-b200", 1, 1, PREC_FP4);
+    serve_breakdown bd;
+    serve_batch b = { 0 };
+    b.decode_seqs = 1500;
+    b.decode_ctx = 1500 * 100.0;
+    double t = serve_iter_s(&sm, &b, &bd);
+    printf("  qwen3-30b-a3b fp4 B200, 1500 sequences at 100 tokens: gpu %.1f ms, host %.1f ms\n",
+           (bd.linear_s + bd.lm_head_s + bd.attention_s + bd.kv_read_s + bd.elementwise_s + bd.comm_s +
+            bd.launch_s) * 1e3, bd.host_s * 1e3);
+    assert_true(fabs(bd.host_s - 1500 * p.host_s_per_seq) < 1e-12 && t == bd.host_s);
+    assert_true(serve_host_s(&sm, 0) == 0);
+    serve_model big = model_on("llama3-70b", "dgx-h100", 2, PREC_FP8);
+    serve_batch s = { 0 };
+    s.decode_seqs = 16;
+    s.decode_ctx = 16 * 1000.0;
+    double tb = serve_iter_s(&big, &s, &bd);
+    assert_true(tb > bd.host_s && tb == bd.total_s);
+    /* launch gaps: 12 per layer, 6 more per MoE layer, 4 per iteration */
+    serve_iter_s(&sm, &b, &bd);
+    assert_true(fabs(bd.launch_s - p.kernel_gap_s * (12.0 * sm.layers + 6.0 * sm.moe_layers + 4)) < 1e-12);
+    assert_true(sm.moe_layers == 48);
+    serve_iter_s(&big, &s, &bd);
+    assert_true(fabs(bd.launch_s - p.kernel_gap_s * (12.0 * big.layers + 4)) < 1e-12);
 }
 
 /* Expected distinct experts under uniform top-k routing: k for one token,
@@ -786,6 +824,7 @@ int main(void) {
         cmocka_unit_test(test_prefill_compute_bound_decode_memory_bound),
         cmocka_unit_test(test_params_documented),
         cmocka_unit_test(test_moe_memory_on_total_flops_on_active),
+        cmocka_unit_test(test_host_bound_and_moe_kernels),
         cmocka_unit_test(test_experts_touched),
         cmocka_unit_test(test_expert_parallel),
         cmocka_unit_test(test_fp4_weights),
