@@ -215,6 +215,8 @@ const catalog_field catalog_fields_node[] = {
     { "nic", FIELD_STR, S(node_spec, nic), 1, 0, "compute-fabric NIC catalog name" },
     { "nics", FIELD_INT, N(node_spec, nics), 1, 0, "compute-fabric NICs per node" },
     { "pcie-bw", FIELD_BW, N(node_spec, pcie_bw_bytes_per_s), 0, 0, "host-GPU bandwidth per GPU per direction" },
+    { "host-s-per-seq", FIELD_DURATION, N(node_spec, host_s_per_seq), 0, 0,
+      "serving: host (CPU) time per sequence of a batch iteration (0: the serving model's default)" },
     { "host-memory", FIELD_SIZE, N(node_spec, host_mem_bytes), 0, 0, "host DRAM" },
     { "host-memory-bw", FIELD_BW, N(node_spec, host_mem_bw_bytes_per_s), 0, 0, "host DRAM bandwidth" },
     { "nvme", FIELD_SIZE, N(node_spec, nvme_bytes), 0, 0, "local NVMe capacity" },

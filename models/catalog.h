@@ -85,6 +85,9 @@ typedef struct node_spec {
     char nic[CATALOG_NAME_MAX];       /* nic_spec name of the compute-fabric NICs */
     int nics;                         /* compute-fabric NICs per node */
     double pcie_bw_bytes_per_s;       /* host<->GPU per GPU, per direction */
+    double host_s_per_seq;            /* serving: host (CPU) time per sequence of a batch
+                                         iteration; 0 = the serving model's default
+                                         (models/serving.c, docs/moe-serving.md) */
     double host_mem_bytes;
     double host_mem_bw_bytes_per_s;
     double nvme_bytes;

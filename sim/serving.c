@@ -347,6 +347,7 @@ serving *serving_new(engine *e, metric_bus *bus, const scenario *s, const sc_inf
     serve_params_default(&p);
     if (c->block_tokens > 0) p.block_tokens = c->block_tokens;
     if (c->kv_memory_fraction > 0) p.kv_memory_fraction = c->kv_memory_fraction;
+    if (node && node->host_s_per_seq > 0) p.host_s_per_seq = node->host_s_per_seq;
     init_policy(sv, &p);
     double max_act;
     if (init_models(sv, &p, &max_act, err, errlen) < 0) goto fail;

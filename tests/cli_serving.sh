@@ -80,6 +80,32 @@ sys.exit(0 if bad == 0 and ok > 0 else 1)
 PY
 rc=$?
 
+# The published MoE and Blackwell rows (tests/validation/inference_moe.csv)
+# through `validate --published`: every row gives a result and the median
+# |error| stays at or under what the model reached when it was last changed
+# (42.9% over 18 rows, issue 20's second serving pass, rounded up to 43%;
+# docs/moe-serving.md), so a regression fails. The dense rows keep theirs
+# (1.4%, rounded up to 2%).
+"$bin" validate --published tests/validation --only inference 2>&1 | python3 -c '
+import sys
+want = {"file:inference_moe.csv": (18, 43.0), "file:inference.csv": (3, 2.0)}
+seen = {}
+for line in sys.stdin:
+    f = line.split()
+    if f and f[0] in want:
+        seen[f[0]] = (int(f[1]), int(f[2]), float(f[3].rstrip("%")))
+bad = 0
+for k, (n, ceil) in want.items():
+    if k not in seen:
+        print("FAIL %s: no summary line" % k); bad = 1; continue
+    got_n, none, med = seen[k]
+    good = got_n == n and none == 0 and med <= ceil
+    print("%s %s: %d rows, %d without a result, median |error| %.1f%% (at most %.0f%%)"
+          % ("ok  " if good else "FAIL", k, got_n, none, med, ceil))
+    bad |= not good
+sys.exit(bad)
+' || rc=1
+
 # The MoE chat scenario (scenarios/serving-moe-chat.xml): DeepSeek-V3 with
 # expert parallelism runs end to end and its service reports ep and the
 # total (671B) and active (37B) parameters; ep on a dense model is refused

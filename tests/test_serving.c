@@ -313,6 +313,38 @@ static void test_host_bound_and_moe_kernels(void **state) {
     assert_true(fabs(bd.launch_s - p.kernel_gap_s * (12.0 * big.layers + 4)) < 1e-12);
 }
 
+/* The host time per sequence is the node's (catalog host-s-per-seq): Grace
+ * trays carry PR #10273's measured 29.4 us, a node without a figure takes
+ * the serving default, and a host-bound short row (128/128, 2,048
+ * sequences) runs faster on a faster host and slower on a slower one. */
+static void test_host_per_node(void **state) {
+    (void)state;
+    serve_params p;
+    serve_params_default(&p);
+    assert_true(fabs(catalog_node(cat, "gb200-nvl72")->host_s_per_seq - 29.4e-6) < 1e-12);
+    assert_true(catalog_node(cat, "gb300-nvl72")->host_s_per_seq == catalog_node(cat, "gb200-nvl72")->host_s_per_seq);
+    assert_true(catalog_node(cat, "dgx-h100")->host_s_per_seq == 0);
+    static const char *hosts[] = { "10us", "", "60us" };
+    double tps[3];
+    for (int i = 0; i < 3; i++) {
+        char xml[2048], attr[64] = "";
+        if (hosts[i][0]) snprintf(attr, sizeof attr, " host-s-per-seq=\"%s\"", hosts[i]);
+        snprintf(xml, sizeof xml,
+                 "<scenario name=\"t\" seed=\"1\"><catalog><node name=\"h\" base=\"dgx-h100\"%s/></catalog>"
+                 "<cluster><nodes type=\"h\" count=\"1\"/></cluster><workload><inference name=\"svc\" "
+                 "model=\"llama3.1-8b\" precision=\"fp8\" tp=\"1\" max-batch=\"2048\" token-budget=\"8192\">"
+                 "<arrivals process=\"offline\" count=\"3000\"/><requests input-tokens=\"128\" "
+                 "output-tokens=\"128\"/></inference></workload></scenario>",
+                 attr);
+        run r = simulate(xml, 1);
+        tps[i] = svc(&r)->output_tokens_per_s;
+        done(&r);
+    }
+    printf("  llama3.1-8b fp8 H100 128/128 offline: host 10 us %.0f, default %.0f, 60 us %.0f tokens/s\n", tps[0],
+           tps[1], tps[2]);
+    assert_true(tps[0] > tps[1] && tps[1] > tps[2]);
+}
+
 /* Expected distinct experts under uniform top-k routing: k for one token,
  * all E for a large batch, E(1-(1-k/E)^B) between (a one-token step reads k
  * experts, a large batch reads them all). */
@@ -823,6 +855,7 @@ int main(void) {
         cmocka_unit_test(test_roofline_floor),
         cmocka_unit_test(test_prefill_compute_bound_decode_memory_bound),
         cmocka_unit_test(test_params_documented),
+        cmocka_unit_test(test_host_per_node),
         cmocka_unit_test(test_moe_memory_on_total_flops_on_active),
         cmocka_unit_test(test_host_bound_and_moe_kernels),
         cmocka_unit_test(test_experts_touched),
