@@ -28,6 +28,18 @@
 #include <string.h>
 #include <unistd.h>
 
+#if defined(__SANITIZE_ADDRESS__)
+/* LeakSanitizer's hook (sanitizer/lsan_interface.h), in the ASan build only:
+ * dot's layout of cluster subgraphs (the racks) loses virtual nodes it
+ * allocates in its own allocator, gmalloc, and gvFreeLayout never frees
+ * them (Graphviz issue 65, "Memory leak in virtual_node when dot lays out
+ * clusters", and issue 649, both open). That memory is Graphviz's, not
+ * ours: leaks from libgvc alone are not reported. Our own misuse (a graph
+ * never closed) leaks from libcgraph's agopen and is still reported. */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void) { return "leak:libgvc.so\n"; }
+#endif
+
 #include <cgraph.h>
 #include <gvc.h>
 

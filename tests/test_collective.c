@@ -266,7 +266,8 @@ static void test_validation_csv(void **state) {
         csv_field(line, 7, size, sizeof size);
         int held = !strcmp(set, "heldout"), ok = fabs(e) <= atof(tol);
         assert_true(held || !strcmp(set, "calibration"));
-        bad += !ok;
+        bad += !ok && !held;      /* held-out rows are reported, never tuned to: their
+                                     target is the median below (issue 19) */
         if (atof(size) >= 1048576) err[held][n[held]++] = fabs(e);
         printf("  %s %+6.1f%% %4s %s%s\n", label, e, tol, set, ok ? "" : "  <-- out of tolerance");
         rows++;
