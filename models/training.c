@@ -538,7 +538,11 @@ static void busiest_stage(const llm_spec *m, const train_plan *p, const fabric *
     if (p->pp == 1) {
         load = mem_pp_layout(m->layers, 1, 0, 0, &w->lay);
     } else {
-        load = mem_pp_layout(m->layers, p->pp, t_emb / t_layer, t_out / t_layer, &w->lay);
+        /* Embedding and loss counted as pipeline layers (train_plan.h,
+         * train_plan_pipeline_extra_slots) take at least a layer's slot. */
+        double e = t_emb / t_layer, c = t_out / t_layer;
+        if (train_plan_pipeline_extra_slots(m, p)) e = fmax(e, 1), c = fmax(c, 1);
+        load = mem_pp_layout(m->layers, p->pp, e, c, &w->lay);
     }
     w->t_mb = p->pp == 1 ? m->layers * t_layer + t_out + t_emb : load * t_layer;
     w->stage_layers = p->pp == 1 ? m->layers : load;
@@ -694,7 +698,7 @@ static void pick_schedule(const llm_spec *m, const train_plan *p, const fabric *
     int vmax = 1;
     int auto_v = p->virtual_stages == 0 && stack_runs_interleaved(&p->stack);
     if (p->pp > 1 && (auto_v || p->schedule == PP_INTERLEAVED)) {
-        vmax = m->layers / p->pp;
+        vmax = (m->layers + (p->virtual_stages > 1 ? train_plan_pipeline_extra_slots(m, p) : 0)) / p->pp;
         if (vmax < 1) vmax = 1;
         if (nmicro < p->pp) vmax = 1;   /* interleaving needs m >= p micro-batches */
     }
