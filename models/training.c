@@ -238,7 +238,7 @@ static cp_cost cp_costs(const train_plan *p, const fabric *f, const tf_dims *d, 
                         double attn_f, double attn_b) {
     cp_cost c = { 0, 0, 0, 0 };
     if (p->cp <= 1) return c;
-    int gpn = f->node->gpus > 0 ? f->node->gpus : 8;
+    int gpn = train_domain_gpus(f);
     double tp = p->tp, cp = p->cp, act = 2, steps = cp - 1;
     double q_cols = d->q_dim / tp;
     double kv_cols = p->stack.kv_repeat ? q_cols : fmax(d->kv_dim / tp, d->head_dim);
@@ -358,7 +358,7 @@ static void ep_exposure(const train_plan *p, const train_params *q, const moe_ff
 static void layer_costs(const llm_spec *m, const train_plan *p, const fabric *f,
                         const train_params *q, layer_kind kind, layer_cost *c) {
     const gpu_spec *g = f->gpu;
-    int gpn = f->node->gpus > 0 ? f->node->gpus : 8;
+    int gpn = train_domain_gpus(f);
     tf_dims d;
     tf_dims_of(m, &d);
     double tp = p->tp, cp = p->cp, b = p->micro_batch, s = p->seq_len;
@@ -502,7 +502,7 @@ static void stage_params(const llm_spec *m, const train_plan *p, stage_work *w) 
 static void busiest_stage(const llm_spec *m, const train_plan *p, const fabric *f,
                           const train_params *q, stage_work *w) {
     const gpu_spec *g = f->gpu;
-    int gpn = f->node->gpus > 0 ? f->node->gpus : 8;
+    int gpn = train_domain_gpus(f);
     tf_dims d;
     tf_dims_of(m, &d);
     double tp = p->tp, s = p->seq_len, b = p->micro_batch;
@@ -627,7 +627,7 @@ static dp_cost dp_per_step(const train_plan *p, const fabric *f, const train_par
  * apart; hidden traffic still costs overlap_slowdown of its time. */
 static double dp_time(const llm_spec *m, const train_plan *p, const fabric *f,
                       const train_params *q, const stage_work *w, int nmicro) {
-    int gpn = f->node->gpus > 0 ? f->node->gpus : 8;
+    int gpn = train_domain_gpus(f);
     double gbytes = train_grad_bytes(p, q);
     int nred = p->dp * p->cp;
     dp_cost c = { 0, 0 };
@@ -660,7 +660,7 @@ static double dp_time(const llm_spec *m, const train_plan *p, const fabric *f,
 static double p2p_send_time(const llm_spec *m, const train_plan *p, const fabric *f,
                             const train_params *q) {
     if (p->pp <= 1) return 0;
-    int gpn = f->node->gpus > 0 ? f->node->gpus : 8;
+    int gpn = train_domain_gpus(f);
     double tokens = (double)p->micro_batch * p->seq_len / p->cp;
     double bytes = tokens * m->hidden * 2 / p->tp;
     int same = (long)p->tp * p->cp * p->dp < gpn;
