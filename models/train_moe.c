@@ -33,6 +33,11 @@ double train_coll_s(const fabric *f, coll_op op, double bytes, int ranks, int pe
     return r.time_s;
 }
 
+int train_domain_gpus(const fabric *f) {
+    int d = fabric_domain_gpus(f);
+    return d > 0 ? d : 8;
+}
+
 int train_per_node(int ranks, int stride, int gpn) {
     if (stride >= gpn) return 1;
     int k = gpn / stride;
@@ -54,11 +59,11 @@ static double ep_alltoall_s(const llm_spec *m, const train_plan *p, const fabric
     int ep = train_plan_ep(p), etp = train_plan_etp(p);
     if (ep <= 1 || !(S > 0)) return 0;
     int gpn = f->node->gpus > 0 ? f->node->gpus : 8;
-    int domain = fabric_domain_gpus(f);
+    int domain = train_domain_gpus(f);
     long span = (long)ep * etp;
     if (span <= gpn) return train_coll_s(f, COLL_ALLTOALL, S, ep, ep, gpn / ep);
     if (span <= domain) return p2p_time_s(f, S * (ep - 1) / ep, 1, 1);
-    int rpn = train_per_node(ep, etp, gpn), conc = gpn / rpn;
+    int rpn = train_per_node(ep, etp, domain), conc = domain / rpn;
     int nodes = ep / rpn;
     if (p->route_nodes <= 0 || p->route_nodes >= m->experts_per_token)
         return train_coll_s(f, COLL_ALLTOALL, S, ep, rpn, conc);
@@ -76,7 +81,7 @@ static double ep_alltoall_s(const llm_spec *m, const train_plan *p, const fabric
 static double etp_gather_s(const train_plan *p, const fabric *f, double rows, double h) {
     int etp = train_plan_etp(p);
     if (etp <= 1) return 0;
-    int gpn = f->node->gpus > 0 ? f->node->gpus : 8;
+    int gpn = train_domain_gpus(f);
     int rpn = etp < gpn ? etp : gpn;
     double bytes = rows * etp * h * ACT_BYTES;
     return train_coll_s(f, COLL_ALLGATHER, bytes, etp, rpn, gpn / rpn) +

@@ -63,6 +63,13 @@ double train_gemm_s(const gpu_spec *g, const train_plan *p, double m, double n, 
  * rank or nothing to send. */
 double train_coll_s(const fabric *f, coll_op op, double bytes, int ranks, int per_node, int conc);
 
+/* GPUs that reach one another over NVLink: the fabric's NVLink domain
+ * (fabric_domain_gpus: the node, or a rack of trays such as GB200 NVL72's
+ * 72 GPUs over 18 trays of 4), 8 without a node. Where the step model
+ * places a TP, CP, DP or pipeline group, this is the unit coll_group's
+ * ranks_per_node and concurrent_per_node count in (models/collective.h). */
+int train_domain_gpus(const fabric *f);
+
 /* Ranks of a communicator of `ranks` GPUs at stride `stride` that share a
  * group of gpn consecutive GPUs (a node, or an NVLink domain). */
 int train_per_node(int ranks, int stride, int gpn);

@@ -193,6 +193,10 @@ double train_plan_imbalance(const train_plan *p) {
     return imb;
 }
 
+int train_plan_pipeline_extra_slots(const llm_spec *m, const train_plan *p) {
+    return p->virtual_stages > 1 && (long)p->pp * p->virtual_stages > m->layers ? 2 : 0;
+}
+
 /* The expert-parallel part of the check: Megatron-Core's rules
  * (megatron/core/parallel_state.py initialize_model_parallel: the expert
  * grid etp x ep x edp tiles the tp x cp x dp ranks of a stage; each rank
@@ -235,8 +239,9 @@ int train_plan_check(const llm_spec *m, const train_plan *p, char *why, size_t l
         BAD("kv-heads (%d) and tp (%d) must divide one another", kv, p->tp);
     if (m->ffn_hidden % p->tp != 0) BAD("ffn-hidden (%d) must be a multiple of tp (%d)", m->ffn_hidden, p->tp);
     if (p->pp > m->layers) BAD("pp (%d) exceeds the model's %d layers", p->pp, m->layers);
-    if (p->virtual_stages > 1 && (long)p->pp * p->virtual_stages > m->layers)
-        BAD("pp*virtual-stages (%d*%d) exceeds the model's %d layers", p->pp, p->virtual_stages, m->layers);
+    if (p->virtual_stages > 1 && (long)p->pp * p->virtual_stages > m->layers + 2)
+        BAD("pp*virtual-stages (%d*%d) exceeds the model's %d layers and the embedding and loss slots (%d)",
+            p->pp, p->virtual_stages, m->layers, m->layers + 2);
     if (p->micro_batch < 0) BAD("micro-batch must be at least 1 (0: the model picks)");
     if (p->seq_len < 1) BAD("seq-len must be at least 1");
     if (p->seq_len % p->cp != 0) BAD("seq-len (%d) must be a multiple of cp (%d)", p->seq_len, p->cp);

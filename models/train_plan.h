@@ -230,6 +230,17 @@ int train_plan_edp(const train_plan *p);
  * 1), capped by capacity_factor when experts drop tokens beyond it. */
 double train_plan_imbalance(const train_plan *p);
 
+/* Pipeline slots beyond the transformer layers: Megatron-Core's
+ * --account-for-embedding-in-pipeline-split and
+ * --account-for-loss-in-pipeline-split count the input embedding and the
+ * loss as one layer each when it splits layers over pp x virtual stages
+ * (megatron/core/transformer/transformer_layer.py,
+ * get_transformer_layer_offset: num_layers += 1 for each). The twin takes
+ * them as set exactly when pp x virtual-stages exceeds the layers (up to
+ * layers + 2): a split the published recipes run (Llama 3.1 405B pp16 vp8
+ * = 128 = 126 + 2; Qwen3-235B pp32 vp3 = 96 = 94 + 2). 0 or 2. */
+int train_plan_pipeline_extra_slots(const llm_spec *m, const train_plan *p);
+
 /* Check a plan against the architecture (divisibility of heads by tp, layers
  * by pp*v, global batch by dp*micro_batch, experts by ep, ...). Returns 0, or -1 with a
  * reason in why. */

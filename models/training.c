@@ -238,7 +238,7 @@ static cp_cost cp_costs(const train_plan *p, const fabric *f, const tf_dims *d, 
                         double attn_f, double attn_b) {
     cp_cost c = { 0, 0, 0, 0 };
     if (p->cp <= 1) return c;
-    int gpn = f->node->gpus > 0 ? f->node->gpus : 8;
+    int gpn = train_domain_gpus(f);
     double tp = p->tp, cp = p->cp, act = 2, steps = cp - 1;
     double q_cols = d->q_dim / tp;
     double kv_cols = p->stack.kv_repeat ? q_cols : fmax(d->kv_dim / tp, d->head_dim);
@@ -358,7 +358,7 @@ static void ep_exposure(const train_plan *p, const train_params *q, const moe_ff
 static void layer_costs(const llm_spec *m, const train_plan *p, const fabric *f,
                         const train_params *q, layer_kind kind, layer_cost *c) {
     const gpu_spec *g = f->gpu;
-    int gpn = f->node->gpus > 0 ? f->node->gpus : 8;
+    int gpn = train_domain_gpus(f);
     tf_dims d;
     tf_dims_of(m, &d);
     double tp = p->tp, cp = p->cp, b = p->micro_batch, s = p->seq_len;
@@ -502,7 +502,7 @@ static void stage_params(const llm_spec *m, const train_plan *p, stage_work *w) 
 static void busiest_stage(const llm_spec *m, const train_plan *p, const fabric *f,
                           const train_params *q, stage_work *w) {
     const gpu_spec *g = f->gpu;
-    int gpn = f->node->gpus > 0 ? f->node->gpus : 8;
+    int gpn = train_domain_gpus(f);
     tf_dims d;
     tf_dims_of(m, &d);
     double tp = p->tp, s = p->seq_len, b = p->micro_batch;
@@ -538,7 +538,11 @@ static void busiest_stage(const llm_spec *m, const train_plan *p, const fabric *
     if (p->pp == 1) {
         load = mem_pp_layout(m->layers, 1, 0, 0, &w->lay);
     } else {
-        load = mem_pp_layout(m->layers, p->pp, t_emb / t_layer, t_out / t_layer, &w->lay);
+        /* Embedding and loss counted as pipeline layers (train_plan.h,
+         * train_plan_pipeline_extra_slots) take at least a layer's slot. */
+        double e = t_emb / t_layer, c = t_out / t_layer;
+        if (train_plan_pipeline_extra_slots(m, p)) e = fmax(e, 1), c = fmax(c, 1);
+        load = mem_pp_layout(m->layers, p->pp, e, c, &w->lay);
     }
     w->t_mb = p->pp == 1 ? m->layers * t_layer + t_out + t_emb : load * t_layer;
     w->stage_layers = p->pp == 1 ? m->layers : load;
@@ -623,7 +627,7 @@ static dp_cost dp_per_step(const train_plan *p, const fabric *f, const train_par
  * apart; hidden traffic still costs overlap_slowdown of its time. */
 static double dp_time(const llm_spec *m, const train_plan *p, const fabric *f,
                       const train_params *q, const stage_work *w, int nmicro) {
-    int gpn = f->node->gpus > 0 ? f->node->gpus : 8;
+    int gpn = train_domain_gpus(f);
     double gbytes = train_grad_bytes(p, q);
     int nred = p->dp * p->cp;
     dp_cost c = { 0, 0 };
@@ -656,7 +660,7 @@ static double dp_time(const llm_spec *m, const train_plan *p, const fabric *f,
 static double p2p_send_time(const llm_spec *m, const train_plan *p, const fabric *f,
                             const train_params *q) {
     if (p->pp <= 1) return 0;
-    int gpn = f->node->gpus > 0 ? f->node->gpus : 8;
+    int gpn = train_domain_gpus(f);
     double tokens = (double)p->micro_batch * p->seq_len / p->cp;
     double bytes = tokens * m->hidden * 2 / p->tp;
     int same = (long)p->tp * p->cp * p->dp < gpn;
@@ -694,7 +698,7 @@ static void pick_schedule(const llm_spec *m, const train_plan *p, const fabric *
     int vmax = 1;
     int auto_v = p->virtual_stages == 0 && stack_runs_interleaved(&p->stack);
     if (p->pp > 1 && (auto_v || p->schedule == PP_INTERLEAVED)) {
-        vmax = m->layers / p->pp;
+        vmax = (m->layers + (p->virtual_stages > 1 ? train_plan_pipeline_extra_slots(m, p) : 0)) / p->pp;
         if (vmax < 1) vmax = 1;
         if (nmicro < p->pp) vmax = 1;   /* interleaving needs m >= p micro-batches */
     }

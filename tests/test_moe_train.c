@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "catalogfix.h"
+#include "models/train_moe.h"
 #include "models/training.h"
 #include "models/transformer.h"
 
@@ -80,6 +81,54 @@ static void test_checks(void **state) {
     d.ep = 1;
     d.schedule = PP_DUALPIPE;                    /* pp 1 */
     assert_int_equal(train_plan_check(catalog_llm(cat, "llama3-8b"), &d, why, sizeof why), -1);
+}
+
+/* Megatron-Core's account-for-embedding/loss-in-pipeline-split: pp x
+ * virtual stages may reach layers + 2 (Llama 3.1 405B pp16 vp8 = 128 =
+ * 126 + 2), not beyond; below the layers nothing is counted. */
+static void test_pipeline_slots(void **state) {
+    (void)state;
+    char why[256];
+    const llm_spec *m = catalog_llm(cat, "llama3.1-405b");
+    assert_non_null(m);
+    train_plan p = moe_plan(4, 16, 4, 1, 1536, PREC_BF16);
+    p.virtual_stages = 8;
+    train_plan_defaults(&p);
+    assert_int_equal(train_plan_check(m, &p, why, sizeof why), 0);
+    assert_int_equal(train_plan_pipeline_extra_slots(m, &p), 2);
+    p.virtual_stages = 9;                         /* 144 > 128 */
+    assert_int_equal(train_plan_check(m, &p, why, sizeof why), -1);
+    assert_non_null(strstr(why, "embedding and loss"));
+    p.virtual_stages = 4;                         /* 64 <= 126 */
+    assert_int_equal(train_plan_check(m, &p, why, sizeof why), 0);
+    assert_int_equal(train_plan_pipeline_extra_slots(m, &p), 0);
+}
+
+/* On GB200 NVL72 trays (4 GPUs, 72 in the NVLink domain) a TP group of 8
+ * spans two trays and still talks over NVLink: the step is faster than on
+ * the same trays taken as their own 4-GPU domains, where TP crosses the
+ * NICs. An 8-GPU node is its own domain. */
+static void test_rack_domain(void **state) {
+    (void)state;
+    const node_spec *n = catalog_node(cat, "gb200-nvl72");
+    assert_non_null(n);
+    node_spec tray = *n;
+    tray.nvlink_domain = 0;
+    fabric rack, trays, hgx;
+    assert_int_equal(fabric_init(&rack, cat, n, 16), 0);
+    assert_int_equal(fabric_init(&trays, cat, &tray, 16), 0);
+    fabric_for(&hgx, "dgx-h100", 64);
+    assert_int_equal(train_domain_gpus(&rack), 72);
+    assert_int_equal(train_domain_gpus(&trays), 4);
+    assert_int_equal(train_domain_gpus(&hgx), 8);
+    const llm_spec *m = catalog_llm(cat, "llama3-70b");
+    assert_non_null(m);
+    train_plan p = moe_plan(8, 1, 8, 1, 64, PREC_BF16);
+    train_plan_defaults(&p);
+    train_result a, b;
+    assert_int_equal(train_step(m, &p, &rack, &a), 0);
+    assert_int_equal(train_step(m, &p, &trays, &b), 0);
+    assert_true(a.step_s < b.step_s);
 }
 
 /* Model FLOPs count active parameters: Mixtral's are 12.9B of 46.7B. */
@@ -178,7 +227,8 @@ int main(void) {
         cmocka_unit_test(test_checks),     cmocka_unit_test(test_active_flops),
         cmocka_unit_test(test_expert_memory), cmocka_unit_test(test_alltoall),
         cmocka_unit_test(test_imbalance),  cmocka_unit_test(test_deepseek),
-        cmocka_unit_test(test_fp4),
+        cmocka_unit_test(test_fp4),        cmocka_unit_test(test_pipeline_slots),
+        cmocka_unit_test(test_rack_domain),
     };
     return cmocka_run_group_tests(tests, catalog_setup, catalog_teardown);
 }
