@@ -43,6 +43,7 @@
 #include <cmocka.h>
 
 #include "tests/catalogfix.h"
+#include "tests/planfix.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -73,17 +74,8 @@ static void assert_rel(double got, double want, double frac, const char *what) {
 }
 
 static train_plan plan_of(int tp, int pp, int dp, sharding sh, precision pr) {
-    train_plan p;
-    memset(&p, 0, sizeof p);
-    p.tp = tp;
-    p.pp = pp;
-    p.dp = dp;
-    p.cp = 1;
+    train_plan p = planfix(tp, pp, dp, dp, 8192, pr);
     p.sharding = sh;
-    p.global_batch = dp;
-    p.micro_batch = 1;
-    p.seq_len = 8192;
-    p.precision = pr;
     return p;
 }
 

@@ -26,6 +26,7 @@
 #include <cmocka.h>
 
 #include "tests/catalogfix.h"
+#include "tests/planfix.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -48,18 +49,9 @@ static int setup(void **state) {
 
 
 static train_plan plan(int tp, int pp, int dp, sharding sh, recompute rc) {
-    train_plan p;
-    memset(&p, 0, sizeof p);
-    p.tp = tp;
-    p.pp = pp;
-    p.dp = dp;
-    p.cp = 1;
+    train_plan p = planfix(tp, pp, dp, dp * 8, 4096, PREC_BF16);
     p.sharding = sh;
     p.recompute = rc;
-    p.global_batch = dp * 8;
-    p.micro_batch = 1;
-    p.seq_len = 4096;
-    p.precision = PREC_BF16;
     p.sequence_parallel = -1;
     p.virtual_stages = 1;
     train_plan_defaults(&p);

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "catalogfix.h"
+#include "tests/planfix.h"
 #include "models/train_moe.h"
 #include "models/training.h"
 #include "models/transformer.h"
@@ -27,17 +28,8 @@ static void fabric_for(fabric *f, const char *node, int gpus) {
 /* A plan of tp x pp x dp GPUs with ep, micro-batch 1 of 4K tokens, ZeRO-1,
  * selective recompute, no MoE overlap. */
 static train_plan moe_plan(int tp, int pp, int dp, int ep, int gb, precision prec) {
-    train_plan p;
-    memset(&p, 0, sizeof p);
-    p.tp = tp;
-    p.pp = pp;
-    p.dp = dp;
-    p.cp = 1;
+    train_plan p = planfix(tp, pp, dp, gb, 4096, prec);
     p.ep = ep;
-    p.global_batch = gb;
-    p.micro_batch = 1;
-    p.seq_len = 4096;
-    p.precision = prec;
     p.sharding = SHARD_ZERO1;
     p.recompute = RECOMPUTE_SELECTIVE;
     p.sequence_parallel = -1;

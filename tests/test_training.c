@@ -46,6 +46,7 @@
 #include <cmocka.h>
 
 #include "tests/catalogfix.h"
+#include "tests/planfix.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -380,16 +381,7 @@ static void fabric_for(fabric *f, const char *node, int gpus) {
 }
 
 static train_plan base_plan(int tp, int pp, int dp, int gb) {
-    train_plan p;
-    memset(&p, 0, sizeof p);
-    p.tp = tp;
-    p.pp = pp;
-    p.dp = dp;
-    p.cp = 1;
-    p.global_batch = gb;
-    p.micro_batch = 1;
-    p.seq_len = 4096;
-    p.precision = PREC_BF16;
+    train_plan p = planfix(tp, pp, dp, gb, 4096, PREC_BF16);
     p.recompute = RECOMPUTE_SELECTIVE;
     p.sequence_parallel = -1;
     p.virtual_stages = 1;
