@@ -296,7 +296,9 @@ int published_inference(const pubfile *pf, const csv_record *rec, pubrep_case *c
     if (strcmp(c->metric, "output_tokens_per_s")) return metric_error(pf, c, "output_tokens_per_s");
     xbuf x = { .n = 0 };
     long gpus = ep > tp ? ep : tp;            /* a replica: max(tp, ep) GPUs (models/serving.h) */
-    xcluster(&x, pf, c, published_col(pf, rec, "node_type"), "", (gpus + 7) / 8, "");
+    const node_spec *ns = catalog_node(pf->cat, published_col(pf, rec, "node_type"));
+    long gpn = ns && ns->gpus > 0 ? ns->gpus : 8;   /* a GB200 tray holds 4 */
+    xcluster(&x, pf, c, published_col(pf, rec, "node_type"), "", (gpus + gpn - 1) / gpn, "");
     xput(&x, "  <workload>\n    <inference");
     xattr(&x, "name", c->id);
     static const char *const cols[] = { "model", "precision", "gpu" };
