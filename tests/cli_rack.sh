@@ -30,36 +30,22 @@ expect_status 0 "topo of the H100 cluster" "$bin" topo scenarios/dense-405b-h100
 grep -q "racks of up to 4 × dgx-h100: NVLink domain = the node (8 GPUs)" "$tmp/h.dot" \
   && ok "topo draws HGX racks, the domain being the node" || no "topo HGX racks: $(grep -m2 rack "$tmp/h.dot")"
 
-if command -v tmux >/dev/null 2>&1; then
-  sock=$tmp/sock
-  : >"$tmp/tmux.conf"
-  T() { tmux -S "$sock" -f "$tmp/tmux.conf" "$@"; }
-  tmux -S "$sock" -f "$tmp/tmux.conf" -D >"$tmp/tmux.log" 2>&1 &
-  server=$!
-  i=0
-  while [ ! -S "$sock" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
-  if [ -S "$sock" ]; then
-    T new-session -d -s dash -x 120 -y 40 \
-      "sh -c '\"$bin\" dash scenarios/dense-405b-gb200-nvl72.xml --db \"$tmp/dash.db\" --paused 2>\"$tmp/dash.err\"; echo \$? >\"$tmp/dash.status\"'"
-    w=1200
-    while [ $w -gt 0 ]; do
-      T capture-pane -p -t dash >"$tmp/screen" 2>/dev/null && grep -q "node 0, rack 0" "$tmp/screen" && break
-      sleep 0.1; w=$((w - 1))
-    done
-    grep -q "nodes: 512 .*racks of 18" "$tmp/screen" && grep -q "node 0, rack 0" "$tmp/screen" \
-      && ok "the dashboard map names racks of 18 and the node's rack" || { no "dashboard racks"; cat "$tmp/screen"; }
-    T send-keys -t dash q
-    w=1200
-    while [ ! -s "$tmp/dash.status" ] && [ $w -gt 0 ]; do sleep 0.1; w=$((w - 1)); done
-  else
-    skip "tmux server did not start: the dashboard check did not run"
-  fi
-  T kill-server >/dev/null 2>&1
-  kill "$server" 2>/dev/null
-  wait "$server" 2>/dev/null
-else
+if ! command -v tmux >/dev/null 2>&1; then
   skip "tmux is not installed: the dashboard check did not run"
+elif ! tmux_server; then
+  skip "tmux server did not start: the dashboard check did not run"
+else
+  # The dashboard runs until q; its shell writes dash.status when it exits.
+  T new-session -d -s dash -x 120 -y 40 \
+    "sh -c '\"$bin\" dash scenarios/dense-405b-gb200-nvl72.xml --db \"$tmp/dash.db\" --paused 2>\"$tmp/dash.err\"; echo \$? >\"$tmp/dash.status\"'"
+  poll 'T capture-pane -p -t dash >"$tmp/screen" 2>/dev/null && grep -q "node 0, rack 0" "$tmp/screen"' \
+       '[ ! -s "$tmp/dash.status" ]'
+  grep -q "nodes: 512 .*racks of 18" "$tmp/screen" && grep -q "node 0, rack 0" "$tmp/screen" \
+    && ok "the dashboard map names racks of 18 and the node's rack" || { no "dashboard racks"; cat "$tmp/screen"; }
+  T send-keys -t dash q
+  poll '[ -s "$tmp/dash.status" ]' 'T has-session -t dash 2>/dev/null'
 fi
+tmux_server_stop
 
 [ $fails = 0 ] && echo "rack: all $n passed" || echo "rack: $fails of $n failed"
 [ $fails = 0 ]
