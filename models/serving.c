@@ -70,7 +70,7 @@ void serve_params_default(serve_params *p) {
  * quantise them to one byte, W4A4 (fp4 tensor cores) to fp4, the others
  * keep bf16. */
 static double act_in_bytes(precision compute) {
-    if (compute == PREC_FP4) return serve_elem_bytes(PREC_FP4, SERVE_FP4_NVFP4);
+    if (compute == PREC_FP4) return serve_elem_bytes(PREC_FP4, FP4_NVFP4);
     return (compute == PREC_FP8 || compute == PREC_INT8) ? 1 : 2;
 }
 
@@ -88,18 +88,9 @@ static precision compute_of(precision w, const gpu_spec *g) {
     }
 }
 
-int serve_fp4_parse(const char *z) {
-    return !z ? -1 : !strcmp(z, "nvfp4") ? SERVE_FP4_NVFP4 : !strcmp(z, "mxfp4") ? SERVE_FP4_MXFP4 : -1;
-}
-
-double serve_elem_bytes(precision p, serve_fp4_format fmt) {
-    if (p != PREC_FP4) return precision_bytes(p);
-    /* NVFP4: a 4-bit E2M1 element and one FP8 (E4M3) scale per 16 elements,
-     * 4.5 bits (NVIDIA, "Introducing NVFP4 for Efficient and Accurate
-     * Low-Precision Inference", developer blog, June 2025); MXFP4: one E8M0
-     * scale per 32, 4.25 bits (OCP Microscaling Formats (MX) v1.0, 2023,
-     * Table 1). */
-    return fmt == SERVE_FP4_MXFP4 ? 0.5 + 1.0 / 32 : 0.5 + 1.0 / 16;
+double serve_elem_bytes(precision p, fp4_recipe fmt) {
+    /* NVFP4 4.5 bits, MXFP4 4.25: sources at fp4_recipe (train_plan.h). */
+    return p == PREC_FP4 ? fp4_element_bytes(fmt) : precision_bytes(p);
 }
 
 int serve_layout_gpus(const serve_layout *l) { return l->ep > l->tp ? l->ep : l->tp; }
@@ -209,7 +200,7 @@ static void init_memory(serve_model *s, const tf_dims *d, precision kv, int toke
 int serve_model_init(serve_model *sm, const llm_spec *m, const gpu_spec *g, const fabric *f, int tp,
                      precision w, precision kv, int token_budget, const serve_params *p, char *why,
                      size_t whylen) {
-    serve_layout lay = { tp, 1, SERVE_FP4_NVFP4 };
+    serve_layout lay = { tp, 1, FP4_NVFP4 };
     return serve_model_init_layout(sm, m, g, f, &lay, w, kv, token_budget, p, why, whylen);
 }
 

@@ -60,6 +60,7 @@
 
 #include "models/catalog.h"
 #include "models/collective.h"
+#include "models/train_plan.h"
 
 /* Named efficiencies and sizes of a serving stack. Defaults and their
  * sources: serve_params_default() and the table in models/serving.c. */
@@ -92,15 +93,10 @@ extern const serve_param_doc serve_param_docs[];
 
 /* A model deployed on a tp-way group of one GPU type: constants computed
  * once (serve_model_init) so serve_iter_s is cheap. Plain value; copyable. */
-/* fp4 weight formats: a 4-bit E2M1 element and a shared scale per block. */
-typedef enum serve_fp4_format { SERVE_FP4_NVFP4, SERVE_FP4_MXFP4 } serve_fp4_format;
-
-/* "nvfp4" or "mxfp4"; -1 when neither. */
-int serve_fp4_parse(const char *z);
-
-/* Bytes per stored element of a weight or KV precision (fp4: with its
- * block scales in the given format). */
-double serve_elem_bytes(precision p, serve_fp4_format fmt);
+/* Bytes per stored element of a weight or KV precision (fp4: with the
+ * block scales of its format, fp4_element_bytes in models/train_plan.h;
+ * FP4_NONE reads as NVFP4). */
+double serve_elem_bytes(precision p, fp4_recipe fmt);
 
 /* How one replica's GPUs split the model: attention over tp, routed
  * experts over ep. The replica holds max(tp, ep) GPUs (serve_layout_gpus);
@@ -108,7 +104,7 @@ double serve_elem_bytes(precision p, serve_fp4_format fmt);
 typedef struct serve_layout {
     int tp;                      /* tensor parallelism of attention and dense layers */
     int ep;                      /* expert parallelism (1: experts split over tp like a dense FFN) */
-    serve_fp4_format fp4;        /* what fp4 weights and KV mean */
+    fp4_recipe fp4;              /* what fp4 weights and KV mean (FP4_NONE: nvfp4) */
 } serve_layout;
 
 int serve_layout_gpus(const serve_layout *l);
@@ -145,7 +141,7 @@ typedef struct serve_model {
     double expert_params;        /* one expert's FFN weights */
     double w_bytes, w_expert_bytes;   /* bytes per weight: non-expert and expert linear layers */
     precision compute_expert;    /* tensor precision of the experts' GEMMs */
-    serve_fp4_format fp4;
+    fp4_recipe fp4;
     double total_params, active_params;   /* tf_params, tf_active_params */
 } serve_model;
 

@@ -168,7 +168,7 @@ static void read_service_stack(loader *L, const xmlNode *e, sc_inference *f) {
     int v;
     attr_int(&L->x, e, "tp", &f->tp, 0, 1, 64);
     attr_int(&L->x, e, "ep", &f->ep, 0, 1, 1024);
-    attr_enum(&L->x, e, "fp4-recipe", serve_fp4_parse, "nvfp4, mxfp4", &v);
+    attr_enum(&L->x, e, "fp4-recipe", fp4_recipe_parse, "nvfp4, mxfp4", &v);
     attr_str(&L->x, e, "fp4-recipe", f->fp4_recipe, sizeof f->fp4_recipe, 0);
     attr_int(&L->x, e, "replicas", &f->replicas, 0, 1, 1000000);
     attr_int(&L->x, e, "max-batch", &f->max_batch, 0, 1, 1000000);

@@ -162,8 +162,8 @@ static int init_models(serving *sv, const serve_params *p, double *max_act, char
     const gpu_spec *g = catalog_gpu(s->cat, sv->node->gpu);
     fabric f;
     int have_fabric = fabric_init(&f, s->cat, sv->node, 1) == 0;
-    int fp4 = serve_fp4_parse(c->fp4_recipe);
-    serve_layout lay = { c->tp, c->ep > 1 ? c->ep : 1, fp4 < 0 ? SERVE_FP4_NVFP4 : (serve_fp4_format)fp4 };
+    int fp4 = fp4_recipe_parse(c->fp4_recipe);
+    serve_layout lay = { c->tp, c->ep > 1 ? c->ep : 1, fp4 < 0 ? FP4_NVFP4 : (fp4_recipe)fp4 };
     double sum = 0;
     size_t o = 0;
     *max_act = 0;

@@ -234,7 +234,7 @@ static serve_model layout_on(const llm_spec *m, const char *node_type, int tp, i
     const node_spec *nd = catalog_node(cat, node_type);
     fabric f;
     assert_int_equal(fabric_init(&f, cat, nd, 1), 0);
-    serve_layout lay = { tp, ep, SERVE_FP4_NVFP4 };
+    serve_layout lay = { tp, ep, FP4_NVFP4 };
     serve_model sm;
     char why[256];
     if (serve_model_init_layout(&sm, m, catalog_gpu(cat, nd->gpu), &f, &lay, w, serve_default_kv(w), 8192, NULL,
@@ -392,14 +392,14 @@ static void test_expert_parallel(void **state) {
     fabric_init(&f, cat, nd, 1);
     serve_model sm;
     char why[256];
-    serve_layout bad[] = { { 8, 3, SERVE_FP4_NVFP4 }, { 4, 6, SERVE_FP4_NVFP4 } };
+    serve_layout bad[] = { { 8, 3, FP4_NVFP4 }, { 4, 6, FP4_NVFP4 } };
     assert_int_equal(serve_model_init_layout(&sm, mx, catalog_gpu(cat, nd->gpu), &f, &bad[0], PREC_BF16,
                                              PREC_BF16, 8192, NULL, why, sizeof why), -1);
     assert_non_null(strstr(why, "experts"));
     assert_int_equal(serve_model_init_layout(&sm, ds, catalog_gpu(cat, nd->gpu), &f, &bad[1], PREC_FP8, PREC_FP8,
                                              8192, NULL, why, sizeof why), -1);
     assert_non_null(strstr(why, "divide"));
-    serve_layout dense = { 2, 2, SERVE_FP4_NVFP4 };
+    serve_layout dense = { 2, 2, FP4_NVFP4 };
     assert_int_equal(serve_model_init_layout(&sm, catalog_llm(cat, "llama3-8b"), catalog_gpu(cat, nd->gpu), &f,
                                              &dense, PREC_BF16, PREC_BF16, 8192, NULL, why, sizeof why), -1);
     assert_non_null(strstr(why, "dense"));
@@ -409,11 +409,11 @@ static void test_expert_parallel(void **state) {
  * experts; on a GPU without FP4 tensor cores the GEMMs run at bf16. */
 static void test_fp4_weights(void **state) {
     (void)state;
-    assert_true(serve_elem_bytes(PREC_FP4, SERVE_FP4_NVFP4) == 0.5625);
-    assert_true(serve_elem_bytes(PREC_FP4, SERVE_FP4_MXFP4) == 0.53125);
-    assert_true(serve_elem_bytes(PREC_FP8, SERVE_FP4_MXFP4) == 1);
-    assert_int_equal(serve_fp4_parse("mxfp4"), SERVE_FP4_MXFP4);
-    assert_int_equal(serve_fp4_parse("fp4"), -1);
+    assert_true(serve_elem_bytes(PREC_FP4, FP4_NVFP4) == 0.5625);
+    assert_true(serve_elem_bytes(PREC_FP4, FP4_MXFP4) == 0.53125);
+    assert_true(serve_elem_bytes(PREC_FP8, FP4_MXFP4) == 1);
+    assert_int_equal(fp4_recipe_parse("mxfp4"), FP4_MXFP4);
+    assert_int_equal(fp4_recipe_parse("fp4"), -1);
     const llm_spec *mx = catalog_llm(cat, "mixtral-8x7b");
     serve_model f4 = layout_on(mx, "dgx-h100", 2, 1, PREC_FP4), f8 = layout_on(mx, "dgx-h100", 2, 1, PREC_FP8);
     assert_true(f4.weight_bytes < 0.7 * f8.weight_bytes);
