@@ -102,7 +102,7 @@ static int parse_row(const csv *r, const csv_record *rec, const service_models *
     if (in + out > sm->max_context[model])
         return csv_fail(r, err, errlen, "input + output tokens (%lld) exceed %s's context of %d", in + out,
                         sm->names[model], sm->max_context[model]);
-    *row = (reqtrace_row){ t, (int)in, (int)out, model };
+    *row = (reqtrace_row){ .t_s = t, .input = (int)in, .output = (int)out, .model = model, .session = -1 };
     return 0;
 }
 

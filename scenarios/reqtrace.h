@@ -22,10 +22,22 @@
 #define CT_REQTRACE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* A trace row: arrival time (seconds from the start of the arrivals), input
- * tokens, output tokens, model index in the service's models. */
-typedef struct reqtrace_row { double t_s; int input, output, model; } reqtrace_row;
+ * tokens, output tokens, model index in the service's models; the
+ * conversation or user it belongs to (session, -1: none) and the hashes of
+ * its prompt's leading KV blocks (Mooncake's hash_ids: a block's hash names
+ * the whole prefix up to it), which the prefix cache matches: entries
+ * block_off .. block_off + n_blocks - 1 of the trace's block pool (none:
+ * n_blocks 0). */
+typedef struct reqtrace_row {
+    double t_s;
+    int input, output, model;
+    int64_t session;
+    int64_t block_off;
+    int n_blocks;
+} reqtrace_row;
 
 /* Read the request trace at path against the service's models (n_models
  * names, and the context of each in tokens). Returns the row count and

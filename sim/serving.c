@@ -52,6 +52,7 @@ void serving_free(serving *sv) {
     free(sv->block_bytes);
     free(sv->memo);
     free(sv->trace);
+    free(sv->trace_blocks);
     free(sv->s_ttft.x);
     free(sv->s_tpot.x);
     free(sv->s_e2e.x);

@@ -185,6 +185,9 @@ struct serving {
     int64_t backlog;               /* offline requests not drawn yet */
     reqtrace_row *trace;
     long n_trace;
+    uint32_t *trace_blocks;        /* the trace's prefix block hashes (reqtrace_row.block_off); NULL: none */
+    int64_t n_trace_blocks;
+    int trace_block_tokens;        /* tokens per hashed block (Mooncake: 512); 0: none */
     int arrivals_done;
     list pending;                  /* arrived, no ready replica yet */
     /* request pool */
