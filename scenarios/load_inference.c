@@ -12,6 +12,7 @@
 #include "models/serving.h"
 #include "scenarios/infile.h"
 #include "scenarios/load.h"
+#include "scenarios/reqtrace.h"
 
 static int parse_batching(const char *z) { return !strcmp(z, "continuous") ? 0 : !strcmp(z, "static") ? 1 : -1; }
 static int parse_kv_allocation(const char *z) { return !strcmp(z, "reserve") ? 0 : !strcmp(z, "on-demand") ? 1 : -1; }
@@ -111,6 +112,8 @@ static sc_inference *new_service(loader *L, const xmlNode *e) {
     f->output_tokens = 200;
     f->slo_percentile = 99;
     strcpy(f->arrival_process, "offline");
+    strcpy(f->trace_format, "auto");
+    f->trace_time_scale = 1;
     strcpy(f->batching, "continuous");
     f->token_budget = 8192;
     strcpy(f->kv_allocation, "reserve");
@@ -192,8 +195,20 @@ static void read_service_stack(loader *L, const xmlNode *e, sc_inference *f) {
 
 /* Which attributes of <arrivals> were given (attr_* results). */
 typedef struct arrivals_given {
-    int rate, count, duration, cv, amplitude, period, peak, href;
+    int rate, count, duration, cv, amplitude, period, peak, href, format, time_scale, skip;
 } arrivals_given;
+
+/* <arrivals process="trace">'s own attributes: format, time-scale, skip
+ * (scenarios/reqtrace.h). Returns how many were given, -1 with L failed. */
+static int load_trace_options(loader *L, const xmlNode *c, sc_inference *f, arrivals_given *g) {
+    int v;
+    g->format = attr_enum(&L->x, c, "format", reqtrace_format_parse, REQTRACE_FORMATS, &v);
+    if (g->format > 0) attr_str(&L->x, c, "format", f->trace_format, sizeof f->trace_format, 0);
+    g->time_scale = attr_unit(&L->x, c, "time-scale", UNIT_NUMBER, &f->trace_time_scale, 0, 1);
+    g->skip = attr_unit(&L->x, c, "skip", UNIT_DURATION, &f->trace_skip_s, 0, 0);
+    if (L->x.failed) return -1;
+    return (g->format > 0) + (g->time_scale > 0) + (g->skip > 0);
+}
 
 /* Each attribute of <arrivals> belongs to some processes only. 0, or -1
  * with L failed. */
@@ -202,8 +217,8 @@ static int check_arrivals(loader *L, const xmlNode *c, const sc_inference *f, ar
     int timed = !strcmp(z, "poisson") || !strcmp(z, "bursty") || !strcmp(z, "diurnal");
     if (timed && g.rate == 0) xml_fail(&L->x, c, NULL, "process=\"%s\" needs a rate (e.g. rate=\"20/s\")", z);
     else if (!timed && g.rate > 0) xml_fail(&L->x, c, "rate", "rate applies to poisson, bursty and diurnal arrivals");
-    else if (!timed && g.duration > 0)
-        xml_fail(&L->x, c, "duration", "duration applies to poisson, bursty and diurnal arrivals");
+    else if (!timed && strcmp(z, "trace") && g.duration > 0)
+        xml_fail(&L->x, c, "duration", "duration applies to poisson, bursty, diurnal and trace arrivals");
     else if (!strcmp(z, "bursty") && g.cv == 0)
         xml_fail(&L->x, c, NULL, "process=\"bursty\" needs the coefficient of variation of inter-arrival times (e.g. cv=\"3\")");
     else if (strcmp(z, "bursty") && g.cv > 0) xml_fail(&L->x, c, "cv", "cv applies to process=\"bursty\" only");
@@ -214,6 +229,9 @@ static int check_arrivals(loader *L, const xmlNode *c, const sc_inference *f, ar
     else if (!strcmp(z, "trace") && g.href == 0)
         xml_fail(&L->x, c, NULL, "process=\"trace\" needs href=\"requests.csv\" (time,input_tokens,output_tokens[,model])");
     else if (strcmp(z, "trace") && g.href > 0) xml_fail(&L->x, c, "href", "href applies to process=\"trace\" only");
+    else if (strcmp(z, "trace") && (g.format > 0 || g.time_scale > 0 || g.skip > 0))
+        xml_fail(&L->x, c, g.format > 0 ? "format" : g.time_scale > 0 ? "time-scale" : "skip",
+                 "format, time-scale and skip apply to process=\"trace\" only");
     else if (g.href > 0) check_href(L, c, f->trace_href);
     return L->x.failed ? -1 : 0;
 }
@@ -235,7 +253,7 @@ static void load_arrivals(loader *L, const xmlNode *c, sc_inference *f) {
     g.period = attr_unit(&L->x, c, "period", UNIT_DURATION, &f->diurnal_period_s, 0, 1);
     g.peak = attr_unit(&L->x, c, "peak", UNIT_DURATION, &f->diurnal_peak_s, 0, 0);
     g.href = attr_str(&L->x, c, "href", f->trace_href, sizeof f->trace_href, 0);
-    if (L->x.failed || check_arrivals(L, c, f, g) < 0) return;
+    if (L->x.failed || load_trace_options(L, c, f, &g) < 0 || check_arrivals(L, c, f, g) < 0) return;
     if (!g.count && !strcmp(f->arrival_process, "trace")) f->count = 0;   /* every row */
     else if (!g.count && !g.duration) f->count = 1000;
     else if (!g.count) f->count = 0;                                     /* until the duration ends */

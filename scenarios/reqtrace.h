@@ -1,22 +1,32 @@
 /*
- * reqtrace: a request-trace CSV (<arrivals process="trace" href="req.csv"/>
+ * reqtrace: a request trace (<arrivals process="trace" href="..." format=>
  * of an <inference>) read into rows the service replays (sim/serving).
  *
- * Format (docs/traces.md; the CSV dialect is scenarios/csv.h's): one request
- * per line, an optional header line, '#' comments, blank lines skipped:
+ * Formats (docs/request-traces.md says each one's columns, units and
+ * sources; docs/traces.md the CSV dialect, scenarios/csv.h's):
  *
- *   time,input_tokens,output_tokens[,model]
- *   0,512,128
- *   1.5s,2048,256,llama3-70b
+ *   csv         time,input_tokens,output_tokens[,model[,session]]
+ *               (reqtrace_csv.c): time a duration (90s, 2min; plain = s)
+ *   azure-2023  Azure LLM inference trace 2023 and 2024: a header
+ *   azure-2024  TIMESTAMP,ContextTokens,GeneratedTokens, TIMESTAMP a date
+ *               and time (reqtrace_azure.c); times from the first row
+ *   burstgpt    BurstGPT: Timestamp (s), Model, Request tokens, Response
+ *               tokens, [Session ID], ... (reqtrace_burstgpt.c); failed
+ *               rows (0 response tokens) are dropped and counted
+ *   mooncake    Mooncake FAST'25 JSON lines: timestamp (ms), input_length,
+ *               output_length, hash_ids (prefix blocks of 512 tokens)
+ *               (reqtrace_mooncake.c)
+ *   auto        by the file's shape: a first line starting '{' is
+ *               mooncake; a header with TIMESTAMP, ContextTokens and
+ *               GeneratedTokens is azure; with Timestamp, Request tokens and
+ *               Response tokens, burstgpt; anything else csv
  *
- *   time           from the start of the arrivals (plain number = seconds;
- *                  units allowed: 90s, 2min); not decreasing
- *   input_tokens   whole number >= 1
- *   output_tokens  whole number >= 1
- *   model          one of the service's models (empty or absent = the first)
- *
- * input + output must fit the model's context. Errors name the CSV file and
- * line: "req.csv:12: input_tokens '1k' must be a whole number".
+ * Every format: times must not go backwards from one row to the next (the
+ * published traces are sorted; a file that is not was cut or joined by
+ * mistake, so it is refused at the row, not silently sorted); lengths are
+ * whole numbers >= 1; input + output must fit the row's model's context.
+ * Errors name the file and line: "req.csv:12: input_tokens '1k' must be a
+ * whole number".
  */
 #ifndef CT_REQTRACE_H
 #define CT_REQTRACE_H
@@ -39,10 +49,62 @@ typedef struct reqtrace_row {
     int n_blocks;
 } reqtrace_row;
 
-/* Read the request trace at path against the service's models (n_models
- * names, and the context of each in tokens). Returns the row count and
- * *rows (the caller frees them), or -1 with *rows NULL and err
- * "path:line: what was expected"; nothing is left allocated. */
+typedef enum reqtrace_format {
+    REQTRACE_AUTO, REQTRACE_CSV, REQTRACE_AZURE_2023, REQTRACE_AZURE_2024, REQTRACE_BURSTGPT, REQTRACE_MOONCAKE
+} reqtrace_format;
+
+#define REQTRACE_FORMATS "auto, csv, azure-2023, azure-2024, burstgpt, mooncake"
+
+/* The format named z (one of REQTRACE_FORMATS), or -1. */
+int reqtrace_format_parse(const char *z);
+const char *reqtrace_format_name(reqtrace_format f);
+
+/* How a trace is replayed: its format, how much faster than recorded
+ * (time_scale 2: every time halved; 0 counts as 1), and where on the
+ * trace's own clock the replay begins (skip_s: earlier rows are dropped,
+ * later times are counted from it). */
+typedef struct reqtrace_opts {
+    reqtrace_format format;
+    double time_scale;
+    double skip_s;
+} reqtrace_opts;
+
+/* The service a trace is read for: model names and each one's context in
+ * tokens. A row's model is named by the trace (csv: must be one of them;
+ * burstgpt: that model when the service serves one of that name, else the
+ * first); rows that name none go to the first. */
+typedef struct reqtrace_models {
+    const char *const *names;
+    const int *max_context;
+    int n;
+} reqtrace_models;
+
+/* A trace read: its rows in arrival order, the prefix block pool the rows
+ * point into (NULL when the format has none) and its block size in tokens
+ * (Mooncake: 512; 0: none), the format it was read as (auto resolved), and
+ * rows read but not replayed: failed requests (burstgpt) and rows before
+ * skip_s. */
+typedef struct reqtrace {
+    reqtrace_row *rows;
+    long n;
+    uint32_t *blocks;
+    int64_t n_blocks;
+    int block_tokens;
+    reqtrace_format format;
+    long n_failed, n_skipped;
+} reqtrace;
+
+/* Read the request trace at path for the service's models. Returns 0 with
+ * *t filled (the caller frees it with reqtrace_free), or -1 with *t empty
+ * and err "path:line: what was expected"; nothing is left allocated. */
+int reqtrace_read(const char *path, const reqtrace_opts *o, const reqtrace_models *sm, reqtrace *t, char *err,
+                  size_t errlen);
+
+void reqtrace_free(reqtrace *t);
+
+/* reqtrace_read with the format told by the file, at recorded speed, rows
+ * only: returns the row count and *rows (the caller frees them), or -1 with
+ * *rows NULL and err. */
 long reqtrace_load(const char *path, const char *const *models, const int *max_context, int n_models,
                    reqtrace_row **rows, char *err, size_t errlen);
 

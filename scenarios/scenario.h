@@ -181,7 +181,10 @@ typedef struct sc_inference {
     double arrival_duration_s;       /* stop arriving after start + this; 0 = count only */
     double diurnal_amplitude;        /* rate·(1 + a·cos(2π(t - peak)/period)), a in [0, 1] */
     double diurnal_period_s, diurnal_peak_s;
-    char trace_href[512];            /* process="trace": CSV path, relative to the scenario */
+    char trace_href[512];            /* process="trace": trace path, relative to the scenario */
+    char trace_format[16];           /* auto | csv | azure-2023 | azure-2024 | burstgpt | mooncake (scenarios/reqtrace.h) */
+    double trace_time_scale;         /* replay this many times faster than recorded (1) */
+    double trace_skip_s;             /* replay from this time of the trace's own clock (0) */
     int arrivals_line;
     /* <requests> length distributions (mean = input-tokens / output-tokens) */
     char input_dist[16], output_dist[16];   /* fixed | exponential | lognormal | gamma | uniform */

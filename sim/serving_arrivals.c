@@ -127,13 +127,11 @@ static void on_arrival(engine *e, void *arg) {
     else sv->ev_arrival = engine_schedule(sv->e, sim_from_s(next), on_arrival, sv);
 }
 
-int sv_arrivals_init(serving *sv, char *err, size_t errlen) {
+/* The service's request trace (<arrivals process="trace">), read in its
+ * format (scenarios/reqtrace.h): rows, prefix block pool and block size
+ * into sv. 0, or -1 with err. */
+static int load_trace(serving *sv, char *err, size_t errlen) {
     const sc_inference *c = sv->cfg;
-    sv->t_start = sim_from_s(c->arrival_start_s);
-    sv->t_stop = c->arrival_duration_s > 0 ? sim_from_s(c->arrival_start_s + c->arrival_duration_s) : SIM_FOREVER;
-    sv->offline = !strcmp(c->arrival_process, "offline");
-    sv->target = c->count > 0 ? c->count : -1;
-    if (strcmp(c->arrival_process, "trace") != 0) return 0;
     char path[1024];
     scenario_path(sv->s->file, c->trace_href, path, sizeof path);   /* checked by the loader */
     const char *names[64];
@@ -143,10 +141,28 @@ int sv_arrivals_init(serving *sv, char *err, size_t errlen) {
         names[m] = sv->models[m].m.name;
         ctx[m] = sv->models[m].m.max_context > 0 ? sv->models[m].m.max_context : 1 << 30;
     }
-    sv->n_trace = reqtrace_load(path, names, ctx, nm, &sv->trace, err, errlen);
-    if (sv->n_trace < 0) return -1;
+    int format = reqtrace_format_parse(c->trace_format[0] ? c->trace_format : "auto");
+    const reqtrace_opts o = { format < 0 ? REQTRACE_AUTO : (reqtrace_format)format, c->trace_time_scale, c->trace_skip_s };
+    const reqtrace_models sm = { names, ctx, nm };
+    reqtrace t;
+    if (reqtrace_read(path, &o, &sm, &t, err, errlen) < 0) return -1;
+    sv->trace = t.rows;
+    sv->n_trace = t.n;
+    sv->trace_blocks = t.blocks;
+    sv->n_trace_blocks = t.n_blocks;
+    sv->trace_block_tokens = t.block_tokens;
     if (sv->target < 0 || sv->target > sv->n_trace) sv->target = sv->n_trace;
     return 0;
+}
+
+int sv_arrivals_init(serving *sv, char *err, size_t errlen) {
+    const sc_inference *c = sv->cfg;
+    sv->t_start = sim_from_s(c->arrival_start_s);
+    sv->t_stop = c->arrival_duration_s > 0 ? sim_from_s(c->arrival_start_s + c->arrival_duration_s) : SIM_FOREVER;
+    sv->offline = !strcmp(c->arrival_process, "offline");
+    sv->target = c->count > 0 ? c->count : -1;
+    if (strcmp(c->arrival_process, "trace") != 0) return 0;
+    return load_trace(sv, err, errlen);
 }
 
 void sv_arrivals_start(serving *sv) {
@@ -154,6 +170,7 @@ void sv_arrivals_start(serving *sv) {
     if (!sv->offline) {
         double t0 = sv->trace ? -1 : next_arrival_s(sv, first);
         if (sv->trace) t0 = first + sv->trace[0].t_s;
+        if (sv->trace && sim_from_s(t0) > sv->t_stop) t0 = -1;          /* the trace starts after duration */
         if (t0 < 0) sv->arrivals_done = 1;
         else sv->ev_arrival = engine_schedule(sv->e, sim_from_s(t0), on_arrival, sv);
     } else {
