@@ -1,5 +1,6 @@
 /*
- * test_trace: the two CSV trace readers on malformed input.
+ * test_trace: the trace readers on malformed input, and the request-trace
+ * readers on a made-up sample of each public format (tests/traces/).
  *
  *   job traces      <trace href="jobs.csv"/>       scenarios/trace.c
  *   request traces  <arrivals process="trace"/>    scenarios/reqtrace.c
@@ -24,6 +25,7 @@
 #include <cmocka.h>
 
 #include <glob.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,6 +235,160 @@ static void test_quoted_traces(void **state) {
     free(rows);
 }
 
+/* Read tests/traces/NAME (made-up rows in each public format) for models
+ * (contexts 128000) with format f, time-scale and skip; asserts success. */
+static reqtrace read_sample(const char *name, reqtrace_format f, double scale, double skip, const char *const *models,
+                            int n_models) {
+    static const int ctx[] = { 128000, 128000 };
+    char path[256], err[1024] = "";
+    snprintf(path, sizeof path, "tests/traces/%s", name);
+    const reqtrace_opts o = { f, scale, skip };
+    const reqtrace_models sm = { models, ctx, n_models };
+    reqtrace t;
+    int rc = reqtrace_read(path, &o, &sm, &t, err, sizeof err);
+    if (rc) print_error("%s\n", err);
+    assert_int_equal(rc, 0);
+    return t;
+}
+
+/* Reading path in format f fails at line with want in the message. */
+static void read_fails(const char *path, reqtrace_format f, int line, const char *want) {
+    char err[1024], prefix[300];
+    const reqtrace_opts o = { f, 1, 0 };
+    const reqtrace_models sm = { req_models, req_context, 1 };
+    reqtrace t;
+    assert_int_equal(reqtrace_read(path, &o, &sm, &t, err, sizeof err), -1);
+    assert_null(t.rows);
+    assert_null(t.blocks);
+    snprintf(prefix, sizeof prefix, "%s:%d: ", path, line);
+    check_error(err, prefix, want);
+}
+
+static const char *const one_model[] = { "llama3-70b" };
+
+/* Azure 2023 and 2024: dates and times become seconds from the first row
+ * (2024's crosses midnight and has a whole second without a fraction);
+ * auto tells the release by the time zone; either name reads either. */
+static void test_azure(void **state) {
+    (void)state;
+    reqtrace t = read_sample("azure-2023.csv", REQTRACE_AUTO, 1, 0, one_model, 1);
+    assert_int_equal(t.format, REQTRACE_AZURE_2023);
+    assert_int_equal(t.n, 30);
+    assert_true(t.rows[0].t_s == 0 && t.rows[0].input == 2394 && t.rows[0].output == 43);
+    assert_true(fabs(t.rows[29].t_s - 12.694077) < 1e-6 && t.rows[29].input == 1390 && t.rows[29].output == 231);
+    assert_true(t.rows[29].session == -1 && t.rows[29].n_blocks == 0 && t.blocks == NULL && t.block_tokens == 0);
+    reqtrace_free(&t);
+    t = read_sample("azure-2024.csv", REQTRACE_AUTO, 1, 0, one_model, 1);
+    assert_int_equal(t.format, REQTRACE_AZURE_2024);
+    assert_int_equal(t.n, 30);
+    assert_true(t.rows[0].input == 2394 && fabs(t.rows[29].t_s - 14.593313) < 1e-6 && t.rows[29].input == 1390);
+    for (long i = 1; i < t.n; i++) assert_true(t.rows[i].t_s >= t.rows[i - 1].t_s);
+    reqtrace_free(&t);
+    t = read_sample("azure-2024.csv", REQTRACE_AZURE_2023, 1, 0, one_model, 1);
+    assert_true(t.n == 30 && t.format == REQTRACE_AZURE_2023);
+    reqtrace_free(&t);
+    read_fails("tests/traces/azure-2023.csv", REQTRACE_CSV, 1, "expected a header 'time,input_tokens");
+    read_fails("tests/traces/azure-2023.csv", REQTRACE_BURSTGPT, 1, "BurstGPT header: no column 'Timestamp'");
+}
+
+/* BurstGPT: columns by name (Session ID and Elapsed time included), the two
+ * failed rows (0 response tokens) dropped and counted, GPT-4 rows to the
+ * service's model of that name, ChatGPT (not served) to the first. */
+static void test_burstgpt(void **state) {
+    (void)state;
+    static const char *const models[] = { "llama3-70b", "GPT-4" };
+    reqtrace t = read_sample("burstgpt.csv", REQTRACE_AUTO, 1, 0, models, 2);
+    assert_int_equal(t.format, REQTRACE_BURSTGPT);
+    assert_int_equal(t.n, 34);
+    assert_int_equal(t.n_failed, 2);
+    assert_true(t.rows[0].t_s == 9 && t.rows[0].input == 601 && t.rows[0].output == 89);
+    assert_true(t.rows[0].model == 1 && t.rows[0].session == 5);
+    assert_true(t.rows[33].t_s == 67 && t.rows[33].input == 1100 && t.rows[33].output == 526 && t.rows[33].session == 4);
+    int gpt4 = 0, none = 0;
+    for (long i = 0; i < t.n; i++) {
+        gpt4 += t.rows[i].model == 1;
+        none += t.rows[i].session == -1;
+    }
+    assert_int_equal(gpt4, 7);
+    assert_int_equal(none, 12);
+    reqtrace_free(&t);
+    t = read_sample("burstgpt.csv", REQTRACE_BURSTGPT, 1, 0, one_model, 1);
+    for (long i = 0; i < t.n; i++) assert_int_equal(t.rows[i].model, 0);
+    reqtrace_free(&t);
+}
+
+/* Mooncake: milliseconds to seconds, hash_ids into the block pool (512
+ * tokens a block), every conversation's prompt opening with the shared
+ * block 0; skip drops earlier rows and their blocks; time-scale halves. */
+static void test_mooncake(void **state) {
+    (void)state;
+    reqtrace t = read_sample("mooncake.jsonl", REQTRACE_AUTO, 1, 0, one_model, 1);
+    assert_int_equal(t.format, REQTRACE_MOONCAKE);
+    assert_true(t.n == 40 && t.block_tokens == 512 && t.n_blocks == 401);
+    assert_true(t.rows[0].t_s == 0 && t.rows[0].input == 1568 && t.rows[0].output == 373);
+    assert_true(t.rows[0].block_off == 0 && t.rows[0].n_blocks == 4);
+    for (int k = 0; k < 4; k++) assert_int_equal(t.blocks[k], k);
+    assert_true(fabs(t.rows[1].t_s - 0.428) < 1e-12);
+    const reqtrace_row *last = &t.rows[39];
+    assert_true(last->n_blocks == 12 && last->block_off + last->n_blocks == t.n_blocks);
+    assert_true(fabs(last->t_s - 15.421) < 1e-9 && last->input == 5683 && last->output == 355);
+    for (long i = 0; i < t.n; i++) {
+        assert_int_equal(t.blocks[t.rows[i].block_off], 0);
+        assert_true(t.rows[i].n_blocks == (t.rows[i].input + 511) / 512 && t.rows[i].session == -1);
+    }
+    reqtrace_free(&t);
+    t = read_sample("mooncake.jsonl", REQTRACE_MOONCAKE, 1, 10, one_model, 1);
+    assert_true(t.n == 15 && t.n_skipped == 25 && t.n_blocks == 111);
+    assert_true(fabs(t.rows[0].t_s - 0.191) < 1e-9 && t.rows[0].block_off == 0 && t.blocks[0] == 0);
+    reqtrace_free(&t);
+    t = read_sample("mooncake.jsonl", REQTRACE_AUTO, 2, 0, one_model, 1);
+    assert_true(t.n == 40 && fabs(t.rows[39].t_s - 15.421 / 2) < 1e-9);
+    reqtrace_free(&t);
+    read_fails("tests/traces/requests-sessions.csv", REQTRACE_MOONCAKE, 1, "expected a JSON object");
+}
+
+/* The plain CSV's fifth column: a session (a number, or text hashed to
+ * one), empty for none. */
+static void test_sessions(void **state) {
+    (void)state;
+    static const char *const models[] = { "llama3-8b" };
+    reqtrace t = read_sample("requests-sessions.csv", REQTRACE_AUTO, 1, 0, models, 1);
+    assert_int_equal(t.format, REQTRACE_CSV);
+    assert_int_equal(t.n, 24);
+    assert_true(t.rows[0].t_s == 0.02 && t.rows[0].input == 618 && t.rows[0].session == 1 && t.rows[1].session == -1);
+    assert_true(t.rows[23].t_s == 14.9 && t.rows[23].input == 2196 && t.rows[23].session == 2);
+    reqtrace_free(&t);
+    const char *path = "/tmp/ct-test-trace-session.csv";
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("0,100,10,,alice\n1,100,10,,bob\n2,100,10,,alice\n", f);
+    fclose(f);
+    reqtrace_row *rows = NULL;
+    char err[512];
+    long n = reqtrace_load(path, req_models, req_context, 1, &rows, err, sizeof err);
+    remove(path);
+    assert_int_equal(n, 3);
+    assert_true(rows[0].session >= 0 && rows[0].session == rows[2].session && rows[0].session != rows[1].session);
+    free(rows);
+}
+
+/* The same file read twice gives the same rows and blocks, byte for byte. */
+static void test_deterministic(void **state) {
+    (void)state;
+    reqtrace a = read_sample("mooncake.jsonl", REQTRACE_AUTO, 1, 0, one_model, 1);
+    reqtrace b = read_sample("mooncake.jsonl", REQTRACE_AUTO, 1, 0, one_model, 1);
+    assert_true(a.n == b.n && a.n_blocks == b.n_blocks);
+    assert_memory_equal(a.blocks, b.blocks, (size_t)a.n_blocks * sizeof *a.blocks);
+    for (long i = 0; i < a.n; i++)
+        assert_true(a.rows[i].t_s == b.rows[i].t_s && a.rows[i].input == b.rows[i].input &&
+                    a.rows[i].block_off == b.rows[i].block_off && a.rows[i].n_blocks == b.rows[i].n_blocks);
+    reqtrace_free(&a);
+    reqtrace_free(&b);
+    for (int k = 0; k <= REQTRACE_MOONCAKE; k++)
+        assert_int_equal(reqtrace_format_parse(reqtrace_format_name((reqtrace_format)k)), k);
+    assert_int_equal(reqtrace_format_parse("sharegpt"), -1);
+}
+
 /* The UTF-8 check the trace readers use: the valid prefix's length. */
 static void test_utf8(void **state) {
     (void)state;
@@ -263,6 +419,11 @@ int main(void) {
         cmocka_unit_test(test_good_traces),
         cmocka_unit_test(test_quoted_traces),
         cmocka_unit_test(test_utf8),
+        cmocka_unit_test(test_azure),
+        cmocka_unit_test(test_burstgpt),
+        cmocka_unit_test(test_mooncake),
+        cmocka_unit_test(test_sessions),
+        cmocka_unit_test(test_deterministic),
     };
     int failed = cmocka_run_group_tests_name("trace", tests, NULL, NULL);
     static struct CMUnitTest t[2][MAX_CASES];
