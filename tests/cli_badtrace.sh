@@ -11,6 +11,11 @@
 # on stderr starting "ROOT/tests/<corpus>/FILE:LINE: " and containing
 # SUBSTRING, and not create OUT. Request traces are read when the world is
 # built, so `check` (which does not build one) is not asked about them.
+# Then the good ones: each made-up sample of a public request-trace format in
+# tests/traces/ (told by the file's own shape: format="auto") must run with
+# every request submitted and the prompts' token sum of the file, and the
+# shipped scenarios/serving-trace-mooncake.xml must run to the same bytes of
+# JSON twice (but the wall_* fields), all 48 of its requests served.
 # Prints ok/FAIL per case and a summary; exits 1 on any failure.
 set -u
 
@@ -79,6 +84,51 @@ XML
             failed=$((failed + 1)); echo "FAIL $corpus/$file"; printf '%s\n' "$why" | sed 's/^/       /'; fi
     done <"$list"
 done
+# The value of "key": N in the JSON file (the first service's).
+json_int() { grep -o "\"$1\": *[0-9]*" "$2" | head -n 1 | sed 's/.*: *//'; }
+
+# FILE:REQUESTS:INPUT_TOKENS, counted from each sample by hand (BurstGPT: the
+# two failed rows, 0 response tokens, are not requests).
+for row in azure-2023.csv:30:111762 azure-2024.csv:30:111762 burstgpt.csv:34:36009 \
+           mooncake.jsonl:40:194580 requests-sessions.csv:24:35126; do
+    file=${row%%:*}; rest=${row#*:}; want_n=${rest%%:*}; want_in=${rest#*:}
+    n=$((n + 1))
+    cat >"$tmp/s.xml" <<XML
+<?xml version="1.0"?>
+<scenario name="good" seed="1">
+  <cluster><nodes type="dgx-h100" count="1"/></cluster>
+  <workload>
+    <inference name="c" model="llama3.1-8b" precision="bf16" tp="1" replicas="1">
+      <arrivals process="trace" href="$root/tests/traces/$file"/>
+    </inference>
+  </workload>
+</scenario>
+XML
+    rm -f "$tmp/good.json"
+    $limit "$bin" run "$tmp/s.xml" --json "$tmp/good.json" --no-db >/dev/null 2>"$tmp/err"
+    rc=$?
+    got_n=$(json_int submitted "$tmp/good.json" 2>/dev/null)
+    got_in=$(json_int input_tokens "$tmp/good.json" 2>/dev/null)
+    if [ $rc -eq 0 ] && [ "$got_n" = "$want_n" ] && [ "$got_in" = "$want_in" ]; then echo "ok   traces/$file"; else
+        failed=$((failed + 1))
+        echo "FAIL traces/$file: exit $rc, $got_n requests of $want_n, $got_in input tokens of $want_in: $(head -c 300 "$tmp/err")"
+    fi
+done
+
+n=$((n + 1))
+sc=scenarios/serving-trace-mooncake.xml
+$limit "$bin" run $sc --json "$tmp/a.json" --no-db >/dev/null 2>&1
+rc_a=$?
+$limit "$bin" run $sc --json "$tmp/b.json" --no-db >/dev/null 2>&1
+rc_b=$?
+grep -v '"wall' "$tmp/a.json" >"$tmp/a.cut" 2>/dev/null     # wall_*: the machine's time, not the model's
+grep -v '"wall' "$tmp/b.json" >"$tmp/b.cut" 2>/dev/null
+if [ $rc_a -eq 0 ] && [ $rc_b -eq 0 ] && cmp -s "$tmp/a.cut" "$tmp/b.cut" && [ "$(json_int requests "$tmp/a.json")" = 48 ]; then
+    echo "ok   $sc (48 requests, same bytes twice)"
+else
+    failed=$((failed + 1)); echo "FAIL $sc: exit $rc_a/$rc_b, requests $(json_int requests "$tmp/a.json" 2>/dev/null), or the two runs differ"
+fi
+
 [ $n -gt 0 ] || { echo "cli_badtrace: no cases"; exit 1; }
 echo "cli_badtrace: $n cases, $((n - failed)) passed, $failed failed"
 [ $failed -eq 0 ]

@@ -345,13 +345,18 @@ static void test_mooncake(void **state) {
     assert_true(t.n == 40 && fabs(t.rows[39].t_s - 15.421 / 2) < 1e-9);
     reqtrace_free(&t);
     read_fails("tests/traces/requests-sessions.csv", REQTRACE_MOONCAKE, 1, "expected a JSON object");
+    char err[512];
+    const reqtrace_opts late = { REQTRACE_AUTO, 1, 100 };
+    const reqtrace_models sm = { one_model, (const int[]){ 128000 }, 1 };
+    assert_int_equal(reqtrace_read("tests/traces/mooncake.jsonl", &late, &sm, &t, err, sizeof err), -1);
+    check_error(err, "tests/traces/mooncake.jsonl:40: ", "no requests at or after skip=100 s (the last is at 15.421 s)");
 }
 
 /* The plain CSV's fifth column: a session (a number, or text hashed to
  * one), empty for none. */
 static void test_sessions(void **state) {
     (void)state;
-    static const char *const models[] = { "llama3-8b" };
+    static const char *const models[] = { "llama3.1-8b" };
     reqtrace t = read_sample("requests-sessions.csv", REQTRACE_AUTO, 1, 0, models, 1);
     assert_int_equal(t.format, REQTRACE_CSV);
     assert_int_equal(t.n, 24);
