@@ -1,7 +1,7 @@
 /*
- * fuzz_trace: libFuzzer harness for both CSV trace readers: the job trace
- * (scenarios/trace.c, <trace href>) and the request trace
- * (scenarios/reqtrace.c, <arrivals process="trace">).
+ * fuzz_trace: libFuzzer harness for the trace readers: the job trace
+ * (scenarios/trace.c, <trace href>) and the request trace in each of its
+ * formats (scenarios/reqtrace*.c, <arrivals process="trace" format=>).
  *
  * The input is written to a file (both readers take a path) and read by
  * each reader. Properties: each either succeeds (jobs appended to the
@@ -37,6 +37,34 @@ static void setup(void) {
     snprintf(path, sizeof path, "/tmp/ct-fuzz-trace-%ld.csv", (long)getpid());
 }
 
+/* Read the request trace at path with o; it either fails with one line
+ * "PATH:LINE: ..." and nothing kept, or every row is in range: sorted
+ * times, lengths >= 1 within the context, blocks inside the pool and no
+ * more than the prompt fills. */
+static void trace_check_requests(const reqtrace_opts *o, char *err, size_t errlen, const char *prefix) {
+    static const char *const models[] = { "llama3-8b", "llama3-70b" };
+    static const int ctx[] = { 8192, 128000 };
+    const reqtrace_models sm = { models, ctx, 2 };
+    reqtrace t;
+    err[0] = 0;
+    if (reqtrace_read(path, o, &sm, &t, err, errlen) < 0) {
+        if (t.rows || t.blocks || t.n) fuzz_fail("failed but returned rows");
+        fuzz_check_error(err, prefix);
+        return;
+    }
+    if ((t.blocks == NULL) != (t.n_blocks == 0)) fuzz_fail("a block pool and its count disagree");
+    for (long i = 0; i < t.n; i++) {
+        const reqtrace_row *r = &t.rows[i];
+        if (r->input < 1 || r->output < 1 || r->model < 0 || r->model > 1 ||
+            (long long)r->input + r->output > ctx[r->model] || !(r->t_s >= 0) || (i && r->t_s < t.rows[i - 1].t_s))
+            fuzz_fail("a request trace row out of range was accepted");
+        if (r->n_blocks < 0 || r->block_off < 0 || r->block_off + r->n_blocks > t.n_blocks ||
+            (r->n_blocks && (long long)r->n_blocks * t.block_tokens >= (long long)r->input + t.block_tokens))
+            fuzz_fail("a request trace row's prefix blocks are out of range");
+    }
+    reqtrace_free(&t);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!base) setup();
     FILE *f = fopen(path, "wb");
@@ -64,24 +92,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     base->n_trace_jobs = base->n_training = 0;
     base->trace_names_len = base->trace_names_cap = 0;
 
-    /* Request trace: two models with contexts 8192 and 128000. */
-    static const char *const models[] = { "llama3-8b", "llama3-70b" };
-    static const int ctx[] = { 8192, 128000 };
-    reqtrace_row *rows = NULL;
-    err[0] = 0;
-    long n = reqtrace_load(path, models, ctx, 2, &rows, err, sizeof err);
-    if (n < 0) {
-        if (rows) fuzz_fail("failed but returned rows");
-        fuzz_check_error(err, prefix);
-    } else {
-        for (long i = 0; i < n; i++) {
-            const reqtrace_row *r = &rows[i];
-            if (r->input < 1 || r->output < 1 || r->model < 0 || r->model > 1 ||
-                (long long)r->input + r->output > ctx[r->model] || !(r->t_s >= 0) ||
-                (i && r->t_s < rows[i - 1].t_s))
-                fuzz_fail("a request trace row out of range was accepted");
-        }
-        free(rows);
+    /* Request trace: two models with contexts 8192 and 128000, in every
+     * format (auto and each reader, skip and time-scale once). */
+    for (int k = REQTRACE_AUTO; k <= REQTRACE_MOONCAKE + 1; k++) {
+        const reqtrace_opts o = { k > REQTRACE_MOONCAKE ? REQTRACE_AUTO : (reqtrace_format)k,
+                                  k > REQTRACE_MOONCAKE ? 3 : 1, k > REQTRACE_MOONCAKE ? 0.5 : 0 };
+        trace_check_requests(&o, err, sizeof err, prefix);
     }
     return 0;
 }
