@@ -43,6 +43,22 @@ check_one() {   # NAME CMD...; uses $prefix and $want
     printf '%s\n' "$first" | grep -F -q -e "$want" || echo "$name: stderr '$first' lacks '$want'"
 }
 
+# $tmp/s.xml: one replica of MODEL replaying the request trace at HREF.
+req_scenario() {
+    cat >"$tmp/s.xml" <<XML
+<?xml version="1.0"?>
+<scenario name="req" seed="1">
+  <cluster><nodes type="dgx-h100" count="1"/></cluster>
+  <workload>
+    <inference name="c" model="$1" precision="bf16" tp="1" replicas="1">
+      <arrivals process="trace" href="$2"/>
+      <requests input-tokens="500" output-tokens="100"/>
+    </inference>
+  </workload>
+</scenario>
+XML
+}
+
 n=0
 failed=0
 for corpus in bad-jobs bad-requests; do
@@ -63,18 +79,7 @@ for corpus in bad-jobs bad-requests; do
 </scenario>
 XML
         else
-            cat >"$tmp/s.xml" <<XML
-<?xml version="1.0"?>
-<scenario name="req" seed="1">
-  <cluster><nodes type="dgx-h100" count="1"/></cluster>
-  <workload>
-    <inference name="c" model="llama3-8b" precision="bf16" tp="1" replicas="1">
-      <arrivals process="trace" href="$csv"/>
-      <requests input-tokens="500" output-tokens="100"/>
-    </inference>
-  </workload>
-</scenario>
-XML
+            req_scenario llama3-8b "$csv"
         fi
         out="$tmp/results.json"
         why=$(if [ $corpus = bad-jobs ]; then check_one check "$bin" check "$tmp/s.xml"; fi
@@ -93,17 +98,7 @@ for row in azure-2023.csv:30:111762 azure-2024.csv:30:111762 burstgpt.csv:34:360
            mooncake.jsonl:40:194580 requests-sessions.csv:24:35126; do
     file=${row%%:*}; rest=${row#*:}; want_n=${rest%%:*}; want_in=${rest#*:}
     n=$((n + 1))
-    cat >"$tmp/s.xml" <<XML
-<?xml version="1.0"?>
-<scenario name="good" seed="1">
-  <cluster><nodes type="dgx-h100" count="1"/></cluster>
-  <workload>
-    <inference name="c" model="llama3.1-8b" precision="bf16" tp="1" replicas="1">
-      <arrivals process="trace" href="$root/tests/traces/$file"/>
-    </inference>
-  </workload>
-</scenario>
-XML
+    req_scenario llama3.1-8b "$root/tests/traces/$file"
     rm -f "$tmp/good.json"
     $limit "$bin" run "$tmp/s.xml" --json "$tmp/good.json" --no-db >/dev/null 2>"$tmp/err"
     rc=$?

@@ -99,6 +99,14 @@ static int load_job_trace(const char *href, scenario **s, char *err, size_t errl
     return scenario_load_memory(text, strlen(text), "tests/bad-jobs/wrap.xml", s, err, errlen);
 }
 
+/* Write text to the file at path (a test's own temporary trace). */
+static void write_temp(const char *path, const char *text) {
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
 static const char *const req_models[] = { "llama3-8b" };
 static const int req_context[] = { 8192 };
 
@@ -175,10 +183,7 @@ static void test_good_traces(void **state) {
     scenario_free(s);
 
     const char *path = "/tmp/ct-test-trace-good.csv";
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs("time,input_tokens,output_tokens\r\n# a comment\r\n0,100,10\r\n1.5s,200,20\r\n2min,300,30,llama3-8b\r\n", f);
-    fclose(f);
+    write_temp(path, "time,input_tokens,output_tokens\r\n# a comment\r\n0,100,10\r\n1.5s,200,20\r\n2min,300,30,llama3-8b\r\n");
     reqtrace_row *rows = NULL;
     long n = reqtrace_load(path, req_models, req_context, 1, &rows, err, sizeof err);
     remove(path);
@@ -364,10 +369,7 @@ static void test_sessions(void **state) {
     assert_true(t.rows[23].t_s == 14.9 && t.rows[23].input == 2196 && t.rows[23].session == 2);
     reqtrace_free(&t);
     const char *path = "/tmp/ct-test-trace-session.csv";
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs("0,100,10,,alice\n1,100,10,,bob\n2,100,10,,alice\n", f);
-    fclose(f);
+    write_temp(path, "0,100,10,,alice\n1,100,10,,bob\n2,100,10,,alice\n");
     reqtrace_row *rows = NULL;
     char err[512];
     long n = reqtrace_load(path, req_models, req_context, 1, &rows, err, sizeof err);
