@@ -96,6 +96,14 @@ check(same, "closed loop: same scenario and seed, the same services[] (wall time
 out3, _ = run(scenario(dict(base, users="16"), 'think-time="1s"'))
 s16 = json.loads(out3)["services"][0] if out3 else {}
 check(s16.get("batch_mean", 0) > s.get("batch_mean", 0), f"16 users batch more than 4 ({s16.get('batch_mean')} > {s.get('batch_mean')})")
+# The same rows through `validate --published`: every row gives a result and
+# the file's median |error| stays within the bound.
+p = subprocess.run([binp, "validate", "--published", "tests/validation", "--only", "inference"],
+                   capture_output=True, text=True, timeout=600)
+summ = [l.split() for l in p.stdout.splitlines() if l.split()[:1] == ["file:inference_latency.csv"]]
+good = bool(summ) and int(summ[0][1]) == len(rows) and int(summ[0][2]) == 0 and \
+    float(summ[0][3].rstrip("%")) <= MEDIAN_BOUND_PCT
+check(good, "validate --published: " + (" ".join(summ[0]) if summ else "no summary line for inference_latency.csv"))
 print(f"{ok} passed, {bad} failed")
 sys.exit(0 if bad == 0 and ok > 0 else 1)
 PY
