@@ -292,9 +292,25 @@ int published_failure(const pubfile *pf, const csv_record *rec, pubrep_case *c) 
  * columns): one replica of the row's engine under a closed loop of `users`
  * users without think time, `count` requests, as tests/cli_engines.sh
  * replays it; the metric a TTFT or TPOT mean or median. */
-static double latency_of(const service_result *r, const char *metric) {
+static double service_metric(const service_result *r, const char *metric) {
     return !strcmp(metric, "tpot_mean_s") ? r->tpot_mean_s : !strcmp(metric, "ttft_mean_s") ? r->ttft_mean_s
-         : !strcmp(metric, "tpot_p50_s")  ? r->tpot_p50_s  : r->ttft_p50_s;
+         : !strcmp(metric, "tpot_p50_s")  ? r->tpot_p50_s  : !strcmp(metric, "ttft_p50_s") ? r->ttft_p50_s
+                                          : r->output_tokens_per_s;
+}
+
+/* Close an inference case's scenario with its request lengths, run it and
+ * take the case's metric from its one service. */
+static int simulate_service(xbuf *x, pubrep_case *c, long in, long out) {
+    xput(x, "/>\n      <requests");
+    xattr_long(x, "input-tokens", in);
+    xattr_long(x, "output-tokens", out);
+    xput(x, "/>\n    </inference>\n  </workload>\n</scenario>\n");
+    pubsim ps;
+    if (simulate(x, c, 1, &ps) < 0) return 0;
+    if (world_service_count(ps.w) > 0) c->predicted = service_metric(world_service(ps.w, 0), c->metric);
+    else snprintf(c->note, sizeof c->note, "the scenario has no service");
+    sim_free(&ps);
+    return 0;
 }
 
 static int published_latency(const pubfile *pf, const csv_record *rec, pubrep_case *c, long tp, long in, long out) {
@@ -316,16 +332,7 @@ static int published_latency(const pubfile *pf, const csv_record *rec, pubrep_ca
     xput(&x, " replicas=\"1\">\n      <arrivals process=\"closed\"");
     xattr_long(&x, "users", users);
     xattr_long(&x, "count", count);
-    xput(&x, "/>\n      <requests");
-    xattr_long(&x, "input-tokens", in);
-    xattr_long(&x, "output-tokens", out);
-    xput(&x, "/>\n    </inference>\n  </workload>\n</scenario>\n");
-    pubsim ps;
-    if (simulate(&x, c, 1, &ps) < 0) return 0;
-    if (world_service_count(ps.w) > 0) c->predicted = latency_of(world_service(ps.w, 0), c->metric);
-    else snprintf(c->note, sizeof c->note, "the scenario has no service");
-    sim_free(&ps);
-    return 0;
+    return simulate_service(&x, c, in, out);
 }
 
 int published_inference(const pubfile *pf, const csv_record *rec, pubrep_case *c) {
@@ -350,14 +357,5 @@ int published_inference(const pubfile *pf, const csv_record *rec, pubrep_case *c
     /* tests/cli_serving.sh: trtllm-bench's LLM-API defaults, max batch 2048, 8192 tokens */
     xput(&x, " replicas=\"1\" max-batch=\"2048\" token-budget=\"8192\">\n      <arrivals process=\"offline\"");
     xattr_long(&x, "count", INFERENCE_REQUESTS);
-    xput(&x, "/>\n      <requests");
-    xattr_long(&x, "input-tokens", in);
-    xattr_long(&x, "output-tokens", out);
-    xput(&x, "/>\n    </inference>\n  </workload>\n</scenario>\n");
-    pubsim ps;
-    if (simulate(&x, c, 1, &ps) < 0) return 0;
-    if (world_service_count(ps.w) > 0) c->predicted = world_service(ps.w, 0)->output_tokens_per_s;
-    else snprintf(c->note, sizeof c->note, "the scenario has no service");
-    sim_free(&ps);
-    return 0;
+    return simulate_service(&x, c, in, out);
 }

@@ -12,16 +12,10 @@
 # than users; TTFT from admission is at most TTFT from arrival; the same
 # scenario and seed give the same services[]. Prints one line per check and
 # 'N passed, N failed'; exits 1 when any fails.
-set -u
-
-[ $# -ge 1 ] || { echo "usage: $0 BINARY [CSV]" >&2; exit 2; }
-bin=$1
-case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
-[ -x "$bin" ] || { echo "$0: $bin is not an executable" >&2; exit 2; }
-cd "$(dirname "$0")/.." || exit 2
+suite=engines
+. "$(dirname "$0")/clilib.sh"
 csv=${2:-tests/validation/inference_latency.csv}
 [ -r "$csv" ] || { echo "$0: cannot read $csv" >&2; exit 2; }
-command -v python3 >/dev/null 2>&1 || { echo "$0: needs python3" >&2; exit 2; }
 
 python3 - "$bin" "$csv" <<'PY'
 import csv, json, math, os, statistics, subprocess, sys, tempfile
