@@ -269,6 +269,8 @@ static void services_json(json *j, const world *w) {
         num_or_null(j, "ttft_p50_s", r->ttft_p50_s);
         num_or_null(j, "ttft_p99_s", r->ttft_p99_s);
         num_or_null(j, "ttft_mean_s", r->ttft_mean_s);
+        num_or_null(j, "ttft_admit_p50_s", r->ttft_admit_p50_s);
+        num_or_null(j, "ttft_admit_p99_s", r->ttft_admit_p99_s);
         num_or_null(j, "tpot_p50_s", r->tpot_p50_s);
         num_or_null(j, "tpot_p99_s", r->tpot_p99_s);
         num_or_null(j, "tpot_mean_s", r->tpot_mean_s);

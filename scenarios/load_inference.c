@@ -27,8 +27,8 @@ static int parse_length_dist(const char *z) {
     return -1;
 }
 static int parse_arrival_process(const char *z) {
-    static const char *k[] = { "offline", "poisson", "bursty", "diurnal", "trace" };
-    for (int i = 0; i < 5; i++)
+    static const char *k[] = { "offline", "poisson", "bursty", "diurnal", "trace", "closed" };
+    for (int i = 0; i < 6; i++)
         if (!strcmp(z, k[i])) return i;
     return -1;
 }
@@ -163,6 +163,36 @@ static int read_service_target(loader *L, const xmlNode *e, sc_inference *f) {
     return has_model;
 }
 
+/* engine="NAME": the engine's defaults (models/catalog/engines.xml) in
+ * place of the ideal engine's, before the attributes that override them.
+ * The engine's own figures are checked here, so a bad catalog entry is
+ * reported at the <inference> that uses it. */
+static void read_service_engine(loader *L, const xmlNode *e, sc_inference *f) {
+    if (attr_str(&L->x, e, "engine", f->engine, sizeof f->engine, 0) <= 0) return;
+    const engine_spec *en = catalog_engine(L->s->cat, f->engine);
+    char why[256];
+    serve_params p;
+    if (!en) {
+        char names[1024];
+        catalog_names(L->s->cat, "engine", names, sizeof names);
+        FAIL_RETURN(L, e, "engine", "unknown engine; expected one of: %s", names);
+    }
+    if (strcmp(en->scheduler, "sync") && strcmp(en->scheduler, "overlap") && en->scheduler[0])
+        FAIL_RETURN(L, e, "engine", "engine %s: scheduler must be sync or overlap", en->name);
+    if (serve_graph_sizes_parse(en->cuda_graph_sizes, &p, why, sizeof why) < 0)
+        FAIL_RETURN(L, e, "engine", "engine %s: cuda-graph-sizes: %s", en->name, why);
+    if ((en->kv_allocation[0] && parse_kv_allocation(en->kv_allocation) < 0) ||
+        (en->kv_preemption[0] && parse_kv_preemption(en->kv_preemption) < 0))
+        FAIL_RETURN(L, e, "engine", "engine %s: kv-allocation must be reserve or on-demand, kv-preemption "
+                    "recompute or swap", en->name);
+    if (en->max_batch > 0) f->max_batch = en->max_batch;
+    if (en->token_budget > 0) f->token_budget = en->token_budget;
+    if (en->block_size > 0) f->block_tokens = en->block_size;
+    f->chunked_prefill = en->chunked_prefill;
+    if (en->kv_allocation[0]) snprintf(f->kv_allocation, sizeof f->kv_allocation, "%s", en->kv_allocation);
+    if (en->kv_preemption[0]) snprintf(f->kv_preemption, sizeof f->kv_preemption, "%s", en->kv_preemption);
+}
+
 /* The serving stack: replicas, batching, KV cache, router, queue. */
 static void read_service_stack(loader *L, const xmlNode *e, sc_inference *f) {
     int v;
@@ -192,8 +222,21 @@ static void read_service_stack(loader *L, const xmlNode *e, sc_inference *f) {
 
 /* Which attributes of <arrivals> were given (attr_* results). */
 typedef struct arrivals_given {
-    int rate, count, duration, cv, amplitude, period, peak, href;
+    int rate, count, duration, cv, amplitude, period, peak, href, users, think;
 } arrivals_given;
+
+/* process="closed" (genai-perf's and vLLM bench's fixed concurrency, with
+ * think time): users= is required and only closed takes users, think-time
+ * and think-distribution. 0, or -1 with L failed. */
+static int check_closed(loader *L, const xmlNode *c, const sc_inference *f, arrivals_given g) {
+    int closed = !strcmp(f->arrival_process, "closed");
+    if (closed && g.users == 0)
+        xml_fail(&L->x, c, NULL, "process=\"closed\" needs the number of concurrent users (e.g. users=\"32\")");
+    else if (!closed && (g.users > 0 || g.think > 0))
+        xml_fail(&L->x, c, g.users > 0 ? "users" : "think-time",
+                 "users, think-time and think-distribution apply to process=\"closed\" only");
+    return L->x.failed ? -1 : 0;
+}
 
 /* Each attribute of <arrivals> belongs to some processes only. 0, or -1
  * with L failed. */
@@ -218,13 +261,28 @@ static int check_arrivals(loader *L, const xmlNode *c, const sc_inference *f, ar
     return L->x.failed ? -1 : 0;
 }
 
+static int parse_think_dist(const char *z) { return !strcmp(z, "fixed") ? 0 : !strcmp(z, "exponential") ? 1 : -1; }
+
+/* The closed-loop attributes of <arrivals>: users, think-time,
+ * think-distribution (exponential by default). */
+static void load_closed(loader *L, const xmlNode *c, sc_inference *f, arrivals_given *g) {
+    int v;
+    strcpy(f->think_dist, "exponential");
+    g->users = attr_int(&L->x, c, "users", &f->closed_users, 0, 1, 10000000);
+    g->think = attr_unit(&L->x, c, "think-time", UNIT_DURATION, &f->think_time_s, 0, 0);
+    if (attr_enum(&L->x, c, "think-distribution", parse_think_dist, "fixed, exponential", &v) > 0) {
+        attr_str(&L->x, c, "think-distribution", f->think_dist, sizeof f->think_dist, 0);
+        g->think = 1;
+    }
+}
+
 /* <arrivals>: the process and its parameters; the request count when not
  * given (every row of a trace; until the duration ends; else 1000). */
 static void load_arrivals(loader *L, const xmlNode *c, sc_inference *f) {
     arrivals_given g;
     int v;
     f->arrivals_line = xml_line(&L->x, c);
-    if (attr_enum(&L->x, c, "process", parse_arrival_process, "offline, poisson, bursty, diurnal, trace", &v) < 0) return;
+    if (attr_enum(&L->x, c, "process", parse_arrival_process, "offline, poisson, bursty, diurnal, trace, closed", &v) < 0) return;
     attr_str(&L->x, c, "process", f->arrival_process, sizeof f->arrival_process, 1);
     g.rate = attr_unit(&L->x, c, "rate", UNIT_RATE, &f->rate_per_s, 0, 1);
     g.count = attr_i64(&L->x, c, "count", &f->count, 0, 1, 1e9);
@@ -235,7 +293,8 @@ static void load_arrivals(loader *L, const xmlNode *c, sc_inference *f) {
     g.period = attr_unit(&L->x, c, "period", UNIT_DURATION, &f->diurnal_period_s, 0, 1);
     g.peak = attr_unit(&L->x, c, "peak", UNIT_DURATION, &f->diurnal_peak_s, 0, 0);
     g.href = attr_str(&L->x, c, "href", f->trace_href, sizeof f->trace_href, 0);
-    if (L->x.failed || check_arrivals(L, c, f, g) < 0) return;
+    load_closed(L, c, f, &g);
+    if (L->x.failed || check_closed(L, c, f, g) < 0 || check_arrivals(L, c, f, g) < 0) return;
     if (!g.count && !strcmp(f->arrival_process, "trace")) f->count = 0;   /* every row */
     else if (!g.count && !g.duration) f->count = 1000;
     else if (!g.count) f->count = 0;                                     /* until the duration ends */
@@ -338,6 +397,8 @@ void load_inference(loader *L, const xmlNode *e) {
     if (!f) return;
     int has_model = read_service_target(L, e, f);
     if (has_model < 0) return;
+    read_service_engine(L, e, f);
+    if (L->x.failed) return;
     read_service_stack(L, e, f);
     if (L->x.failed) return;
     int has_arrivals = 0;

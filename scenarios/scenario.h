@@ -173,6 +173,8 @@ typedef struct sc_inference {
     char kv_preemption[16];          /* recompute | swap (on-demand only) */
     int block_tokens;                /* KV block size in tokens (16) */
     double kv_memory_fraction;       /* 0 = default 0.9 */
+    char engine[CATALOG_NAME_MAX];   /* serving engine profile (models/catalog/engines.xml); "" = the
+                                        ideal engine (docs/serving-engines.md) */
     char router[24];                 /* round-robin | least-tokens */
     double model_load_s;             /* multiplexing: load time; 0 = weights / PCIe */
     /* <arrivals> beyond process/rate/count */
@@ -182,6 +184,10 @@ typedef struct sc_inference {
     double diurnal_amplitude;        /* rate·(1 + a·cos(2π(t - peak)/period)), a in [0, 1] */
     double diurnal_period_s, diurnal_peak_s;
     char trace_href[512];            /* process="trace": CSV path, relative to the scenario */
+    int closed_users;                /* process="closed": concurrent users, each sending its next
+                                        request when the last one ends plus a think time */
+    double think_time_s;             /* closed: mean think time (0: none) */
+    char think_dist[16];             /* closed: fixed | exponential (think-distribution) */
     int arrivals_line;
     /* <requests> length distributions (mean = input-tokens / output-tokens) */
     char input_dist[16], output_dist[16];   /* fixed | exponential | lognormal | gamma | uniform */

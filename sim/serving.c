@@ -57,6 +57,7 @@ void serving_free(serving *sv) {
     free(sv->s_tpot.x);
     free(sv->s_e2e.x);
     free(sv->s_queue.x);
+    free(sv->s_ttft_admit.x);
     rng_free(sv->r_arr);
     rng_free(sv->r_len);
     rng_free(sv->r_mod);
@@ -325,6 +326,18 @@ static int start_replicas(serving *sv, int initial, char *err, size_t errlen) {
     return 0;
 }
 
+/* The engine's host figures and CUDA graphs (models/catalog/engines.xml;
+ * the loader has checked them): none named, the ideal engine's defaults. */
+static void engine_params(const scenario *s, const sc_inference *c, serve_params *p) {
+    const engine_spec *en = c->engine[0] ? catalog_engine(s->cat, c->engine) : NULL;
+    char why[256];
+    if (!en) return;
+    p->host_step_s = en->host_step_s;
+    p->host_sync = !strcmp(en->scheduler, "sync");
+    if (en->host_s_per_seq > 0) p->host_s_per_seq = en->host_s_per_seq;
+    if (serve_graph_sizes_parse(en->cuda_graph_sizes, p, why, sizeof why) < 0) p->n_graph_sizes = 0;
+}
+
 serving *serving_new(engine *e, metric_bus *bus, const scenario *s, const sc_inference *c,
                      const node_spec *node, const serving_host *host, char *err, size_t errlen) {
     if (check_inputs(s, c, err, errlen) < 0) return NULL;
@@ -349,6 +362,7 @@ serving *serving_new(engine *e, metric_bus *bus, const scenario *s, const sc_inf
     if (c->block_tokens > 0) p.block_tokens = c->block_tokens;
     if (c->kv_memory_fraction > 0) p.kv_memory_fraction = c->kv_memory_fraction;
     if (node && node->host_s_per_seq > 0) p.host_s_per_seq = node->host_s_per_seq;
+    engine_params(s, c, &p);
     init_policy(sv, &p);
     double max_act;
     if (init_models(sv, &p, &max_act, err, errlen) < 0) goto fail;

@@ -36,6 +36,7 @@ static void complete(replica *r, int32_t i) {
     sv_stats_complete(sv, q);
     sv->in_system--;
     sv_req_free(sv, i);
+    sv_closed_next(sv);
 }
 
 /* A decoding sequence generated its last token in iteration `it`. */
@@ -324,7 +325,10 @@ static double price_iteration(replica *r, int64_t it, double extra_s, double *pr
         *seqs += ms->running;
         int64_t d_tok = ms->n_dec + ms->ghost_n, tokens = (int64_t)ms->b.prefill_tokens + d_tok;
         if (tokens == 0) continue;
-        double part = tokens_cost(sv, m, tokens, d_tok + (int64_t)ms->b.prefill_done) +
+        int64_t rows = d_tok + (int64_t)ms->b.prefill_done;
+        if (ms->b.prefill_tokens <= 0)          /* decode only: the engine replays a captured graph */
+            tokens = rows = (int64_t)serve_graph_batch(&sv->models[m].p, (double)d_tok);
+        double part = tokens_cost(sv, m, tokens, rows) +
                       serve_context_s(&sv->models[m], ms->b.prefill_pairs, ms->b.decode_ctx, ms->b.decode_seqs, NULL);
         t += part;
         double d = part;
@@ -338,10 +342,11 @@ static double price_iteration(replica *r, int64_t it, double extra_s, double *pr
     }
     *pre_s = pre;
     *dec_s = dec;
-    /* the host prepares each iteration while the GPUs run the one before;
-     * the longer of the two sets the pace (models/serving.h serve_host_s) */
+    /* the host prepares each iteration while the GPUs run the one before
+     * (the longer sets the pace), or takes turns with them (a synchronous
+     * engine: they add up): models/serving.h serve_host_s */
     double host = serve_host_s(&sv->models[0], (double)*seqs);
-    return host > t ? host : t;
+    return serve_pace_s(&sv->models[0].p, t, host);
 }
 
 static void on_iter_end(engine *e, void *arg);

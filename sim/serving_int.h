@@ -189,6 +189,8 @@ struct serving {
     int64_t n_trace_blocks;
     int trace_block_tokens;        /* tokens per hashed block (Mooncake: 512); 0: none */
     int arrivals_done;
+    int closed_loop;               /* process="closed": users send on completion */
+    int64_t closed_pending;        /* closed: users thinking (a request scheduled, not sent) */
     list pending;                  /* arrived, no ready replica yet */
     /* request pool */
     req *rq;
@@ -196,6 +198,7 @@ struct serving {
     int64_t in_system;
     /* results */
     samples s_ttft, s_tpot, s_e2e, s_queue;
+    samples s_ttft_admit;          /* first token from admission */
     int64_t slo_ok;
     double batch_sum, kv_integral, busy_s, gpu_s, replica_s;
     double kv_peak;
@@ -341,6 +344,9 @@ void sv_check_finished(serving *sv);
 int sv_arrivals_init(serving *sv, char *err, size_t errlen);
 /* Schedule the first arrival (or mark arrivals done when there is none). */
 void sv_arrivals_start(serving *sv);
+/* Closed loop: a request ended or was rejected; its user sends the next
+ * one after a think time (no-op for the other processes). */
+void sv_closed_next(serving *sv);
 int32_t sv_generate(serving *sv);
 
 /* ---- serving_batch.c -------------------------------------------------------- */

@@ -34,6 +34,8 @@ typedef struct service_result {
     double output_tokens_per_s;      /* output tokens / (last completion - first arrival) */
     double requests_per_s;
     double ttft_p50_s, ttft_p99_s, ttft_mean_s;
+    double ttft_admit_p50_s, ttft_admit_p99_s; /* first token from admission (arrival to
+                                        admission is the queue time) */
     double tpot_p50_s, tpot_p99_s, tpot_mean_s;
     double e2e_p50_s, e2e_p99_s, e2e_mean_s;
     double queue_p50_s, queue_p99_s, queue_mean_s;   /* arrival to admission */
