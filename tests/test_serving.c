@@ -344,7 +344,9 @@ static void test_engines(void **state) {
     double t3p = serve_iter_s(&sm, &b, NULL);
     double t4 = serve_tokens_s(&sm, 4, 4, NULL) + serve_context_s(&sm, 0, b.decode_ctx, 3, NULL);
     assert_true(t3p > t3 && fabs(t3p - fmax(t4, serve_host_s(&sm, 3))) < 1e-12);
-    const engine_spec *v1 = catalog_engine(cat, "vllm"), *v0 = catalog_engine(cat, "vllm-v0");
+    const engine_spec *v1 = catalog_engine(cat, "vllm-v1"), *v0 = catalog_engine(cat, "vllm");
+    const engine_spec *v0_alias = catalog_engine(cat, "vllm-v0");
+    assert_true(v0_alias && v0_alias->host_step_s == v0->host_step_s && v0_alias->max_batch == v0->max_batch);
     assert_non_null(v1);
     assert_non_null(v0);
     assert_non_null(catalog_engine(cat, "sglang"));
@@ -352,7 +354,7 @@ static void test_engines(void **state) {
     assert_true(v1->max_batch == 1024 && v1->token_budget == 8192 && v1->chunked_prefill && v0->max_batch == 256);
     assert_true(fabs(v0->host_step_s - 8.2e-3) < 1e-12 && !strcmp(v0->scheduler, "sync"));
     double tpot[2];
-    static const char *engines[2] = { "vllm", "vllm-v0" };
+    static const char *engines[2] = { "vllm-v1", "vllm" };
     for (int i = 0; i < 2; i++) {
         char xml[1024];
         snprintf(xml, sizeof xml,
@@ -365,7 +367,7 @@ static void test_engines(void **state) {
         assert_true(svc(&r)->requests == 20);
         done(&r);
     }
-    printf("  llama3-8b bf16 H100, one user: TPOT vllm %.2f ms, vllm-v0 %.2f ms\n", tpot[0] * 1e3, tpot[1] * 1e3);
+    printf("  llama3-8b bf16 H100, one user: TPOT vllm-v1 %.2f ms, vllm %.2f ms\n", tpot[0] * 1e3, tpot[1] * 1e3);
     assert_true(fabs(tpot[1] - tpot[0] - 8.2e-3) < 0.5e-3);
 }
 
