@@ -10,9 +10,10 @@
 
 /* The stream: splitmix64 (Steele, Lea and Flood, "Fast splittable
  * pseudorandom number generators", OOPSLA 2014; the constants of Vigna's
- * splitmix64.c), whose n-th output is mix64(seed + n * golden gamma), so
- * any element is had without the ones before it. Operand A takes the even
- * outputs, B the odd ones. The seed is fixed: the same operands every run. */
+ * splitmix64.c), whose output n (from 0) is mix64(seed + (n + 1) * golden
+ * gamma), so any element is had without the ones before it. Element i of
+ * A is output 2i, of B output 2i + 1. The seed is fixed: the same operands
+ * every run. */
 #define GEMMDATA_SEED 0x63742d67656d6d31ull      /* "ct-gemm1" */
 #define GOLDEN_GAMMA 0x9e3779b97f4a7c15ull
 
@@ -26,17 +27,23 @@ static uint64_t draw(int which, uint64_t index) {
     return mix64(GEMMDATA_SEED + (2 * index + (uint64_t)which + 1) * GOLDEN_GAMMA);
 }
 
-/* Mantissa bits of the format the GEMM computes in (IEEE 754 binary64,
- * binary32 and binary16; tf32 10, bf16 7 and OCP FP8 E4M3 3). */
-static int mant_bits(precision p) {
+/* A stored word's fields: the mantissa bits of the format the GEMM
+ * computes in (IEEE 754 binary64, binary32 and binary16; tf32 10, bf16 7
+ * and OCP FP8 E4M3 3), where they start (tf32 words are binary32 with the
+ * low 13 bits clear), where the exponent starts, its bias, and the sign bit. */
+typedef struct word_fmt {
+    int mb, mant_at, exp_at, bias, sign_at;
+} word_fmt;
+
+static word_fmt fmt_of(precision p) {
     switch (p) {
-    case PREC_FP64: return 52;
-    case PREC_FP32: return 23;
-    case PREC_TF32: return 10;
-    case PREC_FP16: return 10;
-    case PREC_BF16: return 7;
-    case PREC_FP8: return 3;
-    default: return 0;
+    case PREC_FP64: return (word_fmt){ 52, 0, 52, 1023, 63 };
+    case PREC_FP32: return (word_fmt){ 23, 0, 23, 127, 31 };
+    case PREC_TF32: return (word_fmt){ 10, 13, 23, 127, 31 };
+    case PREC_FP16: return (word_fmt){ 10, 0, 10, 15, 15 };
+    case PREC_BF16: return (word_fmt){ 7, 0, 7, 127, 15 };
+    case PREC_FP8: return (word_fmt){ 3, 0, 3, 7, 7 };
+    default: return (word_fmt){ 0, 0, 0, 0, 0 };
     }
 }
 
@@ -61,33 +68,23 @@ size_t gemmdata_out_bytes(precision p) {
 #define EXP(r) (-1 - (int)(((r) >> 61) & 3))
 #define MANT(r, mb) ((r) & ((UINT64_C(1) << (mb)) - 1))
 
-/* The stored word: sign, biased exponent (bias 1023, 127, 15 or 7) and
- * mantissa fields of the format. */
-static uint64_t elem_bits(precision p, uint64_t r) {
-    uint64_t s = SIGN(r), f = MANT(r, mant_bits(p));
-    int e = EXP(r);
-    switch (p) {
-    case PREC_FP64: return s << 63 | (uint64_t)(1023 + e) << 52 | f;
-    case PREC_FP32: return s << 31 | (uint64_t)(127 + e) << 23 | f;
-    case PREC_TF32: return s << 31 | (uint64_t)(127 + e) << 23 | f << 13;
-    case PREC_FP16: return s << 15 | (uint64_t)(15 + e) << 10 | f;
-    case PREC_BF16: return s << 15 | (uint64_t)(127 + e) << 7 | f;
-    case PREC_FP8: return s << 7 | (uint64_t)(7 + e) << 3 | f;
-    default: return 0;
-    }
+/* The stored word of a draw. */
+static uint64_t elem_bits(const word_fmt *f, uint64_t r) {
+    return SIGN(r) << f->sign_at | (uint64_t)(f->bias + EXP(r)) << f->exp_at | MANT(r, f->mb) << f->mant_at;
 }
 
 double gemmdata_value(precision p, int which, uint64_t index, uint64_t *bits) {
     uint64_t r = draw(which, index);
-    int mb = mant_bits(p);
-    if (bits) *bits = elem_bits(p, r);
-    double v = ldexp(1.0 + ldexp((double)MANT(r, mb), -mb), EXP(r));
+    word_fmt f = fmt_of(p);
+    if (bits) *bits = elem_bits(&f, r);
+    double v = ldexp(1.0 + ldexp((double)MANT(r, f.mb), -f.mb), EXP(r));
     return SIGN(r) ? -v : v;
 }
 
 void gemmdata_fill(precision p, int which, uint64_t first, size_t count, void *dst) {
 #define FILL(type)                                                                     \
-    for (size_t t = 0; t < count; t++) ((type *)dst)[t] = (type)elem_bits(p, draw(which, first + t))
+    for (size_t t = 0; t < count; t++) ((type *)dst)[t] = (type)elem_bits(&f, draw(which, first + t))
+    word_fmt f = fmt_of(p);
     switch (gemmdata_in_bytes(p)) {
     case 8: FILL(uint64_t); break;
     case 4: FILL(uint32_t); break;
