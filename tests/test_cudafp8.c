@@ -8,9 +8,9 @@
  *     (fractions, a subnormal, negatives, the largest), the A scale, bf16
  *     rounding; only the "TN" layout and multiples of 16 have an algorithm;
  *     shapes that disagree are invalid.
- *   - The backend: fp8 GEMMs measured (hw/cuda.c checks 16 entries of the
- *     result, on random E4M3 operands, against host sums), and failed when the library reads A in
- *     the wrong layout; a note for compute capability < 8.9 (8.9 is
+ *   - The backend: fp8 GEMMs on random E4M3 operands measured (hw/cuda.c
+ *     checks 16 entries of the result against host sums), and failed when
+ *     the library reads A in the wrong layout; a note for compute capability < 8.9 (8.9 is
  *     enough), for no cuBLASLt (the other GEMMs still measured) and for
  *     dimensions that are not multiples of 16.
  */
