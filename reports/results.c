@@ -189,6 +189,7 @@ static void hardware_json(json *j, const world *w) {
         json_str(j, "statistic", h->statistic[0] ? h->statistic : "min");
         if (h->peak_fp64_flops > 0) json_num(j, "peak_fp64_flops", h->peak_fp64_flops);
         if (h->peak_fp32_flops > 0) json_num(j, "peak_fp32_flops", h->peak_fp32_flops);
+        if (h->gemm_operands[0]) json_str(j, "gemm_operands", h->gemm_operands);
     }
     if (hp) {
         json_str(j, "profile", hp->name);
