@@ -317,6 +317,11 @@ static void services_json(json *j, const world *w) {
         json_int(j, "scale_blocked", r->scale_blocked);
         json_int(j, "replica_losses", (long long)r->replica_losses);
         json_int(j, "requests_restarted", (long long)r->requests_restarted);
+        if (r->prefix_caching) {                   /* docs/prefix-caching.md */
+            json_num(j, "prefix_hit_rate", r->prefix_hit_rate);
+            json_num(j, "prefill_tokens_saved", r->prefill_tokens_saved);
+            json_int(j, "prefix_evictions", (long long)r->prefix_evictions);
+        }
         json_object(j, "latency_cdf");
         json_array(j, "percentiles");
         for (int k = 0; k < SERVICE_CDF_POINTS; k++) json_num(j, NULL, service_cdf_percentiles[k]);

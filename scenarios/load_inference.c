@@ -16,7 +16,12 @@
 static int parse_batching(const char *z) { return !strcmp(z, "continuous") ? 0 : !strcmp(z, "static") ? 1 : -1; }
 static int parse_kv_allocation(const char *z) { return !strcmp(z, "reserve") ? 0 : !strcmp(z, "on-demand") ? 1 : -1; }
 static int parse_kv_preemption(const char *z) { return !strcmp(z, "recompute") ? 0 : !strcmp(z, "swap") ? 1 : -1; }
-static int parse_router(const char *z) { return !strcmp(z, "round-robin") ? 0 : !strcmp(z, "least-tokens") ? 1 : -1; }
+static int parse_router(const char *z) {
+    static const char *k[] = { "round-robin", "least-tokens", "random", "power-of-two", "prefix-aware", "kv-aware" };
+    for (int i = 0; i < 6; i++)
+        if (!strcmp(z, k[i])) return i;
+    return -1;
+}
 static int parse_scale_metric(const char *z) {
     return !strcmp(z, "queue") ? 0 : !strcmp(z, "concurrency") ? 1 : !strcmp(z, "latency") ? 2 : -1;
 }
@@ -117,6 +122,8 @@ static sc_inference *new_service(loader *L, const xmlNode *e) {
     strcpy(f->kv_preemption, "recompute");
     f->block_tokens = 16;
     strcpy(f->router, "least-tokens");
+    f->prefixes = 1;
+    f->prefix_share = 1;
     strcpy(f->input_dist, "fixed");
     strcpy(f->output_dist, "fixed");
     f->input_cv = f->output_cv = 1;
@@ -214,8 +221,10 @@ static void read_service_stack(loader *L, const xmlNode *e, sc_inference *f) {
     if (attr_unit(&L->x, e, "kv-memory-fraction", UNIT_NUMBER, &f->kv_memory_fraction, 0, 1) > 0 &&
         f->kv_memory_fraction > 1)
         xml_fail(&L->x, e, "kv-memory-fraction", "kv-memory-fraction must be a fraction in (0, 1]");
-    attr_enum(&L->x, e, "router", parse_router, "round-robin, least-tokens", &v);
+    attr_enum(&L->x, e, "router", parse_router,
+              "round-robin, least-tokens, random, power-of-two, prefix-aware, kv-aware", &v);
     attr_str(&L->x, e, "router", f->router, sizeof f->router, 0);
+    attr_bool(&L->x, e, "prefix-caching", &f->prefix_caching);
     attr_unit(&L->x, e, "model-load-time", UNIT_DURATION, &f->model_load_s, 0, 1);
     load_queue_ref(L, e, f->queue, sizeof f->queue, &f->priority);
 }
@@ -300,6 +309,25 @@ static void load_arrivals(loader *L, const xmlNode *c, sc_inference *f) {
     else if (!g.count) f->count = 0;                                     /* until the duration ends */
 }
 
+/* <requests>' shared prefixes and conversations (docs/prefix-caching.md):
+ * each attribute but prefix-tokens and sessions refines one of them. */
+static void load_request_prefixes(loader *L, const xmlNode *c, sc_inference *f) {
+    int pt = attr_int(&L->x, c, "prefix-tokens", &f->prefix_tokens, 0, 1, 100000000);
+    int np = attr_int(&L->x, c, "prefixes", &f->prefixes, 0, 1, 100000000);
+    int sh = attr_unit(&L->x, c, "prefix-share", UNIT_NUMBER, &f->prefix_share, 0, 0);
+    int zf = attr_unit(&L->x, c, "prefix-zipf", UNIT_NUMBER, &f->prefix_zipf, 0, 0);
+    int ns = attr_int(&L->x, c, "sessions", &f->sessions, 0, 1, 10000000);
+    int nt = attr_int(&L->x, c, "turns", &f->turns, 0, 1, 1000000);
+    if (L->x.failed) return;
+    if (sh > 0 && f->prefix_share > 1) xml_fail(&L->x, c, "prefix-share", "prefix-share must be a fraction from 0 to 1");
+    else if (zf > 0 && f->prefix_zipf > 10) xml_fail(&L->x, c, "prefix-zipf", "prefix-zipf must be from 0 to 10");
+    else if (!pt && (np > 0 || sh > 0 || zf > 0))
+        xml_fail(&L->x, c, np > 0 ? "prefixes" : sh > 0 ? "prefix-share" : "prefix-zipf",
+                 "prefixes, prefix-share and prefix-zipf need prefix-tokens (the shared prompt's length)");
+    else if (!ns && nt > 0) xml_fail(&L->x, c, "turns", "turns needs sessions (conversations open at once)");
+    else if (ns > 0 && !nt) xml_fail(&L->x, c, NULL, "sessions needs turns (turns of a conversation, e.g. turns=\"4\")");
+}
+
 /* <requests>: prompt and output lengths and their distributions. */
 static void load_requests(loader *L, const xmlNode *c, sc_inference *f) {
     int v;
@@ -311,11 +339,13 @@ static void load_requests(loader *L, const xmlNode *c, sc_inference *f) {
     attr_str(&L->x, c, "output-distribution", f->output_dist, sizeof f->output_dist, 0);
     attr_unit(&L->x, c, "input-cv", UNIT_NUMBER, &f->input_cv, 0, 1);
     attr_unit(&L->x, c, "output-cv", UNIT_NUMBER, &f->output_cv, 0, 1);
+    load_request_prefixes(L, c, f);
+    long long len = (long long)f->prefix_tokens + f->input_tokens + f->output_tokens;
     if (!L->x.failed && f->model[0]) {
         const llm_spec *m = catalog_llm(L->s->cat, f->model);
-        if (f->input_tokens + f->output_tokens > m->max_context)
-            xml_fail(&L->x, c, NULL, "input + output tokens (%d) exceed %s's context of %d",
-                     f->input_tokens + f->output_tokens, f->model, m->max_context);
+        if (len > m->max_context)
+            xml_fail(&L->x, c, NULL, "%sinput + output tokens (%lld) exceed %s's context of %d",
+                     f->prefix_tokens ? "prefix + " : "", len, f->model, m->max_context);
     }
 }
 

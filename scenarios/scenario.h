@@ -175,7 +175,8 @@ typedef struct sc_inference {
     double kv_memory_fraction;       /* 0 = default 0.9 */
     char engine[CATALOG_NAME_MAX];   /* serving engine profile (models/catalog/engines.xml); "" = the
                                         ideal engine (docs/serving-engines.md) */
-    char router[24];                 /* round-robin | least-tokens */
+    char router[24];                 /* round-robin | least-tokens | random | power-of-two |
+                                        prefix-aware | kv-aware (docs/prefix-caching.md) */
     double model_load_s;             /* multiplexing: load time; 0 = weights / PCIe */
     /* <arrivals> beyond process/rate/count */
     double arrival_cv;               /* bursty: gamma inter-arrivals' coefficient of variation */
@@ -203,6 +204,15 @@ typedef struct sc_inference {
     /* <model> children: several models multiplexed on the same replicas */
     struct sc_serve_model *models;
     int n_models;
+    /* Prefix caching (docs/prefix-caching.md): prefix-caching= of <inference>,
+     * and the shared prefixes and conversations of <requests> */
+    int prefix_caching;              /* 1: each replica caches the KV blocks of prompts it served */
+    int prefix_tokens;               /* shared system prompt ahead of a request's input (0: none) */
+    int prefixes;                    /* distinct shared prompts (1) */
+    double prefix_share;             /* share of requests that carry one (1) */
+    double prefix_zipf;              /* popularity of the prompts: Zipf exponent, 0 = uniform (0) */
+    int sessions;                    /* conversations open at once (0: none) */
+    int turns;                       /* turns of a conversation before a new one starts */
 } sc_inference;
 
 /* One model of a multiplexed <inference> (<model preset= precision= share=>). */

@@ -37,6 +37,7 @@ size_t serving_samples(const serving *sv, const char *which, const double **x) {
 
 void serving_free(serving *sv) {
     if (!sv) return;
+    sv_prefix_free(sv);
     for (int i = 0; i < sv->n_reps; i++) {
         replica *r = &sv->reps[i];
         for (int m = 0; r->ms && m < sv->n_models; m++) free(r->ms[m].bucket);
@@ -62,6 +63,7 @@ void serving_free(serving *sv) {
     rng_free(sv->r_len);
     rng_free(sv->r_mod);
     rng_free(sv->r_res);
+    rng_free(sv->r_route);
     free(sv);
 }
 
@@ -244,7 +246,7 @@ static void init_policy(serving *sv, const serve_params *p) {
     sv->static_b = !strcmp(c->batching, "static");
     if (sv->static_b) sv->reserve = 1;
     sv->swap = !strcmp(c->kv_preemption, "swap");
-    sv->least = strcmp(c->router, "round-robin") != 0;
+    sv->router = sv_router_kind(c->router);
 }
 
 /* Random streams, one per purpose. 0, or -1 when out of memory. */
@@ -259,7 +261,9 @@ static int init_rngs(serving *sv) {
     sv->r_mod = rng_new(sv->s->seed, comp, 0);
     snprintf(comp, sizeof comp, "serving/%s/reservoir", c->name);
     sv->r_res = rng_new(sv->s->seed, comp, 0);
-    return sv->r_arr && sv->r_len && sv->r_mod && sv->r_res ? 0 : -1;
+    snprintf(comp, sizeof comp, "serving/%s/router", c->name);
+    sv->r_route = rng_new(sv->s->seed, comp, 0);
+    return sv->r_arr && sv->r_len && sv->r_mod && sv->r_res && sv->r_route ? 0 : -1;
 }
 
 /* Per-model arrays, the memo tables empty. 0, or -1 when out of memory. */
@@ -370,6 +374,7 @@ serving *serving_new(engine *e, metric_bus *bus, const scenario *s, const sc_inf
     if (size_kv_caches(sv, err, errlen) < 0) goto fail;
     if (init_rngs(sv) < 0) goto oom;
     if (sv_arrivals_init(sv, err, errlen) < 0) goto fail;
+    if (sv_prefix_init(sv) < 0) goto oom;
     int initial;
     if (alloc_replicas(sv, &initial) < 0) goto oom;
     register_metrics(sv);

@@ -64,7 +64,11 @@ int32_t sv_generate(serving *sv) {
     int model = pick_model(sv);
     int in = draw_len(sv->r_len, sv->cfg->input_dist, sv->cfg->input_tokens, sv->cfg->input_cv);
     int out = draw_len(sv->r_len, sv->cfg->output_dist, sv->cfg->output_tokens, sv->cfg->output_cv);
-    return make_request(sv, in, out, model);
+    pfx_chain ch;
+    in = sv_prefix_draw(sv, in, out, model, &ch);
+    int32_t i = make_request(sv, in, out, model);
+    if (i != NIL) sv->rq[i].chain = ch;
+    return i;
 }
 
 static double diurnal_rate(const sc_inference *c, double t) {
@@ -118,6 +122,7 @@ static void on_arrival(engine *e, void *arg) {
     if (sv->trace) {
         const reqtrace_row *row = &sv->trace[sv->generated];
         i = make_request(sv, row->input, row->output, row->model);
+        if (i != NIL) sv_prefix_from_trace(sv, row, &sv->rq[i].chain);
     } else {
         i = sv_generate(sv);
     }

@@ -3,7 +3,8 @@
  * to end, queueing) kept exactly up to 4M per metric and then as a
  * reservoir; nearest-rank percentiles and CDF points; SLO attainment; the
  * replicas' time and their GPUs' time by activity; the 10-second metric
- * ticks; and at the close the energy, cost and the service_result.
+ * ticks; and at the close the energy, cost, prefix-cache figures and the
+ * service_result.
  */
 #include "sim/serving_int.h"
 
@@ -179,6 +180,18 @@ static void close_energy(serving *sv) {
     R->energy_per_output_token_j = R->output_tokens > 0 ? c.energy_kwh * 3.6e6 / R->output_tokens : -1;
 }
 
+/* Prefix caching: the share of admitted prompt tokens served from a
+ * cache, the tokens saved, the cached blocks evicted. */
+static void close_prefix(serving *sv) {
+    service_result *R = &sv->res;
+    R->prefix_caching = sv->prefix_on;
+    if (!sv->prefix_on) return;
+    R->prefill_tokens_saved = sv->prefill_tokens_saved;
+    R->prefix_hit_rate = sv->prompt_tokens_admitted > 0 ? sv->prefill_tokens_saved / sv->prompt_tokens_admitted : 0;
+    R->prefix_evictions = 0;
+    for (int i = 0; i < sv->n_reps; i++) R->prefix_evictions += sv->reps[i].pc.evicted;
+}
+
 void sv_stats_close(serving *sv) {
     if (sv->closed) return;
     sv->closed = 1;
@@ -227,4 +240,5 @@ void sv_stats_close(serving *sv) {
     R->kv_utilization_peak = sv->kv_peak;
     R->batch_mean = R->iterations ? sv->batch_sum / (double)R->iterations : 0;
     R->busy_fraction = sv->replica_s > 0 ? sv->busy_s / sv->replica_s : 0;
+    close_prefix(sv);
 }

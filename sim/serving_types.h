@@ -73,6 +73,11 @@ typedef struct service_result {
     double weight_bytes_per_gpu, kv_capacity_tokens, kv_bytes_per_token;
     double active_params, total_params;   /* models/transformer.h: per token, and stored */
     int kv_blocks_per_replica;
+    /* prefix caching (docs/prefix-caching.md); all 0 without it */
+    int prefix_caching;              /* <inference prefix-caching="true"> */
+    double prefix_hit_rate;          /* prompt tokens served from the cache / prompt tokens admitted */
+    double prefill_tokens_saved;     /* prompt tokens not computed because they were cached */
+    int64_t prefix_evictions;        /* cached blocks evicted to make room for running requests */
 } service_result;
 
 /* How a service takes and gives back GPUs: the world implements it over
