@@ -15,7 +15,8 @@
 # tests/traces/ (told by the file's own shape: format="auto") must run with
 # every request submitted and the prompts' token sum of the file, and the
 # shipped scenarios/serving-trace-mooncake.xml must run to the same bytes of
-# JSON twice (but the wall_* fields), all 48 of its requests served.
+# JSON twice (but the wall_* fields), all 48 of its requests served and some
+# prompt blocks found in the prefix cache by the trace's hash ids.
 # Prints ok/FAIL per case and a summary; exits 1 on any failure.
 set -u
 
@@ -118,8 +119,10 @@ $limit "$bin" run $sc --json "$tmp/b.json" --no-db >/dev/null 2>&1
 rc_b=$?
 grep -v '"wall' "$tmp/a.json" >"$tmp/a.cut" 2>/dev/null     # wall_*: the machine's time, not the model's
 grep -v '"wall' "$tmp/b.json" >"$tmp/b.cut" 2>/dev/null
-if [ $rc_a -eq 0 ] && [ $rc_b -eq 0 ] && cmp -s "$tmp/a.cut" "$tmp/b.cut" && [ "$(json_int requests "$tmp/a.json")" = 48 ]; then
-    echo "ok   $sc (48 requests, same bytes twice)"
+hit=$(grep -o '"prefix_hit_rate": *[0-9.e-]*' "$tmp/a.json" 2>/dev/null | head -n 1 | sed 's/.*: *//')
+if [ $rc_a -eq 0 ] && [ $rc_b -eq 0 ] && cmp -s "$tmp/a.cut" "$tmp/b.cut" && [ "$(json_int requests "$tmp/a.json")" = 48 ] &&
+   awk -v h="${hit:-0}" 'BEGIN { exit !(h > 0) }'; then
+    echo "ok   $sc (48 requests, same bytes twice, prefix hits $hit)"
 else
     failed=$((failed + 1)); echo "FAIL $sc: exit $rc_a/$rc_b, requests $(json_int requests "$tmp/a.json" 2>/dev/null), or the two runs differ"
 fi
