@@ -21,6 +21,7 @@
 #include "models/checkpoint.h"
 #include "models/collective.h"
 #include "models/host.h"
+#include "models/serving_spec.h"
 #include "models/train_plan.h"
 
 #define SC_NAME_MAX 64
@@ -197,6 +198,12 @@ typedef struct sc_inference {
     /* <model> children: several models multiplexed on the same replicas */
     struct sc_serve_model *models;
     int n_models;
+    /* <speculative> (docs/speculative-decoding.md); spec_method "" = none */
+    char spec_method[8];             /* draft | mtp | eagle */
+    char spec_draft[CATALOG_NAME_MAX];/* method="draft": the draft model's preset */
+    int spec_tokens;                 /* guesses per step (vLLM num_speculative_tokens) */
+    double spec_accept[SPEC_MAX_TOKENS];   /* acceptance of each guess given the ones before */
+    int spec_line;
 } sc_inference;
 
 /* One model of a multiplexed <inference> (<model preset= precision= share=>). */

@@ -324,6 +324,13 @@ static double price_iteration(replica *r, int64_t it, double extra_s, double *pr
         *seqs += ms->running;
         int64_t d_tok = ms->n_dec + ms->ghost_n, tokens = (int64_t)ms->b.prefill_tokens + d_tok;
         if (tokens == 0) continue;
+        if (sv->spec.method != SPEC_NONE) {      /* serving_spec.c: 1/E of a speculative step */
+            double d, part = sv_spec_part_s(sv, m, &ms->b, &d);
+            t += part;
+            dec += d;
+            pre += part - d;
+            continue;
+        }
         double part = tokens_cost(sv, m, tokens, d_tok + (int64_t)ms->b.prefill_done) +
                       serve_context_s(&sv->models[m], ms->b.prefill_pairs, ms->b.decode_ctx, ms->b.decode_seqs, NULL);
         t += part;
@@ -340,7 +347,7 @@ static double price_iteration(replica *r, int64_t it, double extra_s, double *pr
     *dec_s = dec;
     /* the host prepares each iteration while the GPUs run the one before;
      * the longer of the two sets the pace (models/serving.h serve_host_s) */
-    double host = serve_host_s(&sv->models[0], (double)*seqs);
+    double host = serve_host_s(&sv->models[0], (double)*seqs) / sv_spec_tokens(sv);
     return host > t ? host : t;
 }
 

@@ -71,6 +71,11 @@ typedef struct service_result {
     double weight_bytes_per_gpu, kv_capacity_tokens, kv_bytes_per_token;
     double active_params, total_params;   /* models/transformer.h: per token, and stored */
     int kv_blocks_per_replica;
+    /* speculative decoding (docs/speculative-decoding.md); spec_draft_tokens 0: none */
+    char spec_method[8];             /* draft | mtp | eagle */
+    int spec_draft_tokens;           /* guesses per step */
+    double spec_tokens_per_step;     /* expected tokens a step gives a sequence */
+    double spec_acceptance;          /* share of guesses accepted: (tokens per step - 1) / guesses */
 } service_result;
 
 /* How a service takes and gives back GPUs: the world implements it over
