@@ -13,13 +13,8 @@
 # 2. scenarios/serving-speculative.xml: the MTP service reports its
 #    speculative figures and beats the plain one on TPOT.
 # Prints one line per check and 'N passed, N failed'; exits 1 on a failure.
-set -u
-
-[ $# -ge 1 ] || { echo "usage: $0 BINARY [CSV]" >&2; exit 2; }
-bin=$1
-case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
-[ -x "$bin" ] || { echo "$0: $bin is not an executable" >&2; exit 2; }
-cd "$(dirname "$0")/.." || exit 2
+suite=spec
+. "$(dirname "$0")/clilib.sh"
 csv=${2:-tests/validation/inference_spec.csv}
 [ -r "$csv" ] || { echo "$0: cannot read $csv" >&2; exit 2; }
 command -v python3 >/dev/null 2>&1 || { echo "$0: needs python3" >&2; exit 2; }

@@ -24,23 +24,16 @@
 #include <cmocka.h>
 
 #include "tests/catalogfix.h"
+#include "tests/servefix.h"
 #include "tests/simrun.h"
 
 #include "models/serving.h"
 #include "models/serving_spec.h"
 #include "sim/serving.h"
 
+/* A preset of the catalog on a node type (tests/servefix.h). */
 static serve_model model_on(const char *llm, const char *node_type, int tp, int ep, precision w) {
-    const node_spec *nd = catalog_node(cat, node_type);
-    fabric f;
-    assert_int_equal(fabric_init(&f, cat, nd, 1), 0);
-    serve_layout lay = { tp, ep, FP4_NVFP4 };
-    serve_model sm;
-    char why[256];
-    if (serve_model_init_layout(&sm, catalog_llm(cat, llm), catalog_gpu(cat, nd->gpu), &f, &lay, w,
-                                serve_default_kv(w), 8192, NULL, why, sizeof why) != 0)
-        fail_msg("%s on %s: %s", llm, node_type, why);
-    return sm;
+    return layout_on(catalog_llm(cat, llm), node_type, tp, ep, w);
 }
 
 static serve_spec spec_of(spec_method m, int k, double a, const serve_model *draft) {
