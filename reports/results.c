@@ -291,6 +291,12 @@ static void services_json(json *j, const world *w) {
         json_num(j, "kv_utilization_peak", r->kv_utilization_peak);
         json_num(j, "kv_capacity_tokens", r->kv_capacity_tokens);
         json_num(j, "weights_bytes_per_gpu", r->weight_bytes_per_gpu);
+        if (r->spec_draft_tokens > 0) {          /* <speculative> only: other services' JSON unchanged */
+            json_str(j, "spec_method", r->spec_method);
+            json_int(j, "spec_draft_tokens", r->spec_draft_tokens);
+            json_num(j, "spec_tokens_per_step", r->spec_tokens_per_step);
+            json_num(j, "spec_acceptance", r->spec_acceptance);
+        }
         json_num(j, "batch_mean", r->batch_mean);
         json_int(j, "iterations", (long long)r->iterations);
         json_num(j, "busy_fraction", r->busy_fraction);

@@ -7,9 +7,11 @@
  * sim/serving.h says what each setting does.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "models/serving.h"
+#include "models/serving_spec.h"
 #include "scenarios/infile.h"
 #include "scenarios/load.h"
 #include "scenarios/reqtrace.h"
@@ -376,6 +378,76 @@ static void load_slo(loader *L, const xmlNode *c, sc_inference *f) {
         xml_fail(&L->x, c, "percentile", "percentile must be in (0, 100]");
 }
 
+/* acceptance="0.8,0.6,0.5": one probability for every guess, or one per
+ * guess (position i given the ones before were accepted). The count of
+ * values given, or -1 with L failed. */
+static int parse_acceptance(loader *L, const xmlNode *c, const char *z, double *a) {
+    int n = 0;
+    for (const char *p = z;; n++) {
+        char *end;
+        double v = strtod(p, &end);
+        if (end == p || !(v >= 0 && v <= 1) || n == SPEC_MAX_TOKENS) {
+            xml_fail(&L->x, c, "acceptance", "acceptance must be up to %d probabilities from 0 to 1, comma-separated",
+                     SPEC_MAX_TOKENS);
+            return -1;
+        }
+        a[n] = v;
+        while (*end == ' ') end++;
+        if (*end == '\0') return n + 1;
+        if (*end != ',') {
+            xml_fail(&L->x, c, "acceptance", "acceptance must be probabilities separated by commas");
+            return -1;
+        }
+        p = end + 1;
+    }
+}
+
+/* <speculative method= draft-model= tokens= acceptance=>: speculative
+ * decoding (docs/speculative-decoding.md). tokens defaults to the model's
+ * MTP depth for mtp (vLLM reads n_predict from the checkpoint); a single
+ * acceptance holds for every guess. The model checks wait for
+ * check_speculative. */
+static void load_speculative(loader *L, const xmlNode *c, sc_inference *f) {
+    int v;
+    char acc[256];
+    f->spec_line = xml_line(&L->x, c);
+    if (attr_enum(&L->x, c, "method", spec_method_parse, "draft, mtp, eagle", &v) < 0) return;
+    attr_str(&L->x, c, "method", f->spec_method, sizeof f->spec_method, 1);
+    int has_draft = attr_str(&L->x, c, "draft-model", f->spec_draft, sizeof f->spec_draft, 0);
+    if (has_draft < 0 || (has_draft > 0 && !known_llm(L, c, "draft-model", f->spec_draft))) return;
+    if (v == SPEC_DRAFT && !has_draft)
+        FAIL_RETURN(L, c, NULL, "method=\"draft\" needs draft-model=\"...\" (a catalog preset, e.g. llama3.2-1b)");
+    if (v != SPEC_DRAFT && has_draft)
+        FAIL_RETURN(L, c, "draft-model", "draft-model applies to method=\"draft\" only");
+    int has_k = attr_int(&L->x, c, "tokens", &f->spec_tokens, v != SPEC_MTP, 1, SPEC_MAX_TOKENS);
+    if (has_k < 0 || attr_str(&L->x, c, "acceptance", acc, sizeof acc, 1) < 0) return;
+    int n = parse_acceptance(L, c, acc, f->spec_accept);
+    if (n < 0) return;
+    if (!has_k) f->spec_tokens = n > 1 ? n : 0;          /* mtp: the model's depth (check_speculative) */
+    if (n > 1 && f->spec_tokens && n != f->spec_tokens)
+        FAIL_RETURN(L, c, "acceptance", "acceptance gives %d values for %d tokens; give one, or one per token", n,
+                    f->spec_tokens);
+    for (int i = n; n == 1 && i < SPEC_MAX_TOKENS; i++) f->spec_accept[i] = f->spec_accept[0];
+}
+
+/* <speculative> against the service: one model, continuous batching, an
+ * MTP module for mtp, a draft that shares the target's vocabulary. */
+static void check_speculative(loader *L, const xmlNode *e, sc_inference *f) {
+    const xmlNode *c = e->children;
+    while (c && !xml_is(c, "speculative")) c = c->next;
+    const llm_spec *m = catalog_llm(L->s->cat, f->model);
+    if (f->n_models > 1)
+        FAIL_RETURN(L, c, NULL, "speculative decoding serves one model (model=), not %d <model> children", f->n_models);
+    if (!strcmp(f->batching, "static")) FAIL_RETURN(L, c, NULL, "speculative decoding needs batching=\"continuous\"");
+    if (!strcmp(f->spec_method, "mtp") && m->mtp_depth < 1)
+        FAIL_RETURN(L, c, "method", "%s has no multi-token-prediction module (mtp-depth); use draft or eagle", f->model);
+    if (!strcmp(f->spec_method, "mtp") && !f->spec_tokens) f->spec_tokens = m->mtp_depth;
+    const llm_spec *d = f->spec_draft[0] ? catalog_llm(L->s->cat, f->spec_draft) : NULL;
+    if (d && d->vocab != m->vocab)
+        FAIL_RETURN(L, c, "draft-model", "%s's vocabulary (%d) is not %s's (%d); a draft must share the target's tokenizer",
+                    f->spec_draft, d->vocab, f->model, m->vocab);
+}
+
 /* <autoscale>: replicas between min and max, following a metric. */
 static void load_autoscale(loader *L, const xmlNode *c, sc_inference *f) {
     int v;
@@ -461,8 +533,10 @@ void load_inference(loader *L, const xmlNode *e) {
         else if (xml_is(c, "slo")) load_slo(L, c, f);
         else if (xml_is(c, "autoscale")) load_autoscale(L, c, f);
         else if (xml_is(c, "model")) load_serve_model(L, c, f, &L->served);
+        else if (xml_is(c, "speculative")) load_speculative(L, c, f);
     }
     if (L->x.failed) return;
     if (!has_arrivals) f->count = 1000;
     check_models(L, e, f, has_model);
+    if (!L->x.failed && f->spec_method[0]) check_speculative(L, e, f);
 }

@@ -21,6 +21,7 @@
 #include "models/checkpoint.h"
 #include "models/collective.h"
 #include "models/host.h"
+#include "models/serving_spec.h"
 #include "models/train_plan.h"
 
 #define SC_NAME_MAX 64
@@ -216,6 +217,12 @@ typedef struct sc_inference {
     double prefix_zipf;              /* popularity of the prompts: Zipf exponent, 0 = uniform (0) */
     int sessions;                    /* conversations open at once (0: none) */
     int turns;                       /* turns of a conversation before a new one starts */
+    /* <speculative> (docs/speculative-decoding.md); spec_method "" = none */
+    char spec_method[8];             /* draft | mtp | eagle */
+    char spec_draft[CATALOG_NAME_MAX];/* method="draft": the draft model's preset */
+    int spec_tokens;                 /* guesses per step (vLLM num_speculative_tokens) */
+    double spec_accept[SPEC_MAX_TOKENS];   /* acceptance of each guess given the ones before */
+    int spec_line;
 } sc_inference;
 
 /* One model of a multiplexed <inference> (<model preset= precision= share=>). */

@@ -189,6 +189,7 @@ static int init_models(serving *sv, const serve_params *p, double *max_act, char
         sum += c->n_models ? c->models[m].share : 1;
         sv->share_cum[m] = sum;
         sv->block_bytes[m] = sm->kv_bytes_per_token * sv->block;
+        if (sv_spec_init(sv, m, g, have_fabric ? &f : NULL, &lay, p, err, errlen) < 0) return -1;
         sv->load_s[m] = c->model_load_s > 0 ? c->model_load_s : serve_pcie_s(sv->node, sm->weight_bytes);
         if (check_model_time(s, c, g, "a model load time", sv->load_s[m], err, errlen) < 0 ||
             check_model_time(s, c, g, "a one-token iteration time", serve_tokens_s(sm, 1, 1, NULL), err, errlen) < 0 ||

@@ -334,6 +334,13 @@ static double price_iteration(replica *r, int64_t it, double extra_s, double *pr
         *seqs += ms->running;
         int64_t d_tok = ms->n_dec + ms->ghost_n, tokens = (int64_t)ms->b.prefill_tokens + d_tok;
         if (tokens == 0) continue;
+        if (sv->spec.method != SPEC_NONE) {      /* serving_spec.c: 1/E of a speculative step */
+            double d, part = sv_spec_part_s(sv, m, &ms->b, &d);
+            t += part;
+            dec += d;
+            pre += part - d;
+            continue;
+        }
         int64_t rows = d_tok + (int64_t)ms->b.prefill_done;
         if (ms->b.prefill_tokens <= 0)          /* decode only: the engine replays a captured graph */
             tokens = rows = (int64_t)serve_graph_batch(&sv->models[m].p, (double)d_tok);
@@ -353,8 +360,9 @@ static double price_iteration(replica *r, int64_t it, double extra_s, double *pr
     *dec_s = dec;
     /* the host prepares each iteration while the GPUs run the one before
      * (the longer sets the pace), or takes turns with them (a synchronous
-     * engine: they add up): models/serving.h serve_host_s */
-    double host = serve_host_s(&sv->models[0], (double)*seqs);
+     * engine: they add up): models/serving.h serve_host_s; a speculative
+     * step's host work is shared by the tokens it gives */
+    double host = serve_host_s(&sv->models[0], (double)*seqs) / sv_spec_tokens(sv);
     return serve_pace_s(&sv->models[0].p, t, host);
 }
 

@@ -17,6 +17,7 @@
  *   serving_stats.c      latency samples, percentiles, SLO, ticks, energy and the results
  *   serving_pool.c       the request pool and each replica's finish heap
  *   serving_core.c       the service's events, and the kick that starts an iteration
+ *   serving_spec.c       speculative decoding: the proposer, its memory, the step's price
  *
  * One call runs the other way: a replica that has work (a request routed
  * to it, a model loaded, its start-up done) starts its next iteration
@@ -60,6 +61,7 @@
 #include <stdint.h>
 
 #include "models/serving.h"
+#include "models/serving_spec.h"
 #include "scenarios/reqtrace.h"
 #include "sim/engine.h"
 #include "sim/metrics.h"
@@ -244,6 +246,9 @@ struct serving {
     int closed, finished;
     sim_time t_finished;
     service_result res;
+    /* speculative decoding (serving_spec.c); spec.method SPEC_NONE: none */
+    serve_spec spec;
+    serve_model spec_draft;        /* method draft: the draft model on a replica's GPUs */
 };
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -313,6 +318,21 @@ static inline double kv_cap_for(const serving *sv, double w) {
 }
 
 static inline double min_kv(const serving *sv) { return MIN_KV_SHARE * sv->kv_frac * sv->usable; }
+
+/* ---- serving_spec.c -------------------------------------------------------- */
+
+/* Speculative decoding of model m (the service's <speculative>): the
+ * proposer built on the replica's GPUs, its weights and KV cache added to
+ * the model's (after sv->block_bytes[m] is set, before the KV cache is
+ * sized). 0 (also without <speculative>), or -1 with err. */
+int sv_spec_init(serving *sv, int m, const gpu_spec *g, const fabric *f, const serve_layout *lay,
+                 const serve_params *p, char *err, size_t errlen);
+/* Tokens per sequence per speculative step (1 without speculation): a
+ * simulated iteration is 1/this of a step. */
+double sv_spec_tokens(const serving *sv);
+/* Model m's part of an iteration under speculation (serve_spec_iter_s);
+ * *dec_s its decode part. */
+double sv_spec_part_s(const serving *sv, int m, const serve_batch *b, double *dec_s);
 
 /* ---- serving_core.c -------------------------------------------------------- */
 

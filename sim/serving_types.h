@@ -78,6 +78,11 @@ typedef struct service_result {
     double prefix_hit_rate;          /* prompt tokens served from the cache / prompt tokens admitted */
     double prefill_tokens_saved;     /* prompt tokens not computed because they were cached */
     int64_t prefix_evictions;        /* cached blocks evicted to make room for running requests */
+    /* speculative decoding (docs/speculative-decoding.md); spec_draft_tokens 0: none */
+    char spec_method[8];             /* draft | mtp | eagle */
+    int spec_draft_tokens;           /* guesses per step */
+    double spec_tokens_per_step;     /* expected tokens a step gives a sequence */
+    double spec_acceptance;          /* share of guesses accepted: (tokens per step - 1) / guesses */
 } service_result;
 
 /* How a service takes and gives back GPUs: the world implements it over

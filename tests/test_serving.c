@@ -31,6 +31,7 @@
 #include <cmocka.h>
 
 #include "tests/catalogfix.h"
+#include "tests/servefix.h"
 
 #include "tests/simrun.h"
 
@@ -229,19 +230,6 @@ static void test_params_documented(void **state) {
 }
 
 /* ---- mixture of experts, expert parallelism, fp4 (issue 20) ------------------ */
-
-static serve_model layout_on(const llm_spec *m, const char *node_type, int tp, int ep, precision w) {
-    const node_spec *nd = catalog_node(cat, node_type);
-    fabric f;
-    assert_int_equal(fabric_init(&f, cat, nd, 1), 0);
-    serve_layout lay = { tp, ep, FP4_NVFP4 };
-    serve_model sm;
-    char why[256];
-    if (serve_model_init_layout(&sm, m, catalog_gpu(cat, nd->gpu), &f, &lay, w, serve_default_kv(w), 8192, NULL,
-                                why, sizeof why) != 0)
-        fail_msg("%s on %s tp %d ep %d: %s", m->name, node_type, tp, ep, why);
-    return sm;
-}
 
 /* DeepSeek-V3 in FP8 on 8 H200s with EP 8: the weights held are the 671B
  * total parameters at one byte (embedding, head, router and norms in bf16

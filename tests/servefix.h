@@ -1,0 +1,26 @@
+/*
+ * servefix: a serving model of the built-in catalog for the serving tests
+ * (test_serving, test_serving_spec): an LLM preset on a node type's GPU and
+ * fabric with tp and ep, the weight precision's default KV precision, a
+ * token budget of 8192. A model that does not build fails the calling
+ * cmocka test. Include after <cmocka.h> and tests/catalogfix.h.
+ */
+#ifndef CT_TEST_SERVEFIX_H
+#define CT_TEST_SERVEFIX_H
+
+#include "models/serving.h"
+
+static serve_model layout_on(const llm_spec *m, const char *node_type, int tp, int ep, precision w) {
+    const node_spec *nd = catalog_node(cat, node_type);
+    fabric f;
+    assert_int_equal(fabric_init(&f, cat, nd, 1), 0);
+    serve_layout lay = { tp, ep, FP4_NVFP4 };
+    serve_model sm;
+    char why[256];
+    if (serve_model_init_layout(&sm, m, catalog_gpu(cat, nd->gpu), &f, &lay, w, serve_default_kv(w), 8192, NULL,
+                                why, sizeof why) != 0)
+        fail_msg("%s on %s tp %d ep %d: %s", m->name, node_type, tp, ep, why);
+    return sm;
+}
+
+#endif
