@@ -244,6 +244,37 @@ static void cost_json(json *j, const cost_result *c) {
     json_end(j);
 }
 
+/* A disaggregated service's own figures (docs/disaggregated-serving.md);
+ * nothing for a co-located one, whose output is as before. */
+static void disagg_json(json *j, const service_result *r) {
+    if (!r->disaggregated) return;
+    json_bool(j, "disaggregated", 1);
+    json_int(j, "gpus_peak", r->gpus_peak);
+    num_or_null(j, "kv_transfer_p50_s", r->kv_transfer_p50_s);
+    num_or_null(j, "kv_transfer_p99_s", r->kv_transfer_p99_s);
+    num_or_null(j, "kv_transfer_mean_s", r->kv_transfer_mean_s);
+    json_num(j, "kv_transfer_bytes_mean", r->kv_transfer_bytes_mean);
+    json_int(j, "kv_transfers_nvlink", (long long)r->kv_transfers_nvlink);
+    json_int(j, "kv_transfers_network", (long long)r->kv_transfers_network);
+    static const char *const names[2] = { "prefill", "decode" };
+    for (int k = 0; k < 2; k++) {
+        const service_pool_result *p = &r->pool[k];
+        json_object(j, names[k]);
+        json_int(j, "replicas", p->replicas);
+        json_int(j, "replicas_peak", p->replicas_peak);
+        json_int(j, "tp", p->tp);
+        json_int(j, "ep", p->ep);
+        json_int(j, "gpus_peak", p->gpus_peak);
+        json_int(j, "max_batch", p->max_batch);
+        json_num(j, "busy_fraction", p->busy_fraction);
+        json_num(j, "gpu_hours", p->gpu_hours);
+        json_num(j, "kv_utilization", p->kv_utilization_mean);
+        json_num(j, "batch_mean", p->batch_mean);
+        json_int(j, "iterations", (long long)p->iterations);
+        json_end(j);
+    }
+}
+
 /* Inference services (CONTRACT.md services[]; sim/serving.h says what each
  * figure means). */
 static void services_json(json *j, const world *w) {
@@ -314,6 +345,7 @@ static void services_json(json *j, const world *w) {
         json_int(j, "scale_blocked", r->scale_blocked);
         json_int(j, "replica_losses", (long long)r->replica_losses);
         json_int(j, "requests_restarted", (long long)r->requests_restarted);
+        disagg_json(j, r);
         json_object(j, "latency_cdf");
         json_array(j, "percentiles");
         for (int k = 0; k < SERVICE_CDF_POINTS; k++) json_num(j, NULL, service_cdf_percentiles[k]);

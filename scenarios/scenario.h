@@ -197,6 +197,14 @@ typedef struct sc_inference {
     /* <model> children: several models multiplexed on the same replicas */
     struct sc_serve_model *models;
     int n_models;
+    /* disaggregated="true": prompts prefilled on one pool of replicas, their KV
+     * cache moved to another that decodes (docs/disaggregated-serving.md) */
+    int disaggregated;
+    char kv_transfer[16];            /* after (the whole cache once the prompt ends) | layerwise */
+    struct sc_serve_pool {           /* <prefill> and <decode>: each pool's replicas and parallelism */
+        int replicas, tp, ep, max_batch, token_budget;
+        int line;                    /* 0: the element is not given (the service's values) */
+    } prefill, decode;
 } sc_inference;
 
 /* One model of a multiplexed <inference> (<model preset= precision= share=>). */
