@@ -249,7 +249,6 @@ static void cost_json(json *j, const cost_result *c) {
 static void disagg_json(json *j, const service_result *r) {
     if (!r->disaggregated) return;
     json_bool(j, "disaggregated", 1);
-    json_int(j, "gpus_peak", r->gpus_peak);
     num_or_null(j, "kv_transfer_p50_s", r->kv_transfer_p50_s);
     num_or_null(j, "kv_transfer_p99_s", r->kv_transfer_p99_s);
     num_or_null(j, "kv_transfer_mean_s", r->kv_transfer_mean_s);
@@ -291,6 +290,7 @@ static void services_json(json *j, const world *w) {
         json_num(j, "replicas_mean", r->replicas_mean);
         json_int(j, "tp", r->tp);
         json_int(j, "ep", r->ep);
+        json_int(j, "gpus_peak", r->gpus_peak);
         json_num(j, "active_params", r->active_params);
         json_num(j, "total_params", r->total_params);
         json_num(j, "output_tokens_per_s", r->output_tokens_per_s);

@@ -340,10 +340,10 @@ static int parse_kv_transfer(const char *z) { return !strcmp(z, "after") ? 0 : !
 static void read_disagg(loader *L, const xmlNode *e, sc_inference *f) {
     int v;
     strcpy(f->kv_transfer, "after");
-    attr_bool(&L->x, e, "disaggregated", &f->disaggregated);
+    f->disaggregated_given = attr_bool(&L->x, e, "disaggregated", &f->disaggregated) > 0;
     int given = attr_enum(&L->x, e, "kv-transfer", parse_kv_transfer, "after, layerwise", &v);
     attr_str(&L->x, e, "kv-transfer", f->kv_transfer, sizeof f->kv_transfer, 0);
-    if (given > 0 && !f->disaggregated)
+    if (given > 0 && !f->disaggregated_given)
         xml_fail(&L->x, e, "kv-transfer", "kv-transfer applies to a disaggregated=\"true\" service");
     struct sc_serve_pool d = { f->replicas, f->tp, f->ep, f->max_batch, f->token_budget, 0 };
     f->prefill = f->decode = d;
@@ -353,7 +353,9 @@ static void read_disagg(loader *L, const xmlNode *e, sc_inference *f) {
 static void load_serve_pool(loader *L, const xmlNode *c, sc_inference *f) {
     const char *what = xml_is(c, "prefill") ? "prefill" : "decode";
     struct sc_serve_pool *p = xml_is(c, "prefill") ? &f->prefill : &f->decode;
-    if (!f->disaggregated) FAIL_RETURN(L, c, NULL, "<%s> needs disaggregated=\"true\" on its <inference>", what);
+    /* disaggregated="false" keeps the pools for a comparison (plan, sweep) and ignores them */
+    if (!f->disaggregated_given)
+        FAIL_RETURN(L, c, NULL, "<%s> needs disaggregated=\"true\" on its <inference>", what);
     p->line = xml_line(&L->x, c);
     attr_int(&L->x, c, "replicas", &p->replicas, 0, 1, 1000000);
     attr_int(&L->x, c, "tp", &p->tp, 0, 1, 64);

@@ -200,6 +200,7 @@ typedef struct sc_inference {
     /* disaggregated="true": prompts prefilled on one pool of replicas, their KV
      * cache moved to another that decodes (docs/disaggregated-serving.md) */
     int disaggregated;
+    int disaggregated_given;         /* disaggregated= was written (="false" keeps <prefill>/<decode>, unused) */
     char kv_transfer[16];            /* after (the whole cache once the prompt ends) | layerwise */
     struct sc_serve_pool {           /* <prefill> and <decode>: each pool's replicas and parallelism */
         int replicas, tp, ep, max_batch, token_budget;

@@ -200,6 +200,7 @@ void sv_stats_close(serving *sv) {
     double life = sim_to_s((sv->finished ? sv->t_finished : now_of(sv)) - sv->t_start);
     R->replicas_mean = life > 0 ? sv->replica_s / life : R->replicas;
     R->gpu_hours = sv->gpu_s / 3600;
+    R->gpus_peak = R->replicas_peak * sv->rep_gpus;
     const gpu_spec *g = &sv->models[0].g;
     R->cost_usd = R->gpu_hours * cost_price_per_gpu_hour(sv->node, g);
     R->cost_per_million_tokens_usd = R->output_tokens > 0 ? R->cost_usd / (R->output_tokens / 1e6) : -1;

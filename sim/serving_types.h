@@ -38,6 +38,8 @@ typedef struct service_result {
     double replicas_mean;            /* time-weighted over the service's life */
     int tp;
     int ep;                          /* expert parallelism (1: none); GPUs per replica max(tp, ep) */
+    int gpus_peak;                   /* GPUs held at once at most (replicas_peak x GPUs per replica;
+                                        disaggregated: both pools') */
     double input_tokens, output_tokens;
     double output_tokens_per_s;      /* output tokens / (last completion - first arrival) */
     double requests_per_s;
@@ -84,7 +86,6 @@ typedef struct service_result {
      * GPU-hours, energy, cost: their sums; tp, ep, KV figures: the decode
      * pool's), the latencies every request. */
     int disaggregated;
-    int gpus_peak;                   /* GPUs held at once at most, both pools */
     service_pool_result pool[2];     /* [0] prefill, [1] decode */
     double kv_transfer_p50_s, kv_transfer_p99_s, kv_transfer_mean_s;   /* prompt done to KV at the decode replica */
     double kv_transfer_bytes_mean;   /* per request */
