@@ -9,6 +9,8 @@
  *                        host's calls, closing and freeing it
  *   serving_autoscale.c  the autoscaler
  *   serving_batch.c      one batch iteration: admit, price, preempt, complete
+ *   serving_disagg.c     a disaggregated service's KV hand-off to its decode
+ *                        pool (serving_disagg.h)
  *   serving_arrivals.c   request generation and trace replay
  *   serving_replica.c    replicas (GPUs from the host, start-up, loss), model
  *                        loads, and the end of the service
