@@ -60,6 +60,7 @@ static void pool_cfg(sc_inference *to, const sc_inference *c, const struct sc_se
     to->max_batch = p->max_batch;
     to->token_budget = p->token_budget;
     if (!decode) return;
+    to->prefix_caching = 0;                  /* prompts, and so their prefixes, are the prefill pool's */
     static const char suffix[] = ".decode";
     size_t n = strlen(c->name);
     if (n > SC_NAME_MAX - sizeof suffix) n = SC_NAME_MAX - sizeof suffix;
@@ -205,7 +206,8 @@ static void deliver(sv_disagg *dg, const sv_xfer *x) {
     replica *src = &p->reps[x->src];
     int held = src->state == R_READY || src->state == R_DRAINING || src->state == R_STARTING;
     if (held && src->held_since == x->src_since) {
-        src->kv_used -= q->blocks * p->block_bytes[q->model];
+        double shared = sv_prefix_release(src, x->req, 1);   /* its cached prefix stays cached */
+        src->kv_used -= q->blocks * p->block_bytes[q->model] - shared;
         sv_kick(src);                        /* room for more prompts */
     }
     if (x->dst >= 0) dg->inflight[x->dst] -= x->dst_bytes;
@@ -213,6 +215,7 @@ static void deliver(sv_disagg *dg, const sv_xfer *x) {
     if ((double)q->input + q->output <= d->models[q->model].kv_capacity_tokens) k = sv_req_alloc(d);
     if (k == NIL) {
         p->rejected++;                       /* it can never fit a decode replica (or out of memory) */
+        sv_closed_next(p);
     } else {
         req *n = &d->rq[k];
         n->t_arrive = q->t_arrive;

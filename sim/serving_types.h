@@ -44,6 +44,8 @@ typedef struct service_result {
     double output_tokens_per_s;      /* output tokens / (last completion - first arrival) */
     double requests_per_s;
     double ttft_p50_s, ttft_p99_s, ttft_mean_s;
+    double ttft_admit_p50_s, ttft_admit_p99_s; /* first token from admission (arrival to
+                                        admission is the queue time) */
     double tpot_p50_s, tpot_p99_s, tpot_mean_s;
     double e2e_p50_s, e2e_p99_s, e2e_mean_s;
     double queue_p50_s, queue_p99_s, queue_mean_s;   /* arrival to admission */
@@ -90,6 +92,11 @@ typedef struct service_result {
     double kv_transfer_p50_s, kv_transfer_p99_s, kv_transfer_mean_s;   /* prompt done to KV at the decode replica */
     double kv_transfer_bytes_mean;   /* per request */
     int64_t kv_transfers_nvlink, kv_transfers_network;
+    /* prefix caching (docs/prefix-caching.md); all 0 without it */
+    int prefix_caching;              /* <inference prefix-caching="true"> */
+    double prefix_hit_rate;          /* prompt tokens served from the cache / prompt tokens admitted */
+    double prefill_tokens_saved;     /* prompt tokens not computed because they were cached */
+    int64_t prefix_evictions;        /* cached blocks evicted to make room for running requests */
 } service_result;
 
 /* How a service takes and gives back GPUs: the world implements it over
