@@ -49,19 +49,6 @@ static char *one_service(char *buf, size_t len, int nodes, const char *attrs, co
     return buf;
 }
 
-/* The error the loader or world_new gives for xml ("" when it builds). */
-static const char *build_error(const char *xml, char *err, size_t len) {
-    scenario *s = NULL;
-    err[0] = 0;
-    if (scenario_load_memory(xml, strlen(xml), "test.xml", &s, err, len) != 0) return err;
-    metric_bus *bus = metrics_new();
-    world *w = world_new(s, bus, err, len);
-    if (w) err[0] = 0;
-    world_free(w);
-    metrics_free(bus);
-    scenario_free(s);
-    return err;
-}
 
 static serve_model model_on(const char *llm, int tp, precision w, fabric *f) {
     const node_spec *nd = catalog_node(cat, "dgx-h100");
