@@ -381,6 +381,32 @@ static void print_answer(const planner *pl, int best) {
     }
 }
 
+/* A plan that varies a service's disaggregated= (true and false) answers
+ * with the best of either kind; the best of each value is printed beside
+ * it, with the GPUs it uses (docs/disaggregated-serving.md). */
+static void print_beside(const planner *pl, int best) {
+    const sweep *sw = pl->sw;
+    static const char key[] = "@disaggregated";
+    char name[1024];
+    for (int a = 0; a < sw->n_axes; a++) {
+        size_t k = strlen(sw->axes[a].path);
+        if (k < sizeof key - 1 || strcmp(sw->axes[a].path + k - (sizeof key - 1), key)) continue;
+        outf("\nbest of each, by %s:\n", sw->axes[a].path);
+        for (int v = 0; v < sw->axes[a].n; v++) {
+            const char *val = sw->axes[a].values[v];
+            int p = planner_best_where(pl, a, val);
+            if (p < 0) {
+                outf("  %s: no configuration meets the goals\n", val);
+                continue;
+            }
+            point_name(sw, p, name, sizeof name);
+            outf("  %s: %s", val, name);
+            if (pl->n_uses && !isnan(pl->ev[p].gpus)) outf(", %.0f GPUs", pl->ev[p].gpus);
+            outf("%s\n", p == best ? "  <- answer" : "");
+        }
+    }
+}
+
 /* The next best, the replicas' verdict under auto, the JSON, and whether
  * the goals were monotone as bisection assumes. */
 static int print_rest(planner *pl, const plan_args *a, int best) {
@@ -442,6 +468,7 @@ int cmd_plan(int argc, char **argv) {
         int best = planner_best(&pl);
         print_search(&pl, &a, a.db);
         print_answer(&pl, best);
+        print_beside(&pl, best);
         if (best < 0) rc = EXIT_RUN_FAILED;
         int jrc = print_rest(&pl, &a, best);
         if (jrc != EXIT_OK) rc = jrc;

@@ -56,10 +56,16 @@ static void gpus_of(const planner *pl, int p, plan_eval *e) {
             snprintf(z, sizeof z, "jobs[%s].gpus", pl->use_elem[i]);
             sum += first_value(pl, p, z);
         } else {
-            snprintf(z, sizeof z, "services[%s].tp", pl->use_elem[i]);
-            double tp = first_value(pl, p, z);
-            snprintf(z, sizeof z, "services[%s].replicas_peak", pl->use_elem[i]);
-            sum += tp * first_value(pl, p, z);
+            /* a disaggregated service gives its pools' GPUs (gpus_peak) */
+            snprintf(z, sizeof z, "services[%s].gpus_peak", pl->use_elem[i]);
+            double g = first_value(pl, p, z);
+            if (isnan(g)) {
+                snprintf(z, sizeof z, "services[%s].tp", pl->use_elem[i]);
+                double tp = first_value(pl, p, z);
+                snprintf(z, sizeof z, "services[%s].replicas_peak", pl->use_elem[i]);
+                g = tp * first_value(pl, p, z);
+            }
+            sum += g;
         }
     }
     e->gpus = sum;
@@ -485,6 +491,16 @@ int planner_best(const planner *pl) {
     for (int i = 0; i < pl->n; i++) {
         int p = pl->order[i];
         if (!pl->ev[p].done || !pl->ev[p].meets) continue;
+        if (best < 0 || planner_score(pl, p) < planner_score(pl, best)) best = p;
+    }
+    return best;
+}
+
+int planner_best_where(const planner *pl, int axis, const char *value) {
+    int best = -1;
+    for (int i = 0; i < pl->n; i++) {
+        int p = pl->order[i];
+        if (!pl->ev[p].done || !pl->ev[p].meets || strcmp(sweep_value(pl->sw, p, axis), value)) continue;
         if (best < 0 || planner_score(pl, p) < planner_score(pl, best)) best = p;
     }
     return best;

@@ -100,6 +100,9 @@ int planner_search(planner *pl);
 /* The answer: the point meeting every goal with the best objective (ties
  * to the earlier in order), or -1. */
 int planner_best(const planner *pl);
+/* The best point run that meets the goals among those whose varied path
+ * number axis has value (sweep_value); -1 when none. */
+int planner_best_where(const planner *pl, int axis, const char *value);
 
 /* The next best after best: up to max other points meeting the goals, by
  * objective, into next[]; marks them listed. Returns how many. */

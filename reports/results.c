@@ -245,6 +245,36 @@ static void cost_json(json *j, const cost_result *c) {
     json_end(j);
 }
 
+/* A disaggregated service's own figures (docs/disaggregated-serving.md);
+ * nothing for a co-located one, whose output is as before. */
+static void disagg_json(json *j, const service_result *r) {
+    if (!r->disaggregated) return;
+    json_bool(j, "disaggregated", 1);
+    num_or_null(j, "kv_transfer_p50_s", r->kv_transfer_p50_s);
+    num_or_null(j, "kv_transfer_p99_s", r->kv_transfer_p99_s);
+    num_or_null(j, "kv_transfer_mean_s", r->kv_transfer_mean_s);
+    json_num(j, "kv_transfer_bytes_mean", r->kv_transfer_bytes_mean);
+    json_int(j, "kv_transfers_nvlink", (long long)r->kv_transfers_nvlink);
+    json_int(j, "kv_transfers_network", (long long)r->kv_transfers_network);
+    static const char *const names[2] = { "prefill", "decode" };
+    for (int k = 0; k < 2; k++) {
+        const service_pool_result *p = &r->pool[k];
+        json_object(j, names[k]);
+        json_int(j, "replicas", p->replicas);
+        json_int(j, "replicas_peak", p->replicas_peak);
+        json_int(j, "tp", p->tp);
+        json_int(j, "ep", p->ep);
+        json_int(j, "gpus_peak", p->gpus_peak);
+        json_int(j, "max_batch", p->max_batch);
+        json_num(j, "busy_fraction", p->busy_fraction);
+        json_num(j, "gpu_hours", p->gpu_hours);
+        json_num(j, "kv_utilization", p->kv_utilization_mean);
+        json_num(j, "batch_mean", p->batch_mean);
+        json_int(j, "iterations", (long long)p->iterations);
+        json_end(j);
+    }
+}
+
 /* Inference services (CONTRACT.md services[]; sim/serving.h says what each
  * figure means). */
 static void services_json(json *j, const world *w) {
@@ -261,6 +291,7 @@ static void services_json(json *j, const world *w) {
         json_num(j, "replicas_mean", r->replicas_mean);
         json_int(j, "tp", r->tp);
         json_int(j, "ep", r->ep);
+        json_int(j, "gpus_peak", r->gpus_peak);
         json_num(j, "active_params", r->active_params);
         json_num(j, "total_params", r->total_params);
         json_num(j, "output_tokens_per_s", r->output_tokens_per_s);
@@ -323,6 +354,7 @@ static void services_json(json *j, const world *w) {
         json_int(j, "scale_blocked", r->scale_blocked);
         json_int(j, "replica_losses", (long long)r->replica_losses);
         json_int(j, "requests_restarted", (long long)r->requests_restarted);
+        disagg_json(j, r);
         if (r->prefix_caching) {                   /* docs/prefix-caching.md */
             json_num(j, "prefix_hit_rate", r->prefix_hit_rate);
             json_num(j, "prefill_tokens_saved", r->prefill_tokens_saved);

@@ -125,11 +125,23 @@ static void queues_summary(FILE *f, const world *w, const world_totals *t) {
                 NF(nf_usd, t->cloud_cost_usd));
 }
 
+/* A disaggregated service's pools and KV copies (one line; none when co-located). */
+static void disagg_summary(FILE *f, const service_result *r) {
+    if (!r->disaggregated) return;
+    const service_pool_result *p = &r->pool[0], *d = &r->pool[1];
+    fprintf(f, "  disaggregated: prefill %d x tp %d (%s busy), decode %d x tp %d (%s busy); KV copy p50 %s p99 %s, "
+               "%s over NVLink, %s over the network\n",
+            p->replicas, p->tp, NF(nf_pct, p->busy_fraction), d->replicas, d->tp, NF(nf_pct, d->busy_fraction),
+            NF(nf_duration, r->kv_transfer_p50_s), NF(nf_duration, r->kv_transfer_p99_s),
+            NF(nf_count, (double)r->kv_transfers_nvlink), NF(nf_count, (double)r->kv_transfers_network));
+}
+
 /* One paragraph per inference service. */
 static void service_summary(FILE *f, const service_result *r) {
     fprintf(f, "\nservice %s: %s, %d x tp %d (peak %d, mean %s replicas), %s/%s requests\n", r->name, r->models,
             r->replicas, r->tp, r->replicas_peak, NF(nf_count, r->replicas_mean), NF(nf_count, (double)r->requests),
             NF(nf_count, (double)r->submitted));
+    disagg_summary(f, r);
     fprintf(f, "  %s output tokens/s, %s requests/s; batch %s sequences, KV cache %s used (peak %s), %s\n",
             NF(nf_count, r->output_tokens_per_s), NF(nf_count, r->requests_per_s), NF(nf_count, r->batch_mean),
             NF(nf_pct, r->kv_utilization_mean), NF(nf_pct, r->kv_utilization_peak),

@@ -514,6 +514,60 @@ static void check_models(loader *L, const xmlNode *e, sc_inference *f, int has_m
     }
 }
 
+static int parse_kv_transfer(const char *z) { return !strcmp(z, "after") ? 0 : !strcmp(z, "layerwise") ? 1 : -1; }
+
+/* disaggregated= and kv-transfer=; both pools start as the service's own
+ * replicas, tp, ep, max-batch and token-budget (docs/disaggregated-serving.md). */
+static void read_disagg(loader *L, const xmlNode *e, sc_inference *f) {
+    int v;
+    strcpy(f->kv_transfer, "after");
+    f->disaggregated_given = attr_bool(&L->x, e, "disaggregated", &f->disaggregated) > 0;
+    int given = attr_enum(&L->x, e, "kv-transfer", parse_kv_transfer, "after, layerwise", &v);
+    attr_str(&L->x, e, "kv-transfer", f->kv_transfer, sizeof f->kv_transfer, 0);
+    if (given > 0 && !f->disaggregated_given)
+        xml_fail(&L->x, e, "kv-transfer", "kv-transfer applies to a disaggregated=\"true\" service");
+    struct sc_serve_pool d = { f->replicas, f->tp, f->ep, f->max_batch, f->token_budget, 0 };
+    f->prefill = f->decode = d;
+}
+
+/* <prefill> or <decode>: one pool of a disaggregated service. */
+static void load_serve_pool(loader *L, const xmlNode *c, sc_inference *f) {
+    const char *what = xml_is(c, "prefill") ? "prefill" : "decode";
+    struct sc_serve_pool *p = xml_is(c, "prefill") ? &f->prefill : &f->decode;
+    /* disaggregated="false" keeps the pools for a comparison (plan, sweep) and ignores them */
+    if (!f->disaggregated_given)
+        FAIL_RETURN(L, c, NULL, "<%s> needs disaggregated=\"true\" on its <inference>", what);
+    p->line = xml_line(&L->x, c);
+    attr_int(&L->x, c, "replicas", &p->replicas, 0, 1, 1000000);
+    attr_int(&L->x, c, "tp", &p->tp, 0, 1, 64);
+    attr_int(&L->x, c, "ep", &p->ep, 0, 1, 1024);
+    attr_int(&L->x, c, "max-batch", &p->max_batch, 0, 1, 1000000);
+    attr_int(&L->x, c, "token-budget", &p->token_budget, 0, 1, 100000000);
+}
+
+/* Once the model is known: each pool's tp and ep must split it as the
+ * service's would (check_models), and what a disaggregated service does not
+ * model yet is refused. */
+static void check_disagg(loader *L, const xmlNode *e, sc_inference *f) {
+    if (!f->disaggregated) return;
+    if (f->autoscale)
+        FAIL_RETURN(L, e, "disaggregated", "a disaggregated service does not autoscale; size its <prefill> and <decode> pools");
+    if (f->n_models > 1)
+        FAIL_RETURN(L, e, "disaggregated", "a disaggregated service serves one model, not %d <model> children", f->n_models);
+    if (!strcmp(f->batching, "static"))
+        FAIL_RETURN(L, e, "disaggregated", "a disaggregated service needs batching=\"continuous\"");
+    const llm_spec *m = catalog_llm(L->s->cat, f->model);
+    for (const xmlNode *c = e->children; c && !L->x.failed; c = c->next) {
+        if (!xml_is(c, "prefill") && !xml_is(c, "decode")) continue;
+        const struct sc_serve_pool *p = xml_is(c, "prefill") ? &f->prefill : &f->decode;
+        sc_inference t = *f;
+        t.tp = p->tp;
+        t.ep = p->ep;
+        if (m->heads % p->tp != 0) xml_fail(&L->x, c, "tp", "tp must divide the model's %d attention heads", m->heads);
+        else if (p->ep > 1) check_ep(L, c, &t, f->model, m);
+    }
+}
+
 void load_inference(loader *L, const xmlNode *e) {
     sc_inference *f = new_service(L, e);
     if (!f) return;
@@ -522,6 +576,7 @@ void load_inference(loader *L, const xmlNode *e) {
     read_service_engine(L, e, f);
     if (L->x.failed) return;
     read_service_stack(L, e, f);
+    read_disagg(L, e, f);
     if (L->x.failed) return;
     int has_arrivals = 0;
     nameset_free(&L->served);                /* f->models by preset: this service's */
@@ -534,9 +589,11 @@ void load_inference(loader *L, const xmlNode *e) {
         else if (xml_is(c, "autoscale")) load_autoscale(L, c, f);
         else if (xml_is(c, "model")) load_serve_model(L, c, f, &L->served);
         else if (xml_is(c, "speculative")) load_speculative(L, c, f);
+        else if (xml_is(c, "prefill") || xml_is(c, "decode")) load_serve_pool(L, c, f);
     }
     if (L->x.failed) return;
     if (!has_arrivals) f->count = 1000;
     check_models(L, e, f, has_model);
     if (!L->x.failed && f->spec_method[0]) check_speculative(L, e, f);
+    if (!L->x.failed) check_disagg(L, e, f);
 }

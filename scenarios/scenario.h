@@ -208,6 +208,15 @@ typedef struct sc_inference {
     /* <model> children: several models multiplexed on the same replicas */
     struct sc_serve_model *models;
     int n_models;
+    /* disaggregated="true": prompts prefilled on one pool of replicas, their KV
+     * cache moved to another that decodes (docs/disaggregated-serving.md) */
+    int disaggregated;
+    int disaggregated_given;         /* disaggregated= was written (="false" keeps <prefill>/<decode>, unused) */
+    char kv_transfer[16];            /* after (the whole cache once the prompt ends) | layerwise */
+    struct sc_serve_pool {           /* <prefill> and <decode>: each pool's replicas and parallelism */
+        int replicas, tp, ep, max_batch, token_budget;
+        int line;                    /* 0: the element is not given (the service's values) */
+    } prefill, decode;
     /* Prefix caching (docs/prefix-caching.md): prefix-caching= of <inference>,
      * and the shared prefixes and conversations of <requests> */
     int prefix_caching;              /* 1: each replica caches the KV blocks of prompts it served */

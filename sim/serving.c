@@ -16,16 +16,35 @@
 #include <string.h>
 
 #include "models/gpu.h"
+#include "sim/serving_disagg.h"
 
-void serving_granted(serving *sv, int tag) { sv_replica_granted(sv, tag); }
+/* A disaggregated service's decode replicas have host tags SV_DECODE_TAG
+ * and up (serving_disagg.h): *sv becomes that pool, the tag its index. */
+static int pool_of_tag(serving **sv, int tag) {
+    if (!(*sv)->dg || tag < SV_DECODE_TAG) return tag;
+    *sv = (*sv)->dg->pool[1];
+    return tag - SV_DECODE_TAG;
+}
 
-void serving_replica_lost(serving *sv, int tag, const char *why) { sv_replica_lost(sv, tag, why); }
+void serving_granted(serving *sv, int tag) {
+    tag = pool_of_tag(&sv, tag);
+    sv_replica_granted(sv, tag);
+}
 
-void serving_close(serving *sv) { sv_stats_close(sv); }
+void serving_replica_lost(serving *sv, int tag, const char *why) {
+    tag = pool_of_tag(&sv, tag);
+    sv_replica_lost(sv, tag, why);
+}
+
+void serving_close(serving *sv) {
+    if (sv->dg) sv_stats_close(sv->dg->pool[1]);
+    sv_stats_close(sv);
+    if (sv->dg) sv_disagg_close(sv->dg);
+}
 
 const service_result *serving_result(const serving *sv) { return &sv->res; }
 
-int serving_done(const serving *sv) { return sv->finished; }
+int serving_done(const serving *sv) { return sv->finished && (!sv->dg || sv->dg->pool[1]->finished); }
 
 size_t serving_samples(const serving *sv, const char *which, const double **x) {
     const samples *p = !strcmp(which, "ttft") ? &sv->s_ttft : !strcmp(which, "tpot") ? &sv->s_tpot
@@ -35,7 +54,17 @@ size_t serving_samples(const serving *sv, const char *which, const double **x) {
     return p->n;
 }
 
+static void free_one(serving *sv);
+
 void serving_free(serving *sv) {
+    if (!sv) return;
+    sv_disagg *dg = sv->role == SV_PREFILL ? sv->dg : NULL;
+    if (dg) free_one(dg->pool[1]);
+    free_one(sv);
+    sv_disagg_free(dg);
+}
+
+static void free_one(serving *sv) {
     if (!sv) return;
     sv_prefix_free(sv);
     for (int i = 0; i < sv->n_reps; i++) {
@@ -343,11 +372,22 @@ static void engine_params(const scenario *s, const sc_inference *c, serve_params
     if (serve_graph_sizes_parse(en->cuda_graph_sizes, p, why, sizeof why) < 0) p->n_graph_sizes = 0;
 }
 
-serving *serving_new(engine *e, metric_bus *bus, const scenario *s, const sc_inference *c,
-                     const node_spec *node, const serving_host *host, char *err, size_t errlen) {
-    if (check_inputs(s, c, err, errlen) < 0) return NULL;
+/* A decode pool draws no arrivals (its requests come from the prefill
+ * pool) but keeps the service's window for its ticks. */
+static int init_arrivals(serving *sv, char *err, size_t errlen) {
+    if (sv->role != SV_DECODE) return sv_arrivals_init(sv, err, errlen);
+    sv->t_start = sim_from_s(sv->cfg->arrival_start_s);
+    sv->t_stop = SIM_FOREVER;
+    return 0;
+}
+
+/* A service, or one pool (role) of disaggregated service dg. */
+static serving *build(engine *e, metric_bus *bus, const scenario *s, const sc_inference *c, const node_spec *node,
+                      const serving_host *host, int role, sv_disagg *dg, char *err, size_t errlen) {
     serving *sv = calloc(1, sizeof *sv);
     if (!sv) goto oom;
+    sv->role = role;
+    sv->dg = dg;
     sv->e = e;
     sv->bus = bus;
     sv->s = s;
@@ -374,13 +414,13 @@ serving *serving_new(engine *e, metric_bus *bus, const scenario *s, const sc_inf
     sv->usable = sv->models[0].g.hbm_bytes - p.runtime_reserve_bytes - max_act;
     if (size_kv_caches(sv, err, errlen) < 0) goto fail;
     if (init_rngs(sv) < 0) goto oom;
-    if (sv_arrivals_init(sv, err, errlen) < 0) goto fail;
+    if (init_arrivals(sv, err, errlen) < 0) goto fail;
     if (sv_prefix_init(sv) < 0) goto oom;
     int initial;
     if (alloc_replicas(sv, &initial) < 0) goto oom;
     register_metrics(sv);
     if (start_replicas(sv, initial, err, errlen) < 0) goto fail;
-    sv_arrivals_start(sv);
+    if (role != SV_DECODE) sv_arrivals_start(sv);
     sv->ev_tick = engine_schedule(e, sv->t_start, sv_on_tick, sv);
     if (c->autoscale) sv->ev_scale = engine_schedule(e, sv->t_start + sim_from_s(c->autoscale_interval_s), sv_on_scale, sv);
     sv_event(sv, "service_start", "%d replicas of %d GPUs: %s", initial, sv->rep_gpus, sv->res.models);
@@ -390,6 +430,35 @@ serving *serving_new(engine *e, metric_bus *bus, const scenario *s, const sc_inf
 oom:
     snprintf(err, errlen, "%s:%d: out of memory building <inference name=\"%s\">", s->file, c->line, c->name);
 fail:
-    serving_free(sv);
+    free_one(sv);
     return NULL;
+}
+
+/* Its prefill pool, then its decode pool, linked (serving_disagg.h); the
+ * prefill pool stands for the service. */
+static serving *new_disaggregated(engine *e, metric_bus *bus, const scenario *s, const sc_inference *c,
+                                  const node_spec *node, const serving_host *host, char *err, size_t errlen) {
+    sv_disagg *dg = sv_disagg_new(s, c, node, host);
+    serving *p = NULL, *d = NULL;
+    if (!dg) goto oom;
+    p = build(e, bus, s, &dg->cfg[0], node, &dg->pool_host[0], SV_PREFILL, dg, err, errlen);
+    if (p) d = build(e, bus, s, &dg->cfg[1], node, &dg->pool_host[1], SV_DECODE, dg, err, errlen);
+    if (!d) goto fail;
+    if (sv_disagg_attach(dg, p, d) < 0) goto oom;
+    return p;
+oom:
+    snprintf(err, errlen, "%s:%d: out of memory building <inference name=\"%s\">", s->file, c->line, c->name);
+fail:
+    for (int i = p ? p->n_reps - 1 : -1; i >= 0; i--) sv_release_replica(&p->reps[i]);
+    free_one(d);
+    free_one(p);
+    sv_disagg_free(dg);
+    return NULL;
+}
+
+serving *serving_new(engine *e, metric_bus *bus, const scenario *s, const sc_inference *c,
+                     const node_spec *node, const serving_host *host, char *err, size_t errlen) {
+    if (check_inputs(s, c, err, errlen) < 0) return NULL;
+    if (c->disaggregated) return new_disaggregated(e, bus, s, c, node, host, err, errlen);
+    return build(e, bus, s, c, node, host, SV_COLOCATED, NULL, err, errlen);
 }

@@ -13,6 +13,8 @@
 
 #include <string.h>
 
+#include "sim/serving_disagg.h"
+
 #include "base/grow.h"
 
 static double tokens_cost(serving *sv, int m, int64_t tokens, int64_t rows) {
@@ -44,7 +46,7 @@ static void complete(replica *r, int32_t i) {
     sv_stats_complete(sv, q);
     sv->in_system--;
     sv_req_free(sv, i);
-    sv_closed_next(sv);
+    sv_closed_next(sv->stats ? sv->stats : sv);   /* a decode pool's users are its service's */
 }
 
 /* A decoding sequence generated its last token in iteration `it`. */
@@ -180,9 +182,11 @@ static int32_t peek_next(replica *r) {
     return NIL;
 }
 
-/* KV blocks a request needs at admission. */
+/* KV blocks a request needs at admission (a prefill pool's requests
+ * decode elsewhere: their prompt only). */
 static int32_t admit_blocks(const serving *sv, const req *q) {
-    return sv->reserve ? blocks_for(sv, (int64_t)q->input + q->output) : blocks_for(sv, q->prompt);
+    int whole = sv->reserve && sv->role != SV_PREFILL;
+    return whole ? blocks_for(sv, (int64_t)q->input + q->output) : blocks_for(sv, q->prompt);
 }
 
 static int fits(const replica *r, double bytes, int watermark) {
@@ -209,6 +213,24 @@ static void admit(replica *r, int32_t i) {
     plist_push(sv->rq, &r->prefill, i);
     ms->running++;
     ms->last_used = now_of(sv);
+}
+
+/* Disaggregated decode pool: admit waiting request i, whose KV cache came
+ * from a prefill replica; it decodes from this iteration. 0, or -1 when out
+ * of memory. */
+static int admit_arrived(replica *r, int32_t i) {
+    serving *sv = r->sv;
+    req *q = &sv->rq[i];
+    mstate *ms = &r->ms[q->model];
+    list_remove(sv->rq, &ms->queue, i);
+    q->blocks = admit_blocks(sv, q);
+    double bytes = q->blocks * sv->block_bytes[q->model];
+    r->kv_used += bytes;
+    list_push_back(sv->rq, &r->running, i);
+    ms->running++;
+    ms->last_used = now_of(sv);
+    sv_disagg_admitted(r, q, bytes);
+    return enter_decode(r, i, r->iter, q->prompt);
 }
 
 /* Static batching: when the last batch has finished, a new one of the
@@ -304,6 +326,12 @@ static int compose_continuous(replica *r) {
         int32_t i = peek_next(r);
         if (i == NIL) break;
         req *q = &sv->rq[i];
+        if (kv_arrived(q)) {                  /* decodes at once: one token of the budget */
+            if (!fits(r, admit_blocks(sv, q) * sv->block_bytes[q->model], !sv->reserve)) break;
+            if (admit_arrived(r, i) < 0) return -1;
+            left--;
+            continue;
+        }
         if (!sv->chunked && any && q->prompt > left) break;
         if (!fits(r, admit_blocks(sv, q) * sv->block_bytes[q->model], !sv->reserve)) break;
         admit(r, i);
@@ -440,6 +468,8 @@ static void on_iter_end(engine *e, void *arg) {
         if (q->gen >= q->output) {
             free_kv(r, i, q->blocks, 1);
             complete(r, i);
+        } else if (sv->role == SV_PREFILL) {
+            sv_disagg_send(r, i, sim_to_s(now_of(sv) - r->it_t0));   /* decodes in the other pool */
         } else if (enter_decode(r, i, it + 1, q->prompt) < 0) {
             continue;
         }

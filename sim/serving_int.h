@@ -9,6 +9,8 @@
  *                        host's calls, closing and freeing it
  *   serving_autoscale.c  the autoscaler
  *   serving_batch.c      one batch iteration: admit, price, preempt, complete
+ *   serving_disagg.c     a disaggregated service's KV hand-off to its decode
+ *                        pool (serving_disagg.h)
  *   serving_arrivals.c   request generation and trace replay
  *   serving_replica.c    replicas (GPUs from the host, start-up, loss), model
  *                        loads, and the end of the service
@@ -77,7 +79,11 @@
 #define MIN_KV_SHARE 0.10           /* a model is loaded only if the KV cache keeps this share of memory */
 #define SCALE_TOLERANCE 0.10        /* no scaling within 10% of target (Kubernetes HPA default) */
 
-enum { RQ_QUEUED, RQ_PREFILL, RQ_DECODE, RQ_SWAPPED };
+/* RQ_SENT: a disaggregated service's prompt done, its KV cache on its way
+ * to a decode replica (serving_disagg.c); on no list. */
+enum { RQ_QUEUED, RQ_PREFILL, RQ_DECODE, RQ_SWAPPED, RQ_SENT };
+/* What a serving struct is: a service, or one pool of a disaggregated one. */
+enum { SV_COLOCATED, SV_PREFILL, SV_DECODE };
 /* R_REQUESTED: asked the host (the cluster scheduler) for GPUs, not held yet. */
 enum { R_STARTING, R_READY, R_DRAINING, R_STOPPED, R_REQUESTED };
 enum { M_UNLOADED, M_LOADING, M_LOADED };
@@ -249,6 +255,12 @@ struct serving {
     /* speculative decoding (serving_spec.c); spec.method SPEC_NONE: none */
     serve_spec spec;
     serve_model spec_draft;        /* method draft: the draft model on a replica's GPUs */
+    /* disaggregated serving (serving_disagg.c): the pool this is, its
+     * partner pool's link, and where completed requests are measured (the
+     * service itself, or the prefill pool that stands for the service) */
+    int role;
+    struct sv_disagg *dg;
+    struct serving *stats;
 };
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -333,6 +345,9 @@ double sv_spec_tokens(const serving *sv);
 /* Model m's part of an iteration under speculation (serve_spec_iter_s);
  * *dec_s its decode part. */
 double sv_spec_part_s(const serving *sv, int m, const serve_batch *b, double *dec_s);
+/* A waiting request whose KV cache came from a prefill pool: it decodes
+ * at admission (a request that must be prefilled here has prefilled 0). */
+static inline int kv_arrived(const req *q) { return q->prefilled > 0 && q->prefilled == q->prompt; }
 
 /* ---- serving_core.c -------------------------------------------------------- */
 
@@ -384,6 +399,8 @@ void sv_sample_add(serving *sv, samples *p, double v);
 /* A request's latencies (TTFT, TPOT, end to end) and SLO, as it completes now. */
 void sv_stats_complete(serving *sv, const req *q);
 void sv_integrate_reps(serving *sv);
+/* Sort p's samples; their median, p99 and mean (-1 when none). */
+void sv_samples_summary(samples *p, double *p50, double *p99, double *mean);
 void sv_account_iteration(replica *r, int whole);
 void sv_account_load(replica *r);
 int64_t sv_waiting(const serving *sv);

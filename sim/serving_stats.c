@@ -37,6 +37,7 @@ static int cmp_double(const void *a, const void *b) {
 
 void sv_stats_complete(serving *sv, const req *q) {
     sim_time now = now_of(sv);
+    if (sv->stats) sv = sv->stats;           /* a decode pool's requests are its service's */
     double ttft = sim_to_s(q->t_first - q->t_arrive);
     double e2e = sim_to_s(now - q->t_arrive);
     sv_sample_add(sv, &sv->s_ttft, ttft);
@@ -64,6 +65,13 @@ static double pct(const samples *p, double q) {
     size_t k = rank < 1 ? 0 : (size_t)rank - 1;
     if (k >= p->n) k = p->n - 1;
     return p->x[k];
+}
+
+void sv_samples_summary(samples *p, double *p50, double *p99, double *mean) {
+    if (p->n) qsort(p->x, p->n, sizeof(double), cmp_double);
+    *p50 = pct(p, 50);
+    *p99 = pct(p, 99);
+    *mean = p->seen ? p->sum / (double)p->seen : -1;
 }
 
 static void cdf(const samples *p, double out[SERVICE_CDF_POINTS]) {
@@ -206,6 +214,7 @@ void sv_stats_close(serving *sv) {
     double life = sim_to_s((sv->finished ? sv->t_finished : now_of(sv)) - sv->t_start);
     R->replicas_mean = life > 0 ? sv->replica_s / life : R->replicas;
     R->gpu_hours = sv->gpu_s / 3600;
+    R->gpus_peak = R->replicas_peak * sv->rep_gpus;
     const gpu_spec *g = &sv->models[0].g;
     R->cost_usd = R->gpu_hours * cost_price_per_gpu_hour(sv->node, g);
     R->cost_per_million_tokens_usd = R->output_tokens > 0 ? R->cost_usd / (R->output_tokens / 1e6) : -1;

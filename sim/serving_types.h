@@ -18,6 +18,14 @@ typedef struct serving serving;
 #define SERVICE_CDF_POINTS 11
 extern const double service_cdf_percentiles[SERVICE_CDF_POINTS];
 
+/* One pool of a disaggregated service (prefill or decode). */
+typedef struct service_pool_result {
+    int replicas, replicas_peak, tp, ep, gpus_peak, max_batch;
+    double busy_fraction;            /* time iterating / time held */
+    double gpu_hours, kv_utilization_mean, batch_mean;
+    int64_t iterations;
+} service_pool_result;
+
 /* One service's outcome (CONTRACT.md services[] and more). Times in
  * seconds; a latency with no sample is -1. */
 typedef struct service_result {
@@ -30,6 +38,8 @@ typedef struct service_result {
     double replicas_mean;            /* time-weighted over the service's life */
     int tp;
     int ep;                          /* expert parallelism (1: none); GPUs per replica max(tp, ep) */
+    int gpus_peak;                   /* GPUs held at once at most (replicas_peak x GPUs per replica;
+                                        disaggregated: both pools') */
     double input_tokens, output_tokens;
     double output_tokens_per_s;      /* output tokens / (last completion - first arrival) */
     double requests_per_s;
@@ -73,6 +83,15 @@ typedef struct service_result {
     double weight_bytes_per_gpu, kv_capacity_tokens, kv_bytes_per_token;
     double active_params, total_params;   /* models/transformer.h: per token, and stored */
     int kv_blocks_per_replica;
+    /* Disaggregated serving (docs/disaggregated-serving.md); all 0 when
+     * co-located. The figures above then cover both pools (replicas,
+     * GPU-hours, energy, cost: their sums; tp, ep, KV figures: the decode
+     * pool's), the latencies every request. */
+    int disaggregated;
+    service_pool_result pool[2];     /* [0] prefill, [1] decode */
+    double kv_transfer_p50_s, kv_transfer_p99_s, kv_transfer_mean_s;   /* prompt done to KV at the decode replica */
+    double kv_transfer_bytes_mean;   /* per request */
+    int64_t kv_transfers_nvlink, kv_transfers_network;
     /* prefix caching (docs/prefix-caching.md); all 0 without it */
     int prefix_caching;              /* <inference prefix-caching="true"> */
     double prefix_hit_rate;          /* prompt tokens served from the cache / prompt tokens admitted */
@@ -99,6 +118,10 @@ typedef struct serving_host {
     void (*release)(void *ctx, int handle);
     /* The service has completed every request it will get. May be NULL. */
     void (*finished)(void *ctx);
+    /* Whether the GPUs of two held requests (handles) share one NVLink
+     * domain (a disaggregated service's KV cache then moves over NVLink).
+     * May be NULL: they do not. */
+    int (*same_domain)(void *ctx, int handle_a, int handle_b);
 } serving_host;
 
 #endif

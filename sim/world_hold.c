@@ -131,6 +131,25 @@ static void svc_finished(void *ctx) {
     if (--w->unfinished == 0) engine_stop(w->e);
 }
 
+/* Whether two held replicas' GPUs share one NVLink domain: every node of
+ * both in one node, or, on a node type whose domain spans nodes (GB200
+ * NVL72), in one rack (sim/cluster.h). */
+static int svc_same_domain(void *ctx, int a, int b) {
+    svc_host *h = ctx;
+    world *w = h->w;
+    if (a < 0 || b < 0 || a >= w->n_hold || b >= w->n_hold) return 0;
+    const holding *x = &w->hold[a], *y = &w->hold[b];
+    if (x->state != H_HELD || y->state != H_HELD) return 0;
+    const node_spec *ns = cluster_pool_spec(w->c, h->pool);
+    int racks = ns->nvlink_domain > ns->gpus;
+    int d0 = racks ? cluster_node_rack(w->c, x->nodes[0]) : x->nodes[0];
+    for (int i = 0; i < x->n + y->n; i++) {
+        int n = i < x->n ? x->nodes[i] : y->nodes[i - x->n];
+        if ((racks ? cluster_node_rack(w->c, n) : n) != d0) return 0;
+    }
+    return 1;
+}
+
 /* Services run on the pool named by node-type, else the first pool whose
  * GPU is the service's gpu (or the first pool). */
 int hold_build_services(world *w, char *err, size_t errlen) {
@@ -157,7 +176,7 @@ int hold_build_services(world *w, char *err, size_t errlen) {
         h->index = i;
         h->pool = pool;
         h->queue = sched_queue_of(w->q, f->queue);
-        serving_host host = { h, svc_acquire, svc_release, svc_finished };
+        serving_host host = { h, svc_acquire, svc_release, svc_finished, svc_same_domain };
         w->unfinished++;
         h->sv = serving_new(w->e, w->bus, s, f, cluster_pool_spec(w->c, pool), &host, err, errlen);
         if (!h->sv) return -1;

@@ -2,7 +2,7 @@
 # cli_spec.sh BINARY: speculative decoding through the command line
 # (docs/speculative-decoding.md).
 #
-# 1. Each row of tests/validation/inference_spec.csv (published speed-ups of
+# 1. Each row of tests/validation/replays/inference_spec.csv (published speed-ups of
 #    tokens per second per user) becomes two scenarios, the row's deployment
 #    without and with <speculative>; `BINARY run FILE --json -` gives each
 #    service's mean TPOT, and their ratio must be within the row's
@@ -15,7 +15,7 @@
 # Prints one line per check and 'N passed, N failed'; exits 1 on a failure.
 suite=spec
 . "$(dirname "$0")/clilib.sh"
-csv=${2:-tests/validation/inference_spec.csv}
+csv=${2:-tests/validation/replays/inference_spec.csv}
 [ -r "$csv" ] || { echo "$0: cannot read $csv" >&2; exit 2; }
 command -v python3 >/dev/null 2>&1 || { echo "$0: needs python3" >&2; exit 2; }
 

@@ -33,6 +33,20 @@ static inline run simulate(const char *xml, unsigned long long seed) {
     return r;
 }
 
+/* The error the loader or world_new gives for xml ("" when it builds). */
+static inline const char *build_error(const char *xml, char *err, size_t len) {
+    scenario *s = NULL;
+    err[0] = 0;
+    if (scenario_load_memory(xml, strlen(xml), "test.xml", &s, err, len) != 0) return err;
+    metric_bus *bus = metrics_new();
+    world *w = world_new(s, bus, err, len);
+    if (w) err[0] = 0;
+    world_free(w);
+    metrics_free(bus);
+    scenario_free(s);
+    return err;
+}
+
 static inline void done(run *r) {
     world_free(r->w);
     metrics_free(r->bus);

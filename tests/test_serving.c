@@ -77,19 +77,6 @@ static double prefill_s(const serve_model *sm, double tokens) {
 }
 
 
-/* The error world_new or the loader gives for xml ("" when it builds). */
-static const char *build_error(const char *xml, char *err, size_t len) {
-    scenario *s = NULL;
-    err[0] = 0;
-    if (scenario_load_memory(xml, strlen(xml), "test.xml", &s, err, len) != 0) return err;
-    metric_bus *bus = metrics_new();
-    world *w = world_new(s, bus, err, len);
-    if (w) err[0] = 0;
-    world_free(w);
-    metrics_free(bus);
-    scenario_free(s);
-    return err;
-}
 
 static const service_result *svc(const run *r) { return world_service(r->w, 0); }
 

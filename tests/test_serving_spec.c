@@ -12,7 +12,7 @@
  *   k+1 decode steps, so the gain shrinks below 1 (the low- vs high-QPS
  *   result of the vLLM team's speculative decoding post, 2024-10-17).
  * - Published speed-ups are replayed through the CLI by tests/cli_spec.sh
- *   (tests/validation/inference_spec.csv).
+ *   (tests/validation/replays/inference_spec.csv).
  */
 #include <math.h>
 #include <setjmp.h>
