@@ -147,8 +147,9 @@ PY
 # accounting (utilisation, serving power, lost work by cause),
 # hardware mode, what check and run say about a training plan, what a
 # checkpoint holds (cli_ckpt), the progress
-# line and the answers to a mistyped command, what run prints.
-for suite in cli_report cli_serving cli_dash cli_rack cli_sweep cli_hw cli_nccl cli_account cli_train cli_ckpt cli_progress cli_summary cli_published cli_moe; do
+# line and the answers to a mistyped command, what run prints, calibrating
+# the GPU from cuda measurements (cli_gpucal).
+for suite in cli_report cli_serving cli_dash cli_rack cli_sweep cli_hw cli_nccl cli_account cli_train cli_ckpt cli_progress cli_summary cli_published cli_moe cli_gpucal; do
   [ -f "tests/$suite.sh" ] || continue
   sh "tests/$suite.sh" "$bin" >"$tmp/$suite" 2>&1 && ok "$suite ($(tail -n 1 "$tmp/$suite"))" \
     || { no "$suite"; grep -i "fail" "$tmp/$suite" | head -20; }
