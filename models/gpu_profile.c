@@ -2,19 +2,14 @@
  * gpu_profile: named GPU parameters (see gpu_profile.h).
  */
 #include "models/gpu_profile.h"
+#include "models/paramtab.h"
 
-#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
-/* A name -> a double inside gpu_spec (node = 0) or node_spec (node = 1). */
-typedef struct pdef {
-    const char *name;
-    int node;
-    size_t off;
-    const char *unit;
-} pdef;
+/* A name -> a double inside gpu_spec (part 0) or node_spec (part 1). */
+typedef paramtab_def pdef;
 
 #define G(n, field, unit) { n, 0, offsetof(gpu_spec, field), unit }
 #define GEMM(prec, idx) \
@@ -34,20 +29,14 @@ static const pdef params[] = {
 
 const char *const *gpu_param_names(void) {
     static const char *names[N_PARAMS + 1];
-    if (!names[0])
-        for (size_t i = 0; i < N_PARAMS; i++) names[i] = params[i].name;
-    return names;
+    return paramtab_names(params, N_PARAMS, names);
 }
 
-static const pdef *find(const char *z) {
-    for (size_t i = 0; z && i < N_PARAMS; i++)
-        if (!strcmp(params[i].name, z)) return &params[i];
-    return NULL;
-}
+static const pdef *find(const char *z) { return paramtab_find(params, N_PARAMS, z); }
 
 double *gpu_param(gpu_spec *g, node_spec *nd, const char *z) {
     const pdef *d = find(z);
-    char *base = !d ? NULL : d->node ? (char *)nd : (char *)g;
+    char *base = !d ? NULL : d->part ? (char *)nd : (char *)g;
     return base ? (double *)(base + d->off) : NULL;
 }
 
