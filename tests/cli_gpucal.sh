@@ -59,8 +59,9 @@ s1, s0 = (json.load(open(f))["jobs"][0]["step_time_s"] for f in sys.argv[1:3])
 assert s1 != s0, (s1, s0)
 PY
 
-# validate --backend cuda --profile through the stand-in libraries.
-if [ -f build/tests/libstandin-cudart.so ]; then
+# validate --backend cuda --profile through the stand-in libraries (the
+# cuBLASLt stand-in too: never a CUDA toolkit's real libcublasLt).
+if [ -f build/tests/libstandin-cudart.so ] && [ -f build/tests/libstandin-cublaslt.so ]; then
   s=$(pwd)/build/tests
   cat >"$tmp/gpu.xml" <<'XML'
 <?xml version="1.0"?>
@@ -74,6 +75,7 @@ if [ -f build/tests/libstandin-cudart.so ]; then
 XML
   expect_status 0 "validate --backend cuda --profile (stand-in)" env CT_CUDA_DRIVER_LIB="$s/libstandin-cuda.so" \
     CT_CUDART_LIB="$s/libstandin-cudart.so" CT_CUBLAS_LIB="$s/libstandin-cublas.so" \
+    CT_CUBLASLT_LIB="$s/libstandin-cublaslt.so" \
     "$bin" validate "$tmp/gpu.xml" --backend cuda --profile "$tmp/p.xml" --no-db --json "$tmp/v.json"
   grep -q "predicted by the GPU models with the GPU profile of" "$tmp/out" && ok "validate says what priced the cases" || no "validate table: $(head -c 300 "$tmp/out")"
   python3 - "$tmp/p.xml" "$tmp/v.json" <<'PY' && ok "the measured cases are priced with the profile" || no "validate predictions"
