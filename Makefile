@@ -323,7 +323,7 @@ $(B)/san/obj/tests/%.o: tests/%.c | $(FORBID_STAMP)
 # CBLAS (tests/standin/), built only for tests and loaded by path (CT_CUDA_DRIVER_LIB,
 # CT_CUDART_LIB, CT_CUBLAS_LIB, CT_CUBLASLT_LIB, CT_NCCL_LIB, CT_CBLAS_LIB) by
 # test_gpubackends, test_cudafp8 and tests/cli_hw.sh.
-$(B)/tests/libstandin-%.so: tests/standin/%.c
+$(B)/tests/libstandin-%.so: tests/standin/%.c tests/standin/halfconv.h
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC -D_POSIX_C_SOURCE=200809L -o $@ $<
 

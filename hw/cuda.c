@@ -11,21 +11,26 @@
  * column-major), with a 32 MiB workspace and the heuristic's first
  * algorithm. It needs compute capability 8.9+ (Ada, Hopper and later) and
  * m, n, k multiples of 16; otherwise the case is not measured, with the
- * reason. A and B hold small integers (exact in E4M3), so every product
- * and fp32 sum is exact and the result is checked at 16 entries against the
- * host after timing: a wrong layout or transpose is a failure, not a figure.
+ * reason.
+ *
+ * Every GEMM runs on seeded random operands of its type (hw/gemmdata.h:
+ * random signs and mantissa bits, like real weights and activations, not
+ * zeros, on which tensor cores run cooler and faster), generated on the
+ * host in slices and copied to GPU 0 once, before timing; after timing 16
+ * entries of C are read back and checked against sums computed on the
+ * host: a wrong layout or transpose is a failure, not a figure.
  *
  * Load: a copy holds its size twice; a GEMM its three matrices, on GPU 0.
  */
 #include "hw/backend_impl.h"
 
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hw/cudalib.h"
+#include "hw/gemmdata.h"
 
 /* cudaDataType and cublasComputeType_t values (library_types.h, cublas_api.h). */
 #define R_32F 0
@@ -108,6 +113,7 @@ static int cuda_open(hw_backend *b, char *err, size_t errlen) {
     }
     b->impl = x;
     b->env.ranks = 1;
+    snprintf(b->env.gemm_operands, sizeof b->env.gemm_operands, "random");
     snprintf(b->env.devices, sizeof b->env.devices, "%.200s (measuring on GPU 0)", L->names);
     snprintf(b->env.libraries, sizeof b->env.libraries, "CUDA runtime %d.%d, driver %d.%d, cuBLAS %d%s",
              L->runtime_version / 1000, L->runtime_version % 1000 / 10, L->driver_version / 1000,
@@ -205,22 +211,6 @@ static int gemm_once(void *p) {
                                 g->k, g->beta, g->c, g->ctype, g->m, g->compute, GEMM_DEFAULT) == 0 ? 0 : -1;
 }
 
-/* fp8 GEMM (see the header). The operands hold small integers: A(i,p) =
- * f((p + 2i) mod 7) of the m x k product operand, B(p,j) = g((3p + j) mod
- * 7), asymmetric in their indices so that a transposed or misread operand
- * gives other sums. */
-static const signed char fp8_f[7] = { -3, -2, -1, 0, 1, 2, 3 };
-static const signed char fp8_g[7] = { 2, -1, 0, 3, -2, 1, -3 };
-static int fp8_a(int i, int p) { return fp8_f[(p + 2 * i) % 7]; }
-static int fp8_b(int p, int j) { return fp8_g[(3 * p + j) % 7]; }
-
-/* E4M3 bytes of the integers -3..3: sign, 4 exponent bits (bias 7), 3
- * mantissa bits; 1 = 0x38, 2 = 0x40, 3 = 0x44. */
-static unsigned char e4m3_of(int v) {
-    static const unsigned char pos[4] = { 0x00, 0x38, 0x40, 0x44 };
-    return v < 0 ? (unsigned char)(0x80 | pos[-v]) : pos[v];
-}
-
 typedef struct fp8_op {
     cudalib *L;
     void *lt, *desc, *la, *lb, *lc;
@@ -236,46 +226,46 @@ static int fp8_once(void *p) {
                                 g->h->algo, g->ws, g->ws_bytes, NULL) == 0 ? 0 : -1;
 }
 
-/* Fill A (stored k x m, column-major: A(i,p) at p + i*k) and B (k x n,
- * B(p,j) at p + j*k) on the device. */
-static int fp8_fill(cudalib *L, void *dev, int rows_of, int outer, int is_a) {
-    size_t n = (size_t)rows_of * (size_t)outer;
-    unsigned char *h = malloc(n ? n : 1);
+/* Slices of host memory an operand is generated in (32 MiB). */
+#define FILL_SLICE_BYTES ((size_t)32 << 20)
+
+/* Operand `which` of g (count elements) generated on the host and copied
+ * to dev, slice by slice. 0 or -1. */
+static int gemm_upload(cudalib *L, void *dev, const gemmdata_shape *g, int which) {
+    size_t w = gemmdata_in_bytes(g->prec), per = FILL_SLICE_BYTES / w;
+    uint64_t count = which == GEMMDATA_A ? (uint64_t)g->m * g->k : (uint64_t)g->k * g->n;
+    unsigned char *h = malloc(FILL_SLICE_BYTES);
     if (!h) return -1;
-    for (int o = 0; o < outer; o++)
-        for (int p = 0; p < rows_of; p++)
-            h[p + (size_t)o * rows_of] = e4m3_of(is_a ? fp8_a(o, p) : fp8_b(p, o));
-    int rc = L->cudaMemcpy(dev, h, n, CT_H2D) == 0 ? 0 : -1;
+    int rc = 0;
+    for (uint64_t at = 0; at < count && rc == 0; at += per) {
+        size_t n = count - at < per ? (size_t)(count - at) : per;
+        gemmdata_fill(g->prec, which, at, n, h);
+        rc = L->cudaMemcpy((char *)dev + at * w, h, n * w, CT_H2D) == 0 ? 0 : -1;
+    }
     free(h);
     return rc;
 }
 
-/* Check D (m x n bf16) at a 4 x 4 grid of entries against the exact sums:
- * bf16 rounding is within 2^-9 of the value, and 1e-4 of the sum of the
- * products' magnitudes leaves room for tensor cores' narrower partial
- * accumulators (a misread operand is off by a large part of it). 0, or -1
- * with why. */
-static int fp8_check(cudalib *L, const mb_case *c, const void *d, char *why, size_t whylen) {
+/* Both operands of g to GPU 0; 0, or -1 with why. */
+static int gemm_operands(cudalib *L, const gemmdata_shape *g, void *a, void *b, char *why, size_t whylen) {
+    if (gemm_upload(L, a, g, GEMMDATA_A) == 0 && gemm_upload(L, b, g, GEMMDATA_B) == 0) return 0;
+    snprintf(why, whylen, "cannot copy the %s GEMM's operands to GPU 0", precision_name(g->prec));
+    return -1;
+}
+
+/* C (on GPU 0) checked at a 4 x 4 grid of entries against the host's sums
+ * (hw/gemmdata.c gives the tolerance). 0, or -1 with why. */
+static int gemm_check(cudalib *L, const gemmdata_shape *g, const void *c, char *why, size_t whylen) {
+    size_t w = gemmdata_out_bytes(g->prec);
     for (int s = 0; s < 16; s++) {
-        int i = (int)((long)(c->m - 1) * (s / 4) / 3), j = (int)((long)(c->n - 1) * (s % 4) / 3);
-        double want = 0, mag = 0;
-        for (int p = 0; p < c->k; p++) {
-            want += fp8_a(i, p) * fp8_b(p, j);
-            mag += abs(fp8_a(i, p) * fp8_b(p, j));
-        }
-        unsigned short raw = 0;
-        if (L->cudaMemcpy(&raw, (const char *)d + 2 * ((size_t)i + (size_t)j * c->m), 2, CT_D2H) != 0) {
-            snprintf(why, whylen, "cannot read the fp8 GEMM's result back");
+        int i, j;
+        gemmdata_grid(g, s, &i, &j);
+        unsigned char raw[8];
+        if (L->cudaMemcpy(raw, (const char *)c + w * ((size_t)i + (size_t)j * g->m), w, CT_D2H) != 0) {
+            snprintf(why, whylen, "cannot read the %s GEMM's result back", precision_name(g->prec));
             return -1;
         }
-        uint32_t bits = (uint32_t)raw << 16;
-        float got;
-        memcpy(&got, &bits, sizeof got);
-        if (!(fabs(got - want) <= fabs(want) / 256 + mag * 1e-4)) {
-            snprintf(why, whylen, "fp8 GEMM %dx%dx%d gave C(%d,%d) = %g, expected %g (layout or transpose wrong?)",
-                     c->m, c->n, c->k, i, j, (double)got, want);
-            return -1;
-        }
+        if (gemmdata_check(g, i, j, gemmdata_decode(g->prec, raw), why, whylen) < 0) return -1;
     }
     return 0;
 }
@@ -301,6 +291,7 @@ static int measure_fp8(hw_backend *b, cuda_impl *x, const mb_case *c, mb_measure
         return HW_UNSUPPORTED;
     }
     fp8_op g = { L, x->lt, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, LT_WORKSPACE_BYTES };
+    gemmdata_shape gs = { PREC_FP8, c->m, c->n, c->k, 1 };   /* A stored k x m: "TN" */
     void *pref = NULL;
     float *scale = NULL;
     lt_heuristic h;
@@ -314,9 +305,9 @@ static int measure_fp8(hw_backend *b, cuda_impl *x, const mb_case *c, mb_measure
         snprintf(why, whylen, "cannot allocate the fp8 GEMM's %zu bytes on GPU 0", na + nb + nd + g.ws_bytes);
         goto out;
     }
-    if (fp8_fill(L, g.a, c->k, c->m, 1) < 0 || fp8_fill(L, g.b, c->k, c->n, 0) < 0 ||
-        L->cudaMemcpy(scale, &one, sizeof one, CT_H2D) != 0) {
-        snprintf(why, whylen, "cannot copy the fp8 GEMM's operands to GPU 0");
+    if (gemm_operands(L, &gs, g.a, g.b, why, whylen) < 0) goto out;
+    if (L->cudaMemcpy(scale, &one, sizeof one, CT_H2D) != 0) {
+        snprintf(why, whylen, "cannot copy the fp8 GEMM's scale to GPU 0");
         goto out;
     }
     int ta = OP_T, tb = OP_N;
@@ -346,7 +337,7 @@ static int measure_fp8(hw_backend *b, cuda_impl *x, const mb_case *c, mb_measure
         snprintf(why, whylen, "cublasLtMatmul (fp8 %dx%dx%d) failed", c->m, c->n, c->k);
         goto out;
     }
-    if (fp8_check(L, c, g.d, why, whylen) < 0) goto out;
+    if (gemm_check(L, &gs, g.d, why, whylen) < 0) goto out;
     rc = HW_OK;
 out:
     if (pref) L->cublasLtMatmulPreferenceDestroy(pref);
@@ -391,11 +382,16 @@ static int measure_gemm(hw_backend *b, cuda_impl *x, const mb_case *c, mb_measur
         rc = HW_FAILED;
         goto out;
     }
-    L->cudaMemset(g.a, 0, na);
-    L->cudaMemset(g.b, 0, nb);
+    gemmdata_shape gs = { c->precision, c->m, c->n, c->k, 0 };
+    if (gemm_operands(L, &gs, g.a, g.b, why, whylen) < 0) {
+        rc = HW_FAILED;
+        goto out;
+    }
     hw_timer tm = { ev_start, ev_stop, x };
     if (hw_time(b, gemm_once, &g, &tm, m) < 0) {
         snprintf(why, whylen, "cublasGemmEx (%s %dx%dx%d) failed", precision_name(c->precision), c->m, c->n, c->k);
+        rc = HW_FAILED;
+    } else if (gemm_check(L, &gs, g.c, why, whylen) < 0) {
         rc = HW_FAILED;
     }
 out:

@@ -23,7 +23,7 @@ typedef struct table {
 } table;
 
 struct catalog {
-    table gpu, nic, node, storage, llm, stack;   /* stack: models/stack.h */
+    table gpu, nic, node, storage, llm, stack, engine;   /* stack: models/stack.h */
 };
 
 static const char *prec_names[PREC_COUNT] = {
@@ -54,6 +54,7 @@ catalog *catalog_new(void) {
     c->storage.size = sizeof(storage_spec);
     c->llm.size = sizeof(llm_spec);
     c->stack.size = sizeof(stack_spec);
+    c->engine.size = sizeof(engine_spec);
     return c;
 }
 
@@ -65,6 +66,7 @@ void catalog_free(catalog *c) {
     free(c->storage.items);
     free(c->llm.items);
     free(c->stack.items);
+    free(c->engine.items);
     free(c);
 }
 
@@ -102,6 +104,7 @@ static table *table_of(const catalog *c, const char *kind) {
     if (strcmp(kind, "storage") == 0) return &m->storage;
     if (strcmp(kind, "llm") == 0) return &m->llm;
     if (strcmp(kind, "stack") == 0) return &m->stack;
+    if (strcmp(kind, "engine") == 0) return &m->engine;
     return NULL;
 }
 
@@ -110,12 +113,14 @@ int catalog_put_nic(catalog *c, const nic_spec *n) { return put(&c->nic, n); }
 int catalog_put_node(catalog *c, const node_spec *n) { return put(&c->node, n); }
 int catalog_put_storage(catalog *c, const storage_spec *s) { return put(&c->storage, s); }
 int catalog_put_llm(catalog *c, const llm_spec *m) { return put(&c->llm, m); }
+int catalog_put_engine(catalog *c, const engine_spec *e) { return put(&c->engine, e); }
 
 const gpu_spec *catalog_gpu(const catalog *c, const char *z) { return find(&c->gpu, z); }
 const nic_spec *catalog_nic(const catalog *c, const char *z) { return find(&c->nic, z); }
 const node_spec *catalog_node(const catalog *c, const char *z) { return find(&c->node, z); }
 const storage_spec *catalog_storage(const catalog *c, const char *z) { return find(&c->storage, z); }
 const llm_spec *catalog_llm(const catalog *c, const char *z) { return find(&c->llm, z); }
+const engine_spec *catalog_engine(const catalog *c, const char *z) { return find(&c->engine, z); }
 
 int catalog_count(const catalog *c, const char *kind) {
     table *t = table_of(c, kind);
@@ -289,6 +294,25 @@ const catalog_field catalog_fields_llm[] = {
     { NULL, 0, 0, 0, 0, 0, NULL }
 };
 
+/* Serving engines (models/catalog/engines.xml, sources beside each entry). */
+const catalog_field catalog_fields_engine[] = {
+    { "name", FIELD_STR, S(engine_spec, name), 1, 0, "engine name, e.g. vllm" },
+    { "scheduler", FIELD_STR, S(engine_spec, scheduler), 0, 0,
+      "overlap (host work hidden behind the previous iteration) or sync (added to it)" },
+    { "host-step", FIELD_DURATION, N(engine_spec, host_step_s), 0, 0, "host time of every iteration" },
+    { "host-per-seq", FIELD_DURATION, N(engine_spec, host_s_per_seq), 0, 0,
+      "host time per sequence of an iteration; 0: the serving model's default" },
+    { "cuda-graph-sizes", FIELD_STR, S(engine_spec, cuda_graph_sizes), 0, 0,
+      "captured decode batch sizes, e.g. 1,2,4,8-248/8,256-512/16 (first-last/step)" },
+    { "max-batch", FIELD_INT, N(engine_spec, max_batch), 0, 0, "default sequences per iteration; 0: the scenario's" },
+    { "token-budget", FIELD_INT, N(engine_spec, token_budget), 0, 0, "default tokens per iteration; 0: the scenario's" },
+    { "chunked-prefill", FIELD_BOOL, N(engine_spec, chunked_prefill), 0, 0, "prompts split to fill the token budget" },
+    { "block-size", FIELD_INT, N(engine_spec, block_size), 0, 0, "KV block (page) tokens; 0: 16" },
+    { "kv-allocation", FIELD_STR, S(engine_spec, kv_allocation), 0, 0, "reserve or on-demand" },
+    { "kv-preemption", FIELD_STR, S(engine_spec, kv_preemption), 0, 0, "recompute or swap" },
+    { NULL, 0, 0, 0, 0, 0, NULL }
+};
+
 const catalog_field *catalog_fields_for(const char *element, size_t *struct_size) {
     static const struct { const char *z; const catalog_field *f; size_t n; } map[] = {
         { "gpu", catalog_fields_gpu, sizeof(gpu_spec) },
@@ -297,6 +321,7 @@ const catalog_field *catalog_fields_for(const char *element, size_t *struct_size
         { "storage", catalog_fields_storage, sizeof(storage_spec) },
         { "llm", catalog_fields_llm, sizeof(llm_spec) },
         { "stack", catalog_fields_stack, sizeof(stack_spec) },
+        { "engine", catalog_fields_engine, sizeof(engine_spec) },
     };
     for (size_t i = 0; element && i < sizeof map / sizeof map[0]; i++) {
         if (strcmp(element, map[i].z) == 0) {

@@ -172,6 +172,30 @@ typedef struct llm_spec {
     int mtp_depth;                    /* multi-token prediction modules (DeepSeek-V3: 1) */
 } llm_spec;
 
+/* A serving engine's defaults (models/catalog/engines.xml; docs/serving-engines.md):
+ * what an <inference engine="..."> runs with unless its own attributes say
+ * otherwise. The host figures feed models/serving (serve_params). */
+typedef struct engine_spec {
+    char name[CATALOG_NAME_MAX];
+    char scheduler[16];               /* overlap: the host prepares iteration i+1 while the
+                                         GPUs run i (an iteration lasts the longer of the
+                                         two); sync: host work and GPU work add up */
+    double host_step_s;               /* host time of every iteration besides its sequences'
+                                         share (scheduling, input preparation, output
+                                         processing, API server where it shares the process) */
+    double host_s_per_seq;            /* host time per sequence of an iteration; 0 = the
+                                         serving model's default (models/serving.c) */
+    char cuda_graph_sizes[160];       /* captured decode batch sizes: "1,2,4,8-248/8,256-512/16";
+                                         a decode-only batch is padded up to the next one,
+                                         larger ones run at their size; "" = none */
+    int max_batch;                    /* max_num_seqs / max_batch_size; 0 = the scenario default */
+    int token_budget;                 /* max_num_batched_tokens / chunked prefill size; 0 = default */
+    int chunked_prefill;              /* 1: prompts split to fill the token budget */
+    int block_size;                   /* KV block (page) tokens; 0 = default (16) */
+    char kv_allocation[16];           /* reserve | on-demand; "" = default (reserve) */
+    char kv_preemption[16];           /* recompute | swap; "" = default (recompute) */
+} engine_spec;
+
 typedef struct catalog catalog;
 
 catalog *catalog_new(void);                     /* empty; NULL when out of memory */
@@ -184,6 +208,7 @@ int catalog_put_nic(catalog *c, const nic_spec *n);
 int catalog_put_node(catalog *c, const node_spec *n);
 int catalog_put_storage(catalog *c, const storage_spec *s);
 int catalog_put_llm(catalog *c, const llm_spec *m);
+int catalog_put_engine(catalog *c, const engine_spec *e);
 
 /* Lookup by exact name; NULL when absent. Pointers stay valid until the
  * next put of the same kind or catalog_free(). */
@@ -192,9 +217,10 @@ const nic_spec *catalog_nic(const catalog *c, const char *name);
 const node_spec *catalog_node(const catalog *c, const char *name);
 const storage_spec *catalog_storage(const catalog *c, const char *name);
 const llm_spec *catalog_llm(const catalog *c, const char *name);
+const engine_spec *catalog_engine(const catalog *c, const char *name);
 
 /* Iteration: count and i-th entry (in insertion order). */
-int catalog_count(const catalog *c, const char *kind);  /* "gpu" "nic" "node" "storage" "llm" "stack" */
+int catalog_count(const catalog *c, const char *kind);  /* "gpu" "nic" "node" "storage" "llm" "stack" "engine" */
 const void *catalog_at(const catalog *c, const char *kind, int i);
 
 /* Comma-separated names of one kind, for "expected one of" messages. */
@@ -229,8 +255,9 @@ extern const catalog_field catalog_fields_nic[];
 extern const catalog_field catalog_fields_node[];
 extern const catalog_field catalog_fields_storage[];
 extern const catalog_field catalog_fields_llm[];
+extern const catalog_field catalog_fields_engine[];
 
-/* Table for an XML element name ("gpu", "nic", "node", "storage", "llm", "stack");
+/* Table for an XML element name ("gpu", "nic", "node", "storage", "llm", "stack", "engine");
  * NULL for an unknown element. *struct_size receives sizeof the struct. */
 const catalog_field *catalog_fields_for(const char *element, size_t *struct_size);
 

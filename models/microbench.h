@@ -82,6 +82,8 @@ typedef struct mb_hardware {
     char statistic[8];           /* what measured_s is: "min" or "median" */
     double peak_fp64_flops;      /* cpu: one core's FMA peak, measured (0 = not measured) */
     double peak_fp32_flops;
+    char gemm_operands[16];      /* what GEMMs ran on: "random" (cuda: seeded random values
+                                    of each type, hw/gemmdata.h); "" = not recorded */
 } mb_hardware;
 
 /* A case in a few words: "allreduce 2r 1 MiB", "gemm fp32 512x512x512",

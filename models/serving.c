@@ -11,6 +11,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "models/gpu.h"
@@ -60,6 +61,58 @@ void serve_params_default(serve_params *p) {
     p->eff_prefill_attention = serve_param_docs[6].def;
     p->host_s_per_seq = serve_param_docs[7].def;
     p->moe_kernels_per_layer = serve_param_docs[8].def;
+    p->host_step_s = 0;
+    p->host_sync = 0;
+    p->n_graph_sizes = 0;
+}
+
+/* One item of a graph-size list: "n" or "first-last/step". 0, or -1. */
+static int graph_item(const char *z, long *first, long *last, long *step) {
+    char *end;
+    *first = strtol(z, &end, 10);
+    *last = *first;
+    *step = 1;
+    if (*end == '-') {
+        *last = strtol(end + 1, &end, 10);
+        if (*end != '/') return -1;
+        *step = strtol(end + 1, &end, 10);
+    }
+    return (*end == ',' || *end == 0) && *first >= 1 && *last >= *first && *step >= 1 ? 0 : -1;
+}
+
+int serve_graph_sizes_parse(const char *z, serve_params *p, char *why, size_t whylen) {
+    int n = 0;
+    for (const char *c = z; c && *c;) {
+        long a, b, st;
+        if (graph_item(c, &a, &b, &st) < 0) {
+            snprintf(why, whylen, "expected sizes like 1,2,4,8-248/8 (a size or first-last/step), not '%s'", c);
+            return -1;
+        }
+        for (long v = a; v <= b; v += st) {
+            if (n == SERVE_GRAPH_SIZES_MAX || v > 1000000 || (n > 0 && v <= p->graph_sizes[n - 1])) {
+                snprintf(why, whylen, n == SERVE_GRAPH_SIZES_MAX ? "more than %d sizes"
+                                                                 : "sizes must ascend, at most 1000000 (%d)",
+                         SERVE_GRAPH_SIZES_MAX);
+                return -1;
+            }
+            p->graph_sizes[n++] = (int)v;
+        }
+        c = strchr(c, ',');
+        if (c) c++;
+    }
+    p->n_graph_sizes = n;
+    return 0;
+}
+
+double serve_graph_batch(const serve_params *p, double n) {
+    int lo = 0, hi = p->n_graph_sizes;
+    if (hi == 0 || n > p->graph_sizes[hi - 1]) return n;
+    while (lo < hi) {                        /* first captured size >= n */
+        int mid = (lo + hi) / 2;
+        if (p->graph_sizes[mid] < n) lo = mid + 1;
+        else hi = mid;
+    }
+    return p->graph_sizes[lo];
 }
 
 /* Rows of logits the activation workspace holds: vLLM profiles its sampler
@@ -452,12 +505,14 @@ double serve_iter_s(const serve_model *sm, const serve_batch *b, serve_breakdown
     double tokens = b->prefill_tokens + b->decode_seqs;
     serve_breakdown z;
     memset(&z, 0, sizeof z);
-    double t = 0;
+    double t = 0, rows = b->decode_seqs + b->prefill_done;
+    if (b->prefill_tokens <= 0 && b->decode_seqs > 0)       /* a decode-only batch replays a graph */
+        tokens = rows = serve_graph_batch(&sm->p, b->decode_seqs);
     if (tokens > 0) {
-        t = serve_tokens_s(sm, tokens, b->decode_seqs + b->prefill_done, &z) +
+        t = serve_tokens_s(sm, tokens, rows, &z) +
             serve_context_s(sm, b->prefill_pairs, b->decode_ctx, b->decode_seqs, &z);
         z.host_s = serve_host_s(sm, b->decode_seqs + b->prefill_done);
-        if (z.host_s > t) t = z.host_s;
+        t = serve_pace_s(&sm->p, t, z.host_s);
     }
     z.total_s = t;
     if (bd) *bd = z;
@@ -465,7 +520,12 @@ double serve_iter_s(const serve_model *sm, const serve_batch *b, serve_breakdown
 }
 
 double serve_host_s(const serve_model *sm, double seqs) {
-    return seqs > 0 ? sm->p.host_s_per_seq * seqs : 0;
+    return seqs > 0 ? sm->p.host_step_s + sm->p.host_s_per_seq * seqs : 0;
+}
+
+double serve_pace_s(const serve_params *p, double gpu_s, double host_s) {
+    if (p->host_sync) return gpu_s + host_s;
+    return host_s > gpu_s ? host_s : gpu_s;
 }
 
 double serve_weight_floor_s(const serve_model *sm) {

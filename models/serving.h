@@ -62,6 +62,8 @@
 #include "models/collective.h"
 #include "models/train_plan.h"
 
+#define SERVE_GRAPH_SIZES_MAX 128
+
 /* Named efficiencies and sizes of a serving stack. Defaults and their
  * sources: serve_params_default() and the table in models/serving.c. */
 typedef struct serve_params {
@@ -82,9 +84,26 @@ typedef struct serve_params {
                                     iteration lasts at least this times its sequences */
     double moe_kernels_per_layer;/* kernels of a routed-expert FFN beyond the dense FFN's
                                     three (5) */
+    /* The engine (models/catalog/engines.xml; defaults: the ideal engine) */
+    double host_step_s;          /* host time of every iteration besides its sequences' (0) */
+    int host_sync;               /* 1: host and GPU work add up (vLLM's synchronous
+                                    loop); 0: the host works ahead, the longer sets the pace */
+    int n_graph_sizes;           /* captured CUDA-graph batch sizes, ascending (0: none) */
+    int graph_sizes[SERVE_GRAPH_SIZES_MAX];
 } serve_params;
 
 void serve_params_default(serve_params *p);
+
+/* Read a list of CUDA-graph batch sizes, "1,2,4,8-248/8,256-512/16"
+ * (items: a size, or first-last/step) into p (ascending, distinct). Returns
+ * 0, or -1 with the reason in why (not a positive whole number, a range
+ * that is empty or descends, sizes out of order, more than
+ * SERVE_GRAPH_SIZES_MAX sizes). "" gives none. */
+int serve_graph_sizes_parse(const char *z, serve_params *p, char *why, size_t whylen);
+
+/* The batch a decode-only iteration of n sequences runs as: the smallest
+ * captured size at least n, or n above the largest (or without graphs). */
+double serve_graph_batch(const serve_params *p, double n);
 
 /* Name, default and source of each serve_params figure, for the README and
  * for tests that hold the defaults to their sources. NULL-terminated. */
@@ -219,11 +238,17 @@ double serve_context_s(const serve_model *sm, double prefill_pairs, double decod
  * under uniform routing: E·(1 - (1 - k/E)^B), at least 1. */
 double serve_experts_touched(double E, double k, double B);
 
-/* Host time of an iteration of `seqs` sequences. The stack prepares
- * iteration i+1 on the CPU while the GPUs run iteration i (TensorRT-LLM's
- * overlap scheduler, vLLM's async scheduling), so an iteration lasts the
- * longer of its GPU time and this (docs/moe-serving.md). */
+/* Host time of an iteration of `seqs` sequences: host_step_s plus
+ * host_s_per_seq per sequence. With an overlapping engine the CPU prepares
+ * iteration i+1 while the GPUs run iteration i (TensorRT-LLM's overlap
+ * scheduler, SGLang's zero-overhead scheduler), so an iteration lasts the
+ * longer of its GPU time and this (docs/moe-serving.md); with a synchronous
+ * one (host_sync) the two add up (serve_pace_s). */
 double serve_host_s(const serve_model *sm, double seqs);
+
+/* The duration of an iteration whose GPU work takes gpu_s and whose host
+ * work takes host_s, by the engine's scheduler. */
+double serve_pace_s(const serve_params *p, double gpu_s, double host_s);
 
 /* Lower bound of any decode step: all weights of one GPU read once at the
  * HBM peak (no efficiency). The roofline floor test holds serve_iter_s to

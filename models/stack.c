@@ -57,6 +57,8 @@ const catalog_field catalog_fields_stack[] = {
       "DeepSeek-V3 low-precision activations under fp8/fp4: FP8 dispatch and SwiGLU inputs, E5M6 attention output" },
     { "adam-moment-bytes", FIELD_NUMBER, N(stack_spec, adam_moment_bytes), 0, 0,
       "bytes of each Adam moment (0: fp32, 4)" },
+    { "comm-sms", FIELD_INT, N(stack_spec, comm_sms), 0, 0,
+      "SMs the overlapped MoE all-to-all holds, compute runs on the rest (0: overlap slowdown instead)" },
     { NULL, 0, 0, 0, 0, 0, NULL }
 };
 

@@ -102,6 +102,11 @@ typedef struct stack_spec {
                                         0: BF16 (Megatron-Core default) */
     double adam_moment_bytes;        /* bytes of each of Adam's two moments; 0: fp32 (4).
                                         DeepSeek-V3 keeps them in BF16 (section 3.3.2) */
+    int comm_sms;                    /* SMs the MoE all-to-all kernels hold while they run
+                                        beside compute under moe-overlap (DeepSeek-V3 section
+                                        3.5.1: 20 of the H800's 132); the GEMMs are launched
+                                        on the rest (docs/moe-training.md). 0: the overlapped
+                                        all-to-all slows compute by overlap_slowdown instead */
 } stack_spec;
 
 /* How a stack runs the elementwise work of a layer (models/transformer.c,

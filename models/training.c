@@ -340,19 +340,36 @@ static double mla_up_s(const llm_spec *m, const train_plan *p, const gpu_spec *g
     return t;
 }
 
+/* Compute's slowdown while overlapped all-to-all kernels hold comm_sms of
+ * the GPU's SMs (stack comm-sms): the GEMMs beside them are launched on the
+ * rest (DeepSeek-V3 sections 3.2.2 and 3.5.1; DeepGEMM's set_num_sms and
+ * DeepEP's Buffer.set_num_sms split the SMs so), so the compute of a chunk
+ * that runs beside communication takes sms / (sms - comm_sms) of its time.
+ * 1 when the stack names no partition or the GPU's SM count is unknown. */
+static double sm_partition(const train_plan *p, const gpu_spec *g) {
+    int comm = p->stack.comm_sms;
+    if (comm <= 0 || g->sms <= comm) return 1;
+    return (double)g->sms / (g->sms - comm);
+}
+
 /* The all-to-all of a MoE layer against compute (moe_overlap): on the
  * critical path, or hidden behind the compute of the micro-batch whose
  * chunk runs beside it (the layer's forward, backward and recompute),
- * what exceeds it exposed; hidden traffic slows compute by
- * overlap_slowdown of its time, as other overlapped collectives do. */
-static void ep_exposure(const train_plan *p, const train_params *q, const moe_ffn_cost *mc,
-                        double whole, layer_cost *c) {
+ * what exceeds it exposed. Hidden traffic slows compute: by the stack's SM
+ * partition (sm_partition) where it names one, else by overlap_slowdown of
+ * its time, as other overlapped collectives do. */
+static void ep_exposure(const train_plan *p, const train_params *q, const gpu_spec *g,
+                        const moe_ffn_cost *mc, double whole, layer_cost *c) {
     double a2a = mc->a2a_fwd * (1 + whole) + mc->a2a_bwd;
     if (!(a2a > 0)) return;
-    double exposed = a2a;
-    if (p->moe_overlap != MOE_OVERLAP_NONE) exposed = fmax(0, a2a - (c->fwd + c->bwd + c->recompute));
-    c->ep_comm = exposed;
-    c->bwd += (a2a - exposed) * q->overlap_slowdown;
+    c->ep_comm = a2a;
+    if (p->moe_overlap == MOE_OVERLAP_NONE) return;
+    double part = sm_partition(p, g);
+    c->fwd *= part;
+    c->bwd *= part;
+    c->recompute *= part;
+    c->ep_comm = fmax(0, a2a - (c->fwd + c->bwd + c->recompute));
+    if (part == 1) c->bwd += (a2a - c->ep_comm) * q->overlap_slowdown;
 }
 
 static void layer_costs(const llm_spec *m, const train_plan *p, const fabric *f,
@@ -417,7 +434,7 @@ static void layer_costs(const llm_spec *m, const train_plan *p, const fabric *f,
     c->comm_bwd += cpc.comm_bwd + whole * cpc.comm_fwd;
     /* Overlapped TP communication slows the GEMMs it runs beside. */
     c->bwd += c->hidden_comm * q->overlap_slowdown;
-    ep_exposure(p, q, &mc, whole, c);
+    ep_exposure(p, q, g, &mc, whole, c);
     c->gaps = (q->kernels_per_layer + extra_kernels) * q->kernel_gap_s * (3 + whole);
 }
 

@@ -19,7 +19,10 @@
  *                 tolerance_pct[,set,mechanism]: the built-in failure
  *                 profile's rate for a job of `gpus` GPUs (models/reliability)
  *   inference     the columns of tests/validation/inference.csv: one
- *                 offline replica, as tests/cli_serving.sh replays it
+ *                 offline replica, as tests/cli_serving.sh replays it;
+ *                 with engine and users columns (inference_latency.csv)
+ *                 a closed loop of that many users on the engine, as
+ *                 tests/cli_engines.sh replays it
  *
  * A file of any other header is skipped with a note. A row without a `set`
  * column is calibration. A case the models cannot give a figure for (the

@@ -288,11 +288,60 @@ int published_failure(const pubfile *pf, const csv_record *rec, pubrep_case *c) 
 
 /* ---- Inference --------------------------------------------------------------------- */
 
+/* A latency row (tests/validation/inference_latency.csv: engine and users
+ * columns): one replica of the row's engine under a closed loop of `users`
+ * users without think time, `count` requests, as tests/cli_engines.sh
+ * replays it; the metric a TTFT or TPOT mean or median. */
+static double service_metric(const service_result *r, const char *metric) {
+    return !strcmp(metric, "tpot_mean_s") ? r->tpot_mean_s : !strcmp(metric, "ttft_mean_s") ? r->ttft_mean_s
+         : !strcmp(metric, "tpot_p50_s")  ? r->tpot_p50_s  : !strcmp(metric, "ttft_p50_s") ? r->ttft_p50_s
+                                          : r->output_tokens_per_s;
+}
+
+/* Close an inference case's scenario with its request lengths, run it and
+ * take the case's metric from its one service. */
+static int simulate_service(xbuf *x, pubrep_case *c, long in, long out) {
+    xput(x, "/>\n      <requests");
+    xattr_long(x, "input-tokens", in);
+    xattr_long(x, "output-tokens", out);
+    xput(x, "/>\n    </inference>\n  </workload>\n</scenario>\n");
+    pubsim ps;
+    if (simulate(x, c, 1, &ps) < 0) return 0;
+    if (world_service_count(ps.w) > 0) c->predicted = service_metric(world_service(ps.w, 0), c->metric);
+    else snprintf(c->note, sizeof c->note, "the scenario has no service");
+    sim_free(&ps);
+    return 0;
+}
+
+static int published_latency(const pubfile *pf, const csv_record *rec, pubrep_case *c, long tp, long in, long out) {
+    long users, count;
+    if (published_count(pf, rec, "users", 0, &users) < 0 || published_count(pf, rec, "count", 100, &count) < 0)
+        return -1;
+    if (strcmp(c->metric, "tpot_mean_s") && strcmp(c->metric, "ttft_mean_s") && strcmp(c->metric, "tpot_p50_s") &&
+        strcmp(c->metric, "ttft_p50_s"))
+        return metric_error(pf, c, "tpot_mean_s, ttft_mean_s, tpot_p50_s or ttft_p50_s");
+    xbuf x = { .n = 0 };
+    const node_spec *ns = catalog_node(pf->cat, published_col(pf, rec, "node_type"));
+    long gpn = ns && ns->gpus > 0 ? ns->gpus : 8;
+    xcluster(&x, pf, c, published_col(pf, rec, "node_type"), "", (tp + gpn - 1) / gpn, "");
+    xput(&x, "  <workload>\n    <inference");
+    xattr(&x, "name", c->id);
+    static const char *const cols[] = { "model", "precision", "gpu", "engine" };
+    for (int i = 0; i < 4; i++) xattr(&x, cols[i], published_col(pf, rec, cols[i]));
+    xattr_long(&x, "tp", tp);
+    xput(&x, " replicas=\"1\">\n      <arrivals process=\"closed\"");
+    xattr_long(&x, "users", users);
+    xattr_long(&x, "count", count);
+    return simulate_service(&x, c, in, out);
+}
+
 int published_inference(const pubfile *pf, const csv_record *rec, pubrep_case *c) {
     long tp, ep, in, out;
     if (published_count(pf, rec, "tp", 0, &tp) < 0 || published_count(pf, rec, "ep", 1, &ep) < 0 ||
         published_count(pf, rec, "input_tokens", 0, &in) < 0 || published_count(pf, rec, "output_tokens", 0, &out) < 0)
         return -1;
+    if (*published_col(pf, rec, "engine") && *published_col(pf, rec, "users"))
+        return published_latency(pf, rec, c, tp, in, out);
     if (strcmp(c->metric, "output_tokens_per_s")) return metric_error(pf, c, "output_tokens_per_s");
     xbuf x = { .n = 0 };
     long gpus = ep > tp ? ep : tp;            /* a replica: max(tp, ep) GPUs (models/serving.h) */
@@ -308,14 +357,5 @@ int published_inference(const pubfile *pf, const csv_record *rec, pubrep_case *c
     /* tests/cli_serving.sh: trtllm-bench's LLM-API defaults, max batch 2048, 8192 tokens */
     xput(&x, " replicas=\"1\" max-batch=\"2048\" token-budget=\"8192\">\n      <arrivals process=\"offline\"");
     xattr_long(&x, "count", INFERENCE_REQUESTS);
-    xput(&x, "/>\n      <requests");
-    xattr_long(&x, "input-tokens", in);
-    xattr_long(&x, "output-tokens", out);
-    xput(&x, "/>\n    </inference>\n  </workload>\n</scenario>\n");
-    pubsim ps;
-    if (simulate(&x, c, 1, &ps) < 0) return 0;
-    if (world_service_count(ps.w) > 0) c->predicted = world_service(ps.w, 0)->output_tokens_per_s;
-    else snprintf(c->note, sizeof c->note, "the scenario has no service");
-    sim_free(&ps);
-    return 0;
+    return simulate_service(&x, c, in, out);
 }

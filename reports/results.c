@@ -189,6 +189,7 @@ static void hardware_json(json *j, const world *w) {
         json_str(j, "statistic", h->statistic[0] ? h->statistic : "min");
         if (h->peak_fp64_flops > 0) json_num(j, "peak_fp64_flops", h->peak_fp64_flops);
         if (h->peak_fp32_flops > 0) json_num(j, "peak_fp32_flops", h->peak_fp32_flops);
+        if (h->gemm_operands[0]) json_str(j, "gemm_operands", h->gemm_operands);
     }
     if (hp) {
         json_str(j, "profile", hp->name);
@@ -269,6 +270,8 @@ static void services_json(json *j, const world *w) {
         num_or_null(j, "ttft_p50_s", r->ttft_p50_s);
         num_or_null(j, "ttft_p99_s", r->ttft_p99_s);
         num_or_null(j, "ttft_mean_s", r->ttft_mean_s);
+        num_or_null(j, "ttft_admit_p50_s", r->ttft_admit_p50_s);
+        num_or_null(j, "ttft_admit_p99_s", r->ttft_admit_p99_s);
         num_or_null(j, "tpot_p50_s", r->tpot_p50_s);
         num_or_null(j, "tpot_p99_s", r->tpot_p99_s);
         num_or_null(j, "tpot_mean_s", r->tpot_mean_s);
@@ -314,6 +317,11 @@ static void services_json(json *j, const world *w) {
         json_int(j, "scale_blocked", r->scale_blocked);
         json_int(j, "replica_losses", (long long)r->replica_losses);
         json_int(j, "requests_restarted", (long long)r->requests_restarted);
+        if (r->prefix_caching) {                   /* docs/prefix-caching.md */
+            json_num(j, "prefix_hit_rate", r->prefix_hit_rate);
+            json_num(j, "prefill_tokens_saved", r->prefill_tokens_saved);
+            json_int(j, "prefix_evictions", (long long)r->prefix_evictions);
+        }
         json_object(j, "latency_cdf");
         json_array(j, "percentiles");
         for (int k = 0; k < SERVICE_CDF_POINTS; k++) json_num(j, NULL, service_cdf_percentiles[k]);

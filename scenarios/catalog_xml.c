@@ -34,7 +34,7 @@
 #define CATALOG_DIR "models/catalog/"
 #define MAX_FIELDS 64
 
-static const char *const kinds[] = { "gpu", "nic", "node", "storage", "llm", "stack" };
+static const char *const kinds[] = { "gpu", "nic", "node", "storage", "llm", "stack", "engine" };
 #define NKINDS ((int)(sizeof kinds / sizeof kinds[0]))
 
 /* One entry read and checked but not yet in the catalog. */
@@ -309,7 +309,7 @@ static int read_entry(load *l, xmlNode *e, const char *file) {
     int rc = -1;
 
     if (!fields)
-        return fail(l, file, line, "<%s>: unknown element; expected one of: gpu, nic, node, storage, llm, stack", el);
+        return fail(l, file, line, "<%s>: unknown element; expected one of: gpu, nic, node, storage, llm, stack, engine", el);
     if (check_empty(l, e, file) != 0) return -1;
     while (fields[nfields].attr) nfields++;
     assert(nfields <= MAX_FIELDS);

@@ -16,7 +16,12 @@
 static int parse_batching(const char *z) { return !strcmp(z, "continuous") ? 0 : !strcmp(z, "static") ? 1 : -1; }
 static int parse_kv_allocation(const char *z) { return !strcmp(z, "reserve") ? 0 : !strcmp(z, "on-demand") ? 1 : -1; }
 static int parse_kv_preemption(const char *z) { return !strcmp(z, "recompute") ? 0 : !strcmp(z, "swap") ? 1 : -1; }
-static int parse_router(const char *z) { return !strcmp(z, "round-robin") ? 0 : !strcmp(z, "least-tokens") ? 1 : -1; }
+static int parse_router(const char *z) {
+    static const char *k[] = { "round-robin", "least-tokens", "random", "power-of-two", "prefix-aware", "kv-aware" };
+    for (int i = 0; i < 6; i++)
+        if (!strcmp(z, k[i])) return i;
+    return -1;
+}
 static int parse_scale_metric(const char *z) {
     return !strcmp(z, "queue") ? 0 : !strcmp(z, "concurrency") ? 1 : !strcmp(z, "latency") ? 2 : -1;
 }
@@ -27,8 +32,8 @@ static int parse_length_dist(const char *z) {
     return -1;
 }
 static int parse_arrival_process(const char *z) {
-    static const char *k[] = { "offline", "poisson", "bursty", "diurnal", "trace" };
-    for (int i = 0; i < 5; i++)
+    static const char *k[] = { "offline", "poisson", "bursty", "diurnal", "trace", "closed" };
+    for (int i = 0; i < 6; i++)
         if (!strcmp(z, k[i])) return i;
     return -1;
 }
@@ -117,6 +122,8 @@ static sc_inference *new_service(loader *L, const xmlNode *e) {
     strcpy(f->kv_preemption, "recompute");
     f->block_tokens = 16;
     strcpy(f->router, "least-tokens");
+    f->prefixes = 1;
+    f->prefix_share = 1;
     strcpy(f->input_dist, "fixed");
     strcpy(f->output_dist, "fixed");
     f->input_cv = f->output_cv = 1;
@@ -163,6 +170,36 @@ static int read_service_target(loader *L, const xmlNode *e, sc_inference *f) {
     return has_model;
 }
 
+/* engine="NAME": the engine's defaults (models/catalog/engines.xml) in
+ * place of the ideal engine's, before the attributes that override them.
+ * The engine's own figures are checked here, so a bad catalog entry is
+ * reported at the <inference> that uses it. */
+static void read_service_engine(loader *L, const xmlNode *e, sc_inference *f) {
+    if (attr_str(&L->x, e, "engine", f->engine, sizeof f->engine, 0) <= 0) return;
+    const engine_spec *en = catalog_engine(L->s->cat, f->engine);
+    char why[256];
+    serve_params p;
+    if (!en) {
+        char names[1024];
+        catalog_names(L->s->cat, "engine", names, sizeof names);
+        FAIL_RETURN(L, e, "engine", "unknown engine; expected one of: %s", names);
+    }
+    if (strcmp(en->scheduler, "sync") && strcmp(en->scheduler, "overlap") && en->scheduler[0])
+        FAIL_RETURN(L, e, "engine", "engine %s: scheduler must be sync or overlap", en->name);
+    if (serve_graph_sizes_parse(en->cuda_graph_sizes, &p, why, sizeof why) < 0)
+        FAIL_RETURN(L, e, "engine", "engine %s: cuda-graph-sizes: %s", en->name, why);
+    if ((en->kv_allocation[0] && parse_kv_allocation(en->kv_allocation) < 0) ||
+        (en->kv_preemption[0] && parse_kv_preemption(en->kv_preemption) < 0))
+        FAIL_RETURN(L, e, "engine", "engine %s: kv-allocation must be reserve or on-demand, kv-preemption "
+                    "recompute or swap", en->name);
+    if (en->max_batch > 0) f->max_batch = en->max_batch;
+    if (en->token_budget > 0) f->token_budget = en->token_budget;
+    if (en->block_size > 0) f->block_tokens = en->block_size;
+    f->chunked_prefill = en->chunked_prefill;
+    if (en->kv_allocation[0]) snprintf(f->kv_allocation, sizeof f->kv_allocation, "%s", en->kv_allocation);
+    if (en->kv_preemption[0]) snprintf(f->kv_preemption, sizeof f->kv_preemption, "%s", en->kv_preemption);
+}
+
 /* The serving stack: replicas, batching, KV cache, router, queue. */
 static void read_service_stack(loader *L, const xmlNode *e, sc_inference *f) {
     int v;
@@ -184,16 +221,31 @@ static void read_service_stack(loader *L, const xmlNode *e, sc_inference *f) {
     if (attr_unit(&L->x, e, "kv-memory-fraction", UNIT_NUMBER, &f->kv_memory_fraction, 0, 1) > 0 &&
         f->kv_memory_fraction > 1)
         xml_fail(&L->x, e, "kv-memory-fraction", "kv-memory-fraction must be a fraction in (0, 1]");
-    attr_enum(&L->x, e, "router", parse_router, "round-robin, least-tokens", &v);
+    attr_enum(&L->x, e, "router", parse_router,
+              "round-robin, least-tokens, random, power-of-two, prefix-aware, kv-aware", &v);
     attr_str(&L->x, e, "router", f->router, sizeof f->router, 0);
+    attr_bool(&L->x, e, "prefix-caching", &f->prefix_caching);
     attr_unit(&L->x, e, "model-load-time", UNIT_DURATION, &f->model_load_s, 0, 1);
     load_queue_ref(L, e, f->queue, sizeof f->queue, &f->priority);
 }
 
 /* Which attributes of <arrivals> were given (attr_* results). */
 typedef struct arrivals_given {
-    int rate, count, duration, cv, amplitude, period, peak, href;
+    int rate, count, duration, cv, amplitude, period, peak, href, users, think;
 } arrivals_given;
+
+/* process="closed" (genai-perf's and vLLM bench's fixed concurrency, with
+ * think time): users= is required and only closed takes users, think-time
+ * and think-distribution. 0, or -1 with L failed. */
+static int check_closed(loader *L, const xmlNode *c, const sc_inference *f, arrivals_given g) {
+    int closed = !strcmp(f->arrival_process, "closed");
+    if (closed && g.users == 0)
+        xml_fail(&L->x, c, NULL, "process=\"closed\" needs the number of concurrent users (e.g. users=\"32\")");
+    else if (!closed && (g.users > 0 || g.think > 0))
+        xml_fail(&L->x, c, g.users > 0 ? "users" : "think-time",
+                 "users, think-time and think-distribution apply to process=\"closed\" only");
+    return L->x.failed ? -1 : 0;
+}
 
 /* Each attribute of <arrivals> belongs to some processes only. 0, or -1
  * with L failed. */
@@ -218,13 +270,28 @@ static int check_arrivals(loader *L, const xmlNode *c, const sc_inference *f, ar
     return L->x.failed ? -1 : 0;
 }
 
+static int parse_think_dist(const char *z) { return !strcmp(z, "fixed") ? 0 : !strcmp(z, "exponential") ? 1 : -1; }
+
+/* The closed-loop attributes of <arrivals>: users, think-time,
+ * think-distribution (exponential by default). */
+static void load_closed(loader *L, const xmlNode *c, sc_inference *f, arrivals_given *g) {
+    int v;
+    strcpy(f->think_dist, "exponential");
+    g->users = attr_int(&L->x, c, "users", &f->closed_users, 0, 1, 10000000);
+    g->think = attr_unit(&L->x, c, "think-time", UNIT_DURATION, &f->think_time_s, 0, 0);
+    if (attr_enum(&L->x, c, "think-distribution", parse_think_dist, "fixed, exponential", &v) > 0) {
+        attr_str(&L->x, c, "think-distribution", f->think_dist, sizeof f->think_dist, 0);
+        g->think = 1;
+    }
+}
+
 /* <arrivals>: the process and its parameters; the request count when not
  * given (every row of a trace; until the duration ends; else 1000). */
 static void load_arrivals(loader *L, const xmlNode *c, sc_inference *f) {
     arrivals_given g;
     int v;
     f->arrivals_line = xml_line(&L->x, c);
-    if (attr_enum(&L->x, c, "process", parse_arrival_process, "offline, poisson, bursty, diurnal, trace", &v) < 0) return;
+    if (attr_enum(&L->x, c, "process", parse_arrival_process, "offline, poisson, bursty, diurnal, trace, closed", &v) < 0) return;
     attr_str(&L->x, c, "process", f->arrival_process, sizeof f->arrival_process, 1);
     g.rate = attr_unit(&L->x, c, "rate", UNIT_RATE, &f->rate_per_s, 0, 1);
     g.count = attr_i64(&L->x, c, "count", &f->count, 0, 1, 1e9);
@@ -235,10 +302,30 @@ static void load_arrivals(loader *L, const xmlNode *c, sc_inference *f) {
     g.period = attr_unit(&L->x, c, "period", UNIT_DURATION, &f->diurnal_period_s, 0, 1);
     g.peak = attr_unit(&L->x, c, "peak", UNIT_DURATION, &f->diurnal_peak_s, 0, 0);
     g.href = attr_str(&L->x, c, "href", f->trace_href, sizeof f->trace_href, 0);
-    if (L->x.failed || check_arrivals(L, c, f, g) < 0) return;
+    load_closed(L, c, f, &g);
+    if (L->x.failed || check_closed(L, c, f, g) < 0 || check_arrivals(L, c, f, g) < 0) return;
     if (!g.count && !strcmp(f->arrival_process, "trace")) f->count = 0;   /* every row */
     else if (!g.count && !g.duration) f->count = 1000;
     else if (!g.count) f->count = 0;                                     /* until the duration ends */
+}
+
+/* <requests>' shared prefixes and conversations (docs/prefix-caching.md):
+ * each attribute but prefix-tokens and sessions refines one of them. */
+static void load_request_prefixes(loader *L, const xmlNode *c, sc_inference *f) {
+    int pt = attr_int(&L->x, c, "prefix-tokens", &f->prefix_tokens, 0, 1, 100000000);
+    int np = attr_int(&L->x, c, "prefixes", &f->prefixes, 0, 1, 100000000);
+    int sh = attr_unit(&L->x, c, "prefix-share", UNIT_NUMBER, &f->prefix_share, 0, 0);
+    int zf = attr_unit(&L->x, c, "prefix-zipf", UNIT_NUMBER, &f->prefix_zipf, 0, 0);
+    int ns = attr_int(&L->x, c, "sessions", &f->sessions, 0, 1, 10000000);
+    int nt = attr_int(&L->x, c, "turns", &f->turns, 0, 1, 1000000);
+    if (L->x.failed) return;
+    if (sh > 0 && f->prefix_share > 1) xml_fail(&L->x, c, "prefix-share", "prefix-share must be a fraction from 0 to 1");
+    else if (zf > 0 && f->prefix_zipf > 10) xml_fail(&L->x, c, "prefix-zipf", "prefix-zipf must be from 0 to 10");
+    else if (!pt && (np > 0 || sh > 0 || zf > 0))
+        xml_fail(&L->x, c, np > 0 ? "prefixes" : sh > 0 ? "prefix-share" : "prefix-zipf",
+                 "prefixes, prefix-share and prefix-zipf need prefix-tokens (the shared prompt's length)");
+    else if (!ns && nt > 0) xml_fail(&L->x, c, "turns", "turns needs sessions (conversations open at once)");
+    else if (ns > 0 && !nt) xml_fail(&L->x, c, NULL, "sessions needs turns (turns of a conversation, e.g. turns=\"4\")");
 }
 
 /* <requests>: prompt and output lengths and their distributions. */
@@ -252,11 +339,13 @@ static void load_requests(loader *L, const xmlNode *c, sc_inference *f) {
     attr_str(&L->x, c, "output-distribution", f->output_dist, sizeof f->output_dist, 0);
     attr_unit(&L->x, c, "input-cv", UNIT_NUMBER, &f->input_cv, 0, 1);
     attr_unit(&L->x, c, "output-cv", UNIT_NUMBER, &f->output_cv, 0, 1);
+    load_request_prefixes(L, c, f);
+    long long len = (long long)f->prefix_tokens + f->input_tokens + f->output_tokens;
     if (!L->x.failed && f->model[0]) {
         const llm_spec *m = catalog_llm(L->s->cat, f->model);
-        if (f->input_tokens + f->output_tokens > m->max_context)
-            xml_fail(&L->x, c, NULL, "input + output tokens (%d) exceed %s's context of %d",
-                     f->input_tokens + f->output_tokens, f->model, m->max_context);
+        if (len > m->max_context)
+            xml_fail(&L->x, c, NULL, "%sinput + output tokens (%lld) exceed %s's context of %d",
+                     f->prefix_tokens ? "prefix + " : "", len, f->model, m->max_context);
     }
 }
 
@@ -338,6 +427,8 @@ void load_inference(loader *L, const xmlNode *e) {
     if (!f) return;
     int has_model = read_service_target(L, e, f);
     if (has_model < 0) return;
+    read_service_engine(L, e, f);
+    if (L->x.failed) return;
     read_service_stack(L, e, f);
     if (L->x.failed) return;
     int has_arrivals = 0;

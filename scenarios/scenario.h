@@ -173,7 +173,10 @@ typedef struct sc_inference {
     char kv_preemption[16];          /* recompute | swap (on-demand only) */
     int block_tokens;                /* KV block size in tokens (16) */
     double kv_memory_fraction;       /* 0 = default 0.9 */
-    char router[24];                 /* round-robin | least-tokens */
+    char engine[CATALOG_NAME_MAX];   /* serving engine profile (models/catalog/engines.xml); "" = the
+                                        ideal engine (docs/serving-engines.md) */
+    char router[24];                 /* round-robin | least-tokens | random | power-of-two |
+                                        prefix-aware | kv-aware (docs/prefix-caching.md) */
     double model_load_s;             /* multiplexing: load time; 0 = weights / PCIe */
     /* <arrivals> beyond process/rate/count */
     double arrival_cv;               /* bursty: gamma inter-arrivals' coefficient of variation */
@@ -182,6 +185,10 @@ typedef struct sc_inference {
     double diurnal_amplitude;        /* rate·(1 + a·cos(2π(t - peak)/period)), a in [0, 1] */
     double diurnal_period_s, diurnal_peak_s;
     char trace_href[512];            /* process="trace": CSV path, relative to the scenario */
+    int closed_users;                /* process="closed": concurrent users, each sending its next
+                                        request when the last one ends plus a think time */
+    double think_time_s;             /* closed: mean think time (0: none) */
+    char think_dist[16];             /* closed: fixed | exponential (think-distribution) */
     int arrivals_line;
     /* <requests> length distributions (mean = input-tokens / output-tokens) */
     char input_dist[16], output_dist[16];   /* fixed | exponential | lognormal | gamma | uniform */
@@ -197,6 +204,15 @@ typedef struct sc_inference {
     /* <model> children: several models multiplexed on the same replicas */
     struct sc_serve_model *models;
     int n_models;
+    /* Prefix caching (docs/prefix-caching.md): prefix-caching= of <inference>,
+     * and the shared prefixes and conversations of <requests> */
+    int prefix_caching;              /* 1: each replica caches the KV blocks of prompts it served */
+    int prefix_tokens;               /* shared system prompt ahead of a request's input (0: none) */
+    int prefixes;                    /* distinct shared prompts (1) */
+    double prefix_share;             /* share of requests that carry one (1) */
+    double prefix_zipf;              /* popularity of the prompts: Zipf exponent, 0 = uniform (0) */
+    int sessions;                    /* conversations open at once (0: none) */
+    int turns;                       /* turns of a conversation before a new one starts */
 } sc_inference;
 
 /* One model of a multiplexed <inference> (<model preset= precision= share=>). */

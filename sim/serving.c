@@ -37,6 +37,7 @@ size_t serving_samples(const serving *sv, const char *which, const double **x) {
 
 void serving_free(serving *sv) {
     if (!sv) return;
+    sv_prefix_free(sv);
     for (int i = 0; i < sv->n_reps; i++) {
         replica *r = &sv->reps[i];
         for (int m = 0; r->ms && m < sv->n_models; m++) free(r->ms[m].bucket);
@@ -57,10 +58,12 @@ void serving_free(serving *sv) {
     free(sv->s_tpot.x);
     free(sv->s_e2e.x);
     free(sv->s_queue.x);
+    free(sv->s_ttft_admit.x);
     rng_free(sv->r_arr);
     rng_free(sv->r_len);
     rng_free(sv->r_mod);
     rng_free(sv->r_res);
+    rng_free(sv->r_route);
     free(sv);
 }
 
@@ -243,7 +246,7 @@ static void init_policy(serving *sv, const serve_params *p) {
     sv->static_b = !strcmp(c->batching, "static");
     if (sv->static_b) sv->reserve = 1;
     sv->swap = !strcmp(c->kv_preemption, "swap");
-    sv->least = strcmp(c->router, "round-robin") != 0;
+    sv->router = sv_router_kind(c->router);
 }
 
 /* Random streams, one per purpose. 0, or -1 when out of memory. */
@@ -258,7 +261,9 @@ static int init_rngs(serving *sv) {
     sv->r_mod = rng_new(sv->s->seed, comp, 0);
     snprintf(comp, sizeof comp, "serving/%s/reservoir", c->name);
     sv->r_res = rng_new(sv->s->seed, comp, 0);
-    return sv->r_arr && sv->r_len && sv->r_mod && sv->r_res ? 0 : -1;
+    snprintf(comp, sizeof comp, "serving/%s/router", c->name);
+    sv->r_route = rng_new(sv->s->seed, comp, 0);
+    return sv->r_arr && sv->r_len && sv->r_mod && sv->r_res && sv->r_route ? 0 : -1;
 }
 
 /* Per-model arrays, the memo tables empty. 0, or -1 when out of memory. */
@@ -325,6 +330,18 @@ static int start_replicas(serving *sv, int initial, char *err, size_t errlen) {
     return 0;
 }
 
+/* The engine's host figures and CUDA graphs (models/catalog/engines.xml;
+ * the loader has checked them): none named, the ideal engine's defaults. */
+static void engine_params(const scenario *s, const sc_inference *c, serve_params *p) {
+    const engine_spec *en = c->engine[0] ? catalog_engine(s->cat, c->engine) : NULL;
+    char why[256];
+    if (!en) return;
+    p->host_step_s = en->host_step_s;
+    p->host_sync = !strcmp(en->scheduler, "sync");
+    if (en->host_s_per_seq > 0) p->host_s_per_seq = en->host_s_per_seq;
+    if (serve_graph_sizes_parse(en->cuda_graph_sizes, p, why, sizeof why) < 0) p->n_graph_sizes = 0;
+}
+
 serving *serving_new(engine *e, metric_bus *bus, const scenario *s, const sc_inference *c,
                      const node_spec *node, const serving_host *host, char *err, size_t errlen) {
     if (check_inputs(s, c, err, errlen) < 0) return NULL;
@@ -349,6 +366,7 @@ serving *serving_new(engine *e, metric_bus *bus, const scenario *s, const sc_inf
     if (c->block_tokens > 0) p.block_tokens = c->block_tokens;
     if (c->kv_memory_fraction > 0) p.kv_memory_fraction = c->kv_memory_fraction;
     if (node && node->host_s_per_seq > 0) p.host_s_per_seq = node->host_s_per_seq;
+    engine_params(s, c, &p);
     init_policy(sv, &p);
     double max_act;
     if (init_models(sv, &p, &max_act, err, errlen) < 0) goto fail;
@@ -356,6 +374,7 @@ serving *serving_new(engine *e, metric_bus *bus, const scenario *s, const sc_inf
     if (size_kv_caches(sv, err, errlen) < 0) goto fail;
     if (init_rngs(sv) < 0) goto oom;
     if (sv_arrivals_init(sv, err, errlen) < 0) goto fail;
+    if (sv_prefix_init(sv) < 0) goto oom;
     int initial;
     if (alloc_replicas(sv, &initial) < 0) goto oom;
     register_metrics(sv);

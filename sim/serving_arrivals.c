@@ -3,7 +3,8 @@
  * Arrival processes: offline (a backlog drawn when a replica has room, so a
  * million requests submitted at once cost no memory until admitted),
  * Poisson, bursty (gamma inter-arrivals), diurnal (thinning against the peak
- * rate) and a replayed trace (scenarios/reqtrace.c). Lengths and models are
+ * rate), a replayed trace (scenarios/reqtrace.c) and a closed loop (users
+ * who each send the next request a think time after the last one ends). Lengths and models are
  * drawn from their own random streams; a request that arrives goes to the
  * router (serving_router.c).
  */
@@ -63,7 +64,11 @@ int32_t sv_generate(serving *sv) {
     int model = pick_model(sv);
     int in = draw_len(sv->r_len, sv->cfg->input_dist, sv->cfg->input_tokens, sv->cfg->input_cv);
     int out = draw_len(sv->r_len, sv->cfg->output_dist, sv->cfg->output_tokens, sv->cfg->output_cv);
-    return make_request(sv, in, out, model);
+    pfx_chain ch;
+    in = sv_prefix_draw(sv, in, out, model, &ch);
+    int32_t i = make_request(sv, in, out, model);
+    if (i != NIL) sv->rq[i].chain = ch;
+    return i;
 }
 
 static double diurnal_rate(const sc_inference *c, double t) {
@@ -117,6 +122,7 @@ static void on_arrival(engine *e, void *arg) {
     if (sv->trace) {
         const reqtrace_row *row = &sv->trace[sv->generated];
         i = make_request(sv, row->input, row->output, row->model);
+        if (i != NIL) sv_prefix_from_trace(sv, row, &sv->rq[i].chain);
     } else {
         i = sv_generate(sv);
     }
@@ -132,6 +138,7 @@ int sv_arrivals_init(serving *sv, char *err, size_t errlen) {
     sv->t_start = sim_from_s(c->arrival_start_s);
     sv->t_stop = c->arrival_duration_s > 0 ? sim_from_s(c->arrival_start_s + c->arrival_duration_s) : SIM_FOREVER;
     sv->offline = !strcmp(c->arrival_process, "offline");
+    sv->closed_loop = !strcmp(c->arrival_process, "closed");
     sv->target = c->count > 0 ? c->count : -1;
     if (strcmp(c->arrival_process, "trace") != 0) return 0;
     char path[1024];
@@ -149,8 +156,64 @@ int sv_arrivals_init(serving *sv, char *err, size_t errlen) {
     return 0;
 }
 
+/* ---- Closed loop ----------------------------------------------------------
+ * cfg->closed_users users; each sends a request, waits for it to end (or to
+ * be rejected), thinks (think_time_s: fixed, or exponential with that mean,
+ * from the arrivals stream) and sends the next, until count requests have
+ * been sent or the duration is over. All users send their first request at
+ * the start (genai-perf's --concurrency, vLLM bench's --max-concurrency). */
+
+static void on_closed_arrival(engine *e, void *arg);
+
+/* Whether one more request may still be sent now. */
+static int closed_open(const serving *sv) {
+    if (sv->target >= 0 && sv->generated + sv->closed_pending >= sv->target) return 0;
+    return now_of(sv) <= sv->t_stop;
+}
+
+/* A user's request ended (or was rejected): it thinks, then sends the next. */
+void sv_closed_next(serving *sv) {
+    if (!sv->closed_loop || sv->arrivals_done) return;
+    if (!closed_open(sv)) {
+        if (sv->closed_pending == 0) arrivals_end(sv);
+        return;
+    }
+    const sc_inference *c = sv->cfg;
+    double think = c->think_time_s;
+    if (think > 0 && !strcmp(c->think_dist, "exponential")) think = rng_exponential(sv->r_arr, think);
+    sv->closed_pending++;
+    engine_after(sv->e, sim_from_s(think), on_closed_arrival, sv);
+}
+
+static void on_closed_arrival(engine *e, void *arg) {
+    (void)e;
+    serving *sv = arg;
+    sv->closed_pending--;
+    if (now_of(sv) > sv->t_stop) {              /* the duration ended while the user thought */
+        if (sv->closed_pending == 0 && !sv->arrivals_done) arrivals_end(sv);
+        return;
+    }
+    int32_t i = sv_generate(sv);
+    sv->generated++;
+    if (i != NIL) sv_route(sv, i);
+    else sv_closed_next(sv);                    /* rejected: the user tries again */
+    if (sv->target >= 0 && sv->generated >= sv->target && !sv->arrivals_done) arrivals_end(sv);
+}
+
+static void closed_start(serving *sv) {
+    int64_t users = sv->cfg->closed_users;
+    if (sv->target >= 0 && users > sv->target) users = sv->target;
+    sv->closed_pending = users;
+    for (int64_t u = 0; u < users; u++) engine_schedule(sv->e, sv->t_start, on_closed_arrival, sv);
+    if (users == 0) sv->arrivals_done = 1;
+}
+
 void sv_arrivals_start(serving *sv) {
     double first = sim_to_s(sv->t_start);
+    if (sv->closed_loop) {
+        closed_start(sv);
+        return;
+    }
     if (!sv->offline) {
         double t0 = sv->trace ? -1 : next_arrival_s(sv, first);
         if (sv->trace) t0 = first + sv->trace[0].t_s;

@@ -26,6 +26,14 @@ static double tokens_cost(serving *sv, int m, int64_t tokens, int64_t rows) {
     return t;
 }
 
+/* Give back the KV blocks request i holds (done: it completed); those the
+ * prefix cache holds stay cached (serving_prefix.c). */
+static void free_kv(replica *r, int32_t i, int64_t blocks, int done) {
+    serving *sv = r->sv;
+    double shared = sv_prefix_release(r, i, done);
+    r->kv_used -= (double)blocks * sv->block_bytes[sv->rq[i].model] - shared;
+}
+
 static void complete(replica *r, int32_t i) {
     serving *sv = r->sv;
     req *q = &sv->rq[i];
@@ -36,6 +44,7 @@ static void complete(replica *r, int32_t i) {
     sv_stats_complete(sv, q);
     sv->in_system--;
     sv_req_free(sv, i);
+    sv_closed_next(sv);
 }
 
 /* A decoding sequence generated its last token in iteration `it`. */
@@ -48,7 +57,7 @@ static void finish_decode(replica *r, int32_t i, int64_t it) {
     ms->S -= q->base;
     if (!sv->reserve) ms->bucket[imod(q->base, sv->block)]--;
     int32_t blocks = sv->reserve ? q->blocks : blocks_for(sv, q->base + it);
-    r->kv_used -= blocks * sv->block_bytes[q->model];
+    free_kv(r, i, blocks, 1);
     if (sv->static_b) {
         ms->ghost_n++;
         ms->ghost_S += q->base;
@@ -85,7 +94,7 @@ static void preempt_youngest(replica *r, int64_t it) {
     sv->res.preemptions++;
     if (q->state == RQ_PREFILL) {
         plist_remove(sv->rq, &r->prefill, i);
-        r->kv_used -= q->blocks * bb;
+        free_kv(r, i, q->blocks, 0);
         r->outstanding += q->prefilled;
         q->prefilled = 0;
         q->blocks = 0;
@@ -101,7 +110,7 @@ static void preempt_youngest(replica *r, int64_t it) {
     int64_t len = q->base + it - 1;            /* cache after iteration it-1 */
     int32_t blocks = blocks_for(sv, len);
     q->gen += (int32_t)(it - q->dec_start);
-    r->kv_used -= blocks * bb;
+    free_kv(r, i, blocks, 0);
     if (sv->swap) {
         sv->res.swaps++;
         r->swap_s += serve_pcie_s(sv->node, blocks * bb);
@@ -187,9 +196,10 @@ static void admit(replica *r, int32_t i) {
     mstate *ms = &r->ms[q->model];
     list_remove(sv->rq, &ms->queue, i);
     q->blocks = admit_blocks(sv, q);
-    r->kv_used += q->blocks * sv->block_bytes[q->model];
     q->state = RQ_PREFILL;
     q->prefilled = 0;
+    double shared = sv_prefix_admit(r, i);         /* a cached prefix: prefilled, not allocated */
+    r->kv_used += q->blocks * sv->block_bytes[q->model] - shared;
     if (!q->admitted) {
         q->admitted = 1;
         q->t_admit = now_of(sv);
@@ -216,7 +226,7 @@ static int compose_static(replica *r) {
         i = peek_next(r);
     }
     for (int32_t k = r->prefill.head; k != NIL; k = sv->rq[k].pnext)
-        if (add_chunk(r, k, sv->rq[k].prompt) < 0) return -1;
+        if (add_chunk(r, k, sv->rq[k].prompt - sv->rq[k].prefilled) < 0) return -1;
     return 0;
 }
 
@@ -297,7 +307,7 @@ static int compose_continuous(replica *r) {
         if (!sv->chunked && any && q->prompt > left) break;
         if (!fits(r, admit_blocks(sv, q) * sv->block_bytes[q->model], !sv->reserve)) break;
         admit(r, i);
-        int64_t c = q->prompt;
+        int64_t c = q->prompt - q->prefilled;
         if (sv->chunked && c > left) c = left > 0 ? left : 0;
         if (c <= 0) break;
         if (add_chunk(r, i, (int32_t)c) < 0) return -1;
@@ -324,7 +334,10 @@ static double price_iteration(replica *r, int64_t it, double extra_s, double *pr
         *seqs += ms->running;
         int64_t d_tok = ms->n_dec + ms->ghost_n, tokens = (int64_t)ms->b.prefill_tokens + d_tok;
         if (tokens == 0) continue;
-        double part = tokens_cost(sv, m, tokens, d_tok + (int64_t)ms->b.prefill_done) +
+        int64_t rows = d_tok + (int64_t)ms->b.prefill_done;
+        if (ms->b.prefill_tokens <= 0)          /* decode only: the engine replays a captured graph */
+            tokens = rows = (int64_t)serve_graph_batch(&sv->models[m].p, (double)d_tok);
+        double part = tokens_cost(sv, m, tokens, rows) +
                       serve_context_s(&sv->models[m], ms->b.prefill_pairs, ms->b.decode_ctx, ms->b.decode_seqs, NULL);
         t += part;
         double d = part;
@@ -338,10 +351,11 @@ static double price_iteration(replica *r, int64_t it, double extra_s, double *pr
     }
     *pre_s = pre;
     *dec_s = dec;
-    /* the host prepares each iteration while the GPUs run the one before;
-     * the longer of the two sets the pace (models/serving.h serve_host_s) */
+    /* the host prepares each iteration while the GPUs run the one before
+     * (the longer sets the pace), or takes turns with them (a synchronous
+     * engine: they add up): models/serving.h serve_host_s */
     double host = serve_host_s(&sv->models[0], (double)*seqs);
-    return host > t ? host : t;
+    return serve_pace_s(&sv->models[0].p, t, host);
 }
 
 static void on_iter_end(engine *e, void *arg);
@@ -365,8 +379,10 @@ void sv_start_iteration(replica *r) {
         if (compose_continuous(r) < 0) return;
     }
     /* Loaded models have taken what they could; now a model with waiting
-     * requests may be loaded in their place. */
+     * requests may be loaded in their place. Idle cached prefixes give
+     * way to what runs. */
     sv_maybe_load(r);
+    sv_prefix_trim(r);
     double pre, dec;
     int64_t seqs;
     double t = price_iteration(r, it, extra, &pre, &dec, &seqs);
@@ -406,6 +422,7 @@ static void on_iter_end(engine *e, void *arg) {
         r->outstanding -= r->ch[k].c;
         if (q->prefilled < q->prompt) continue;
         plist_remove(sv->rq, &r->prefill, i);
+        sv_prefix_insert(r, i);
         q->gen++;
         if (q->t_first < 0) {
             q->t_first = now_of(sv);
@@ -413,7 +430,7 @@ static void on_iter_end(engine *e, void *arg) {
             sv->ttft_n_window++;
         }
         if (q->gen >= q->output) {
-            r->kv_used -= q->blocks * sv->block_bytes[q->model];
+            free_kv(r, i, q->blocks, 1);
             complete(r, i);
         } else if (enter_decode(r, i, it + 1, q->prompt) < 0) {
             continue;

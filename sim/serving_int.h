@@ -13,6 +13,7 @@
  *   serving_replica.c    replicas (GPUs from the host, start-up, loss), model
  *                        loads, and the end of the service
  *   serving_router.c     which ready replica a request goes to
+ *   serving_prefix.c     the prefix cache: requests' prefixes, cached blocks
  *   serving_stats.c      latency samples, percentiles, SLO, ticks, energy and the results
  *   serving_pool.c       the request pool and each replica's finish heap
  *   serving_core.c       the service's events, and the kick that starts an iteration
@@ -63,6 +64,7 @@
 #include "sim/engine.h"
 #include "sim/metrics.h"
 #include "sim/rng.h"
+#include "sim/serving_prefix.h"
 #include "sim/serving_types.h"
 
 #define NIL (-1)
@@ -94,6 +96,8 @@ typedef struct req {
     int16_t model;
     uint8_t state;
     uint8_t admitted;              /* ever admitted (queue wait recorded) */
+    int32_t pfx_ref;               /* leading cached blocks it uses (serving_prefix.c) */
+    pfx_chain chain;               /* its prompt's prefix identity */
 } req;
 
 typedef struct list { int32_t head, tail; int64_t n; } list;
@@ -140,7 +144,19 @@ typedef struct replica {
     double it_prefill_s, it_decode_s, it_copy_s;
     sim_time it_t0, load_t0;
     mstate *ms;
+    pcache pc;                     /* its prefix cache (serving_prefix.c) */
 } replica;
+
+/* A conversation of <requests sessions=>: its prefix, what it has said so far. */
+typedef struct pfx_session {
+    uint64_t id;
+    int64_t history;               /* tokens of its earlier turns (inputs and replies) */
+    int turn;                      /* turns so far */
+    int head;                      /* its shared prompt, -1 none */
+} pfx_session;
+
+/* Routing policies (<inference router=>, serving_router.c). */
+enum { ROUTE_ROUND_ROBIN, ROUTE_LEAST_TOKENS, ROUTE_RANDOM, ROUTE_POWER_OF_TWO, ROUTE_PREFIX, ROUTE_KV };
 
 typedef struct samples { double *x; size_t n, cap; int64_t seen; double sum; } samples;
 
@@ -168,7 +184,7 @@ struct serving {
     double *block_bytes;           /* per model, per GPU */
     memo *memo;                    /* per model */
     int block;                     /* tokens per block */
-    int reserve, chunked, static_b, swap, least;
+    int reserve, chunked, static_b, swap, router;
     int max_batch, budget;
     int rep_gpus;                  /* GPUs per replica: max(tp, ep) */
     double usable;                 /* per GPU: HBM - reserve - largest workspace */
@@ -189,6 +205,16 @@ struct serving {
     int64_t n_trace_blocks;
     int trace_block_tokens;        /* tokens per hashed block (Mooncake: 512); 0: none */
     int arrivals_done;
+    int closed_loop;               /* process="closed": users send on completion */
+    int64_t closed_pending;        /* closed: users thinking (a request scheduled, not sent) */
+    /* prefix caching (serving_prefix.c) */
+    int prefix_on;                 /* <inference prefix-caching="true"> */
+    int pfx_block;                 /* tokens per hashed block: the trace's, else the KV block */
+    rng *r_pfx, *r_route;          /* prefixes and conversations drawn; random routers */
+    double *pfx_cum;               /* Zipf popularity of the shared prompts, cumulative; NULL uniform */
+    pfx_session *sess;             /* <requests sessions=> conversations */
+    uint64_t next_tail;            /* ids of conversations and lone requests */
+    double prompt_tokens_admitted, prefill_tokens_saved;
     list pending;                  /* arrived, no ready replica yet */
     /* request pool */
     req *rq;
@@ -196,6 +222,7 @@ struct serving {
     int64_t in_system;
     /* results */
     samples s_ttft, s_tpot, s_e2e, s_queue;
+    samples s_ttft_admit;          /* first token from admission */
     int64_t slo_ok;
     double batch_sum, kv_integral, busy_s, gpu_s, replica_s;
     double kv_peak;
@@ -301,6 +328,36 @@ void sv_req_free(serving *sv, int32_t i);
 int sv_heap_push(replica *r, int32_t i);
 void sv_heap_remove(replica *r, int32_t i);
 
+/* ---- serving_prefix.c ------------------------------------------------------- */
+
+/* Prefix caching of the service: its streams and conversations. 0, or -1
+ * when out of memory. After sv_arrivals_init (a trace's block size). */
+int sv_prefix_init(serving *sv);
+void sv_prefix_free(serving *sv);
+/* A generated request's prefix (<requests prefix-tokens= sessions=>) for
+ * an input of `input` tokens; returns its prompt length (input plus the
+ * shared prompt or the conversation so far). */
+int sv_prefix_draw(serving *sv, int input, int output, int model, pfx_chain *ch);
+/* A trace row's prefix: its block hashes, or its session. */
+void sv_prefix_from_trace(const serving *sv, const reqtrace_row *row, pfx_chain *ch);
+/* Leading blocks of q's prompt that r's cache holds (the router's score). */
+int32_t sv_prefix_match(const replica *r, const req *q);
+/* Request i is admitted on r: it uses the cached blocks of its prompt's
+ * longest cached prefix and prefills only the rest (prefilled, outstanding,
+ * r->kv_used updated). Returns the bytes of its KV cache those blocks hold
+ * (not to be allocated again). */
+double sv_prefix_admit(replica *r, int32_t i);
+/* Request i's prompt is computed: its blocks join the cache. */
+void sv_prefix_insert(replica *r, int32_t i);
+/* Request i leaves r's GPU (done: it completed): its cached blocks become
+ * idle when no one else uses them. Returns the bytes they hold of its KV
+ * cache (not to be freed again). */
+double sv_prefix_release(replica *r, int32_t i, int done);
+/* Evict idle cached blocks while they and the running requests exceed r's KV capacity. */
+void sv_prefix_trim(replica *r);
+/* r lost its GPUs: its cache is gone. */
+void sv_prefix_lost(replica *r);
+
 /* ---- serving_stats.c -------------------------------------------------------- */
 
 void sv_sample_add(serving *sv, samples *p, double v);
@@ -317,6 +374,8 @@ void sv_stats_close(serving *sv);
 
 /* ---- serving_router.c ------------------------------------------------------- */
 
+/* The ROUTE_ value of a router= name (the loader has checked it). */
+int sv_router_kind(const char *name);
 /* Send request i to a ready replica, or to the pending list when none is. */
 void sv_route(serving *sv, int32_t i);
 /* Send the pending requests to ready replicas while there are any. */
@@ -341,6 +400,9 @@ void sv_check_finished(serving *sv);
 int sv_arrivals_init(serving *sv, char *err, size_t errlen);
 /* Schedule the first arrival (or mark arrivals done when there is none). */
 void sv_arrivals_start(serving *sv);
+/* Closed loop: a request ended or was rejected; its user sends the next
+ * one after a think time (no-op for the other processes). */
+void sv_closed_next(serving *sv);
 int32_t sv_generate(serving *sv);
 
 /* ---- serving_batch.c -------------------------------------------------------- */

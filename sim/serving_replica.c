@@ -89,6 +89,7 @@ static replica *new_replica(serving *sv) {
     r->load_t0 = -1;
     list_init(&r->running);
     list_init(&r->prefill);
+    pcache_init(&r->pc);
     r->ms = calloc((size_t)sv->n_models, sizeof *r->ms);
     if (!r->ms) return NULL;
     for (int m = 0; m < sv->n_models; m++) {
@@ -226,6 +227,7 @@ void sv_replica_granted(serving *sv, int tag) {
     r->iter = 0;
     r->outstanding = 0;
     r->kv_used = 0;
+    sv_prefix_lost(r);                        /* new GPUs: nothing cached */
     r->held_since = now_of(sv);
     warm_models(r);
     if (r->startup_s > 0) {
@@ -286,6 +288,7 @@ static void evict_all(replica *r) {
         if (ms->resident == M_LOADING) ms->resident = M_UNLOADED;
     }
     r->kv_used = 0;
+    sv_prefix_lost(r);
     r->swap_s = 0;
     r->n_ch = 0;
     r->produced = 0;

@@ -3,7 +3,8 @@
  * to end, queueing) kept exactly up to 4M per metric and then as a
  * reservoir; nearest-rank percentiles and CDF points; SLO attainment; the
  * replicas' time and their GPUs' time by activity; the 10-second metric
- * ticks; and at the close the energy, cost and the service_result.
+ * ticks; and at the close the energy, cost, prefix-cache figures and the
+ * service_result.
  */
 #include "sim/serving_int.h"
 
@@ -40,6 +41,7 @@ void sv_stats_complete(serving *sv, const req *q) {
     double e2e = sim_to_s(now - q->t_arrive);
     sv_sample_add(sv, &sv->s_ttft, ttft);
     sv_sample_add(sv, &sv->s_e2e, e2e);
+    sv_sample_add(sv, &sv->s_ttft_admit, sim_to_s(q->t_first - q->t_admit));
     sv->tick_ttft[sv->tick_n_ttft++ % TICK_LAT_N] = ttft;
     int ok = sv->cfg->slo_ttft_s <= 0 || ttft <= sv->cfg->slo_ttft_s;
     if (q->output > 1) {
@@ -178,6 +180,18 @@ static void close_energy(serving *sv) {
     R->energy_per_output_token_j = R->output_tokens > 0 ? c.energy_kwh * 3.6e6 / R->output_tokens : -1;
 }
 
+/* Prefix caching: the share of admitted prompt tokens served from a
+ * cache, the tokens saved, the cached blocks evicted. */
+static void close_prefix(serving *sv) {
+    service_result *R = &sv->res;
+    R->prefix_caching = sv->prefix_on;
+    if (!sv->prefix_on) return;
+    R->prefill_tokens_saved = sv->prefill_tokens_saved;
+    R->prefix_hit_rate = sv->prompt_tokens_admitted > 0 ? sv->prefill_tokens_saved / sv->prompt_tokens_admitted : 0;
+    R->prefix_evictions = 0;
+    for (int i = 0; i < sv->n_reps; i++) R->prefix_evictions += sv->reps[i].pc.evicted;
+}
+
 void sv_stats_close(serving *sv) {
     if (sv->closed) return;
     sv->closed = 1;
@@ -200,11 +214,13 @@ void sv_stats_close(serving *sv) {
     R->last_completion_s = R->requests ? sim_to_s(sv->last_completion) : -1;
     R->output_tokens_per_s = span > 0 ? R->output_tokens / span : 0;
     R->requests_per_s = span > 0 ? (double)R->requests / span : 0;
-    samples *all[4] = { &sv->s_ttft, &sv->s_tpot, &sv->s_e2e, &sv->s_queue };
-    for (int k = 0; k < 4; k++)
+    samples *all[5] = { &sv->s_ttft, &sv->s_tpot, &sv->s_e2e, &sv->s_queue, &sv->s_ttft_admit };
+    for (int k = 0; k < 5; k++)
         if (all[k]->n) qsort(all[k]->x, all[k]->n, sizeof(double), cmp_double);
     R->ttft_p50_s = pct(&sv->s_ttft, 50);
     R->ttft_p99_s = pct(&sv->s_ttft, 99);
+    R->ttft_admit_p50_s = pct(&sv->s_ttft_admit, 50);
+    R->ttft_admit_p99_s = pct(&sv->s_ttft_admit, 99);
     R->tpot_p50_s = pct(&sv->s_tpot, 50);
     R->tpot_p99_s = pct(&sv->s_tpot, 99);
     R->e2e_p50_s = pct(&sv->s_e2e, 50);
@@ -224,4 +240,5 @@ void sv_stats_close(serving *sv) {
     R->kv_utilization_peak = sv->kv_peak;
     R->batch_mean = R->iterations ? sv->batch_sum / (double)R->iterations : 0;
     R->busy_fraction = sv->replica_s > 0 ? sv->busy_s / sv->replica_s : 0;
+    close_prefix(sv);
 }

@@ -34,6 +34,8 @@ typedef struct service_result {
     double output_tokens_per_s;      /* output tokens / (last completion - first arrival) */
     double requests_per_s;
     double ttft_p50_s, ttft_p99_s, ttft_mean_s;
+    double ttft_admit_p50_s, ttft_admit_p99_s; /* first token from admission (arrival to
+                                        admission is the queue time) */
     double tpot_p50_s, tpot_p99_s, tpot_mean_s;
     double e2e_p50_s, e2e_p99_s, e2e_mean_s;
     double queue_p50_s, queue_p99_s, queue_mean_s;   /* arrival to admission */
@@ -71,6 +73,11 @@ typedef struct service_result {
     double weight_bytes_per_gpu, kv_capacity_tokens, kv_bytes_per_token;
     double active_params, total_params;   /* models/transformer.h: per token, and stored */
     int kv_blocks_per_replica;
+    /* prefix caching (docs/prefix-caching.md); all 0 without it */
+    int prefix_caching;              /* <inference prefix-caching="true"> */
+    double prefix_hit_rate;          /* prompt tokens served from the cache / prompt tokens admitted */
+    double prefill_tokens_saved;     /* prompt tokens not computed because they were cached */
+    int64_t prefix_evictions;        /* cached blocks evicted to make room for running requests */
 } service_result;
 
 /* How a service takes and gives back GPUs: the world implements it over

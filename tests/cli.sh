@@ -142,14 +142,14 @@ assert any(m["op"] == "gemm" and m["predicted_tflops"] > 0 for m in d["microbenc
 PY
 
 # The other command-line suites: reports and the results database,
-# inference serving validation, the live dashboard (in tmux), rack-scale
+# inference serving validation, prefix caching (cli_prefix), the live dashboard (in tmux), rack-scale
 # NVLink domains (cli_rack), sweeps and plans,
 # accounting (utilisation, serving power, lost work by cause),
 # hardware mode, what check and run say about a training plan, what a
 # checkpoint holds (cli_ckpt), the progress
 # line and the answers to a mistyped command, what run prints, calibrating
 # the GPU from cuda measurements (cli_gpucal).
-for suite in cli_report cli_serving cli_dash cli_rack cli_sweep cli_hw cli_nccl cli_account cli_train cli_ckpt cli_progress cli_summary cli_published cli_moe cli_gpucal; do
+for suite in cli_report cli_serving cli_engines cli_prefix cli_dash cli_rack cli_sweep cli_hw cli_nccl cli_account cli_train cli_ckpt cli_progress cli_summary cli_published cli_moe cli_gpucal; do
   [ -f "tests/$suite.sh" ] || continue
   sh "tests/$suite.sh" "$bin" >"$tmp/$suite" 2>&1 && ok "$suite ($(tail -n 1 "$tmp/$suite"))" \
     || { no "$suite"; grep -i "fail" "$tmp/$suite" | head -20; }

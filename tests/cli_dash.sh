@@ -8,19 +8,12 @@
 # gives the same JSON as `run` (but wall_* fields). A tall terminal gives
 # the event log the rows the other panels do not need. Without a terminal it
 # exits 2 and points to `run`.
-# Every wait is a polling loop for a state, bounded only by a hang guard
-# (60 to 120 s: ASan builds on a busy machine are slow); no check depends
-# on how much happens in a given wall time.
-set -u
-
-[ $# -ge 1 ] || { echo "usage: $0 BINARY" >&2; exit 2; }
-bin=$1
-case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
-cd "$(dirname "$0")/.." || exit 2
-tmp=$(mktemp -d)
-fails=0
-ok() { echo "ok   dash: $1"; }
-no() { echo "FAIL dash: $1"; fails=$((fails + 1)); }
+# Every wait polls for a state while the process that would bring it lives
+# (clilib.sh's poll): no deadline a slow machine could miss, and a dashboard
+# that exits early ends the wait at once.
+suite=dash
+. "$(dirname "$0")/clilib.sh"
+trap 'tmux_server_stop; rm -rf "$tmp"' EXIT HUP INT PIPE TERM
 
 # Without a terminal: exit 2, a message naming `run`, nothing written.
 "$bin" dash scenarios/default.xml --db "$tmp/none.db" >"$tmp/out" 2>"$tmp/err" </dev/null
@@ -35,52 +28,25 @@ fi
 [ $? = 2 ] && ok "bad --speed is exit 2" || no "bad --speed is exit 2"
 
 if ! command -v tmux >/dev/null 2>&1; then
-  echo "skip dash: tmux is not installed: the terminal tests did not run"
-  rm -rf "$tmp"
-  [ $fails = 0 ] && echo "dash: all passed (terminal tests skipped)" || echo "dash: $fails failed"
+  skip "tmux is not installed: the terminal tests did not run"
   [ $fails = 0 ]
   exit
 fi
-
-# A private tmux server in the foreground (-D: it needs no daemon(), which
-# fails where /dev/null is not a device), stopped by its pid at the end.
-sock=$tmp/sock
-: >"$tmp/tmux.conf"
-T() { tmux -S "$sock" -f "$tmp/tmux.conf" "$@"; }
-tmux -S "$sock" -f "$tmp/tmux.conf" -D >"$tmp/tmux.log" 2>&1 &
-server=$!
-cleanup() {
-  T kill-server >/dev/null 2>&1
-  kill "$server" 2>/dev/null
-  wait "$server" 2>/dev/null
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-i=0
-while [ ! -S "$sock" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
-if [ ! -S "$sock" ]; then
-  echo "skip dash: tmux server did not start ($(head -c 200 "$tmp/tmux.log")): the terminal tests did not run"
+if ! tmux_server; then
+  skip "tmux server did not start ($(head -c 200 "$tmp/tmux.log")): the terminal tests did not run"
   [ $fails = 0 ]
   exit
 fi
 
 screen() { T capture-pane -p -t dash 2>/dev/null; }
-# wait_for PATTERN [SECONDS]: poll the screen until grep -E matches.
+# wait_for PATTERN [SESSION]: poll the screen until grep -E matches, while
+# the session (default dash) lives.
 wait_for() {
-  n=$(( ${2:-120} * 10 ))
-  while [ $n -gt 0 ]; do
-    screen >"$tmp/screen" && grep -Eq "$1" "$tmp/screen" && return 0
-    sleep 0.1
-    n=$((n - 1))
-  done
-  return 1
+  _pat=$1
+  poll 'screen >"$tmp/screen" && grep -Eq "$_pat" "$tmp/screen"' "T has-session -t ${2:-dash} 2>/dev/null"
 }
-# wait_file FILE [SECONDS]
-wait_file() {
-  n=$(( ${2:-120} * 10 ))
-  while [ $n -gt 0 ] && [ ! -s "$1" ]; do sleep 0.1; n=$((n - 1)); done
-  [ -s "$1" ]
-}
+# wait_file FILE [SESSION]: until FILE has been written, while the session lives.
+wait_file() { _file=$1; poll '[ -s "$_file" ]' "T has-session -t ${2:-dash} 2>/dev/null"; }
 start() {   # start ARGS...: the dashboard in session "dash" at 80x24
   rm -f "$tmp/status"
   T new-session -d -s dash -x 80 -y 24 \
@@ -90,7 +56,7 @@ start() {   # start ARGS...: the dashboard in session "dash" at 80x24
 # A terminal nobody knows: exit 2, nothing written.
 T new-session -d -s bad -x 80 -y 24 \
   "sh -c 'TERM=xyz-unknown \"$bin\" dash scenarios/default.xml --db \"$tmp/bad.db\" 2>\"$tmp/bad.err\"; echo \$? >\"$tmp/bad.status\"'"
-if wait_file "$tmp/bad.status" && [ "$(cat "$tmp/bad.status")" = 2 ] && [ ! -e "$tmp/bad.db" ] &&
+if wait_file "$tmp/bad.status" bad && [ "$(cat "$tmp/bad.status")" = 2 ] && [ ! -e "$tmp/bad.db" ] &&
    grep -q "TERM=xyz-unknown.*clustertwin run" "$tmp/bad.err"; then
   ok "unknown TERM: exit 2, nothing written"
 else
@@ -103,8 +69,7 @@ wait_for "NAME +QUEUE +GPUS +STAT" && grep -q "pretrain-70b .* running" "$tmp/sc
   && ok "jobs table shows the training job running" || { no "jobs table"; cat "$tmp/screen"; }
 
 clock() { screen | sed -n 's/^ default | \(d[0-9]* [0-9:]*\).*/\1/p'; }
-n=0
-while [ "$(clock)" = "d0 00:00:00" ] && [ $n -lt 1200 ]; do sleep 0.1; n=$((n + 1)); done
+poll '[ "$(clock)" != "d0 00:00:00" ]' 'T has-session -t dash 2>/dev/null'
 T send-keys -t dash ' '
 wait_for "\| paused \|" && ok "space pauses" || { no "space pauses"; cat "$tmp/screen"; }
 c1=$(clock); sleep 0.5; c2=$(clock)
@@ -113,8 +78,8 @@ T send-keys -t dash '.'
 wait_for "one event: now" && ok "'.' steps one event when paused" || { no "'.' steps"; cat "$tmp/screen"; }
 T send-keys -t dash ' '
 wait_for "\| running \|" && ok "space resumes" || { no "space resumes"; cat "$tmp/screen"; }
-c3=$(clock); n=0
-while [ "$(clock)" = "$c3" ] && [ $n -lt 1200 ]; do sleep 0.1; n=$((n + 1)); done
+c3=$(clock)
+poll '[ "$(clock)" != "$c3" ]' 'T has-session -t dash 2>/dev/null'
 [ "$(clock)" != "$c3" ] && ok "the clock moves again" || no "clock stuck after resume ($c3)"
 
 T send-keys -t dash f
@@ -150,7 +115,7 @@ else
 fi
 
 T send-keys -t dash q
-if wait_file "$tmp/status" 120; then
+if wait_file "$tmp/status"; then
   [ "$(cat "$tmp/status")" = 0 ] && ok "q quits with exit 0" || no "q exit status $(cat "$tmp/status"): $(head -c 300 "$tmp/stderr")"
 else
   no "q did not quit"
@@ -173,9 +138,9 @@ PY
 # Watched to the end, then quit: the same results as `run`.
 T kill-session -t dash 2>/dev/null
 start "scenarios/default.xml --no-db --json \"$tmp/e.json\" --speed 100d"
-wait_for "\| done \|" 120 && ok "a fast run reaches done" || { no "done"; cat "$tmp/screen"; }
+wait_for "\| done \|" && ok "a fast run reaches done" || { no "done"; cat "$tmp/screen"; }
 T send-keys -t dash q
-wait_file "$tmp/status" 120 && [ "$(cat "$tmp/status")" = 0 ] || no "quit after done"
+wait_file "$tmp/status" && [ "$(cat "$tmp/status")" = 0 ] || no "quit after done"
 "$bin" run scenarios/default.xml --no-db --json "$tmp/r.json" >/dev/null 2>&1
 grep -v '"wall' "$tmp/e.json" >"$tmp/e2" 2>/dev/null; grep -v '"wall' "$tmp/r.json" >"$tmp/r2"
 [ -s "$tmp/e2" ] && cmp -s "$tmp/e2" "$tmp/r2" && ok "dash to the end gives the JSON of run" || no "dash JSON differs from run"
@@ -187,7 +152,7 @@ T kill-session -t dash 2>/dev/null
 rm -f "$tmp/status"
 T new-session -d -s dash -x 100 -y 60 \
   "sh -c '\"$bin\" dash scenarios/finetune-7b-8gpu.xml --no-db --paused 2>\"$tmp/stderr\"; echo \$? >\"$tmp/status\"'"
-if wait_for "events \(" 120; then
+if wait_for "events \("; then
   at=$(grep -n "events (" "$tmp/screen" | head -n 1 | cut -d: -f1)
   [ -n "$at" ] && [ "$at" -le 20 ] && ok "60 rows, one job: the event log starts at row $at and takes the rest" \
     || { no "event log title at row $at of 60"; cat "$tmp/screen"; }
@@ -195,7 +160,7 @@ else
   no "tall terminal: no event log"; cat "$tmp/screen"
 fi
 T send-keys -t dash q
-wait_file "$tmp/status" 120 && [ "$(cat "$tmp/status")" = 0 ] || no "quit from the tall terminal"
+wait_file "$tmp/status" && [ "$(cat "$tmp/status")" = 0 ] || no "quit from the tall terminal"
 
-[ $fails = 0 ] && echo "dash: all passed" || echo "dash: $fails failed"
+echo "$n checks, $fails failed"
 [ $fails = 0 ]

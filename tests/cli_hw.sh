@@ -268,6 +268,8 @@ cu = json.load(open(sys.argv[1]))["microbenchmarks"]; nc = json.load(open(sys.ar
 assert all((c["measured_s"] is not None) == (c["op"] != "allreduce") for c in cu), cu
 assert all((c["measured_s"] is not None) == (c["op"] == "allreduce") for c in nc), nc
 assert all(c["predicted_s"] > 0 for c in cu)     # GPU models price them (dgx-h100)
+assert json.load(open(sys.argv[1]))["hardware"]["gemm_operands"] == "random"
+assert "gemm_operands" not in json.load(open(sys.argv[2]))["hardware"]
 PY
   expect_status 2 "nccl stand-in with no GPU" env CT_STANDIN_GPUS=0 "$bin" measure --backend nccl --quick --db "$tmp/n0.db"
   grep -q "no CUDA device" "$tmp/err" && ok "nccl names the missing device" || no "nccl no device: $(cat "$tmp/err")"
@@ -328,13 +330,24 @@ g = json.load(open(sys.argv[1]))["microbenchmarks"]
 assert all(("no cuBLASLt" in c["note"] and "no-such-libcublasLt.so" in c["note"]) == (c["precision"] == "fp8") for c in g if c["measured_s"] is None), g
 assert [c["precision"] for c in g if c["measured_s"] is not None] == ["fp32"], g
 PY
-  # The standard sweep has fp8 (the stand-in's cuBLAS refuses its bf16 case: exit 1).
-  expect_status 1 "measure --backend cuda --quick (stand-in)" fp8env "$bin" measure --backend cuda --quick --db "$tmp/fp8m.db" --json "$tmp/fp8m.json" --quiet
-  python3 - "$tmp/fp8m.json" <<'PY' && ok "cuda sweep measures fp8 128^3" || no "cuda sweep fp8"
+  # The standard sweep: bf16, fp32 and fp8, each result checked.
+  expect_status 0 "measure --backend cuda --quick (stand-in)" fp8env "$bin" measure --backend cuda --quick --db "$tmp/fp8m.db" --json "$tmp/fp8m.json" --quiet
+  python3 - "$tmp/fp8m.json" <<'PY' && ok "cuda sweep measures bf16, fp32 and fp8 128^3" || no "cuda sweep GEMMs"
 import json, sys
 g = [c for c in json.load(open(sys.argv[1]))["microbenchmarks"] if c["op"] == "gemm"]
 assert [c["precision"] for c in g] == ["bf16", "fp32", "fp8"], g
-assert g[2]["m"] == 128 and g[2]["measured_tflops"] > 0, g
+assert all(c["m"] == 128 and c["measured_tflops"] > 0 for c in g), g
+PY
+  # A cuBLAS that reads B transposed: its GEMMs fail the result check (exit 1), fp8 (cuBLASLt) stands.
+  expect_status 1 "run --backend cuda, cuBLAS misreading B (stand-in)" fp8env CT_STANDIN_BLAS_MISREAD=1 "$bin" run "$tmp/fp8.xml" --backend cuda --json "$tmp/fp8b.json" --no-db --quiet
+  python3 - "$tmp/fp8b.json" <<'PY' && ok "cuda GEMM result check fails a misread operand, with the entry" || no "cuda misread B: $(head -c 300 "$tmp/err")"
+import json, sys
+g = json.load(open(sys.argv[1]))["microbenchmarks"]
+bad = [c for c in g if c["precision"] == "fp32"]
+assert len(bad) == 1 and bad[0]["measured_s"] is None, bad
+assert bad[0]["note"].startswith("measurement failed: fp32 GEMM 32x32x32 gave C(0,0) = "), bad
+assert bad[0]["note"].endswith("(layout or transpose wrong?)"), bad
+assert sum(c["measured_s"] is not None for c in g if c["precision"] == "fp8") == 2, g
 PY
 fi
 

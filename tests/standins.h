@@ -22,6 +22,8 @@ static inline void standins(void) {
     unsetenv("CT_STANDIN_FAIL_MALLOC");
     unsetenv("CT_STANDIN_CC");
     unsetenv("CT_STANDIN_LT_MISREAD");
+    unsetenv("CT_STANDIN_BLAS_MISREAD");
+    unsetenv("CT_STANDIN_BLAS_REFUSE");
 }
 
 /* Three repetitions of at least 0.1 ms within 20 ms, one warm-up. */

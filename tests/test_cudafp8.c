@@ -8,9 +8,9 @@
  *     (fractions, a subnormal, negatives, the largest), the A scale, bf16
  *     rounding; only the "TN" layout and multiples of 16 have an algorithm;
  *     shapes that disagree are invalid.
- *   - The backend: fp8 GEMMs measured (hw/cuda.c checks 16 entries of the
- *     result against exact sums), and failed when the library reads A in
- *     the wrong layout; a note for compute capability < 8.9 (8.9 is
+ *   - The backend: fp8 GEMMs on random E4M3 operands measured (hw/cuda.c
+ *     checks 16 entries of the result against host sums), and failed when
+ *     the library reads A in the wrong layout; a note for compute capability < 8.9 (8.9 is
  *     enough), for no cuBLASLt (the other GEMMs still measured) and for
  *     dimensions that are not multiples of 16.
  */
@@ -145,7 +145,7 @@ static void test_cuda_fp8(void **state) {
     mb_measurement m;
     assert_int_equal(hw_open("cuda", &o, &b, err, sizeof err), 0);
     assert_non_null(strstr(hw_environment(b)->libraries, "cuBLASLt 130000"));
-    /* measured; hw/cuda.c checks 16 entries of C against exact sums */
+    /* measured; hw/cuda.c checks 16 entries of C against host sums (hw/gemmdata.c) */
     mb_case g = { .kind = MBC_GEMM, .m = 64, .n = 48, .k = 32, .precision = PREC_FP8 };
     int rc = hw_measure(b, &g, &m, why, sizeof why);
     if (rc != HW_OK) fail_msg("fp8 64x48x32: %s", why);

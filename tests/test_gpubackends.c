@@ -7,10 +7,12 @@
  *
  *   - Missing pieces are named: no driver (the driver library cannot be
  *     loaded), no device (the driver reports 0 GPUs), no libnccl.
- *   - cuda: d2d/h2d/d2h copies and an fp32 GEMM measured through events,
- *     with the environment (device names, versions) recorded; a GEMM type
- *     cuBLAS refuses is a failure with the call named; storage, host
- *     copies and collectives are unsupported with a reason.
+ *   - cuda: d2d/h2d/d2h copies and fp64, fp32, tf32, bf16 and fp16 GEMMs
+ *     measured through events, with the environment (device names,
+ *     versions, "random" operands) recorded; a GEMM whose result the check
+ *     rejects (the stand-in reading B transposed) or whose type cuBLAS
+ *     refuses is a failure with the reason; storage, host copies and
+ *     collectives are unsupported with a reason.
  *   - nccl: the six collectives over the stand-in's two GPUs, each checked
  *     once on known data; a case with more ranks than GPUs is unsupported;
  *     non-collectives are refused.
@@ -70,6 +72,36 @@ static void check(const mb_measurement *m) {
     assert_true(m->min_s <= m->time_s && m->time_s <= m->max_s);
 }
 
+/* GEMMs of every cuBLAS type on random operands, each result checked at 16
+ * entries by hw/cuda.c: measured on the honest stand-in; failed, with the
+ * check's note, when the stand-in reads B transposed; failed, naming the
+ * call, when it refuses the type. */
+static void cuda_gemms(hw_backend *b) {
+    static const precision types[] = { PREC_FP64, PREC_FP32, PREC_TF32, PREC_BF16, PREC_FP16 };
+    static const int shapes[][3] = { { 32, 16, 8 }, { 48, 40, 96 } };
+    mb_measurement m;
+    char why[256];
+    for (int misread = 0; misread <= 1; misread++) {
+        if (misread) setenv("CT_STANDIN_BLAS_MISREAD", "1", 1);
+        for (size_t t = 0; t < sizeof types / sizeof *types; t++)
+            for (int s = 0; s < 2; s++) {
+                mb_case g = { .kind = MBC_GEMM, .m = shapes[s][0], .n = shapes[s][1], .k = shapes[s][2],
+                              .precision = types[t] };
+                int rc = hw_measure(b, &g, &m, why, sizeof why);
+                if (!misread && rc != HW_OK) fail_msg("%s: %s", precision_name(types[t]), why);
+                if (misread && (rc != HW_FAILED || !strstr(why, "(layout or transpose wrong?)")))
+                    fail_msg("%s misread: rc %d, %s", precision_name(types[t]), rc, why);
+                if (!misread) check(&m), assert_true(m.tflops > 0);
+            }
+        unsetenv("CT_STANDIN_BLAS_MISREAD");
+    }
+    setenv("CT_STANDIN_BLAS_REFUSE", "14", 1);     /* CUDA_R_16BF */
+    mb_case g = { .kind = MBC_GEMM, .m = 32, .n = 16, .k = 8, .precision = PREC_BF16 };
+    assert_int_equal(hw_measure(b, &g, &m, why, sizeof why), HW_FAILED);
+    assert_non_null(strstr(why, "cublasGemmEx (bf16 32x16x8) failed"));
+    unsetenv("CT_STANDIN_BLAS_REFUSE");
+}
+
 static void test_cuda(void **state) {
     (void)state;
     standins();
@@ -88,15 +120,7 @@ static void test_cuda(void **state) {
         check(&m);
         assert_true(m.algbw_bytes_per_s > 0);
     }
-    mb_case g = { .kind = MBC_GEMM, .m = 32, .n = 16, .k = 8, .precision = PREC_FP32 };
-    assert_int_equal(hw_measure(b, &g, &m, why, sizeof why), HW_OK);
-    check(&m);
-    assert_true(m.tflops > 0);
-    g.precision = PREC_FP64;
-    assert_int_equal(hw_measure(b, &g, &m, why, sizeof why), HW_OK);
-    g.precision = PREC_BF16;           /* the stand-in's cuBLAS refuses bf16 */
-    assert_int_equal(hw_measure(b, &g, &m, why, sizeof why), HW_FAILED);
-    assert_non_null(strstr(why, "cublasGemmEx (bf16"));
+    cuda_gemms(b);
     mb_case h = { .kind = MBC_COPY, .copy = COPY_HOST, .size_bytes = 4096 };
     assert_int_equal(hw_measure(b, &h, &m, why, sizeof why), HW_UNSUPPORTED);
     mb_case s = { .kind = MBC_STORAGE, .size_bytes = 4096, .files = 1 };

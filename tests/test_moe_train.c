@@ -198,6 +198,35 @@ static void test_deepseek(void **state) {
     assert_true(dp.mem.weights_bytes > all.mem.weights_bytes);   /* two chunks a GPU */
 }
 
+/* A stack whose all-to-all kernels hold SMs (comm-sms, DeepSeek-V3
+ * section 3.5.1): under an overlap the compute beside them runs on the
+ * rest, so more SMs held means a slower step, and the hidden traffic no
+ * longer costs overlap_slowdown; without an overlap, or holding every SM
+ * (no partition possible), the stack's figure changes nothing. */
+static void test_comm_sms(void **state) {
+    (void)state;
+    train_plan p = deepseek_plan();
+    p.moe_overlap = MOE_OVERLAP_A2A;
+    p.stack = *stack_find(cat, "hai-llm-2024");
+    p.stack_given = 1;
+    p.stack.comm_sms = 0;
+    train_result none = step("deepseek-v3", "hgx-h800", &p);
+    p.stack.comm_sms = 20;
+    train_result c20 = step("deepseek-v3", "hgx-h800", &p);
+    p.stack.comm_sms = 40;
+    train_result c40 = step("deepseek-v3", "hgx-h800", &p);
+    assert_true(c40.t.compute_s > c20.t.compute_s);
+    assert_true(c20.t.compute_s != none.t.compute_s);
+    p.stack.comm_sms = 132;                     /* every SM of the H800 */
+    train_result all = step("deepseek-v3", "hgx-h800", &p);
+    assert_true(all.step_s == none.step_s);
+    p.moe_overlap = MOE_OVERLAP_NONE;
+    train_result serial = step("deepseek-v3", "hgx-h800", &p);
+    p.stack.comm_sms = 0;
+    train_result serial0 = step("deepseek-v3", "hgx-h800", &p);
+    assert_true(serial.step_s == serial0.step_s);
+}
+
 /* FP4 GEMMs on a GPU with an FP4 peak: faster than FP8, and the saved
  * linear inputs smaller. */
 static void test_fp4(void **state) {
@@ -220,7 +249,7 @@ int main(void) {
         cmocka_unit_test(test_expert_memory), cmocka_unit_test(test_alltoall),
         cmocka_unit_test(test_imbalance),  cmocka_unit_test(test_deepseek),
         cmocka_unit_test(test_fp4),        cmocka_unit_test(test_pipeline_slots),
-        cmocka_unit_test(test_rack_domain),
+        cmocka_unit_test(test_rack_domain), cmocka_unit_test(test_comm_sms),
     };
     return cmocka_run_group_tests(tests, catalog_setup, catalog_teardown);
 }

@@ -313,6 +313,64 @@ static void test_host_bound_and_moe_kernels(void **state) {
     assert_true(fabs(bd.launch_s - p.kernel_gap_s * (12.0 * big.layers + 4)) < 1e-12);
 }
 
+/* Engines (models/catalog/engines.xml): CUDA-graph lists read as their
+ * sources write them and pad a decode batch up to the next captured size;
+ * a synchronous engine adds its host time to the GPU's, an overlapping one
+ * hides it; under one user vLLM V0's 8.2 ms host step shows in TPOT. */
+static void test_engines(void **state) {
+    (void)state;
+    serve_params p;
+    char why[256];
+    serve_params_default(&p);
+    assert_int_equal(serve_graph_sizes_parse("1,2,4,8-248/8,256-512/16", &p, why, sizeof why), 0);
+    assert_int_equal(p.n_graph_sizes, 3 + 31 + 17);
+    assert_true(serve_graph_batch(&p, 1) == 1 && serve_graph_batch(&p, 3) == 4 && serve_graph_batch(&p, 9) == 16);
+    assert_true(serve_graph_batch(&p, 257) == 272 && serve_graph_batch(&p, 513) == 513);
+    assert_int_equal(serve_graph_sizes_parse("8-4/2", &p, why, sizeof why), -1);
+    assert_int_equal(serve_graph_sizes_parse("4,2", &p, why, sizeof why), -1);
+    assert_int_equal(serve_graph_sizes_parse("x", &p, why, sizeof why), -1);
+    assert_int_equal(serve_graph_sizes_parse("", &p, why, sizeof why), 0);
+    assert_true(p.n_graph_sizes == 0 && serve_graph_batch(&p, 3) == 3);
+    assert_true(serve_pace_s(&p, 5, 2) == 5);
+    p.host_sync = 1;
+    assert_true(serve_pace_s(&p, 5, 2) == 7);
+    /* padding: 3 decoding sequences cost as 4 in the linear layers, not in the KV reads */
+    serve_model sm = model_on("llama3-8b", "dgx-h100", 1, PREC_BF16);
+    serve_batch b = { 0 };
+    b.decode_seqs = 3;
+    b.decode_ctx = 3 * 1000.0;
+    double t3 = serve_iter_s(&sm, &b, NULL);
+    assert_int_equal(serve_graph_sizes_parse("1,2,4,8", &sm.p, why, sizeof why), 0);
+    double t3p = serve_iter_s(&sm, &b, NULL);
+    double t4 = serve_tokens_s(&sm, 4, 4, NULL) + serve_context_s(&sm, 0, b.decode_ctx, 3, NULL);
+    assert_true(t3p > t3 && fabs(t3p - fmax(t4, serve_host_s(&sm, 3))) < 1e-12);
+    const engine_spec *v1 = catalog_engine(cat, "vllm-v1"), *v0 = catalog_engine(cat, "vllm");
+    const engine_spec *v0_alias = catalog_engine(cat, "vllm-v0");
+    assert_true(v0_alias && v0_alias->host_step_s == v0->host_step_s && v0_alias->max_batch == v0->max_batch);
+    assert_non_null(v1);
+    assert_non_null(v0);
+    assert_non_null(catalog_engine(cat, "sglang"));
+    assert_non_null(catalog_engine(cat, "trtllm"));
+    assert_true(v1->max_batch == 1024 && v1->token_budget == 8192 && v1->chunked_prefill && v0->max_batch == 256);
+    assert_true(fabs(v0->host_step_s - 8.2e-3) < 1e-12 && !strcmp(v0->scheduler, "sync"));
+    double tpot[2];
+    static const char *engines[2] = { "vllm-v1", "vllm" };
+    for (int i = 0; i < 2; i++) {
+        char xml[1024];
+        snprintf(xml, sizeof xml,
+                 "<scenario name=\"t\" seed=\"1\"><cluster><nodes type=\"dgx-h100\" count=\"1\"/></cluster>"
+                 "<workload><inference name=\"svc\" model=\"llama3-8b\" tp=\"1\" engine=\"%s\">"
+                 "<arrivals process=\"closed\" users=\"1\" count=\"20\"/><requests input-tokens=\"200\" "
+                 "output-tokens=\"100\"/></inference></workload></scenario>", engines[i]);
+        run r = simulate(xml, 1);
+        tpot[i] = svc(&r)->tpot_mean_s;
+        assert_true(svc(&r)->requests == 20);
+        done(&r);
+    }
+    printf("  llama3-8b bf16 H100, one user: TPOT vllm-v1 %.2f ms, vllm %.2f ms\n", tpot[0] * 1e3, tpot[1] * 1e3);
+    assert_true(fabs(tpot[1] - tpot[0] - 8.2e-3) < 0.5e-3);
+}
+
 /* The host time per sequence is the node's (catalog host-s-per-seq): Grace
  * trays carry PR #10273's measured 29.4 us, a node without a figure takes
  * the serving default, and a host-bound short row (128/128, 2,048
@@ -878,6 +936,7 @@ int main(void) {
         cmocka_unit_test(test_build_errors),
         cmocka_unit_test(test_replicas_through_scheduler),
         cmocka_unit_test(test_failures_hit_replicas),
+        cmocka_unit_test(test_engines),
     };
     return cmocka_run_group_tests(tests, catalog_setup, catalog_teardown);
 }

@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "halfconv.h"
+
 #define OK 0
 #define ALLOC_FAILED 3
 #define INVALID_VALUE 7
@@ -140,61 +142,12 @@ int cublasLtMatmulAlgoGetHeuristic(void *h, void *d, void *a, void *b, void *c, 
     return OK;
 }
 
-/* Powers of two without libm (the stand-in links nothing). */
-static float pow2(int e) {
-    float r = 1;
-    for (; e > 0; e--) r *= 2;
-    for (; e < 0; e++) r /= 2;
-    return r;
-}
-
 static float e4m3_to_float(unsigned char v) {
     int e = (v >> 3) & 15, f = v & 7;
     float s = (v & 0x80) ? -1.0f : 1.0f;
     if (e == 15 && f == 7) return NAN;
     if (e == 0) return s * (float)f / 8.0f * pow2(-6);
     return s * (1.0f + (float)f / 8.0f) * pow2(e - 7);
-}
-
-static float bf16_to_float(uint16_t h) {
-    uint32_t u = (uint32_t)h << 16;
-    float x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
-
-static float fp16_to_float(uint16_t h) {
-    int e = (h >> 10) & 31, f = h & 1023;
-    float v = e ? (1 + (float)f / 1024) * pow2(e - 15) : (float)f / 1024 * pow2(-14);
-    return h & 0x8000 ? -v : v;
-}
-
-static uint16_t to_bf16(float x) {
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    if ((u & 0x7fffffffu) > 0x7f800000u) return 0x7fc0;
-    u += 0x7fffu + ((u >> 16) & 1);
-    return (uint16_t)(u >> 16);
-}
-
-/* Round to nearest even, from the float's bits. */
-static uint16_t to_fp16(float x) {
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    uint16_t s = (uint16_t)((u >> 16) & 0x8000);
-    uint32_t e = (u >> 23) & 255, f = u & 0x7fffff, h, rem, half;
-    if (e == 255) return s | 0x7c00 | (f ? 0x200 : 0);
-    int ex = (int)e - 127 + 15;
-    if (ex >= 31) return s | 0x7c00;
-    if (ex <= 0) {                               /* subnormal: units of 2^-24 */
-        if (ex < -10) return s;
-        uint32_t f24 = f | 0x800000, shift = 126 - e;
-        h = f24 >> shift, rem = f24 & ((1u << shift) - 1), half = 1u << (shift - 1);
-    } else {
-        h = ((uint32_t)ex << 10) | (f >> 13), rem = f & 0x1fff, half = 0x1000;
-    }
-    if (rem > half || (rem == half && (h & 1))) h++;   /* a carry moves up the exponent (to inf at most) */
-    return s | (uint16_t)h;
 }
 
 int cublasLtMatmul(void *h, void *dp, const void *alpha, const void *A, void *ad, const void *B, void *bd,
