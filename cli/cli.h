@@ -44,12 +44,19 @@ int cli_check_statistic(const char *cmd, const char *statistic);   /* NULL ok; e
 int cli_hw_measure(const char *cmd, const char *backend, const char *profile, const char *statistic,
                    struct world *w, int verbose, int *rank);
 struct scenario;
+/* --profile P on run and validate: P's <gpu-profile> (the GPU's calibrated
+ * values, docs/gpu-calibration.md) written into s's catalog GPU and nodes
+ * before the world is built, so the microbenchmarks and the training and
+ * serving models of that GPU use them. NULL: nothing to do. Returns an exit
+ * status (2: the profile cannot be read or is for a GPU s does not have). */
+int cli_apply_profile(const char *cmd, struct scenario *s, const char *profile);
 int cli_hw_session(const char *cmd, struct scenario *s, const char *backend, const char *profile,
                    const char *statistic, const char *json_path, const char *db_path, int table, int verbose);
 
 /* A simulated run's set-up and results (cli/outputs.c), shared by run and
  * dash. cli_parse_seed: --seed's value (z NULL: *seed = -1, none); a usage
- * error otherwise. cli_world_build: load FILE, apply seed (>= 0), make the
+ * error otherwise. cli_world_build: load FILE, apply seed (>= 0) and the
+ * --profile (cli_apply_profile; NULL: none), make the
  * metric bus and the world; prints the error and returns an exit status
  * (2 bad input, 1 out of memory), leaving what it made in *s, *bus, *w for
  * the caller to free.
@@ -68,7 +75,8 @@ int cli_parse_seed(const char *cmd, const char *z, double *seed);
 int cli_parse_count(const char *cmd, const char *opt, const char *z, long lo, long hi, long *out);
 /* out/<name><suffix>.db, the name reduced to characters safe in a file name. */
 void cli_default_db(const char *name, const char *suffix, char *buf, size_t len);
-int cli_world_build(const char *file, double seed, struct scenario **s, struct metric_bus **bus, struct world **w);
+int cli_world_build(const char *file, double seed, const char *profile, struct scenario **s, struct metric_bus **bus,
+                    struct world **w);
 int cli_store_begin(const char *cmd, const char *db_path, const struct scenario *s, struct metric_bus *bus,
                     struct store **st);
 int cli_write_results(const char *cmd, const struct scenario *s, const struct world *w, double wall_s,

@@ -13,18 +13,25 @@
 #include "cli/opts.h"
 #include "reports/fileout.h"
 #include "models/calibrate.h"
+#include "models/calibrate_gpu.h"
 #include "reports/store.h"
+#include "scenarios/catalog_xml.h"
+#include "scenarios/infile.h"
 #include "scenarios/profile.h"
 
 static const char help[] =
     "usage: clustertwin calibrate --db PATH --out PROFILE.xml [--backend B] [--from PROFILE]\n"
-    "                             [--all] [--name NAME] [--residuals] [--quiet]\n"
+    "                             [--from-json RESULTS.json] [--gpu NAME] [--all] [--name NAME]\n"
+    "                             [--residuals] [--quiet]\n"
     "\n"
     "Fit the host model's named parameters (memcpy latency and bandwidths, GEMM efficiency,\n"
-    "storage latency and bandwidths, per-collective alpha-beta) to every measurement in the\n"
-    "results database (GSL nonlinear least squares on log(predicted/measured)) and write a\n"
-    "hardware profile that scenarios include (<host-profile href=\"PROFILE.xml\"/>) and\n"
-    "'validate --profile' uses. Prints each fitted value with its standard error, the fit's\n"
+    "storage latency and bandwidths, per-collective alpha-beta) to the cpu and mpi\n"
+    "measurements in the results database, and the GPU's (GEMM efficiency and half dimension\n"
+    "per precision, HBM efficiency, copy latency, PCIe bandwidth and latency) to the cuda\n"
+    "ones (GSL nonlinear least squares on log(predicted/measured)), and write a hardware\n"
+    "profile that scenarios include (<host-profile href=\"PROFILE.xml\"/>) and 'validate\n"
+    "--profile' and 'run --profile' use (docs/gpu-calibration.md). NCCL measurements are\n"
+    "not fitted yet (counted in the report). Prints each fitted value with its standard error, the fit's\n"
     "residuals and, by default, the error on held-out sizes (every other size of each kind\n"
     "is kept out of the fit and predicted by it). A case measured in several runs (sessions)\n"
     "by its fastest repetition is fitted at the fastest run's figure.\n"
@@ -33,6 +40,10 @@ static const char help[] =
     "  --backend B     only measurements of backend B\n"
     "  --from FILE     start from this profile (its GEMM peaks are kept); default the\n"
     "                  built-in generic host\n"
+    "  --from-json F   first import the results JSON F (validate --json on another\n"
+    "                  machine) into the database as a run, then fit\n"
+    "  --gpu NAME      the catalog GPU the cuda measurements were taken on (default: the\n"
+    "                  one hardware.devices names, e.g. \"NVIDIA H200\" -> H200-SXM-141GB)\n"
     "  --all           fit every size (no held-out validation)\n"
     "  --name NAME     the profile's name (default twin-<host>)\n"
     "  --residuals     also print every point: group, fit or held out, predicted and\n"
@@ -63,8 +74,9 @@ typedef struct cal_input {
     cal_point *pts;
     int n, n_all;
     char host[128];
+    char devices[256];           /* of the latest cuda run */
     double peak64, peak32;
-    int medians;
+    int medians, n_cuda;
 } cal_input;
 
 static int read_points(const char *db, const char *backend, cal_input *in) {
@@ -90,6 +102,8 @@ static int read_points(const char *db, const char *backend, cal_input *in) {
         in->pts[i].c = ms[i].c;
         in->pts[i].time_s = ms[i].time_s;
         in->pts[i].read_s = ms[i].read_s;
+        snprintf(in->pts[i].backend, sizeof in->pts[i].backend, "%s", ms[i].backend);
+        if (!strcmp(ms[i].backend, "cuda")) in->n_cuda++, snprintf(in->devices, sizeof in->devices, "%s", ms[i].devices);
         if (ms[i].host[0]) snprintf(in->host, sizeof in->host, "%s", ms[i].host);
         if (ms[i].peak_fp64_flops > 0 && ms[i].peak_fp32_flops > 0)
             in->peak64 = ms[i].peak_fp64_flops, in->peak32 = ms[i].peak_fp32_flops;
@@ -104,12 +118,30 @@ static int read_points(const char *db, const char *backend, cal_input *in) {
     return EXIT_OK;
 }
 
+/* What the report says of the GPU groups' reference and of the points
+ * left out. */
+static void report_gpu(char *txt, size_t cap, size_t *len, const cal_target *t, const cal_report *rep) {
+#define ADD(...) do { if (txt && *len < cap) *len += (size_t)snprintf(txt + *len, cap - *len, __VA_ARGS__); } while (0)
+    if (t->has_gpu)
+        ADD("GPU groups (gpu.*) against the catalog's %s: dense peaks %.4g / %.4g / %.4g / %.4g TFLOP/s fp32 / tf32 / "
+            "bf16 / fp8, HBM %.4g TB/s\n", t->gpu.name, t->gpu.tflops[PREC_FP32], t->gpu.tflops[PREC_TF32],
+            t->gpu.tflops[PREC_BF16], t->gpu.tflops[PREC_FP8], t->gpu.hbm_bw_bytes_per_s / 1e12);
+    if (rep->left_nccl)
+        ADD("%d NCCL measurements left out: the collective model's NCCL figures are not calibrated yet\n",
+            rep->left_nccl);
+    if (rep->left_no_gpu) ADD("%d GPU measurements left out: no catalog GPU to fit them to\n", rep->left_no_gpu);
+    if (rep->left_other) ADD("%d measurements left out: no calibrated model of their backend prices them\n",
+                             rep->left_other);
+#undef ADD
+}
+
 /* The report: printed, and kept in the profile as a comment (malloc'd;
  * NULL when out of memory). *failed: a group's fit failed. */
 static char *report_text(const cal_input *in, const char *db, int all, const char *from, int measured_peak,
-                         const host_profile *h, const cal_report *rep, int *failed) {
+                         const cal_target *t, const cal_report *rep, int *failed) {
     size_t cap = 16384, len = 0;
     char *txt = malloc(cap);
+    const host_profile *h = &t->host;
     *failed = 0;
 #define ADD(...) do { if (txt && len < cap) len += (size_t)snprintf(txt + len, cap - len, __VA_ARGS__); } while (0)
     ADD("clustertwin calibrate: %d measurements from %s, %s\n", in->n_all, db,
@@ -123,6 +155,7 @@ static char *report_text(const cal_input *in, const char *db, int all, const cha
     ADD("GEMM efficiency (gemm.P.eff) against %s core peak: %.4g / %.4g GFLOP/s fp64 / fp32\n",
         measured_peak ? "the measured" : from ? "the --from profile's" : "a nominal (no measured peak in the database)",
         h->gemm_peak_flops[PREC_FP64] / 1e9, h->gemm_peak_flops[PREC_FP32] / 1e9);
+    report_gpu(txt, cap, &len, t, rep);
     ADD("%-20s %5s %5s %10s %10s %12s %12s  %s\n", "group", "fit", "held", "fit rms", "fit max", "held median",
         "held max", "parameters (value +- stderr)");
     for (int g = 0; g < rep->n_groups; g++) {
@@ -132,8 +165,7 @@ static char *report_text(const cal_input *in, const char *db, int all, const cha
         if (!isnan(c->held_max_pct)) snprintf(hx, sizeof hx, "%.1f%%", c->held_max_pct);
         ADD("%-20s %5d %5d %9.1f%% %9.1f%% %12s %12s ", c->name, c->n_fit, c->n_held, c->fit_rms_pct, c->fit_max_pct,
             hm, hx);
-        for (int k = 0; k < c->n_params; k++)
-            ADD(" %s=%.4g+-%.2g%s", c->param[k], c->value[k], c->stderr_[k], *host_param_unit(c->param[k]) ? "" : "");
+        for (int k = 0; k < c->n_params; k++) ADD(" %s=%.4g+-%.2g", c->param[k], c->value[k], c->stderr_[k]);
         if (c->note[0]) ADD("  (%s)", c->note);
         ADD("\n");
         *failed |= !c->ok;
@@ -142,13 +174,30 @@ static char *report_text(const cal_input *in, const char *db, int all, const cha
     return txt;
 }
 
+/* The GPU's fitted parameters (those with a standard error, infinite when
+ * exactly determined: the groups that were fitted) as the profile's
+ * <gpu-profile>. */
+static void gpu_part(const cal_target *t, const double *se, gpu_profile *g) {
+    memset(g, 0, sizeof *g);
+    if (!t->has_gpu) return;
+    snprintf(g->gpu, sizeof g->gpu, "%s", t->gpu.name);
+    const char *const *names = calibrate_param_names();
+    cal_target c = *t;
+    for (int i = 0; names[i]; i++) {
+        double *v = gpu_param_known(names[i]) ? gpu_param(&c.gpu, &c.node, names[i]) : NULL;
+        if (v && !isnan(se[i])) gpu_profile_set(g, names[i], *v, isfinite(se[i]) ? se[i] : NAN);
+    }
+}
+
 /* The profile, written whole or not at all. A status (printed). */
-static int write_profile(const char *out, const host_profile *h, const double *se, const char *txt) {
+static int write_profile(const char *out, const cal_target *t, const double *se, const char *txt) {
     char err[2048];
+    gpu_profile g;
+    gpu_part(t, se, &g);
     cli_mkdir_parent(out);
     fileout fo;
     int wrc = fileout_open(&fo, out, 0, 0666, err, sizeof err);
-    if (wrc == 0 && profile_write(fo.f, h, se, txt, err, sizeof err) < 0) {
+    if (wrc == 0 && profile_write(fo.f, &t->host, se, &g, txt, err, sizeof err) < 0) {
         if (ferror(fo.f)) snprintf(err, sizeof err, "%s: cannot write: %s", out, strerror(errno ? errno : EIO));
         fileout_abort(&fo);
         wrc = EXIT_RUN_FAILED;
@@ -170,14 +219,98 @@ static void name_profile(host_profile *h, const char *name, const char *host, co
     snprintf(h->source, sizeof h->source, "calibrated %s from %.60s (%d measurements)", when, db, n_all);
 }
 
+/* --from-json F: the results JSON imported into db as a run (at most
+ * 64 MiB: a measured run's JSON is tens of kB). A status. */
+static int import_json(const char *db, const char *path) {
+    char err[2048];
+    char *text = NULL;
+    size_t n = 0;
+    if (infile_load(path, INFILE_CATALOG_MAX_BYTES, "a results JSON file", &text, &n, err, sizeof err) < 0) {
+        fprintf(stderr, "clustertwin calibrate: --from-json %s\n", err);
+        return EXIT_BAD_INPUT;
+    }
+    store *st = NULL;
+    cli_mkdir_parent(db);
+    int rc = store_open(db, STORE_WRITE, &st, err, sizeof err);
+    if (rc == STORE_OK) rc = store_import_results(st, text, path, NULL, err, sizeof err);
+    if (rc != STORE_OK) fprintf(stderr, "clustertwin calibrate: %s\n", err);
+    store_close(st);
+    free(text);
+    return rc;
+}
+
+/* The catalog GPU (and a node holding it) the cuda measurements were taken
+ * on: --gpu, else the one their hardware.devices names. A status. */
+static int choose_gpu(const cal_input *in, const char *gpu, cal_target *t) {
+    char err[1024], name[64];
+    catalog *cat = catalog_new();
+    int rc = cat && catalog_load_builtin(cat, err, sizeof err) == 0 ? EXIT_OK : EXIT_RUN_FAILED;
+    if (rc != EXIT_OK) fprintf(stderr, "clustertwin calibrate: %s\n", cat ? err : "out of memory");
+    if (rc == EXIT_OK && gpu) snprintf(name, sizeof name, "%s", gpu);
+    if (rc == EXIT_OK && !gpu && calibrate_gpu_of_device(cat, in->devices, name, sizeof name, err, sizeof err) < 0) {
+        fprintf(stderr, "clustertwin calibrate: the cuda measurements' %s\n", err);
+        rc = EXIT_BAD_INPUT;
+    }
+    const gpu_spec *g = rc == EXIT_OK ? catalog_gpu(cat, name) : NULL;
+    if (rc == EXIT_OK && !g) {
+        char known[2048];
+        catalog_names(cat, "gpu", known, sizeof known);
+        fprintf(stderr, "clustertwin calibrate: --gpu %s: no such catalog GPU (known: %s)\n", name, known);
+        rc = EXIT_BAD_INPUT;
+    }
+    for (int i = 0; g && i < catalog_count(cat, "node"); i++) {
+        const node_spec *nd = catalog_at(cat, "node", i);
+        if (!strcmp(nd->gpu, name)) {
+            t->node = *nd;
+            break;
+        }
+    }
+    if (g) t->gpu = *g, t->has_gpu = 1;
+    catalog_free(cat);
+    return rc;
+}
+
+/* Fit, report and write the profile. A status. */
+static int fit_and_write(cal_input *in, cal_target *t, const char *db, const char *out, const char *name,
+                         const char *from, int measured_peak, int all, int residuals, int quiet) {
+    char err[2048];
+    int np = 0;
+    for (const char *const *z = calibrate_param_names(); *z; z++) np++;
+    double *se = calloc((size_t)np, sizeof *se);
+    cal_report rep;
+    cal_residual *res = calloc((size_t)in->n, sizeof *res);
+    int ng = se && res ? calibrate_fit(in->pts, in->n, !all, t, se, &rep, res, err, sizeof err) : -1;
+    int rc = EXIT_OK;
+    if (ng < 0) {
+        fprintf(stderr, "clustertwin calibrate: %s: %s\n", db, se && res ? err : "out of memory");
+        rc = se && res ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
+    }
+    if (rc == EXIT_OK && residuals && !quiet) print_residuals(in->pts, res, in->n, &rep);
+    int failed = 0;
+    char *txt = NULL;
+    if (rc == EXIT_OK) {
+        name_profile(&t->host, name, in->host, db, in->n_all);
+        txt = report_text(in, db, all, from, measured_peak, t, &rep, &failed);
+        rc = write_profile(out, t, se, txt);
+    }
+    if (rc == EXIT_OK && !quiet && txt) fputs(txt, stdout);
+    if (rc == EXIT_OK && !quiet) printf("wrote %s (profile %s)\n", out, t->host.name);
+    free(txt);
+    free(se);
+    free(res);
+    return rc == EXIT_OK && failed ? EXIT_RUN_FAILED : rc;
+}
+
 int cmd_calibrate(int argc, char **argv) {
-    const char *db = NULL, *out = NULL, *backend = NULL, *from = NULL, *name = NULL;
+    const char *db = NULL, *out = NULL, *backend = NULL, *from = NULL, *name = NULL, *json = NULL, *gpu = NULL;
     int all = 0, quiet = 0, residuals = 0;
     const cli_option opts[] = {
         { "--db", NULL, CLI_VALUE, &db, "results database with measurements" },
         { "--out", NULL, CLI_VALUE, &out, "the profile to write" },
         { "--backend", NULL, CLI_VALUE, &backend, "only measurements of backend B" },
         { "--from", NULL, CLI_VALUE, &from, "start from this profile" },
+        { "--from-json", NULL, CLI_VALUE, &json, "first import this results JSON into the database" },
+        { "--gpu", NULL, CLI_VALUE, &gpu, "the catalog GPU the cuda measurements were taken on" },
         { "--name", NULL, CLI_VALUE, &name, "the profile's name" },
         { "--all", NULL, CLI_FLAG, &all, "fit every size (no held-out validation)" },
         { "--residuals", NULL, CLI_FLAG, &residuals, "also print every point" },
@@ -191,12 +324,14 @@ int cmd_calibrate(int argc, char **argv) {
     if (!out) return cli_usage_error("calibrate", "missing --out PROFILE.xml");
 
     char err[2048];
-    host_profile h;
-    host_profile_default(&h);
-    if (from && profile_load(from, &h, err, sizeof err) < 0) {
+    cal_target t;
+    memset(&t, 0, sizeof t);
+    host_profile_default(&t.host);
+    if (from && profile_load(from, &t.host, err, sizeof err) < 0) {
         fprintf(stderr, "%s\n", err);
         return EXIT_BAD_INPUT;
     }
+    if (json && (prc = import_json(db, json)) != EXIT_OK) return prc;
     cal_input in;
     memset(&in, 0, sizeof in);
     int rc = read_points(db, backend, &in);
@@ -205,8 +340,8 @@ int cmd_calibrate(int argc, char **argv) {
      * profile says what the peak is. */
     int measured_peak = !from && in.peak64 > 0;
     if (measured_peak) {
-        h.gemm_peak_flops[PREC_FP64] = in.peak64;
-        h.gemm_peak_flops[PREC_FP32] = in.peak32;
+        t.host.gemm_peak_flops[PREC_FP64] = in.peak64;
+        t.host.gemm_peak_flops[PREC_FP32] = in.peak32;
     }
     if (in.n == 0) {
         fprintf(stderr, "clustertwin calibrate: %s: no measurements%s%s (clustertwin measure --backend B --db %s)\n",
@@ -218,31 +353,8 @@ int cmd_calibrate(int argc, char **argv) {
         fprintf(stderr, "clustertwin calibrate: out of memory\n");
         return EXIT_RUN_FAILED;
     }
-    const char *const *names = host_param_names();
-    int np = 0;
-    while (names[np]) np++;
-    double *se = calloc((size_t)np, sizeof *se);
-    cal_report rep;
-    cal_residual *res = calloc((size_t)in.n, sizeof *res);
-    int ng = se && res ? calibrate_fit(in.pts, in.n, !all, &h, se, &rep, res, err, sizeof err) : -1;
-    if (ng < 0) {
-        fprintf(stderr, "clustertwin calibrate: %s: %s\n", db, se && res ? err : "out of memory");
-        free(in.pts);
-        free(res);
-        free(se);
-        return se && res ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
-    }
-    if (residuals && !quiet) print_residuals(in.pts, res, in.n, &rep);
+    if (in.n_cuda > 0) rc = choose_gpu(&in, gpu, &t);
+    if (rc == EXIT_OK) rc = fit_and_write(&in, &t, db, out, name, from, measured_peak, all, residuals, quiet);
     free(in.pts);
-    free(res);
-    name_profile(&h, name, in.host, db, in.n_all);
-    int failed = 0;
-    char *txt = report_text(&in, db, all, from, measured_peak, &h, &rep, &failed);
-    rc = write_profile(out, &h, se, txt);
-    if (rc == EXIT_OK && !quiet && txt) fputs(txt, stdout);
-    if (rc == EXIT_OK && !quiet) printf("wrote %s (profile %s)\n", out, h.name);
-    free(txt);
-    free(se);
-    if (rc != EXIT_OK) return rc;
-    return failed ? EXIT_RUN_FAILED : EXIT_OK;
+    return rc;
 }

@@ -80,7 +80,7 @@ int cmd_dash(int argc, char **argv) {
     store *st = NULL;
     dash *d = NULL;
     double t0 = cli_wall_s();
-    int rc = cli_world_build(file, seed, &s, &bus, &w);
+    int rc = cli_world_build(file, seed, NULL, &s, &bus, &w);
     if (rc != EXIT_OK) goto out;
     if (!no_db && (rc = cli_store_begin("dash", db_path, s, bus, &st)) != EXIT_OK) goto out;
     d = dash_new(w, s, bus);

@@ -22,7 +22,7 @@
 
 static const char help[] =
     "usage: clustertwin run FILE [--json PATH|-] [--db PATH | --no-db] [--seed N] [--until DURATION]\n"
-    "                       [--quiet] [--backend cpu|mpi|cuda|nccl [--profile P] [--statistic S]]\n"
+    "                       [--quiet] [--profile P] [--backend cpu|mpi|cuda|nccl [--statistic S]]\n"
     "\n"
     "Simulate the scenario in FILE and print a summary of the results.\n"
     "  --json PATH     write the results as JSON (CONTRACT.md) to PATH; '-' = stdout\n"
@@ -41,7 +41,9 @@ static const char help[] =
     "                  cpu and mpi cases are priced by the host model (--profile P, the\n"
     "                  scenario's <host-profile>, else a generic host). Under mpirun only\n"
     "                  rank 0 writes. Exit 2 when the backend is unavailable.\n"
-    "  --profile P     price the cases with the hardware profile P (clustertwin calibrate)\n"
+    "  --profile P     the hardware profile P (clustertwin calibrate): its <gpu-profile> prices\n"
+    "                  the scenario's GPU (training, serving, GPU cases) with calibrated values;\n"
+    "                  with --backend cpu|mpi its host parameters price the cases\n"
     "  --statistic S   what measured_s is: min (the fastest repetition, the default: it repeats\n"
     "                  on a shared machine) or median (every statistic is recorded either way)\n"
     "Ctrl-C (SIGINT) stops the run: the results so far are written (the database\n"
@@ -83,7 +85,6 @@ int cmd_run(int argc, char **argv) {
     if (!file) return cli_usage_error("run", "missing scenario FILE");
     if (db_path && !*db_path) return cli_usage_error("run", "--db needs a path (--no-db: no database)");
     if (db_path && no_db) return cli_usage_error("run", "--db and --no-db together");
-    if (profile && !backend) return cli_usage_error("run", "--profile needs --backend");
     if (statistic && !backend) return cli_usage_error("run", "--statistic needs --backend");
     if (cli_check_statistic("run", statistic) != EXIT_OK) return EXIT_BAD_INPUT;
 
@@ -101,7 +102,7 @@ int cmd_run(int argc, char **argv) {
     store *st = NULL;
     run_progress progress;                       /* lives as long as the bus */
     double t0 = cli_wall_s();
-    int rc = cli_world_build(file, seed, &s, &bus, &w);
+    int rc = cli_world_build(file, seed, profile, &s, &bus, &w);
     if (rc != EXIT_OK) goto out;
     /* Hardware mode: measure the microbenchmarks first; under mpirun only
      * rank 0 goes on to write results. */

@@ -26,9 +26,10 @@ static const char help[] =
     "measured: time and rate per case, the error 100 (predicted - measured) / measured, and\n"
     "the median and max |error| over the cases both predicted and measured.\n"
     "  --backend B   cpu, mpi (under mpirun; only rank 0 writes), cuda or nccl\n"
-    "  --profile P   price the cases with the hardware profile P ('clustertwin calibrate');\n"
-    "                else the scenario's <host-profile>, else a generic host (cpu, mpi) or\n"
-    "                the GPU models (cuda, nccl)\n"
+    "  --profile P   price the cases with the hardware profile P ('clustertwin calibrate'):\n"
+    "                cpu and mpi cases by its host parameters (else the scenario's\n"
+    "                <host-profile>, else a generic host), cuda and nccl cases by the GPU\n"
+    "                models with its <gpu-profile>'s calibrated values (docs/gpu-calibration.md)\n"
     "  --db PATH     store the run, predictions and measurements (default out/<scenario>.db);\n"
     "                'clustertwin report' charts predicted vs measured\n"
     "  --statistic S what measured_s is: min, the fastest repetition (default; it repeats from\n"
@@ -115,6 +116,10 @@ int cmd_validate(int argc, char **argv) {
     scenario *s = NULL;
     if (scenario_load(file, &s, err, sizeof err) < 0) {
         fprintf(stderr, "%s\n", err);
+        return EXIT_BAD_INPUT;
+    }
+    if (cli_apply_profile("validate", s, profile) != EXIT_OK) {
+        scenario_free(s);
         return EXIT_BAD_INPUT;
     }
     if (!db && !no_db) {

@@ -30,6 +30,25 @@ int cli_check_statistic(const char *cmd, const char *statistic) {
     return cli_usage_error(cmd, "--statistic %s: expected min (the fastest repetition) or median", statistic);
 }
 
+int cli_apply_profile(const char *cmd, scenario *s, const char *profile) {
+    char err[2048], why[512];
+    host_profile h;
+    gpu_profile g;
+    if (!profile) return EXIT_OK;
+    if (profile_load_gpu(profile, &h, &g, err, sizeof err) < 0) {
+        fprintf(stderr, "%s\n", err);
+        return EXIT_BAD_INPUT;
+    }
+    if (profile_apply_gpu(s, &g, why, sizeof why) < 0) {
+        fprintf(stderr, "clustertwin %s: %s:%d: %s\n", cmd, profile, g.line, why);
+        return EXIT_BAD_INPUT;
+    }
+    return EXIT_OK;
+}
+
+/* cpu and mpi cases run on the host: a profile's host parameters price them. */
+static int host_backend(const char *backend) { return !strcmp(backend, "cpu") || !strcmp(backend, "mpi"); }
+
 int cli_hw_measure(const char *cmd, const char *backend, const char *profile, const char *statistic, world *w,
                    int verbose, int *rank) {
     char err[1024];
@@ -40,13 +59,13 @@ int cli_hw_measure(const char *cmd, const char *backend, const char *profile, co
         return EXIT_BAD_INPUT;
     }
     host_profile hp;
-    if (profile) {
+    if (profile && host_backend(backend)) {
         if (profile_load(profile, &hp, err, sizeof err) < 0) {
             fprintf(stderr, "%s\n", err);
             return EXIT_BAD_INPUT;
         }
         benchset_use_host(world_benchset(w), &hp);
-    } else if ((!strcmp(backend, "cpu") || !strcmp(backend, "mpi")) && !benchset_host(world_benchset(w))) {
+    } else if (host_backend(backend) && !benchset_host(world_benchset(w))) {
         host_profile_default(&hp);
         benchset_use_host(world_benchset(w), &hp);
     }
@@ -146,6 +165,7 @@ int cli_hw_session(const char *cmd, scenario *s, const char *backend, const char
             printf("measured with %s on %s (%s; %s; %s); measured_s = the %s\n", h->backend, h->host, h->cpu,
                    h->devices, h->libraries, !strcmp(h->statistic, "median") ? "median" : "fastest repetition");
         if (hp) printf("predicted by host profile %s (%s)\n", hp->name, hp->source);
+        else if (profile) printf("predicted by the GPU models with the GPU profile of %s\n", profile);
         results_microbench_table(stdout, w);
         if (st) printf("stored as run %lld in %s\n", (long long)store_run_id(st), store_path(st));
     }

@@ -26,7 +26,7 @@ int cli_parse_seed(const char *cmd, const char *z, double *seed) {
     return EXIT_OK;
 }
 
-int cli_world_build(const char *file, double seed, scenario **s, metric_bus **bus, world **w) {
+int cli_world_build(const char *file, double seed, const char *profile, scenario **s, metric_bus **bus, world **w) {
     char err[2048];
     *bus = NULL;
     *w = NULL;
@@ -35,6 +35,7 @@ int cli_world_build(const char *file, double seed, scenario **s, metric_bus **bu
         return EXIT_BAD_INPUT;
     }
     fputs((*s)->warnings, stderr);
+    if (cli_apply_profile("run", *s, profile) != EXIT_OK) return EXIT_BAD_INPUT;
     if (seed >= 0) (*s)->seed = (unsigned long long)seed;
     *bus = metrics_new();
     *w = *bus ? world_new(*s, *bus, err, sizeof err) : NULL;

@@ -6,6 +6,7 @@
  * host_predict() calls per point: well under a millisecond.
  */
 #include "models/calibrate.h"
+#include "models/calibrate_gpu.h"
 #include "models/numerics.h"
 
 #include <math.h>
@@ -24,12 +25,19 @@ typedef struct fit_ctx {
     const cal_point **pt;
     int n;
     int read;                    /* storage.read: fit the read times */
-    host_profile base;
+    int gpu;                     /* a GPU group: priced by calibrate_gpu_predict_s */
+    cal_target base;
     const char *param[CAL_MAX_PARAMS];
     int p;
 } fit_ctx;
 
-const char *calibrate_group_of(const mb_case *c) {
+/* cpu and mpi measurements go to the host groups, cuda ones to the GPU
+ * groups; nccl ones to none yet (a GEMM the cuda backend timed is the GPU's,
+ * whatever its precision: an SGEMM of 8192^3 fitted as the host core's
+ * gemm.fp32 gave it an efficiency of 528). */
+const char *calibrate_group_of(const mb_case *c, const char *backend) {
+    if (backend && !strcmp(backend, "cuda")) return calibrate_gpu_group(c);
+    if (backend && *backend && strcmp(backend, "cpu") && strcmp(backend, "mpi")) return NULL;
     static const char *coll[COLL_OP_COUNT] = { "coll.allreduce", "coll.allgather", "coll.reducescatter",
                                                "coll.alltoall", "coll.broadcast", "coll.sendrecv" };
     switch (c->kind) {
@@ -41,24 +49,44 @@ const char *calibrate_group_of(const mb_case *c) {
     return NULL;
 }
 
-/* The profile with the group's parameters set to exp(x). */
-static void apply(const fit_ctx *f, const double *x, host_profile *h) {
-    *h = f->base;
-    for (int k = 0; k < f->p; k++) *host_param(h, f->param[k]) = exp(x[k]);
+/* A parameter of the host model or (gpu.*) of the GPU: NULL when unknown. */
+static double *cal_param(cal_target *t, const char *z) {
+    return gpu_param_known(z) ? gpu_param(&t->gpu, &t->node, z) : host_param(&t->host, z);
 }
 
-static double model_s(const fit_ctx *f, const host_profile *h, const cal_point *q) {
-    if (f->read) return host_storage_read_s(h, &q->c);
+static const char *cal_param_unit(const char *z) {
+    return gpu_param_known(z) ? gpu_param_unit(z) : host_param_unit(z);
+}
+
+const char *const *calibrate_param_names(void) {
+    static const char *names[512];
+    if (!names[0]) {
+        int k = 0;
+        for (const char *const *h = host_param_names(); *h && k < 510; h++) names[k++] = *h;
+        for (const char *const *g = gpu_param_names(); *g && k < 510; g++) names[k++] = *g;
+    }
+    return names;
+}
+
+/* The target with the group's parameters set to exp(x). */
+static void apply(const fit_ctx *f, const double *x, cal_target *h) {
+    *h = f->base;
+    for (int k = 0; k < f->p; k++) *cal_param(h, f->param[k]) = exp(x[k]);
+}
+
+static double model_s(const fit_ctx *f, const cal_target *h, const cal_point *q) {
+    if (f->gpu) return calibrate_gpu_predict_s(h, &q->c);
+    if (f->read) return host_storage_read_s(&h->host, &q->c);
     mb_prediction p;
     char why[8];
-    return host_predict(h, &q->c, &p, why, sizeof why) == 0 ? p.time_s : -1;
+    return host_predict(&h->host, &q->c, &p, why, sizeof why) == 0 ? p.time_s : -1;
 }
 
 static double measured_s(const fit_ctx *f, const cal_point *q) { return f->read ? q->read_s : q->time_s; }
 
 static int resid(const gsl_vector *x, void *params, gsl_vector *r) {
     const fit_ctx *f = params;
-    host_profile h;
+    cal_target h;
     double xv[CAL_MAX_PARAMS];
     for (int k = 0; k < f->p; k++) xv[k] = gsl_vector_get(x, (size_t)k);
     apply(f, xv, &h);
@@ -94,10 +122,12 @@ static const char *const storage_params[2][4] = {
 /* Parameters of a group, starting values from the data (pts sorted by
  * size, n >= 1), and the nested models to try as bit masks over names
  * (bit k: names[k] is fitted; the rest are switched off or kept). */
-static int group_params(const char *g, const cal_point **pts, int n, int read, const host_profile *h,
+static int group_params(const char *g, const cal_point **pts, int n, int read, const cal_target *t,
                         const char **names, double *x0, int *levels, int *nlevels) {
     static char buf[CAL_MAX_PARAMS][48];
+    const host_profile *h = &t->host;
     *nlevels = 0;
+    if (!strncmp(g, "gpu.", 4)) return calibrate_gpu_params(g, pts, n, t, names, x0, levels, nlevels);
     const cal_point *lo = pts[0], *hi = pts[n - 1];
     double t_lo = read ? lo->read_s : lo->time_s, t_hi = read ? hi->read_s : hi->time_s;
     if (!strcmp(g, "copy")) {
@@ -240,8 +270,9 @@ static int fitted(const fit_ctx *f, const char *name) {
 }
 
 static int levels_ordered(const fit_ctx *f, const double *x) {
-    host_profile h;
-    apply(f, x, &h);
+    cal_target t;
+    apply(f, x, &t);
+    const host_profile h = t.host;
     /* Only the group's own levels: the profile also holds the groups
      * fitted before this one. */
     static const char *const pairs[][2] = { { "copy.cache_bw", "copy.dram_bw" }, { "copy.l1_bw", "copy.cache_bw" } };
@@ -270,12 +301,13 @@ static int levels_ordered(const fit_ctx *f, const double *x) {
 /* ---- Acceptance (calibrate.h) ------------------------------------------ */
 
 static void param_bounds(const char *name, double *lo, double *hi) {
-    const char *u = host_param_unit(name);
+    const char *u = cal_param_unit(name);
     if (!strcmp(u, "s")) *lo = CAL_MIN_LATENCY_S, *hi = CAL_MAX_LATENCY_S;
     else if (!strcmp(u, "B/s")) *lo = CAL_MIN_BW, *hi = CAL_MAX_BW;
     else if (!strcmp(u, "B")) *lo = CAL_MIN_BYTES, *hi = CAL_MAX_BYTES;
     else if (ends_with(name, "cache_k")) *lo = CAL_MIN_K, *hi = CAL_MAX_K;
     else if (ends_with(name, ".eff")) *lo = 0, *hi = CAL_MAX_EFF;
+    else if (ends_with(name, ".half_dim")) *lo = CAL_MIN_HALF_DIM, *hi = CAL_MAX_HALF_DIM;
     else *lo = 0, *hi = HOST_PARAM_MAX;
 }
 
@@ -294,7 +326,7 @@ static int acceptable(const fit_ctx *f, const fit_out *o, char *why, size_t n, i
     *bad = -1;
     for (int k = 0; k < f->p; k++) {
         double v = exp(o->x[k]), lo, hi;
-        const char *u = host_param_unit(f->param[k]);
+        const char *u = cal_param_unit(f->param[k]);
         param_bounds(f->param[k], &lo, &hi);
         if (!(v >= lo && v <= hi)) {
             snprintf(why, n, "%s = %.3g%s%s is %s %.3g%s%s", f->param[k], v, *u ? " " : "", u,
@@ -302,14 +334,18 @@ static int acceptable(const fit_ctx *f, const fit_out *o, char *why, size_t n, i
             *bad = k;
             return 0;
         }
-        if (!(o->se_log[k] <= 1)) {
+        /* A GPU group with as many points as parameters (one 8192^3 GEMM of
+         * a precision) is exactly determined: no residual to estimate an
+         * error from. (A host group's models compete by AIC, which an exact
+         * fit would win by default: there the error decides.) */
+        if (!(f->gpu && f->n == f->p) && !(o->se_log[k] <= 1)) {
             snprintf(why, n, "%s = %.3g%s%s has a standard error of %.3g, larger than itself", f->param[k], v,
                      *u ? " " : "", u, v * o->se_log[k]);
             *bad = k;
             return 0;
         }
     }
-    host_profile h;
+    cal_target h;
     apply(f, o->x, &h);
     const cal_point *top = f->pt[f->n - 1];
     double top_rate = size_of(top) / measured_s(f, top);
@@ -378,7 +414,7 @@ static void split_held(const cal_point **all, int n_all, int hold_out, const cal
 /* The group's parameters and the candidate models nf points can fit: a
  * model needs nf > p + 1 points; too few fit the bandwidth (and latency)
  * only. */
-static void candidates(const cal_group *g, const cal_point **fit, int nf, int read, const host_profile *h,
+static void candidates(const cal_group *g, const cal_point **fit, int nf, int read, const cal_target *h,
                        model_search *s) {
     s->nc = 0;
     s->want = group_params(g->name, fit, nf, read, h, s->names, s->x0, s->cand, &s->nc);
@@ -393,18 +429,20 @@ static void candidates(const cal_group *g, const cal_point **fit, int nf, int re
 /* The fit of candidate model mask: its parameters, their starting values
  * in xs0, and the levels it leaves out zeroed in its base profile. */
 static void candidate_ctx(const model_search *s, int mask, const cal_point **fit, int nf, int read,
-                          const host_profile *h, fit_ctx *f, double *xs0) {
-    *f = (fit_ctx){ .pt = fit, .n = nf, .read = read, .base = *h };
+                          const cal_target *h, fit_ctx *f, double *xs0) {
+    *f = (fit_ctx){ .pt = fit, .n = nf, .read = read, .gpu = !strncmp(s->names[0], "gpu.", 4), .base = *h };
     for (int k = 0; k < s->want; k++) {
         const char *name = s->names[k];
         if (mask >> k & 1) {
             xs0[f->p] = s->x0[k];
             f->param[f->p++] = name;
+        } else if (f->gpu) {
+            continue;                                  /* a GPU parameter not fitted keeps the catalog's value */
         } else if (ends_with(name, "cache_bw") || ends_with(name, "l1_bw") ||
                    ends_with(name, "rndv_alpha_s") || ends_with(name, "eager_bw") ||
                    ends_with(name, "start_bw") || ends_with(name, "latency_s") ||
                    ends_with(name, "alpha_s")) {
-            *host_param(&f->base, name) = 0;          /* the level (or latency) is left out */
+            *host_param(&f->base.host, name) = 0;          /* the level (or latency) is left out */
         }
     }
 }
@@ -431,7 +469,7 @@ static int fit_restarts(const char *group, fit_ctx *f, double *xs0, fit_out *o) 
     }
     char eager_name[48];
     eager_param(group, eager_name, sizeof eager_name);
-    double *eager = step ? host_param(&f->base, eager_name) : NULL;
+    double *eager = step ? host_param(&f->base.host, eager_name) : NULL;
     double eager_at = eager ? *eager : 0;
     fit_out t;
     *o = (fit_out){ .status = -1 };
@@ -474,7 +512,7 @@ static void reject(model_search *s, const fit_ctx *f, int mask, const char *why,
 
 /* Fit every candidate (the queue grows as rejections drop parameters) and
  * keep in s the acceptable one with the least AIC. */
-static void search_models(const cal_group *g, const cal_point **fit, int nf, int read, const host_profile *h,
+static void search_models(const cal_group *g, const cal_point **fit, int nf, int read, const cal_target *h,
                           model_search *s) {
     s->best_f = (fit_ctx){ 0 };
     s->best = (fit_out){ .status = -1 };
@@ -504,12 +542,12 @@ static void search_models(const cal_group *g, const cal_point **fit, int nf, int
 
 /* The fitted values and their standard errors into g (and stderr_of). */
 static void record_params(cal_group *g, const fit_ctx *f, const fit_out *o, double *stderr_of) {
-    const char *const *all_names = host_param_names();
+    const char *const *all_names = calibrate_param_names();
     g->n_params = f->p;
     for (int k = 0; k < f->p; k++) {
         snprintf(g->param[k], sizeof g->param[k], "%s", f->param[k]);
         g->value[k] = exp(o->x[k]);
-        g->stderr_[k] = g->value[k] * o->se_log[k];
+        g->stderr_[k] = f->gpu && f->n == f->p ? INFINITY : g->value[k] * o->se_log[k];   /* exactly determined */
         for (int i = 0; stderr_of && all_names[i]; i++)
             if (!strcmp(all_names[i], f->param[k])) stderr_of[i] = g->stderr_[k];
     }
@@ -518,7 +556,7 @@ static void record_params(cal_group *g, const fit_ctx *f, const fit_out *o, doub
 /* Errors of the fitted profile h on the fitted and the held-out points,
  * into g, and each point's prediction into res (indexed from base). err:
  * scratch of nh doubles. */
-static void record_errors(cal_group *g, int gi, const fit_ctx *f, const host_profile *h, const cal_point **fit,
+static void record_errors(cal_group *g, int gi, const fit_ctx *f, const cal_target *h, const cal_point **fit,
                           int nf, const cal_point **held, int nh, double *err, const cal_point *base,
                           cal_residual *res) {
     double ss = 0, mx = 0;
@@ -548,13 +586,15 @@ static void record_errors(cal_group *g, int gi, const fit_ctx *f, const host_pro
 
 /* g's note: fallback or how many parameters were fitted, the rejections,
  * the eager limit placed and an iteration limit reached. */
-static void write_note(cal_group *g, const model_search *s, const host_profile *h, int fallback) {
+static void write_note(cal_group *g, const model_search *s, const cal_target *h, int fallback) {
     int p = s->best_f.p;
     if (fallback)
         snprintf(g->note, sizeof g->note, "no model passed the checks: kept the starting profile's values");
     else if (p < s->want)
         snprintf(g->note, sizeof g->note, "fitted %d of %d parameters (%s)", p, s->want,
                  s->few ? "too few points for more" : "AIC");
+    if (!fallback && s->best_f.gpu && s->best_f.n == p) note_add(g->note, sizeof g->note, "%s%s", "as many points as parameters: "
+                                                 "exactly determined, no standard error, nothing held out");
     if (s->rejected[0]) note_add(g->note, sizeof g->note, "%s%s", s->rejected);
     char eager_name[48];
     eager_param(g->name, eager_name, sizeof eager_name);
@@ -562,7 +602,7 @@ static void write_note(cal_group *g, const model_search *s, const host_profile *
         if (ends_with(s->best_f.param[k], "rndv_alpha_s")) {
             size_t k0 = strlen(g->note);
             snprintf(g->note + k0, sizeof g->note - k0, "%seager limit placed at %.0f B", k0 ? "; " : "",
-                     host_param_get(h, eager_name));
+                     host_param_get(&h->host, eager_name));
         }
     if (s->best.status == GSL_EMAXITER) {
         size_t k = strlen(g->note);
@@ -580,7 +620,7 @@ static void write_note(cal_group *g, const model_search *s, const host_profile *
  * project's 2-core test machine the small-sample correction (AICc) kept
  * the 2-parameter models and doubled the held-out errors of the
  * collectives against plain AIC, so plain AIC it is. */
-static void fit_group(cal_group *g, int gi, const cal_point **all, int n_all, int read, int hold_out, host_profile *h,
+static void fit_group(cal_group *g, int gi, const cal_point **all, int n_all, int read, int hold_out, cal_target *h,
                       double *stderr_of, const cal_point *base, cal_residual *res) {
     qsort(all, (size_t)n_all, sizeof *all, cmp_size);
     const cal_point **fit = malloc((size_t)n_all * sizeof *fit), **held = malloc((size_t)n_all * sizeof *held);
@@ -600,7 +640,7 @@ static void fit_group(cal_group *g, int gi, const cal_point **all, int n_all, in
     if (!(s->best_aic < INFINITY) && s->first_why[0]) {
         /* Every model was rejected: the group keeps the starting values. */
         fallback = 1;
-        s->best_f = (fit_ctx){ .pt = fit, .n = nf, .read = read, .base = *h };
+        s->best_f = (fit_ctx){ .pt = fit, .n = nf, .read = read, .gpu = !strncmp(g->name, "gpu.", 4), .base = *h };
         s->best = (fit_out){ .status = GSL_SUCCESS };
     } else if (!(s->best_aic < INFINITY)) {
         if (nf < 1 + (s->cand[0] > 1)) snprintf(g->note, sizeof g->note, "%d points: too few to fit", nf);
@@ -619,8 +659,9 @@ out:
     free(err);
 }
 
-static int same_case(const mb_case *a, const mb_case *b) {
-    return a->kind == b->kind && a->op == b->op && a->ranks == b->ranks && a->size_bytes == b->size_bytes &&
+static int same_case(const cal_point *p, const cal_point *q) {
+    const mb_case *a = &p->c, *b = &q->c;
+    return !strcmp(p->backend, q->backend) && a->kind == b->kind && a->op == b->op && a->ranks == b->ranks && a->size_bytes == b->size_bytes &&
            a->m == b->m && a->n == b->n && a->k == b->k && a->precision == b->precision && a->copy == b->copy &&
            a->files == b->files;
 }
@@ -629,7 +670,7 @@ int calibrate_best_of(cal_point *pts, int n) {
     int out = 0;
     for (int i = 0; i < n; i++) {
         int j = 0;
-        while (j < out && !same_case(&pts[j].c, &pts[i].c)) j++;
+        while (j < out && !same_case(&pts[j], &pts[i])) j++;
         if (j == out) {
             pts[out++] = pts[i];
             continue;
@@ -640,30 +681,53 @@ int calibrate_best_of(cal_point *pts, int n) {
     return out;
 }
 
-int calibrate_fit(const cal_point *pts, int n, int hold_out, host_profile *h, double *stderr_of, cal_report *rep,
+/* The groups in fitting order: the host's, then the GPU's. */
+static int group_order(const char **order, int cap) {
+    static const char *host[] = { "copy", "gemm.fp32", "gemm.fp64", "storage.write", "storage.read",
+                                  "coll.allreduce", "coll.allgather", "coll.reducescatter", "coll.alltoall",
+                                  "coll.broadcast", "coll.sendrecv" };
+    int n = 0;
+    for (size_t i = 0; i < sizeof host / sizeof *host && n < cap; i++) order[n++] = host[i];
+    for (const char *const *g = calibrate_gpu_groups(); *g && n < cap; g++) order[n++] = *g;
+    return n;
+}
+
+/* Count the measured points no group fits, by reason. */
+static void count_left_out(const cal_point *pts, int n, int has_gpu, cal_report *rep) {
+    for (int i = 0; i < n; i++) {
+        if (!(pts[i].time_s > 0)) continue;
+        const char *g = calibrate_group_of(&pts[i].c, pts[i].backend);
+        if (!strcmp(pts[i].backend, "nccl")) rep->left_nccl++;
+        else if (!g) rep->left_other++;
+        else if (!strncmp(g, "gpu.", 4) && !has_gpu) rep->left_no_gpu++;
+    }
+}
+
+int calibrate_fit(const cal_point *pts, int n, int hold_out, cal_target *t, double *stderr_of, cal_report *rep,
                   cal_residual *res, char *err, size_t errlen) {
-    static const char *order[] = { "copy", "gemm.fp32", "gemm.fp64", "storage.write", "storage.read",
-                                   "coll.allreduce", "coll.allgather", "coll.reducescatter", "coll.alltoall",
-                                   "coll.broadcast", "coll.sendrecv" };
+    const char *order[CAL_MAX_GROUPS];
+    int n_order = group_order(order, CAL_MAX_GROUPS);
     memset(rep, 0, sizeof *rep);
-    const char *const *names = host_param_names();
+    const char *const *names = calibrate_param_names();
     for (int i = 0; stderr_of && names[i]; i++) stderr_of[i] = NAN;
     numerics_gsl_install();          /* GSL errors come back as codes, never abort */
     for (int i = 0; res && i < n; i++) res[i] = (cal_residual){ .group = -1, .read_group = -1 };
-    host_profile out = *h;
+    count_left_out(pts, n, t->has_gpu, rep);
+    cal_target out = *t;
     const cal_point **sel = n > 0 ? malloc((size_t)n * sizeof *sel) : NULL;
     if (n > 0 && !sel) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    for (size_t gi = 0; gi < sizeof order / sizeof *order; gi++) {
+    for (int gi = 0; gi < n_order; gi++) {
         int read = !strcmp(order[gi], "storage.read"), k = 0;
+        if (!strncmp(order[gi], "gpu.", 4) && !t->has_gpu) continue;
         for (int i = 0; i < n; i++) {
-            const char *g = calibrate_group_of(&pts[i].c);
+            const char *g = calibrate_group_of(&pts[i].c, pts[i].backend);
             if (!g || !(pts[i].time_s > 0)) continue;
             if (read ? (!strcmp(g, "storage.write") && pts[i].read_s > 0) : !strcmp(g, order[gi])) sel[k++] = &pts[i];
         }
-        if (k == 0) continue;
+        if (k == 0 || rep->n_groups == CAL_MAX_GROUPS) continue;
         cal_group *g = &rep->group[rep->n_groups++];
         snprintf(g->name, sizeof g->name, "%s", order[gi]);
         g->held_median_pct = g->held_max_pct = NAN;
@@ -671,10 +735,10 @@ int calibrate_fit(const cal_point *pts, int n, int hold_out, host_profile *h, do
     }
     free(sel);
     if (rep->n_groups == 0) {
-        snprintf(err, errlen, "no measured case the host model prices (host copies, fp32/fp64 GEMM, storage, "
-                              "collectives of >= 2 ranks)");
+        snprintf(err, errlen, "no measured case a calibrated model prices (cpu/mpi: host copies, fp32/fp64 GEMM, "
+                              "storage, collectives of >= 2 ranks; cuda: GEMM and copies, on a catalog GPU)");
         return -1;
     }
-    *h = out;
+    *t = out;
     return rep->n_groups;
 }

@@ -28,6 +28,10 @@
  * data do not show is not invented; a group with too few points fits the
  * leading parameters only. The note says which.
  *
+ * A group with as many points as parameters (one GEMM of a precision) is
+ * exactly determined: it has no standard error (reported as inf) and
+ * nothing held out; the note says so.
+ *
  * Acceptance: a fitted model is kept only when every value lies within
  * the physical bounds of its unit (CAL_MIN_LATENCY_S .. CAL_MAX_LATENCY_S,
  * CAL_MIN_BW .. CAL_MAX_BW, CAL_MIN_BYTES .. CAL_MAX_BYTES, efficiencies
@@ -44,17 +48,26 @@
  *
  * Hold-out: in each group, points are sorted by size and every other size
  * (the 2nd, 4th, ...) is held out of the fit and used to validate it.
+ *
+ * Routing: a point is fitted by the model of the backend that measured it.
+ * Host groups (above) take cpu and mpi measurements only; measurements of
+ * the cuda backend go to the GPU groups of models/calibrate_gpu.h, fitted
+ * against the catalog GPU the device is (gpu.copy, gpu.pcie, gpu.gemm.P;
+ * docs/gpu-calibration.md); nccl measurements are left out (the collective
+ * model's NCCL figures are not calibrated yet) and counted in the report.
  */
 #ifndef CT_CALIBRATE_H
 #define CT_CALIBRATE_H
 
 #include <stddef.h>
 
+#include "models/gpu_profile.h"
 #include "models/host.h"
 #include "models/microbench.h"
 
 typedef struct cal_point {
     mb_case c;
+    char backend[16];            /* what measured it: cpu, mpi, cuda, nccl ("" = cpu) */
     double time_s;               /* measured (the session's statistic: fastest or median) */
     double read_s;               /* storage: measured read back (0 = none) */
 } cal_point;
@@ -79,6 +92,12 @@ typedef struct cal_point {
 #define CAL_MAX_EFF 1.5
 #define CAL_MIN_K 0.5
 #define CAL_MAX_K 64.0
+/* A GPU GEMM's half dimension (gpu.gemm.P.half_dim): from one element to
+ * 64K, four times the largest GEMM dimension the twin scenarios measure
+ * (16384): a curve that reaches half its efficiency only beyond that has
+ * not been seen to saturate. */
+#define CAL_MIN_HALF_DIM 1.0
+#define CAL_MAX_HALF_DIM 65536.0
 /* The envelope: a model's rate at CAL_ENVELOPE_X times the largest
  * measured size (GEMM: twice each dimension, 8x the FLOPs) must lie
  * between the largest size's measured rate / CAL_ENVELOPE and that rate
@@ -93,7 +112,17 @@ typedef struct cal_point {
 #define CAL_ENVELOPE_UP 2.0
 
 #define CAL_MAX_PARAMS 8
-#define CAL_MAX_GROUPS 16
+#define CAL_MAX_GROUPS 32
+
+/* What calibrate fits: the host model, and the catalog GPU (and a node
+ * holding it: the PCIe link) that measurements of a GPU backend were taken
+ * on, starting from the catalog's values. */
+typedef struct cal_target {
+    host_profile host;
+    gpu_spec gpu;
+    node_spec node;
+    int has_gpu;                 /* 0: no catalog GPU named; GPU measurements are left out */
+} cal_target;
 
 typedef struct cal_group {
     char name[32];               /* "copy", "gemm.fp32", "coll.allreduce", ... */
@@ -113,6 +142,9 @@ typedef struct cal_group {
 typedef struct cal_report {
     cal_group group[CAL_MAX_GROUPS];
     int n_groups;
+    int left_nccl;               /* points left out: NCCL collectives (not calibrated yet) */
+    int left_no_gpu;             /* GPU measurements with no catalog GPU to fit (has_gpu 0) */
+    int left_other;              /* measurements no model of their backend prices */
 } cal_report;
 
 /* One point after the fit: its group (index into cal_report.group, -1 =
@@ -125,14 +157,18 @@ typedef struct cal_residual {
     double read_predicted_s, read_measured_s;
 } cal_residual;
 
-/* Fit h's parameters to the n points. h holds the starting profile (its
- * gemm peaks are kept) and receives the fitted values; hold_out as above
- * (0: fit every point). stderr_of, when not NULL, receives one entry per
- * host_param_names() (NaN for those not fitted). Returns the number of
- * groups fitted (>= 0), or -1 when there is nothing to fit (err says why);
- * h is then unchanged. res, when not NULL, receives one entry per point. */
-int calibrate_fit(const cal_point *pts, int n, int hold_out, host_profile *h, double *stderr_of, cal_report *rep,
+/* Fit t's parameters to the n points. t holds the starting values (the
+ * host's gemm peaks and the GPU's catalog peaks are kept) and receives the
+ * fitted values; hold_out as above (0: fit every point). stderr_of, when
+ * not NULL, receives one entry per calibrate_param_names() (NaN for those
+ * not fitted). Returns the number of groups fitted (>= 0), or -1 when there
+ * is nothing to fit (err says why); t is then unchanged. res, when not
+ * NULL, receives one entry per point. */
+int calibrate_fit(const cal_point *pts, int n, int hold_out, cal_target *t, double *stderr_of, cal_report *rep,
                   cal_residual *res, char *err, size_t errlen);
+
+/* host_param_names() then gpu_param_names(), NULL-terminated. */
+const char *const *calibrate_param_names(void);
 
 /* Several sessions measuring the same case, each by its fastest
  * repetition: keep the fastest of them (and of their read backs), so a
@@ -141,9 +177,10 @@ int calibrate_fit(const cal_point *pts, int n, int hold_out, host_profile *h, do
  * not pull the fit. Reorders nothing else; returns the new count. */
 int calibrate_best_of(cal_point *pts, int n);
 
-/* The points of one kind of case: copy (host), gemm by precision, storage,
- * collective by op. Exposed for tests: the group a point belongs to, or
- * NULL when no host parameter prices it. */
-const char *calibrate_group_of(const mb_case *c);
+/* The group a case measured by backend belongs to: copy (host), gemm by
+ * precision, storage, collective by op for cpu and mpi; gpu.copy, gpu.pcie,
+ * gpu.gemm.P for cuda; NULL when no model of that backend is calibrated
+ * from it (nccl: not yet). Exposed for tests. */
+const char *calibrate_group_of(const mb_case *c, const char *backend);
 
 #endif

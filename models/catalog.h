@@ -51,6 +51,12 @@ typedef struct gpu_spec {
     double eff_attention;             /* fused attention kernels vs tensor peak */
     double gemm_half_dim;             /* GEMM size (geometric mean of m,n,k) at which
                                          efficiency is half of eff_gemm */
+    /* Calibrated per precision (a hardware profile's gpu.gemm.P.*, docs/gpu-calibration.md):
+     * 0 = eff_gemm / gemm_half_dim, shared by every precision. */
+    double eff_gemm_by_prec[PREC_COUNT];
+    double gemm_half_dim_by_prec[PREC_COUNT];
+    double copy_latency_s;            /* launch + sync of one timed device copy; 0 = the
+                                         microbenchmark default (models/microbench.c) */
     double eff_sustained;             /* fraction of the benchmark rates above held in a
                                          long run at the power limit (clock throttling) */
     /* Power limits (models/power.c). tdp_w is the limit the board runs at. */
@@ -85,6 +91,8 @@ typedef struct node_spec {
     char nic[CATALOG_NAME_MAX];       /* nic_spec name of the compute-fabric NICs */
     int nics;                         /* compute-fabric NICs per node */
     double pcie_bw_bytes_per_s;       /* host<->GPU per GPU, per direction */
+    double pcie_latency_s;            /* DMA set-up of one host<->GPU copy; 0 = the
+                                         microbenchmark default (models/microbench.c) */
     double host_s_per_seq;            /* serving: host (CPU) time per sequence of a batch
                                          iteration; 0 = the serving model's default
                                          (models/serving.c, docs/moe-serving.md) */

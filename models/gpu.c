@@ -32,11 +32,17 @@ double gpu_peak_flops(const gpu_spec *g, precision p) {
     return g->tflops[PREC_BF16] * 1e12;
 }
 
-double gpu_gemm_eff(const gpu_spec *g, double m, double n, double k) {
+/* A precision's calibrated figure (a hardware profile's gpu.gemm.P.*), else
+ * the GPU's shared one, else the catalog field's default. */
+static double by_prec(const double *v, precision p, double shared, double def) {
+    return p >= 0 && p < PREC_COUNT && v[p] > 0 ? v[p] : or_default(shared, def);
+}
+
+double gpu_gemm_eff(const gpu_spec *g, precision p, double m, double n, double k) {
     double d = cbrt(m * n * k);
-    double half = or_default(g->gemm_half_dim, 256);
+    double half = by_prec(g->gemm_half_dim_by_prec, p, g->gemm_half_dim, 256);
     if (!(d > 0)) return 0;
-    return or_default(g->eff_gemm, 0.75) * d / (d + half);
+    return by_prec(g->eff_gemm_by_prec, p, g->eff_gemm, 0.75) * d / (d + half);
 }
 
 double gpu_hbm_bytes_per_s(const gpu_spec *g) {
@@ -45,7 +51,7 @@ double gpu_hbm_bytes_per_s(const gpu_spec *g) {
 }
 
 double gpu_gemm_flops_per_s(const gpu_spec *g, precision p, double m, double n, double k) {
-    return gpu_peak_flops(g, p) * gpu_gemm_eff(g, m, n, k) * sustained(g);
+    return gpu_peak_flops(g, p) * gpu_gemm_eff(g, p, m, n, k) * sustained(g);
 }
 
 double gpu_gemm_s(const gpu_spec *g, precision p, double m, double n, double k, double batch) {

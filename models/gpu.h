@@ -5,7 +5,9 @@
  * GPU's catalog entry (models/catalog/gpus.xml says where each comes from):
  *
  *   GEMM          max(flops / (peak·eff_gemm·shape), bytes / (hbm·eff_hbm))
- *                 shape = d / (d + gemm_half_dim), d = cube root of m·n·k:
+ *                 shape = d / (d + gemm_half_dim), d = cube root of m·n·k
+ *                 (eff_gemm and gemm_half_dim per precision when a hardware
+ *                 profile calibrated them: docs/gpu-calibration.md):
  *                 small or skinny GEMMs leave tensor cores idle (tile
  *                 quantisation, launch and tail effects).
  *   attention     fused (FlashAttention-style) kernels: flops / (peak·eff_attention)
@@ -30,9 +32,10 @@
  * as bf16). 0 only for a GPU without any tensor peak. */
 double gpu_peak_flops(const gpu_spec *g, precision p);
 
-/* Fraction of the tensor peak a GEMM of this shape reaches (compute bound,
- * before eff_sustained). */
-double gpu_gemm_eff(const gpu_spec *g, double m, double n, double k);
+/* Fraction of the tensor peak a GEMM of this shape reaches at precision p
+ * (compute bound, before eff_sustained): the precision's calibrated
+ * efficiency and half dimension when the GPU has them, else the shared ones. */
+double gpu_gemm_eff(const gpu_spec *g, precision p, double m, double n, double k);
 
 /* Time of `batch` GEMMs of m×k by k×n at precision p (inputs and output at
  * that precision's width, at least 2 bytes for the output). */

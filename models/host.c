@@ -2,19 +2,16 @@
  * host: the host machine's cost model (see host.h for the formulas).
  */
 #include "models/host.h"
+#include "models/paramtab.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 /* Named parameters: a name -> a double inside host_profile. */
-typedef struct pdef {
-    const char *name;
-    size_t off;
-    const char *unit;
-} pdef;
+typedef paramtab_def pdef;
 
-#define P(n, field, unit) { n, offsetof(host_profile, field), unit }
+#define P(n, field, unit) { n, 0, offsetof(host_profile, field), unit }
 #define GEMM(prec, idx) \
     P("gemm." prec ".latency_s", gemm_latency_s[idx], "s"), \
     P("gemm." prec ".peak_flops", gemm_peak_flops[idx], "FLOP/s"), \
@@ -58,16 +55,10 @@ static const pdef params[] = {
 
 const char *const *host_param_names(void) {
     static const char *names[N_PARAMS + 1];
-    if (!names[0])
-        for (size_t i = 0; i < N_PARAMS; i++) names[i] = params[i].name;
-    return names;
+    return paramtab_names(params, N_PARAMS, names);
 }
 
-static const pdef *find(const char *z) {
-    for (size_t i = 0; z && i < N_PARAMS; i++)
-        if (!strcmp(params[i].name, z)) return &params[i];
-    return NULL;
-}
+static const pdef *find(const char *z) { return paramtab_find(params, N_PARAMS, z); }
 
 double *host_param(host_profile *h, const char *z) {
     const pdef *d = find(z);

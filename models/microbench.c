@@ -77,7 +77,7 @@ static int predict_gemm(const mb_case *c, const mb_env *env, mb_prediction *p) {
     if (!g || c->m < 1 || c->n < 1 || c->k < 1) return -1;
     double m = c->m, n = c->n, k = c->k;
     double flops = 2 * m * n * k;
-    double rate = gpu_peak_flops(g, c->precision) * gpu_gemm_eff(g, m, n, k);
+    double rate = gpu_peak_flops(g, c->precision) * gpu_gemm_eff(g, c->precision, m, n, k);
     double w = precision_bytes(c->precision);
     double bytes = (m * k + k * n) * w + m * n * (w < 2 ? 2 : w);
     double t_compute = rate > 0 ? flops / rate : INFINITY;
@@ -95,14 +95,14 @@ static int predict_copy(const mb_case *c, const mb_env *env, mb_prediction *p) {
     double t;
     switch (c->copy) {
     case COPY_D2D:      /* read and write each byte in HBM */
-        t = KERNEL_LAUNCH_S + 2 * c->size_bytes /
+        t = (f->gpu->copy_latency_s > 0 ? f->gpu->copy_latency_s : KERNEL_LAUNCH_S) + 2 * c->size_bytes /
             (f->gpu->hbm_bw_bytes_per_s * (f->gpu->eff_hbm > 0 ? f->gpu->eff_hbm : 0.85));
         p->detail = "HBM read+write";
         break;
     case COPY_H2D:
     case COPY_D2H:
         if (!(nd->pcie_bw_bytes_per_s > 0)) return -1;
-        t = DMA_SETUP_S + c->size_bytes / nd->pcie_bw_bytes_per_s;
+        t = (nd->pcie_latency_s > 0 ? nd->pcie_latency_s : DMA_SETUP_S) + c->size_bytes / nd->pcie_bw_bytes_per_s;
         p->detail = "PCIe";
         break;
     default:            /* host memcpy: read and write through DRAM */

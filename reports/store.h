@@ -83,6 +83,7 @@ typedef struct store_measurement {
     int64_t run_id;
     char backend[16];
     char host[128];
+    char devices[256];                         /* the run's hardware.devices ("NVIDIA H200 x1 ...") */
     double peak_fp64_flops, peak_fp32_flops;   /* the run's measured core peak, 0 = none */
     char statistic[8];                         /* what time_s is: "min" or "median" */
 } store_measurement;
@@ -91,6 +92,15 @@ typedef struct store_measurement {
  * oldest run first. *out is malloc'd (caller frees), *n its length
  * (0 is not an error). */
 int store_measurements(store *st, const char *backend, store_measurement **out, int *n, char *err, size_t errlen);
+
+/* Record a run from a results JSON with measurements that another machine
+ * wrote (`validate --json`, `run --backend ... --json`): its runs row
+ * ('complete', scenario named by the JSON's "scenario", file = source), its
+ * microbenchmarks and its hardware row, in one transaction, as the run
+ * itself would have stored them. Fails (nothing written) when json_text is
+ * not JSON or has no hardware object. *run_id (may be NULL) gets runs.id. */
+int store_import_results(store *st, const char *json_text, const char *source, int64_t *run_id, char *err,
+                         size_t errlen);
 
 /* Mark the run being recorded as interrupted (SIGINT): store_run_finish
  * then writes everything it has, results so far included, but leaves the

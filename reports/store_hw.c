@@ -46,7 +46,7 @@ int store_measurements(store *st, const char *backend, store_measurement **out, 
     sqlite3_stmt *q = NULL;
     int rc = sqlite3_prepare_v2(st->db, "SELECT m.op, m.ranks, m.size_bytes, m.m, m.n, m.k, m.precision, m.kind, m.files, "
                          "m.measured_s, m.measured_read_s, m.run_id, h.backend, h.host, h.peak_fp64_flops, "
-                         "h.peak_fp32_flops, h.statistic "
+                         "h.peak_fp32_flops, h.statistic, h.devices "
                          "FROM microbenchmarks m JOIN runs r ON r.id = m.run_id "
                          "JOIN hardware h ON h.run_id = m.run_id "
                          "WHERE r.status = 'complete' AND m.measured_s > 0 AND (?1 IS NULL OR h.backend = ?1) "
@@ -93,6 +93,7 @@ int store_measurements(store *st, const char *backend, store_measurement **out, 
         snprintf(x.host, sizeof x.host, "%s", sqlite3_column_text(q, 13) ? (const char *)sqlite3_column_text(q, 13) : "");
         x.peak_fp64_flops = sqlite3_column_double(q, 14);      /* NULL reads as 0: not measured */
         x.peak_fp32_flops = sqlite3_column_double(q, 15);
+        snprintf(x.devices, sizeof x.devices, "%s", sqlite3_column_text(q, 17) ? (const char *)sqlite3_column_text(q, 17) : "");
         snprintf(x.statistic, sizeof x.statistic, "%s",
                  sqlite3_column_text(q, 16) ? (const char *)sqlite3_column_text(q, 16) : "median");   /* before v3: median */
         if (GROW(v, cap, (size_t)cnt + 1)) {

@@ -116,7 +116,16 @@ static void load_host_profile(loader *L, const xmlNode *e) {
     char *slash = strrchr(dir, '/');
     if (slash) *slash = 0;
     else snprintf(dir, sizeof dir, ".");
-    if (profile_from_element(e, L->x.file, dir, s->host_profile, L->x.err, L->x.errlen) < 0) L->x.failed = 1;
+    gpu_profile g;
+    if (profile_from_element(e, L->x.file, dir, s->host_profile, &g, L->x.err, L->x.errlen) < 0) {
+        L->x.failed = 1;
+        return;
+    }
+    char why[400];                   /* a profile file's <gpu-profile>: the GPU's calibrated values */
+    if (profile_apply_gpu(s, &g, why, sizeof why) < 0) {
+        if (xmlHasProp(e, BAD_CAST "href")) FAIL_RETURN(L, e, "href", "%s", why);     /* the line is in the other file */
+        xml_fail_at(&L->x, g.line, "%s", why);
+    }
 }
 
 void load_microbenchmarks(loader *L, const xmlNode *sec) {

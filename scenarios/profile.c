@@ -13,6 +13,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include "models/calibrate_gpu.h"
 #include "scenarios/infile.h"
 #include "scenarios/xml.h"
 
@@ -53,10 +54,10 @@ static long line_no(const xmlNode *e) {
     return n < 1 ? 1 : n;
 }
 
-static int from_element(const xmlNode *root, const char *file, const char *base_dir, host_profile *out, char *err,
-                        size_t errlen, int depth);
+static int from_element(const xmlNode *root, const char *file, const char *base_dir, host_profile *out,
+                        gpu_profile *gout, char *err, size_t errlen, int depth);
 
-static int load_file(const char *path, host_profile *h, char *err, size_t errlen, int depth) {
+static int load_file(const char *path, host_profile *h, gpu_profile *g, char *err, size_t errlen, int depth) {
     /* scenarios/infile.c: a regular file of at most 1 MiB; a FIFO or device
      * is refused, never waited on. */
     char *text;
@@ -83,38 +84,126 @@ static int load_file(const char *path, host_profile *h, char *err, size_t errlen
         char *slash = strrchr(dir, '/');
         if (slash) *slash = 0;
         else snprintf(dir, sizeof dir, ".");
-        rc = from_element(root, path, dir, h, err, errlen, depth);
+        rc = from_element(root, path, dir, h, g, err, errlen, depth);
     }
     xmlFreeDoc(doc);
     return rc;
 }
 
-static int from_element(const xmlNode *root, const char *file, const char *base_dir, host_profile *out, char *err,
-                        size_t errlen, int depth) {
+/* One <param name= value= [unit=] [stderr=]> of the host model (gpu 0) or
+ * of a <gpu-profile> (gpu 1): the name known, the numbers plain decimals
+ * from 0 to PROFILE_MAX_VALUE, the unit the parameter's. 0 with name, *v
+ * and *sd (NaN when not given) set, or -1 with err. */
+static int read_param(const xmlNode *e, const char *file, int gpu, char *name, size_t namelen, double *v,
+                      double *sd, char *err, size_t errlen) {
+    char *pn = xml_prop(e, "name"), *pv = xml_prop(e, "value"), *pu = xml_prop(e, "unit"), *ps = xml_prop(e, "stderr");
+    host_profile any;
+    int known = pn && (gpu ? gpu_param_known(pn) : host_param(&any, pn) != NULL);
+    const char *unit = !pn ? "" : gpu ? gpu_param_unit(pn) : host_param_unit(pn);
+    int rc = -1;
+    *sd = NAN;
+    if (!pn || !pv)
+        snprintf(err, errlen, "%s:%ld: <param>: expected name and value attributes", file, line_no(e));
+    else if (!known)
+        snprintf(err, errlen, "%s:%ld: <param name=\"%s\">: unknown parameter (known: %s)", file, line_no(e), pn,
+                 gpu ? "gpu.gemm.<precision>.eff, gpu.gemm.<precision>.half_dim, gpu.hbm.eff, gpu.copy.latency_s, "
+                       "gpu.pcie.bw, gpu.pcie.latency_s; see models/gpu_profile.h"
+                     : "copy.*, gemm.fp64.*, gemm.fp32.*, storage.*, coll.<op>.*; see models/host.h");
+    else if (profile_number(pv, v) < 0)
+        snprintf(err, errlen, "%s:%ld: <param name=\"%s\" value=\"%.60s\">: value must be a decimal number from 0 to "
+                              "%g in SI units (%s)", file, line_no(e), pn, pv, PROFILE_MAX_VALUE, *unit ? unit : "a ratio");
+    else if (ps && profile_number(ps, sd) < 0)
+        snprintf(err, errlen, "%s:%ld: <param name=\"%s\" stderr=\"%.60s\">: stderr must be a decimal number from 0 "
+                              "to %g in the value's units", file, line_no(e), pn, ps, PROFILE_MAX_VALUE);
+    else if (pu && strcmp(pu, unit))
+        snprintf(err, errlen, "%s:%ld: <param name=\"%s\" unit=\"%.60s\">: unit must be %s%s%s (values are in SI "
+                              "units)", file, line_no(e), pn, pu, *unit ? "\"" : "empty", unit, *unit ? "\"" : "");
+    else
+        rc = 0;
+    if (rc == 0) snprintf(name, namelen, "%s", pn);
+    xmlFree(pn);
+    xmlFree(pv);
+    xmlFree(pu);
+    xmlFree(ps);
+    return rc;
+}
+
+/* <gpu-profile gpu="CATALOG-GPU"> and its <param name="gpu.*"> children,
+ * each within the physical bounds a fit must meet (models/calibrate_gpu.h). */
+static int read_gpu_profile(const xmlNode *ge, const char *file, gpu_profile *g, char *err, size_t errlen) {
+    char *name = xml_prop(ge, "gpu");
+    int ok = name && *name && strlen(name) < sizeof g->gpu;
+    if (ok) snprintf(g->gpu, sizeof g->gpu, "%s", name);
+    xmlFree(name);
+    g->line = (int)line_no(ge);
+    if (!ok) {
+        snprintf(err, errlen, "%s:%ld: <gpu-profile>: expected gpu=\"NAME\", the catalog GPU it was measured on "
+                              "(e.g. H200-SXM-141GB)", file, line_no(ge));
+        return -1;
+    }
+    for (const xmlNode *e = ge->children; e; e = e->next) {
+        if (e->type != XML_ELEMENT_NODE) continue;
+        char pn[48], why[96];
+        double v, sd;
+        if (!xml_is(e, "param")) {
+            snprintf(err, errlen, "%s:%ld: <%s>: expected <param name=\"gpu.*\" value=...> in <gpu-profile>", file,
+                     line_no(e), (const char *)e->name);
+            return -1;
+        }
+        if (read_param(e, file, 1, pn, sizeof pn, &v, &sd, err, errlen) < 0) return -1;
+        if (!calibrate_gpu_check(pn, v, why, sizeof why)) {
+            snprintf(err, errlen, "%s:%ld: <param name=\"%s\" value=\"%g\">: value must be %s", file, line_no(e), pn,
+                     v, why);
+            return -1;
+        }
+        if (gpu_profile_set(g, pn, v, sd) < 0) {
+            snprintf(err, errlen, "%s:%ld: <param name=\"%s\">: too many parameters", file, line_no(e), pn);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* <host-profile href="FILE">: the file, relative to base_dir. */
+static int from_href(const xmlNode *root, char *href, const char *file, const char *base_dir, host_profile *out,
+                     gpu_profile *gout, char *err, size_t errlen, int depth) {
     host_profile h;
+    gpu_profile g;
+    memset(&g, 0, sizeof g);
     host_profile_default(&h);
+    int rc = -1;
+    if (depth >= MAX_DEPTH_HREF) {
+        snprintf(err, errlen, "%s:%ld: <host-profile href=\"%s\">: a profile file cannot refer to another",
+                 file, line_no(root), href);
+    } else if (root->children && xmlFirstElementChild((xmlNode *)root)) {
+        snprintf(err, errlen, "%s:%ld: <host-profile href=\"%s\">: either href or <param> children, not both",
+                 file, line_no(root), href);
+    } else {
+        char path[1024];
+        if (href[0] == '/' || !base_dir || !*base_dir) snprintf(path, sizeof path, "%s", href);
+        else snprintf(path, sizeof path, "%s/%s", base_dir, href);
+        char sub[1024];
+        rc = load_file(path, &h, &g, sub, sizeof sub, depth + 1);
+        if (rc < 0)
+            snprintf(err, errlen, "%s:%ld: <host-profile href=\"%s\">: %s", file, line_no(root), href, sub);
+    }
+    if (rc == 0) *out = h;
+    if (rc == 0 && gout) *gout = g;
+    return rc;
+}
+
+static int from_element(const xmlNode *root, const char *file, const char *base_dir, host_profile *out, gpu_profile *gout,
+                        char *err, size_t errlen, int depth) {
     char *href = xml_prop(root, "href");
     if (href) {
-        int rc = -1;
-        if (depth >= MAX_DEPTH_HREF) {
-            snprintf(err, errlen, "%s:%ld: <host-profile href=\"%s\">: a profile file cannot refer to another",
-                     file, line_no(root), href);
-        } else if (root->children && xmlFirstElementChild((xmlNode *)root)) {
-            snprintf(err, errlen, "%s:%ld: <host-profile href=\"%s\">: either href or <param> children, not both",
-                     file, line_no(root), href);
-        } else {
-            char path[1024];
-            if (href[0] == '/' || !base_dir || !*base_dir) snprintf(path, sizeof path, "%s", href);
-            else snprintf(path, sizeof path, "%s/%s", base_dir, href);
-            char sub[1024];
-            rc = load_file(path, &h, sub, sizeof sub, depth + 1);
-            if (rc < 0)
-                snprintf(err, errlen, "%s:%ld: <host-profile href=\"%s\">: %s", file, line_no(root), href, sub);
-        }
+        int rc = from_href(root, href, file, base_dir, out, gout, err, errlen, depth);
         xmlFree(href);
-        if (rc == 0) *out = h;
         return rc;
     }
+    host_profile h;
+    gpu_profile g;
+    memset(&g, 0, sizeof g);
+    host_profile_default(&h);
     char *name = xml_prop(root, "name"), *source = xml_prop(root, "source");
     if (name) snprintf(h.name, sizeof h.name, "%s", name);
     snprintf(h.source, sizeof h.source, "%s", source ? source : file);
@@ -122,61 +211,41 @@ static int from_element(const xmlNode *root, const char *file, const char *base_
     xmlFree(source);
     for (const xmlNode *e = root->children; e; e = e->next) {
         if (e->type != XML_ELEMENT_NODE) continue;
+        if (xml_is(e, "gpu-profile")) {
+            if (g.line) {
+                snprintf(err, errlen, "%s:%ld: <gpu-profile>: one <gpu-profile> per profile (the first is at line %d)",
+                         file, line_no(e), g.line);
+                return -1;
+            }
+            if (read_gpu_profile(e, file, &g, err, errlen) < 0) return -1;
+            continue;
+        }
         if (!xml_is(e, "param")) {
-            snprintf(err, errlen, "%s:%ld: <%s>: expected <param name=... value=...> in <host-profile>", file,
-                     line_no(e), (const char *)e->name);
+            snprintf(err, errlen, "%s:%ld: <%s>: expected <param name=... value=...> or <gpu-profile gpu=...> in "
+                                  "<host-profile>", file, line_no(e), (const char *)e->name);
             return -1;
         }
-        char *pn = xml_prop(e, "name"), *pv = xml_prop(e, "value");
-        int rc = 0;
-        double *slot = pn ? host_param(&h, pn) : NULL;
-        if (!pn || !pv) {
-            snprintf(err, errlen, "%s:%ld: <param>: expected name and value attributes", file, line_no(e));
-            rc = -1;
-        } else if (!slot) {
-            snprintf(err, errlen, "%s:%ld: <param name=\"%s\">: unknown parameter (known: copy.*, gemm.fp64.*, "
-                                  "gemm.fp32.*, storage.*, coll.<op>.*; see models/host.h)",
-                     file, line_no(e), pn);
-            rc = -1;
-        } else {
-            const char *unit = host_param_unit(pn);
-            char *pu = xml_prop(e, "unit"), *ps = xml_prop(e, "stderr");
-            double v, sd;
-            if (profile_number(pv, &v) < 0) {
-                snprintf(err, errlen, "%s:%ld: <param name=\"%s\" value=\"%.60s\">: value must be a decimal number "
-                                      "from 0 to %g in SI units (%s)",
-                         file, line_no(e), pn, pv, PROFILE_MAX_VALUE, *unit ? unit : "a ratio");
-                rc = -1;
-            } else if (ps && profile_number(ps, &sd) < 0) {
-                snprintf(err, errlen, "%s:%ld: <param name=\"%s\" stderr=\"%.60s\">: stderr must be a decimal number "
-                                      "from 0 to %g in the value's units",
-                         file, line_no(e), pn, ps, PROFILE_MAX_VALUE);
-                rc = -1;
-            } else if (pu && strcmp(pu, unit)) {
-                snprintf(err, errlen, "%s:%ld: <param name=\"%s\" unit=\"%.60s\">: unit must be %s%s%s (values are in SI units)",
-                         file, line_no(e), pn, pu, *unit ? "\"" : "empty", unit, *unit ? "\"" : "");
-                rc = -1;
-            } else {
-                *slot = v;
-            }
-            xmlFree(pu);
-            xmlFree(ps);
-        }
-        xmlFree(pn);
-        xmlFree(pv);
-        if (rc < 0) return -1;
+        char pn[48];
+        double v, sd;
+        if (read_param(e, file, 0, pn, sizeof pn, &v, &sd, err, errlen) < 0) return -1;
+        *host_param(&h, pn) = v;
     }
+    if (gout) *gout = g;
     *out = h;
     return 0;
 }
 
 int profile_load(const char *path, host_profile *h, char *err, size_t errlen) {
-    return load_file(path, h, err, errlen, 0);
+    return load_file(path, h, NULL, err, errlen, 0);
 }
 
-int profile_from_element(const void *node, const char *file, const char *base_dir, host_profile *h, char *err,
-                         size_t errlen) {
-    return from_element(node, file, base_dir, h, err, errlen, 0);
+int profile_load_gpu(const char *path, host_profile *h, gpu_profile *g, char *err, size_t errlen) {
+    return load_file(path, h, g, err, errlen, 0);
+}
+
+int profile_from_element(const void *node, const char *file, const char *base_dir, host_profile *h, gpu_profile *g,
+                         char *err, size_t errlen) {
+    return from_element(node, file, base_dir, h, g, err, errlen, 0);
 }
 
 /* The length of the valid UTF-8 sequence at p (2 to 4), or 0. */
@@ -213,8 +282,26 @@ static void put_xml(FILE *f, const char *z, int attr) {
     }
 }
 
-int profile_write(FILE *f, const host_profile *h, const double *stderr_of, const char *comment, char *err,
-                  size_t errlen) {
+/* <gpu-profile gpu="..."> with each of g's parameters (none when g is NULL
+ * or empty). */
+static void write_gpu(FILE *f, const gpu_profile *g) {
+    if (!g || !g->gpu[0] || g->n == 0) return;
+    fputs("  <gpu-profile gpu=\"", f);
+    put_xml(f, g->gpu, 1);
+    fputs("\">\n", f);
+    for (int i = 0; i < g->n; i++) {
+        const char *unit = gpu_param_unit(g->name[i]);
+        fprintf(f, "    <param name=\"%s\" value=\"%.6g\"", g->name[i], g->value[i]);
+        if (*unit) fprintf(f, " unit=\"%s\"", unit);
+        if (isfinite(g->stderr_[i]) && g->stderr_[i] >= 0 && g->stderr_[i] <= PROFILE_MAX_VALUE)
+            fprintf(f, " stderr=\"%.3g\"", g->stderr_[i]);
+        fputs("/>\n", f);
+    }
+    fputs("  </gpu-profile>\n", f);
+}
+
+int profile_write(FILE *f, const host_profile *h, const double *stderr_of, const gpu_profile *g, const char *comment,
+                  char *err, size_t errlen) {
     const char *const *names = host_param_names();
     for (int i = 0; names[i]; i++)
         if (!(host_param_get(h, names[i]) >= 0 && host_param_get(h, names[i]) <= HOST_PARAM_MAX)) {
@@ -242,10 +329,39 @@ int profile_write(FILE *f, const host_profile *h, const double *stderr_of, const
             fprintf(f, " stderr=\"%.3g\"", stderr_of[i]);
         fputs("/>\n", f);
     }
+    write_gpu(f, g);
     fputs("</host-profile>\n", f);
     if (ferror(f)) {
         snprintf(err, errlen, "cannot write the profile: %s", strerror(errno ? errno : EIO));
         return -1;
     }
     return 0;
+}
+
+int profile_apply_gpu(scenario *s, const gpu_profile *g, char *err, size_t errlen) {
+    if (!g || !g->gpu[0]) return 0;
+    const gpu_spec *cat = catalog_gpu(s->cat, g->gpu);
+    int used = 0;
+    for (int i = 0; i < s->n_nodes && !used; i++) {
+        const node_spec *nd = scenario_node_spec(s, i);
+        used = nd && !strcmp(nd->gpu, g->gpu);
+    }
+    if (!cat || !used) {
+        const node_spec *nd = s->n_nodes > 0 ? scenario_node_spec(s, 0) : NULL;
+        snprintf(err, errlen, "<gpu-profile gpu=\"%s\">: %s%s%s", g->gpu,
+                 !cat ? "no GPU of that name in the catalog" : "the scenario has no node with this GPU",
+                 nd ? "; its nodes have " : "", nd ? nd->gpu : "");
+        return -1;
+    }
+    gpu_spec spec = *cat;
+    gpu_profile_apply(g, &spec, NULL);
+    int rc = catalog_put_gpu(s->cat, &spec);
+    for (int i = 0; rc == 0 && i < catalog_count(s->cat, "node"); i++) {
+        node_spec nd = *(const node_spec *)catalog_at(s->cat, "node", i);
+        if (strcmp(nd.gpu, g->gpu)) continue;
+        gpu_profile_apply(g, NULL, &nd);
+        rc = catalog_put_node(s->cat, &nd);
+    }
+    if (rc < 0) snprintf(err, errlen, "out of memory");
+    return rc;
 }

@@ -14,7 +14,10 @@ for c in measure calibrate validate; do
   expect_status 0 "$c --help" "$bin" $c --help
   grep -q "usage: clustertwin $c" "$tmp/out" || no "$c --help prints usage"
 done
-expect_status 2 "run --profile without --backend" "$bin" run scenarios/twin-host.xml --profile x.xml
+# run --profile needs no --backend (its <gpu-profile> prices the GPU, docs/gpu-calibration.md);
+# a profile that cannot be read is an error naming it.
+expect_status 2 "run --profile of a missing file" "$bin" run scenarios/twin-host.xml --profile "$tmp/x.xml" --no-db
+grep -q "x.xml:0: cannot open" "$tmp/err" && ok "names the missing profile" || no "missing profile: $(cat "$tmp/err")"
 expect_status 2 "measure without --backend" "$bin" measure
 expect_status 2 "measure --backend tpu" "$bin" measure --backend tpu
 expect_status 2 "calibrate without --db" "$bin" calibrate --out "$tmp/p.xml"

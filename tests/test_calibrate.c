@@ -48,6 +48,17 @@
 
 static double rel(double a, double b) { return fabs(a - b) / fabs(b); }
 
+/* calibrate_fit of host measurements alone: the host model of h, no GPU. */
+static int fit_host(const cal_point *pts, int n, int hold_out, host_profile *h, double *stderr_of, cal_report *rep,
+                    cal_residual *res, char *err, size_t errlen) {
+    cal_target t;
+    memset(&t, 0, sizeof t);
+    t.host = *h;
+    int rc = calibrate_fit(pts, n, hold_out, &t, stderr_of, rep, res, err, errlen);
+    *h = t.host;
+    return rc;
+}
+
 static void test_predict_by_hand(void **state) {
     (void)state;
     host_profile h;
@@ -154,12 +165,12 @@ static void recover(double noise, double tol, double held_tol) {
     host_profile t, h;
     truth(&t);
     host_profile_default(&h);
-    cal_point pts[400];
+    cal_point pts[400] = { 0 };
     int n = synth(&t, noise, pts, 400);
     double se[128];
     cal_report rep;
     char err[256];
-    int ng = calibrate_fit(pts, n, 1, &h, se, &rep, NULL, err, sizeof err);
+    int ng = fit_host(pts, n, 1, &h, se, &rep, NULL, err, sizeof err);
     assert_int_equal(ng, 11);          /* copy, 2 gemm, storage write/read, 6 collectives */
     for (int i = 0; well_determined[i]; i++) {
         double got = host_param_get(&h, well_determined[i]), want = host_param_get(&t, well_determined[i]);
@@ -205,7 +216,7 @@ static void test_model_choice(void **state) {
     t.coll_cache_bw[COLL_ALLREDUCE] = 0;               /* no cache level */
     t.coll_alpha_s[COLL_ALLREDUCE] = 8e-6;
     t.coll_bw[COLL_ALLREDUCE] = 3e9;
-    cal_point pts[40];
+    cal_point pts[40] = { 0 };
     int n = 0;
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 11);
@@ -219,7 +230,7 @@ static void test_model_choice(void **state) {
     gsl_rng_free(r);
     cal_report rep;
     host_profile_default(&h);
-    assert_int_equal(calibrate_fit(pts, n, 1, &h, NULL, &rep, NULL, err, sizeof err), 1);
+    assert_int_equal(fit_host(pts, n, 1, &h, NULL, &rep, NULL, err, sizeof err), 1);
     /* No cache knee is invented; AIC may keep a small protocol step the
      * noise suggests (it errs towards one parameter too many). */
     assert_true(rep.group[0].n_params <= 3);
@@ -246,7 +257,7 @@ static void test_protocol_step(void **state) {
     t.coll_cache_bw[o] = 12e9;
     t.coll_cache_bytes[o] = 6 << 20;
     t.coll_cache_k[o] = 6;
-    cal_point pts[40];
+    cal_point pts[40] = { 0 };
     int n = 0;
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 5);
@@ -261,7 +272,7 @@ static void test_protocol_step(void **state) {
     cal_report rep;
     host_profile h;
     host_profile_default(&h);
-    assert_int_equal(calibrate_fit(pts, n, 0, &h, NULL, &rep, NULL, err, sizeof err), 1);
+    assert_int_equal(fit_host(pts, n, 0, &h, NULL, &rep, NULL, err, sizeof err), 1);
     assert_true(h.coll_eager_bytes[o] > 4096 && h.coll_eager_bytes[o] < 8192);
     assert_non_null(strstr(rep.group[0].note, "eager limit placed at"));
     assert_true(rel(h.coll_eager_bw[o], 1.5e9) < 0.15);
@@ -270,7 +281,7 @@ static void test_protocol_step(void **state) {
     assert_true(rep.group[0].fit_rms_pct < 4);
     host_profile_default(&h);
     cal_residual res[40];
-    assert_int_equal(calibrate_fit(pts, n, 1, &h, NULL, &rep, res, err, sizeof err), 1);
+    assert_int_equal(fit_host(pts, n, 1, &h, NULL, &rep, res, err, sizeof err), 1);
     assert_true(rep.group[0].held_median_pct < 6);
     int held = 0;
     for (int i = 0; i < n; i++) {
@@ -289,7 +300,7 @@ static void test_protocol_step(void **state) {
  * profile it writes reads back. */
 static void test_unseen_bandwidth(void **state) {
     (void)state;
-    cal_point pts[8];
+    cal_point pts[8] = { 0 };
     int n = 0;
     for (double s = 4096; s <= 65536; s *= 2, n++) {
         pts[n] = (cal_point){ .c = { .kind = MBC_COLLECTIVE, .op = COLL_ALLREDUCE, .ranks = 2, .size_bytes = s } };
@@ -300,7 +311,7 @@ static void test_unseen_bandwidth(void **state) {
     cal_report rep;
     char err[256];
     double se[128];                          /* one per host_param_names() */
-    calibrate_fit(pts, n, 0, &h, se, &rep, NULL, err, sizeof err);
+    fit_host(pts, n, 0, &h, se, &rep, NULL, err, sizeof err);
     const char *const *names = host_param_names();
     for (int i = 0; names[i]; i++)
         assert_true(host_param_get(&h, names[i]) >= 0 && host_param_get(&h, names[i]) <= HOST_PARAM_MAX);
@@ -309,7 +320,7 @@ static void test_unseen_bandwidth(void **state) {
     assert_true(fd >= 0);
     FILE *f = fdopen(fd, "w");
     assert_non_null(f);
-    assert_int_equal(profile_write(f, &h, se, NULL, err, sizeof err), 0);
+    assert_int_equal(profile_write(f, &h, se, NULL, NULL, err, sizeof err), 0);
     assert_int_equal(fclose(f), 0);
     host_profile back;
     int rc = profile_load(path, &back, err, sizeof err);
@@ -346,7 +357,7 @@ static void test_absurd_copy_latency(void **state) {
     t.copy_cache_bytes = 8e6;
     t.copy_dram_bw = 10e9;
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-    cal_point pts[64];
+    cal_point pts[64] = { 0 };
     mb_prediction p;
     char why[64], err[128];
     for (unsigned long seed = 1; seed <= 3; seed++) {   /* seeds 2 and 3 gave 4e-16 and 3.2e-17 s */
@@ -359,7 +370,7 @@ static void test_absurd_copy_latency(void **state) {
         }
         cal_report rep;
         host_profile_default(&h);
-        assert_int_equal(calibrate_fit(pts, n, 1, &h, NULL, &rep, NULL, err, sizeof err), 1);
+        assert_int_equal(fit_host(pts, n, 1, &h, NULL, &rep, NULL, err, sizeof err), 1);
         printf("seed %lu: copy.latency_s %g, dram %g; %s\n", seed, h.copy_latency_s, h.copy_dram_bw, rep.group[0].note);
         assert_true(h.copy_latency_s == 0 || h.copy_latency_s >= CAL_MIN_LATENCY_S);
         assert_sane(&rep);
@@ -391,7 +402,7 @@ static void test_absurd_sendrecv_bandwidth(void **state) {
     t.coll_cache_k[o] = 6;
     t.coll_rndv_alpha_s[o] = 0;
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-    cal_point pts[40];
+    cal_point pts[40] = { 0 };
     mb_prediction p;
     char why[64], err[128];
     for (unsigned long seed = 1; seed <= 12; seed++) {   /* 6, 10, 11 and 12 gave 800-18,000 s for 1 GiB */
@@ -405,7 +416,7 @@ static void test_absurd_sendrecv_bandwidth(void **state) {
         double top_rate = pts[n - 1].c.size_bytes / pts[n - 1].time_s;
         cal_report rep;
         host_profile_default(&h);
-        assert_int_equal(calibrate_fit(pts, n, 1, &h, NULL, &rep, NULL, err, sizeof err), 1);
+        assert_int_equal(fit_host(pts, n, 1, &h, NULL, &rep, NULL, err, sizeof err), 1);
         mb_case big = { .kind = MBC_COLLECTIVE, .op = o, .ranks = 2, .size_bytes = 1073741824.0 };
         assert_int_equal(host_predict(&h, &big, &p, why, sizeof why), 0);
         printf("seed %lu: 1 GiB %.3g s (measured top rate %.3g B/s), bw %.3g; %s\n", seed, p.time_s, top_rate,
@@ -436,7 +447,7 @@ static void test_sharp_cache(void **state) {
     t.copy_dram_bw = 11e9;
     t.copy_cache_k = 7;
     t.copy_latency_s = 5e-8;
-    cal_point pts[40];
+    cal_point pts[40] = { 0 };
     int n = 0;
     mb_prediction p;
     char why[64], err[128];
@@ -447,7 +458,7 @@ static void test_sharp_cache(void **state) {
     }
     cal_report rep;
     host_profile_default(&h);
-    assert_int_equal(calibrate_fit(pts, n, 0, &h, NULL, &rep, NULL, err, sizeof err), 1);
+    assert_int_equal(fit_host(pts, n, 0, &h, NULL, &rep, NULL, err, sizeof err), 1);
     assert_true(rel(h.copy_cache_k, 7) < 0.10);
     assert_true(rel(h.copy_cache_bytes, 12 << 20) < 0.05);
     assert_true(rep.group[0].fit_max_pct < 1);
@@ -481,13 +492,13 @@ static void test_storage_ramp(void **state) {
     t.storage_read_bw = 3e9;
     t.storage_read_start_bw = 1.2e9;
     t.storage_read_ramp_bytes = 6e6;             /* ends well inside 1..128 MiB */
-    cal_point pts[20];
+    cal_point pts[20] = { 0 };
     int n;
     storage_points(&t, pts, &n, 3);
     cal_report rep;
     char err[128];
     host_profile_default(&h);
-    assert_int_equal(calibrate_fit(pts, n, 1, &h, NULL, &rep, NULL, err, sizeof err), 2);
+    assert_int_equal(fit_host(pts, n, 1, &h, NULL, &rep, NULL, err, sizeof err), 2);
     assert_string_equal(rep.group[1].name, "storage.read");
     assert_true(h.storage_read_start_bw > 0);   /* the ramp was fitted */
     assert_true(rel(h.storage_read_bw, 3e9) < 0.15);
@@ -497,7 +508,7 @@ static void test_storage_ramp(void **state) {
     /* The groups are independent: a collective fitted after the storage
      * ramp is not judged by the ramp's sizes (a regression: every
      * collective fit was refused after a storage ramp was kept). */
-    cal_point mix[40];
+    cal_point mix[40] = { 0 };
     memcpy(mix, pts, (size_t)n * sizeof *pts);
     int m = n;
     mb_prediction p;
@@ -508,7 +519,7 @@ static void test_storage_ramp(void **state) {
         mix[m].time_s = p.time_s;
     }
     host_profile_default(&h);
-    assert_int_equal(calibrate_fit(mix, m, 0, &h, NULL, &rep, NULL, err, sizeof err), 3);
+    assert_int_equal(fit_host(mix, m, 0, &h, NULL, &rep, NULL, err, sizeof err), 3);
     assert_true(h.storage_read_start_bw > 0);
     assert_string_equal(rep.group[2].name, "coll.allgather");
     assert_true(rep.group[2].ok);
@@ -519,7 +530,7 @@ static void test_storage_ramp(void **state) {
     t.storage_read_bw = 20e9;
     storage_points(&t, pts, &n, 4);
     host_profile_default(&h);
-    assert_int_equal(calibrate_fit(pts, n, 0, &h, NULL, &rep, NULL, err, sizeof err), 2);
+    assert_int_equal(fit_host(pts, n, 0, &h, NULL, &rep, NULL, err, sizeof err), 2);
     assert_true(h.storage_read_start_bw == 0);
     assert_true(h.storage_read_bw < 3e9);       /* the bandwidth measured, not a guessed asymptote */
 }
@@ -550,10 +561,10 @@ static void test_nothing_to_fit(void **state) {
     cal_report rep;
     char err[256];
     cal_point p = { .c = { .kind = MBC_COPY, .copy = COPY_D2D, .size_bytes = 1e6 }, .time_s = 1e-4 };
-    assert_int_equal(calibrate_fit(&p, 1, 1, &h, NULL, &rep, NULL, err, sizeof err), -1);
+    assert_int_equal(fit_host(&p, 1, 1, &h, NULL, &rep, NULL, err, sizeof err), -1);
     assert_non_null(strstr(err, "no measured case"));
     assert_memory_equal(&h, &before, sizeof h);
-    assert_int_equal(calibrate_fit(NULL, 0, 1, &h, NULL, &rep, NULL, err, sizeof err), -1);
+    assert_int_equal(fit_host(NULL, 0, 1, &h, NULL, &rep, NULL, err, sizeof err), -1);
 }
 
 static void test_few_points(void **state) {
@@ -561,7 +572,7 @@ static void test_few_points(void **state) {
     host_profile t, h;
     truth(&t);
     host_profile_default(&h);
-    cal_point pts[3];
+    cal_point pts[3] = { 0 };
     mb_prediction p;
     char why[64], err[128];
     for (int i = 0; i < 3; i++) {
@@ -570,7 +581,7 @@ static void test_few_points(void **state) {
         pts[i].time_s = p.time_s;
     }
     cal_report rep;
-    assert_int_equal(calibrate_fit(pts, 3, 0, &h, NULL, &rep, NULL, err, sizeof err), 1);
+    assert_int_equal(fit_host(pts, 3, 0, &h, NULL, &rep, NULL, err, sizeof err), 1);
     assert_true(rep.group[0].n_params < 6);
     assert_non_null(strstr(rep.group[0].note, "fitted"));
     assert_true(rel(h.copy_dram_bw, t.copy_dram_bw) < 0.02);

@@ -85,12 +85,12 @@ static void test_shape_curve(void **state) {
     (void)state;
     double prev = 0;
     for (double d = 64; d <= 65536; d *= 2) {
-        double e = gpu_gemm_eff(a100, d, d, d);
+        double e = gpu_gemm_eff(a100, PREC_BF16, d, d, d);
         assert_true(e > prev);
         assert_true(e < a100->eff_gemm);
         prev = e;
     }
-    assert_rel(gpu_gemm_eff(a100, a100->gemm_half_dim, a100->gemm_half_dim, a100->gemm_half_dim),
+    assert_rel(gpu_gemm_eff(a100, PREC_BF16, a100->gemm_half_dim, a100->gemm_half_dim, a100->gemm_half_dim),
                a100->eff_gemm / 2, 1e-12);
 }
 
