@@ -19,6 +19,9 @@ csv=${2:-tests/validation/inference_latency.csv}
 
 python3 - "$bin" "$csv" <<'PY'
 import csv, json, math, os, statistics, subprocess, sys, tempfile
+sys.dont_write_bytecode = True   # no tests/__pycache__ in the checkout
+sys.path.insert(0, "tests")
+from ctrun import run_text
 
 binp, path = sys.argv[1], sys.argv[2]
 MEDIAN_BOUND_PCT = 10          # issue 21's target
@@ -39,14 +42,8 @@ def scenario(r, extra=""):
 """
 
 def run(text):
-    fd, name = tempfile.mkstemp(suffix=".xml")
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    try:
-        p = subprocess.run([binp, "run", name, "--json", "-", "--no-db"], capture_output=True, text=True, timeout=300)
-        return p.stdout, p.stderr
-    finally:
-        os.unlink(name)
+    p = run_text(binp, text)
+    return p.stdout, p.stderr
 
 rows = list(csv.DictReader(l for l in open(path) if not l.startswith("#")))
 ok = bad = 0

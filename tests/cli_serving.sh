@@ -26,6 +26,9 @@ command -v python3 >/dev/null 2>&1 || { echo "$0: needs python3" >&2; exit 2; }
 
 python3 - "$bin" "$csv" <<'PY'
 import csv, json, math, os, statistics, subprocess, sys, tempfile
+sys.dont_write_bytecode = True   # no tests/__pycache__ in the checkout
+sys.path.insert(0, "tests")
+from ctrun import run_text
 
 binp, path = sys.argv[1], sys.argv[2]
 REQUESTS = 3000          # enough that the last, partial batch weighs little
@@ -52,12 +55,9 @@ rows = list(csv.DictReader(l for l in open(path) if not l.startswith("#")))
 ok = bad = 0
 errs = []
 for r in rows:
-    fd, name = tempfile.mkstemp(suffix=".xml")
-    with os.fdopen(fd, "w") as f:
-        f.write(scenario(r))
     p = None
     try:
-        p = subprocess.run([binp, "run", name, "--json", "-", "--no-db"], capture_output=True, text=True, timeout=300)
+        p = run_text(binp, scenario(r))
         got = float(json.loads(p.stdout)["services"][0][r["metric"]])
         want = float(r["expected"])
         err = (got - want) / want * 100
@@ -69,8 +69,6 @@ for r in rows:
         good = False
         msg = ((p.stderr.strip().splitlines() if p else []) or [str(e)])[-1]
         print(f"FAIL {r['id']:<24} no result: {msg[:200]}")
-    finally:
-        os.unlink(name)
     ok += good
     bad += not good
 if errs:

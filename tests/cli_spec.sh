@@ -21,6 +21,9 @@ command -v python3 >/dev/null 2>&1 || { echo "$0: needs python3" >&2; exit 2; }
 
 python3 - "$bin" "$csv" <<'PY'
 import csv, json, math, os, statistics, subprocess, sys, tempfile
+sys.dont_write_bytecode = True   # no tests/__pycache__ in the checkout
+sys.path.insert(0, "tests")
+from ctrun import run_text
 
 binp, path = sys.argv[1], sys.argv[2]
 REQUESTS = 10            # the source's ten requests, one at a time (batch 1)
@@ -47,16 +50,10 @@ def scenario(r, spec):
 """
 
 def service(xml):
-    fd, name = tempfile.mkstemp(suffix=".xml")
-    with os.fdopen(fd, "w") as f:
-        f.write(xml)
-    try:
-        p = subprocess.run([binp, "run", name, "--json", "-", "--no-db"], capture_output=True, text=True, timeout=300)
-        if p.returncode != 0:
-            raise RuntimeError((p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1])
-        return json.loads(p.stdout)["services"][0]
-    finally:
-        os.unlink(name)
+    p = run_text(binp, xml)
+    if p.returncode != 0:
+        raise RuntimeError((p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1])
+    return json.loads(p.stdout)["services"][0]
 
 rows = list(csv.DictReader(l for l in open(path) if not l.startswith("#")))
 ok = bad = 0

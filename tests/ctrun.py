@@ -1,0 +1,19 @@
+"""ctrun: run a scenario given as text through `clustertwin run`, for the
+Python that the CLI test scripts embed (they run from the repository root
+and put tests/ on sys.path)."""
+import os
+import subprocess
+import tempfile
+
+
+def run_text(binp, text, timeout=300):
+    """Write text to a temporary scenario file, run it with --json - --no-db,
+    remove the file; returns the subprocess.CompletedProcess."""
+    fd, name = tempfile.mkstemp(suffix=".xml")
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    try:
+        return subprocess.run([binp, "run", name, "--json", "-", "--no-db"], capture_output=True, text=True,
+                              timeout=timeout)
+    finally:
+        os.unlink(name)
