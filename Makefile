@@ -116,7 +116,7 @@ BENCHES   := $(BENCH_SRC:tests/%.c=$(B)/tests/%)
 # them out of unit-test and check-valgrind.
 STANDINS  := $(patsubst tests/standin/%.c,$(B)/tests/libstandin-%.so,$(wildcard tests/standin/*.c))
 
-.PHONY: all run test unit-test cli-test bench install uninstall clean deps check-deps twin
+.PHONY: all run test unit-test cli-test bench install uninstall clean deps test-deps check-deps twin
 .SUFFIXES:
 .DELETE_ON_ERROR:
 
@@ -124,6 +124,10 @@ all: check-deps $(BIN)
 
 deps:
 	@tools/deps.sh install
+
+# What deps installs, and the real Slurm tests/cli_slurm.sh starts.
+test-deps:
+	@tools/deps.sh install-test
 
 check-deps:
 	@tools/deps.sh check
@@ -135,7 +139,7 @@ run: deps
 	$(BIN) run scenarios/default.xml --json out/default.json --db out/default.db
 	$(BIN) report out/default.db --out out/default
 
-test: deps
+test: test-deps
 	@$(MAKE) --no-print-directory $(BIN) $(B)/san/clustertwin $(TESTS) $(STESTS) $(STANDINS)
 	@$(MAKE) --no-print-directory check-libraries unit-test cli-test
 

@@ -3,6 +3,10 @@
 # needs. Prints what is missing and the command to install it.
 #   tools/deps.sh check     exit 1 when something is missing
 #   tools/deps.sh install   install what is missing when root, else as check
+#   tools/deps.sh install-test   as install, and the packages only the tests
+#                           use: a real Slurm for tests/cli_slurm.sh (slurm-wlm,
+#                           slurmdbd, munge, mariadb-server), installed
+#                           without starting their system services
 set -u
 mode=${1:-check}
 # pkg-config module -> Debian package
@@ -23,6 +27,15 @@ done
 command -v gnuplot >/dev/null 2>&1 || optional="gnuplot-nox"
 # OpenMPI: the mpi measurement backend and MPI sweeps; optional at build.
 command -v mpicc >/dev/null 2>&1 || optional="${optional:-} openmpi-bin libopenmpi-dev"
+# A real Slurm for tests/cli_slurm.sh (tests/slurmlib.sh); it skips without.
+if [ "$mode" = install-test ]; then
+  for c in slurmctld:slurm-wlm slurmd:slurm-wlm sbatch:slurm-wlm slurmdbd:slurmdbd munged:munge \
+           mariadbd:mariadb-server; do
+    command -v "${c%%:*}" >/dev/null 2>&1 || [ -x "/usr/sbin/${c%%:*}" ] || testpkgs="${testpkgs:-} ${c#*:}"
+  done
+  optional=$(echo ${optional:-} $(echo ${testpkgs:-} | tr ' ' '\n' | sort -u))
+  mode=install
+fi
 missing=$(echo $missing)
 [ -z "$missing" ] && [ -z "${optional:-}" ] && exit 0
 apt() {   # apt() PKG...: install, refreshing the package lists once if needed
@@ -37,7 +50,19 @@ if [ "$mode" = install ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 
   fi
   if [ -n "${optional:-}" ]; then
     echo "installing optional Debian packages:${optional}"
-    apt $optional || echo "warning: could not install${optional}; charts or MPI features will say they are missing" >&2
+    # The Slurm, munge and MariaDB packages would start their system daemons
+    # (on the standard ports) from their postinst; a policy-rc.d that says
+    # 101 (action forbidden: Debian Policy, invoke-rc.d(8)) stops that. One
+    # already there is left as it is.
+    norc=""
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+      norc=/usr/sbin/policy-rc.d
+      trap 'rm -f "$norc"' EXIT
+      trap 'rm -f "$norc"; exit 1' HUP INT TERM
+      printf '#!/bin/sh\n# tools/deps.sh: no daemon starts while it installs\nexit 101\n' >"$norc" && chmod 755 "$norc"
+    fi
+    apt $optional || echo "warning: could not install${optional}; charts, MPI features or the real-Slurm tests will say they are missing" >&2
+    [ -z "$norc" ] || rm -f "$norc"
   fi
   exit 0
 fi

@@ -1,0 +1,178 @@
+#!/bin/sh
+# cli_slurm.sh BINARY: a real Slurm (Debian 12's slurm-wlm 22.05) on this
+# machine (tests/slurmlib.sh: munged, mariadbd, slurmdbd, slurmctld, 4
+# slurmd with 8 fake GPUs each, loopback only, all in a temporary
+# directory). It makes a history (jobs that complete, fail, are cancelled,
+# time out, are requeued, and one that dies with its node), drains a node
+# with an XID reason, leaves another down, then submits a queue (multi-node,
+# arrays with a throttle, a dependency, a held job, --nice, two accounts),
+# captures what squeue, sinfo, sacct and scontrol say, and lets Slurm run
+# the queue to the end. Checks that Slurm really ran it by its own rules
+# (states, exit codes, the dependency, the throttle, priorities, no job on
+# the drained or down node) and records the order it started the jobs in.
+# Where `clustertwin snapshot` and `forecast` exist, snapshots the live
+# queue, forecasts it and checks the forecast's p50 start order of the
+# pending jobs against the order Slurm then followed.
+# Skips (exit 0, "skip ... SKIP:") when not root or the packages are missing.
+# SLURM_CAPTURE=DIR copies what was captured into DIR (tests/slurm/22.05/
+# was made so; tests/slurm/README.md).
+suite=slurm
+. "$(dirname "$0")/clilib.sh"
+. "$(dirname "$0")/slurmlib.sh"
+slurm_start || { echo "$n checks, $fails failed"; [ $fails = 0 ]; exit; }
+ok "a private Slurm ($(sl sinfo -V)) with $SLURM_NODES nodes of 8 GPUs starts on 127.0.0.1"
+cap=$tmp/capture
+mkdir -p "$cap"
+
+# field ID FORMAT: squeue's FORMAT for job ID in any state (a line per array task).
+field() { sl squeue -h -t all -j "$1" -o "$2" 2>/dev/null; }
+# wait_job ID STATE: poll until every row of job ID is in STATE.
+wait_job() {
+  poll "[ \"\$(field $1 %T | sort -u)\" = $2 ]" 'slurm_alive slurmctld' \
+    || no "job $1 reaches $2 (it is $(field "$1" %T | sort -u | tr '\n' ' '))"
+}
+# acct ID: the final state of job ID's allocation(s) in accounting.
+acct() { sl sacct -n -X -P -j "$1" -o State 2>/dev/null | sed 's/ by .*//' | sort -u | tr '\n' ' '; }
+# node_state NODE: sinfo's compact state of NODE (idle, mix, drain, down*...).
+node_state() { sl sinfo -h -N -n "$1" -o %t 2>/dev/null | head -n 1; }
+
+# --- History: every way a job ends -------------------------------------
+h_timeout=$(sb -J h-timeout -t 1 --gres=gpu:1 -w node01 --wrap 'sleep 600')
+h_ok=$(sb -J h-ok -t 1 --gres=gpu:1 --wrap 'sleep 1')
+h_multi=$(sb -J h-multi -t 1 -N 2 --gres=gpu:4 --account=vision --wrap 'sleep 2')
+h_arr=$(sb -J h-arr -t 1 --array=0-2 --gres=gpu:1 --wrap 'sleep 1')
+h_fail=$(sb -J h-fail -t 1 --gres=gpu:1 --wrap 'sleep 1; exit 3')
+h_cancel=$(sb -J h-cancel -t 5 --gres=gpu:2 --wrap 'sleep 600')
+h_requeue=$(sb -J h-requeue -t 5 --requeue --gres=gpu:1 --wrap 'sleep 600')
+h_nodefail=$(sb -J h-nodefail -t 5 --no-requeue -w node04 --gres=gpu:8 --wrap 'sleep 600')
+[ -n "$h_timeout" ] && [ -n "$h_nodefail" ] && ok "sbatch submits the history jobs" \
+  || no "sbatch submits the history jobs"
+wait_job "$h_cancel" RUNNING
+sl scancel "$h_cancel"
+wait_job "$h_requeue" RUNNING
+sl scontrol requeue "$h_requeue"
+poll "sl sacct -n -X -D -P -j $h_requeue -o State | grep -q REQUEUED" 'slurm_alive slurmctld' \
+  && ok "a requeued job has a REQUEUED record in sacct" || no "requeued job: $(sl sacct -n -X -D -P -j "$h_requeue" -o State)"
+sl scancel "$h_requeue"
+# A node that dies under its job: stop node04's slurmd (its own PID); after
+# SlurmdTimeout the controller marks the node down and the job NODE_FAIL.
+wait_job "$h_nodefail" RUNNING
+slurm_kill "$(awk '$2 == "slurmd-node04" { print $1 }' "$sd/pids")"
+poll '[ "$(acct $h_nodefail)" = "NODE_FAIL " ]' 'slurm_alive slurmctld'
+case $(node_state node04) in down*) ok "node04 is down after its slurmd stopped, its job NODE_FAIL" ;;
+  *) no "node04 down ($(node_state node04)), job $h_nodefail NODE_FAIL ($(acct "$h_nodefail"))" ;; esac
+for j in $h_ok $h_multi $h_arr $h_fail $h_cancel $h_requeue; do
+  poll "! sl squeue -h -t PD,R,CG,CF -j $j 2>/dev/null | grep -q ." 'slurm_alive slurmctld'
+done
+# An XID 79 (GPU fallen off the bus: NVIDIA's XID catalogue) drains node03.
+sl scontrol update nodename=node03 state=drain reason="XID 79 GPU fell off the bus"
+poll '[ "$(node_state node03)" = drain ]' 'slurm_alive slurmctld'
+[ "$(sl sinfo -h -N -n node03 -o %E)" = "XID 79 GPU fell off the bus" ] \
+  && ok "node03 drained with reason 'XID 79 GPU fell off the bus'" || no "node03 drained ($(node_state node03))"
+wait_job "$h_timeout" TIMEOUT
+want="$h_ok:COMPLETED $h_multi:COMPLETED $h_arr:COMPLETED $h_fail:FAILED $h_cancel:CANCELLED $h_timeout:TIMEOUT $h_nodefail:NODE_FAIL"
+bad=""
+for w in $want; do
+  [ "$(acct "${w%%:*}")" = "${w#*:} " ] || bad="$bad ${w%%:*}=$(acct "${w%%:*}")(want ${w#*:})"
+done
+[ -z "$bad" ] && ok "the history ends as meant: completed, failed, cancelled, requeued, timed out, node failure" \
+  || no "history states:$bad"
+[ "$(sl sacct -n -X -P -j "$h_fail" -o ExitCode)" = "3:0" ] && ok "the failed job's exit code is 3" \
+  || no "failed job's exit code: $(sl sacct -n -X -P -j "$h_fail" -o ExitCode)"
+
+# --- The live queue on node01 and node02 (16 GPUs) -----------------------
+# Running first: 6 + 2x2 + 4 = 14 GPUs busy, 2 free.
+r_big=$(sb -J run-big -t 3 --gres=gpu:6 --wrap 'sleep 40')
+r_arr=$(sb -J run-arr -t 3 --array=0-1 --gres=gpu:2 --wrap 'sleep 40')
+r_small=$(sb -J run-small -t 3 --gres=gpu:4 --account=vision --wrap 'sleep 30')
+for j in $r_big $r_arr $r_small; do wait_job "$j" RUNNING; done
+# Then the pending jobs, in this order of priority (priority/basic: earlier
+# submitted first, --nice lowers it).
+p_wide=$(sb -J pend-wide -t 2 -N 2 --gres=gpu:8 --wrap 'sleep 20')
+p_mid=$(sb -J pend-mid -t 2 --gres=gpu:4 --wrap 'sleep 20')
+p_dep=$(sb -J pend-dep -t 2 --gres=gpu:2 --dependency=afterany:$r_big --wrap 'sleep 10')
+p_held=$(sb -J pend-held -t 2 --gres=gpu:1 --hold --wrap 'sleep 10')
+p_nice=$(sb -J pend-nice -t 2 --gres=gpu:4 --nice=1000 --account=vision --wrap 'sleep 10')
+p_arr=$(sb -J pend-arr -t 1 --array=0-3%2 --gres=gpu:1 --wrap 'sleep 10')
+live="$r_big $r_arr $r_small $p_wide $p_mid $p_dep $p_held $p_nice $p_arr"
+reason() { field "$1" %r | head -n 1; }
+poll '[ "$(reason $p_wide)" = Resources ] && [ "$(reason $p_mid)" = Priority ] && [ "$(reason $p_dep)" = Dependency ] && [ "$(reason $p_held)" = JobHeldUser ]' \
+  'slurm_alive slurmctld' && ok "pending reasons: Resources, Priority, Dependency, JobHeldUser" \
+  || no "pending reasons: wide $(reason "$p_wide"), mid $(reason "$p_mid"), dep $(reason "$p_dep"), held $(reason "$p_held")"
+# What a snapshot reads, all at this moment.
+t0=$(date +%s)
+sl squeue --json >"$cap/squeue.json" 2>"$tmp/err" || no "squeue --json: $(head -c 300 "$tmp/err")"
+sl sinfo --json >"$cap/sinfo.json" 2>"$tmp/err" || no "sinfo --json: $(head -c 300 "$tmp/err")"
+sl sacct --json -a -S now-1days >"$cap/sacct.json" 2>"$tmp/err" || no "sacct --json: $(head -c 300 "$tmp/err")"
+fmt=JobID,JobIDRaw,JobName,User,Account,Partition,State,ExitCode,Submit,Eligible,Start,End,Elapsed,Timelimit,NNodes,NodeList,ReqTRES,AllocTRES,Priority,Reason
+sl sacct -a -P -S now-1days --format=$fmt >"$cap/sacct.txt" 2>"$tmp/err" || no "sacct -P: $(head -c 300 "$tmp/err")"
+sl scontrol show node -o >"$cap/scontrol_nodes.txt" 2>&1
+sl scontrol show job -o >"$cap/scontrol_jobs.txt" 2>&1
+python3 - "$cap" <<'PY' && ok "squeue, sinfo and sacct --json parse (data parser v0.0.38)" || no "the captured JSON"
+import json, sys
+for f in ("squeue", "sinfo", "sacct"):
+    d = json.load(open(f"{sys.argv[1]}/{f}.json"))
+    assert d["meta"]["plugin"]["type"] in ("openapi/v0.0.38", "openapi/dbv0.0.38"), (f, d["meta"])
+    assert d["jobs" if f != "sinfo" else "nodes"], f
+PY
+
+# --- Slurm runs the queue to the end (all but the held job) ------------
+busy() { sl squeue -h -t PD,R,CG,CF -o %i 2>/dev/null | grep -v "^$p_held\$" | grep -q .; }
+poll '! busy' 'slurm_alive slurmctld' && ok "Slurm runs the live queue to the end" \
+  || no "the live queue did not end: $(sl squeue -h -o '%i %j %T %r' | tr '\n' ';')"
+[ "$(field "$p_held" %T)" = PENDING ] && ok "the held job never starts" || no "held job: $(field "$p_held" %T)"
+sl scancel "$p_held"
+# Slurm's own record of the live queue: one line per job (array task) in
+# the order it started them: id|name|state|start|end|nodes|nodelist, times
+# in seconds after the capture.
+for j in $live; do
+  sl sacct -n -X -P -j "$j" -o JobID,JobName,State,Start,End,NNodes,NodeList
+done | python3 -c '
+import sys, datetime
+t0 = int(sys.argv[1])
+s = lambda x: int(datetime.datetime.fromisoformat(x).timestamp()) - t0 if x[:1].isdigit() else ""
+rows = [l.rstrip("\n").split("|") for l in sys.stdin if l.strip()]
+rows = [[r[0], r[1], r[2].split(" ")[0], s(r[3]), s(r[4]), r[5], r[6]] for r in rows]
+rows.sort(key=lambda r: (r[3] == "", r[3] if r[3] != "" else 0, r[0]))
+for r in rows:
+    print("|".join(str(x) for x in r))' "$t0" >"$cap/slurm_order.txt"
+sl sacct --json -a -S now-1days >"$cap/sacct_after.json" 2>/dev/null
+python3 - "$cap/slurm_order.txt" <<'PY' && ok "Slurm ran the queue by its rules: states, dependency, array throttle, nice, no job on node03/04" || no "Slurm's run of the queue"
+import sys
+rows = [l.rstrip("\n").split("|") for l in open(sys.argv[1])]
+job = {}
+for i, name, state, start, end, nn, nl in rows:
+    job.setdefault(name, []).append((i, state, int(start) if start else None, int(end) if end else None, int(nn), nl))
+bad = []
+for name, tasks in job.items():
+    for i, state, start, end, nn, nl in tasks:
+        want = "CANCELLED" if name == "pend-held" else "COMPLETED"
+        if state != want:
+            bad.append(f"{i} {name}: {state}, want {want}")
+        if "node03" in nl or "node04" in nl:
+            bad.append(f"{i} {name} ran on {nl}")
+assert len(job["pend-arr"]) == 4 and len(job["run-arr"]) == 2, job
+big_end = job["run-big"][0][3]
+if job["pend-dep"][0][2] < big_end:
+    bad.append("pend-dep started before run-big ended")
+if job["pend-wide"][0][4] != 2:
+    bad.append("pend-wide did not get 2 nodes")
+if job["pend-nice"][0][2] < job["pend-mid"][0][2]:
+    bad.append("pend-nice (nice 1000) started before pend-mid")
+arr = [(t[2], t[3]) for t in job["pend-arr"]]
+for s, _ in arr:
+    running = sum(1 for s2, e2 in arr if s2 <= s < e2)
+    if running > 2:
+        bad.append(f"pend-arr: {running} tasks at once (throttle %2)")
+for b in bad:
+    print(b)
+sys.exit(1 if bad else 0)
+PY
+echo "     $suite: Slurm started the live queue in this order: $(cut -d'|' -f1,2,4 "$cap/slurm_order.txt" | tr '\n' ' ')"
+
+if [ -n "${SLURM_CAPTURE:-}" ]; then
+  mkdir -p "$SLURM_CAPTURE" && cp "$cap"/* "$SLURM_CAPTURE"/ && sl sinfo -V >"$SLURM_CAPTURE/version.txt" \
+    && ok "captured into $SLURM_CAPTURE" || no "copy the capture into $SLURM_CAPTURE"
+fi
+echo "$n checks, $fails failed"
+[ $fails = 0 ]
