@@ -17,10 +17,13 @@
 # SLURM_CAPTURE=DIR copies what was captured into DIR (tests/slurm/22.05/
 # was made so; tests/slurm/README.md).
 suite=slurm
-. "$(dirname "$0")/clilib.sh"
+SLURM_NODES=5
 . "$(dirname "$0")/slurmlib.sh"
+slurm_isolate "$0" "$@"
+. "$(dirname "$0")/clilib.sh"
 slurm_start || { echo "$n checks, $fails failed"; [ $fails = 0 ]; exit; }
-ok "a private Slurm ($(sl sinfo -V)) with $SLURM_NODES nodes of 8 GPUs starts on 127.0.0.1"
+ok "a private Slurm ($(sl sinfo -V)) with $SLURM_NODES nodes of 8 GPUs starts on 127.0.0.1$(
+  [ -n "${CLUSTERTWIN_SLURM_NETNS:-}" ] && echo ", in a network namespace of its own")"
 cap=$tmp/capture
 mkdir -p "$cap"
 
@@ -37,7 +40,7 @@ acct() { sl sacct -n -X -P -j "$1" -o State 2>/dev/null | sed 's/ by .*//' | sor
 node_state() { sl sinfo -h -N -n "$1" -o %t 2>/dev/null | head -n 1; }
 
 # --- History: every way a job ends -------------------------------------
-h_timeout=$(sb -J h-timeout -t 1 --gres=gpu:1 -w node01 --wrap 'sleep 600')
+h_timeout=$(sb -J h-timeout -t 1 --gres=gpu:1 -w node05 --wrap 'sleep 600')
 h_ok=$(sb -J h-ok -t 1 --gres=gpu:1 --wrap 'sleep 1')
 h_multi=$(sb -J h-multi -t 1 -N 2 --gres=gpu:4 --account=vision --wrap 'sleep 2')
 h_arr=$(sb -J h-arr -t 1 --array=0-2 --gres=gpu:1 --wrap 'sleep 1')
@@ -69,16 +72,12 @@ sl scontrol update nodename=node03 state=drain reason="XID 79 GPU fell off the b
 poll '[ "$(node_state node03)" = drain ]' 'slurm_alive slurmctld'
 [ "$(sl sinfo -h -N -n node03 -o %E)" = "XID 79 GPU fell off the bus" ] \
   && ok "node03 drained with reason 'XID 79 GPU fell off the bus'" || no "node03 drained ($(node_state node03))"
-wait_job "$h_timeout" TIMEOUT
-want="$h_ok:COMPLETED $h_multi:COMPLETED $h_arr:COMPLETED $h_fail:FAILED $h_cancel:CANCELLED $h_timeout:TIMEOUT $h_nodefail:NODE_FAIL"
-bad=""
-for w in $want; do
-  [ "$(acct "${w%%:*}")" = "${w#*:} " ] || bad="$bad ${w%%:*}=$(acct "${w%%:*}")(want ${w#*:})"
-done
-[ -z "$bad" ] && ok "the history ends as meant: completed, failed, cancelled, requeued, timed out, node failure" \
-  || no "history states:$bad"
-[ "$(sl sacct -n -X -P -j "$h_fail" -o ExitCode)" = "3:0" ] && ok "the failed job's exit code is 3" \
-  || no "failed job's exit code: $(sl sacct -n -X -P -j "$h_fail" -o ExitCode)"
+# An XID 48 (double-bit ECC error) drains node05 under its running job:
+# DRAINING until h-timeout ends (TIMEOUT, after its 1-minute limit).
+wait_job "$h_timeout" RUNNING
+sl scontrol update nodename=node05 state=drain reason="XID 48 double-bit ECC error"
+poll '[ "$(node_state node05)" = drng ]' 'slurm_alive slurmctld' \
+  && ok "node05 draining under its job" || no "node05 draining ($(node_state node05))"
 
 # --- The live queue on node01 and node02 (16 GPUs) -----------------------
 # Running first: 6 + 2x2 + 4 = 14 GPUs busy, 2 free.
@@ -87,12 +86,17 @@ r_arr=$(sb -J run-arr -t 3 --array=0-1 --gres=gpu:2 --wrap 'sleep 40')
 r_small=$(sb -J run-small -t 3 --gres=gpu:4 --account=vision --wrap 'sleep 30')
 for j in $r_big $r_arr $r_small; do wait_job "$j" RUNNING; done
 # Then the pending jobs, in this order of priority (priority/basic: earlier
-# submitted first, --nice lowers it).
-p_wide=$(sb -J pend-wide -t 2 -N 2 --gres=gpu:8 --wrap 'sleep 20')
-p_mid=$(sb -J pend-mid -t 2 --gres=gpu:4 --wrap 'sleep 20')
-p_dep=$(sb -J pend-dep -t 2 --gres=gpu:2 --dependency=afterany:$r_big --wrap 'sleep 10')
-p_held=$(sb -J pend-held -t 2 --gres=gpu:1 --hold --wrap 'sleep 10')
-p_nice=$(sb -J pend-nice -t 2 --gres=gpu:4 --nice=1000 --account=vision --wrap 'sleep 10')
+# submitted first, --nice lowers it). The order Slurm starts them in does
+# not hang on when its scheduler happens to run: pend-wide needs all 16
+# GPUs and is first; the 10-minute limits of the others would delay it, so
+# backfill never starts them before it; only pend-arr's 1-minute tasks fit
+# in the 2 free GPUs before it (two at a time, by its %2 throttle). Once
+# pend-wide ends, pend-mid, pend-dep and pend-nice (10 GPUs) start together.
+p_wide=$(sb -J pend-wide -t 10 -N 2 --gres=gpu:8 --wrap 'sleep 20')
+p_mid=$(sb -J pend-mid -t 10 --gres=gpu:4 --wrap 'sleep 10')
+p_dep=$(sb -J pend-dep -t 10 --gres=gpu:2 --dependency=afterany:$r_big --wrap 'sleep 10')
+p_held=$(sb -J pend-held -t 10 --gres=gpu:1 --hold --wrap 'sleep 10')
+p_nice=$(sb -J pend-nice -t 10 --gres=gpu:4 --nice=1000 --account=vision --wrap 'sleep 10')
 p_arr=$(sb -J pend-arr -t 1 --array=0-3%2 --gres=gpu:1 --wrap 'sleep 10')
 live="$r_big $r_arr $r_small $p_wide $p_mid $p_dep $p_held $p_nice $p_arr"
 reason() { field "$1" %r | head -n 1; }
@@ -116,6 +120,20 @@ for f in ("squeue", "sinfo", "sacct"):
     assert d["jobs" if f != "sinfo" else "nodes"], f
 PY
 
+# The twin of this moment, where this clustertwin has the commands: from
+# the captured files, and once from the live cluster (snapshot runs squeue,
+# sinfo and sacct itself).
+twin=no
+if "$bin" snapshot --help >/dev/null 2>&1 && "$bin" forecast --help >/dev/null 2>&1; then
+  twin=yes
+  mkdir -p "$tmp/snap" "$tmp/live"
+  expect_status 0 "snapshot --from slurm of the captured files" "$bin" snapshot --from slurm \
+    --squeue "$cap/squeue.json" --sinfo "$cap/sinfo.json" --sacct "$cap/sacct.json" --out "$tmp/snap/S.xml"
+  expect_status 0 "snapshot --from slurm of the live cluster" sl "$bin" snapshot --from slurm --out "$tmp/live/S.xml"
+else
+  skip "this clustertwin has no snapshot and forecast commands: the forecast was not compared with Slurm"
+fi
+
 # --- Slurm runs the queue to the end (all but the held job) ------------
 busy() { sl squeue -h -t PD,R,CG,CF -o %i 2>/dev/null | grep -v "^$p_held\$" | grep -q .; }
 poll '! busy' 'slurm_alive slurmctld' && ok "Slurm runs the live queue to the end" \
@@ -137,7 +155,7 @@ rows.sort(key=lambda r: (r[3] == "", r[3] if r[3] != "" else 0, r[0]))
 for r in rows:
     print("|".join(str(x) for x in r))' "$t0" >"$cap/slurm_order.txt"
 sl sacct --json -a -S now-1days >"$cap/sacct_after.json" 2>/dev/null
-python3 - "$cap/slurm_order.txt" <<'PY' && ok "Slurm ran the queue by its rules: states, dependency, array throttle, nice, no job on node03/04" || no "Slurm's run of the queue"
+python3 - "$cap/slurm_order.txt" <<'PY' && ok "Slurm ran the queue by its rules: states, dependency, array throttle, nice, no job on a drained or down node" || no "Slurm's run of the queue"
 import sys
 rows = [l.rstrip("\n").split("|") for l in open(sys.argv[1])]
 job = {}
@@ -149,7 +167,7 @@ for name, tasks in job.items():
         want = "CANCELLED" if name == "pend-held" else "COMPLETED"
         if state != want:
             bad.append(f"{i} {name}: {state}, want {want}")
-        if "node03" in nl or "node04" in nl:
+        if any(n in nl for n in ("node03", "node04", "node05")):
             bad.append(f"{i} {name} ran on {nl}")
 assert len(job["pend-arr"]) == 4 and len(job["run-arr"]) == 2, job
 big_end = job["run-big"][0][3]
@@ -168,7 +186,51 @@ for b in bad:
     print(b)
 sys.exit(1 if bad else 0)
 PY
+wait_job "$h_timeout" TIMEOUT
+poll '[ "$(node_state node05)" = drain ]' 'slurm_alive slurmctld' \
+  && ok "node05 drained once its job timed out" || no "node05 drained ($(node_state node05))"
+want="$h_ok:COMPLETED $h_multi:COMPLETED $h_arr:COMPLETED $h_fail:FAILED $h_cancel:CANCELLED $h_timeout:TIMEOUT $h_nodefail:NODE_FAIL"
+bad=""
+for w in $want; do
+  [ "$(acct "${w%%:*}")" = "${w#*:} " ] || bad="$bad ${w%%:*}=$(acct "${w%%:*}")(want ${w#*:})"
+done
+[ -z "$bad" ] && ok "the history ends as meant: completed, failed, cancelled, requeued, timed out, node failure" \
+  || no "history states:$bad"
+[ "$(sl sacct -n -X -P -j "$h_fail" -o ExitCode)" = "3:0" ] && ok "the failed job's exit code is 3" \
+  || no "failed job's exit code: $(sl sacct -n -X -P -j "$h_fail" -o ExitCode)"
 echo "     $suite: Slurm started the live queue in this order: $(cut -d'|' -f1,2,4 "$cap/slurm_order.txt" | tr '\n' ' ')"
+
+# The forecast's p50 start order of the jobs pending at the snapshot against
+# the order Slurm then started them in. Starts less than 3 s apart in sacct
+# (1-second resolution, one scheduling pass) are ties; so are equal p50s.
+if [ $twin = yes ]; then
+  expect_status 0 "forecast the snapshot" "$bin" forecast "$tmp/snap/S.xml" --replicas 20 --json "$tmp/f.json"
+  python3 - "$tmp/f.json" "$cap/slurm_order.txt" >"$tmp/cmp" 2>&1 <<'PY' \
+    && ok "forecast p50 start order of the pending jobs = Slurm's ($(tail -n 1 "$tmp/cmp"))" \
+    || no "forecast start order vs Slurm: $(tr '\n' ';' <"$tmp/cmp" | head -c 900)"
+import json, sys
+f = json.load(open(sys.argv[1]))
+p50 = {j["id"]: j["start_p50_s"] for j in f["variants"][0]["jobs"]
+       if j.get("state_at_snapshot") == "pending"}
+slurm = {}
+for line in open(sys.argv[2]):
+    i, name, state, start, *_ = line.rstrip("\n").split("|")
+    if start != "" and i in p50:
+        slurm[i] = int(start)
+ids = sorted(slurm, key=slurm.get)
+bad = []
+for a in ids:
+    for b in ids:
+        if slurm[b] - slurm[a] >= 3:
+            pa, pb = p50[a], p50[b]
+            if pa is None or (pb is not None and pa > pb):
+                bad.append(f"{a} (Slurm {slurm[a]} s, p50 {pa}) before {b} (Slurm {slurm[b]} s, p50 {pb})")
+for x in bad:
+    print(x)
+print(f"{len(ids)} pending jobs compared, {len(bad)} pairs out of order")
+sys.exit(1 if bad or len(ids) < 4 else 0)
+PY
+fi
 
 if [ -n "${SLURM_CAPTURE:-}" ]; then
   mkdir -p "$SLURM_CAPTURE" && cp "$cap"/* "$SLURM_CAPTURE"/ && sl sinfo -V >"$SLURM_CAPTURE/version.txt" \

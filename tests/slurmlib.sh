@@ -1,27 +1,45 @@
 # slurmlib.sh: a private, single-machine Slurm for the tests (Debian 12's
-# slurm-wlm 22.05, munge, slurmdbd with mariadb). Source it after clilib.sh:
+# slurm-wlm 22.05, munge, slurmdbd with mariadb). A test script sources it
+# first, then clilib.sh:
 #     suite=slurm
-#     . "$(dirname "$0")/clilib.sh"
 #     . "$(dirname "$0")/slurmlib.sh"
+#     slurm_isolate "$0" "$@"          # re-run in a network namespace of its own
+#     . "$(dirname "$0")/clilib.sh"
 #     slurm_start || { [ $fails = 0 ]; exit; }   # it printed skip or FAIL
-#     sl sbatch --gres=gpu:2 --wrap 'sleep 60'
+#     sb --gres=gpu:2 --wrap 'sleep 60'           # sl CMD: any Slurm command
 # Everything lives in $tmp/slurm ($sd): munged with its own key and socket,
 # mariadbd on its own socket and a free loopback port, slurmdbd, slurmctld
 # and SLURM_NODES slurmd (-N node01 ...), each node claiming 8 GPUs whose
-# device files are character devices made with mknod in $sd/dev. Every
-# daemon listens on 127.0.0.1 only, on ports found free when it starts.
-# Daemons run in the foreground as children of the test; their PIDs are in
-# $sd/pids. slurm_stop (run by the EXIT trap, also after a failure or a
-# signal) cancels the jobs, stops each daemon by its PID and waits for it,
-# then ends the processes the daemons left (slurmstepd and job scripts),
-# found by a marker in their environment that only this run's processes
-# carry. A watchdog does the same when the test itself is killed (SIGKILL).
-# Nothing is written outside $tmp but the packages (tools/deps.sh).
+# device files are character devices made with mknod in $sd/dev. The
+# daemons use 127.0.0.1 and ports that were free when they started; where
+# unshare works (root), in a network namespace with only a loopback
+# interface, so even slurmdbd, which binds every address, is unreachable
+# from outside and no port can clash with another test. Daemons run in the
+# foreground as children of the test; their PIDs are in $sd/pids.
+# slurm_stop (run by the EXIT trap, also after a failure or a signal)
+# cancels the jobs, stops each daemon by its PID and waits for it, then ends
+# the processes the daemons left (slurmstepd, job scripts), found by a
+# marker in their environment or by their files under $sd. A watchdog does
+# the same when the test itself is killed (SIGKILL). Nothing is written
+# outside $tmp but the packages (tools/deps.sh install-test).
 SLURM_NODES=${SLURM_NODES:-4}
 SLURM_GPUS=8
-sd=$tmp/slurm
-trap 'slurm_stop; rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT PIPE TERM
+
+# slurm_isolate SCRIPT ARGS...: as root, where unshare(1) can, run SCRIPT
+# again (exec: the same PID) in a new network namespace whose loopback is
+# up. Elsewhere it returns and the test runs as it is. The namespace's lo
+# gets a second address, 127.0.0.2: Slurm resolves the address it listens
+# on with getaddrinfo(AI_ADDRCONFIG), which finds none where 127.0.0.1 is
+# the only IPv4 address ("the loopback address is not considered ... as
+# valid as a configured address", getaddrinfo(3)); slurmdbd then exits
+# with "attempting to set port without address family".
+slurm_isolate() {
+  [ -z "${CLUSTERTWIN_SLURM_NETNS:-}" ] && [ "$(id -u)" = 0 ] || return 0
+  command -v unshare >/dev/null 2>&1 && command -v ip >/dev/null 2>&1 || return 0
+  unshare --net true 2>/dev/null || return 0
+  export CLUSTERTWIN_SLURM_NETNS=1
+  exec unshare --net sh -c 'ip link set lo up && ip addr add 127.0.0.2/8 dev lo && exec sh "$0" "$@"' "$@"
+}
 
 # sl CMD...: run a Slurm client command against the private cluster. The
 # marker travels into jobs (sbatch copies the environment) so slurm_stop
@@ -37,7 +55,7 @@ slurm_missing() {
             sbatch squeue sinfo sacct sacctmgr scontrol python3; do
     command -v $_c >/dev/null 2>&1 || _m="$_m $_c"
   done
-  [ -z "$_m" ] || echo "missing$_m (as root: tools/deps.sh install, or apt-get install slurm-wlm slurmdbd munge mariadb-server)"
+  [ -z "$_m" ] || echo "missing$_m (as root: tools/deps.sh install-test, or apt-get install slurm-wlm slurmdbd munge mariadb-server)"
 }
 
 # slurm_free_ports N: print N TCP ports free on 127.0.0.1 now (the kernel
@@ -91,6 +109,9 @@ slurm_wait() {
 #    JobAcctGatherType=jobacct_gather/none: no cgroups needed.
 #  - SelectType=select/cons_tres with CR_Core_Memory and DefMemPerCPU:
 #    jobs share a node by cores, memory and GPUs.
+#  - CommunicationParameters=NoCtldInAddrAny,NoInAddrAny (outside a
+#    namespace of its own): slurmctld and slurmd listen on their address,
+#    127.0.0.1, not on every address (slurmdbd has no such setting).
 #  - AccountingStoragePass=<munge socket>: slurmctld talks to slurmdbd with
 #    the private munged (slurm.conf(5), AccountingStoragePass).
 #  - SlurmdTimeout: a node whose slurmd was killed goes DOWN (NODE_FAIL its
@@ -124,13 +145,14 @@ slurm_write_conf() {
     echo "DefMemPerCPU=1000"
     echo "GresTypes=gpu"
     echo "SlurmdParameters=config_overrides"
+    [ -n "${CLUSTERTWIN_SLURM_NETNS:-}" ] || echo "CommunicationParameters=NoCtldInAddrAny,NoInAddrAny"
     echo "AccountingStorageType=accounting_storage/slurmdbd"
     echo "AccountingStorageHost=localhost"
     echo "AccountingStoragePort=$dbd_port"
     echo "AccountingStoragePass=$sd/munge.sock"
     echo "AccountingStorageTRES=gres/gpu"
     echo "JobCompType=jobcomp/none"
-    echo "SlurmdTimeout=${SLURM_SLURMD_TIMEOUT:-20}"
+    echo "SlurmdTimeout=${SLURM_SLURMD_TIMEOUT:-10}"
     echo "MinJobAge=600"
     echo "ReturnToService=2"
     echo "KillWait=5"
@@ -238,6 +260,9 @@ slurm_start() {
     skip "SKIP: no private Slurm here: $_why"
     return 1
   fi
+  sd=$tmp/slurm
+  trap 'slurm_stop; rm -rf "$tmp"' EXIT
+  trap 'exit 1' HUP INT PIPE TERM
   mkdir -p "$sd/etc" "$sd/log" "$sd/run" "$sd/state" "$sd/spool" "$sd/jobs" && : >"$sd/pids" || return 1
   set -- $(slurm_free_ports $((SLURM_NODES + 3)))
   ctld_port=$1 dbd_port=$2 db_port=$3; shift 3
@@ -252,35 +277,31 @@ slurm_running() {
   [ -r "/proc/$1/stat" ] && [ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)" != Z ]
 }
 
-# slurm_ours PID: the process belongs to this private Slurm: it carries
-# the marker in its environment, or its working directory or an open file
-# is under $sd (slurmstepd rewrites its environment area for its title,
-# but keeps its log and spool files open). Other processes never match:
-# $sd is this run's own mktemp directory.
-slurm_ours() {
-  { tr '\0' '\n' <"/proc/$1/environ"; } 2>/dev/null | grep -Fqx "CLUSTERTWIN_SLURM_RUN=$sd" && return 0
-  for _f in "/proc/$1/cwd" "/proc/$1"/fd/*; do
-    case $(readlink "$_f" 2>/dev/null) in "$sd_real"|"$sd_real"/*) return 0 ;; esac
+# slurm_pids: the processes of this private Slurm but the shell itself:
+# those that carry the marker in their environment, or whose working
+# directory or an open file is under $sd (slurmstepd keeps its log and
+# spool files open). Others never match: $sd is this run's own mktemp
+# directory.
+slurm_pids() {
+  { grep -l -s -F -x -z "CLUSTERTWIN_SLURM_RUN=$sd" /proc/[0-9]*/environ
+    find /proc/[0-9]*/cwd /proc/[0-9]*/fd -maxdepth 1 \( -lname "$sd_real" -o -lname "$sd_real/*" \) 2>/dev/null
+  } | cut -d/ -f3 | sort -u | while read -r _p; do
+    [ "$_p" != $$ ] && slurm_running "$_p" && echo "$_p"
   done
-  return 1
 }
 
-# slurm_reap: end every process of this private Slurm but the shell
-# itself: SIGTERM, then SIGKILL from the 25th round (5 s) on; bounded.
+# slurm_reap: end every process slurm_pids names: SIGTERM, then SIGKILL
+# from the 10th round (2 s) on (slurmstepd blocks SIGTERM); bounded.
 slurm_reap() {
   _round=0
-  while [ $_round -lt 100 ]; do
-    _left=""
-    for _d in /proc/[0-9]*; do
-      _p=${_d#/proc/}
-      [ "$_p" != $$ ] && slurm_running "$_p" && slurm_ours "$_p" && _left="$_left $_p"
-    done
+  while [ $_round -lt 50 ]; do
+    _left=$(slurm_pids)
     [ -n "$_left" ] || return 0
-    if [ $_round -lt 25 ]; then kill -TERM $_left 2>/dev/null; else kill -KILL $_left 2>/dev/null; fi
+    if [ $_round -lt 10 ]; then kill -TERM $_left 2>/dev/null; else kill -KILL $_left 2>/dev/null; fi
     _round=$((_round + 1))
     sleep 0.2
   done
-  echo "slurmlib: processes left running: $_left" >&2
+  echo "slurmlib: processes left running:" $_left >&2
   return 1
 }
 
@@ -292,7 +313,7 @@ slurm_watchdog() {
   ( exec </dev/null >/dev/null 2>&1
     trap '' HUP INT TERM PIPE
     while slurm_running $_parent; do sleep 1; done
-    slurm_reap; rm -rf "$tmp" ) &
+    slurm_stop_daemons; slurm_reap; rm -rf "$tmp" ) &
   slurm_watch_pid=$!
 }
 
@@ -305,15 +326,29 @@ slurm_kill() {
   wait "$1" 2>/dev/null
 }
 
-# slurm_stop: cancel the jobs, stop the daemons in the reverse order of
-# their start, then reap what they left. Safe to call twice.
-slurm_stop() {
+# slurm_stop_daemons: slurm_kill each daemon of $sd/pids that still runs,
+# in the reverse order of their start: the slurmds first (no job starts
+# after; a slurmd stops in seconds while slurmctld lives, but waits half a
+# minute for a slurmctld already gone), then slurmctld, slurmdbd, mariadbd,
+# munged. Only PIDs slurm_pids names: a PID the system gave to another
+# process since is left alone.
+slurm_stop_daemons() {
   [ -f "$sd/pids" ] || return 0
+  _ours=" $(slurm_pids | tr '\n' ' ') "
+  for _p in $(awk '{ p[NR] = $1 } END { for (i = NR; i > 0; i--) print p[i] }' "$sd/pids"); do
+    case $_ours in *" $_p "*) slurm_kill "$_p" ;; esac
+  done
+}
+
+# slurm_stop: cancel the jobs, stop the daemons, then reap what they left
+# (slurmstepd, job scripts). Safe to call twice.
+slurm_stop() {
+  [ -n "${sd:-}" ] && [ -f "$sd/pids" ] || return 0
   if [ -n "${slurm_watch_pid:-}" ]; then
     kill -KILL "$slurm_watch_pid" 2>/dev/null; wait "$slurm_watch_pid" 2>/dev/null
   fi
   slurm_alive slurmctld && sl scancel --quiet --user=root >/dev/null 2>&1
-  for _p in $(awk '{ p[NR] = $1 } END { for (i = NR; i > 0; i--) print p[i] }' "$sd/pids"); do slurm_kill "$_p"; done
+  slurm_stop_daemons
   slurm_reap
   rm -f "$sd/pids"
 }
