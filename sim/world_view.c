@@ -154,7 +154,7 @@ queue_result world_queue(const world *w, int qi) {
         const job *j = &w->jobs[i];
         if (j->queue != qi) continue;
         r.jobs++;
-        if (j->r.start_s < 0) {
+        if (!j->started_once) {
             if (j->r.submit_s <= sim) r.waiting++;       /* submitted, never started */
             continue;
         }
