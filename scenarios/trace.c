@@ -250,6 +250,7 @@ int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen
     qsort(jr.queues, (size_t)s->n_queues, sizeof *jr.queues, cmp_name);
     jr.cluster_gpus = scenario_gpus(s);
     jr.first_type_nodes = trace_first_type_nodes(s);
+    jr.last_submit = -HUGE_VAL;                 /* a submit may be before t = 0 */
     for (int c = 0; c < C_COUNT; c++) jr.col[c] = -1;
     s->trace_after = s->n_jobs;
     int rc = read_jobs(&jr);

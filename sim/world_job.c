@@ -640,8 +640,9 @@ static void begin(job *j, int n, double elapsed_s) {
     int again = j->started_once;
     if (!again) {
         j->r.start_s = now_s(w) - elapsed_s;
-        j->r.queue_wait_s = elapsed_s > 0 ? j->r.start_s - j->r.submit_s
-                                          : sim_to_s(now_of(w) - sim_from_s(j->r.submit_s));   /* exact in ns */
+        /* exact in ns; a submit before t = 0 is not a clock value */
+        j->r.queue_wait_s = elapsed_s > 0 || j->r.submit_s < 0 ? j->r.start_s - j->r.submit_s
+                                                               : sim_to_s(now_of(w) - sim_from_s(j->r.submit_s));
         if (j->r.queue_wait_s < 0) j->r.queue_wait_s = 0;
     }
     world_event(w, j->r.name, "job_start", "%d GPUs on %d nodes of %s%s", j->r.gpus, n,
