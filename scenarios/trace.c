@@ -76,7 +76,7 @@ static int read_header(job_reader *jr, const csv_record *rec) {
     if (jr->col[C_SUBMIT] < 0 || jr->col[C_GPUS] < 0 ||
         (jr->col[C_DURATION] < 0 && jr->col[C_TOKENS] < 0 && jr->col[C_LIMIT] < 0 && !trace_any_max_time(jr->s)))
         return csv_fail(jr->csv, jr->err, jr->errlen,
-                        "the header needs columns submit, gpus and duration (or tokens and model; or limit)");
+                        "the header needs columns submit, gpus and duration (or tokens and model), or a limit");
     for (int c = C_ID; c < C_COUNT; c++)
         if (jr->col[c] >= 0) jr->s->trace_columns |= trace_column_bit(c);
     csv_name_fields(jr->csv, jr->field_names, rec->n, "a field");
