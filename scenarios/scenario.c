@@ -37,7 +37,10 @@ void scenario_free(scenario *s) {
     free(s->jobs);
     free(s->trace_jobs);
     free(s->trace_names);
-    for (int i = 0; i < s->n_inference; i++) free(s->inference[i].models);
+    for (int i = 0; i < s->n_inference; i++) {
+        free(s->inference[i].models);
+        free(s->inference[i].classes);
+    }
     free(s->inference);
     free(s->microbench);
     free(s->host_profile);

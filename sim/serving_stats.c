@@ -44,14 +44,13 @@ void sv_stats_complete(serving *sv, const req *q) {
     sv_sample_add(sv, &sv->s_e2e, e2e);
     sv_sample_add(sv, &sv->s_ttft_admit, sim_to_s(q->t_first - q->t_admit));
     sv->tick_ttft[sv->tick_n_ttft++ % TICK_LAT_N] = ttft;
-    int ok = sv->cfg->slo_ttft_s <= 0 || ttft <= sv->cfg->slo_ttft_s;
+    double tpot = -1;                        /* one output token: no time per output token */
     if (q->output > 1) {
-        double tpot = sim_to_s(now - q->t_first) / (q->output - 1);
+        tpot = sim_to_s(now - q->t_first) / (q->output - 1);
         sv_sample_add(sv, &sv->s_tpot, tpot);
         sv->tick_tpot[sv->tick_n_tpot++ % TICK_LAT_N] = tpot;
-        if (sv->cfg->slo_tpot_s > 0 && tpot > sv->cfg->slo_tpot_s) ok = 0;
     }
-    sv->slo_ok += ok;
+    sv->slo_ok += sv_slo_complete(sv, q, ttft, tpot, e2e);   /* its class's SLO (serving_slo.c) */
     sv->res.requests++;
     sv->res.output_tokens += q->output;
     sv->tick_tokens += q->output;
@@ -250,4 +249,5 @@ void sv_stats_close(serving *sv) {
     R->batch_mean = R->iterations ? sv->batch_sum / (double)R->iterations : 0;
     R->busy_fraction = sv->replica_s > 0 ? sv->busy_s / sv->replica_s : 0;
     close_prefix(sv);
+    sv_slo_close(sv, span);                  /* each class's and model's figures */
 }
