@@ -137,7 +137,7 @@ static void on_arrival(engine *e, void *arg) {
     int32_t i;
     if (sv->trace) {
         const reqtrace_row *row = &sv->trace[sv->generated];
-        i = make_request(sv, row->input, row->output, row->model, sv_class_draw(sv));
+        i = make_request(sv, row->input, row->output, row->model, row->cls >= 0 ? row->cls : sv_class_draw(sv));
         if (i != NIL) sv_prefix_from_trace(sv, row, &sv->rq[i].chain);
     } else {
         i = sv_generate(sv);
@@ -156,7 +156,7 @@ static int load_trace(serving *sv, char *err, size_t errlen) {
     const sc_inference *c = sv->cfg;
     char path[1024];
     scenario_path(sv->s->file, c->trace_href, path, sizeof path);   /* checked by the loader */
-    const char *names[64];
+    const char *names[64], *classes[64];
     int ctx[64];
     int nm = sv->n_models < 64 ? sv->n_models : 64;
     for (int m = 0; m < nm; m++) {
@@ -165,7 +165,9 @@ static int load_trace(serving *sv, char *err, size_t errlen) {
     }
     int format = reqtrace_format_parse(c->trace_format[0] ? c->trace_format : "auto");
     const reqtrace_opts o = { format < 0 ? REQTRACE_AUTO : (reqtrace_format)format, c->trace_time_scale, c->trace_skip_s };
-    const reqtrace_models sm = { names, ctx, nm };
+    int nc = c->n_classes < 64 ? c->n_classes : 64;     /* the loader allows at most 64 */
+    for (int k = 0; k < nc; k++) classes[k] = c->classes[k].name;
+    const reqtrace_models sm = { names, ctx, nm, classes, nc };
     reqtrace t;
     if (reqtrace_read(path, &o, &sm, &t, err, errlen) < 0) return -1;
     sv->trace = t.rows;

@@ -156,6 +156,35 @@ static void test_by_model(void **state) {
     done(&one);
 }
 
+/* A trace's class column names each row's class (rows without one are
+ * drawn by share); an unknown class is an error naming the row. */
+static void test_trace_class(void **state) {
+    (void)state;
+    const char *path = "/tmp/ct-test-slo-classes.csv";
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("time,input_tokens,output_tokens,model,session,class\n", f);
+    for (int i = 0; i < 90; i++) fprintf(f, "%d,%d,20,,,%s\n", i, 100 + i, i % 3 ? "chat" : "batch");
+    for (int i = 90; i < 100; i++) fprintf(f, "%d,100,20\n", i);
+    fclose(f);
+    char xml[2048];
+    snprintf(xml, sizeof xml, SVC, "<arrivals process=\"trace\" href=\"/tmp/ct-test-slo-classes.csv\"/>",
+             "<class name=\"batch\" share=\"1000\"/><class name=\"chat\" share=\"1e-9\"/>");
+    run r = simulate(xml, 1);
+    const service_result *s = world_service(r.w, 0);
+    assert_int_equal(class_named(s, "chat")->submitted, 60);
+    assert_int_equal(class_named(s, "batch")->submitted, 40);   /* 30 named, 10 drawn (share ~1) */
+    done(&r);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("0,100,20,,,chat\n1,100,20,,,agent\n", f);
+    fclose(f);
+    char err[1024];
+    build_error(xml, err, sizeof err);
+    remove(path);
+    assert_non_null(strstr(err, "ct-test-slo-classes.csv:2: unknown class 'agent'; this service's classes: batch, chat"));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_partition),
@@ -163,6 +192,7 @@ int main(void) {
         cmocka_unit_test(test_one_class_is_no_class),
         cmocka_unit_test(test_priority),
         cmocka_unit_test(test_by_model),
+        cmocka_unit_test(test_trace_class),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
