@@ -39,6 +39,7 @@ void serving_replica_lost(serving *sv, int tag, const char *why) {
 void serving_close(serving *sv) {
     if (sv->dg) sv_stats_close(sv->dg->pool[1]);
     sv_stats_close(sv);
+    sv_slo_close(sv);
     if (sv->dg) sv_disagg_close(sv->dg);
 }
 

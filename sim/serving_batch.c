@@ -43,7 +43,7 @@ static void complete(replica *r, int32_t i) {
     list_remove(sv->rq, &r->running, i);
     ms->running--;
     ms->last_used = now_of(sv);
-    sv_stats_complete(sv, q);
+    sv_slo_request_done(sv, q);
     sv->in_system--;
     sv_req_free(sv, i);
     sv_closed_next(sv->stats ? sv->stats : sv);   /* a decode pool's users are its service's */

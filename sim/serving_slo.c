@@ -128,11 +128,15 @@ static int within(double ttft_s, double tpot_s, double e2e_s, double b_ttft, dou
     return !(b_e2e > 0 && e2e_s > b_e2e);
 }
 
-int sv_slo_complete(serving *sv, const req *q, double ttft_s, double tpot_s, double e2e_s) {
+void sv_slo_request_done(serving *sv, const req *q) {
+    double ttft_s, tpot_s, e2e_s;
+    sv_stats_complete(sv, q, &ttft_s, &tpot_s, &e2e_s);
+    if (sv->stats) sv = sv->stats;           /* a decode pool's requests are its service's */
     const sc_serve_class *k = class_of(sv, q);
     const sc_inference *c = sv->cfg;
     int ok = k ? within(ttft_s, tpot_s, e2e_s, k->slo_ttft_s, k->slo_tpot_s, k->slo_e2e_s)
                : within(ttft_s, tpot_s, e2e_s, c->slo_ttft_s, c->slo_tpot_s, c->slo_e2e_s);
+    sv->slo_ok += ok;
     int at[2];
     parts_of(sv, q, &at[0], &at[1]);
     for (int j = 0; j < 2; j++) {
@@ -146,7 +150,6 @@ int sv_slo_complete(serving *sv, const req *q, double ttft_s, double tpot_s, dou
         sv->part_res[at[j]].requests++;
         sv->part_res[at[j]].output_tokens += q->output;
     }
-    return ok;
 }
 
 static void close_part(serving *sv, int k, double span_s) {
@@ -163,7 +166,8 @@ static void close_part(serving *sv, int k, double span_s) {
     R->goodput_requests_per_s = span_s > 0 ? (double)p->slo_ok / span_s : 0;
 }
 
-void sv_slo_close(serving *sv, double span_s) {
+void sv_slo_close(serving *sv) {
+    double span_s = sim_to_s(sv->last_completion - sv->first_arrival);   /* as sv_stats_close's rates */
     for (int k = 0; k < sv->n_parts; k++) close_part(sv, k, span_s);
     if (sv->res.n_classes == 0) return;
     sv->res.slo_met = 1;                      /* every class met its own percentile */

@@ -35,7 +35,7 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-void sv_stats_complete(serving *sv, const req *q) {
+void sv_stats_complete(serving *sv, const req *q, double *ttft_s, double *tpot_s, double *e2e_s) {
     sim_time now = now_of(sv);
     if (sv->stats) sv = sv->stats;           /* a decode pool's requests are its service's */
     double ttft = sim_to_s(q->t_first - q->t_arrive);
@@ -50,7 +50,9 @@ void sv_stats_complete(serving *sv, const req *q) {
         sv_sample_add(sv, &sv->s_tpot, tpot);
         sv->tick_tpot[sv->tick_n_tpot++ % TICK_LAT_N] = tpot;
     }
-    sv->slo_ok += sv_slo_complete(sv, q, ttft, tpot, e2e);   /* its class's SLO (serving_slo.c) */
+    *ttft_s = ttft;
+    *tpot_s = tpot;
+    *e2e_s = e2e;
     sv->res.requests++;
     sv->res.output_tokens += q->output;
     sv->tick_tokens += q->output;
@@ -249,5 +251,4 @@ void sv_stats_close(serving *sv) {
     R->batch_mean = R->iterations ? sv->batch_sum / (double)R->iterations : 0;
     R->busy_fraction = sv->replica_s > 0 ? sv->busy_s / sv->replica_s : 0;
     close_prefix(sv);
-    sv_slo_close(sv, span);                  /* each class's and model's figures */
 }
