@@ -285,10 +285,10 @@ static void part_json(json *j, const service_part_result *p, int is_class) {
     if (is_class) {
         json_int(j, "priority", p->priority);
         json_object(j, "slo");
-        num_or_null(j, "ttft_s", p->slo_ttft_s > 0 ? p->slo_ttft_s : -1);
-        num_or_null(j, "tpot_s", p->slo_tpot_s > 0 ? p->slo_tpot_s : -1);
-        num_or_null(j, "e2e_s", p->slo_e2e_s > 0 ? p->slo_e2e_s : -1);
-        json_num(j, "percentile", p->slo_percentile);
+        num_or_null(j, "ttft_s", p->slo.ttft_s > 0 ? p->slo.ttft_s : -1);
+        num_or_null(j, "tpot_s", p->slo.tpot_s > 0 ? p->slo.tpot_s : -1);
+        num_or_null(j, "e2e_s", p->slo.e2e_s > 0 ? p->slo.e2e_s : -1);
+        json_num(j, "percentile", p->slo.percentile);
         json_end(j);
     }
     json_int(j, "requests", (long long)p->requests);

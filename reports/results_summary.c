@@ -144,7 +144,7 @@ static void part_summary(FILE *f, const char *kind, const service_part_result *p
     fprintf(f, "  %s %s%s: %s/%s requests; TTFT p99 %s, TPOT p99 %s, end-to-end p99 %s; SLO %s (%s at p%g), "
                "goodput %s requests/s\n", kind, p->name, prio, NF(nf_count, (double)p->requests), NF(nf_count, (double)p->submitted),
             NF(nf_duration, p->ttft_p99_s), NF(nf_duration, p->tpot_p99_s), NF(nf_duration, p->e2e_p99_s),
-            NF(nf_pct, p->slo_attainment), p->slo_met ? "met" : "missed", p->slo_percentile,
+            NF(nf_pct, p->slo_attainment), p->slo_met ? "met" : "missed", p->slo.percentile,
             NF(nf_count, p->goodput_requests_per_s));
 }
 

@@ -68,10 +68,7 @@ static sc_serve_class *new_class(loader *L, const xmlNode *c, sc_inference *f, n
     snprintf(k->output_dist, sizeof k->output_dist, "%s", f->output_dist);
     k->input_cv = f->input_cv;
     k->output_cv = f->output_cv;
-    k->slo_ttft_s = f->slo_ttft_s;
-    k->slo_tpot_s = f->slo_tpot_s;
-    k->slo_e2e_s = f->slo_e2e_s;
-    k->slo_percentile = f->slo_percentile;
+    k->slo = (sc_slo){ f->slo_ttft_s, f->slo_tpot_s, f->slo_e2e_s, f->slo_percentile };
     if (attr_str(&L->x, c, "name", k->name, sizeof k->name, 1) < 0) return NULL;
     int dup = nameset_find(names, NAMES(f->classes, name), k->name);
     if (dup >= 0) {
@@ -96,8 +93,8 @@ static void load_class(loader *L, const xmlNode *c, sc_inference *f, name_set *n
     class_fits(L, c, f, k);
     for (const xmlNode *s = c->children; s && !L->x.failed; s = s->next) {
         if (!xml_is(s, "slo")) continue;
-        k->slo_ttft_s = k->slo_tpot_s = k->slo_e2e_s = 0;
-        load_slo_bounds(L, s, &k->slo_ttft_s, &k->slo_tpot_s, &k->slo_e2e_s, &k->slo_percentile);
+        k->slo.ttft_s = k->slo.tpot_s = k->slo.e2e_s = 0;
+        load_slo_bounds(L, s, &k->slo.ttft_s, &k->slo.tpot_s, &k->slo.e2e_s, &k->slo.percentile);
     }
 }
 

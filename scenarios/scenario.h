@@ -241,6 +241,12 @@ typedef struct sc_inference {
     int n_classes;
 } sc_inference;
 
+/* An <slo>'s bounds (0: none) and the percentile of requests that must meet them. */
+typedef struct sc_slo {
+    double ttft_s, tpot_s, e2e_s;
+    double percentile;
+} sc_slo;
+
 /* One request class of an <inference> (<class name= share= priority= ...>
  * with an optional <slo>). Lengths and SLO left out are the service's
  * <requests> and <slo>. */
@@ -251,8 +257,7 @@ typedef struct sc_serve_class {
     int input_tokens, output_tokens; /* means */
     char input_dist[16], output_dist[16];
     double input_cv, output_cv;
-    double slo_ttft_s, slo_tpot_s, slo_e2e_s;   /* 0 = none */
-    double slo_percentile;
+    sc_slo slo;                      /* its own <slo>, else the service's */
     int line;
 } sc_serve_class;
 

@@ -63,16 +63,13 @@ int sv_slo_init(serving *sv) {
         snprintf(p->name, sizeof p->name, "%s", cl->name);
         p->priority = cl->priority;
         p->share = cl->share;
-        p->slo_ttft_s = cl->slo_ttft_s;
-        p->slo_tpot_s = cl->slo_tpot_s;
-        p->slo_e2e_s = cl->slo_e2e_s;
-        p->slo_percentile = cl->slo_percentile;
+        p->slo = cl->slo;
     }
     for (int m = 0; m < models; m++) {
         service_part_result *p = &sv->part_res[c->n_classes + m];
         snprintf(p->name, sizeof p->name, "%s", sv->models[m].m.name);
         p->share = c->models[m].share;
-        p->slo_percentile = c->slo_percentile;
+        p->slo.percentile = c->slo_percentile;
     }
     sv->res.classes = c->n_classes ? sv->part_res : NULL;
     sv->res.n_classes = c->n_classes;
@@ -121,11 +118,11 @@ void sv_slo_arrived(serving *sv, const req *q) {
     }
 }
 
-/* Whether the latencies meet these bounds (0: none). */
-static int within(double ttft_s, double tpot_s, double e2e_s, double b_ttft, double b_tpot, double b_e2e) {
-    if (b_ttft > 0 && ttft_s > b_ttft) return 0;
-    if (b_tpot > 0 && tpot_s >= 0 && tpot_s > b_tpot) return 0;
-    return !(b_e2e > 0 && e2e_s > b_e2e);
+/* Whether the latencies meet the bounds of b (0: none). */
+static int within(double ttft_s, double tpot_s, double e2e_s, const sc_slo *b) {
+    if (b->ttft_s > 0 && ttft_s > b->ttft_s) return 0;
+    if (b->tpot_s > 0 && tpot_s >= 0 && tpot_s > b->tpot_s) return 0;
+    return !(b->e2e_s > 0 && e2e_s > b->e2e_s);
 }
 
 void sv_slo_request_done(serving *sv, const req *q) {
@@ -134,8 +131,8 @@ void sv_slo_request_done(serving *sv, const req *q) {
     if (sv->stats) sv = sv->stats;           /* a decode pool's requests are its service's */
     const sc_serve_class *k = class_of(sv, q);
     const sc_inference *c = sv->cfg;
-    int ok = k ? within(ttft_s, tpot_s, e2e_s, k->slo_ttft_s, k->slo_tpot_s, k->slo_e2e_s)
-               : within(ttft_s, tpot_s, e2e_s, c->slo_ttft_s, c->slo_tpot_s, c->slo_e2e_s);
+    sc_slo b = k ? k->slo : (sc_slo){ c->slo_ttft_s, c->slo_tpot_s, c->slo_e2e_s, c->slo_percentile };
+    int ok = within(ttft_s, tpot_s, e2e_s, &b);
     sv->slo_ok += ok;
     int at[2];
     parts_of(sv, q, &at[0], &at[1]);
@@ -162,7 +159,7 @@ static void close_part(serving *sv, int k, double span_s) {
     R->requests_per_s = span_s > 0 ? (double)R->requests / span_s : 0;
     R->output_tokens_per_s = span_s > 0 ? R->output_tokens / span_s : 0;
     R->slo_attainment = R->requests ? (double)p->slo_ok / (double)R->requests : 1;
-    R->slo_met = R->slo_attainment >= R->slo_percentile / 100.0 - 1e-12;
+    R->slo_met = R->slo_attainment >= R->slo.percentile / 100.0 - 1e-12;
     R->goodput_requests_per_s = span_s > 0 ? (double)p->slo_ok / span_s : 0;
 }
 
@@ -182,6 +179,9 @@ int sv_queue_before(const serving *sv, int32_t a, int32_t b) {
     return sv->rq[a].t_arrive < sv->rq[b].t_arrive;
 }
 
+/* Walks back from the tail over the waiting requests of lower priority:
+ * O(1) for an arrival of the lowest priority, O(those it overtakes) for
+ * one of higher priority. */
 void sv_queue_push(serving *sv, list *l, int32_t i) {
     int32_t at = l->tail;
     if (sv->prio_on) {

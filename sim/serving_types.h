@@ -35,7 +35,7 @@ typedef struct service_part_result {
     char name[SC_NAME_MAX];          /* the class's, or the model's preset */
     int priority;                    /* classes: admission priority (higher first) */
     double share;                    /* of the requests, as given */
-    double slo_ttft_s, slo_tpot_s, slo_e2e_s, slo_percentile;   /* classes: the SLO (0: no bound) */
+    sc_slo slo;                      /* classes: their SLO; models: the service's percentile */
     int64_t requests, submitted;
     double input_tokens, output_tokens;
     double output_tokens_per_s, requests_per_s;

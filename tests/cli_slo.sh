@@ -35,16 +35,13 @@ runs mux scenarios/serving-multiplex-3models.xml --no-db
 runs plain scenarios/serving-chat-70b.xml --no-db
 
 python3 - "$tmp" <<'PY' && ok "classes, models and goodput in the JSON (lines above)" || no "classes, models and goodput in the JSON (lines above)"
-import json, sys
+import sys
+sys.path.insert(0, "tests")
+from ctrun import Checks, service
 d = sys.argv[1]
 def svc(name):
-    with open(f"{d}/{name}.json") as f:
-        return json.load(f)["services"][0]
-bad = 0
-def check(ok, what):
-    global bad
-    print(("ok   " if ok else "FAIL ") + what)
-    bad += not ok
+    return service(f"{d}/{name}.json")
+check = Checks()
 p, p2, f, mux, plain = svc("prio"), svc("prio2"), svc("fifo"), svc("mux"), svc("plain")
 cls = {c["name"]: c for c in p["classes"]}
 check(sorted(cls) == ["agent", "batch", "chat"], f"three classes: {sorted(cls)}")
@@ -69,7 +66,7 @@ check(models == ["llama3-70b", "llama2-70b", "llama3-8b"], f"by_model of the mul
 check(sum(m["requests"] for m in mux["by_model"]) == mux["requests"], "the models' requests add up to the service's")
 check("classes" not in mux and "classes" not in plain and "by_model" not in plain,
       "no classes or by_model where the service has none")
-sys.exit(1 if bad else 0)
+sys.exit(1 if check.bad else 0)
 PY
 
 grep -Eq '^  class chat \(priority 2\): [0-9,]+/[0-9,]+ requests; TTFT p99 .*; SLO [0-9.]+% \((met|missed) at p99\), goodput [0-9.,]+ requests/s$' \

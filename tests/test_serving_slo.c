@@ -58,10 +58,10 @@ static void test_partition(void **state) {
     assert_true(fabs(share - 0.75) < 0.03);              /* 4.4 standard deviations of 4000 draws */
     double goodput = s->requests_per_s * s->slo_attainment;
     assert_float_equal(a->goodput_requests_per_s + b->goodput_requests_per_s, goodput, 1e-9 * goodput);
-    assert_float_equal(b->slo_ttft_s, 2, 0);
-    assert_float_equal(b->slo_tpot_s, 0, 0);              /* its own <slo> replaces the service's */
-    assert_float_equal(b->slo_e2e_s, 60, 0);
-    assert_float_equal(a->slo_tpot_s, 0.03, 0);           /* no <slo>: the service's */
+    assert_float_equal(b->slo.ttft_s, 2, 0);
+    assert_float_equal(b->slo.tpot_s, 0, 0);              /* its own <slo> replaces the service's */
+    assert_float_equal(b->slo.e2e_s, 60, 0);
+    assert_float_equal(a->slo.tpot_s, 0.03, 0);           /* no <slo>: the service's */
     assert_int_equal(s->slo_met, a->slo_met && b->slo_met);
     assert_true(b->ttft_p99_s > a->ttft_p99_s);           /* 15x the prompt */
     done(&r);
@@ -148,7 +148,7 @@ static void test_by_model(void **state) {
     double goodput = s->requests_per_s * s->slo_attainment;
     assert_float_equal(s->by_model[0].goodput_requests_per_s + s->by_model[1].goodput_requests_per_s, goodput,
                        1e-9 * goodput);
-    assert_float_equal(s->by_model[1].slo_percentile, 95, 0);
+    assert_float_equal(s->by_model[1].slo.percentile, 95, 0);
     run one = run_svc("<arrivals process=\"poisson\" rate=\"4/s\" count=\"50\"/>", "");
     assert_int_equal(world_service(one.w, 0)->n_by_model, 0);
     assert_null(world_service(one.w, 0)->by_model);
