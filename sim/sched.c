@@ -57,17 +57,19 @@ sched *sched_new(const scenario *s, cluster *c, const sched_ops *ops) {
     for (int p = 0; p < cluster_pool_count(c); p++) q->total_gpus += cluster_pool_gpus(c, p);
     q->depth = s->sched_backfill_depth > 0 ? s->sched_backfill_depth : SCHED_DEFAULT_DEPTH;
     q->small = calloc((size_t)cluster_pool_count(c) * SMALL_MAX + 1, sizeof *q->small);
-    if (!q->small) {
+    q->node_loc = malloc(((size_t)cluster_node_count(c) + 1) * sizeof *q->node_loc);
+    if (!q->small || !q->node_loc) {
         sched_free(q);
         return NULL;
     }
+    for (int n = 0; n <= cluster_node_count(c); n++) q->node_loc[n] = -1;
     return q;
 }
 
 void sched_free(sched *q) {
     if (!q) return;
     void *v[] = { q->queues, q->queued, q->running, q->order,   q->cls, q->classes,
-                  q->small,  q->cs,     q->cs_share, q->cs_mark, q->held };
+                  q->small,  q->cs,     q->cs_share, q->cs_mark, q->held, q->node_loc };
     for (size_t i = 0; i < sizeof v / sizeof *v; i++) free(v[i]);
     for (int i = 0; i < q->n_holds; i++) free(q->holds[i].victims);
     free(q->holds);

@@ -69,6 +69,7 @@ struct sched {
     unsigned char *cs_mark;
     size_t cap_cs, cap_cs_share, cap_cs_mark;
     double now;
+    int *node_loc;                 /* per node: -1 (scratch of a preemption attempt, kept -1 between) */
     int *held;                     /* jobs evicted during this dispatch pass: they */
     int n_held;                    /* wait for the next pass (no evict-restart ping-pong) */
     size_t cap_held;
