@@ -24,9 +24,9 @@
  *     GPUs (fewest GPUs first) make room.
  * Nothing is evicted unless the head then fits beside the earlier holds.
  * Only the nodes the candidates run on can change, so only those are
- * copied (in node order, the order ties break in); the pool's other nodes
- * enter as the cluster's counts of nodes by free GPUs: an attempt costs
- * O(candidates' nodes log), not O(nodes of the cluster).
+ * copied (ties between nodes break by node number); the pool's other
+ * nodes enter as the cluster's counts of nodes by free GPUs: an attempt
+ * costs O(candidates' nodes), not O(nodes of the cluster).
  * A queue with a quota gives up a job only when it keeps at least its
  * quota without it, counting the victims already chosen: guaranteed GPUs
  * are never taken. (Letting a victim take its queue below the quota made
@@ -38,7 +38,7 @@ typedef struct pick {
     const sched_job *head;
     int per;
     int *loc;                      /* node -> index in node[] (q->node_loc), -1 none, -2 not UP in the pool */
-    int *node;                     /* the candidates' UP nodes of the pool, in node order */
+    int *node;                     /* the candidates' UP nodes of the pool */
     int nn;
     int *seen, n_seen;             /* nodes whose loc[] is set (reset to -1 after) */
     int *wf;                       /* what-if free GPUs per node[] */
@@ -75,13 +75,35 @@ static void choose(pick *p, int k) {
 }
 
 /* Nodes by (highest priority among the candidates on it, GPUs to free),
- * then index: low-priority work goes first. */
-static const int *cost_ctx, *prio_ctx;
-static int cmp_cost(const void *a, const void *b) {
-    int x = *(const int *)a, y = *(const int *)b;
-    if (prio_ctx[x] != prio_ctx[y]) return prio_ctx[x] < prio_ctx[y] ? -1 : 1;
-    if (cost_ctx[x] != cost_ctx[y]) return cost_ctx[x] < cost_ctx[y] ? -1 : 1;
-    return (x > y) - (x < y);
+ * then node number: low-priority work goes first. A min-heap in that
+ * order: the pass takes nodes until the head fits, usually a few of the
+ * thousands a busy pool offers, so building the heap (O(n)) and popping
+ * what is taken replaces sorting them all. */
+static int node_before(const pick *p, int x, int y) {
+    if (p->prio[x] != p->prio[y]) return p->prio[x] < p->prio[y];
+    if (p->cost[x] != p->cost[y]) return p->cost[x] < p->cost[y];
+    return p->node[x] < p->node[y];
+}
+
+static void heap_down(const pick *p, int *h, int n, int i) {
+    for (;;) {
+        int m = i, l = 2 * i + 1, r = l + 1;
+        if (l < n && node_before(p, h[l], h[m])) m = l;
+        if (r < n && node_before(p, h[r], h[m])) m = r;
+        if (m == i) return;
+        int t = h[i];
+        h[i] = h[m];
+        h[m] = t;
+        i = m;
+    }
+}
+
+/* The first node of the heap h[0..*n), taken out. */
+static int heap_pop(const pick *p, int *h, int *n) {
+    int top = h[0];
+    h[0] = h[--*n];
+    heap_down(p, h, *n, 0);
+    return top;
 }
 
 /* Candidates by (priority, GPUs, running index). */
@@ -107,11 +129,10 @@ static int pick_nodes(pick *p, int *order, int *cost, int *prio, int *saved) {
             if (pr > prio[i]) prio[i] = pr;
         }
     }
-    cost_ctx = cost;
-    prio_ctx = prio;
-    qsort(order, (size_t)p->nn, sizeof *order, cmp_cost);
-    for (int o = 0; o < p->nn && p->idle < k; o++) {
-        int i = order[o];
+    int left = p->nn;
+    for (int i = left / 2 - 1; i >= 0; i--) heap_down(p, order, left, i);
+    while (left > 0 && p->idle < k) {
+        int i = heap_pop(p, order, &left);
         if (p->wf[i] == p->per) continue;       /* idle already (counted) */
         /* Every used GPU on it must belong to a candidate we may take. */
         int room = p->wf[i], ok = 1;
@@ -161,7 +182,8 @@ static int pick_one(pick *p) {
             if (p->q->running[p->cand[c]].priority > prio) prio = p->q->running[p->cand[c]].priority;
         }
         if (room >= p->head->gpus && cost > 0 &&
-            (prio < best_prio || (prio == best_prio && cost < best_cost))) {
+            (prio < best_prio || (prio == best_prio && cost < best_cost) ||
+             (prio == best_prio && cost == best_cost && p->node[i] < p->node[best]))) {
             best = i;
             best_cost = cost;
             best_prio = prio;
@@ -246,11 +268,6 @@ static void pick_candidates(pick *p, const hold *mine, int reclaim) {
     qsort(p->cand, (size_t)p->nc, sizeof *p->cand, cmp_victim);
 }
 
-static int cmp_int(const void *a, const void *b) {
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
 /* A node a candidate runs on: the first time it is seen, kept when it is
  * an UP node of the head's pool. */
 static void pick_see(pick *p, int n) {
@@ -262,9 +279,9 @@ static void pick_see(pick *p, int n) {
 }
 
 /* Where each candidate runs (ops.nodes): candidate k's nodes and the GPUs
- * on each; then their distinct UP nodes of the pool, in node order (the
- * order the whole pool was walked in before), with their free GPUs and
- * the pool's idle count. 0, or -1 when out of memory. */
+ * on each; then their distinct UP nodes of the pool (in the order seen;
+ * ties between nodes break by node number, as when the whole pool was
+ * walked in order), with their free GPUs and the pool's idle count. 0, or -1 when out of memory. */
 static int pick_where(pick *p) {
     const sched *q = p->q;
     int total = 0;
@@ -285,7 +302,6 @@ static int pick_where(pick *p) {
         }
         p->c_off[k + 1] = p->c_off[k] + m;
     }
-    qsort(p->node, (size_t)p->nn, sizeof *p->node, cmp_int);
     if (pick_alloc_nodes(p) < 0) return -1;
     for (int i = 0; i < p->nn; i++) {
         p->loc[p->node[i]] = i;
