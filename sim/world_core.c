@@ -18,6 +18,7 @@ const char *job_state_name(job_state s) {
 }
 
 void world_event(world *w, const char *entity, const char *kind, const char *fmt, ...) {
+    if (!metrics_wants_events(w->bus)) return;
     char detail[256];
     va_list ap;
     va_start(ap, fmt);
