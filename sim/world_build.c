@@ -57,9 +57,15 @@ static int plan_checkpoints(world *w, job *j, const fabric *f, char *err, size_t
         snprintf(err, errlen, "%s:%d: <checkpoint layout=\"rank0\">: %s", s->file, t->checkpoint.line, why);
         return -1;
     }
-    if (io.stream_chunks > 0)
-        snprintf(j->ckpt_note, sizeof j->ckpt_note, "; rank 0 streams the %.3g TB gather through %.3g TB of host memory "
-                 "in %d chunks", io.written_bytes / 1e12, io.host_budget_bytes / 1e12, io.stream_chunks);
+    if (io.stream_chunks > 0) {
+        char note[128];
+        snprintf(note, sizeof note, "; rank 0 streams the %.3g TB gather through %.3g TB of host memory in %d chunks",
+                 io.written_bytes / 1e12, io.host_budget_bytes / 1e12, io.stream_chunks);
+        if (!(j->ckpt_note = strdup(note))) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+    }
     j->r.checkpoint_size_bytes = z.total_bytes;
     j->r.checkpoint_write_s = io.write_s;
     j->r.checkpoint_stall_s = io.stall_s;
@@ -300,7 +306,9 @@ static int add_training_jobs(world *w, char *err, size_t errlen) {
         j->r.perf = j->perf;
         if (build_training(w, &s->training[i], j, err, errlen) < 0) {
             free(j->nodes);                 /* not yet counted in n_jobs: build_free misses it */
+            free(j->ckpt_note);
             j->nodes = NULL;
+            j->ckpt_note = NULL;
             return -2;
         }
         w->n_jobs++;
@@ -375,7 +383,10 @@ int build_submit(world *w, char *err, size_t errlen) {
 }
 
 void build_free(world *w) {
-    for (int i = 0; i < w->n_jobs; i++) free(w->jobs[i].nodes);
+    for (int i = 0; i < w->n_jobs; i++) {
+        free(w->jobs[i].nodes);
+        free(w->jobs[i].ckpt_note);
+    }
     free(w->jobs);
     free(w->perf);
     while (w->names) {

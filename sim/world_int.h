@@ -82,7 +82,7 @@ typedef struct job {
     double ckpt_every;             /* steps between checkpoints; 0 = none */
     double next_ckpt;              /* progress at which the next checkpoint is due */
     double stall_s, background_s, load_s;
-    char ckpt_note[128];           /* said at each checkpoint_start ("" none): a streamed gather */
+    char *ckpt_note;               /* said at each checkpoint_start (NULL none): a streamed gather; owned */
     int lost_nodes;                /* nodes to replace before a restart */
     int planned;                   /* the current interruption was planned (health check) */
     double fail_progress;          /* progress when the current interruption hit */

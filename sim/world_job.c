@@ -218,7 +218,7 @@ static void start_checkpoint(job *j) {
     }
     set_phase(j, PH_CHECKPOINT);
     j->r.checkpoints++;
-    world_event(w, j->r.name, "checkpoint_start", "step %lld%s", (long long)j->r.steps_done, j->ckpt_note);
+    world_event(w, j->r.name, "checkpoint_start", "step %lld%s", (long long)j->r.steps_done, j->ckpt_note ? j->ckpt_note : "");
     j->ev_phase = engine_after(w->e, sim_from_s(j->stall_s), on_stall_end, j);
 }
 
