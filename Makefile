@@ -168,10 +168,11 @@ check-valgrind: $(TESTS) $(STANDINS)
 bench: check-deps $(BENCHES) $(BIN)
 	@fail=0; for b in $(BENCHES); do $$b || fail=1; done; tools/bench-peers.sh --no-install || fail=1; exit $$fail
 
-# Our engine against SimGrid on the same event-churn model (installs
-# libsimgrid-dev as root; tools/bench-peers.sh).
+# Our engine against SimGrid on the same event-churn model, our scheduler
+# against a SimPy FIFO + EASY-backfill peer (installs libsimgrid-dev and
+# python3-simpy as root; tools/bench-peers.sh).
 .PHONY: bench-peers
-bench-peers: $(B)/tests/bench_engine
+bench-peers: $(B)/tests/bench_engine $(B)/tests/bench_sched
 	@tools/bench-peers.sh
 
 # make twin: measure this host with the cpu backend and MPI between two
