@@ -61,7 +61,8 @@ sched *sched_new(const scenario *s, cluster *c, const sched_ops *ops) {
     q->n_pools = cluster_pool_count(c);
     q->psz = calloc((size_t)cluster_pool_count(c) + 1, sizeof *q->psz);
     q->rheap = calloc((size_t)cluster_pool_count(c) + 1, sizeof *q->rheap);
-    if (!q->small || !q->node_loc || !q->psz || !q->rheap) {
+    q->rprio = calloc((size_t)cluster_pool_count(c) * (size_t)q->n_queues + 1, sizeof *q->rprio);
+    if (!q->small || !q->node_loc || !q->psz || !q->rheap || !q->rprio) {
         sched_free(q);
         return NULL;
     }
@@ -75,9 +76,10 @@ void sched_free(sched *q) {
                   q->small,  q->cs,     q->cs_share, q->cs_mark, q->held, q->node_loc };
     for (size_t i = 0; i < sizeof v / sizeof *v; i++) free(v[i]);
     for (int i = 0; i < q->n_holds; i++) free(q->holds[i].victims);
-    for (int p = 0; q->psz && p < q->n_pools; p++) free(q->psz[p].v);
+    for (int p = 0; q->psz && p < q->n_pools; p++) free(q->psz[p].sizes.v);
+    for (int k = 0; q->rprio && k < q->n_pools * q->n_queues; k++) free(q->rprio[k].v);
     for (int p = 0; q->rheap && p < q->n_pools; p++) free(q->rheap[p].v);
-    void *w[] = { q->psz, q->rheap, q->run_of, q->run_hpos, q->front, q->group };
+    void *w[] = { q->psz, q->rprio, q->rheap, q->run_of, q->run_hpos, q->front, q->group };
     for (size_t i = 0; i < sizeof w / sizeof *w; i++) free(w[i]);
     free(q->holds);
     free(q);
@@ -116,22 +118,26 @@ static int *small_slot(sched *q, const sched_job *j) {
     return j->gpus >= 1 && j->gpus < per && j->gpus < SMALL_MAX ? &q->small[j->pool * SMALL_MAX + j->gpus] : NULL;
 }
 
+int sched_cset_add(cset *s, int key, int delta) {
+    int i = 0;
+    while (i < s->n && s->v[i].key < key) i++;
+    if (i == s->n || s->v[i].key != key) {
+        if (GROW(s->v, s->cap, (size_t)s->n + 1)) return -1;
+        memmove(&s->v[i + 1], &s->v[i], (size_t)(s->n - i) * sizeof *s->v);   /* distinct values: a few */
+        s->v[i] = (struct cval){ key, 0 };
+        s->n++;
+    }
+    s->v[i].count += delta;
+    return 0;
+}
+
 /* A job joins (delta 1) or leaves (-1) the queue: the per-pool counts
- * follow. 0, or -1 when out of memory (a new size is not recorded). */
+ * follow. 0, or -1 when out of memory (nothing is counted). */
 static int count_queued(sched *q, const sched_job *j, int delta) {
+    if (sched_cset_add(&q->psz[j->pool].sizes, j->gpus, delta) < 0) return -1;
+    q->psz[j->pool].n_queued += delta;
     int *sl = small_slot(q, j);
     if (sl) *sl += delta;
-    struct psizes *ps = &q->psz[j->pool];
-    ps->n_queued += delta;
-    int i = 0;
-    while (i < ps->n && ps->v[i].gpus < j->gpus) i++;
-    if (i == ps->n || ps->v[i].gpus != j->gpus) {
-        if (GROW(ps->v, ps->cap, (size_t)ps->n + 1)) return -1;
-        memmove(&ps->v[i + 1], &ps->v[i], (size_t)(ps->n - i) * sizeof *ps->v);   /* distinct sizes: a few */
-        ps->v[i] = (struct psize){ j->gpus, 0 };
-        ps->n++;
-    }
-    ps->v[i].count += delta;
     return 0;
 }
 
@@ -307,8 +313,8 @@ static int anything_can_start(const sched *q) {
     for (int i = 0; i < q->n_queues; i++)
         if (q->queues[i].quota > 0) return 1;
     for (int p = 0; p < cluster_pool_count(q->c); p++) {
-        const struct psizes *ps = &q->psz[p];
-        for (int i = 0; i < ps->n && ps->v[i].gpus <= cluster_pool_free_gpus(q->c, p); i++)
+        const cset *ps = &q->psz[p].sizes;
+        for (int i = 0; i < ps->n && ps->v[i].key <= cluster_pool_free_gpus(q->c, p); i++)
             if (ps->v[i].count > 0) return 1;
     }
     return 0;

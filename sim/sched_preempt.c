@@ -47,7 +47,7 @@ typedef struct pick {
     int *cand;                     /* running indices of allowed candidates */
     int nc;
     int *c_off, *c_nodes, *c_each; /* candidate k's nodes: c_nodes[c_off[k]..c_off[k+1]) */
-    int *n_off, *n_cand;           /* node i's candidates: n_cand[n_off[i]..n_off[i+1]) */
+    int *n_off, *n_cand, *n_each;  /* node i's candidates: n_cand[n_off[i]..n_off[i+1]), and their GPUs there */
     unsigned char *chosen;         /* per candidate */
     int *taken;                    /* per queue: GPUs of victims chosen */
     int n_chosen;
@@ -137,10 +137,7 @@ static int pick_nodes(pick *p, int *order, int *cost, int *prio, int *saved) {
         /* Every used GPU on it must belong to a candidate we may take. */
         int room = p->wf[i], ok = 1;
         for (int x = p->n_off[i]; x < p->n_off[i + 1]; x++) {
-            int c = p->n_cand[x];
-            if (p->chosen[c]) continue;
-            for (int y = p->c_off[c]; y < p->c_off[c + 1]; y++)
-                if (p->c_nodes[y] == p->node[i]) room += p->c_each[y];
+            if (!p->chosen[p->n_cand[x]]) room += p->n_each[x];
         }
         if (room < p->per) continue;
         /* The queue guard is cumulative: try the node's victims on a copy
@@ -167,17 +164,12 @@ static int pick_nodes(pick *p, int *order, int *cost, int *prio, int *saved) {
  * candidate GPUs make room. Returns 1 when found (victims chosen). */
 static int pick_one(pick *p) {
     int best = -1, best_cost = 1 << 30, best_prio = 1 << 30;
-    int *tmp = malloc((size_t)(p->nc + 1) * sizeof *tmp);
-    if (!tmp) return 0;
     for (int i = 0; i < p->nn; i++) {
-        int n = 0;
-        for (int x = p->n_off[i]; x < p->n_off[i + 1]; x++) tmp[n++] = p->n_cand[x];
         /* lowest priority, fewest GPUs first (the candidates' order) */
         int room = p->wf[i], cost = 0, prio = -(1 << 30);
-        for (int t = 0; t < n && room < p->head->gpus; t++) {
-            int c = tmp[t];
-            for (int y = p->c_off[c]; y < p->c_off[c + 1]; y++)
-                if (p->c_nodes[y] == p->node[i]) room += p->c_each[y];
+        for (int x = p->n_off[i]; x < p->n_off[i + 1] && room < p->head->gpus; x++) {
+            int c = p->n_cand[x];
+            room += p->n_each[x];
             cost += p->q->running[p->cand[c]].gpus;
             if (p->q->running[p->cand[c]].priority > prio) prio = p->q->running[p->cand[c]].priority;
         }
@@ -199,13 +191,11 @@ static int pick_one(pick *p) {
                 ok = 0;
                 break;
             }
-            for (int y = p->c_off[c]; y < p->c_off[c + 1]; y++)
-                if (p->c_nodes[y] == p->node[best]) room += p->c_each[y];
+            room += p->n_each[x];
             choose(p, c);
         }
         ok = ok && room >= p->head->gpus;
     }
-    free(tmp);
     return ok;
 }
 
@@ -242,7 +232,7 @@ static int pick_alloc_nodes(pick *p) {
 static void pick_free(pick *p) {
     for (int i = 0; i < p->n_seen; i++) p->loc[p->seen[i]] = -1;
     void *v[] = { p->node,  p->seen,   p->wf,    p->wf0,   p->cand,  p->c_off, p->c_nodes, p->c_each,
-                  p->n_off, p->n_cand, p->chosen, p->taken, p->order, p->cost, p->prio,    p->saved };
+                  p->n_off, p->n_cand, p->n_each, p->chosen, p->taken, p->order, p->cost, p->prio,    p->saved };
     for (size_t i = 0; i < sizeof v / sizeof *v; i++) free(v[i]);
 }
 
@@ -320,13 +310,16 @@ static int pick_map(pick *p) {
         }
     for (int i = 0; i < p->nn; i++) p->n_off[i + 1] += p->n_off[i];
     p->n_cand = malloc((size_t)(p->n_off[p->nn] + 1) * sizeof *p->n_cand);
-    if (!p->n_cand) return -1;
+    p->n_each = malloc((size_t)(p->n_off[p->nn] + 1) * sizeof *p->n_each);
+    if (!p->n_cand || !p->n_each) return -1;
     int *fill = p->order;                    /* scratch: next slot per node */
     for (int i = 0; i < p->nn; i++) fill[i] = p->n_off[i];
     for (int k = 0; k < p->nc; k++)
         for (int x = p->c_off[k]; x < p->c_off[k + 1]; x++) {
             int i = p->loc[p->c_nodes[x]];
-            if (i >= 0) p->n_cand[fill[i]++] = k;
+            if (i < 0) continue;
+            p->n_each[fill[i]] = p->c_each[x];
+            p->n_cand[fill[i]++] = k;
         }
     return 0;
 }
@@ -365,6 +358,22 @@ static int evict_chosen(sched *q, const sched_job *head, const pick *p, int hi) 
     return 0;
 }
 
+/* Could any running job of the head's pool be a candidate (the rules of
+ * pick_candidates, before the head's own victims are left out)? When
+ * not, the attempt ends before it scans the running set. */
+static int any_candidate(const sched *q, const sched_job *head, int reclaim) {
+    for (int qi = 0; qi < q->n_queues; qi++) {
+        const queue *rq = &q->queues[qi];
+        const cset *s = &q->rprio[head->pool * q->n_queues + qi];
+        int unguarded = rq->quota == 0 || rq->used > rq->quota;
+        int borrowing = reclaim && qi != head->queue && rq->quota > 0 && rq->used > rq->quota;
+        for (int i = 0; i < s->n; i++)
+            if (s->v[i].count > 0 && (borrowing || (q->preemption && unguarded && s->v[i].key < head->priority)))
+                return 1;
+    }
+    return 0;
+}
+
 /* Evict running jobs of the head's pool to let it start: lower priority
  * (when preemption is on) or borrowing above their queue's quota (when the
  * head's queue is below its own). Returns 1 when the head can start after;
@@ -373,7 +382,7 @@ static int evict_chosen(sched *q, const sched_job *head, const pick *p, int hi) 
 int sched_try_preempt(sched *q, const sched_job *head) {
     const queue *hq = &q->queues[head->queue];
     int reclaim = hq->quota > 0 && hq->used + head->gpus <= hq->quota;
-    if ((!q->preemption && !reclaim) || !q->ops.nodes) return 0;
+    if ((!q->preemption && !reclaim) || !q->ops.nodes || !any_candidate(q, head, reclaim)) return 0;
     int hi = sched_hold_index(q, head->id);
     const hold *mine = hi >= 0 ? &q->holds[hi] : NULL;
     pick p = { .q = q, .head = head, .per = cluster_pool_spec(q->c, head->pool)->gpus, .loc = q->node_loc };

@@ -5,6 +5,9 @@
  * end (q->rheap), so that the EASY reservation reads the running jobs in
  * end order without sorting them all on every pass.
  *
+ * Per (pool, queue) it also counts the running jobs by priority
+ * (q->rprio), for sched_preempt.c's quick test for candidates.
+ *
  * Order kept: the reservation adds running jobs by (expected end, index
  * in q->running), the order the pass sorted them in before. The heap keys
  * on the end alone; jobs of equal end are gathered and taken in index
@@ -68,7 +71,8 @@ int sched_run_add(sched *q, const sched_job *j) {
     int *slot = run_slot(q, j->id);
     struct rheap *h = &q->rheap[j->pool];
     if (!slot || GROW(q->running, q->cap_running, (size_t)q->n_running + 1) ||
-        GROW(q->run_hpos, q->cap_run_hpos, (size_t)q->n_running + 1) || GROW(h->v, h->cap, (size_t)h->n + 1))
+        GROW(q->run_hpos, q->cap_run_hpos, (size_t)q->n_running + 1) || GROW(h->v, h->cap, (size_t)h->n + 1) ||
+        sched_cset_add(&q->rprio[j->pool * q->n_queues + j->queue], j->priority, 1) < 0)
         return -1;
     int r = q->n_running++;
     q->running[r] = *j;
@@ -90,6 +94,8 @@ static void heap_remove(sched *q, struct rheap *h, int pos) {
 }
 
 void sched_run_remove(sched *q, int i) {
+    const sched_job *j = &q->running[i];
+    sched_cset_add(&q->rprio[j->pool * q->n_queues + j->queue], j->priority, -1);   /* seen: no allocation */
     heap_remove(q, &q->rheap[q->running[i].pool], q->run_hpos[i]);
     q->run_of[q->running[i].id] = -1;
     int last = --q->n_running;
