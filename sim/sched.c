@@ -3,14 +3,17 @@
  *
  * Representation: queued jobs in one array kept in (submit time, id) order,
  * each tagged with its class (queue, priority) whose count and first index
- * are kept; running jobs in another array (unordered). A dispatch pass
- * builds the policy's order lazily from the classes, only as far as the
- * head and `depth` jobs behind it (build_order), starts the head while it
- * fits, tries preemption (priority or quota reclaim) for a blocked head,
- * then backfills behind its reservation in one scan. A pass costs
- * O(depth + classes + r log r) for r running, whatever the backlog; a
- * submit O(log q) plus the array move. A preemption attempt adds
- * O(nodes of the pool + nodes held by the candidates).
+ * are kept; running jobs in sched_run.c's set (by id, and per pool by
+ * expected end). A dispatch pass builds the policy's order lazily from
+ * the classes, only as far as the head and `depth` jobs behind it
+ * (build_order), starts the head while it fits, tries preemption
+ * (priority or quota reclaim) for a blocked head, then backfills behind
+ * its reservation in one scan. A pass costs O(depth + classes + k log k)
+ * for the k running jobs that end before the reservation, whatever the
+ * backlog; a submit O(log q) plus the array move (the one move left: a
+ * start or a requeue shifts the queue array). A preemption attempt costs
+ * O(queues x priorities) when no running job may be evicted, else
+ * O(running + the candidates' nodes).
  *
  * Holds. A job that evicts others (the preemptor) owns a hold until it
  * starts: the GPUs its victims freed are kept for it. The hold is kept as
@@ -116,19 +119,6 @@ static int class_of(sched *q, int qi, int priority) {
 static int *small_slot(sched *q, const sched_job *j) {
     int per = cluster_pool_spec(q->c, j->pool)->gpus;
     return j->gpus >= 1 && j->gpus < per && j->gpus < SMALL_MAX ? &q->small[j->pool * SMALL_MAX + j->gpus] : NULL;
-}
-
-int sched_cset_add(cset *s, int key, int delta) {
-    int i = 0;
-    while (i < s->n && s->v[i].key < key) i++;
-    if (i == s->n || s->v[i].key != key) {
-        if (GROW(s->v, s->cap, (size_t)s->n + 1)) return -1;
-        memmove(&s->v[i + 1], &s->v[i], (size_t)(s->n - i) * sizeof *s->v);   /* distinct values: a few */
-        s->v[i] = (struct cval){ key, 0 };
-        s->n++;
-    }
-    s->v[i].count += delta;
-    return 0;
 }
 
 /* A job joins (delta 1) or leaves (-1) the queue: the per-pool counts

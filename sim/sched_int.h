@@ -103,10 +103,8 @@ struct sched {
     size_t cap_holds;
 };
 
-/* sched.c */
-int sched_cset_add(cset *s, int key, int delta);       /* 0, or -1 when out of memory (nothing changes) */
-
 /* sched_run.c */
+int sched_cset_add(cset *s, int key, int delta);       /* 0, or -1 when out of memory (nothing changes) */
 int sched_run_add(sched *q, const sched_job *j);        /* 0, or -1 when out of memory */
 void sched_run_remove(sched *q, int i);                 /* running[i] leaves; the last job takes slot i */
 int sched_run_index(const sched *q, int id);           /* -1: not running */

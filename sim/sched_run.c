@@ -52,6 +52,21 @@ static void sift_down(sched *q, struct rheap *h, int pos) {
     heap_set(q, h, pos, r);
 }
 
+/* The multiset of a few distinct ints (the running priorities here, the
+ * queued sizes in sched.c): a linear search is shortest. */
+int sched_cset_add(cset *s, int key, int delta) {
+    int i = 0;
+    while (i < s->n && s->v[i].key < key) i++;
+    if (i == s->n || s->v[i].key != key) {
+        if (GROW(s->v, s->cap, (size_t)s->n + 1)) return -1;
+        memmove(&s->v[i + 1], &s->v[i], (size_t)(s->n - i) * sizeof *s->v);   /* distinct values: a few */
+        s->v[i] = (struct cval){ key, 0 };
+        s->n++;
+    }
+    s->v[i].count += delta;
+    return 0;
+}
+
 /* The slot of id in run_of, grown (new slots -1) as ids grow. NULL: out of memory. */
 static int *run_slot(sched *q, int id) {
     if (id < 0) return NULL;
