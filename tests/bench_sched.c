@@ -17,11 +17,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
-#include "scenarios/scenario.h"
-#include "sim/metrics.h"
-#include "sim/world.h"
+#include "tests/benchrun.h"
 
 #define DIR "build/peers"
 
@@ -36,10 +33,18 @@ static const char xml[] =
     "  <workload><trace href=\"year-10k-batch.csv\"/></workload>\n"
     "</scenario>\n";
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+/* Jobs, those started and their summed waits, of a finished world. */
+typedef struct waits { int jobs, started; double sum_s; } waits;
+
+static void take_waits(const world *w, void *ctx) {
+    waits *v = ctx;
+    *v = (waits){ world_job_count(w), 0, 0 };
+    for (int i = 0; i < v->jobs; i++) {
+        const job_result *r = world_job(w, i);
+        if (r->start_s < 0) continue;
+        v->started++;
+        v->sum_s += r->start_s - r->submit_s;
+    }
 }
 
 /* The trace without its training rows, and the scenario, into DIR. 0, or -1. */
@@ -69,35 +74,18 @@ int main(void) {
         fprintf(stderr, "bench_sched: %s\n", err);
         return 1;
     }
-    double best = 1e30, wait_sum = 0;
-    int jobs = 0, started = 0;
+    double best = 1e30;
+    waits v = { 0 };
     for (int rep = 0; rep < 3; rep++) {
-        double t0 = now_s();
-        metric_bus *bus = metrics_new();
-        world *w = bus ? world_new(s, bus, err, sizeof err) : NULL;
-        if (!w) {
-            fprintf(stderr, "bench_sched: %s\n", bus ? err : "out of memory");
-            metrics_free(bus);
+        double t = benchrun_world(s, "bench_sched", take_waits, &v);
+        if (t < 0) {
             scenario_free(s);
             return 1;
         }
-        world_run(w, 0);
-        double t = now_s() - t0;
         if (t < best) best = t;
-        jobs = world_job_count(w);
-        started = 0;
-        wait_sum = 0;
-        for (int i = 0; i < jobs; i++) {
-            const job_result *r = world_job(w, i);
-            if (r->start_s < 0) continue;
-            started++;
-            wait_sum += r->start_s - r->submit_s;
-        }
-        world_free(w);
-        metrics_free(bus);
     }
     scenario_free(s);
-    printf("twin: jobs %d started %d mean_wait_s %.1f wall_s %.3f\n", jobs, started,
-           started ? wait_sum / started : 0, best);
+    printf("twin: jobs %d started %d mean_wait_s %.1f wall_s %.3f\n", v.jobs, v.started,
+           v.started ? v.sum_s / v.started : 0, best);
     return 0;
 }
