@@ -227,8 +227,12 @@ static int load_variant(forecast *f, int a, int i, forecast_variant *x) {
     override ov[SWEEP_MAX_SETS + 1];
     char err[4096];
     int k = variant_overrides(f, a, i, ov, x->label, sizeof x->label);
-    if (override_load(f->sw.xml, f->sw.len, f->sw.file, ov, k, &x->s, NULL, err, sizeof err) < 0) {
-        sweep_say("clustertwin %s: %s\n", CMD, err);
+    /* no override: the text as it is (override_load's splice would qsort
+     * an empty, NULL array: undefined behaviour that UBSan reports) */
+    int bad = k ? override_load(f->sw.xml, f->sw.len, f->sw.file, ov, k, &x->s, NULL, err, sizeof err)
+                : scenario_load_memory(f->sw.xml, f->sw.len, f->sw.file, &x->s, err, sizeof err);
+    if (bad < 0) {
+        sweep_say("%s%s\n", k ? "clustertwin " CMD ": " : "", err);
         return PLAN_BAD_INPUT;
     }
     int rc = PLAN_OK;
