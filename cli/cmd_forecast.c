@@ -134,7 +134,7 @@ static void print_jobs(const forecast *f, int v, time_t snap, int has_snap) {
     const forecast_variant *x = &f->v[v];
     int shown = 0, waiting = 0, running = 0;
     char a[64], b[64], c[64], share[32];
-    printf("  %-14s %-20s %-10s %5s  %-8s  %-20s %-20s %-20s %s\n", "job", "name", "user", "GPUs", "state",
+    printf("  %-14s %-20s %-10s %5s  %-8s  %-22s %-22s %-22s %s\n", "job", "name", "user", "GPUs", "state",
            "start p10", "p50", "p90", "started");
     for (int i = 0; i < x->n_jobs; i++) {
         const forecast_job *j = &x->jobs[i];
@@ -144,7 +144,7 @@ static void print_jobs(const forecast *f, int v, time_t snap, int has_snap) {
         }
         if (++waiting > TABLE_ROWS) continue;
         shown++;
-        printf("  %-14.14s %-20.20s %-10.10s %5d  %-8s  %-20s %-20s %-20s %s\n", j->id, j->name,
+        printf("  %-14.14s %-20.20s %-10.10s %5d  %-8s  %-22s %-22s %-22s %s\n", j->id, j->name,
                j->user[0] ? j->user : "-", j->gpus, j->state, when(forecast_start(f, v, i, 10), snap, has_snap, a, 64),
                when(forecast_start(f, v, i, 50), snap, has_snap, b, 64),
                when(forecast_start(f, v, i, 90), snap, has_snap, c, 64),

@@ -181,19 +181,36 @@ static int variant_overrides(const forecast *f, int a, int i, override *ov, char
     return k;
 }
 
-/* The jobs of a built world as the snapshot has them. A job submitted
- * after t = 0 is "later" (not waiting now); one submitted at or before it
- * is waiting ("pending"). */
+/* Whether trace row `row` is held, or waits (through `after`) for a held
+ * job: the world never starts such a job (sim/world_snapshot.c). */
+static int held_chain(const scenario *s, int row) {
+    for (int k = 0; row >= 0 && k <= s->n_trace_jobs; k++) {
+        if (s->trace_jobs[row].state == SC_JOB_HELD) return 1;
+        row = s->trace_jobs[row].after;
+    }
+    return 0;
+}
+
+/* The jobs of a built world as the snapshot has them: a trace job's id,
+ * user and state from its row (scenarios/scenario.h, sc_trace_job); any
+ * other job, and a trace job without a state, is pending when submitted at
+ * or before t = 0 and "later" after it. A pending job counts in the drain
+ * unless it can never start (held, or waiting for a held job). */
 static void list_jobs(forecast_variant *x, const world *w) {
+    const scenario *s = x->s;
     for (int i = 0; i < x->n_jobs; i++) {
         const job_result *r = world_job(w, i);
+        const sc_trace_job *t = r->trace_row >= 0 ? &s->trace_jobs[r->trace_row] : NULL;
+        const char *id = t ? scenario_trace_text(s, t->id) : NULL, *user = t ? scenario_trace_text(s, t->user) : NULL;
         forecast_job *j = &x->jobs[i];
         snprintf(j->name, sizeof j->name, "%s", r->name);
-        snprintf(j->id, sizeof j->id, "%s", r->name);
-        j->user[0] = 0;
+        snprintf(j->id, sizeof j->id, "%s", id ? id : r->name);
+        snprintf(j->user, sizeof j->user, "%s", user ? user : "");
         j->gpus = r->gpus;
-        j->waiting = r->submit_s <= 0;
-        j->state = j->waiting ? "pending" : "later";
+        if (t && t->state == SC_JOB_RUNNING) j->state = "running";
+        else if (t && t->state == SC_JOB_HELD) j->state = "held";
+        else j->state = r->submit_s > 0 ? "later" : "pending";
+        j->waiting = !strcmp(j->state, "pending") && !(t && held_chain(s, r->trace_row));
     }
 }
 
@@ -266,6 +283,6 @@ int forecast_prepare(forecast *f) {
 }
 
 const char *forecast_snapshot_time(const forecast *f) {
-    (void)f;
-    return NULL;
+    const scenario *s = f->n_variants ? f->v[0].s : f->sw.base;
+    return s && s->snapshot_time[0] ? s->snapshot_time : NULL;
 }

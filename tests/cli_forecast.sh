@@ -11,6 +11,8 @@
 #   more nodes never delay the p50 of the head of the queue (the job of
 #     highest priority), and the variants are listed in order
 #   a priority what-if moves that job's start earlier
+#   a held job (and one waiting for it) never starts and is not counted
+#     in the drain (scenarios/snapshot-example.xml)
 #   the same seed gives byte-identical JSON; --jobs 2 gives the same as
 #     --jobs 1; another seed gives other numbers
 #   the table names the jobs and the drain and utilisation lines
@@ -24,14 +26,18 @@ f=scenarios/forecast-example.xml
 
 # ---- the forecast and its JSON ----
 expect_status 0 "forecast the example" "$bin" forecast $f --replicas 12 --json "$tmp/a.json"
-grep -q 'train-a' "$tmp/out" && grep -q 'queue of now drains: p10' "$tmp/out" && grep -q 'GPU utilisation by day' "$tmp/out" \
+grep -q '2005 *train-a *alice *16  pending' "$tmp/out" && grep -q 'queue of now drains: p10' "$tmp/out" \
+  && grep -q 'GPU utilisation by day' "$tmp/out" && grep -q '(4 running at the snapshot)' "$tmp/out" \
   && ok "the table names the jobs, the drain and the utilisation" || no "table: $(head -5 "$tmp/out")"
+grep -q 'snapshot at 2026-11-26T09:30:00Z' "$tmp/out" && grep -q 'h, 11-2[67] [0-2][0-9]:[0-5][0-9]Z' "$tmp/out" \
+  && ok "times from now and in UTC from the snapshot-time" || no "wall-clock times: $(head -5 "$tmp/out")"
 python3 - "$tmp/a.json" <<'PY' && ok "JSON: the interface's names; p10 <= p50 <= p90; nulls follow the started share" \
   || no "JSON shape"
 import json, math, sys
 d = json.load(open(sys.argv[1]))
 for k in ("scenario", "replicas", "snapshot_time", "variants"):
     assert k in d, k
+assert d["snapshot_time"] == "2026-11-26T09:30:00Z"
 assert d["replicas"] == 12
 v = d["variants"][0]
 assert v["label"] == "baseline"
@@ -56,8 +62,9 @@ PY
 
 # ---- a job behind a full cluster ----
 # The first of the four 8-GPU jobs holding the 32 GPUs to end, in each of
-# the seeds the forecast ran (1..12): no job waiting for 16 GPUs or more can
-# start before two of them end, none at all before the first ends.
+# the seeds the forecast ran (1..12, read from `run --json`): no waiting job
+# can start before it (p10 against p10). Running jobs have no start
+# percentiles.
 for s in 1 2 3 4 5 6 7 8 9 10 11 12; do
   "$bin" run $f --seed $s --no-db --json "$tmp/run$s.json" >/dev/null 2>&1 || no "run --seed $s"
 done
@@ -66,19 +73,40 @@ python3 - "$tmp" <<'PY' && ok "no waiting job starts before the first running jo
 import json, sys
 t = sys.argv[1]
 d = json.load(open(t + "/a.json"))["variants"][0]
+running = {j["name"] for j in d["jobs"] if j["state_at_snapshot"] == "running"}
+assert len(running) == 4, running
 first_end = []
 for s in range(1, 13):
     r = json.load(open("%s/run%d.json" % (t, s)))
-    ends = sorted(j["end_s"] for j in r["jobs"] if j["name"].startswith("running-"))
+    ends = sorted(j["end_s"] for j in r["jobs"] if j["name"] in running)
+    assert len(ends) == 4 and ends[0] > 0
     first_end.append(ends[0])
 first_end.sort()
 p10_first_end = first_end[1]          # the 2nd smallest of 12: ceil(12 * 0.10) = 2
 for j in d["jobs"]:
-    if j["name"].startswith("running-") or j["start_p10_s"] is None:
+    if j["state_at_snapshot"] == "running":
+        assert j["start_p10_s"] is None and j["start_p50_s"] is None and j["start_p90_s"] is None
+        continue
+    if j["start_p10_s"] is None:
         continue
     assert j["start_p10_s"] >= p10_first_end - 1e-6, (j["name"], j["start_p10_s"], p10_first_end)
 starts = [j["start_p90_s"] for j in d["jobs"] if j["start_p90_s"] is not None]
 assert d["drain_p90_s"] is None or d["drain_p90_s"] >= max(starts) - 1e-6
+PY
+
+# ---- held jobs (scenarios/snapshot-example.xml) ----
+expect_status 0 "forecast the snapshot example" "$bin" forecast scenarios/snapshot-example.xml --replicas 5 \
+  --json "$tmp/snap.json" --quiet
+python3 - "$tmp/snap.json" <<'PY' && ok "a held job and its dependant never start and do not keep the queue from draining" \
+  || no "held jobs"
+import json, sys
+v = json.load(open(sys.argv[1]))["variants"][0]
+j = {x["id"]: x for x in v["jobs"]}
+assert j["1008"]["state_at_snapshot"] == "held" and j["1008"]["start_p10_s"] is None and j["1008"]["started_share"] == 0
+assert j["1009"]["state_at_snapshot"] == "pending" and j["1009"]["started_share"] == 0
+assert j["1001"]["state_at_snapshot"] == "running" and j["1001"]["user"] == "alice"
+assert j["1010"]["state_at_snapshot"] == "later"
+assert v["drain_p90_s"] is not None and v["drain_p90_s"] >= j["1007"]["start_p90_s"]
 PY
 
 # ---- what-ifs ----
