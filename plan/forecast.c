@@ -151,8 +151,11 @@ static int set_priority(scenario *s, const char *name, long prio) {
     int found = 0;
     for (int i = 0; i < s->n_training; i++)
         if (!strcmp(s->training[i].name, name)) s->training[i].priority = (int)prio, found = 1;
-    for (int i = 0; i < s->n_trace_jobs; i++)
-        if (!strcmp(s->trace_names + s->trace_jobs[i].name, name)) s->trace_jobs[i].priority = (int)prio, found = 1;
+    for (int i = 0; i < s->n_trace_jobs; i++) {
+        const char *id = scenario_trace_text(s, s->trace_jobs[i].id);
+        if (!strcmp(s->trace_names + s->trace_jobs[i].name, name) || (id && !strcmp(id, name)))
+            s->trace_jobs[i].priority = (int)prio, found = 1;
+    }
     return found ? 0 : -1;
 }
 

@@ -61,6 +61,13 @@ static double known_until(const forecast *f, const scenario *s) {
     return s->duration_s > 0 && s->duration_s < f->horizon_s ? s->duration_s : f->horizon_s;
 }
 
+/* When a job started: INFINITY when it never did. A job running at the
+ * snapshot started before t = 0 (start_s = -elapsed, sim/world_snapshot.c):
+ * its state tells, not the sign. */
+static double job_start(const job_result *r) {
+    return r->start_s >= 0 || r->state != JOB_PENDING ? r->start_s : INFINITY;
+}
+
 /* The replica's line: each job's start, then each day's utilisation. */
 static char *replica_line(const forecast *f, const world *w, const held_sink *h, int gpus) {
     char *b = NULL, num[64];
@@ -68,7 +75,7 @@ static char *replica_line(const forecast *f, const world *w, const held_sink *h,
     int nj = world_job_count(w);
     for (int i = 0; i < nj + f->days; i++) {
         double x;
-        if (i < nj) x = world_job(w, i)->start_s >= 0 ? world_job(w, i)->start_s : INFINITY;
+        if (i < nj) x = job_start(world_job(w, i));
         else x = forecast_days_util(&h->days, i - nj, gpus);
         int k = snprintf(num, sizeof num, "%a ", x);
         if (GROW(b, cap, n + (size_t)k + 1) < 0) {

@@ -86,6 +86,7 @@ p10_first_end = first_end[1]          # the 2nd smallest of 12: ceil(12 * 0.10) 
 for j in d["jobs"]:
     if j["state_at_snapshot"] == "running":
         assert j["start_p10_s"] is None and j["start_p50_s"] is None and j["start_p90_s"] is None
+        assert j["started_share"] == 1
         continue
     if j["start_p10_s"] is None:
         continue
@@ -123,12 +124,14 @@ assert all(h is not None for h in head) and head == sorted(head, reverse=True), 
 assert v[-1]["drain_p50_s"] <= v[0]["drain_p50_s"]
 PY
 expect_status 0 "a priority what-if" "$bin" forecast $f --replicas 12 --vary 'jobs[notebook-f].priority=100' \
+  --vary 'jobs[2010].priority=100' \
   --json "$tmp/prio.json" --quiet
-python3 - "$tmp/prio.json" <<'PY' && ok "raising a job's priority moves its p50 start earlier" || no "priority what-if"
+python3 - "$tmp/prio.json" <<'PY' && ok "raising a job's priority (by name or id) moves its p50 start earlier" || no "priority what-if"
 import json, sys
 v = json.load(open(sys.argv[1]))["variants"]
 p = [next(j for j in x["jobs"] if j["name"] == "notebook-f")["start_p50_s"] for x in v]
 assert v[1]["label"] == "jobs[notebook-f].priority=100" and p[1] < p[0], p
+assert v[2]["label"] == "jobs[2010].priority=100" and p[2] == p[1], p     # by the trace's id
 PY
 
 # ---- determinism ----
