@@ -26,6 +26,7 @@ static const struct command {
     { "report", cmd_report, "write a report (HTML, Markdown, CSV) of runs in a results database" },
     { "sweep", cmd_sweep, "run a scenario over a grid of values, Monte Carlo replicas per point" },
     { "plan", cmd_plan, "find the cheapest configuration that meets a goal at a confidence" },
+    { "forecast", cmd_forecast, "run a snapshot of a live cluster forward: when waiting jobs start" },
     { "merge", cmd_merge, "combine results databases (a sweep's Slurm tasks) into one" },
     { "measure", cmd_measure, "measure this machine with a hardware backend (standard sweep)" },
     { "calibrate", cmd_calibrate, "fit a hardware profile to measurements in a results database" },

@@ -70,7 +70,7 @@ done
 mkdir -p "$tmp/w/sub"
 : >"$tmp/w/a.xml"; : >"$tmp/w/b.db"; : >"$tmp/w/c.txt"; : >"$tmp/w/d.svg"
 cd "$tmp/w" || exit 1
-for c in run check topo dash sweep plan validate; do
+for c in run check topo dash sweep plan validate forecast; do
   expect "$c FILE: .xml files and folders" "a.xml sub" "$bin" "$c" ""
 done
 for c in report merge; do

@@ -131,7 +131,7 @@ _clustertwin() {
         return 0
     fi
     case $cmd in
-    run | check | topo | dash | sweep | plan | validate) _clustertwin_files xml "$cur" ;;
+    run | check | topo | dash | sweep | plan | validate | forecast) _clustertwin_files xml "$cur" ;;
     report | merge) _clustertwin_files db "$cur" ;;
     esac
     return 0
