@@ -159,6 +159,22 @@ bad "a job nobody has" "no trace or training job is named nobody" --set 'jobs[no
 bad "a priority that is not a number" 'priority "high"' --vary 'jobs[big-b].priority=high'
 bad "a malformed job what-if" "expected jobs\[NAME\].priority" --set 'jobs[big-b].gpus=3'
 bad "a variant the cluster cannot hold" "more GPUs than the cluster has" --vary 'cluster/nodes/@count=2'
+# More nodes on a snapshot whose nodes are named: the added nodes are unnamed,
+# and nothing waiting starts later for them.
+"$bin" forecast scenarios/snapshot-example.xml --replicas 3 -q --vary 'cluster/nodes/@count=24' \
+    --json "$tmp/more.json" >/dev/null 2>"$tmp/err" && python3 - "$tmp/more.json" <<'PY' \
+    && ok "more nodes on a named snapshot: a variant, and no waiting job starts later" \
+    || no "more nodes on a named snapshot: $(head -3 "$tmp/err")"
+import json, sys
+v = json.load(open(sys.argv[1]))["variants"]
+assert len(v) == 2, len(v)
+base, more = ({j["id"]: j for j in x["jobs"]} for x in v)
+later = [k for k, j in base.items() if j["start_p50_s"] is not None
+         and more[k]["start_p50_s"] is not None and more[k]["start_p50_s"] > j["start_p50_s"] + 1e-9]
+assert not later, later
+assert any(more[k]["start_p50_s"] is not None and (j["start_p50_s"] is None or more[k]["start_p50_s"] < j["start_p50_s"])
+           for k, j in base.items()), "24 nodes moved no job earlier"
+PY
 [ -e "$tmp/bad.json" ] && no "bad input wrote JSON" || ok "bad input writes no JSON"
 expect_status 2 "a missing file" "$bin" forecast "$tmp/nope.xml"
 
