@@ -30,6 +30,7 @@ static const struct command {
     { "measure", cmd_measure, "measure this machine with a hardware backend (standard sweep)" },
     { "calibrate", cmd_calibrate, "fit a hardware profile to measurements in a results database" },
     { "validate", cmd_validate, "predicted vs measured microbenchmarks, with error per case" },
+    { "fit-failures", cmd_fit_failures, "fit a failure profile (MTBF by component, with CIs) to a cluster's history" },
 };
 
 static void usage(FILE *f) {

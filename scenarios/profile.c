@@ -338,6 +338,31 @@ int profile_write(FILE *f, const host_profile *h, const double *stderr_of, const
     return 0;
 }
 
+int profile_write_failures(FILE *f, const failfit_row *rows, int n, const char *comment, char *err, size_t errlen) {
+    fprintf(f, "<?xml version=\"1.0\"?>\n");
+    if (comment) {
+        fputs("<!--\n", f);
+        put_xml(f, comment, 0);
+        fputs("\n-->\n", f);
+    }
+    fputs("<failures>\n", f);
+    for (int i = 0; i < n; i++) {
+        const failfit_row *r = &rows[i];
+        if (!(r->r.events > 0) || !isfinite(r->r.mtbf_s)) continue;
+        fprintf(f, "  <failure component=\"%s\" cause=\"", rel_component_name((rel_component)r->component));
+        put_xml(f, r->cause, 1);
+        fprintf(f, "\" mtbf=\"%.6gs\"", r->r.mtbf_s);
+        if (r->needs_repair && r->mttr_s > 0) fprintf(f, " mttr=\"%.6gs\"", r->mttr_s);
+        fputs("/>\n", f);
+    }
+    fputs("</failures>\n", f);
+    if (ferror(f)) {
+        snprintf(err, errlen, "cannot write the failure profile: %s", strerror(errno ? errno : EIO));
+        return -1;
+    }
+    return 0;
+}
+
 int profile_apply_gpu(scenario *s, const gpu_profile *g, char *err, size_t errlen) {
     if (!g || !g->gpu[0]) return 0;
     const gpu_spec *cat = catalog_gpu(s->cat, g->gpu);
