@@ -37,7 +37,7 @@ static void usage(FILE *f) {
     fprintf(f, "usage: clustertwin <command> [options]\n"
                "       clustertwin --version | --help\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+        fprintf(f, "  %-12s  %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\n'clustertwin <command> --help' describes a command's options.\n"
                "Exit status: 0 ok, 1 the run failed, 2 bad input.\n");
 }
