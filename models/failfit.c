@@ -250,7 +250,7 @@ int failfit_fit(failfit_event *ev, int n, const failfit_fleet *f, double merge_s
     counts->events_in = n;
     cluster *cl = n > 0 ? malloc((size_t)n * sizeof *cl) : NULL;
     if (n > 0 && !cl) return -1;
-    qsort(ev, (size_t)n, sizeof *ev, by_time);
+    if (n > 0) qsort(ev, (size_t)n, sizeof *ev, by_time);
     int m = merge_events(ev, n, merge_s, cl), nr = 0;
     counts->merged = n - m;
     for (int k = 0; k < m; k++) {

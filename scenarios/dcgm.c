@@ -304,7 +304,7 @@ static int event_of(const dcgm_sample *s, const dcgm_sample *prev, dcgm_event *e
 
 int dcgm_events(dcgm_data *d, dcgm_event **ev) {
     *ev = NULL;
-    qsort(d->s, (size_t)d->n, sizeof *d->s, by_series_time);
+    if (d->n > 0) qsort(d->s, (size_t)d->n, sizeof *d->s, by_series_time);
     size_t cap = 0;
     int n = 0;
     for (int i = 0; i < d->n; i++) {

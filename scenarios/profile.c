@@ -282,6 +282,16 @@ static void put_xml(FILE *f, const char *z, int attr) {
     }
 }
 
+/* The XML declaration and the comment (NULL: none) of a written profile. */
+static void put_prolog(FILE *f, const char *comment) {
+    fprintf(f, "<?xml version=\"1.0\"?>\n");
+    if (comment) {
+        fputs("<!--\n", f);
+        put_xml(f, comment, 0);
+        fputs("\n-->\n", f);
+    }
+}
+
 /* <gpu-profile gpu="..."> with each of g's parameters (none when g is NULL
  * or empty). */
 static void write_gpu(FILE *f, const gpu_profile *g) {
@@ -309,12 +319,7 @@ int profile_write(FILE *f, const host_profile *h, const double *stderr_of, const
                      host_param_get(h, names[i]), HOST_PARAM_MAX);
             return -1;
         }
-    fprintf(f, "<?xml version=\"1.0\"?>\n");
-    if (comment) {
-        fputs("<!--\n", f);
-        put_xml(f, comment, 0);
-        fputs("\n-->\n", f);
-    }
+    put_prolog(f, comment);
     fputs("<host-profile name=\"", f);
     put_xml(f, h->name, 1);
     fputs("\" source=\"", f);
@@ -339,12 +344,7 @@ int profile_write(FILE *f, const host_profile *h, const double *stderr_of, const
 }
 
 int profile_write_failures(FILE *f, const failfit_row *rows, int n, const char *comment, char *err, size_t errlen) {
-    fprintf(f, "<?xml version=\"1.0\"?>\n");
-    if (comment) {
-        fputs("<!--\n", f);
-        put_xml(f, comment, 0);
-        fputs("\n-->\n", f);
-    }
+    put_prolog(f, comment);
     fputs("<failures>\n", f);
     for (int i = 0; i < n; i++) {
         const failfit_row *r = &rows[i];
