@@ -40,7 +40,7 @@ expect() {
   [ "$got" = "$want" ] && ok "$what" || no "$what: got '$got', want '$want'"
 }
 
-cmds=$("$bin" --help | sed -n 's/^  \([a-z][a-z]*\)  .*/\1/p' | sort | tr '\n' ' ' | sed 's/ $//')
+cmds=$("$bin" --help | sed -n 's/^  \([a-z][a-z-]*\)  .*/\1/p' | sort | tr '\n' ' ' | sed 's/ $//')
 [ "$(echo "$cmds" | wc -w)" -ge 8 ] || no "clustertwin --help lists too few commands: $cmds"
 expect "every command of --help, and --help, --version" \
   "$(printf '%s\n' $cmds --help --version | sort | tr '\n' ' ' | sed 's/ $//')" "$bin" ""
