@@ -66,15 +66,6 @@ int64_t rt_session(const char *z);
 /* The service model named z, or -1 (NULL or empty z: 0, the first). */
 int rt_model(const reqtrace_models *sm, const char *z);
 
-/* The columns of a trace with a header: idx[i] = the column named names[i]
- * in rec, or -1. The first n_req names are required; a repeated name is an
- * error. 0, or -1 with err naming what the header lacks. */
-int rt_header(const csv *r, const csv_record *rec, const char *const *names, int n_names, int n_req, int *idx,
-              const char *format, char *err, size_t errlen);
-
-/* The field of rec at column i, "" when the row is shorter or i < 0. */
-const char *rt_field(const csv_record *rec, int i);
-
 /* Each format's rows. The CSV-family readers take the open reader and its
  * first record (the header, or the plain csv's first row). 0, or -1 with
  * err. */
