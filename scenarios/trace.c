@@ -19,6 +19,7 @@
 #include "models/numerics.h"
 #include "models/train_auto.h"
 #include "scenarios/csv.h"
+#include "scenarios/jobtrace.h"
 
 #define MAX_ROWS 10000000
 /* A job trace has at most 16 columns (docs/traces.md); the CSV reader keeps
@@ -165,6 +166,14 @@ static int read_common(job_reader *jr, const csv_record *rec, job_row *j) {
 
 static int out_of_memory(const job_reader *jr) { return csv_fail(jr->csv, jr->err, jr->errlen, "out of memory"); }
 
+int trace_add_batch(scenario *s, const char *name, double submit_s, double duration_s, int gpus, int queue, int line) {
+    long off = add_name(s, name);
+    if (off < 0 || !scenario_push((void **)&s->trace_jobs, &s->n_trace_jobs, sizeof *s->trace_jobs)) return -1;
+    s->trace_jobs[s->n_trace_jobs - 1] = (sc_trace_job){ .submit_s = submit_s, .duration_s = duration_s, .gpus = gpus,
+                                                          .queue = queue, .line = line, .name = (uint32_t)off };
+    return 0;
+}
+
 /* A batch job: the row's duration, appended to s->trace_jobs. */
 static int add_batch(job_reader *jr, const csv_record *rec, const job_row *j) {
     scenario *s = jr->s;
@@ -177,17 +186,9 @@ static int add_batch(job_reader *jr, const csv_record *rec, const job_row *j) {
     if (!(dur <= NUMERICS_MAX_TIME_S))
         return csv_fail(jr->csv, jr->err, jr->errlen, "duration \"%s\": beyond the simulated clock's horizon of 100 years",
                         z);
-    if (!scenario_push((void **)&s->trace_jobs, &s->n_trace_jobs, sizeof *s->trace_jobs)) return out_of_memory(jr);
-    sc_trace_job *t = &s->trace_jobs[s->n_trace_jobs - 1];
-    long off = add_name(s, j->name);
-    if (off < 0) return out_of_memory(jr);
-    t->name = (uint32_t)off;
-    t->gpus = (int)j->gpus;
-    t->duration_s = dur;
-    t->submit_s = j->submit_s;
-    t->priority = (int)j->priority;
-    t->line = jr->line;
-    t->queue = queue_index(s, jr->queues, j->queue);
+    if (trace_add_batch(s, j->name, j->submit_s, dur, (int)j->gpus, queue_index(s, jr->queues, j->queue), jr->line) < 0)
+        return out_of_memory(jr);
+    s->trace_jobs[s->n_trace_jobs - 1].priority = (int)j->priority;
     return 0;
 }
 
@@ -256,6 +257,24 @@ static int read_jobs(job_reader *jr) {
     return 0;
 }
 
+/* The format to read href in (<trace format>, auto told by the file's
+ * shape): a jobtrace_format; -2 with *ie when the file cannot be opened; -1
+ * with err when the public formats' options are given for the project's
+ * CSV. */
+static int trace_format(scenario *s, const char *href, int line, const char *path, infile_err *ie, char *err,
+                        size_t errlen) {
+    sc_trace_read *tr = &s->trace_read;
+    int f = jobtrace_format_parse(tr->format);
+    if (f == JOBTRACE_AUTO) f = jobtrace_sniff(path, ie);
+    if (f == JOBTRACE_CSV && (tr->time_scale > 0 || tr->skip_s > 0 || tr->count > 0 || tr->procs_per_gpu > 0)) {
+        snprintf(err, errlen, "%s:%d: <trace href=\"%s\">: time-scale, skip, count and procs-per-gpu apply to the "
+                 "public trace formats (format=\"swf\", ...); this is the project's CSV", s->file, line, href);
+        return -1;
+    }
+    if (f == JOBTRACE_CSV) snprintf(tr->format_read, sizeof tr->format_read, "csv");
+    return f;
+}
+
 int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen) {
     char path[1024];
     if (scenario_path(s->file, href, path, sizeof path) < 0) {
@@ -264,8 +283,12 @@ int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen
         return -1;
     }
     infile_err ie;
+    s->trace_after = s->n_jobs;
+    int f = trace_format(s, href, line, path, &ie, err, errlen);
+    if (f == -1) return -1;
     job_reader jr = { .s = s, .line = line, .err = err, .errlen = errlen };
-    jr.csv = csv_open(path, "a CSV file", &ie);
+    if (f == JOBTRACE_CSV) jr.csv = csv_open(path, "a CSV file", &ie);
+    else if ((f = jobtrace_load(s, path, (jobtrace_format)f, line, &ie, err, errlen)) != -2) return f;
     if (!jr.csv) {
         snprintf(err, errlen, "%s:%d: <trace href=\"%s\">: %s: %s", s->file, line, href, path, ie.why);
         return -1;
@@ -280,7 +303,6 @@ int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen
     qsort(jr.queues, (size_t)s->n_queues, sizeof *jr.queues, cmp_name);
     jr.cluster_gpus = scenario_gpus(s);
     for (int c = 0; c < C_COUNT; c++) jr.col[c] = -1;
-    s->trace_after = s->n_jobs;
     int rc = read_jobs(&jr);
     free(jr.queues);
     csv_close(jr.csv);
