@@ -12,11 +12,11 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/errmsg.h"
 #include "base/grow.h"
 #include "models/numerics.h"
 #include "scenarios/jsonin.h"
@@ -32,17 +32,6 @@ int jobtrace_format_parse(const char *z) {
 }
 
 const char *jobtrace_format_name(jobtrace_format f) { return format_names[f]; }
-
-int jt_fail(const jt_build *b, long line, char *err, size_t errlen, const char *fmt, ...) {
-    int o = snprintf(err, errlen, "%s:%ld: ", b->path, line);
-    if (o >= 0 && (size_t)o < errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err + o, errlen - (size_t)o, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 int jt_number(const char *z, double *out) {
     const char *d = z + (*z == '-' || *z == '+');
@@ -111,6 +100,16 @@ int jt_add(jt_build *b, long line, const jt_row *r, char *err, size_t errlen) {
     b->jobs[b->n_jobs++] = (jt_job){ .submit_s = r->submit_s, .run_s = r->run_s, .gpus = (int)r->gpus,
                                      .queue = queue_of(b, r->queue), .name = (uint32_t)off, .line = line };
     return 0;
+}
+
+int jt_read_rows(csv *r, jt_build *b, const int *idx, jt_parse_fn parse, char *err, size_t errlen) {
+    csv_record rec;
+    int got;
+    while ((got = csv_next(r, &rec, err, errlen)) > 0) {
+        jt_row q;
+        if (parse(r, &rec, idx, &q, err, errlen) < 0 || jt_add(b, rec.line, &q, err, errlen) < 0) return -1;
+    }
+    return got;
 }
 
 /* Submit order; rows of one submit time keep the file's order (the name

@@ -97,11 +97,5 @@ int jt_read_helios(csv *r, const csv_record *header, jt_build *b, char *err, siz
     int idx[N_COLS];
     const char *what = b->format == JOBTRACE_ACME ? "AcmeTrace" : "Helios";
     if (csv_header(r, header, slurm_cols, N_COLS, COL_DURATION, idx, what, err, errlen) < 0) return -1;
-    csv_record rec;
-    int got;
-    while ((got = csv_next(r, &rec, err, errlen)) > 0) {
-        jt_row q;
-        if (parse_row(r, &rec, idx, &q, err, errlen) < 0 || jt_add(b, rec.line, &q, err, errlen) < 0) return -1;
-    }
-    return got;
+    return jt_read_rows(r, b, idx, parse_row, err, errlen);
 }

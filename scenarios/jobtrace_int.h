@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "base/errmsg.h"
 #include "scenarios/csv.h"
 #include "scenarios/jobtrace.h"
 
@@ -57,8 +58,7 @@ typedef struct jt_build {
 } jt_build;
 
 /* err = "PATH:LINE: message"; returns -1. */
-int jt_fail(const jt_build *b, long line, char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
+#define jt_fail(b, line, err, errlen, ...) errmsg_at((err), (errlen), (b)->path, (line), __VA_ARGS__)
 
 /* Count the row read at line and keep it, or skip it (counted by why).
  * 0, or -1 with err (out of memory). */
@@ -70,6 +70,12 @@ int jt_number(const char *z, double *out);
 
 /* Does the header rec name every one of names[0..n)? */
 int jt_header_has(const csv_record *rec, const char *const *names, int n);
+
+/* A CSV format's row parser: rec's fields (at the columns idx) into *q. */
+typedef int (*jt_parse_fn)(const csv *r, const csv_record *rec, const int *idx, jt_row *q, char *err, size_t errlen);
+
+/* Every row after the header through parse and jt_add. 0, or -1 with err. */
+int jt_read_rows(csv *r, jt_build *b, const int *idx, jt_parse_fn parse, char *err, size_t errlen);
 
 /* Each format's rows. The CSV readers take the open reader and its first
  * record (the header; pai: maybe the first row). 0, or -1 with err. */

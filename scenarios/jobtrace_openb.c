@@ -59,11 +59,5 @@ static int parse_row(const csv *r, const csv_record *rec, const int *idx, jt_row
 int jt_read_openb(csv *r, const csv_record *header, jt_build *b, char *err, size_t errlen) {
     int idx[O_COLS];
     if (csv_header(r, header, openb_cols, O_COLS, O_QOS, idx, "openb pod list", err, errlen) < 0) return -1;
-    csv_record rec;
-    int got;
-    while ((got = csv_next(r, &rec, err, errlen)) > 0) {
-        jt_row q;
-        if (parse_row(r, &rec, idx, &q, err, errlen) < 0 || jt_add(b, rec.line, &q, err, errlen) < 0) return -1;
-    }
-    return got;
+    return jt_read_rows(r, b, idx, parse_row, err, errlen);
 }

@@ -10,11 +10,11 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/errmsg.h"
 #include "base/grow.h"
 #include "models/numerics.h"
 
@@ -27,17 +27,6 @@ int reqtrace_format_parse(const char *z) {
 }
 
 const char *reqtrace_format_name(reqtrace_format f) { return format_names[f]; }
-
-int rt_fail(const rt_build *b, long line, char *err, size_t errlen, const char *fmt, ...) {
-    int o = snprintf(err, errlen, "%s:%ld: ", b->path, line);
-    if (o >= 0 && (size_t)o < errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err + o, errlen - (size_t)o, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 int rt_whole(const char *z, long long *out) {
     if (!*z) return -1;

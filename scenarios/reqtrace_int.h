@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/errmsg.h"
 #include "scenarios/csv.h"
 #include "scenarios/reqtrace.h"
 
@@ -42,8 +43,7 @@ typedef struct rt_req {
 } rt_req;
 
 /* err = "PATH:LINE: message"; returns -1. */
-int rt_fail(const rt_build *b, long line, char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
+#define rt_fail(b, line, err, errlen, ...) errmsg_at((err), (errlen), (b)->path, (line), __VA_ARGS__)
 
 /* Check req (read at line), then append it, or drop it (before skip_s, or
  * a failed request): 0, or -1 with err. */

@@ -100,87 +100,74 @@ static void test_datetime(void **state) {
     }
 }
 
-/* sample.swf: job 3 never ran (-1), job 5 needs 64 GPUs, job 6 is a
- * partial execution (status 2), job 7 has no processors; job 4 gives only
- * its requested processors (16). Queue numbers 1 and 2 name no queue. */
-static void test_swf(void **state) {
-    (void)state;
-    scenario *s = load_ok("sample.swf", "format=\"swf\"");
-    check_counts(s, 8, 4, 1, 1, 1, 1);
-    check_job(s, 0, "1", 0, 3600, 8, 0);
-    check_job(s, 1, "2", 60, 1800, 4, 0);
-    check_job(s, 2, "4", 180, 900, 16, 0);
-    check_job(s, 3, "8", 420, 2400, 1, 0);
-    assert_string_equal(s->trace_read.format_read, "swf");
-    scenario_free(s);
+/* A sample read with some <trace> attributes: the rows read and skipped
+ * (never ran, no GPU, too big, other status), and some of its jobs. */
+typedef struct want_job {
+    int at;
+    const char *name;
+    double submit_s, run_s;
+    int gpus, queue;
+} want_job;
+
+typedef struct sample {
+    const char *file, *attrs;
+    long rows;
+    int jobs;
+    long not_run, no_gpus, too_big, status;
+    want_job want[5];
+} sample;
+
+static const sample samples[] = {
+    /* sample.swf: job 3 never ran (-1), job 5 needs 64 GPUs, job 6 is a
+     * partial execution (status 2), job 7 has no processors; job 4 gives
+     * only its requested processors (16). Queue numbers name no queue. */
+    { "sample.swf", "format=\"swf\"", 8, 4, 1, 1, 1, 1,
+      { { 0, "1", 0, 3600, 8, 0 }, { 1, "2", 60, 1800, 4, 0 }, { 2, "4", 180, 900, 16, 0 },
+        { 3, "8", 420, 2400, 1, 0 } } },
     /* 8 processors make a GPU: job 5's 64 fit (8 GPUs), job 8's one is a GPU. */
-    s = load_ok("sample.swf", "format=\"swf\" procs-per-gpu=\"8\"");
-    check_counts(s, 8, 5, 1, 1, 0, 1);
-    check_job(s, 2, "4", 180, 900, 2, 0);
-    check_job(s, 3, "5", 240, 7200, 8, 0);
-    check_job(s, 4, "8", 420, 2400, 1, 0);
-    scenario_free(s);
-}
+    { "sample.swf", "format=\"swf\" procs-per-gpu=\"8\"", 8, 5, 1, 1, 0, 1,
+      { { 2, "4", 180, 900, 2, 0 }, { 3, "5", 240, 7200, 8, 0 }, { 4, "8", 420, 2400, 1, 0 } } },
+    /* skip drops the jobs before it on the trace's clock and counts from
+     * it; count keeps the first jobs; time-scale divides the times only. */
+    { "sample.swf", "format=\"swf\" skip=\"100s\" count=\"2\" time-scale=\"2\"", 8, 2, 1, 1, 1, 1,
+      { { 0, "4", 40, 900, 16, 0 }, { 1, "8", 160, 2400, 1, 0 } } },
+    /* 1425513 asks for no GPU, 1425515 never started, 1425517 needs 64
+     * GPUs; 1425514 has no duration (end - start: 2 h); vcJkd is queue 2. */
+    { "helios_cluster_log.csv", "format=\"helios\"", 7, 4, 1, 1, 1, 0,
+      { { 0, "1425511", 0, 36848, 1, 2 }, { 1, "1425512", 26, 249, 4, 0 }, { 2, "1425514", 59, 7200, 8, 2 },
+        { 3, "1425516", 179, 3600, 2, 0 } } },
+    /* Times at +08:00; a CPU job and one never started. */
+    { "acme_trace_seren.csv", "format=\"acme\"", 5, 3, 1, 1, 0, 0,
+      { { 0, "5778432", 0, 117, 8, 0 }, { 1, "5778469", 336, 2693, 8, 0 }, { 2, "5778470", 398, 14400, 16, 0 } } },
+    /* No header, not in time order: a ps task with no plan_gpu, a Waiting
+     * task with no times, a Running one with no end. A 50% instance holds
+     * a GPU, 200% two, 4 instances of 25% four. */
+    { "pai_task_table.csv", "format=\"pai\"", 7, 4, 2, 1, 0, 0,
+      { { 0, "4f057009a5d481acec67b088/tensorflow", 0, 38, 1, 0 },
+        { 1, "7b9c1e2f3a4b5c6d7e8f9012/worker", 88, 150, 2, 0 },
+        { 2, "6a8b0d1e2f3a4b5c6d7e8f90/worker", 138, 3700, 2, 0 },
+        { 3, "9d1e3a4b5c6d7e8f90123456/evaluator", 338, 300, 4, 0 } } },
+    /* A CPU pod and a Pending pod; qos LS is queue 1. */
+    { "openb_pod_list.csv", "format=\"openb\"", 7, 5, 1, 1, 0, 0,
+      { { 0, "openb-pod-0017", 0, 10769854 - 9437497, 8, 0 },
+        { 1, "openb-pod-0018", 9476974 - 9437497, 12902960 - 9476974, 1, 1 },
+        { 3, "openb-pod-0035", 9967058 - 9437497, 9968575 - 9967063, 1, 1 } } },
+    /* GPUs of the first attempt summed over its servers, run time from the
+     * first start to the last end; no attempts, or still running: skipped. */
+    { "philly_cluster_job_log.json", "format=\"philly\"", 5, 3, 2, 0, 0, 0,
+      { { 0, "application_1506638472019_14199", 0, 9663, 8, 0 },
+        { 1, "application_1506638472019_14200", 201, 1800, 4, 0 },
+        { 2, "application_1506638472019_14203", 1401, 3600, 1, 0 } } },
+};
 
-/* helios_cluster_log.csv: 1425513 asks for no GPU, 1425515 never started,
- * 1425517 needs 64 GPUs; 1425514 has no duration (end - start: 2 h). */
-static void test_helios(void **state) {
-    (void)state;
-    scenario *s = load_ok("helios_cluster_log.csv", "format=\"helios\"");
-    check_counts(s, 7, 4, 1, 1, 1, 0);
-    check_job(s, 0, "1425511", 0, 36848, 1, 2);
-    check_job(s, 1, "1425512", 26, 249, 4, 0);
-    check_job(s, 2, "1425514", 59, 7200, 8, 2);
-    check_job(s, 3, "1425516", 179, 3600, 2, 0);
-    scenario_free(s);
-}
-
-/* acme_trace_seren.csv: times at +08:00; a CPU job and one never started. */
-static void test_acme(void **state) {
-    (void)state;
-    scenario *s = load_ok("acme_trace_seren.csv", "format=\"acme\"");
-    check_counts(s, 5, 3, 1, 1, 0, 0);
-    check_job(s, 0, "5778432", 0, 117, 8, 0);
-    check_job(s, 1, "5778469", 336, 2693, 8, 0);
-    check_job(s, 2, "5778470", 398, 14400, 16, 0);
-    scenario_free(s);
-}
-
-/* pai_task_table.csv (no header, not in time order): a ps task with no
- * plan_gpu, a Waiting task with no times, a Running one with no end. A 50%
- * instance holds a GPU, 200% two, 4 instances of 25% four. */
-static void test_pai(void **state) {
-    (void)state;
-    scenario *s = load_ok("pai_task_table.csv", "format=\"pai\"");
-    check_counts(s, 7, 4, 2, 1, 0, 0);
-    check_job(s, 0, "4f057009a5d481acec67b088/tensorflow", 0, 38, 1, 0);
-    check_job(s, 1, "7b9c1e2f3a4b5c6d7e8f9012/worker", 88, 150, 2, 0);
-    check_job(s, 2, "6a8b0d1e2f3a4b5c6d7e8f90/worker", 138, 3700, 2, 0);
-    check_job(s, 3, "9d1e3a4b5c6d7e8f90123456/evaluator", 338, 300, 4, 0);
-    scenario_free(s);
-}
-
-/* openb_pod_list.csv: a CPU pod and a Pending pod; qos LS is a queue. */
-static void test_openb(void **state) {
-    (void)state;
-    scenario *s = load_ok("openb_pod_list.csv", "format=\"openb\"");
-    check_counts(s, 7, 5, 1, 1, 0, 0);
-    check_job(s, 0, "openb-pod-0017", 0, 10769854 - 9437497, 8, 0);
-    check_job(s, 1, "openb-pod-0018", 9476974 - 9437497, 12902960 - 9476974, 1, 1);
-    check_job(s, 3, "openb-pod-0035", 9967058 - 9437497, 9968575 - 9967063, 1, 1);
-    scenario_free(s);
-}
-
-/* philly_cluster_job_log.json: GPUs of the first attempt summed over its
- * servers, run time from the first start to the last end; a job with no
- * attempts and one still running are skipped. */
-static void test_philly(void **state) {
-    (void)state;
-    scenario *s = load_ok("philly_cluster_job_log.json", "format=\"philly\"");
-    check_counts(s, 5, 3, 2, 0, 0, 0);
-    check_job(s, 0, "application_1506638472019_14199", 0, 9663, 8, 0);
-    check_job(s, 1, "application_1506638472019_14200", 201, 1800, 4, 0);
-    check_job(s, 2, "application_1506638472019_14203", 1401, 3600, 1, 0);
+static void test_sample(void **state) {
+    const sample *c = *state;
+    scenario *s = load_ok(c->file, c->attrs);
+    check_counts(s, c->rows, c->jobs, c->not_run, c->no_gpus, c->too_big, c->status);
+    for (int i = 0; i < 5 && c->want[i].name; i++) {
+        const want_job *w = &c->want[i];
+        check_job(s, w->at, w->name, w->submit_s, w->run_s, w->gpus, w->queue);
+    }
     scenario_free(s);
 }
 
@@ -204,19 +191,6 @@ static void test_auto(void **state) {
         scenario_free(s);
     }
     remove(files[6][0]);
-}
-
-/* skip drops what comes before it on the trace's clock and counts from
- * it; count keeps the first jobs; time-scale divides the times, not the
- * run times. */
-static void test_skip_count_scale(void **state) {
-    (void)state;
-    scenario *s = load_ok("sample.swf", "format=\"swf\" skip=\"100s\" count=\"2\" time-scale=\"2\"");
-    assert_int_equal(s->n_trace_jobs, 2);
-    check_job(s, 0, "4", 40, 900, 16, 0);
-    check_job(s, 1, "8", 160, 2400, 1, 0);
-    assert_int_equal(s->trace_read.rows, 8);
-    scenario_free(s);
 }
 
 /* ---- the malformed corpus ------------------------------------------------ */
@@ -301,14 +275,10 @@ int main(void) {
     struct CMUnitTest tests[MAX_CASES + 16];
     size_t n = 0;
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_datetime);
-    tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_swf);
-    tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_helios);
-    tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_acme);
-    tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_pai);
-    tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_openb);
-    tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_philly);
+    for (size_t i = 0; i < sizeof samples / sizeof *samples; i++)
+        tests[n++] = (struct CMUnitTest){ .name = samples[i].attrs, .test_func = test_sample,
+                                          .initial_state = (void *)&samples[i] };
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_auto);
-    tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_skip_count_scale);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_corpus_complete);
     for (int i = 0; i < n_cases; i++)
         tests[n++] = (struct CMUnitTest){ .name = cases[i].file, .test_func = test_bad_case, .initial_state = &cases[i] };
