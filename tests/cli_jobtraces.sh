@@ -5,7 +5,8 @@
 #   - each made-up sample in tests/jobtraces/ runs with format="auto": the
 #     JSON trace object names the format told, its rows, jobs and skipped
 #     rows (as the sample's rows say); every replayed job ends; the run's
-#     database holds the trace_read event that says which format was chosen
+#     database holds the trace_read event that says which format was chosen;
+#     `check` says the same
 #   - the same run twice gives the same JSON but for the wall_* fields
 #   - a job trace in the project's CSV with no format has no trace object
 #     (today's output) and no trace_read event
@@ -62,6 +63,12 @@ pai_task_table.csv pai 7 4 3
 openb_pod_list.csv openb 7 5 2
 philly_cluster_job_log.json philly 5 3 2
 LIST
+
+# check says how the trace was read, without running it.
+if "$bin" check "$tmp/pai.xml" >"$tmp/out" 2>"$tmp/err" &&
+   grep -F -q "pai_task_table.csv read as pai (told by its shape): 7 rows, 4 jobs, 3 skipped" "$tmp/out"; then
+    ok "check: says the format told and the rows read and skipped"
+else no "check: $(head -c 300 "$tmp/out") $(head -c 300 "$tmp/err")"; fi
 
 # The same run twice: the same bytes but for the wall_* fields.
 "$bin" run "$tmp/helios.xml" --json "$tmp/again.json" --no-db >/dev/null 2>&1
