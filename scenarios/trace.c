@@ -288,7 +288,7 @@ int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen
     if (f == -1) return -1;
     job_reader jr = { .s = s, .line = line, .err = err, .errlen = errlen };
     if (f == JOBTRACE_CSV) jr.csv = csv_open(path, "a CSV file", &ie);
-    else if ((f = jobtrace_load(s, path, (jobtrace_format)f, line, &ie, err, errlen)) != -2) return f;
+    else if (f >= 0 && (f = jobtrace_load(s, path, (jobtrace_format)f, line, &ie, err, errlen)) != -2) return f;
     if (!jr.csv) {
         snprintf(err, errlen, "%s:%d: <trace href=\"%s\">: %s: %s", s->file, line, href, path, ie.why);
         return -1;

@@ -193,6 +193,22 @@ static void test_auto(void **state) {
     remove(files[6][0]);
 }
 
+/* A file that is not there is refused by its <trace> in every format,
+ * auto (which opens it to tell the format) included. */
+static void test_missing(void **state) {
+    (void)state;
+    const char *formats[] = { "auto", "swf", "philly", "helios", "pai" };
+    for (size_t i = 0; i < sizeof formats / sizeof *formats; i++) {
+        char attrs[64], err[1024];
+        scenario *s = NULL;
+        snprintf(attrs, sizeof attrs, "format=\"%s\"", formats[i]);
+        assert_int_equal(load("nope.csv", attrs, &s, err, sizeof err), -1);
+        assert_null(s);
+        if (!strstr(err, "<trace href=\"nope.csv\">: tests/jobtraces/nope.csv: cannot open")) print_error("%s\n", err);
+        assert_non_null(strstr(err, "<trace href=\"nope.csv\">: tests/jobtraces/nope.csv: cannot open"));
+    }
+}
+
 /* ---- the malformed corpus ------------------------------------------------ */
 
 #define MAX_CASES 128
@@ -279,6 +295,7 @@ int main(void) {
         tests[n++] = (struct CMUnitTest){ .name = samples[i].attrs, .test_func = test_sample,
                                           .initial_state = (void *)&samples[i] };
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_auto);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_missing);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_corpus_complete);
     for (int i = 0; i < n_cases; i++)
         tests[n++] = (struct CMUnitTest){ .name = cases[i].file, .test_func = test_bad_case, .initial_state = &cases[i] };
