@@ -130,7 +130,7 @@ static int cmp_job(const void *pa, const void *pb) {
 static int finish(jt_build *b, char *err, size_t errlen) {
     const sc_trace_read *tr = &b->s->trace_read;
     double scale = tr->time_scale > 0 ? tr->time_scale : 1;
-    qsort(b->jobs, b->n_jobs, sizeof *b->jobs, cmp_job);
+    if (b->n_jobs) qsort(b->jobs, b->n_jobs, sizeof *b->jobs, cmp_job);
     long kept = 0;
     for (size_t i = 0; i < b->n_jobs && (tr->count == 0 || kept < tr->count); i++) {
         const jt_job *j = &b->jobs[i];

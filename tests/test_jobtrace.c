@@ -193,6 +193,21 @@ static void test_auto(void **state) {
     remove(files[6][0]);
 }
 
+/* A trace whose every row is skipped replays nothing (no sort of no jobs:
+ * qsort of NULL was undefined behaviour, found by tests/fuzz/fuzz_trace). */
+static void test_nothing_kept(void **state) {
+    (void)state;
+    const char *path = "/tmp/ct-test-jobtrace-empty.csv";
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("name,num_gpu,creation_time,deletion_time,scheduled_time\nopenb-pod-0005,0,0,60,0\n", f);
+    fclose(f);
+    scenario *s = load_ok(path, "format=\"openb\"");
+    remove(path);
+    check_counts(s, 1, 0, 0, 1, 0, 0);
+    scenario_free(s);
+}
+
 /* A file that is not there is refused by its <trace> in every format,
  * auto (which opens it to tell the format) included. */
 static void test_missing(void **state) {
@@ -296,6 +311,7 @@ int main(void) {
                                           .initial_state = (void *)&samples[i] };
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_auto);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_missing);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_nothing_kept);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_corpus_complete);
     for (int i = 0; i < n_cases; i++)
         tests[n++] = (struct CMUnitTest){ .name = cases[i].file, .test_func = test_bad_case, .initial_state = &cases[i] };
