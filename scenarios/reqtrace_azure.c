@@ -44,7 +44,7 @@ typedef struct azure_clock {
 
 static int parse_row(const csv *r, const csv_record *rec, const int *idx, azure_clock *ck, rt_build *b, rt_req *q,
                      char *err, size_t errlen) {
-    const char *z = rt_field(rec, idx[0]);
+    const char *z = csv_field(rec, idx[0]);
     int64_t sec;
     double frac;
     int zone;
@@ -58,16 +58,16 @@ static int parse_row(const csv *r, const csv_record *rec, const int *idx, azure_
             b->t->format = REQTRACE_AZURE_2024;
     }
     q->t_s = (double)(sec - ck->sec0) + (frac - ck->frac0);
-    if (rt_whole(rt_field(rec, idx[1]), &q->input) < 0)
-        return csv_fail(r, err, errlen, "ContextTokens '%s' must be a whole number", rt_field(rec, idx[1]));
-    if (rt_whole(rt_field(rec, idx[2]), &q->output) < 0)
-        return csv_fail(r, err, errlen, "GeneratedTokens '%s' must be a whole number", rt_field(rec, idx[2]));
+    if (rt_whole(csv_field(rec, idx[1]), &q->input) < 0)
+        return csv_fail(r, err, errlen, "ContextTokens '%s' must be a whole number", csv_field(rec, idx[1]));
+    if (rt_whole(csv_field(rec, idx[2]), &q->output) < 0)
+        return csv_fail(r, err, errlen, "GeneratedTokens '%s' must be a whole number", csv_field(rec, idx[2]));
     return 0;
 }
 
 int rt_read_azure(csv *r, const csv_record *header, rt_build *b, char *err, size_t errlen) {
     int idx[3];
-    if (rt_header(r, header, azure_cols, 3, 3, idx, "Azure LLM inference trace", err, errlen) < 0) return -1;
+    if (csv_header(r, header, azure_cols, 3, 3, idx, "Azure LLM inference trace", err, errlen) < 0) return -1;
     b->col_in = "ContextTokens";
     b->col_out = "GeneratedTokens";
     azure_clock ck = { 0 };
