@@ -26,36 +26,40 @@ static void insertion_sort(double *x, size_t lo, size_t hi) {
     }
 }
 
-static double median3(double a, double b, double c) {
-    if (a > b) {
-        double t = a;
+/* The index of the median of x[a], x[b], x[c]. */
+static size_t median3(const double *x, size_t a, size_t b, size_t c) {
+    if (x[a] > x[b]) {
+        size_t t = a;
         a = b;
         b = t;
     }
-    double m = b < c ? b : c;                /* min(max(a, b), c) */
-    return a > m ? a : m;
+    if (x[b] <= x[c]) return b;              /* x[a] <= x[b] <= x[c] */
+    return x[a] > x[c] ? a : c;
 }
 
-/* Dijkstra's three-way partition of [lo, hi) around p: [lo, *lt) < p,
- * [*lt, *gt) == p, [*gt, hi) > p. p is a value of the range, so the middle
- * part is never empty and every partition makes progress. */
-static void partition3(double *x, size_t lo, size_t hi, double p, size_t *lt, size_t *gt) {
-    size_t a = lo, i = lo, b = hi;
-    while (i < b) {
-        if (x[i] < p) swap_at(x, a++, i++);
-        else if (x[i] > p) swap_at(x, i, --b);
-        else i++;
+/* Hoare's partition of [lo, hi) around the value at x[lo] (Cormen et al.,
+ * Introduction to Algorithms, problem 7-1): [lo, j] <= p <= [j + 1, hi),
+ * both parts non-empty (lo <= j < hi - 1) when hi - lo >= 2. Values equal
+ * to p stop both scans, so runs of equal values split in the middle. */
+static size_t partition(double *x, size_t lo, size_t hi) {
+    double p = x[lo];
+    size_t i = lo - 1, j = hi;          /* i wraps below lo only before its first ++ */
+    for (;;) {
+        do i++;
+        while (x[i] < p);
+        do j--;
+        while (x[j] > p);
+        if (i >= j) return j;
+        swap_at(x, i, j);
     }
-    *lt = a;
-    *gt = b;
 }
 
 static void select_range(double *x, size_t lo, size_t hi, const size_t *k, size_t nk, int budget);
 
-/* The median of the medians of groups of five of [lo, hi): the medians are
- * gathered at the range's front and their median selected (with no budget:
- * pure BFPRT, linear). At least 3/10 of the range lies on either side. */
-static double mom_pivot(double *x, size_t lo, size_t hi) {
+/* The index of the median of the medians of groups of five of [lo, hi):
+ * the medians are gathered at the range's front and their median selected
+ * (with no budget: pure BFPRT, linear). */
+static size_t mom_pivot(double *x, size_t lo, size_t hi) {
     size_t m = lo;
     for (size_t g = lo; g < hi; g += 5) {
         size_t e = hi - g > 5 ? g + 5 : hi;
@@ -64,28 +68,27 @@ static double mom_pivot(double *x, size_t lo, size_t hi) {
     }
     size_t mid = lo + (m - lo) / 2;
     select_range(x, lo, m, &mid, 1, 0);
-    return x[mid];
+    return mid;
 }
 
 /* Place ranks k[0..nk) (ascending, each in [lo, hi)) of [lo, hi). budget:
  * median-of-3 partitions left before the median of medians takes over. */
 static void select_range(double *x, size_t lo, size_t hi, const size_t *k, size_t nk, int budget) {
     while (nk > 0 && hi - lo > SELECT_SMALL) {
-        double p;
+        size_t piv;
         if (budget > 0) {
-            p = median3(x[lo], x[lo + (hi - lo) / 2], x[hi - 1]);
+            piv = median3(x, lo, lo + (hi - lo) / 2, hi - 1);
             budget--;
         } else {
-            p = mom_pivot(x, lo, hi);
+            piv = mom_pivot(x, lo, hi);
         }
-        size_t lt, gt, nl = 0, nm;
-        partition3(x, lo, hi, p, &lt, &gt);
-        while (nl < nk && k[nl] < lt) nl++;
-        for (nm = nl; nm < nk && k[nm] < gt; nm++) {}   /* ranks in the equal part are placed */
-        select_range(x, lo, lt, k, nl, budget);
-        k += nm;
-        nk -= nm;
-        lo = gt;
+        swap_at(x, lo, piv);
+        size_t j = partition(x, lo, hi), nl = 0;
+        while (nl < nk && k[nl] <= j) nl++;
+        select_range(x, lo, j + 1, k, nl, budget);
+        k += nl;
+        nk -= nl;
+        lo = j + 1;
     }
     if (nk > 0) insertion_sort(x, lo, hi);
 }
