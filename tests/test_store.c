@@ -647,6 +647,28 @@ static void test_job_series_filled(void **state) {
     free(r.json);
 }
 
+/* Job names that the JSON escapes (a quote, a backslash, a newline) or
+ * holds as UTF-8 (a non-ASCII letter) are stored unescaped, field for
+ * field as the JSON reads. */
+static const char escaped_xml[] =
+    "<scenario name=\"esc\" seed=\"1\"><cluster><nodes type=\"dgx-h100\" count=\"2\"/></cluster>"
+    "<workload><jobs name=\"q&quot;b\\s/\xc3\xa9&#10;t\" count=\"3\" arrivals=\"poisson\" rate=\"2/h\" gpus=\"8\""
+    " duration=\"3h\"/></workload></scenario>";
+
+static void test_escaped_names(void **state) {
+    (void)state;
+    const char *path = tpath("esc.db");
+    recorded r;
+    record(path, escaped_xml, 1, &r);
+    sqlite3 *db = db_open(path);
+    check_rows_match_json(db, r.json, r.id, "jobs", "$.jobs", 1, "run_id = ?1 AND idx = ?2", "extra");
+    char *name = text(db, "SELECT name FROM jobs WHERE run_id = ?1 AND idx = 0", r.id);
+    assert_non_null(strstr(name, "q\"b\\s/\xc3\xa9\nt"));
+    free(name);
+    sqlite3_close(db);
+    free(r.json);
+}
+
 /* A run whose JSON is longer than SQLite's longest value (1 GB as built:
  * about four million jobs; here the limit is lowered to 24 KB for a run of
  * 400 jobs) is stored all the same: every job in the jobs table, in order,
@@ -948,6 +970,7 @@ int main(void) {
         cmocka_unit_test(test_run_matches_json),
         cmocka_unit_test(test_serving_hours),
         cmocka_unit_test(test_job_series_filled),
+        cmocka_unit_test(test_escaped_names),
         cmocka_unit_test(test_run_longer_than_one_value),
         cmocka_unit_test(test_two_runs_and_reopen),
         cmocka_unit_test(test_killed_writer),
