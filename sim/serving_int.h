@@ -399,7 +399,7 @@ void sv_sample_add(serving *sv, samples *p, double v);
 /* A request's latencies (TTFT, TPOT, end to end) and SLO, as it completes now. */
 void sv_stats_complete(serving *sv, const req *q);
 void sv_integrate_reps(serving *sv);
-/* Sort p's samples; their median, p99 and mean (-1 when none). */
+/* p's median, p99 (selected in place: base/select.h) and mean (-1 when none). */
 void sv_samples_summary(samples *p, double *p50, double *p99, double *mean);
 void sv_account_iteration(replica *r, int whole);
 void sv_account_load(replica *r);
