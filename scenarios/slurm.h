@@ -89,6 +89,18 @@ int slurm_sacct(const jsonin *d, live_cluster *c, char *err, size_t errlen);
  * zone are read as UTC (base/datetime.h): only differences are used. */
 int slurm_sacct_text(const char *text, size_t len, const char *path, live_cluster *c, char *err, size_t errlen);
 
+/* Which report a text is. */
+typedef enum slurm_kind { SLURM_SQUEUE, SLURM_SINFO, SLURM_SACCT, SLURM_SACCT_TEXT } slurm_kind;
+
+/* Parse len bytes of a report of this kind (name names it in messages:
+ * a path, or "squeue --json" for a command's output) into c
+ * (slurm_read.c). */
+int slurm_read_text(const char *text, size_t len, const char *name, slurm_kind kind, double at_unix_s, live_cluster *c,
+                    char *err, size_t errlen);
+/* The same from a regular file (scenarios/infile.h rules; JSON at most
+ * JSONIN_MAX_BYTES). */
+int slurm_read_file(const char *path, slurm_kind kind, double at_unix_s, live_cluster *c, char *err, size_t errlen);
+
 /* GPUs in a TRES, GRES or tres_per_* string: the sum of its gpu items
  * (untyped "gres/gpu=8" wins over typed ones naming the same GPUs), the
  * first type into model (may be NULL). 0 when it has none; -1 when a gpu

@@ -14,6 +14,8 @@
 
 #define SLURM_PARSER_MIN 38              /* Slurm 22.05's OpenAPI plugin (Debian 12) */
 #define SLURM_PARSER_MAX 43              /* Slurm 25.05's newest data_parser */
+#define SLURM_NO_VAL32 4294967294.0      /* NO_VAL, slurm/slurm.h.in: 0xfffffffe */
+#define SLURM_INFINITE32 4294967295.0    /* INFINITE, slurm/slurm.h.in: 0xffffffff */
 
 /* "data_parser/v0.0.41", "openapi/dbv0.0.38", "v0.0.43+complex": the NN of v0.0.NN; 0 none. */
 static int parser_of(const char *z) {
@@ -98,7 +100,11 @@ int slurm_num(const slurm_rec *r, const char *key, double *x) {
     *x = 0;
     switch (jv_kind(v)) {
     case JV_NULL: return SLURM_UNSET;
-    case JV_NUM: *x = jv_num(v, 0); return SLURM_SET;
+    case JV_NUM:                             /* 22.05 dumps a uint32's NO_VAL and INFINITE as numbers */
+        if (jv_num(v, 0) == SLURM_NO_VAL32) return SLURM_UNSET;
+        if (jv_num(v, 0) == SLURM_INFINITE32) return SLURM_INFINITE;
+        *x = jv_num(v, 0);
+        return SLURM_SET;
     case JV_OBJ: {
         const jv *set = jv_get(v, "set"), *inf = jv_get(v, "infinite"), *num = jv_get(v, "number");
         if (jv_kind(num) != JV_NUM && jv_kind(num) != JV_NULL)

@@ -33,17 +33,20 @@ static int all_digits(const char *z, size_t n) {
 
 /* One item (no parenthesised suffix): "gres/gpu:h100=8", "gpu:8", "gres:gpu". */
 static int one_item(gpu_sum *g, const char *it, size_t n, char *why, size_t whylen) {
+    const char *whole = it;
+    size_t whole_n = n;
     if (n > 5 && (!strncmp(it, "gres/", 5) || !strncmp(it, "gres:", 5))) it += 5, n -= 5;
     if (n < 3 || strncmp(it, "gpu", 3) || (n > 3 && it[3] != ':' && it[3] != '=')) return 0;
     const char *p = it + 3, *end = it + n;
     const char *type = NULL, *count = NULL;
     size_t type_n = 0;
-    while (p < end) {                        /* tokens after ':' or '=' */
+    while (p < end) {                        /* tokens after ':' or '=' (a count after '=') */
+        int after_eq = *p == '=';
         const char *t = ++p;
         while (p < end && *p != ':' && *p != '=') p++;
-        if (all_digits(t, (size_t)(p - t))) count = t;
-        else if (!type && !count) type = t, type_n = (size_t)(p - t);
-        else return errmsg_set(why, whylen, "\"%.*s\": expected gpu[:TYPE][:=]COUNT with a whole COUNT", (int)n, it), -1;
+        if (all_digits(t, (size_t)(p - t)) && !count) count = t;
+        else if (!type && !count && !after_eq) type = t, type_n = (size_t)(p - t);
+        else return errmsg_set(why, whylen, "\"%.*s\": expected gpu[:TYPE][:=]COUNT with a whole COUNT", (int)whole_n, whole), -1;
     }
     long k = count ? strtol(count, NULL, 10) : 1;
     if (type && type_n) {

@@ -38,6 +38,7 @@ static const char *const col_names[N_COLS] = { "JobID", "JobName", "User", "Acco
 typedef struct sacct_text {
     const char *path;
     int line, n_fields, col[N_COLS];
+    int bar_ends;                    /* the header ends in '|' (sacct -p): so do the rows */
     char *field[SACCT_MAX_FIELDS];
     char *err;
     size_t errlen;
@@ -54,10 +55,10 @@ static int fail(sacct_text *t, const char *fmt, ...) {
     return -1;
 }
 
-/* Split line (modified) at '|' into t->field; a trailing '|' (sacct -p) ends it. */
+/* Split line (modified) at '|' into t->field; with sacct -p a trailing '|' ends it. */
 static int split(sacct_text *t, char *line) {
     size_t n = strlen(line);
-    if (n && line[n - 1] == '|') line[n - 1] = 0;
+    if (t->bar_ends && n && line[n - 1] == '|') line[n - 1] = 0;
     int k = 0;
     for (char *p = line;; k++) {
         if (k == SACCT_MAX_FIELDS) return fail(t, "expected at most 64 fields separated by |");
@@ -70,6 +71,8 @@ static int split(sacct_text *t, char *line) {
 }
 
 static int read_header(sacct_text *t, char *line) {
+    size_t len = strlen(line);
+    t->bar_ends = len && line[len - 1] == '|';
     int n = split(t, line);
     if (n < 0) return -1;
     for (int c = 0; c < N_COLS; c++) t->col[c] = -1;
