@@ -17,16 +17,38 @@ static void num_or_null(json *j, const char *key, double v) {
     else json_num(j, key, v);
 }
 
-static void job_json(json *j, const job_result *r, double sim_end, double gpu_hours, double cost_usd) {
+/* A NAN (a statistic with too few jobs behind it) is null. */
+static void num_or_nan(json *j, const char *key, double v) {
+    if (isnan(v)) json_null(j, key);
+    else json_num(j, key, v);
+}
+
+/* A trace job's fields from a live cluster's snapshot (docs/cluster-state.md),
+ * each only when the trace has its column. */
+static void snapshot_json(json *j, const scenario *s, const sc_trace_job *t) {
+    static const char *const states[] = { "pending", "running", "held" };
+    unsigned c = s->trace_columns;
+    if (c & SC_TCOL_ID) json_str(j, "id", t->id != SC_NO_TEXT ? scenario_trace_text(s, t->id) : "");
+    if (c & SC_TCOL_USER) json_str(j, "user", t->user != SC_NO_TEXT ? scenario_trace_text(s, t->user) : "");
+    if (c & SC_TCOL_ACCOUNT) json_str(j, "account", t->account != SC_NO_TEXT ? scenario_trace_text(s, t->account) : "");
+    if (c & SC_TCOL_STATE) json_str(j, "state_at_snapshot", states[t->state]);
+    if (c & SC_TCOL_ACTUAL_START) num_or_nan(j, "actual_start_s", t->actual_start_s);
+}
+
+static void job_json(json *j, const scenario *s, const job_result *r, double sim_end, double gpu_hours,
+                     double cost_usd) {
+    const sc_trace_job *t = r->trace_row >= 0 ? &s->trace_jobs[r->trace_row] : NULL;
     json_object(j, NULL);
     json_str(j, "name", r->name);
+    if (t) snapshot_json(j, s, t);
     json_str(j, "kind", job_kind_name(r->kind));
     json_int(j, "gpus", r->gpus);
     json_str(j, "queue", r->queue);
     json_str(j, "state", job_state_name(r->state));
     json_int(j, "preemptions", r->preemptions);
     json_num(j, "submit_s", r->submit_s);
-    num_or_null(j, "start_s", r->start_s);
+    if (t && t->state == SC_JOB_RUNNING) json_num(j, "start_s", r->start_s);   /* -elapsed: it ran before t = 0 */
+    else num_or_null(j, "start_s", r->start_s);
     num_or_null(j, "end_s", r->end_s);
     num_or_null(j, "queue_wait_s", r->queue_wait_s);
     json_num(j, "gpu_hours", gpu_hours);       /* its own, and their price: not the cluster's */
@@ -377,11 +399,23 @@ static void services_json(json *j, const world *w) {
     json_end(j);
 }
 
+/* The simulated starts against the real scheduler's (actual_start). */
+static void replay_json(json *j, const world *w) {
+    world_replay r = world_get_replay(w);
+    json_object(j, "replay");
+    json_int(j, "jobs", r.jobs);
+    num_or_nan(j, "wait_error_median_s", r.wait_error_median_s);
+    num_or_nan(j, "wait_error_p90_s", r.wait_error_p90_s);
+    num_or_nan(j, "start_order_kendall_tau", r.start_order_kendall_tau);
+    json_end(j);
+}
+
 void results_json(json *j, const scenario *s, const world *w, double wall_s) {
     world_totals t = world_get_totals(w);
     json_object(j, NULL);
     json_str(j, "scenario", s->name);
     json_int(j, "seed", (long long)s->seed);
+    if (s->snapshot_time[0]) json_str(j, "snapshot_time", s->snapshot_time);
     json_str(j, "version", CT_VERSION);
     json_num(j, "simulated_s", t.simulated_s);
     json_num(j, "wall_s", wall_s);
@@ -413,6 +447,7 @@ void results_json(json *j, const scenario *s, const world *w, double wall_s) {
                                        t.gpu_serving_s) / 3600);
     json_end(j);
     json_int(j, "nodes_drained", t.nodes_drained);
+    if (s->n_unavailable > 0) json_int(j, "nodes_unavailable_at_start", t.nodes_unavailable_at_start);
     json_num(j, "fragmented_gpu_hours", t.fragmented_gpu_hours);
     json_num(j, "fragmentation", t.gpu_hours > 0 ? t.fragmented_gpu_hours / t.gpu_hours : 0);
     json_num(j, "cloud_node_hours", t.cloud_node_hours);
@@ -458,8 +493,9 @@ void results_json(json *j, const scenario *s, const world *w, double wall_s) {
 
     json_array(j, "jobs");
     for (int i = 0; i < world_job_count(w); i++)
-        job_json(j, world_job(w, i), t.simulated_s, world_job_gpu_hours(w, i), world_job_cost_usd(w, i));
+        job_json(j, s, world_job(w, i), t.simulated_s, world_job_gpu_hours(w, i), world_job_cost_usd(w, i));
     json_end(j);
     services_json(j, w);
+    if (s->trace_columns & SC_TCOL_ACTUAL_START) replay_json(j, w);
     json_end(j);
 }

@@ -219,6 +219,9 @@ void load_cluster(loader *L, const xmlNode *sec) {
     }
     if (!L->x.failed) check_cluster_size(L, sec);
     if (!L->x.failed && net) check_nccl_algo(L, net);
+    if (!L->x.failed) load_node_names(L, sec);
+    for (const xmlNode *e = sec->children; e && !L->x.failed; e = e->next)
+        if (xml_is(e, "unavailable")) load_unavailable(L, e);
 }
 
 void load_failures(loader *L, const xmlNode *sec) {
@@ -280,6 +283,7 @@ void load_scheduler(loader *L, const xmlNode *sec) {
         if (nameset_add(&L->queue_names, NAMES(s->queues, name), s->n_queues - 1) < 0)
             FAIL_RETURN(L, e, NULL, "out of memory");
         attr_int(&L->x, e, "quota-gpus", &q->quota_gpus, 0, 0, 100000000);
+        attr_unit(&L->x, e, "max-time", UNIT_DURATION, &q->max_time_s, 0, 1);
     }
 }
 

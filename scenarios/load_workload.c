@@ -378,6 +378,9 @@ static void load_jobs(loader *L, const xmlNode *e) {
 
 void load_workload(loader *L, const xmlNode *sec) {
     scenario *s = L->s;
+    /* The history first: the trace's jobs look up their user's ratios. */
+    for (const xmlNode *e = sec->children; e && !L->x.failed; e = e->next)
+        if (xml_is(e, "runtime-history")) load_runtime_history(L, e);
     for (const xmlNode *e = sec->children; e && !L->x.failed; e = e->next) {
         if (xml_is(e, "training")) load_training(L, e);
         else if (xml_is(e, "jobs")) load_jobs(L, e);

@@ -350,6 +350,13 @@ int cluster_alloc(cluster *c, int pi, int gpus, int *out, int cap) {
     return k;
 }
 
+int cluster_take_gpus(cluster *c, int n, int gpus) {
+    const node *x = &c->nodes[n];
+    if (x->state != NODE_UP || x->free_gpus < gpus) return -1;
+    set_free(c, n, x->free_gpus - gpus);
+    return 0;
+}
+
 void cluster_release(cluster *c, const int *nodes, int n, int gpus_each) {
     for (int i = 0; i < n; i++) {
         node *x = &c->nodes[nodes[i]];

@@ -165,6 +165,13 @@ static int running_index(const sched *q, int job) {
     return -1;
 }
 
+void sched_adopt(sched *q, const sched_job *j) {
+    if (GROW(q->running, q->cap_running, (size_t)q->n_running + 1)) return;
+    q->running[q->n_running] = *j;
+    q->running[q->n_running++].running = 1;
+    q->queues[j->queue].used += j->gpus;
+}
+
 void sched_finished(sched *q, int job) {
     int i = running_index(q, job);
     if (i < 0) return;

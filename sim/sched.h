@@ -50,6 +50,10 @@ void sched_submit(sched *q, const sched_job *j);
 /* Take a queued job out of the queue (it no longer wants to run).
  * Returns 1 when it was queued, 0 otherwise (nothing changes). */
 int sched_withdraw(sched *q, int job);
+/* A job already running when the run starts (a live cluster's snapshot):
+ * the world placed it; the scheduler counts it as running, ending at
+ * j->expected_end_s (an absolute time), against its queue's quota. */
+void sched_adopt(sched *q, const sched_job *j);
 /* A running job ended (done, failed, preempted): its GPUs are free. */
 void sched_finished(sched *q, int job);
 /* A running job's expected end changed. */

@@ -86,13 +86,13 @@ static void check_error(const char *err, const char *prefix, const char *want) {
     }
 }
 
-/* A scenario around a job trace: 4 DGX H100 nodes (32 GPUs), queue research. */
+/* A scenario around a job trace: 4 DGX H100 nodes n1..n4 (32 GPUs), queue research. */
 static int load_job_trace(const char *href, scenario **s, char *err, size_t errlen) {
     char text[1024];
     snprintf(text, sizeof text,
              "<?xml version=\"1.0\"?>\n"
              "<scenario name=\"trace\" seed=\"1\" duration=\"1d\">\n"
-             "  <cluster><nodes type=\"dgx-h100\" count=\"4\"/></cluster>\n"
+             "  <cluster><nodes type=\"dgx-h100\" count=\"4\" names=\"n[1-4]\"/></cluster>\n"
              "  <scheduler><queue name=\"research\" quota-gpus=\"32\"/></scheduler>\n"
              "  <workload><trace href=\"%s\"/></workload>\n"
              "</scenario>\n", href);
