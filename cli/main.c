@@ -30,6 +30,7 @@ static const struct command {
     { "measure", cmd_measure, "measure this machine with a hardware backend (standard sweep)" },
     { "calibrate", cmd_calibrate, "fit a hardware profile to measurements in a results database" },
     { "validate", cmd_validate, "predicted vs measured microbenchmarks, with error per case" },
+    { "snapshot", cmd_snapshot, "write a live cluster (Slurm) as it is now as a scenario and job trace" },
 };
 
 static void usage(FILE *f) {
