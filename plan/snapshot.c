@@ -86,13 +86,25 @@ static double replay_t0(const live_cluster *c) {
     return t0;
 }
 
+/* Text inside an XML comment: no "--" (XML 1.0 section 2.5), escaped as attribute text. */
+static void comment_text(FILE *f, const char *z) {
+    char b[256];
+    size_t n = 0;
+    for (; *z && n + 3 < sizeof b; z++) {
+        b[n++] = *z;
+        if (*z == '-' && (z[1] == '-' || z[1] == 0)) b[n++] = ' ';
+    }
+    b[n] = 0;
+    fileout_html(f, b);
+}
+
 static void write_head(FILE *f, const snap_plan *p, const snapshot_summary *sum, const snap_paths *sp) {
     char when[64];
     const live_cluster *c = p->c;
     double t0 = p->o->replay ? replay_t0(c) : p->o->at_unix_s;
     iso_time(when, sizeof when, t0);
-    fprintf(f, "<?xml version=\"1.0\"?>\n<!-- clustertwin snapshot%s of ", p->o->replay ? " --replay" : "");
-    fileout_html(f, c->source && c->source[0] ? c->source : "a live cluster");
+    fprintf(f, "<?xml version=\"1.0\"?>\n<!-- clustertwin snapshot%s of ", p->o->replay ? " (replay)" : "");
+    comment_text(f, c->source && c->source[0] ? c->source : "a live cluster");
     fprintf(f, "; t = 0 is %s.\n     %d GPU nodes (%d out of service); ", when, sum->nodes, sum->nodes_unavailable);
     if (p->o->replay) fprintf(f, "%d finished jobs replayed (%s).\n", sum->pending, sp->href);
     else fprintf(f, "%d running, %d pending and %d held jobs (%s).\n", sum->running, sum->pending, sum->held, sp->href);

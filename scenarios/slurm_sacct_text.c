@@ -197,6 +197,8 @@ int slurm_sacct_text(const char *text, size_t len, const char *path, live_cluste
         }
     }
     if (rc == 0 && !have_header) t.line = 1, rc = fail(&t, "expected a header line JobID|...|State|...");
+    if (rc == 0 && (!c->source || !c->source[0]) && live_set(&c->source, "Slurm (sacct -P text)") < 0)
+        rc = fail(&t, "out of memory");
     slurm_index_free(&ids);
     free(buf);
     return rc;

@@ -14,10 +14,10 @@
  * groups; it is kept once with its partitions joined.
  *
  * State: DOWN, NOT_RESPONDING, FAIL, ERROR or INVALID_REG is down; else
- * DRAIN (drained or draining: Slurm sends it no new job) is drained; FUTURE
- * and DYNAMIC_FUTURE nodes (configured, not present) are left out;
- * everything else (IDLE, MIXED, ALLOCATED, POWERED_DOWN, RESERVED,
- * MAINTENANCE ...) is up. Flag names: PARSER_FLAG_ARRAY(NODE_STATES).
+ * DRAIN (drained or draining: Slurm sends it no new job) or MAINTENANCE (in
+ * a maintenance reservation) is drained; FUTURE and DYNAMIC_FUTURE nodes
+ * (configured, not present) are left out; everything else (IDLE, MIXED,
+ * ALLOCATED, COMPLETING, POWERED_DOWN, RESERVED ...) is up. Flag names: PARSER_FLAG_ARRAY(NODE_STATES).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,7 +47,7 @@ static int node_state(const char *words) {
     static const char *const down[] = { "DOWN", "NOT_RESPONDING", "FAIL", "ERROR", "INVALID_REG" };
     for (size_t i = 0; i < sizeof down / sizeof down[0]; i++)
         if (slurm_has_word(words, down[i])) return LIVE_DOWN;
-    return slurm_has_word(words, "DRAIN") ? LIVE_DRAINED : LIVE_UP;
+    return slurm_has_word(words, "DRAIN") || slurm_has_word(words, "MAINTENANCE") ? LIVE_DRAINED : LIVE_UP;
 }
 
 static int join_partition(live_node *n, const char *part) {
