@@ -297,6 +297,53 @@ static void disagg_json(json *j, const service_result *r) {
     }
 }
 
+/* One class's or one multiplexed model's requests (docs/serving-slo.md),
+ * under the service's names for the same figures; a class also says its
+ * share, priority and SLO (null: no bound). */
+static void part_json(json *j, const service_part_result *p, int is_class) {
+    json_object(j, NULL);
+    json_str(j, "name", p->name);
+    json_num(j, "share", p->share);
+    if (is_class) {
+        json_int(j, "priority", p->priority);
+        json_object(j, "slo");
+        num_or_null(j, "ttft_s", p->slo.ttft_s > 0 ? p->slo.ttft_s : -1);
+        num_or_null(j, "tpot_s", p->slo.tpot_s > 0 ? p->slo.tpot_s : -1);
+        num_or_null(j, "e2e_s", p->slo.e2e_s > 0 ? p->slo.e2e_s : -1);
+        json_num(j, "percentile", p->slo.percentile);
+        json_end(j);
+    }
+    json_int(j, "requests", (long long)p->requests);
+    json_int(j, "submitted", (long long)p->submitted);
+    json_num(j, "output_tokens_per_s", p->output_tokens_per_s);
+    json_num(j, "requests_per_s", p->requests_per_s);
+    json_num(j, "input_tokens", p->input_tokens);
+    json_num(j, "output_tokens", p->output_tokens);
+    const char *names[12] = { "ttft_p50_s", "ttft_p99_s", "ttft_mean_s", "tpot_p50_s", "tpot_p99_s", "tpot_mean_s",
+                              "e2e_p50_s", "e2e_p99_s", "e2e_mean_s", "queue_p50_s", "queue_p99_s", "queue_mean_s" };
+    const double v[12] = { p->ttft_p50_s, p->ttft_p99_s, p->ttft_mean_s, p->tpot_p50_s, p->tpot_p99_s, p->tpot_mean_s,
+                           p->e2e_p50_s, p->e2e_p99_s, p->e2e_mean_s, p->queue_p50_s, p->queue_p99_s, p->queue_mean_s };
+    for (int k = 0; k < 12; k++) num_or_null(j, names[k], v[k]);
+    json_num(j, "slo_attainment", p->slo_attainment);
+    json_bool(j, "slo_met", p->slo_met);
+    json_num(j, "goodput_requests_per_s", p->goodput_requests_per_s);
+    json_end(j);
+}
+
+/* A service's classes and models (none without them: the output is as before). */
+static void parts_json(json *j, const service_result *r) {
+    if (r->n_classes > 0) {
+        json_array(j, "classes");
+        for (int k = 0; k < r->n_classes; k++) part_json(j, &r->classes[k], 1);
+        json_end(j);
+    }
+    if (r->n_by_model > 0) {
+        json_array(j, "by_model");
+        for (int k = 0; k < r->n_by_model; k++) part_json(j, &r->by_model[k], 0);
+        json_end(j);
+    }
+}
+
 /* Inference services (CONTRACT.md services[]; sim/serving.h says what each
  * figure means). */
 static void services_json(json *j, const world *w) {
@@ -382,6 +429,7 @@ static void services_json(json *j, const world *w) {
             json_num(j, "prefill_tokens_saved", r->prefill_tokens_saved);
             json_int(j, "prefix_evictions", (long long)r->prefix_evictions);
         }
+        parts_json(j, r);
         json_object(j, "latency_cdf");
         json_array(j, "percentiles");
         for (int k = 0; k < SERVICE_CDF_POINTS; k++) json_num(j, NULL, service_cdf_percentiles[k]);

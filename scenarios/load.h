@@ -60,6 +60,14 @@ void load_node_names(loader *L, const xmlNode *sec);
 void load_unavailable(loader *L, const xmlNode *e);
 void load_runtime_history(loader *L, const xmlNode *e);
 
+/* The <class> children of an <inference> whose other children are read
+ * (their defaults are its <requests> and <slo>; load_serve_class.c). */
+void load_serve_classes(loader *L, const xmlNode *e, sc_inference *f);
+/* An <slo>'s ttft, tpot, e2e (durations) and percentile (0, 100]. */
+void load_slo_bounds(loader *L, const xmlNode *c, double *ttft_s, double *tpot_s, double *e2e_s, double *percentile);
+/* attr_enum parser of a length distribution (fixed, exponential, lognormal, gamma, uniform). */
+int load_parse_length_dist(const char *z);
+
 /* queue= and priority= of a job or service: the queue must be declared in
  * <scheduler> (none declared: one implicit "default"); "" becomes the first. */
 void load_queue_ref(loader *L, const xmlNode *e, char *queue, size_t len, int *priority);

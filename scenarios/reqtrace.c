@@ -142,7 +142,7 @@ int rt_add(rt_build *b, long line, const rt_req *q, char *err, size_t errlen) {
                        q->t_s, scale);
     if (GROW(t->rows, b->cap_rows, (size_t)t->n + 1)) return rt_fail(b, line, err, errlen, "out of memory");
     t->rows[t->n++] = (reqtrace_row){ .t_s = ts, .input = (int)q->input, .output = (int)q->output, .model = q->model,
-                                      .session = q->session, .block_off = t->n_blocks - q->n_blocks,
+                                      .cls = q->cls, .session = q->session, .block_off = t->n_blocks - q->n_blocks,
                                       .n_blocks = q->n_blocks };
     return 0;
 }
@@ -240,7 +240,7 @@ void reqtrace_free(reqtrace *t) {
 long reqtrace_load(const char *path, const char *const *models, const int *max_context, int n_models,
                    reqtrace_row **rows, char *err, size_t errlen) {
     const reqtrace_opts o = { REQTRACE_AUTO, 1, 0 };
-    const reqtrace_models sm = { models, max_context, n_models };
+    const reqtrace_models sm = { models, max_context, n_models, NULL, 0 };
     reqtrace t;
     *rows = NULL;
     if (reqtrace_read(path, &o, &sm, &t, err, errlen) < 0) return -1;

@@ -48,7 +48,7 @@ static int parse_row(const csv *r, const csv_record *rec, const int *idx, azure_
     int64_t sec;
     double frac;
     int zone;
-    *q = (rt_req){ .session = -1 };
+    *q = (rt_req){ .session = -1, .cls = -1 };
     if (datetime_parse(z, &sec, &frac, &zone) < 0)
         return csv_fail(r, err, errlen, "TIMESTAMP '%s' must be a date and time like 2023-11-16 18:17:03.9799600 "
                                         "(optionally +00:00)", z);

@@ -39,7 +39,7 @@ int rt_is_burstgpt_header(const csv_record *rec) {
 static int parse_row(const csv *r, const csv_record *rec, const int *idx, const reqtrace_models *sm, rt_req *q,
                      char *err, size_t errlen) {
     const char *z = rt_field(rec, idx[COL_TIME]);
-    *q = (rt_req){ .session = -1 };
+    *q = (rt_req){ .session = -1, .cls = -1 };
     if (rt_number(z, &q->t_s) < 0)
         return csv_fail(r, err, errlen, "Timestamp '%s' must be a number of seconds >= 0", z);
     z = rt_field(rec, idx[COL_IN]);

@@ -37,6 +37,7 @@ typedef struct rt_req {
     double t_s;
     long long input, output;
     int model;
+    int cls;                       /* -1: none */
     int64_t session;
     int n_blocks;
 } rt_req;

@@ -45,7 +45,10 @@ void scenario_free(scenario *s) {
     free(s->node_text);
     free(s->node_name);
     free(s->node_by_name);
-    for (int i = 0; i < s->n_inference; i++) free(s->inference[i].models);
+    for (int i = 0; i < s->n_inference; i++) {
+        free(s->inference[i].models);
+        free(s->inference[i].classes);
+    }
     free(s->inference);
     free(s->microbench);
     free(s->host_profile);

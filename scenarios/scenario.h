@@ -270,7 +270,34 @@ typedef struct sc_inference {
     int spec_tokens;                 /* guesses per step (vLLM num_speculative_tokens) */
     double spec_accept[SPEC_MAX_TOKENS];   /* acceptance of each guess given the ones before */
     int spec_line;
+    /* <slo e2e=>: end-to-end latency objective (0 = none) */
+    double slo_e2e_s;
+    /* <class> children: request classes, each with its share, lengths,
+     * admission priority and SLO (docs/serving-slo.md); none: one class,
+     * the service's <requests> and <slo> */
+    struct sc_serve_class *classes;
+    int n_classes;
 } sc_inference;
+
+/* An <slo>'s bounds (0: none) and the percentile of requests that must meet them. */
+typedef struct sc_slo {
+    double ttft_s, tpot_s, e2e_s;
+    double percentile;
+} sc_slo;
+
+/* One request class of an <inference> (<class name= share= priority= ...>
+ * with an optional <slo>). Lengths and SLO left out are the service's
+ * <requests> and <slo>. */
+typedef struct sc_serve_class {
+    char name[SC_NAME_MAX];
+    double share;                    /* relative share of the requests (1) */
+    int priority;                    /* admission: higher first, arrival order within (0) */
+    int input_tokens, output_tokens; /* means */
+    char input_dist[16], output_dist[16];
+    double input_cv, output_cv;
+    sc_slo slo;                      /* its own <slo>, else the service's */
+    int line;
+} sc_serve_class;
 
 /* One model of a multiplexed <inference> (<model preset= precision= share=>). */
 typedef struct sc_serve_model {

@@ -35,7 +35,7 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-void sv_stats_complete(serving *sv, const req *q) {
+void sv_stats_complete(serving *sv, const req *q, double *ttft_s, double *tpot_s, double *e2e_s) {
     sim_time now = now_of(sv);
     if (sv->stats) sv = sv->stats;           /* a decode pool's requests are its service's */
     double ttft = sim_to_s(q->t_first - q->t_arrive);
@@ -44,14 +44,15 @@ void sv_stats_complete(serving *sv, const req *q) {
     sv_sample_add(sv, &sv->s_e2e, e2e);
     sv_sample_add(sv, &sv->s_ttft_admit, sim_to_s(q->t_first - q->t_admit));
     sv->tick_ttft[sv->tick_n_ttft++ % TICK_LAT_N] = ttft;
-    int ok = sv->cfg->slo_ttft_s <= 0 || ttft <= sv->cfg->slo_ttft_s;
+    double tpot = -1;                        /* one output token: no time per output token */
     if (q->output > 1) {
-        double tpot = sim_to_s(now - q->t_first) / (q->output - 1);
+        tpot = sim_to_s(now - q->t_first) / (q->output - 1);
         sv_sample_add(sv, &sv->s_tpot, tpot);
         sv->tick_tpot[sv->tick_n_tpot++ % TICK_LAT_N] = tpot;
-        if (sv->cfg->slo_tpot_s > 0 && tpot > sv->cfg->slo_tpot_s) ok = 0;
     }
-    sv->slo_ok += ok;
+    *ttft_s = ttft;
+    *tpot_s = tpot;
+    *e2e_s = e2e;
     sv->res.requests++;
     sv->res.output_tokens += q->output;
     sv->tick_tokens += q->output;

@@ -44,7 +44,7 @@ static void setup(void) {
 static void trace_check_requests(const reqtrace_opts *o, char *err, size_t errlen, const char *prefix) {
     static const char *const models[] = { "llama3-8b", "llama3-70b" };
     static const int ctx[] = { 8192, 128000 };
-    const reqtrace_models sm = { models, ctx, 2 };
+    const reqtrace_models sm = { models, ctx, 2, NULL, 0 };
     reqtrace t;
     err[0] = 0;
     if (reqtrace_read(path, o, &sm, &t, err, errlen) < 0) {
