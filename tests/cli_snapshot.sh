@@ -81,6 +81,18 @@ grep -q "give --node-type" "$tmp/err" && ok "names --node-type" || no "message: 
 expect_status 0 "--replay from text with --node-type" "$bin" snapshot --from slurm --sacct-text tests/slurm/22.05/sacct.txt \
   --replay --node-type dgx-h100 --out "$tmp/x.xml"
 
+# Real Slurm 22.05.8 output (tests/slurm/22.05-real/, see tests/test_slurm.c): Gres=gpu:8 names no
+# model, so --node-type; the snapshot runs, the held job never starts, the drained node is out.
+real=tests/slurm/22.05-real
+expect_status 0 "snapshot of a real Slurm 22.05" "$bin" snapshot --from slurm --squeue $real/squeue.json --sinfo $real/sinfo.json \
+  --sacct $real/sacct.json --at "$(cat $real/at.txt)" --node-type dgx-h100 --out "$tmp/real.xml"
+grep -q '2 running, 6 pending, 1 held' "$tmp/out" && ok "real: 2 running, 6 pending, 1 held" || no "real: $(cat "$tmp/out")"
+grep -q '<unavailable nodes="node04" state="drained" reason="XID 79 GPU fell off the bus"/>' "$tmp/real.xml" \
+  && ok "real: the drained node and its reason" || no "real: $(grep unavailable "$tmp/real.xml")"
+expect_status 0 "run the real snapshot" "$bin" run "$tmp/real.xml" --json "$tmp/real.json" --no-db
+python3 -c 'import json,sys; j={x["id"]: x for x in json.load(open(sys.argv[1]))["jobs"]}; sys.exit(0 if j["8"]["start_s"] is None and j["5"]["start_s"] < 0 else 1)' \
+  "$tmp/real.json" && ok "real: held never starts, running started before t = 0" || no "real run"
+
 # Unknown GPU model: an error naming the option; --node-type maps it.
 sed 's/gpu:h100:8/gpu:tpu9:8/; s/gres\/gpu:h100=16/gres\/gpu=16/' tests/slurm/23.11/sinfo.json >"$tmp/sinfo-tpu.json"
 expect_status 2 "unknown GPU model" "$bin" snapshot --from slurm --sinfo "$tmp/sinfo-tpu.json" --squeue tests/slurm/23.11/squeue.json --at $AT --out "$tmp/u.xml"

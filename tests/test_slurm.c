@@ -5,6 +5,13 @@
  * slurm.h) must read to the same record; sacct -P text to the same history
  * as sacct --json; GPUs from each TRES and GRES form; every malformed
  * report in tests/slurm/bad/ refused with its expected file:line message.
+ * tests/slurm/22.05-real/ is real output of Debian 12's Slurm 22.05.8
+ * (squeue/sinfo/sacct --json, sacct -P with and without -D, and at.txt, the
+ * Unix time it was read), captured from a private 4-node cluster started
+ * as tests/cli_slurm.sh starts one: two jobs running, one pending for
+ * resources, one held, one waiting on a dependency, an array 0-3%2, a
+ * CPU-only job, node04 drained "XID 79 GPU fell off the bus", and a
+ * history of a completed, a failed (exit 3), a timed-out and a requeued job.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -173,6 +180,52 @@ static void test_gpus_in(void **state) {
     assert_int_equal(slurm_gpus_in("gpu:h100:8:9", NULL, 0, why, sizeof why), -1);
 }
 
+static void test_real_2205(void **state) {
+    (void)state;
+    FILE *f = fopen("tests/slurm/22.05-real/at.txt", "r");
+    double at = 0;
+    assert_non_null(f);
+    assert_int_equal(fscanf(f, "%lf", &at), 1);
+    fclose(f);
+    static const slurm_kind kinds[] = { SLURM_SQUEUE, SLURM_SINFO, SLURM_SACCT };
+    static const char *const files[] = { "squeue.json", "sinfo.json", "sacct.json" };
+    live_cluster c = { 0 };
+    for (int k = 0; k < 3; k++) {
+        char path[128], err[512] = "";
+        snprintf(path, sizeof path, "tests/slurm/22.05-real/%s", files[k]);
+        if (slurm_read_file(path, kinds[k], at, &c, err, sizeof err) < 0) fail_msg("%s", err);
+    }
+    assert_string_equal(c.source, "Slurm 22.05.8 (data parser v0.0.38)");
+    assert_int_equal(c.n_jobs, 9);                /* 5 6 7 8 9 and the array 10_0..10_3; 11 is CPU-only */
+    assert_int_equal(c.jobs_without_gpus, 1);
+    assert_int_equal(job(&c, "5")->state, LIVE_RUNNING);
+    assert_int_equal(job(&c, "5")->gpus, 16);
+    assert_string_equal(job(&c, "5")->node_list, "node[01-02]");
+    assert_true(job(&c, "5")->limit_s == 3600 && job(&c, "5")->start_s < 0);
+    assert_int_equal(job(&c, "8")->state, LIVE_HELD);
+    assert_string_equal(job(&c, "9")->after, "5");
+    assert_non_null(job(&c, "10_3"));
+    assert_int_equal(c.n_nodes, 4);
+    assert_int_equal(node(&c, "node04")->state, LIVE_DRAINED);
+    assert_string_equal(node(&c, "node04")->reason, "XID 79 GPU fell off the bus");
+    assert_int_equal(node(&c, "node01")->gpus, 8);
+    assert_string_equal(node(&c, "node01")->gpu_model, "");       /* Gres=gpu:8 names no type */
+    assert_int_equal(c.n_history, 4);
+    assert_string_equal(hist(&c, "2")->state, "FAILED");        /* its JSON exit_code says SUCCESS 0 */
+    assert_int_equal(hist(&c, "4")->attempts, 2);               /* requeued once */
+    assert_string_equal(hist(&c, "4")->state, "COMPLETED");
+    assert_true(hist(&c, "3")->run_s > hist(&c, "3")->limit_s);   /* TIMEOUT runs past its limit */
+    live_free(&c);
+    live_cluster t = { 0 };                                     /* sacct -P -D: the same history */
+    char err[512] = "";
+    if (slurm_read_file("tests/slurm/22.05-real/sacct-D.txt", SLURM_SACCT_TEXT, at, &t, err, sizeof err) < 0)
+        fail_msg("%s", err);
+    assert_int_equal(t.n_history, 4);
+    assert_int_equal(hist(&t, "4")->attempts, 2);
+    assert_true(hist(&t, "3")->run_s == 87 && hist(&t, "3")->limit_s == 60);
+    live_free(&t);
+}
+
 /* Each malformed report in tests/slurm/bad/ gives its expected message. */
 static void test_bad(void **state) {
     (void)state;
@@ -207,6 +260,7 @@ int main(void) {
         cmocka_unit_test(test_versions),
         cmocka_unit_test(test_sacct_text),
         cmocka_unit_test(test_gpus_in),
+        cmocka_unit_test(test_real_2205),
         cmocka_unit_test(test_bad),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
