@@ -32,6 +32,7 @@ static const struct command {
     { "calibrate", cmd_calibrate, "fit a hardware profile to measurements in a results database" },
     { "validate", cmd_validate, "predicted vs measured microbenchmarks, with error per case" },
     { "fit-failures", cmd_fit_failures, "fit a failure profile (MTBF by component, with CIs) to a cluster's history" },
+    { "snapshot", cmd_snapshot, "write a live cluster (Slurm) as it is now as a scenario and job trace" },
 };
 
 static void usage(FILE *f) {
