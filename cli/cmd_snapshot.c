@@ -13,7 +13,9 @@
 
 #include "cli/cli.h"
 #include "cli/opts.h"
+#include "base/units.h"
 #include "plan/snapshot.h"
+#include "scenarios/k8s.h"
 #include "scenarios/slurm.h"
 
 extern char **environ;
@@ -21,19 +23,31 @@ extern char **environ;
 static const char help[] =
     "usage: clustertwin snapshot --from slurm --out S.xml [--squeue F] [--sinfo F]\n"
     "                            [--sacct F | --sacct-text F] [--node-type NAME] [--at UNIX_TIME] [--replay]\n"
+    "       clustertwin snapshot --from k8s --out S.xml [--pods F] [--nodes F] [--workloads F]\n"
+    "                            [--appwrappers F] [--node-type NAME] [--at UNIX_TIME]\n"
     "\n"
     "Write the cluster as it is now as a scenario S.xml and its job trace S.jobs.csv\n"
     "beside it (docs/live-cluster.md): GPU nodes by catalog type with their names,\n"
     "nodes down or drained, partitions as queues, jobs running (with the time they\n"
     "have run), pending and held, and run times from the history of finished jobs.\n"
     "With no file it runs `squeue --json`, `sinfo --json` and\n"
-    "`sacct --json -S now-30days -a` itself. `clustertwin run S.xml` plays it forward.\n"
-    "  --from slurm       the source (Slurm's JSON of 22.05 to 25.05, data parser v0.0.38-43)\n"
+    "`sacct --json -S now-30days -a` itself; from Kubernetes, `kubectl get pods -A`,\n"
+    "`nodes`, Kueue `workloads -A` and `appwrappers -A` (-o json; docs/live-k8s.md).\n"
+    "`clustertwin run S.xml` plays it forward; `clustertwin forecast S.xml` forecasts it.\n"
+    "  --from slurm|k8s   the source (Slurm's JSON of 22.05 to 25.05, data parser v0.0.38-43;\n"
+    "                     Kubernetes pods and nodes, Kueue Workloads, AppWrappers)\n"
     "  --squeue F         squeue --json output: the jobs\n"
     "  --sinfo F          sinfo --json output: the nodes and partitions\n"
     "  --sacct F          sacct --json output: the finished jobs (run-time history)\n"
     "  --sacct-text F     the same as sacct -P --format=JobID,JobName,User,Account,Partition,\n"
     "                     State,Submit,Start,End,Elapsed,Timelimit,AllocTRES,ReqTRES,NodeList\n"
+    "  --pods F           kubectl get pods -A -o json output\n"
+    "  --nodes F          kubectl get nodes -o json output\n"
+    "  --workloads F      kubectl get workloads.kueue.x-k8s.io -A -o json output\n"
+    "  --appwrappers F    kubectl get appwrappers.workload.codeflare.dev -A -o json output\n"
+    "  --default-limit D  the time limit of a job with none of its own or its partition's\n"
+    "                     (Kubernetes has none: a pod runs until it ends); without it such\n"
+    "                     jobs are left out and counted\n"
     "  --node-type NAME   catalog node type of GPUs whose model the map does not know\n"
     "  --at UNIX_TIME     when the files were read (default: now)\n"
     "  --replay           write the history (--sacct or --sacct-text) as a trace that\n"
@@ -58,8 +72,8 @@ static int run_capture(char *const argv[], char **out, size_t *len) {
     close(fd[1]);
     if (e) {
         close(fd[0]);
-        fprintf(stderr, "clustertwin snapshot: %s: %s (is Slurm's client installed? else give --%s FILE)\n", argv[0],
-                e == ENOENT ? "not found" : strerror(e), argv[0]);
+        fprintf(stderr, "clustertwin snapshot: %s: %s (is it installed? else give its output as a file: "
+                "clustertwin snapshot --help)\n", argv[0], e == ENOENT ? "not found" : strerror(e));
         return EXIT_BAD_INPUT;
     }
     size_t cap = 1 << 16, n = 0;
@@ -99,6 +113,7 @@ static int read_report(const char *file, char *const cmd[], slurm_kind kind, dou
 
 typedef struct snap_args {
     const char *from, *squeue, *sinfo, *sacct, *sacct_text, *node_type, *at, *out;
+    const char *pods, *nodes, *workloads, *appwrappers, *default_limit;
     int replay;
 } snap_args;
 
@@ -113,9 +128,64 @@ static int read_slurm(const snap_args *a, double at, live_cluster *c) {
     return rc;
 }
 
+/* kubectl's output for one list into a file of dir; the path in path. A
+ * list whose kind the cluster does not serve (no Kueue, no AppWrapper
+ * CRD) is optional: *path stays empty when kubectl refuses it. */
+static int capture_k8s(char *const cmd[], const char *dir, const char *file, int optional, char *path, size_t cap) {
+    char *text = NULL;
+    size_t len = 0;
+    path[0] = 0;
+    int rc = run_capture(cmd, &text, &len);
+    if (rc) {
+        if (optional && rc == EXIT_BAD_INPUT && strcmp(cmd[0], "kubectl") == 0) {
+            fprintf(stderr, "clustertwin snapshot: no %s from kubectl: read without them\n", cmd[2]);
+            return 0;
+        }
+        return rc;
+    }
+    snprintf(path, cap, "%s/%s", dir, file);
+    FILE *f = fopen(path, "wb");
+    int ok = f && fwrite(text, 1, len, f) == len;
+    if (f && fclose(f) != 0) ok = 0;
+    free(text);
+    if (!ok) return fprintf(stderr, "clustertwin snapshot: %s: %s\n", path, strerror(errno)), EXIT_RUN_FAILED;
+    return 0;
+}
+
+/* The Kubernetes lists: the files given, or kubectl's answers now. */
+static int read_k8s(const snap_args *a, double at, live_cluster *c) {
+    char err[2048];
+    if (a->pods || a->nodes || a->workloads || a->appwrappers) {
+        if (k8s_read(c, a->pods, a->nodes, a->workloads, a->appwrappers, at, err, sizeof err) < 0)
+            return fprintf(stderr, "%s\n", err), EXIT_BAD_INPUT;
+        return 0;
+    }
+    static char *const pods[] = { "kubectl", "get", "pods", "-A", "-o", "json", NULL };
+    static char *const nodes[] = { "kubectl", "get", "nodes", "-o", "json", NULL };
+    static char *const wl[] = { "kubectl", "get", "workloads.kueue.x-k8s.io", "-A", "-o", "json", NULL };
+    static char *const aw[] = { "kubectl", "get", "appwrappers.workload.codeflare.dev", "-A", "-o", "json", NULL };
+    char dir[] = "/tmp/clustertwin-k8s-XXXXXX", p[4][64];
+    if (!mkdtemp(dir)) return fprintf(stderr, "clustertwin snapshot: %s: %s\n", dir, strerror(errno)), EXIT_RUN_FAILED;
+    int rc = capture_k8s(pods, dir, "pods.json", 0, p[0], sizeof p[0]);
+    if (!rc) rc = capture_k8s(nodes, dir, "nodes.json", 0, p[1], sizeof p[1]);
+    if (!rc) rc = capture_k8s(wl, dir, "workloads.json", 1, p[2], sizeof p[2]);
+    if (!rc) rc = capture_k8s(aw, dir, "appwrappers.json", 1, p[3], sizeof p[3]);
+    if (!rc && k8s_read(c, p[0], p[1], p[2][0] ? p[2] : NULL, p[3][0] ? p[3] : NULL, at, err, sizeof err) < 0)
+        fprintf(stderr, "%s\n", err), rc = EXIT_BAD_INPUT;
+    for (int i = 0; i < 4; i++)
+        if (p[i][0]) remove(p[i]);
+    rmdir(dir);
+    return rc;
+}
+
 static int check_args(const snap_args *a, double *at) {
-    if (!a->from) return cli_usage_error("snapshot", "missing --from slurm");
-    if (strcmp(a->from, "slurm")) return cli_usage_error("snapshot", "--from %s: expected slurm", a->from);
+    if (!a->from) return cli_usage_error("snapshot", "missing --from slurm|k8s");
+    int k8s = !strcmp(a->from, "k8s");
+    if (!k8s && strcmp(a->from, "slurm")) return cli_usage_error("snapshot", "--from %s: expected slurm or k8s", a->from);
+    if (k8s && (a->squeue || a->sinfo || a->sacct || a->sacct_text || a->replay))
+        return cli_usage_error("snapshot", "--from k8s reads --pods, --nodes, --workloads and --appwrappers, not Slurm's reports");
+    if (!k8s && (a->pods || a->nodes || a->workloads || a->appwrappers))
+        return cli_usage_error("snapshot", "--pods, --nodes, --workloads and --appwrappers go with --from k8s");
     if (!a->out) return cli_usage_error("snapshot", "missing --out S.xml");
     if (a->sacct && a->sacct_text) return cli_usage_error("snapshot", "give --sacct or --sacct-text, not both");
     if (a->replay && (a->squeue || (!a->sacct && !a->sacct_text && (a->sinfo))))
@@ -143,11 +213,16 @@ static void print_summary(const snapshot_opts *o, const snapshot_summary *s, con
 int cmd_snapshot(int argc, char **argv) {
     snap_args a = { 0 };
     const cli_option opts[] = {
-        { "--from", NULL, CLI_VALUE, &a.from, "the source: slurm" },
+        { "--from", NULL, CLI_VALUE, &a.from, "the source: slurm | k8s" },
+        { "--pods", NULL, CLI_VALUE, &a.pods, "kubectl get pods -A -o json output" },
+        { "--nodes", NULL, CLI_VALUE, &a.nodes, "kubectl get nodes -o json output" },
+        { "--workloads", NULL, CLI_VALUE, &a.workloads, "Kueue Workloads (kubectl -o json)" },
+        { "--appwrappers", NULL, CLI_VALUE, &a.appwrappers, "AppWrappers (kubectl -o json)" },
         { "--squeue", NULL, CLI_VALUE, &a.squeue, "squeue --json output" },
         { "--sinfo", NULL, CLI_VALUE, &a.sinfo, "sinfo --json output" },
         { "--sacct", NULL, CLI_VALUE, &a.sacct, "sacct --json output" },
         { "--sacct-text", NULL, CLI_VALUE, &a.sacct_text, "sacct -P output" },
+        { "--default-limit", NULL, CLI_VALUE, &a.default_limit, "time limit of jobs that have none" },
         { "--node-type", NULL, CLI_VALUE, &a.node_type, "catalog node type for unknown GPU models" },
         { "--at", NULL, CLI_VALUE, &a.at, "when the files were read (Unix seconds)" },
         { "--replay", NULL, CLI_FLAG, &a.replay, "write the history as a replay trace" },
@@ -160,9 +235,14 @@ int cmd_snapshot(int argc, char **argv) {
     if (rc != CLI_GO || (rc = check_args(&a, &at)) != CLI_GO) return rc;
     live_cluster c = { 0 };
     char err[2048];
-    snapshot_opts o = { a.out, a.node_type, at, a.replay };
+    snapshot_opts o = { a.out, a.node_type, at, a.replay, 0 };
+    if (a.default_limit) {
+        char why[128];
+        if (units_parse(a.default_limit, UNIT_DURATION, &o.default_limit_s, why, sizeof why) < 0 || !(o.default_limit_s > 0))
+            return cli_usage_error("snapshot", "--default-limit %s: expected a duration like 7d", a.default_limit);
+    }
     snapshot_summary sum;
-    rc = read_slurm(&a, at, &c);
+    rc = strcmp(a.from, "k8s") ? read_slurm(&a, at, &c) : read_k8s(&a, at, &c);
     if (!rc && a.replay && c.n_nodes == 0 && (rc = snapshot_infer_nodes(&c, err, sizeof err)) != 0)
         fprintf(stderr, "clustertwin snapshot: %s\n", err);
     if (!rc && (rc = snapshot_write(&c, &o, &sum, err, sizeof err)) != 0) fprintf(stderr, "clustertwin snapshot: %s\n", err);

@@ -46,6 +46,7 @@ typedef struct snapshot_opts {
     const char *node_type;           /* catalog node type for GPU models the map does not know; NULL */
     double at_unix_s;                /* the snapshot's wall-clock time */
     int replay;                      /* write c->history as the trace */
+    double default_limit_s;          /* a job with no limit of its own or its partition's: this (0: left out) */
 } snapshot_opts;
 
 typedef struct snapshot_summary {

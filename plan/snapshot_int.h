@@ -39,8 +39,12 @@ int snap_nodes(snap_plan *p, snapshot_summary *sum, char *err, size_t errlen);
 void snap_plan_free(snap_plan *p);
 /* <catalog> variants (when any) and <cluster> with its <unavailable>. */
 void snap_write_cluster(FILE *f, const snap_plan *p);
-/* 1 when every name of the hostlist is a node in service. */
-int snap_all_up(const snap_plan *p, const char *hostlist);
+/* 1, claiming the GPUs in held (GPUs per p->up node), when a running job
+ * of gpus GPUs can be written on its hostlist: every node in service, as
+ * many nodes (at most 64) as its GPUs fill, none over-full with the jobs
+ * claimed before (time-sliced or MIG GPUs can be shared; the twin's nodes
+ * cannot). 0: the job is written without nodes and the scheduler places it. */
+int snap_claim(const snap_plan *p, int *held, const char *hostlist, int gpus);
 
 /* <scheduler> with one <queue> per partition (those of the jobs too). */
 void snap_write_scheduler(FILE *f, const snap_plan *p);

@@ -47,7 +47,9 @@ void snap_write_scheduler(FILE *f, const snap_plan *p) {
         if (c->jobs[i].partition[0] && !listed(names, n, c->jobs[i].partition)) names[n++] = c->jobs[i].partition;
     for (int i = 0; names && p->o->replay && i < c->n_history; i++)
         if (c->history[i].partition[0] && !listed(names, n, c->history[i].partition)) names[n++] = c->history[i].partition;
-    fprintf(f, "  <!-- Slurm's defaults: sched/backfill, priority/multifactor. -->\n");
+    fprintf(f, "  <!-- Priority order with EASY backfill: Slurm's defaults (sched/backfill,\n"
+               "       priority/multifactor); Kueue's BestEffortFIFO also admits by priority and\n"
+               "       lets smaller workloads past a head that does not fit. -->\n");
     fprintf(f, "  <scheduler policy=\"priority\" backfill=\"easy\"%s\n", n ? ">" : "/>");
     for (int i = 0; i < n; i++) {
         double limit = snap_partition_limit_s(c, names[i]);
@@ -92,8 +94,10 @@ static int priority_ranks(const live_cluster *c, const char *keep, int *rank) {
     return 0;
 }
 
-static double job_limit_s(const live_cluster *c, const live_job *j) {
-    return j->limit_s > 0 ? j->limit_s : snap_partition_limit_s(c, j->partition);
+/* Its own limit, else its partition's, else --default-limit (0: none). */
+static double job_limit_s(const live_cluster *c, const snapshot_opts *o, const live_job *j) {
+    double part = snap_partition_limit_s(c, j->partition);
+    return j->limit_s > 0 ? j->limit_s : part > 0 ? part : o->default_limit_s;
 }
 
 typedef struct row_order {
@@ -109,18 +113,18 @@ static int cmp_row(const void *x, const void *y) {
 
 static int cmp_id(const void *x, const void *y) { return strcmp(*(const char *const *)x, *(const char *const *)y); }
 
-static void write_row(FILE *f, const snap_plan *p, const live_job *j, int rank, const char *const *ids, int n_ids) {
+static void write_row(FILE *f, const snap_plan *p, int *held, const live_job *j, int rank, const char *const *ids, int n_ids) {
     const char *st[] = { "pending", "running", "held" };
     const char *after = j->after;
     if (*after && !bsearch(&after, ids, (size_t)n_ids, sizeof *ids, cmp_id)) after = "";   /* ended, or left out */
     fileout_csv(f, j->id);
     fprintf(f, ",%.0f,", j->submit_s);
     fileout_csv(f, j->partition);
-    fprintf(f, ",%d,%d,,%.0f,%s,", rank, j->gpus, job_limit_s(p->c, j), st[j->state]);
+    fprintf(f, ",%d,%d,,%.0f,%s,", rank, j->gpus, job_limit_s(p->c, p->o, j), st[j->state]);
     if (j->state == LIVE_RUNNING) fprintf(f, "%.0f", -j->start_s);
     fputc(',', f), fileout_csv(f, j->user), fputc(',', f), fileout_csv(f, j->account), fputc(',', f);
     fileout_csv(f, after), fputc(',', f);
-    if (j->state == LIVE_RUNNING && snap_all_up(p, j->node_list)) fileout_csv(f, j->node_list);
+    if (j->state == LIVE_RUNNING && snap_claim(p, held, j->node_list, j->gpus)) fileout_csv(f, j->node_list);
     fputc(',', f), fileout_csv(f, j->name), fputc('\n', f);
 }
 
@@ -130,7 +134,7 @@ static int choose(const snap_plan *p, char *keep, snapshot_summary *sum) {
     for (int i = 0; i < p->c->n_jobs; i++) {
         const live_job *j = &p->c->jobs[i];
         keep[i] = 0;
-        if (job_limit_s(p->c, j) <= 0) sum->left_out_no_limit++;
+        if (job_limit_s(p->c, p->o, j) <= 0) sum->left_out_no_limit++;
         else if (j->gpus > p->cluster_gpus) sum->left_out_too_big++;
         else keep[i] = 1, n++;
     }
@@ -144,8 +148,9 @@ int snap_write_jobs(FILE *f, const snap_plan *p, snapshot_summary *sum) {
     int *rank = malloc(n_all * sizeof *rank);
     row_order *rows = malloc(n_all * sizeof *rows);
     const char **ids = malloc(n_all * sizeof *ids);
+    int *held = calloc((size_t)p->n_up + 1, sizeof *held);
     int rc = -1;
-    if (!keep || !rank || !rows || !ids) goto done;
+    if (!keep || !rank || !rows || !ids || !held) goto done;
     int n = choose(p, keep, sum);
     if (priority_ranks(c, keep, rank) < 0) goto done;
     for (int i = 0, k = 0; i < c->n_jobs; i++)
@@ -155,11 +160,11 @@ int snap_write_jobs(FILE *f, const snap_plan *p, snapshot_summary *sum) {
     fprintf(f, "id,submit,queue,priority,gpus,duration,limit,state,elapsed,user,account,after,nodes,name\n");
     for (int k = 0; k < n; k++) {
         const live_job *j = &c->jobs[rows[k].job];
-        write_row(f, p, j, rank[rows[k].job], ids, n);
+        write_row(f, p, held, j, rank[rows[k].job], ids, n);
         sum->running += j->state == LIVE_RUNNING, sum->pending += j->state == LIVE_PENDING, sum->held += j->state == LIVE_HELD;
     }
     rc = 0;
 done:
-    free(keep), free(rank), free(rows), free(ids);
+    free(keep), free(rank), free(rows), free(ids), free(held);
     return rc;
 }

@@ -126,14 +126,45 @@ void snap_plan_free(snap_plan *p) {
     free(p->groups), free(p->up), free(p->out);
 }
 
-static int name_up(void *ctx, const char *name) {
-    const snap_plan *p = ctx;
-    return bsearch(&name, p->up, (size_t)p->n_up, sizeof *p->up, cmp_str) ? 0 : 1;
+
+/* The nodes of a running job's hostlist, as indices into p->up (-1: not
+ * in service), gathered by hostlist_expand. */
+typedef struct node_pick {
+    const snap_plan *p;
+    int *idx;
+    long n, cap;
+} node_pick;
+
+static int pick_node(void *ctx, const char *name) {
+    node_pick *k = ctx;
+    if (k->n == k->cap) return 1;                    /* more nodes than the job can fill */
+    const char **hit = bsearch(&name, k->p->up, (size_t)k->p->n_up, sizeof *k->p->up, cmp_str);
+    k->idx[k->n++] = hit ? (int)(hit - k->p->up) : -1;
+    return 0;
 }
 
-int snap_all_up(const snap_plan *p, const char *hostlist) {
+static int live_gpus(const live_cluster *c, const char *name) {
+    for (int i = 0; i < c->n_nodes; i++)
+        if (!strcmp(c->nodes[i].name, name)) return c->nodes[i].gpus;
+    return 0;
+}
+
+int snap_claim(const snap_plan *p, int *held, const char *hostlist, int gpus) {
     char why[256];
-    return *hostlist && hostlist_expand(hostlist, name_up, (void *)p, why, sizeof why) > 0;
+    if (!*hostlist || gpus <= 0) return 0;
+    int idx[64];
+    node_pick k = { p, idx, 0, 64 };
+    if (hostlist_expand(hostlist, pick_node, &k, why, sizeof why) <= 0 || k.n == 0) return 0;
+    for (long i = 0; i < k.n; i++)
+        if (idx[i] < 0) return 0;                    /* down, drained or unknown */
+    int per = live_gpus(p->c, p->up[idx[0]]);
+    long need = per <= 0 ? -1 : gpus < per ? 1 : (gpus + per - 1) / per;
+    int each = gpus < per ? gpus : per;
+    if (k.n != need) return 0;                       /* a gang only partly placed */
+    for (long i = 0; i < k.n; i++)
+        if (held[idx[i]] + each > live_gpus(p->c, p->up[idx[i]])) return 0;   /* time-sliced or MIG: over-full */
+    for (long i = 0; i < k.n; i++) held[idx[i]] += each;
+    return 1;
 }
 
 /* names as a hostlist, attribute-escaped. */

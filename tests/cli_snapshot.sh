@@ -118,6 +118,41 @@ mkdir "$tmp/dir.xml"
 expect_status 2 "a directory as --out" snap 23.11 "$tmp/dir.xml"
 expect_status 2 "bad --at" snap 23.11 "$tmp/n.xml" --at yesterday
 
+# Kubernetes (tests/k8s/, docs/live-k8s.md): pods, nodes, Kueue Workloads and
+# AppWrappers snapshot the same way. Pods carry no time limit: without
+# --default-limit every job is left out and said so; with it the trace holds
+# the running, pending and held jobs; a gang only partly placed (aw-c: 2 of its
+# 4 pods on nodes) and a pod sharing a full node (notebook-abc) are written
+# without nodes, so the scheduler places them and the snapshot forecasts.
+K8S_AT=1795685400   # 2026-11-26T09:30:00Z (tests/test_k8s.c's NOW)
+k8s() { "$bin" snapshot --from k8s --pods tests/k8s/pods.json --nodes tests/k8s/nodes.json \
+    --workloads tests/k8s/workloads.json --appwrappers tests/k8s/appwrappers.json --at $K8S_AT "$@"; }
+expect_status 0 "snapshot --from k8s without a default limit" k8s --out "$tmp/k0.xml"
+grep -q '6 without a time limit' "$tmp/out" && [ "$(sed 1d "$tmp/k0.jobs.csv")" = "$(grep '^ml/train-a,' "$tmp/k0.jobs.csv")" ] \
+  && ok "k8s: jobs without a limit are left out and counted (train-a has activeDeadlineSeconds)" || no "k8s no limit: $(cat "$tmp/out")"
+expect_status 0 "snapshot --from k8s --default-limit 3d" k8s --default-limit 3d --out "$tmp/k.xml"
+grep -q '3 running, 3 pending, 1 held' "$tmp/out" && ok "k8s: the summary counts the jobs" || no "k8s summary: $(cat "$tmp/out")"
+grep -q '^ml/train-a,.*,running,.*"gpu-node-1,gpu-node-2",train-a$' "$tmp/k.jobs.csv" \
+  && grep -q '^ml/aw-c,.*,running,[0-9]*,,ml,,,aw-c$' "$tmp/k.jobs.csv" \
+  && grep -q '^ml/notebook-abc,.*,running,[0-9]*,,ml,,,notebook-abc$' "$tmp/k.jobs.csv" \
+  && ok "k8s: a fully placed gang keeps its nodes; a partial gang and a shared node are placed by the scheduler" \
+  || no "k8s trace: $(cat "$tmp/k.jobs.csv")"
+grep -q 'state="drained" reason="cordoned' "$tmp/k.xml" && grep -q 'state="down" reason="NodeStatusUnknown' "$tmp/k.xml" \
+  && ok "k8s: cordoned nodes drained, NotReady nodes down" || no "k8s unavailable: $(grep unavailable "$tmp/k.xml")"
+expect_status 0 "forecast a Kubernetes snapshot" "$bin" forecast "$tmp/k.xml" --replicas 3 -q --json "$tmp/kf.json"
+python3 - "$tmp/kf.json" <<'PY' && ok "k8s forecast: the held workload never starts, the others do" || no "k8s forecast"
+import json, sys
+jobs = {j["id"]: j for j in json.load(open(sys.argv[1]))["variants"][0]["jobs"]}
+assert jobs["ml/paused"]["state_at_snapshot"] == "held" and jobs["ml/paused"]["started_share"] == 0, jobs["ml/paused"]
+assert all(jobs[k]["started_share"] == 1 for k in ("ml/ft-b", "research/aw-d", "ml/sweep")), jobs
+PY
+expect_status 2 "--from k8s with a Slurm report" k8s --squeue tests/slurm/23.02/squeue.json --out "$tmp/kb.xml"
+grep -q 'not Slurm' "$tmp/err" && [ ! -e "$tmp/kb.xml" ] && ok "k8s: Slurm options refused" || no "k8s + squeue: $(cat "$tmp/err")"
+expect_status 2 "--default-limit not a duration" k8s --default-limit 3GB --out "$tmp/kb.xml"
+expect_status 2 "a malformed pod list" "$bin" snapshot --from k8s --pods tests/k8s/pods-bad-gpu.json --at $K8S_AT --out "$tmp/kb.xml"
+grep -q '^tests/k8s/pods-bad-gpu.json:[0-9]*: ' "$tmp/err" && [ ! -e "$tmp/kb.xml" ] && ok "k8s: a bad pod list names file:line" \
+  || no "k8s bad pods: $(cat "$tmp/err")"
+
 # Malformed reports: exit 2, one line naming file:line, nothing written.
 while IFS="|" read -r file line expect; do
   case $file in ''|'#'*) continue ;; esac
