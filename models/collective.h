@@ -116,6 +116,11 @@ typedef struct coll_result {
     coll_proto proto;               /* the protocol chosen (fastest for the size) */
     int fallback;                   /* 1: nothing the fabric forces is offered for this op
                                        and group, so NCCL's own choice was used */
+    double lat_s;                   /* of time_s: launch, base and hop latencies */
+    double xfer_s;                  /* bytes x the plan's seconds per byte at its slowest
+                                       stage; time_s - lat_s is this times the protocol's
+                                       efficiency and pipeline fill (models/flow_coll
+                                       replaces it with the flows' time) */
 } coll_result;
 
 /* Time of one collective of `bytes` on group g. algo COLL_AUTO picks the
