@@ -233,6 +233,7 @@ static double nic_share(const fabric *f, int k, int c) {
     if (nics > domain_nics / c) nics = domain_nics / c;
     double bw = nics * f->nic->bw_bytes_per_s * f->nic->eff_coll;
     if (f->mode == NIC_OVERLAY) bw *= f->overlay_bw_fraction;
+    if (f->net_share > 0 && f->net_share < 1) bw *= f->net_share;
     return bw;
 }
 

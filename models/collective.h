@@ -77,6 +77,11 @@ typedef struct fabric {
                                        (InfiniBand SHARP): CollNet and NVLS across nodes */
     unsigned algo_mask;             /* forced algorithms (coll_algo_mask_parse); 0 = all */
     unsigned proto_mask;            /* forced protocols; 0 = all */
+    double net_share;               /* fraction of its NICs' bandwidth a group gets on a
+                                       fabric shared with other jobs (the flow model,
+                                       sim/world_flow.c); 0 = all of it */
+    int flow_model;                 /* <network model="flow">: microbenchmark collectives
+                                       are priced by models/flow_coll; coll_time ignores it */
 } fabric;
 
 /* Default network settings, no node: fat-tree, oversubscription 1, direct,

@@ -285,3 +285,16 @@ int flow_coll_time(flow_net *net, const flow_topo *t, coll_op op, double bytes, 
     r->time_s = cr.lat_s + wire * r->flows_s;
     return 0;
 }
+
+int flow_coll_packed(const fabric *f, coll_op op, double bytes, const coll_group *g, flow_coll_result *r) {
+    if (!f || !f->node || !g || g->ranks < 1 || g->ranks_per_node < 1 || g->ranks % g->ranks_per_node) return -1;
+    int per_dom = fabric_domain_gpus(f) / f->node->gpus;
+    int nodes = (g->ranks / g->ranks_per_node) * (per_dom > 0 ? per_dom : 1);
+    flow_net *net = flow_net_new();
+    flow_topo t;
+    flow_group fg = { g->ranks, g->ranks_per_node, NULL, 0 };
+    int rc = net && flow_topo_build(&t, net, f, nodes) == 0 ? flow_coll_time(net, &t, op, bytes, &fg, FLOW_AS_NCCL, r)
+                                                           : -1;
+    flow_net_free(net);
+    return rc;
+}

@@ -77,6 +77,12 @@ typedef struct flow_coll_result {
 int flow_coll_time(flow_net *net, const flow_topo *t, coll_op op, double bytes, const flow_group *g,
                    flow_algo algo, flow_coll_result *r);
 
+/* The collective on group g (its ranks packed on the first NVLink domains
+ * of fabric f, as a nccl-tests run on whole nodes), over a network of just
+ * those domains' nodes, algorithm as NCCL chooses it. 0, or -1 (invalid
+ * input, out of memory). */
+int flow_coll_packed(const fabric *f, coll_op op, double bytes, const coll_group *g, flow_coll_result *r);
+
 /* Add the flows of one step of a ring all-reduce of chunk bytes per rank
  * (as flow_coll_time's ring) to net without running them; flows added, or
  * -1. Used to put several communicators' traffic on one fabric. */
