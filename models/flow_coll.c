@@ -266,7 +266,12 @@ int flow_coll_time(flow_net *net, const flow_topo *t, coll_op op, double bytes, 
     coll_group cg = { g->ranks, g->ranks_per_node, 1 };
     coll_result cr;
     coll_algo want = algo == FLOW_AS_NCCL ? COLL_AUTO : nccl_of(algo);
-    if (coll_time(&t->f, op, bytes, &cg, want, &cr) < 0) return -1;
+    /* NCCL's tuning model does not see the spine (tuning.cc knows the
+     * node's NICs, not the switches above them): it chooses as on a
+     * non-blocking fabric; the flows then meet the real one. */
+    fabric nccl_view = t->f;
+    nccl_view.oversubscription = 1;
+    if (coll_time(&nccl_view, op, bytes, &cg, want, &cr) < 0) return -1;
     r->closed_s = r->time_s = cr.time_s;
     r->closed_xfer_s = cr.xfer_s;
     r->nccl_algo = cr.algo;

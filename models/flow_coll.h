@@ -59,7 +59,8 @@ typedef struct flow_group {
 typedef struct flow_coll_result {
     double time_s;              /* the collective, flows and latency */
     double flows_s;             /* the unrolled steps' flow time */
-    double closed_s;            /* coll_time for the same algorithm on the topology's fabric */
+    double closed_s;            /* coll_time for the same algorithm on the topology's fabric
+                                   seen as NCCL sees it: without the spine's oversubscription */
     double closed_xfer_s;       /* coll_result.xfer_s of it */
     flow_algo algo;             /* what was unrolled */
     coll_algo nccl_algo;        /* the closed form's algorithm priced for latency */

@@ -150,8 +150,9 @@ PY
 # line and the answers to a mistyped command, what run prints, speculative
 # decoding (cli_spec), disaggregated prefill and decode (cli_disagg),
 # calibrating the GPU from cuda measurements (cli_gpucal), a scenario that
-# starts from a live cluster's state (cli_snapstate).
-for suite in cli_report cli_serving cli_engines cli_prefix cli_spec cli_disagg cli_dash cli_rack cli_sweep cli_hw cli_nccl cli_account cli_train cli_ckpt cli_progress cli_summary cli_published cli_moe cli_gpucal cli_snapstate; do
+# starts from a live cluster's state (cli_snapstate), the flow-level fabric
+# shared between jobs (cli_flow).
+for suite in cli_report cli_serving cli_engines cli_prefix cli_spec cli_disagg cli_dash cli_rack cli_sweep cli_hw cli_nccl cli_account cli_train cli_ckpt cli_progress cli_summary cli_published cli_moe cli_gpucal cli_snapstate cli_flow; do
   [ -f "tests/$suite.sh" ] || continue
   sh "tests/$suite.sh" "$bin" >"$tmp/$suite" 2>&1 && ok "$suite ($(tail -n 1 "$tmp/$suite"))" \
     || { no "$suite"; grep -i "fail" "$tmp/$suite" | head -20; }
