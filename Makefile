@@ -171,7 +171,7 @@ bench: check-deps $(BENCHES) $(BIN)
 # Our engine against SimGrid on the same event-churn model (installs
 # libsimgrid-dev as root; tools/bench-peers.sh).
 .PHONY: bench-peers
-bench-peers: $(B)/tests/bench_engine
+bench-peers: $(B)/tests/bench_engine $(B)/tests/bench_flow
 	@tools/bench-peers.sh
 
 # make twin: measure this host with the cpu backend and MPI between two

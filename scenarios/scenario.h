@@ -40,6 +40,8 @@ typedef struct sc_network {
     unsigned nccl_algo_mask;         /* nccl-algo: forced algorithms (coll_algo_mask_parse); 0 = auto */
     unsigned nccl_proto_mask;        /* nccl-proto: forced protocols; 0 = auto */
     int sharp;                       /* sharp="true": SHARP switches (CollNet, NVLS across nodes) */
+    int flow;                        /* model="flow": the flow-level fabric shared between jobs
+                                        (docs/flow-fabric.md); 0 = "closed-form" */
     int line;
 } sc_network;
 
