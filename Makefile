@@ -181,7 +181,7 @@ bench: check-deps $(BENCHES) $(BIN) $(B)/scale/year-1m.csv $(B)/scale/trace-1m-y
 # against a SimPy FIFO + EASY-backfill peer (installs libsimgrid-dev and
 # python3-simpy as root; tools/bench-peers.sh).
 .PHONY: bench-peers
-bench-peers: $(B)/tests/bench_engine $(B)/tests/bench_sched
+bench-peers: $(B)/tests/bench_engine $(B)/tests/bench_flow $(B)/tests/bench_sched
 	@tools/bench-peers.sh
 
 # make twin: measure this host with the cpu backend and MPI between two

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/units.h"
+#include "scenarios/jobtrace.h"
 
 /* The results say "not yet" (a time not reached) and "not measured" (a latency
  * with no request behind it) with a negative number; JSON says both with null. */
@@ -458,6 +459,23 @@ static void replay_json(json *j, const world *w) {
     json_end(j);
 }
 
+/* How a public job trace was read (<trace format>, scenarios/jobtrace.h):
+ * its format, data rows, jobs replayed and rows skipped, by why. */
+static void trace_json(json *j, const scenario *s) {
+    const sc_trace_read *tr = &s->trace_read;
+    json_object(j, "trace");
+    json_str(j, "href", s->trace_href);
+    json_str(j, "format", tr->format_read);
+    json_int(j, "rows", tr->rows);
+    json_int(j, "jobs", s->n_trace_jobs);
+    json_int(j, "skipped", tr->skipped_not_run + tr->skipped_no_gpus + tr->skipped_too_big + tr->skipped_status);
+    json_int(j, "skipped_not_run", tr->skipped_not_run);
+    json_int(j, "skipped_no_gpus", tr->skipped_no_gpus);
+    json_int(j, "skipped_too_big", tr->skipped_too_big);
+    json_int(j, "skipped_status", tr->skipped_status);
+    json_end(j);
+}
+
 void results_json(json *j, const scenario *s, const world *w, double wall_s) {
     world_totals t = world_get_totals(w);
     json_object(j, NULL);
@@ -468,6 +486,7 @@ void results_json(json *j, const scenario *s, const world *w, double wall_s) {
     json_num(j, "simulated_s", t.simulated_s);
     json_num(j, "wall_s", wall_s);
     json_int(j, "events", (long long)t.events);
+    if (jobtrace_reported(s)) trace_json(j, s);
 
     json_object(j, "cluster");
     json_int(j, "nodes", t.nodes);

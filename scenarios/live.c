@@ -40,7 +40,11 @@ void live_free(live_cluster *c) {
         free(j->reason), free(j->node_list), free(j->after);
     }
     for (int i = 0; i < c->n_parts; i++) free(c->parts[i].name);
-    for (int i = 0; i < c->n_history; i++) free(c->history[i].user), free(c->history[i].account);
+    for (int i = 0; i < c->n_history; i++) {
+        live_history *h = &c->history[i];
+        free(h->user), free(h->account), free(h->id), free(h->name), free(h->partition);
+        free(h->state), free(h->node_list);
+    }
     free(c->nodes), free(c->jobs), free(c->parts), free(c->history), free(c->source);
     memset(c, 0, sizeof *c);
 }

@@ -51,6 +51,14 @@ typedef struct live_partition {
 typedef struct live_history {
     char *user, *account;
     double run_s, limit_s;
+    /* Where the source tells them (Slurm's sacct), for replaying the
+     * history as a trace; "" / 0 when unknown. */
+    char *id, *name, *partition;
+    char *state;                     /* the source's end state: "COMPLETED", "TIMEOUT", "FAILED", ... */
+    double submit_unix_s, start_unix_s;   /* wall-clock (Unix seconds); start 0: never started */
+    int gpus;                        /* GPUs it held (0: none or unknown) */
+    char *node_list;                 /* the nodes it ran on, as a Slurm hostlist ("" unknown) */
+    int attempts;                    /* times it ran: a requeued job > 1 (only the last is kept) */
 } live_history;
 
 typedef struct live_cluster {

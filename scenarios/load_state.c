@@ -62,8 +62,11 @@ static void group_names(loader *L, const xmlNode *e, int g, const char *list) {
     char why[256];
     long n = hostlist_expand(list, NULL, NULL, why, sizeof why);
     if (n < 0) FAIL_RETURN(L, e, "names", "%s", why);
-    if (n != s->nodes[g].count)
-        FAIL_RETURN(L, e, "names", "%ld names for count=\"%d\" nodes; expected one name per node", n,
+    /* Fewer names than nodes: the first nodes are named and the rest are
+     * not, so a what-if can add nodes to a named group (forecast --vary
+     * 'cluster/nodes/@count=20'); more names than nodes is a mistake. */
+    if (n > s->nodes[g].count)
+        FAIL_RETURN(L, e, "names", "%ld names for count=\"%d\" nodes; expected at most one name per node", n,
                     s->nodes[g].count);
     name_sink ns = { L, g, 0, s->nodes[g].count };
     if (hostlist_expand(list, add_node_name, &ns, why, sizeof why) < 0) FAIL_RETURN(L, e, NULL, "out of memory");

@@ -83,9 +83,9 @@ static int parse_row(const csv *r, const csv_record *rec, const reqtrace_models 
         return csv_fail(r, err, errlen, "input_tokens '%s' must be a whole number", rec->f[1]);
     if (rt_whole(rec->f[2], &q->output) < 0)
         return csv_fail(r, err, errlen, "output_tokens '%s' must be a whole number", rec->f[2]);
-    if (parse_model(r, rt_field(rec, 3), sm, &q->model, err, errlen) < 0) return -1;
-    q->session = rt_session(rt_field(rec, 4));
-    return parse_class(r, rt_field(rec, 5), sm, &q->cls, err, errlen);
+    if (parse_model(r, csv_field(rec, 3), sm, &q->model, err, errlen) < 0) return -1;
+    q->session = rt_session(csv_field(rec, 4));
+    return parse_class(r, csv_field(rec, 5), sm, &q->cls, err, errlen);
 }
 
 int rt_read_csv(csv *r, const csv_record *first, rt_build *b, char *err, size_t errlen) {

@@ -40,6 +40,8 @@ typedef struct sc_network {
     unsigned nccl_algo_mask;         /* nccl-algo: forced algorithms (coll_algo_mask_parse); 0 = auto */
     unsigned nccl_proto_mask;        /* nccl-proto: forced protocols; 0 = auto */
     int sharp;                       /* sharp="true": SHARP switches (CollNet, NVLS across nodes) */
+    int flow;                        /* model="flow": the flow-level fabric shared between jobs
+                                        (docs/flow-fabric.md); 0 = "closed-form" */
     int line;
 } sc_network;
 
@@ -159,6 +161,23 @@ enum { SC_JOB_PENDING, SC_JOB_RUNNING, SC_JOB_HELD };
 #define SC_NO_TEXT UINT32_MAX        /* an offset that names nothing */
 /* Optional trace columns present (scenario.trace_columns): what the JSON reports. */
 enum { SC_TCOL_ID = 1, SC_TCOL_STATE = 2, SC_TCOL_USER = 4, SC_TCOL_ACCOUNT = 8, SC_TCOL_ACTUAL_START = 16 };
+/* How a job trace is read (<trace format time-scale skip count
+ * procs-per-gpu>, scenarios/jobtrace.h) and what reading it found. The
+ * defaults (format csv, nothing else given) are the project's own CSV as
+ * scenarios/trace.c reads it. */
+typedef struct sc_trace_read {
+    char format[16];                 /* as given: csv (default) | auto | swf | philly | helios | acme | pai | openb */
+    char format_read[16];            /* what it was read as (auto told) */
+    double time_scale;               /* arrivals this many times faster than recorded (1) */
+    double skip_s;                   /* replay from this far into the trace's own clock (0) */
+    long count;                      /* replay at most this many jobs (0: all) */
+    double procs_per_gpu;            /* swf: processors that make one GPU (1) */
+    long rows;                       /* data rows read */
+    long skipped_no_gpus;            /* rows that ask for no GPU (CPU-only jobs) */
+    long skipped_not_run;            /* rows that never started or have no run time */
+    long skipped_too_big;            /* rows that need more GPUs than the cluster has */
+    long skipped_status;             /* swf: a status the replay does not take (not 0, 1, 5 or -1) */
+} sc_trace_read;
 
 /* One batch job of a job trace (<trace href>), kept compact because a trace
  * may hold ten million rows (scenarios/trace.c's limit): 88 bytes a row plus
@@ -386,6 +405,7 @@ typedef struct scenario {
     uint32_t *node_name;
     int *node_by_name;
     int n_named;
+    sc_trace_read trace_read;        /* <trace format=...>: how it was read */
     sc_inference *inference;    int n_inference;
     sc_microbench *microbench;  int n_microbench;
     host_profile *host_profile;      /* <microbenchmarks><host-profile>: price the cases on

@@ -19,6 +19,7 @@
 #include "models/numerics.h"
 #include "models/train_auto.h"
 #include "scenarios/csv.h"
+#include "scenarios/jobtrace.h"
 #include "scenarios/trace_int.h"
 
 #define MAX_ROWS 10000000
@@ -131,6 +132,18 @@ static int read_common(job_reader *jr, const csv_record *rec, job_row *j) {
 
 static int out_of_memory(const job_reader *jr) { return csv_fail(jr->csv, jr->err, jr->errlen, "out of memory"); }
 
+int trace_add_batch(scenario *s, const char *name, double submit_s, double duration_s, int gpus, int queue, int line) {
+    long off = trace_add_name(s, name);
+    if (off < 0 || !scenario_push((void **)&s->trace_jobs, &s->n_trace_jobs, sizeof *s->trace_jobs)) return -1;
+    /* a job as the snapshot columns leave one they do not name: pending,
+     * no id, user, account, nodes, dependency, history or actual start */
+    s->trace_jobs[s->n_trace_jobs - 1] = (sc_trace_job){
+        .submit_s = submit_s, .duration_s = duration_s, .gpus = gpus, .queue = queue, .line = line,
+        .name = (uint32_t)off, .id = SC_NO_TEXT, .user = SC_NO_TEXT, .account = SC_NO_TEXT, .nodes = SC_NO_TEXT,
+        .after = -1, .ratios = -1, .actual_start_s = NAN, .state = SC_JOB_PENDING };
+    return 0;
+}
+
 /* A batch job: the row's duration, appended to s->trace_jobs. */
 static int add_batch(job_reader *jr, const csv_record *rec, const job_row *j) {
     scenario *s = jr->s;
@@ -145,17 +158,10 @@ static int add_batch(job_reader *jr, const csv_record *rec, const job_row *j) {
     else if (!(dur <= NUMERICS_MAX_TIME_S))
         return csv_fail(jr->csv, jr->err, jr->errlen, "duration \"%s\": beyond the simulated clock's horizon of 100 years",
                         z);
-    if (!scenario_push((void **)&s->trace_jobs, &s->n_trace_jobs, sizeof *s->trace_jobs)) return out_of_memory(jr);
+    if (trace_add_batch(s, j->name, j->submit_s, dur, (int)j->gpus, queue_index(s, jr->queues, j->queue), jr->line) < 0)
+        return out_of_memory(jr);
     sc_trace_job *t = &s->trace_jobs[s->n_trace_jobs - 1];
-    long off = trace_add_name(s, j->name);
-    if (off < 0) return out_of_memory(jr);
-    t->name = (uint32_t)off;
-    t->gpus = (int)j->gpus;
-    t->duration_s = dur;
-    t->submit_s = j->submit_s;
     t->priority = (int)j->priority;
-    t->line = jr->line;
-    t->queue = queue_index(s, jr->queues, j->queue);
     return trace_read_state(jr, rec, t);
 }
 
@@ -226,6 +232,24 @@ static int read_jobs(job_reader *jr) {
     return 0;
 }
 
+/* The format to read href in (<trace format>, auto told by the file's
+ * shape): a jobtrace_format; -2 with *ie when the file cannot be opened; -1
+ * with err when the public formats' options are given for the project's
+ * CSV. */
+static int trace_format(scenario *s, const char *href, int line, const char *path, infile_err *ie, char *err,
+                        size_t errlen) {
+    sc_trace_read *tr = &s->trace_read;
+    int f = jobtrace_format_parse(tr->format);
+    if (f == JOBTRACE_AUTO) f = jobtrace_sniff(path, ie);
+    if (f == JOBTRACE_CSV && (tr->time_scale > 0 || tr->skip_s > 0 || tr->count > 0 || tr->procs_per_gpu > 0)) {
+        snprintf(err, errlen, "%s:%d: <trace href=\"%s\">: time-scale, skip, count and procs-per-gpu apply to the "
+                 "public trace formats (format=\"swf\", ...); this is the project's CSV", s->file, line, href);
+        return -1;
+    }
+    if (f == JOBTRACE_CSV) snprintf(tr->format_read, sizeof tr->format_read, "csv");
+    return f;
+}
+
 int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen) {
     char path[1024];
     if (scenario_path(s->file, href, path, sizeof path) < 0) {
@@ -234,8 +258,12 @@ int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen
         return -1;
     }
     infile_err ie;
+    s->trace_after = s->n_jobs;
+    int f = trace_format(s, href, line, path, &ie, err, errlen);
+    if (f == -1) return -1;
     job_reader jr = { .s = s, .line = line, .err = err, .errlen = errlen };
-    jr.csv = csv_open(path, "a CSV file", &ie);
+    if (f == JOBTRACE_CSV) jr.csv = csv_open(path, "a CSV file", &ie);
+    else if (f >= 0 && (f = jobtrace_load(s, path, (jobtrace_format)f, line, &ie, err, errlen)) != -2) return f;
     if (!jr.csv) {
         snprintf(err, errlen, "%s:%d: <trace href=\"%s\">: %s: %s", s->file, line, href, path, ie.why);
         return -1;
@@ -252,7 +280,6 @@ int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen
     jr.first_type_nodes = trace_first_type_nodes(s);
     jr.last_submit = -HUGE_VAL;                 /* a submit may be before t = 0 */
     for (int c = 0; c < C_COUNT; c++) jr.col[c] = -1;
-    s->trace_after = s->n_jobs;
     int rc = read_jobs(&jr);
     trace_reader_free(&jr);
     free(jr.queues);

@@ -443,7 +443,7 @@ void sv_sample_add(serving *sv, samples *p, double v);
  * is judged by serving_slo.c's sv_slo_request_done, which calls this. */
 void sv_stats_complete(serving *sv, const req *q, double *ttft_s, double *tpot_s, double *e2e_s);
 void sv_integrate_reps(serving *sv);
-/* Sort p's samples; their median, p99 and mean (-1 when none). */
+/* p's median, p99 (selected in place: base/select.h) and mean (-1 when none). */
 void sv_samples_summary(samples *p, double *p50, double *p99, double *mean);
 void sv_account_iteration(replica *r, int whole);
 void sv_account_load(replica *r);

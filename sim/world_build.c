@@ -19,6 +19,7 @@
 
 #include "base/errmsg.h"
 #include "models/checkpoint.h"
+#include "scenarios/jobtrace.h"
 
 static int alloc_nodes(job *j) {
     const node_spec *ns = cluster_pool_spec(j->w->c, j->pool);
@@ -360,6 +361,11 @@ static int check_size(const world *w, const job *j, char *err, size_t errlen) {
 int build_submit(world *w, char *err, size_t errlen) {
     const scenario *s = w->s;
     int never = 0;
+    if (jobtrace_reported(s)) {      /* how a public job trace was read (scenarios/jobtrace.h) */
+        char said[256];
+        jobtrace_describe(s, said, sizeof said);
+        world_event(w, "trace", "trace_read", "%s", said);
+    }
     for (int i = 0; i < w->n_jobs; i++) {
         job *j = &w->jobs[i];
         j->ph = PH_QUEUED;

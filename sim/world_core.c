@@ -54,6 +54,7 @@ int world_fabric(const world *w, int pool, fabric *f) {
     f->sharp = s->network.sharp;
     f->algo_mask = s->network.nccl_algo_mask;
     f->proto_mask = s->network.nccl_proto_mask;
+    f->flow_model = s->network.flow;
     return 0;
 }
 

@@ -156,6 +156,7 @@ struct world {
     /* jobs */
     job *jobs;
     int n_jobs;
+    struct world_flow *flow;       /* <network model="flow">: the shared fabric (world_flow.c); NULL otherwise */
     train_result *perf;            /* one per training job (job.perf points here) */
     struct name_chunk *names;      /* generated job names ("group-17"), freed with the world */
     int unfinished;
@@ -267,5 +268,13 @@ int snapshot_never_eligible(const world *w, const job *j);
 int build_jobs(world *w, char *err, size_t errlen);
 int build_submit(world *w, char *err, size_t errlen);
 void build_free(world *w);
+
+/* world_flow.c: the fabric shared between training jobs (<network
+ * model="flow">). world_flow_reprice puts every running training job's
+ * traffic on it and calls apply(job, step_s) with each one's step time at
+ * its share; nothing without the flow model. */
+typedef void (*world_flow_apply)(job *j, double step_s);
+void world_flow_reprice(world *w, world_flow_apply apply);
+void world_flow_free(world *w);
 
 #endif

@@ -40,6 +40,7 @@ static void requeue(job *j);
 static void try_restart(job *j);
 static void on_restarted(engine *e, void *arg);
 static void on_detected(engine *e, void *arg);
+static void flow_apply(job *j, double step_s);
 
 static int phase_state(const job *j) {
     if (j->r.kind == JOB_BATCH) return j->ph == PH_RUNNING ? GS_BATCH : -1;
@@ -82,10 +83,12 @@ static void set_phase(job *j, phase ph) {
     }
     if (from >= 0) world_add_state(w, from, -g);
     w->n_waiting += (ph == PH_WAITING) - (j->ph == PH_WAITING);
+    int left_running = j->ph == PH_RUNNING && ph != PH_RUNNING && j->r.kind == JOB_TRAINING;
     j->ph = ph;
     j->ph_since = now_of(w);
     int to = phase_state(j);
     if (to >= 0) world_add_state(w, to, g);
+    if (left_running) world_flow_reprice(w, flow_apply);
 }
 
 /* ---- nodes held by jobs ----------------------------------------------- */
@@ -203,6 +206,21 @@ static void schedule_run_event(job *j) {
 static void training_start_running(job *j) {
     set_phase(j, PH_RUNNING);
     j->run_since = now_of(j->w);
+    schedule_run_event(j);
+    world_flow_reprice(j->w, flow_apply);
+}
+
+/* The flow model (sim/world_flow.c): a job's step time at its share of the
+ * fabric; a running job's progress so far is kept at the old one. */
+static void flow_apply(job *j, double step_s) {
+    if (step_s == j->step_s) return;
+    if (j->ph != PH_RUNNING) {
+        j->step_s = step_s;
+        return;
+    }
+    commit_progress(j);
+    if (j->ev_phase) engine_cancel(j->w->e, j->ev_phase);
+    j->step_s = step_s;
     schedule_run_event(j);
 }
 
