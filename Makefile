@@ -169,13 +169,23 @@ check-valgrind: $(TESTS) $(STANDINS)
 	  if CT_VALGRIND=1 $(VALGRIND) $$t >$$t.vg.log 2>&1; then echo "ok   valgrind $$t"; \
 	  else echo "FAIL valgrind $$t (log: $$t.vg.log)"; grep -E '^==[0-9]+==' $$t.vg.log | head -n 30; fail=1; fi; done; exit $$fail
 
-bench: check-deps $(BENCHES) $(BIN)
+# The 1M-GPU year (tests/scale/trace-1m-year.xml) beside its trace, both
+# written here, not committed (the trace is 41 MB).
+$(B)/scale/year-1m.csv: tools/gen-trace.py
+	@mkdir -p $(@D)
+	python3 tools/gen-trace.py --jobs 1000000 --seed 1 --scale 10 >$@.tmp && mv $@.tmp $@
+$(B)/scale/trace-1m-year.xml: tests/scale/trace-1m-year.xml
+	@mkdir -p $(@D)
+	cp $< $@
+
+bench: check-deps $(BENCHES) $(BIN) $(B)/scale/year-1m.csv $(B)/scale/trace-1m-year.xml
 	@fail=0; for b in $(BENCHES); do $$b || fail=1; done; tools/bench-peers.sh --no-install || fail=1; exit $$fail
 
-# Our engine against SimGrid on the same event-churn model (installs
-# libsimgrid-dev as root; tools/bench-peers.sh).
+# Our engine against SimGrid on the same event-churn model, our scheduler
+# against a SimPy FIFO + EASY-backfill peer (installs libsimgrid-dev and
+# python3-simpy as root; tools/bench-peers.sh).
 .PHONY: bench-peers
-bench-peers: $(B)/tests/bench_engine
+bench-peers: $(B)/tests/bench_engine $(B)/tests/bench_flow $(B)/tests/bench_sched
 	@tools/bench-peers.sh
 
 # make twin: measure this host with the cpu backend and MPI between two

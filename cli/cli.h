@@ -25,6 +25,9 @@ int cmd_merge(int argc, char **argv);
 int cmd_measure(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
+int cmd_forecast(int argc, char **argv);
+int cmd_fit_failures(int argc, char **argv);
+int cmd_snapshot(int argc, char **argv);
 
 /* Print "clustertwin CMD: message" to stderr; returns EXIT_BAD_INPUT. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "cli/opts.h"
+#include "scenarios/jobtrace.h"
 #include "scenarios/scenario.h"
 #include "base/units.h"
 #include "sim/metrics.h"
@@ -96,6 +97,11 @@ int cmd_check(int argc, char **argv) {
         if (v > 1) printf("  virtual stages %d\n", v);
     }
     if (s->trace_href[0]) printf("trace %s: %d batch jobs\n", s->trace_href, s->n_trace_jobs);
+    if (jobtrace_reported(s)) {         /* a public format: what was read and skipped */
+        char said[512];
+        jobtrace_describe(s, said, sizeof said);
+        printf("  %s\n", said);
+    }
     for (int i = 0; i < s->n_jobs; i++)
         printf("jobs %s: %d jobs of %d GPUs, %s arrivals, %s %s each\n", s->jobs[i].name, s->jobs[i].count,
                s->jobs[i].gpus, s->jobs[i].arrivals, s->jobs[i].duration_distribution,

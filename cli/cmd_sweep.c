@@ -108,7 +108,7 @@ static int open_db(const char *db, int made_default, store **st, int rc) {
     }
     if (comm_size() > 1) {
         int32_t go = rc;
-        comm_bcast(&go, sizeof go, 0);
+        comm_bcast_idle(&go, sizeof go, 0);   /* rank 0 may be checking a large grid */
         if (comm_rank() != 0 && rc == EXIT_OK) rc = go;
     }
     return rc;
@@ -185,6 +185,7 @@ int cmd_sweep(int argc, char **argv) {
     }
     store_close(st);
     sweep_free(&sw);
+    if (comm_size() > 1) comm_barrier_idle();   /* the others sleep while rank 0 writes */
     comm_finalize();
     return rc;
 }

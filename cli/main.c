@@ -26,17 +26,20 @@ static const struct command {
     { "report", cmd_report, "write a report (HTML, Markdown, CSV) of runs in a results database" },
     { "sweep", cmd_sweep, "run a scenario over a grid of values, Monte Carlo replicas per point" },
     { "plan", cmd_plan, "find the cheapest configuration that meets a goal at a confidence" },
+    { "forecast", cmd_forecast, "run a snapshot of a live cluster forward: when waiting jobs start" },
     { "merge", cmd_merge, "combine results databases (a sweep's Slurm tasks) into one" },
     { "measure", cmd_measure, "measure this machine with a hardware backend (standard sweep)" },
     { "calibrate", cmd_calibrate, "fit a hardware profile to measurements in a results database" },
     { "validate", cmd_validate, "predicted vs measured microbenchmarks, with error per case" },
+    { "fit-failures", cmd_fit_failures, "fit a failure profile (MTBF by component, with CIs) to a cluster's history" },
+    { "snapshot", cmd_snapshot, "write a live cluster (Slurm) as it is now as a scenario and job trace" },
 };
 
 static void usage(FILE *f) {
     fprintf(f, "usage: clustertwin <command> [options]\n"
                "       clustertwin --version | --help\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+        fprintf(f, "  %-12s  %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\n'clustertwin <command> --help' describes a command's options.\n"
                "Exit status: 0 ok, 1 the run failed, 2 bad input.\n");
 }

@@ -162,6 +162,67 @@ int comm_bcast(void *buf, size_t n, int root) {
 }
 
 #ifdef CT_HAVE_MPI
+/* Sleep between polls of a wait that may be long (a sweep's rank waiting
+ * for another's share of runs, seconds to hours): 50 us at first, doubling
+ * to 10 ms, so a wait costs a few hundred polls per second at most instead
+ * of a core busy-polling (OpenMPI's blocking calls poll; its
+ * mpi_yield_when_idle only adds sched_yield() between polls, which returns
+ * at once on an idle core). A message is then seen at most 10 ms late,
+ * nothing beside a run of a simulation. */
+static void idle_sleep(long *ns) {
+    struct timespec ts = { 0, *ns };
+    nanosleep(&ts, NULL);
+    if (*ns < 10000000) *ns *= 2;
+}
+
+static int idle_request(MPI_Request *r) {
+    long ns = 50000;
+    for (;;) {
+        int done = 0;
+        if (MPI_Test(r, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return -1;
+        if (done) return 0;
+        idle_sleep(&ns);
+    }
+}
+#endif
+
+int comm_wait_message(int src, int tag) {
+#ifdef CT_HAVE_MPI
+    if (!started) return -1;
+    long ns = 50000;
+    for (;;) {
+        int there = 0;
+        if (MPI_Iprobe(src, tag, MPI_COMM_WORLD, &there, MPI_STATUS_IGNORE) != MPI_SUCCESS) return -1;
+        if (there) return 0;
+        idle_sleep(&ns);
+    }
+#else
+    (void)src; (void)tag;
+    return -1;
+#endif
+}
+
+int comm_bcast_idle(void *buf, size_t n, int root) {
+#ifdef CT_HAVE_MPI
+    MPI_Request r;
+    if (started && n <= (size_t)0x7fffffff)
+        return MPI_Ibcast(buf, (int)n, MPI_BYTE, root, MPI_COMM_WORLD, &r) == MPI_SUCCESS ? idle_request(&r) : -1;
+    if (started) return -1;
+#else
+    (void)buf; (void)n; (void)root;
+#endif
+    return 0;
+}
+
+int comm_barrier_idle(void) {
+#ifdef CT_HAVE_MPI
+    MPI_Request r;
+    if (started) return MPI_Ibarrier(MPI_COMM_WORLD, &r) == MPI_SUCCESS ? idle_request(&r) : -1;
+#endif
+    return 0;
+}
+
+#ifdef CT_HAVE_MPI
 #define FITS(n) ((n) <= (size_t)0x7fffffff)
 #endif
 

@@ -74,4 +74,13 @@ double comm_wtime(void);
 /* Abort every rank (after an error on one). */
 void comm_abort(int code);
 
+/* Waits that sleep between polls (50 us doubling to 10 ms) instead of
+ * busy-polling a core, for waits that may last as long as a simulation
+ * (a sweep's ranks): comm_wait_message returns when a message from src
+ * with tag can be received (the receive then does not wait); the others
+ * are comm_bcast and comm_barrier. 0, or -1 on an MPI error. */
+int comm_wait_message(int src, int tag);
+int comm_bcast_idle(void *buf, size_t n, int root);
+int comm_barrier_idle(void);
+
 #endif

@@ -233,6 +233,7 @@ static double nic_share(const fabric *f, int k, int c) {
     if (nics > domain_nics / c) nics = domain_nics / c;
     double bw = nics * f->nic->bw_bytes_per_s * f->nic->eff_coll;
     if (f->mode == NIC_OVERLAY) bw *= f->overlay_bw_fraction;
+    if (f->net_share > 0 && f->net_share < 1) bw *= f->net_share;
     return bw;
 }
 
@@ -359,6 +360,11 @@ int coll_time(const fabric *f, coll_op op, double bytes, const coll_group *g,
     double best = choose(f, &s, op, bytes, algo, &out);
     if (!isfinite(best)) return -1;   /* the algorithm asked for is not offered */
     out.time_s = s.node->coll_launch_s + best;
+    plan chosen;
+    if (nccl_plan_make(&chosen, &s, op, out.algo) == 0) {
+        out.lat_s = s.node->coll_launch_s + chosen.lat_s[out.proto];
+        out.xfer_s = bytes * chosen.spb;
+    }
     if (out.time_s > 0) {
         out.algbw_bytes_per_s = bytes / out.time_s;
         out.busbw_bytes_per_s = out.algbw_bytes_per_s * coll_busbw_factor(op, s.n);

@@ -77,6 +77,11 @@ typedef struct fabric {
                                        (InfiniBand SHARP): CollNet and NVLS across nodes */
     unsigned algo_mask;             /* forced algorithms (coll_algo_mask_parse); 0 = all */
     unsigned proto_mask;            /* forced protocols; 0 = all */
+    double net_share;               /* fraction of its NICs' bandwidth a group gets on a
+                                       fabric shared with other jobs (the flow model,
+                                       sim/world_flow.c); 0 = all of it */
+    int flow_model;                 /* <network model="flow">: microbenchmark collectives
+                                       are priced by models/flow_coll; coll_time ignores it */
 } fabric;
 
 /* Default network settings, no node: fat-tree, oversubscription 1, direct,
@@ -116,6 +121,11 @@ typedef struct coll_result {
     coll_proto proto;               /* the protocol chosen (fastest for the size) */
     int fallback;                   /* 1: nothing the fabric forces is offered for this op
                                        and group, so NCCL's own choice was used */
+    double lat_s;                   /* of time_s: launch, base and hop latencies */
+    double xfer_s;                  /* bytes x the plan's seconds per byte at its slowest
+                                       stage; time_s - lat_s is this times the protocol's
+                                       efficiency and pipeline fill (models/flow_coll
+                                       replaces it with the flows' time) */
 } coll_result;
 
 /* Time of one collective of `bytes` on group g. algo COLL_AUTO picks the

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "models/checkpoint.h"
+#include "models/flow_coll.h"
 #include "models/gpu.h"
 #include "base/units.h"
 
@@ -62,6 +63,12 @@ static int predict_collective(const mb_case *c, const mb_env *env, mb_prediction
     coll_group g = { c->ranks, c->ranks < f.node->gpus ? c->ranks : f.node->gpus, 1 };
     coll_result r;
     if (coll_time(&f, c->op, c->size_bytes, &g, COLL_AUTO, &r) < 0) return -1;
+    flow_coll_result fr;
+    if (f.flow_model && flow_coll_packed(&f, c->op, c->size_bytes, &g, &fr) == 0 && fr.time_s > 0) {
+        r.time_s = fr.time_s;   /* the algorithm and protocol stay NCCL's choice */
+        r.algbw_bytes_per_s = c->size_bytes / r.time_s;
+        r.busbw_bytes_per_s = r.algbw_bytes_per_s * coll_busbw_factor(c->op, c->ranks);
+    }
     p->time_s = r.time_s;
     p->algbw_bytes_per_s = r.algbw_bytes_per_s;
     p->busbw_bytes_per_s = r.busbw_bytes_per_s;

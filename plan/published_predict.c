@@ -19,8 +19,10 @@
 #include "sim/metrics.h"
 #include "sim/world.h"
 
-/* Offline requests of an inference case: tests/cli_serving.sh's count,
- * enough that the last, partial batch weighs little. */
+/* Offline requests of an inference case without a `count` column:
+ * tests/cli_serving.sh's count, enough that the last, partial batch weighs
+ * little. A row that gives `count` (the benchmark's own $num_requests)
+ * runs that many. */
 #define INFERENCE_REQUESTS 3000
 /* Training steps simulated per case: tests/replay-training's (the step
  * time is the same every step; a few keep the run short). */
@@ -336,13 +338,14 @@ static int published_latency(const pubfile *pf, const csv_record *rec, pubrep_ca
 }
 
 int published_inference(const pubfile *pf, const csv_record *rec, pubrep_case *c) {
-    long tp, ep, in, out;
+    long tp, ep, in, out, count;
     if (published_count(pf, rec, "tp", 0, &tp) < 0 || published_count(pf, rec, "ep", 1, &ep) < 0 ||
         published_count(pf, rec, "input_tokens", 0, &in) < 0 || published_count(pf, rec, "output_tokens", 0, &out) < 0)
         return -1;
     if (*published_col(pf, rec, "engine") && *published_col(pf, rec, "users"))
         return published_latency(pf, rec, c, tp, in, out);
     if (strcmp(c->metric, "output_tokens_per_s")) return metric_error(pf, c, "output_tokens_per_s");
+    if (published_count(pf, rec, "count", INFERENCE_REQUESTS, &count) < 0) return -1;
     xbuf x = { .n = 0 };
     long gpus = ep > tp ? ep : tp;            /* a replica: max(tp, ep) GPUs (models/serving.h) */
     const node_spec *ns = catalog_node(pf->cat, published_col(pf, rec, "node_type"));
@@ -356,6 +359,6 @@ int published_inference(const pubfile *pf, const csv_record *rec, pubrep_case *c
     if (ep > 1) xattr_long(&x, "ep", ep);
     /* tests/cli_serving.sh: trtllm-bench's LLM-API defaults, max batch 2048, 8192 tokens */
     xput(&x, " replicas=\"1\" max-batch=\"2048\" token-budget=\"8192\">\n      <arrivals process=\"offline\"");
-    xattr_long(&x, "count", INFERENCE_REQUESTS);
+    xattr_long(&x, "count", count);
     return simulate_service(&x, c, in, out);
 }

@@ -68,7 +68,8 @@ int ranks_gather_checks(sweep *sw, int rc, int *bad, char **msg) {
     }
     for (int src = 1; src < comm_size(); src++) {
         int32_t theirs[2];
-        if (comm_recv(theirs, sizeof theirs, src, TAG_COUNT) < 0) theirs[0] = -2, theirs[1] = 0;
+        if (comm_wait_message(src, TAG_COUNT) < 0 || comm_recv(theirs, sizeof theirs, src, TAG_COUNT) < 0)
+            theirs[0] = -2, theirs[1] = 0;
         if (theirs[0] == -2 && rc == PLAN_OK) rc = PLAN_FAILED;
         if (theirs[0] >= 0) {
             void *m = NULL;
@@ -87,17 +88,17 @@ int ranks_gather_checks(sweep *sw, int rc, int *bad, char **msg) {
 
 void ranks_bcast_verdict(int *rc, int *bad) {
     int32_t out[2] = { *rc, *bad };
-    comm_bcast(out, sizeof out, 0);
+    comm_bcast_idle(out, sizeof out, 0);
     *rc = out[0];
     *bad = out[1];
 }
 
 int ranks_bcast_tasks(ranks_task **todo, int *nt) {
     int32_t n32 = *nt;
-    if (comm_bcast(&n32, sizeof n32, 0) < 0) return -1;
+    if (comm_bcast_idle(&n32, sizeof n32, 0) < 0) return -1;
     *nt = n32;
     if (comm_rank() != 0 && *nt > 0 && !(*todo = malloc((size_t)*nt * sizeof **todo))) comm_abort(1);
-    if (*nt > 0 && comm_bcast(*todo, (size_t)*nt * sizeof **todo, 0) < 0) return -1;
+    if (*nt > 0 && comm_bcast_idle(*todo, (size_t)*nt * sizeof **todo, 0) < 0) return -1;
     return 0;
 }
 
@@ -113,7 +114,7 @@ int ranks_recv_results(int n_points, void (*on)(void *ctx, const pool_msg *h, co
     int rc = 0;
     for (int src = 1; src < comm_size(); src++) {
         int32_t k = 0;
-        if (comm_recv(&k, sizeof k, src, TAG_COUNT) < 0) return -1;
+        if (comm_wait_message(src, TAG_COUNT) < 0 || comm_recv(&k, sizeof k, src, TAG_COUNT) < 0) return -1;
         for (int i = 0; i < k; i++) {
             void *m = NULL;
             long got = comm_recv_any_size(&m, src, TAG_RESULT);

@@ -6,10 +6,12 @@
  * the database. The checks go the same way: each rank checks the points of
  * its share and rank 0 names the first bad one for all.
  *
- * Waits are blocking MPI calls; ranks_init asks OpenMPI to yield the core
- * while a rank waits (OMPI_MCA_mpi_yield_when_idle=1 unless the
- * environment says otherwise), so rank 0, which waits for the others'
- * results, does not spin on a core they need.
+ * The waits that may be long (rank 0 for the others' shares, the others
+ * for rank 0's checks, tasks and database writes) sleep between polls
+ * (hw/comm.h: comm_wait_message, comm_bcast_idle, comm_barrier_idle): a
+ * waiting rank leaves its core to the ones still running. ranks_init also
+ * sets OMPI_MCA_mpi_yield_when_idle=1 (unless the environment says
+ * otherwise) for the short blocking calls that remain.
  */
 #ifndef CT_PLAN_RANKS_H
 #define CT_PLAN_RANKS_H

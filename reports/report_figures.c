@@ -328,8 +328,15 @@ int sv_ncols(const rundata *r) {
 }
 
 const char *sv_cell(const rd_service *v, int col, char *b, size_t n) {
+    if (v->parent >= 0 && (col == SV_REPLICAS || col == SV_COST)) {   /* a class or model holds no replicas of its own */
+        b[0] = 0;
+        return b;
+    }
     switch (col) {
-    case SV_NAME: snprintf(b, n, "%s", v->name); return b;
+    case SV_NAME:
+        if (v->parent < 0) snprintf(b, n, "%s", v->name);
+        else snprintf(b, n, "%s %s", v->is_model ? "model" : "class", v->name);
+        return b;
     case SV_REQUESTS: return fmt_value(F_COUNT, v->requests, b, n);
     case SV_REPLICAS: return fmt_value(F_COUNT, v->replicas, b, n);
     case SV_TOKENS: return fmt_value(F_COUNT, v->output_tokens_per_s, b, n);

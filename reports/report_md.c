@@ -129,6 +129,12 @@ void report_md_run(FILE *f, rundata_db *rd, const rundata *r) {
             fputs("|", f);
             for (int k = 0; k < nc; k++) md_cell(f, sv_cell(&r->services[i], k, b, sizeof b));
             fputs("\n", f);
+            for (int p = 0; p < r->n_parts; p++) {  /* its classes and models */
+                if (r->parts[p].parent != i) continue;
+                fputs("|", f);
+                for (int k = 0; k < nc; k++) md_cell(f, sv_cell(&r->parts[p], k, b, sizeof b));
+                fputs("\n", f);
+            }
         }
     }
     fputs("\n", f);

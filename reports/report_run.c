@@ -187,11 +187,18 @@ static void html_services_table(FILE *f, const rundata *r) {
         fputs("<tr>", f);
         for (int k = 0; k < nc; k++) html_td(f, sv_cell(&r->services[i], k, b, sizeof b), sv_numeric[k] == 'n');
         fputs("</tr>\n", f);
+        for (int p = 0; p < r->n_parts; p++) {      /* its classes and models (docs/serving-slo.md) */
+            if (r->parts[p].parent != i) continue;
+            fputs("<tr class=\"part\">", f);
+            for (int k = 0; k < nc; k++) html_td(f, sv_cell(&r->parts[p], k, b, sizeof b), sv_numeric[k] == 'n');
+            fputs("</tr>\n", f);
+        }
     }
     fputs("</table></div>\n<p class=\"caption\">TTFT: time to the first output token; TPOT: time per output "
           "token after it; end-to-end: from a request's arrival to its last token. SLO attainment: the share of "
           "requests that met the service's latency objectives (TTFT and TPOT); SLO goodput: those requests per second "
-          "(the throughput that counts).</p>\n", f);
+          "(the throughput that counts). A service's classes (each with its own SLO) and the models of a "
+          "multiplexed service follow it on rows of their own.</p>\n", f);
 }
 
 #define JOBS_LISTED 200

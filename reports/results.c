@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/units.h"
+#include "scenarios/jobtrace.h"
 
 /* The results say "not yet" (a time not reached) and "not measured" (a latency
  * with no request behind it) with a negative number; JSON says both with null. */
@@ -17,16 +18,38 @@ static void num_or_null(json *j, const char *key, double v) {
     else json_num(j, key, v);
 }
 
-static void job_json(json *j, const job_result *r, double sim_end, double gpu_hours, double cost_usd) {
+/* A NAN (a statistic with too few jobs behind it) is null. */
+static void num_or_nan(json *j, const char *key, double v) {
+    if (isnan(v)) json_null(j, key);
+    else json_num(j, key, v);
+}
+
+/* A trace job's fields from a live cluster's snapshot (docs/cluster-state.md),
+ * each only when the trace has its column. */
+static void snapshot_json(json *j, const scenario *s, const sc_trace_job *t) {
+    static const char *const states[] = { "pending", "running", "held" };
+    unsigned c = s->trace_columns;
+    if (c & SC_TCOL_ID) json_str(j, "id", t->id != SC_NO_TEXT ? scenario_trace_text(s, t->id) : "");
+    if (c & SC_TCOL_USER) json_str(j, "user", t->user != SC_NO_TEXT ? scenario_trace_text(s, t->user) : "");
+    if (c & SC_TCOL_ACCOUNT) json_str(j, "account", t->account != SC_NO_TEXT ? scenario_trace_text(s, t->account) : "");
+    if (c & SC_TCOL_STATE) json_str(j, "state_at_snapshot", states[t->state]);
+    if (c & SC_TCOL_ACTUAL_START) num_or_nan(j, "actual_start_s", t->actual_start_s);
+}
+
+static void job_json(json *j, const scenario *s, const job_result *r, double sim_end, double gpu_hours,
+                     double cost_usd) {
+    const sc_trace_job *t = r->trace_row >= 0 ? &s->trace_jobs[r->trace_row] : NULL;
     json_object(j, NULL);
     json_str(j, "name", r->name);
+    if (t) snapshot_json(j, s, t);
     json_str(j, "kind", job_kind_name(r->kind));
     json_int(j, "gpus", r->gpus);
     json_str(j, "queue", r->queue);
     json_str(j, "state", job_state_name(r->state));
     json_int(j, "preemptions", r->preemptions);
     json_num(j, "submit_s", r->submit_s);
-    num_or_null(j, "start_s", r->start_s);
+    if (t && t->state == SC_JOB_RUNNING) json_num(j, "start_s", r->start_s);   /* -elapsed: it ran before t = 0 */
+    else num_or_null(j, "start_s", r->start_s);
     num_or_null(j, "end_s", r->end_s);
     num_or_null(j, "queue_wait_s", r->queue_wait_s);
     json_num(j, "gpu_hours", gpu_hours);       /* its own, and their price: not the cluster's */
@@ -275,6 +298,53 @@ static void disagg_json(json *j, const service_result *r) {
     }
 }
 
+/* One class's or one multiplexed model's requests (docs/serving-slo.md),
+ * under the service's names for the same figures; a class also says its
+ * share, priority and SLO (null: no bound). */
+static void part_json(json *j, const service_part_result *p, int is_class) {
+    json_object(j, NULL);
+    json_str(j, "name", p->name);
+    json_num(j, "share", p->share);
+    if (is_class) {
+        json_int(j, "priority", p->priority);
+        json_object(j, "slo");
+        num_or_null(j, "ttft_s", p->slo.ttft_s > 0 ? p->slo.ttft_s : -1);
+        num_or_null(j, "tpot_s", p->slo.tpot_s > 0 ? p->slo.tpot_s : -1);
+        num_or_null(j, "e2e_s", p->slo.e2e_s > 0 ? p->slo.e2e_s : -1);
+        json_num(j, "percentile", p->slo.percentile);
+        json_end(j);
+    }
+    json_int(j, "requests", (long long)p->requests);
+    json_int(j, "submitted", (long long)p->submitted);
+    json_num(j, "output_tokens_per_s", p->output_tokens_per_s);
+    json_num(j, "requests_per_s", p->requests_per_s);
+    json_num(j, "input_tokens", p->input_tokens);
+    json_num(j, "output_tokens", p->output_tokens);
+    const char *names[12] = { "ttft_p50_s", "ttft_p99_s", "ttft_mean_s", "tpot_p50_s", "tpot_p99_s", "tpot_mean_s",
+                              "e2e_p50_s", "e2e_p99_s", "e2e_mean_s", "queue_p50_s", "queue_p99_s", "queue_mean_s" };
+    const double v[12] = { p->ttft_p50_s, p->ttft_p99_s, p->ttft_mean_s, p->tpot_p50_s, p->tpot_p99_s, p->tpot_mean_s,
+                           p->e2e_p50_s, p->e2e_p99_s, p->e2e_mean_s, p->queue_p50_s, p->queue_p99_s, p->queue_mean_s };
+    for (int k = 0; k < 12; k++) num_or_null(j, names[k], v[k]);
+    json_num(j, "slo_attainment", p->slo_attainment);
+    json_bool(j, "slo_met", p->slo_met);
+    json_num(j, "goodput_requests_per_s", p->goodput_requests_per_s);
+    json_end(j);
+}
+
+/* A service's classes and models (none without them: the output is as before). */
+static void parts_json(json *j, const service_result *r) {
+    if (r->n_classes > 0) {
+        json_array(j, "classes");
+        for (int k = 0; k < r->n_classes; k++) part_json(j, &r->classes[k], 1);
+        json_end(j);
+    }
+    if (r->n_by_model > 0) {
+        json_array(j, "by_model");
+        for (int k = 0; k < r->n_by_model; k++) part_json(j, &r->by_model[k], 0);
+        json_end(j);
+    }
+}
+
 /* Inference services (CONTRACT.md services[]; sim/serving.h says what each
  * figure means). */
 static void services_json(json *j, const world *w) {
@@ -360,6 +430,7 @@ static void services_json(json *j, const world *w) {
             json_num(j, "prefill_tokens_saved", r->prefill_tokens_saved);
             json_int(j, "prefix_evictions", (long long)r->prefix_evictions);
         }
+        parts_json(j, r);
         json_object(j, "latency_cdf");
         json_array(j, "percentiles");
         for (int k = 0; k < SERVICE_CDF_POINTS; k++) json_num(j, NULL, service_cdf_percentiles[k]);
@@ -377,15 +448,45 @@ static void services_json(json *j, const world *w) {
     json_end(j);
 }
 
+/* The simulated starts against the real scheduler's (actual_start). */
+static void replay_json(json *j, const world *w) {
+    world_replay r = world_get_replay(w);
+    json_object(j, "replay");
+    json_int(j, "jobs", r.jobs);
+    num_or_nan(j, "wait_error_median_s", r.wait_error_median_s);
+    num_or_nan(j, "wait_error_p90_s", r.wait_error_p90_s);
+    num_or_nan(j, "start_order_kendall_tau", r.start_order_kendall_tau);
+    json_end(j);
+}
+
+/* How a public job trace was read (<trace format>, scenarios/jobtrace.h):
+ * its format, data rows, jobs replayed and rows skipped, by why. */
+static void trace_json(json *j, const scenario *s) {
+    const sc_trace_read *tr = &s->trace_read;
+    json_object(j, "trace");
+    json_str(j, "href", s->trace_href);
+    json_str(j, "format", tr->format_read);
+    json_int(j, "rows", tr->rows);
+    json_int(j, "jobs", s->n_trace_jobs);
+    json_int(j, "skipped", tr->skipped_not_run + tr->skipped_no_gpus + tr->skipped_too_big + tr->skipped_status);
+    json_int(j, "skipped_not_run", tr->skipped_not_run);
+    json_int(j, "skipped_no_gpus", tr->skipped_no_gpus);
+    json_int(j, "skipped_too_big", tr->skipped_too_big);
+    json_int(j, "skipped_status", tr->skipped_status);
+    json_end(j);
+}
+
 void results_json(json *j, const scenario *s, const world *w, double wall_s) {
     world_totals t = world_get_totals(w);
     json_object(j, NULL);
     json_str(j, "scenario", s->name);
     json_int(j, "seed", (long long)s->seed);
+    if (s->snapshot_time[0]) json_str(j, "snapshot_time", s->snapshot_time);
     json_str(j, "version", CT_VERSION);
     json_num(j, "simulated_s", t.simulated_s);
     json_num(j, "wall_s", wall_s);
     json_int(j, "events", (long long)t.events);
+    if (jobtrace_reported(s)) trace_json(j, s);
 
     json_object(j, "cluster");
     json_int(j, "nodes", t.nodes);
@@ -413,6 +514,7 @@ void results_json(json *j, const scenario *s, const world *w, double wall_s) {
                                        t.gpu_serving_s) / 3600);
     json_end(j);
     json_int(j, "nodes_drained", t.nodes_drained);
+    if (s->n_unavailable > 0) json_int(j, "nodes_unavailable_at_start", t.nodes_unavailable_at_start);
     json_num(j, "fragmented_gpu_hours", t.fragmented_gpu_hours);
     json_num(j, "fragmentation", t.gpu_hours > 0 ? t.fragmented_gpu_hours / t.gpu_hours : 0);
     json_num(j, "cloud_node_hours", t.cloud_node_hours);
@@ -458,8 +560,9 @@ void results_json(json *j, const scenario *s, const world *w, double wall_s) {
 
     json_array(j, "jobs");
     for (int i = 0; i < world_job_count(w); i++)
-        job_json(j, world_job(w, i), t.simulated_s, world_job_gpu_hours(w, i), world_job_cost_usd(w, i));
+        job_json(j, s, world_job(w, i), t.simulated_s, world_job_gpu_hours(w, i), world_job_cost_usd(w, i));
     json_end(j);
     services_json(j, w);
+    if (s->trace_columns & SC_TCOL_ACTUAL_START) replay_json(j, w);
     json_end(j);
 }

@@ -136,6 +136,18 @@ static void disagg_summary(FILE *f, const service_result *r) {
             NF(nf_count, (double)r->kv_transfers_nvlink), NF(nf_count, (double)r->kv_transfers_network));
 }
 
+/* One line per class or multiplexed model: requests, latency tails, SLO
+ * and SLO goodput (docs/serving-slo.md). */
+static void part_summary(FILE *f, const char *kind, const service_part_result *p, int is_class) {
+    char prio[32] = "";
+    if (is_class) snprintf(prio, sizeof prio, " (priority %d)", p->priority);
+    fprintf(f, "  %s %s%s: %s/%s requests; TTFT p99 %s, TPOT p99 %s, end-to-end p99 %s; SLO %s (%s at p%g), "
+               "goodput %s requests/s\n", kind, p->name, prio, NF(nf_count, (double)p->requests), NF(nf_count, (double)p->submitted),
+            NF(nf_duration, p->ttft_p99_s), NF(nf_duration, p->tpot_p99_s), NF(nf_duration, p->e2e_p99_s),
+            NF(nf_pct, p->slo_attainment), p->slo_met ? "met" : "missed", p->slo.percentile,
+            NF(nf_count, p->goodput_requests_per_s));
+}
+
 /* One paragraph per inference service. */
 static void service_summary(FILE *f, const service_result *r) {
     fprintf(f, "\nservice %s: %s, %d x tp %d (peak %d, mean %s replicas), %s/%s requests\n", r->name, r->models,
@@ -149,9 +161,12 @@ static void service_summary(FILE *f, const service_result *r) {
     fprintf(f, "  TTFT p50 %s p99 %s; TPOT p50 %s p99 %s; end-to-end p99 %s; queue p99 %s\n",
             NF(nf_duration, r->ttft_p50_s), NF(nf_duration, r->ttft_p99_s), NF(nf_duration, r->tpot_p50_s),
             NF(nf_duration, r->tpot_p99_s), NF(nf_duration, r->e2e_p99_s), NF(nf_duration, r->queue_p99_s));
-    fprintf(f, "  SLO attainment %s (%s); %s GPU-hours, %s, %s per million output tokens\n",
-            NF(nf_pct, r->slo_attainment), r->slo_met ? "met" : "missed", NF(nf_count, r->gpu_hours),
+    fprintf(f, "  SLO attainment %s (%s), goodput %s requests/s; %s GPU-hours, %s, %s per million output tokens\n",
+            NF(nf_pct, r->slo_attainment), r->slo_met ? "met" : "missed",
+            NF(nf_count, r->requests_per_s * r->slo_attainment), NF(nf_count, r->gpu_hours),
             NF(nf_usd, r->cost_usd), NF(nf_usd, r->cost_per_million_tokens_usd));
+    for (int k = 0; k < r->n_classes; k++) part_summary(f, "class", &r->classes[k], 1);
+    for (int k = 0; k < r->n_by_model; k++) part_summary(f, "model", &r->by_model[k], 0);
     double held = r->gpu_hours * 3600;
     if (held > 0)
         fprintf(f, "  GPUs %s prefill, %s decode, %s loading, the rest idle; %s per GPU, %s, %s per output token\n",

@@ -86,6 +86,7 @@ void rundata_free(rundata *r) {
     free(r->kinds);
     free(r->queues);
     free(r->services);
+    free(r->parts);
     free(r);
 }
 
@@ -104,17 +105,29 @@ static const char job_sql[] =
     "time_training_kept_s, time_redone_s, time_checkpoint_stall_s, time_restart_s, time_waiting_for_nodes_s, "
     "memory_per_gpu_total_bytes, %s FROM jobs WHERE run_id = ? ORDER BY idx";
 
+/* The figures of a service, or of one of its classes or models, read from
+ * the JSON object v (service_row's columns 0-15). */
+#define SERVICE_COLS(v)                                                                                        \
+    "json_extract(" v ", '$.name'), json_extract(" v ", '$.requests'), "                                     \
+    "json_extract(" v ", '$.replicas'), json_extract(" v ", '$.output_tokens_per_s'), "                      \
+    "json_extract(" v ", '$.ttft_p50_s'), json_extract(" v ", '$.ttft_p99_s'), "                             \
+    "json_extract(" v ", '$.tpot_p50_s'), json_extract(" v ", '$.tpot_p99_s'), "                             \
+    "json_extract(" v ", '$.e2e_p99_s'), json_extract(" v ", '$.slo_attainment'), "                          \
+    "json_extract(" v ", '$.cost_per_million_tokens_usd'), json_extract(" v ", '$.requests_per_s'), "        \
+    "json_extract(" v ", '$.goodput_requests_per_s'), json_extract(" v ", '$.gpu_hours'), "                  \
+    "json_extract(" v ", '$.cost_usd'), json_extract(" v ", '$.output_tokens') "
+#define SERVICES_OF_RUN "runs r, json_each(CASE WHEN json_valid(r.results_json) THEN r.results_json END, '$.services') s "
+
 static const char service_sql[] =
-    "SELECT json_extract(s.value, '$.name'), json_extract(s.value, '$.requests'), "
-    "json_extract(s.value, '$.replicas'), json_extract(s.value, '$.output_tokens_per_s'), "
-    "json_extract(s.value, '$.ttft_p50_s'), json_extract(s.value, '$.ttft_p99_s'), "
-    "json_extract(s.value, '$.tpot_p50_s'), json_extract(s.value, '$.tpot_p99_s'), "
-    "json_extract(s.value, '$.e2e_p99_s'), json_extract(s.value, '$.slo_attainment'), "
-    "json_extract(s.value, '$.cost_per_million_tokens_usd'), json_extract(s.value, '$.requests_per_s'), "
-    "json_extract(s.value, '$.goodput_requests_per_s'), json_extract(s.value, '$.gpu_hours'), "
-    "json_extract(s.value, '$.cost_usd'), json_extract(s.value, '$.output_tokens') "
-    "FROM runs r, json_each(CASE WHEN json_valid(r.results_json) THEN r.results_json END, '$.services') s "
-    "WHERE r.id = ? ORDER BY s.key";
+    "SELECT " SERVICE_COLS("s.value") "FROM " SERVICES_OF_RUN "WHERE r.id = ? ORDER BY s.key";
+
+/* The services' classes, then their models (docs/serving-slo.md): the
+ * service columns, then the service's index, 0 class / 1 model, the index. */
+static const char part_sql[] =
+    "SELECT " SERVICE_COLS("c.value") ", s.key, 0, c.key FROM " SERVICES_OF_RUN ", json_each(s.value, '$.classes') c "
+    "WHERE r.id = ?1 UNION ALL "
+    "SELECT " SERVICE_COLS("c.value") ", s.key, 1, c.key FROM " SERVICES_OF_RUN ", json_each(s.value, '$.by_model') c "
+    "WHERE r.id = ?1 ORDER BY 17, 18, 19";
 
 /* One row per CDF point: service index, point index, percentile, TTFT, TPOT, e2e. */
 static const char cdf_sql[] =
@@ -236,6 +249,24 @@ static void service_row(sqlite3_stmt *q, void *row) {
                     &v->gpu_hours, &v->cost_usd, &v->output_tokens };
     for (size_t i = 0; i < sizeof g / sizeof *g; i++) *g[i] = rd_col_num(q, 1 + (int)i);
     if (isnan(v->goodput_requests_per_s)) v->goodput_requests_per_s = v->requests_per_s * v->slo_attainment;
+    v->parent = -1;
+}
+
+static void part_row(sqlite3_stmt *q, void *row) {
+    rd_service *v = row;
+    service_row(q, row);
+    v->parent = sqlite3_column_int(q, 16);
+    v->is_model = sqlite3_column_int(q, 17);
+}
+
+/* r->parts: the services' classes and models (none in a run stored before them). */
+static int load_parts(sqlite3 *db, rundata *r) {
+    sqlite3_stmt *q = NULL;
+    int rc;
+    if (!r->n_services) return SQLITE_OK;
+    if ((rc = sqlite3_prepare_v2(db, part_sql, -1, &q, NULL)) != SQLITE_OK) return rc;
+    sqlite3_bind_int64(q, 1, r->id);
+    return rd_read_rows(q, (void **)&r->parts, &r->n_parts, sizeof *r->parts, part_row);
 }
 
 /* r->services from the stored results JSON (none when it has none). */
@@ -296,7 +327,8 @@ int rundata_load(rundata_db *rd, int64_t id, rundata **out, char *err, size_t er
         rundata_free(r);
         return 2;
     }
-    int (*const step[])(sqlite3 *, rundata *) = { load_jobs, load_kinds, load_queues, load_services, load_progress };
+    int (*const step[])(sqlite3 *, rundata *) = { load_jobs, load_kinds, load_queues, load_services, load_parts,
+                                                           load_progress };
     for (size_t i = 0; i < sizeof step / sizeof *step && rc == SQLITE_OK; i++) rc = step[i](rd->db, r);
     if (rc != SQLITE_OK) {
         if (rc == SQLITE_NOMEM) errmsg_set(err, errlen, "out of memory");

@@ -81,6 +81,9 @@ typedef struct rd_service {
      * for a run stored before it, which is the same figure). */
     double goodput_requests_per_s;
     double gpu_hours, cost_usd, output_tokens;
+    /* a class or model of services[parent] (rundata.parts; is_model 0: a
+     * class); -1 for a service */
+    int parent, is_model;
     int n_cdf;
     double cdf_pct[RD_CDF_MAX], cdf_ttft[RD_CDF_MAX], cdf_tpot[RD_CDF_MAX], cdf_e2e[RD_CDF_MAX];
 } rd_service;
@@ -109,6 +112,8 @@ typedef struct rundata {
     int n_queues;
     rd_service *services;
     int n_services;
+    rd_service *parts;               /* the services' classes, then models, by service */
+    int n_parts;
 } rundata;
 
 /* Load run id (0: the latest complete run, else the latest run). Returns

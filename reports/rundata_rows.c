@@ -108,12 +108,24 @@ static void runs_sql(sqlite3 *db, char *sql, size_t len) {
     snprintf(sql, len, "SELECT %s FROM runs WHERE id IN (?1, ?2) ORDER BY id = ?2, id", cols);
 }
 
+#define ROWS_STR_(x) #x
+#define ROWS_STR(x) ROWS_STR_(x)
+#define STORE_MAX_POINTS_SQL ROWS_STR(STORE_MAX_POINTS)
+
 static const char *const rows_sql[] = {
     [RD_ROWS_JOBS] = "SELECT * FROM jobs WHERE run_id IN (?1, ?2) ORDER BY run_id = ?2, idx",
     [RD_ROWS_FAILURES] = "SELECT * FROM failure_kinds WHERE run_id IN (?1, ?2) ORDER BY run_id = ?2, idx",
     [RD_ROWS_EVENTS] = "SELECT * FROM events WHERE run_id IN (?1, ?2) ORDER BY run_id = ?2, seq",
-    [RD_ROWS_SERIES] = "SELECT s.run_id, s.entity, s.name, p.k, p.t_s, p.dt_s, p.mean, p.min, p.max FROM series s "
-                       "JOIN points p ON p.series_id = s.id WHERE s.run_id IN (?1, ?2) ORDER BY s.run_id = ?2, s.id, p.k",
+    /* every bucket: one the store left out (it repeats the one before:
+     * store_run.c) is the last stored row at or before it, at t = k * W */
+    [RD_ROWS_SERIES] = "WITH RECURSIVE ks(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM ks WHERE k < " STORE_MAX_POINTS_SQL
+                       "), last(id, run_id, entity, name, n) AS (SELECT s.id, s.run_id, s.entity, s.name, "
+                       "(SELECT MAX(k) FROM points WHERE series_id = s.id) FROM series s WHERE s.run_id IN (?1, ?2)) "
+                       "SELECT l.run_id, l.entity, l.name, ks.k, CASE WHEN p.k = ks.k THEN p.t_s "
+                       "ELSE ks.k * r.series_bucket_s END AS t_s, p.dt_s, p.mean, p.min, p.max "
+                       "FROM last l JOIN runs r ON r.id = l.run_id JOIN ks ON ks.k <= l.n "
+                       "JOIN points p ON p.series_id = l.id AND p.k = (SELECT MAX(k) FROM points "
+                       "WHERE series_id = l.id AND k <= ks.k) ORDER BY l.run_id = ?2, l.id, ks.k",
 };
 
 #define ROWS_MAX_COLS 256

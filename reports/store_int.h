@@ -11,6 +11,7 @@
  *                    samples resampled), finish
  *   store_rows.c     the JSON results as rows: jobs, queues, services,
  *                    microbenchmarks, the run's figures
+ *   store_jobs.c     a run's own jobs[] as rows, scanned from its text
  *   store_measure.c  the measured microbenchmarks read back (calibration)
  *   store_sweep.c    the sweep tables and merging databases (sweepdb.h)
  *
@@ -129,6 +130,13 @@ int store_insert_run_row(store *st, const scenario *s, int64_t *id);
  * status (bucket_s: the series' grid). *step names what failed. Returns
  * an SQLite code. */
 int store_insert_results(store *st, const char *results_json, double bucket_s, const char **step);
+
+/* The rows of the jobs array whose text is z[a, b) (a at its '['), our
+ * own JSON writer's output, through ins, the jobs table's INSERT (run_id,
+ * idx, a column per path of fields, extra: store_rows.c), in the caller's
+ * transaction (store_jobs.c). Returns an SQLite code (SQLITE_MISMATCH:
+ * the text is not what the writer writes). */
+int store_jobs_insert(store *st, sqlite3_stmt *ins, const char *const *fields, const char *z, size_t a, size_t b);
 
 /* The hardware row, when the JSON has a hardware object (store_hw.c). */
 int store_insert_hardware(store *st, const char *json_text);

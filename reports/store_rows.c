@@ -287,15 +287,15 @@ static int insert_array(store *st, row_table t, const char *json_text, sqlite3_i
     return rc;
 }
 
-/* ---- the jobs array, a slice at a time ------------------------------------
+/* ---- the jobs array -------------------------------------------------------
  * A run's JSON holds one object per job: 250 bytes each, 2.5 GB for the ten
  * million rows a job trace may hold. Parsed whole by SQLite's json_tree it
  * cost about 1.5 KB of memory a job, and past SQLite's longest value (1 GB)
- * it could not be bound at all. So jobs[] is cut out of the text (our own
- * JSON writer's output: strings escaped, no comments) and inserted JOB_SLICE
- * elements at a time; a document too long for one value is kept in
+ * it could not be bound at all; a slice at a time it was still 85% of the
+ * store's time. So jobs[] is found in the text (our own JSON writer's
+ * output: strings escaped, no comments) and its elements read straight
+ * from it (store_jobs.c); a document too long for one value is kept in
  * runs.results_json with "jobs":[] (the jobs table holds them). */
-#define JOB_SLICE 4096
 
 static size_t skip_ws(const char *z, size_t i, size_t n) {
     while (i < n && (z[i] == ' ' || z[i] == '\n' || z[i] == '\r' || z[i] == '\t')) i++;
@@ -342,31 +342,11 @@ static int find_array(const char *z, size_t n, const char *key, size_t *a, size_
     return -1;
 }
 
-/* The jobs of the array text z[a, b), JOB_SLICE at a time. */
+/* The jobs of the array text z[a, b), scanned from the text (store_jobs.c). */
 static int insert_jobs(store *st, const char *z, size_t a, size_t b) {
-    sbuf x = { 0 };
-    int rc = SQLITE_OK;
-    sqlite3_int64 idx0 = 0;
-    /* a slice is at most JOB_SLICE jobs and a quarter of the longest value */
-    size_t most = (size_t)sqlite3_limit(st->db, SQLITE_LIMIT_LENGTH, -1) / 4;
-    size_t i = skip_ws(z, a + 1, b);
-    while (rc == SQLITE_OK && i < b && z[i] != ']') {
-        x.n = 0;
-        sb_add(&x, "{\"jobs\":[");
-        int k = 0;
-        while (k < JOB_SLICE && (k == 0 || x.n < most) && i < b && z[i] != ']') {
-            size_t e = value_end(z, i, b);
-            sb_add(&x, "%s%.*s", k ? "," : "", (int)(e - i), z + i);
-            k++;
-            i = skip_ws(z, e, b);
-            if (i < b && z[i] == ',') i = skip_ws(z, i + 1, b);
-        }
-        sb_add(&x, "]}");
-        rc = x.oom ? SQLITE_NOMEM : insert_array(st, ROWS_JOBS, x.z, idx0);
-        idx0 += k;
-    }
-    free(x.z);
-    return rc;
+    sqlite3_stmt *ins = NULL, *rd = NULL;
+    int rc = row_statements(st, ROWS_JOBS, &ins, &rd);
+    return rc == SQLITE_OK ? store_jobs_insert(st, ins, job_fields, z, a, b) : rc;
 }
 
 /* The run row's UPDATE: its figures from the JSON (?2), the document kept

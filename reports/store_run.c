@@ -6,7 +6,8 @@
  *             time, each batch in a short transaction of its own, with one
  *             INSERT kept prepared for the run
  *   samples   resampled in memory (reports/series.h) and written once, at
- *             the end: at most STORE_MAX_POINTS points per series
+ *             the end: at most STORE_MAX_POINTS points per series, a job's
+ *             or service's without the buckets that repeat the one before
  *
  * The run's last transaction writes the remaining events, the series, the
  * failure kinds and the rows of the JSON results (store_rows.c), then
@@ -214,7 +215,12 @@ static int insert_point(sqlite3_stmt *q, sqlite3_int64 id, int k, double t, doub
 
 /* Every series, plus cluster cost_usd (so far) when the world did not
  * publish it: the run's cost accrues at a constant rate (provisioned
- * node-hours at the node price), so cost(t) = cost_usd * t / simulated_s. */
+ * node-hours at the node price), so cost(t) = cost_usd * t / simulated_s.
+ * A job's or service's series leaves out a bucket equal, bit for bit, to
+ * the one before it (first and last kept): a job's progress is flat
+ * before it starts and after it ends, so a 10K-GPU year stores 15,447
+ * rows for its 962 jobs instead of 1.85M. Readers fill the gaps
+ * (rundata_series); cluster series are whole, for SQL over them. */
 static int write_series(store *st, const world_totals *tot) {
     sqlite3_stmt *q = NULL, *ser = NULL;
     int rc = sqlite3_prepare_v2(st->db, "INSERT INTO points(series_id, k, t_s, dt_s, mean, min, max) "
@@ -226,10 +232,14 @@ static int write_series(store *st, const world_totals *tot) {
         sqlite3_int64 id;
         if (!strcmp(st->series_entity[i], "cluster") && !strcmp(st->series_name[i], "cost_usd")) has_cost = 1;
         rc = insert_series_row(st, ser, st->series_entity[i], st->series_name[i], &id);
-        for (int k = 0; rc == SQLITE_OK && k < series_points(st->ss, i); k++) {
-            double t, dt, mean, mn, mx;
-            series_point(st->ss, i, k, &t, &dt, &mean, &mn, &mx);
-            rc = insert_point(q, id, k, t, dt, mean, mn, mx);
+        int n = series_points(st->ss, i), elide = strcmp(st->series_entity[i], "cluster") != 0;
+        double was[4] = { 0 };
+        for (int k = 0; rc == SQLITE_OK && k < n; k++) {
+            double t, b[4];
+            series_point(st->ss, i, k, &t, &b[0], &b[1], &b[2], &b[3]);
+            if (elide && k > 0 && k < n - 1 && !memcmp(b, was, sizeof b)) continue;   /* the row before holds */
+            memcpy(was, b, sizeof b);
+            rc = insert_point(q, id, k, t, b[0], b[1], b[2], b[3]);
         }
     }
     if (rc == SQLITE_OK && !has_cost && st->n_names > 0) {

@@ -225,3 +225,21 @@ int csv_next(csv *r, csv_record *rec, char *err, size_t errlen) {
     if (ferror(r->fp)) r->read_errno = errno ? errno : EIO;
     return 0;
 }
+
+const char *csv_field(const csv_record *rec, int i) {
+    return i >= 0 && i < rec->n && i < CSV_MAX_FIELDS ? rec->f[i] : "";
+}
+
+int csv_header(const csv *r, const csv_record *rec, const char *const *names, int n_names, int n_req, int *idx,
+               const char *format, char *err, size_t errlen) {
+    for (int i = 0; i < n_names; i++) idx[i] = -1;
+    for (int c = 0; c < rec->n && c < CSV_MAX_FIELDS; c++)
+        for (int i = 0; i < n_names; i++) {
+            if (strcmp(rec->f[c], names[i])) continue;
+            if (idx[i] >= 0) return csv_fail(r, err, errlen, "%s header: column '%s' is named twice", format, names[i]);
+            idx[i] = c;
+        }
+    for (int i = 0; i < n_req; i++)
+        if (idx[i] < 0) return csv_fail(r, err, errlen, "%s header: no column '%s'", format, names[i]);
+    return 0;
+}

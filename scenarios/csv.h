@@ -86,4 +86,14 @@ int csv_fail(const csv *r, char *err, size_t errlen, const char *fmt, ...) __att
 int csv_columns(const csv *r, const csv_record *rec, int min, int max, const char *expected, char *err,
                 size_t errlen);
 
+/* The field at column i of rec: "" when the row is shorter or i < 0. */
+const char *csv_field(const csv_record *rec, int i);
+
+/* The columns of a file with a header: idx[i] = the column named names[i]
+ * in rec, or -1. The first n_req names are required; a name given twice is
+ * an error. format names the file's kind in messages ("BurstGPT header: no
+ * column 'Timestamp'"). 0, or -1 with err naming what the header lacks. */
+int csv_header(const csv *r, const csv_record *rec, const char *const *names, int n_names, int n_req, int *idx,
+               const char *format, char *err, size_t errlen);
+
 #endif

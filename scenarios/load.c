@@ -214,6 +214,7 @@ static void load_root(loader *L, const xmlNode *root) {
         (seed < 0 || seed != floor(seed) || seed > 9007199254740992.0))
         xml_fail(&L->x, root, "seed", "seed must be a whole number from 0 to 2^53");
     if (!L->x.failed) s->seed = (uint64_t)seed;     /* only a checked value: -1 would be UB */
+    load_snapshot_time(L, root);
     attr_unit(&L->x, root, "duration", UNIT_DURATION, &s->duration_s, 0, 1);
     if (!L->x.failed && s->duration_s > 1000.0 * 365 * 86400)
         xml_fail(&L->x, root, "duration", "duration must be at most 1000 years");

@@ -7,6 +7,7 @@
  * dependency order, the cluster before what runs on it:
  *
  *   load_cluster, load_scheduler, load_failures   load_cluster.c
+ *     node names, unavailable nodes, runtime history  load_state.c
  *   load_workload: training, jobs, trace          load_workload.c
  *     load_inference                              load_inference.c
  *   load_microbenchmarks, load_cost               load_bench.c
@@ -50,6 +51,22 @@ void load_workload(loader *L, const xmlNode *sec);
 void load_inference(loader *L, const xmlNode *e);
 void load_microbenchmarks(loader *L, const xmlNode *sec);
 void load_cost(loader *L, const xmlNode *e);
+
+/* The live cluster's state (load_state.c, docs/cluster-state.md):
+ * <scenario snapshot-time>, <nodes names=> (after the whole <cluster>:
+ * node indices need every pool), <unavailable>, <runtime-history>. */
+void load_snapshot_time(loader *L, const xmlNode *root);
+void load_node_names(loader *L, const xmlNode *sec);
+void load_unavailable(loader *L, const xmlNode *e);
+void load_runtime_history(loader *L, const xmlNode *e);
+
+/* The <class> children of an <inference> whose other children are read
+ * (their defaults are its <requests> and <slo>; load_serve_class.c). */
+void load_serve_classes(loader *L, const xmlNode *e, sc_inference *f);
+/* An <slo>'s ttft, tpot, e2e (durations) and percentile (0, 100]. */
+void load_slo_bounds(loader *L, const xmlNode *c, double *ttft_s, double *tpot_s, double *e2e_s, double *percentile);
+/* attr_enum parser of a length distribution (fixed, exponential, lognormal, gamma, uniform). */
+int load_parse_length_dist(const char *z);
 
 /* queue= and priority= of a job or service: the queue must be declared in
  * <scheduler> (none declared: one implicit "default"); "" becomes the first. */

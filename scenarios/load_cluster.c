@@ -24,6 +24,12 @@ static int parse_topology(const char *z) {
     return -1;
 }
 
+static int parse_net_model(const char *z) {
+    if (!strcmp(z, "closed-form")) return 0;
+    if (!strcmp(z, "flow")) return 1;
+    return -1;
+}
+
 static int parse_nic_mode(const char *z) {
     if (!strcmp(z, "direct")) return NIC_DIRECT;
     if (!strcmp(z, "overlay")) return NIC_OVERLAY;
@@ -141,6 +147,7 @@ static void load_network(loader *L, const xmlNode *e) {
         xml_fail(&L->x, e, "oversubscription", "oversubscription must be from 1 (non-blocking) to 64");
     attr_int(&L->x, e, "nodes-per-leaf", &nw->nodes_per_leaf, 0, 1, 100000);
     attr_bool(&L->x, e, "sharp", &nw->sharp);
+    if (attr_enum(&L->x, e, "model", parse_net_model, "closed-form, flow", &v) > 0) nw->flow = v;
     if (attr_enum(&L->x, e, "nccl-algo", loader_parse_nccl_algo, NCCL_ALGO_CHOICES, &v) > 0)
         nw->nccl_algo_mask = (unsigned)v;
     if (attr_enum(&L->x, e, "nccl-proto", loader_parse_nccl_proto, "auto, ll, ll128, simple", &v) > 0)
@@ -219,6 +226,9 @@ void load_cluster(loader *L, const xmlNode *sec) {
     }
     if (!L->x.failed) check_cluster_size(L, sec);
     if (!L->x.failed && net) check_nccl_algo(L, net);
+    if (!L->x.failed) load_node_names(L, sec);
+    for (const xmlNode *e = sec->children; e && !L->x.failed; e = e->next)
+        if (xml_is(e, "unavailable")) load_unavailable(L, e);
 }
 
 void load_failures(loader *L, const xmlNode *sec) {
@@ -280,6 +290,7 @@ void load_scheduler(loader *L, const xmlNode *sec) {
         if (nameset_add(&L->queue_names, NAMES(s->queues, name), s->n_queues - 1) < 0)
             FAIL_RETURN(L, e, NULL, "out of memory");
         attr_int(&L->x, e, "quota-gpus", &q->quota_gpus, 0, 0, 100000000);
+        attr_unit(&L->x, e, "max-time", UNIT_DURATION, &q->max_time_s, 0, 1);
     }
 }
 

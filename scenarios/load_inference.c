@@ -28,7 +28,7 @@ static int parse_router(const char *z) {
 static int parse_scale_metric(const char *z) {
     return !strcmp(z, "queue") ? 0 : !strcmp(z, "concurrency") ? 1 : !strcmp(z, "latency") ? 2 : -1;
 }
-static int parse_length_dist(const char *z) {
+int load_parse_length_dist(const char *z) {
     static const char *k[] = { "fixed", "exponential", "lognormal", "gamma", "uniform" };
     for (int i = 0; i < 5; i++)
         if (!strcmp(z, k[i])) return i;
@@ -355,9 +355,9 @@ static void load_requests(loader *L, const xmlNode *c, sc_inference *f) {
     int v;
     attr_int(&L->x, c, "input-tokens", &f->input_tokens, 0, 1, 100000000);
     attr_int(&L->x, c, "output-tokens", &f->output_tokens, 0, 1, 100000000);
-    attr_enum(&L->x, c, "input-distribution", parse_length_dist, "fixed, exponential, lognormal, gamma, uniform", &v);
+    attr_enum(&L->x, c, "input-distribution", load_parse_length_dist, "fixed, exponential, lognormal, gamma, uniform", &v);
     attr_str(&L->x, c, "input-distribution", f->input_dist, sizeof f->input_dist, 0);
-    attr_enum(&L->x, c, "output-distribution", parse_length_dist, "fixed, exponential, lognormal, gamma, uniform", &v);
+    attr_enum(&L->x, c, "output-distribution", load_parse_length_dist, "fixed, exponential, lognormal, gamma, uniform", &v);
     attr_str(&L->x, c, "output-distribution", f->output_dist, sizeof f->output_dist, 0);
     attr_unit(&L->x, c, "input-cv", UNIT_NUMBER, &f->input_cv, 0, 1);
     attr_unit(&L->x, c, "output-cv", UNIT_NUMBER, &f->output_cv, 0, 1);
@@ -372,10 +372,7 @@ static void load_requests(loader *L, const xmlNode *c, sc_inference *f) {
 }
 
 static void load_slo(loader *L, const xmlNode *c, sc_inference *f) {
-    attr_unit(&L->x, c, "ttft", UNIT_DURATION, &f->slo_ttft_s, 0, 1);
-    attr_unit(&L->x, c, "tpot", UNIT_DURATION, &f->slo_tpot_s, 0, 1);
-    if (attr_unit(&L->x, c, "percentile", UNIT_NUMBER, &f->slo_percentile, 0, 1) > 0 && f->slo_percentile > 100)
-        xml_fail(&L->x, c, "percentile", "percentile must be in (0, 100]");
+    load_slo_bounds(L, c, &f->slo_ttft_s, &f->slo_tpot_s, &f->slo_e2e_s, &f->slo_percentile);
 }
 
 /* acceptance="0.8,0.6,0.5": one probability for every guess, or one per
@@ -594,6 +591,7 @@ void load_inference(loader *L, const xmlNode *e) {
     if (L->x.failed) return;
     if (!has_arrivals) f->count = 1000;
     check_models(L, e, f, has_model);
+    if (!L->x.failed) load_serve_classes(L, e, f);
     if (!L->x.failed && f->spec_method[0]) check_speculative(L, e, f);
     if (!L->x.failed) check_disagg(L, e, f);
 }

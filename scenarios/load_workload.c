@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "scenarios/load.h"
+#include "scenarios/jobtrace.h"
 #include "scenarios/trace.h"
 
 static void load_model(loader *L, const xmlNode *e, sc_training *t) {
@@ -376,8 +377,29 @@ static void load_jobs(loader *L, const xmlNode *e) {
 }
 
 
+/* <trace>'s reading options (scenarios/jobtrace.h): format, time-scale,
+ * skip, count, procs-per-gpu; all absent: the project's CSV as ever. 0, or
+ * -1 with L failed. */
+static int load_trace_read(loader *L, const xmlNode *e) {
+    sc_trace_read *tr = &L->s->trace_read;
+    int v, count = 0;
+    if (attr_enum(&L->x, e, "format", jobtrace_format_parse, JOBTRACE_FORMATS, &v) > 0)
+        attr_str(&L->x, e, "format", tr->format, sizeof tr->format, 0);
+    attr_unit(&L->x, e, "time-scale", UNIT_NUMBER, &tr->time_scale, 0, 1);
+    attr_unit(&L->x, e, "skip", UNIT_DURATION, &tr->skip_s, 0, 0);
+    if (attr_int(&L->x, e, "count", &count, 0, 1, 10000000) > 0) tr->count = count;
+    if (attr_unit(&L->x, e, "procs-per-gpu", UNIT_NUMBER, &tr->procs_per_gpu, 0, 1) > 0 && !L->x.failed &&
+        strcmp(tr->format, "swf") && strcmp(tr->format, "auto"))
+        xml_fail(&L->x, e, "procs-per-gpu", "procs-per-gpu applies to format=\"swf\" (the Parallel Workloads "
+                 "Archive's processors) only");
+    return L->x.failed ? -1 : 0;
+}
+
 void load_workload(loader *L, const xmlNode *sec) {
     scenario *s = L->s;
+    /* The history first: the trace's jobs look up their user's ratios. */
+    for (const xmlNode *e = sec->children; e && !L->x.failed; e = e->next)
+        if (xml_is(e, "runtime-history")) load_runtime_history(L, e);
     for (const xmlNode *e = sec->children; e && !L->x.failed; e = e->next) {
         if (xml_is(e, "training")) load_training(L, e);
         else if (xml_is(e, "jobs")) load_jobs(L, e);
@@ -385,6 +407,7 @@ void load_workload(loader *L, const xmlNode *sec) {
         else if (xml_is(e, "trace")) {
             if (s->trace_href[0]) FAIL_RETURN(L, e, NULL, "only one <trace> per workload");
             if (attr_str(&L->x, e, "href", s->trace_href, sizeof s->trace_href, 1) < 0) return;
+            if (load_trace_read(L, e) < 0) return;
             if (s->n_nodes == 0) FAIL_RETURN(L, e, NULL, "the cluster has no <nodes> to run the trace on");
             if (trace_load(s, s->trace_href, xml_line(&L->x, e), L->x.err, L->x.errlen) < 0) {
                 L->x.failed = 1;

@@ -643,7 +643,7 @@ static int add_edit(edits *E, const char *xml, const tag *tags, int t, const cha
 /* The text with the edits spliced in (sorted from the end backwards, so
  * walked in reverse to copy forward). NULL when out of memory. */
 static char *splice(const char *xml, size_t len, edits *E, size_t *outlen) {
-    qsort(E->v, (size_t)E->n, sizeof *E->v, edit_cmp);
+    if (E->n > 1) qsort(E->v, (size_t)E->n, sizeof *E->v, edit_cmp);   /* no edits: v may be NULL */
     size_t total = len;
     for (int j = 0; j < E->n; j++) total += strlen(E->v[j].text) - (E->v[j].ve - E->v[j].vs);
     char *o = malloc(total + 1);

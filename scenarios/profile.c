@@ -282,6 +282,16 @@ static void put_xml(FILE *f, const char *z, int attr) {
     }
 }
 
+/* The XML declaration and the comment (NULL: none) of a written profile. */
+static void put_prolog(FILE *f, const char *comment) {
+    fprintf(f, "<?xml version=\"1.0\"?>\n");
+    if (comment) {
+        fputs("<!--\n", f);
+        put_xml(f, comment, 0);
+        fputs("\n-->\n", f);
+    }
+}
+
 /* <gpu-profile gpu="..."> with each of g's parameters (none when g is NULL
  * or empty). */
 static void write_gpu(FILE *f, const gpu_profile *g) {
@@ -309,12 +319,7 @@ int profile_write(FILE *f, const host_profile *h, const double *stderr_of, const
                      host_param_get(h, names[i]), HOST_PARAM_MAX);
             return -1;
         }
-    fprintf(f, "<?xml version=\"1.0\"?>\n");
-    if (comment) {
-        fputs("<!--\n", f);
-        put_xml(f, comment, 0);
-        fputs("\n-->\n", f);
-    }
+    put_prolog(f, comment);
     fputs("<host-profile name=\"", f);
     put_xml(f, h->name, 1);
     fputs("\" source=\"", f);
@@ -333,6 +338,26 @@ int profile_write(FILE *f, const host_profile *h, const double *stderr_of, const
     fputs("</host-profile>\n", f);
     if (ferror(f)) {
         snprintf(err, errlen, "cannot write the profile: %s", strerror(errno ? errno : EIO));
+        return -1;
+    }
+    return 0;
+}
+
+int profile_write_failures(FILE *f, const failfit_row *rows, int n, const char *comment, char *err, size_t errlen) {
+    put_prolog(f, comment);
+    fputs("<failures>\n", f);
+    for (int i = 0; i < n; i++) {
+        const failfit_row *r = &rows[i];
+        if (!(r->r.events > 0) || !isfinite(r->r.mtbf_s)) continue;
+        fprintf(f, "  <failure component=\"%s\" cause=\"", rel_component_name((rel_component)r->component));
+        put_xml(f, r->cause, 1);
+        fprintf(f, "\" mtbf=\"%.6gs\"", r->r.mtbf_s);
+        if (r->needs_repair && r->mttr_s > 0) fprintf(f, " mttr=\"%.6gs\"", r->mttr_s);
+        fputs("/>\n", f);
+    }
+    fputs("</failures>\n", f);
+    if (ferror(f)) {
+        snprintf(err, errlen, "cannot write the failure profile: %s", strerror(errno ? errno : EIO));
         return -1;
     }
     return 0;

@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "models/failfit.h"
 #include "models/gpu_profile.h"
 #include "models/host.h"
 #include "scenarios/scenario.h"
@@ -66,5 +67,12 @@ int profile_apply_gpu(scenario *s, const gpu_profile *g, char *err, size_t errle
  * a write error on f. */
 int profile_write(FILE *f, const host_profile *h, const double *stderr_of, const gpu_profile *g, const char *comment,
                   char *err, size_t errlen);
+
+/* Write a fitted failure profile (models/failfit.h rows; `clustertwin
+ * fit-failures`) as a <failures> document whose <failure component= cause=
+ * mtbf= mttr=> elements a scenario's <failures> takes as they are: one per
+ * row with at least one event (a row without any has no MTBF to write).
+ * comment as in profile_write. Returns 0, or -1 with err on a write error. */
+int profile_write_failures(FILE *f, const failfit_row *rows, int n, const char *comment, char *err, size_t errlen);
 
 #endif

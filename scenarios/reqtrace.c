@@ -10,11 +10,11 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/errmsg.h"
 #include "base/grow.h"
 #include "models/numerics.h"
 
@@ -27,17 +27,6 @@ int reqtrace_format_parse(const char *z) {
 }
 
 const char *reqtrace_format_name(reqtrace_format f) { return format_names[f]; }
-
-int rt_fail(const rt_build *b, long line, char *err, size_t errlen, const char *fmt, ...) {
-    int o = snprintf(err, errlen, "%s:%ld: ", b->path, line);
-    if (o >= 0 && (size_t)o < errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err + o, errlen - (size_t)o, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 int rt_whole(const char *z, long long *out) {
     if (!*z) return -1;
@@ -75,23 +64,6 @@ int rt_model(const reqtrace_models *sm, const char *z) {
     return -1;
 }
 
-const char *rt_field(const csv_record *rec, int i) {
-    return i >= 0 && i < rec->n && i < CSV_MAX_FIELDS ? rec->f[i] : "";
-}
-
-int rt_header(const csv *r, const csv_record *rec, const char *const *names, int n_names, int n_req, int *idx,
-              const char *format, char *err, size_t errlen) {
-    for (int i = 0; i < n_names; i++) idx[i] = -1;
-    for (int c = 0; c < rec->n && c < CSV_MAX_FIELDS; c++)
-        for (int i = 0; i < n_names; i++) {
-            if (strcmp(rec->f[c], names[i])) continue;
-            if (idx[i] >= 0) return csv_fail(r, err, errlen, "%s header: column '%s' is named twice", format, names[i]);
-            idx[i] = c;
-        }
-    for (int i = 0; i < n_req; i++)
-        if (idx[i] < 0) return csv_fail(r, err, errlen, "%s header: no column '%s'", format, names[i]);
-    return 0;
-}
 
 int rt_block(rt_build *b, uint32_t hash) {
     reqtrace *t = b->t;
@@ -142,7 +114,7 @@ int rt_add(rt_build *b, long line, const rt_req *q, char *err, size_t errlen) {
                        q->t_s, scale);
     if (GROW(t->rows, b->cap_rows, (size_t)t->n + 1)) return rt_fail(b, line, err, errlen, "out of memory");
     t->rows[t->n++] = (reqtrace_row){ .t_s = ts, .input = (int)q->input, .output = (int)q->output, .model = q->model,
-                                      .session = q->session, .block_off = t->n_blocks - q->n_blocks,
+                                      .cls = q->cls, .session = q->session, .block_off = t->n_blocks - q->n_blocks,
                                       .n_blocks = q->n_blocks };
     return 0;
 }
@@ -240,7 +212,7 @@ void reqtrace_free(reqtrace *t) {
 long reqtrace_load(const char *path, const char *const *models, const int *max_context, int n_models,
                    reqtrace_row **rows, char *err, size_t errlen) {
     const reqtrace_opts o = { REQTRACE_AUTO, 1, 0 };
-    const reqtrace_models sm = { models, max_context, n_models };
+    const reqtrace_models sm = { models, max_context, n_models, NULL, 0 };
     reqtrace t;
     *rows = NULL;
     if (reqtrace_read(path, &o, &sm, &t, err, errlen) < 0) return -1;

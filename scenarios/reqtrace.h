@@ -5,7 +5,7 @@
  * Formats (docs/request-traces.md says each one's columns, units and
  * sources; docs/traces.md the CSV dialect, scenarios/csv.h's):
  *
- *   csv         time,input_tokens,output_tokens[,model[,session]]
+ *   csv         time,input_tokens,output_tokens[,model[,session[,class]]]
  *               (reqtrace_csv.c): time a duration (90s, 2min; plain = s)
  *   azure-2023  Azure LLM inference trace 2023 and 2024: a header
  *   azure-2024  TIMESTAMP,ContextTokens,GeneratedTokens, TIMESTAMP a date
@@ -44,6 +44,7 @@
 typedef struct reqtrace_row {
     double t_s;
     int input, output, model;
+    int cls;                       /* request class named by the row; -1: none (drawn by share) */
     int64_t session;
     int64_t block_off;
     int n_blocks;
@@ -72,11 +73,15 @@ typedef struct reqtrace_opts {
 /* The service a trace is read for: model names and each one's context in
  * tokens. A row's model is named by the trace (csv: must be one of them;
  * burstgpt: that model when the service serves one of that name, else the
- * first); rows that name none go to the first. */
+ * first); rows that name none go to the first. The service's request
+ * classes (docs/serving-slo.md; n_classes 0: none): csv's class column
+ * must name one of them. */
 typedef struct reqtrace_models {
     const char *const *names;
     const int *max_context;
     int n;
+    const char *const *classes;
+    int n_classes;
 } reqtrace_models;
 
 /* A trace read: its rows in arrival order, the prefix block pool the rows

@@ -38,23 +38,23 @@ int rt_is_burstgpt_header(const csv_record *rec) {
 
 static int parse_row(const csv *r, const csv_record *rec, const int *idx, const reqtrace_models *sm, rt_req *q,
                      char *err, size_t errlen) {
-    const char *z = rt_field(rec, idx[COL_TIME]);
-    *q = (rt_req){ .session = -1 };
+    const char *z = csv_field(rec, idx[COL_TIME]);
+    *q = (rt_req){ .session = -1, .cls = -1 };
     if (rt_number(z, &q->t_s) < 0)
         return csv_fail(r, err, errlen, "Timestamp '%s' must be a number of seconds >= 0", z);
-    z = rt_field(rec, idx[COL_IN]);
+    z = csv_field(rec, idx[COL_IN]);
     if (rt_whole(z, &q->input) < 0) return csv_fail(r, err, errlen, "Request tokens '%s' must be a whole number", z);
-    z = rt_field(rec, idx[COL_OUT]);
+    z = csv_field(rec, idx[COL_OUT]);
     if (rt_whole(z, &q->output) < 0) return csv_fail(r, err, errlen, "Response tokens '%s' must be a whole number", z);
-    q->model = rt_model(sm, rt_field(rec, idx[COL_MODEL]));
+    q->model = rt_model(sm, csv_field(rec, idx[COL_MODEL]));
     if (q->model < 0) q->model = 0;
-    q->session = rt_session(rt_field(rec, idx[COL_SESSION]));
+    q->session = rt_session(csv_field(rec, idx[COL_SESSION]));
     return 0;
 }
 
 int rt_read_burstgpt(csv *r, const csv_record *header, rt_build *b, char *err, size_t errlen) {
     int idx[N_COLS];
-    if (rt_header(r, header, burst_cols, N_COLS, 3, idx, "BurstGPT", err, errlen) < 0) return -1;
+    if (csv_header(r, header, burst_cols, N_COLS, 3, idx, "BurstGPT", err, errlen) < 0) return -1;
     b->col_in = "Request tokens";
     b->col_out = "Response tokens";
     b->drop_zero_output = 1;

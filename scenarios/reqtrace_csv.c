@@ -1,14 +1,17 @@
 /*
  * reqtrace_csv: the plain request-trace CSV (reqtrace.h, docs/traces.md):
  *
- *   time,input_tokens,output_tokens[,model[,session]]
+ *   time,input_tokens,output_tokens[,model[,session[,class]]]
  *   0,512,128
  *   1.5s,2048,256,llama3-70b,17
+ *   2s,800,200,,,chat
  *
  * An optional header line (first field time, time_s or timestamp) comes
  * first; time is a duration (plain number = seconds; 90s, 2min); model is
  * one of the service's (empty or absent: the first); session a
- * conversation or user (empty or absent: none; rt_session).
+ * conversation or user (empty or absent: none; rt_session); class one of
+ * the service's request classes (docs/serving-slo.md; empty or absent:
+ * drawn by the classes' shares).
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -25,7 +28,8 @@ static int is_header(const csv *r, const csv_record *rec, long rows, char *err, 
     if (rows > 0 || isdigit((unsigned char)z[0]) || z[0] == '.' || z[0] == '-' || z[0] == '+') return 0;
     if (strcmp(z, "time") && strcmp(z, "time_s") && strcmp(z, "timestamp"))
         return csv_fail(r, err, errlen,
-                        "expected a header 'time,input_tokens,output_tokens[,model[,session]]' or a first row of numbers, got '%s'",
+                        "expected a header 'time,input_tokens,output_tokens[,model[,session[,class]]]' or a first row of numbers, "
+                        "got '%s'",
                         z);
     return 1;
 }
@@ -51,21 +55,37 @@ static int parse_model(const csv *r, const char *z, const reqtrace_models *sm, i
     return csv_fail(r, err, errlen, "unknown model '%s'; this service serves: %s", z, names);
 }
 
-/* One request row: its time, lengths, model and session. */
+/* The row's request class: one of the service's, or none (-1) when the
+ * column is absent or empty. */
+static int parse_class(const csv *r, const char *z, const reqtrace_models *sm, int *cls, char *err, size_t errlen) {
+    *cls = -1;
+    if (!*z) return 0;
+    for (int k = 0; k < sm->n_classes; k++)
+        if (!strcmp(z, sm->classes[k])) return *cls = k, 0;
+    if (sm->n_classes == 0)
+        return csv_fail(r, err, errlen, "class '%s': this service has no <class> elements", z);
+    char names[512] = "";
+    size_t o = 0;
+    for (int k = 0; k < sm->n_classes && o < sizeof names; k++)
+        o += (size_t)snprintf(names + o, sizeof names - o, "%s%s", k ? ", " : "", sm->classes[k]);
+    return csv_fail(r, err, errlen, "unknown class '%s'; this service's classes: %s", z, names);
+}
+
+/* One request row: its time, lengths, model, session and class. */
 static int parse_row(const csv *r, const csv_record *rec, const reqtrace_models *sm, rt_req *q, char *err,
                      size_t errlen) {
-    if (csv_columns(r, rec, 3, 5, "3 or 4 columns (time,input_tokens,output_tokens[,model]) or 5 (...,model,session)",
-                    err, errlen) < 0)
+    if (csv_columns(r, rec, 3, 6,
+                    "3 or 4 columns (time,input_tokens,output_tokens[,model]), 5 (...,model,session) or 6 (...,session,class)", err, errlen) < 0)
         return -1;
-    *q = (rt_req){ .session = -1 };
+    *q = (rt_req){ .session = -1, .cls = -1 };
     if (parse_time(r, rec->f[0], &q->t_s, err, errlen) < 0) return -1;
     if (rt_whole(rec->f[1], &q->input) < 0)
         return csv_fail(r, err, errlen, "input_tokens '%s' must be a whole number", rec->f[1]);
     if (rt_whole(rec->f[2], &q->output) < 0)
         return csv_fail(r, err, errlen, "output_tokens '%s' must be a whole number", rec->f[2]);
-    if (parse_model(r, rt_field(rec, 3), sm, &q->model, err, errlen) < 0) return -1;
-    q->session = rt_session(rt_field(rec, 4));
-    return 0;
+    if (parse_model(r, csv_field(rec, 3), sm, &q->model, err, errlen) < 0) return -1;
+    q->session = rt_session(csv_field(rec, 4));
+    return parse_class(r, csv_field(rec, 5), sm, &q->cls, err, errlen);
 }
 
 int rt_read_csv(csv *r, const csv_record *first, rt_build *b, char *err, size_t errlen) {

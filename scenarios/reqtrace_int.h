@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/errmsg.h"
 #include "scenarios/csv.h"
 #include "scenarios/reqtrace.h"
 
@@ -37,13 +38,13 @@ typedef struct rt_req {
     double t_s;
     long long input, output;
     int model;
+    int cls;                       /* -1: none */
     int64_t session;
     int n_blocks;
 } rt_req;
 
 /* err = "PATH:LINE: message"; returns -1. */
-int rt_fail(const rt_build *b, long line, char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
+#define rt_fail(b, line, err, errlen, ...) errmsg_at((err), (errlen), (b)->path, (line), __VA_ARGS__)
 
 /* Check req (read at line), then append it, or drop it (before skip_s, or
  * a failed request): 0, or -1 with err. */
@@ -65,15 +66,6 @@ int64_t rt_session(const char *z);
 
 /* The service model named z, or -1 (NULL or empty z: 0, the first). */
 int rt_model(const reqtrace_models *sm, const char *z);
-
-/* The columns of a trace with a header: idx[i] = the column named names[i]
- * in rec, or -1. The first n_req names are required; a repeated name is an
- * error. 0, or -1 with err naming what the header lacks. */
-int rt_header(const csv *r, const csv_record *rec, const char *const *names, int n_names, int n_req, int *idx,
-              const char *format, char *err, size_t errlen);
-
-/* The field of rec at column i, "" when the row is shorter or i < 0. */
-const char *rt_field(const csv_record *rec, int i);
 
 /* Each format's rows. The CSV-family readers take the open reader and its
  * first record (the header, or the plain csv's first row). 0, or -1 with

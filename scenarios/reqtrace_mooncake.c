@@ -197,7 +197,7 @@ static int member(mc_line *m, const char *key, int *seen, rt_req *q) {
 static int parse_object(mc_line *m, rt_req *q) {
     int seen[N_KEYS] = { 0 };
     char key[64];
-    *q = (rt_req){ .session = -1 };
+    *q = (rt_req){ .session = -1, .cls = -1 };
     ws(m);
     if (!eat(m, '{')) return mc_fail(m, "a JSON object {\"timestamp\": ms, \"input_length\": n, \"output_length\": n, ...}");
     ws(m);

@@ -40,6 +40,8 @@ typedef struct sc_network {
     unsigned nccl_algo_mask;         /* nccl-algo: forced algorithms (coll_algo_mask_parse); 0 = auto */
     unsigned nccl_proto_mask;        /* nccl-proto: forced protocols; 0 = auto */
     int sharp;                       /* sharp="true": SHARP switches (CollNet, NVLS across nodes) */
+    int flow;                        /* model="flow": the flow-level fabric shared between jobs
+                                        (docs/flow-fabric.md); 0 = "closed-form" */
     int line;
 } sc_network;
 
@@ -77,8 +79,31 @@ typedef struct sc_failures_cfg {
 typedef struct sc_queue {
     char name[SC_NAME_MAX];
     int quota_gpus;
+    double max_time_s;               /* max-time: the partition's time limit, a job's default; 0 none */
     int line;
 } sc_queue;
+
+/* <cluster><unavailable>: nodes out of service at t = 0 (a snapshot of a
+ * live cluster, docs/cluster-state.md). */
+typedef struct sc_unavailable {
+    int *nodes;                      /* cluster node indices (scenario_node_index order) */
+    int n;
+    int drained;                     /* state="drained" (an admin resumes it); 0: "down" */
+    char reason[SC_NAME_MAX];
+    double repair_s;                 /* repair=: back after this; 0: not given */
+    int line;
+} sc_unavailable;
+
+/* <runtime-history><ratios>: samples of run time / time limit from the
+ * cluster's history, for trace jobs with a limit and no duration. */
+enum { SC_RATIOS_CLUSTER, SC_RATIOS_USER, SC_RATIOS_ACCOUNT };
+typedef struct sc_ratios {
+    int by;                          /* SC_RATIOS_* */
+    char who[SC_NAME_MAX];           /* the user or account ("" cluster-wide) */
+    double *values;                  /* each in (0, 1] */
+    int n;
+    int line;
+} sc_ratios;
 
 typedef struct sc_checkpoint {
     int present;
@@ -131,17 +156,49 @@ typedef struct sc_jobs {
     int line;
 } sc_jobs;
 
+/* A trace job's state at t = 0 (the trace's state column). */
+enum { SC_JOB_PENDING, SC_JOB_RUNNING, SC_JOB_HELD };
+#define SC_NO_TEXT UINT32_MAX        /* an offset that names nothing */
+/* Optional trace columns present (scenario.trace_columns): what the JSON reports. */
+enum { SC_TCOL_ID = 1, SC_TCOL_STATE = 2, SC_TCOL_USER = 4, SC_TCOL_ACCOUNT = 8, SC_TCOL_ACTUAL_START = 16 };
+/* How a job trace is read (<trace format time-scale skip count
+ * procs-per-gpu>, scenarios/jobtrace.h) and what reading it found. The
+ * defaults (format csv, nothing else given) are the project's own CSV as
+ * scenarios/trace.c reads it. */
+typedef struct sc_trace_read {
+    char format[16];                 /* as given: csv (default) | auto | swf | philly | helios | acme | pai | openb */
+    char format_read[16];            /* what it was read as (auto told) */
+    double time_scale;               /* arrivals this many times faster than recorded (1) */
+    double skip_s;                   /* replay from this far into the trace's own clock (0) */
+    long count;                      /* replay at most this many jobs (0: all) */
+    double procs_per_gpu;            /* swf: processors that make one GPU (1) */
+    long rows;                       /* data rows read */
+    long skipped_no_gpus;            /* rows that ask for no GPU (CPU-only jobs) */
+    long skipped_not_run;            /* rows that never started or have no run time */
+    long skipped_too_big;            /* rows that need more GPUs than the cluster has */
+    long skipped_status;             /* swf: a status the replay does not take (not 0, 1, 5 or -1) */
+} sc_trace_read;
+
 /* One batch job of a job trace (<trace href>), kept compact because a trace
- * may hold ten million rows (scenarios/trace.c's limit): 40 bytes a row plus
- * its name, against 424 for a <jobs> group. Its name is at trace_names + name. */
+ * may hold ten million rows (scenarios/trace.c's limit): 88 bytes a row plus
+ * its texts, against 424 for a <jobs> group. Its name is at trace_names +
+ * name; id, user and account likewise (SC_NO_TEXT: none). */
 typedef struct sc_trace_job {
-    double submit_s;
-    double duration_s;
+    double submit_s;                 /* may be negative: submitted before t = 0 */
+    double duration_s;               /* 0: drawn from <runtime-history> (limit_s > 0) */
+    double limit_s;                  /* time limit (its own, else its queue's max-time); 0 none */
+    double elapsed_s;                /* running at t = 0: time it has run */
+    double actual_start_s;           /* actual_start (replay); NAN: not given */
     int gpus;
     int priority;
     int queue;                       /* index into scenario.queues; -1: "default" (no queues) */
     int line;                        /* of the CSV file */
-    uint32_t name;                   /* offset into scenario.trace_names */
+    int after;                       /* the trace job (index) it waits for; -1 none */
+    int ratios;                      /* scenario.ratios it draws its duration from; -1 none */
+    uint32_t name, id, user, account;   /* offsets into scenario.trace_names */
+    uint32_t nodes;                  /* running on named nodes: offset into trace_nodes; SC_NO_TEXT */
+    int n_nodes;                     /* how many */
+    unsigned char state;             /* SC_JOB_PENDING | SC_JOB_RUNNING | SC_JOB_HELD */
 } sc_trace_job;
 
 typedef struct sc_inference {
@@ -232,7 +289,34 @@ typedef struct sc_inference {
     int spec_tokens;                 /* guesses per step (vLLM num_speculative_tokens) */
     double spec_accept[SPEC_MAX_TOKENS];   /* acceptance of each guess given the ones before */
     int spec_line;
+    /* <slo e2e=>: end-to-end latency objective (0 = none) */
+    double slo_e2e_s;
+    /* <class> children: request classes, each with its share, lengths,
+     * admission priority and SLO (docs/serving-slo.md); none: one class,
+     * the service's <requests> and <slo> */
+    struct sc_serve_class *classes;
+    int n_classes;
 } sc_inference;
+
+/* An <slo>'s bounds (0: none) and the percentile of requests that must meet them. */
+typedef struct sc_slo {
+    double ttft_s, tpot_s, e2e_s;
+    double percentile;
+} sc_slo;
+
+/* One request class of an <inference> (<class name= share= priority= ...>
+ * with an optional <slo>). Lengths and SLO left out are the service's
+ * <requests> and <slo>. */
+typedef struct sc_serve_class {
+    char name[SC_NAME_MAX];
+    double share;                    /* relative share of the requests (1) */
+    int priority;                    /* admission: higher first, arrival order within (0) */
+    int input_tokens, output_tokens; /* means */
+    char input_dist[16], output_dist[16];
+    double input_cv, output_cv;
+    sc_slo slo;                      /* its own <slo>, else the service's */
+    int line;
+} sc_serve_class;
 
 /* One model of a multiplexed <inference> (<model preset= precision= share=>). */
 typedef struct sc_serve_model {
@@ -305,8 +389,23 @@ typedef struct scenario {
     char trace_href[512];
     sc_trace_job *trace_jobs;   int n_trace_jobs;   /* the trace's batch jobs, in file order */
     int trace_after;                 /* they come after this many <jobs> groups (document order) */
-    char *trace_names;               /* their names, each ending in NUL */
+    char *trace_names;               /* their names, ids, users, accounts, each ending in NUL */
     size_t trace_names_len, trace_names_cap;
+    unsigned trace_columns;          /* SC_TCOL_* bits: optional columns the trace has */
+    int *trace_nodes;                /* node indices of running jobs' nodes columns */
+    size_t n_trace_nodes, cap_trace_nodes;
+    char snapshot_time[32];          /* <scenario snapshot-time>: wall clock of t = 0; "" none */
+    sc_unavailable *unavailable; int n_unavailable;
+    sc_ratios *ratios;          int n_ratios;       /* <runtime-history> */
+    /* Node names (<nodes names=>): node i (cluster order) is named
+     * node_text + node_name[i] (SC_NO_TEXT: unnamed); node_by_name holds
+     * the named nodes' indices sorted by name. NULL: no names given. */
+    char *node_text;
+    size_t node_text_len, node_text_cap;
+    uint32_t *node_name;
+    int *node_by_name;
+    int n_named;
+    sc_trace_read trace_read;        /* <trace format=...>: how it was read */
     sc_inference *inference;    int n_inference;
     sc_microbench *microbench;  int n_microbench;
     host_profile *host_profile;      /* <microbenchmarks><host-profile>: price the cases on
@@ -328,6 +427,17 @@ void scenario_free(scenario *s);                 /* NULL is a no-op */
 /* Total GPUs and nodes of the cluster. */
 int scenario_gpus(const scenario *s);
 int scenario_node_count(const scenario *s);
+
+/* The cluster's index of the k-th node of <nodes> entry g, in sim/cluster.c's
+ * order: node types in order of first appearance, each type's entries in
+ * document order, then its cloud nodes. */
+int scenario_node_index(const scenario *s, int g, int k);
+
+/* The node named name (<nodes names=>), or -1. O(log nodes). */
+int scenario_node_by_name(const scenario *s, const char *name);
+
+/* The text at offset off of trace_names; NULL for SC_NO_TEXT. */
+const char *scenario_trace_text(const scenario *s, uint32_t off);
 
 /* The resolved node type of a <nodes> entry and its GPU. */
 const node_spec *scenario_node_spec(const scenario *s, int i);

@@ -19,37 +19,14 @@
 #include "models/numerics.h"
 #include "models/train_auto.h"
 #include "scenarios/csv.h"
+#include "scenarios/jobtrace.h"
+#include "scenarios/trace_int.h"
 
 #define MAX_ROWS 10000000
-/* A job trace has at most 16 columns (docs/traces.md); the CSV reader keeps
- * more for the validation files (plan/published.c). */
-#define TRACE_MAX_FIELDS 16
 
-enum { C_SUBMIT, C_QUEUE, C_PRIORITY, C_GPUS, C_DURATION, C_TOKENS, C_MODEL, C_NAME, C_COUNT };
-static const char *col_names[C_COUNT] = { "submit", "queue", "priority", "gpus", "duration", "tokens",
-                                          "model", "name" };
-
-/* One trace being read into a scenario. */
-typedef struct job_reader {
-    scenario *s;
-    csv *csv;
-    int line;                      /* the <trace> element's line in the scenario */
-    const char **queues;           /* the queue names, sorted: O(log queues) per row */
-    int cluster_gpus;              /* counted once */
-    int col[C_COUNT];              /* each column's field, -1 when the header lacks it */
-    const char *field_names[CSV_MAX_FIELDS];   /* each field's column, for UTF-8 errors */
-    double last_submit;
-    long rows;
-    char *err;
-    size_t errlen;
-} job_reader;
-
-/* One row's fields, checked: what every job has. */
-typedef struct job_row {
-    double submit_s, gpus, priority;
-    const char *queue;
-    char name[SC_NAME_MAX];
-} job_row;
+const char *const trace_col_names[C_COUNT] = { "submit", "queue", "priority", "gpus", "duration", "tokens", "model",
+                                               "name", "id", "state", "elapsed", "limit", "user", "account",
+                                               "after", "nodes", "actual_start" };
 
 /* A plan for a trace training job on `gpus` GPUs of the first node type
  * (the search is models/train_auto.c's). Returns 0 with t->plan filled. */
@@ -81,41 +58,28 @@ static int queue_index(const scenario *s, const char **sorted, const char *z) {
     return s->n_queues ? 0 : -1;
 }
 
-/* Append name (with its NUL) to s->trace_names, growing it by doubling;
- * its offset, or -1 when out of memory or past 4 GiB of names (s unchanged). */
-static long add_name(scenario *s, const char *name) {
-    size_t n = strlen(name) + 1;
-    if (s->trace_names_len + n > UINT32_MAX) return -1;
-    if (GROW(s->trace_names, s->trace_names_cap, s->trace_names_len + n)) return -1;
-    memcpy(s->trace_names + s->trace_names_len, name, n);
-    s->trace_names_len += n;
-    return (long)(s->trace_names_len - n);
-}
-
-/* Column c of the record: "" when the header lacks it or the row is short. */
-static const char *field(const job_reader *jr, const csv_record *rec, int c) {
-    int k = jr->col[c];
-    return k >= 0 && k < rec->n && k < CSV_MAX_FIELDS ? rec->f[k] : "";
-}
-
 /* The header: known column names, each once, enough of them to say what
  * a job is. Sets jr->col and names the fields for UTF-8 errors. */
 static int read_header(job_reader *jr, const csv_record *rec) {
     for (int i = 0; i < rec->n; i++) {
         int k = -1;
         for (int c = 0; c < C_COUNT; c++)
-            if (!strcmp(rec->f[i], col_names[c])) k = c;
+            if (!strcmp(rec->f[i], trace_col_names[c])) k = c;
         if (k < 0)
             return csv_fail(jr->csv, jr->err, jr->errlen, "unknown column \"%s\"; expected %s", rec->f[i],
-                            "submit, queue, priority, gpus, duration, tokens, model, name");
+                            "submit, queue, priority, gpus, duration, tokens, model, name, id, state, elapsed, "
+                            "limit, user, account, after, nodes, actual_start");
         if (jr->col[k] >= 0)
             return csv_fail(jr->csv, jr->err, jr->errlen, "column \"%s\" appears twice in the header", rec->f[i]);
         jr->col[k] = i;
-        jr->field_names[i] = col_names[k];
+        jr->field_names[i] = trace_col_names[k];
     }
-    if (jr->col[C_SUBMIT] < 0 || jr->col[C_GPUS] < 0 || (jr->col[C_DURATION] < 0 && jr->col[C_TOKENS] < 0))
+    if (jr->col[C_SUBMIT] < 0 || jr->col[C_GPUS] < 0 ||
+        (jr->col[C_DURATION] < 0 && jr->col[C_TOKENS] < 0 && jr->col[C_LIMIT] < 0 && !trace_any_max_time(jr->s)))
         return csv_fail(jr->csv, jr->err, jr->errlen,
-                        "the header needs columns submit, gpus and duration (or tokens and model)");
+                        "the header needs columns submit, gpus and duration (or tokens and model), or a limit");
+    for (int c = C_ID; c < C_COUNT; c++)
+        if (jr->col[c] >= 0) jr->s->trace_columns |= trace_column_bit(c);
     csv_name_fields(jr->csv, jr->field_names, rec->n, "a field");
     return 0;
 }
@@ -128,12 +92,12 @@ static int read_common(job_reader *jr, const csv_record *rec, job_row *j) {
     const csv *r = jr->csv;
     char why[256];
     const char *z = field(jr, rec, C_SUBMIT);
-    if (units_parse(z, UNIT_DURATION, &j->submit_s, why, sizeof why) < 0)
+    if (trace_signed_time(z, &j->submit_s, why, sizeof why) < 0)
         return csv_fail(r, jr->err, jr->errlen, "submit \"%s\": expected a time like 3600 or 2h (%s)", z, why);
     if (j->submit_s < jr->last_submit)
         return csv_fail(r, jr->err, jr->errlen,
                         "submit \"%s\": submit times must not decrease (the previous job is at a later time)", z);
-    if (!(j->submit_s <= NUMERICS_MAX_TIME_S))
+    if (!(fabs(j->submit_s) <= NUMERICS_MAX_TIME_S))
         return csv_fail(r, jr->err, jr->errlen, "submit \"%s\": beyond the simulated clock's horizon of 100 years", z);
     jr->last_submit = j->submit_s;
     z = field(jr, rec, C_GPUS);
@@ -152,43 +116,53 @@ static int read_common(job_reader *jr, const csv_record *rec, job_row *j) {
     if (!has_queue(s, jr->queues, j->queue) || strlen(j->queue) >= SC_NAME_MAX)
         return csv_fail(r, jr->err, jr->errlen, "queue \"%s\": no <queue name=\"%s\"> in <scheduler>", j->queue,
                         j->queue);
-    int is_training = field(jr, rec, C_TOKENS)[0] != 0;
-    if (is_training == (field(jr, rec, C_DURATION)[0] != 0))
+    int is_training = field(jr, rec, C_TOKENS)[0] != 0, has_duration = field(jr, rec, C_DURATION)[0] != 0;
+    int has_limit = field(jr, rec, C_LIMIT)[0] != 0 || trace_queue_max_time(s, queue_index(s, jr->queues, j->queue)) > 0;
+    if (is_training ? has_duration : !has_duration && !has_limit)
         return csv_fail(r, jr->err, jr->errlen,
-                        "give a duration (a batch job) or tokens and model (a training job), not %s",
-                        is_training ? "both" : "neither");
+                        "give a duration (a batch job) or tokens and model (a training job), not %s%s",
+                        is_training ? "both" : "neither", is_training ? "" : " (or a limit to draw a duration under)");
     z = field(jr, rec, C_NAME);
+    const char *id = field(jr, rec, C_ID);
     if (z[0]) snprintf(j->name, sizeof j->name, "%.*s", SC_NAME_MAX - 1, z);
+    else if (id[0]) snprintf(j->name, sizeof j->name, "%.*s", SC_NAME_MAX - 1, id);
     else snprintf(j->name, sizeof j->name, "trace-%ld", rec->line);
     return 0;
 }
 
 static int out_of_memory(const job_reader *jr) { return csv_fail(jr->csv, jr->err, jr->errlen, "out of memory"); }
 
+int trace_add_batch(scenario *s, const char *name, double submit_s, double duration_s, int gpus, int queue, int line) {
+    long off = trace_add_name(s, name);
+    if (off < 0 || !scenario_push((void **)&s->trace_jobs, &s->n_trace_jobs, sizeof *s->trace_jobs)) return -1;
+    /* a job as the snapshot columns leave one they do not name: pending,
+     * no id, user, account, nodes, dependency, history or actual start */
+    s->trace_jobs[s->n_trace_jobs - 1] = (sc_trace_job){
+        .submit_s = submit_s, .duration_s = duration_s, .gpus = gpus, .queue = queue, .line = line,
+        .name = (uint32_t)off, .id = SC_NO_TEXT, .user = SC_NO_TEXT, .account = SC_NO_TEXT, .nodes = SC_NO_TEXT,
+        .after = -1, .ratios = -1, .actual_start_s = NAN, .state = SC_JOB_PENDING };
+    return 0;
+}
+
 /* A batch job: the row's duration, appended to s->trace_jobs. */
 static int add_batch(job_reader *jr, const csv_record *rec, const job_row *j) {
     scenario *s = jr->s;
     char why[256];
-    double dur;
+    double dur = 0;
     const char *z = field(jr, rec, C_DURATION);
-    if (units_parse(z, UNIT_DURATION, &dur, why, sizeof why) < 0)
+    if (!z[0]) {
+        /* drawn from <runtime-history> under its limit when the world is built */
+    } else if (units_parse(z, UNIT_DURATION, &dur, why, sizeof why) < 0)
         return csv_fail(jr->csv, jr->err, jr->errlen, "duration \"%s\": expected a positive time like 2h (%s)", z, why);
-    if (!(dur > 0)) return csv_fail(jr->csv, jr->err, jr->errlen, "duration \"%s\": expected a positive time like 2h", z);
-    if (!(dur <= NUMERICS_MAX_TIME_S))
+    else if (!(dur > 0)) return csv_fail(jr->csv, jr->err, jr->errlen, "duration \"%s\": expected a positive time like 2h", z);
+    else if (!(dur <= NUMERICS_MAX_TIME_S))
         return csv_fail(jr->csv, jr->err, jr->errlen, "duration \"%s\": beyond the simulated clock's horizon of 100 years",
                         z);
-    if (!scenario_push((void **)&s->trace_jobs, &s->n_trace_jobs, sizeof *s->trace_jobs)) return out_of_memory(jr);
+    if (trace_add_batch(s, j->name, j->submit_s, dur, (int)j->gpus, queue_index(s, jr->queues, j->queue), jr->line) < 0)
+        return out_of_memory(jr);
     sc_trace_job *t = &s->trace_jobs[s->n_trace_jobs - 1];
-    long off = add_name(s, j->name);
-    if (off < 0) return out_of_memory(jr);
-    t->name = (uint32_t)off;
-    t->gpus = (int)j->gpus;
-    t->duration_s = dur;
-    t->submit_s = j->submit_s;
     t->priority = (int)j->priority;
-    t->line = jr->line;
-    t->queue = queue_index(s, jr->queues, j->queue);
-    return 0;
+    return trace_read_state(jr, rec, t);
 }
 
 /* A training job: tokens of a catalog model, with a plan that fits,
@@ -201,6 +175,7 @@ static int add_training(job_reader *jr, const csv_record *rec, const job_row *j)
     if (units_parse(z, UNIT_COUNT, &tokens, why, sizeof why) < 0 ||
         (!(tokens > 0) && snprintf(why, sizeof why, "zero") > 0))
         return csv_fail(jr->csv, jr->err, jr->errlen, "tokens \"%s\": expected a count like 50B (%s)", z, why);
+    if (trace_training_plain(jr, rec) < 0) return -1;
     const llm_spec *m = catalog_llm(s->cat, field(jr, rec, C_MODEL));
     if (!m)
         return csv_fail(jr->csv, jr->err, jr->errlen, "model \"%s\": not a catalog model preset",
@@ -245,6 +220,7 @@ static int read_jobs(job_reader *jr) {
         if (rc < 0) return -1;
     }
     if (got < 0) return -1;
+    if (csv_errno(jr->csv) == 0 && have_header && trace_resolve_after(jr) < 0) return -1;
     if (csv_errno(jr->csv))
         return csv_fail(jr->csv, jr->err, jr->errlen, "read error: %s", strerror(csv_errno(jr->csv)));
     if (!have_header) {
@@ -256,6 +232,24 @@ static int read_jobs(job_reader *jr) {
     return 0;
 }
 
+/* The format to read href in (<trace format>, auto told by the file's
+ * shape): a jobtrace_format; -2 with *ie when the file cannot be opened; -1
+ * with err when the public formats' options are given for the project's
+ * CSV. */
+static int trace_format(scenario *s, const char *href, int line, const char *path, infile_err *ie, char *err,
+                        size_t errlen) {
+    sc_trace_read *tr = &s->trace_read;
+    int f = jobtrace_format_parse(tr->format);
+    if (f == JOBTRACE_AUTO) f = jobtrace_sniff(path, ie);
+    if (f == JOBTRACE_CSV && (tr->time_scale > 0 || tr->skip_s > 0 || tr->count > 0 || tr->procs_per_gpu > 0)) {
+        snprintf(err, errlen, "%s:%d: <trace href=\"%s\">: time-scale, skip, count and procs-per-gpu apply to the "
+                 "public trace formats (format=\"swf\", ...); this is the project's CSV", s->file, line, href);
+        return -1;
+    }
+    if (f == JOBTRACE_CSV) snprintf(tr->format_read, sizeof tr->format_read, "csv");
+    return f;
+}
+
 int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen) {
     char path[1024];
     if (scenario_path(s->file, href, path, sizeof path) < 0) {
@@ -264,8 +258,12 @@ int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen
         return -1;
     }
     infile_err ie;
+    s->trace_after = s->n_jobs;
+    int f = trace_format(s, href, line, path, &ie, err, errlen);
+    if (f == -1) return -1;
     job_reader jr = { .s = s, .line = line, .err = err, .errlen = errlen };
-    jr.csv = csv_open(path, "a CSV file", &ie);
+    if (f == JOBTRACE_CSV) jr.csv = csv_open(path, "a CSV file", &ie);
+    else if (f >= 0 && (f = jobtrace_load(s, path, (jobtrace_format)f, line, &ie, err, errlen)) != -2) return f;
     if (!jr.csv) {
         snprintf(err, errlen, "%s:%d: <trace href=\"%s\">: %s: %s", s->file, line, href, path, ie.why);
         return -1;
@@ -279,9 +277,11 @@ int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen
     for (int i = 0; i < s->n_queues; i++) jr.queues[i] = s->queues[i].name;
     qsort(jr.queues, (size_t)s->n_queues, sizeof *jr.queues, cmp_name);
     jr.cluster_gpus = scenario_gpus(s);
+    jr.first_type_nodes = trace_first_type_nodes(s);
+    jr.last_submit = -HUGE_VAL;                 /* a submit may be before t = 0 */
     for (int c = 0; c < C_COUNT; c++) jr.col[c] = -1;
-    s->trace_after = s->n_jobs;
     int rc = read_jobs(&jr);
+    trace_reader_free(&jr);
     free(jr.queues);
     csv_close(jr.csv);
     return rc;

@@ -20,7 +20,8 @@
  *             parallel added when the model does not fit), 4K sequences
  *   name      optional (default: trace-<line>)
  *
- * Submit times must not decrease. Errors name the CSV file and line:
+ * <trace format="..."> reads the public job traces instead
+ * (scenarios/jobtrace.h). Submit times must not decrease. Errors name the CSV file and line:
  * "jobs.csv:12: gpus "0": gpus must be a whole number >= 1".
  */
 #ifndef CT_TRACE_H
@@ -36,5 +37,12 @@
  * Returns 0, or -1 with err set (s may hold some of the jobs; the caller
  * frees it). */
 int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen);
+
+/* Append one checked batch job (gpus >= 1, 0 < duration and submit within
+ * the clock's horizon; queue an index into s->queues or -1) to
+ * s->trace_jobs, its name copied (up to SC_NAME_MAX - 1 bytes); line is the
+ * <trace> element's. The public job-trace readers' way in
+ * (scenarios/jobtrace.c). 0, or -1 when out of memory. */
+int trace_add_batch(scenario *s, const char *name, double submit_s, double duration_s, int gpus, int queue, int line);
 
 #endif

@@ -37,6 +37,7 @@ struct cluster {
     int n_pools;
     int cloud_up;
     int spread, per_leaf;
+    int n_state[5];                /* nodes in each node_state, kept as states change */
 };
 
 void cluster_set_spread(cluster *c, int spread, int nodes_per_leaf) {
@@ -130,6 +131,7 @@ cluster *cluster_new(const scenario *s) {
             p->spares++;
         }
     }
+    for (int i = 0; i < c->n_nodes; i++) c->n_state[c->nodes[i].state]++;
     return c;
 }
 
@@ -177,6 +179,13 @@ int cluster_rack_count(const cluster *c) {
     if (c->n_pools == 0) return 0;
     const pool *p = &c->pools[c->n_pools - 1];
     return p->rack_first + (p->count + p->rack_nodes - 1) / p->rack_nodes;
+}
+
+/* A node changes state; the counts by state follow. */
+static void set_state(cluster *c, node *x, node_state st) {
+    c->n_state[x->state]--;
+    c->n_state[st]++;
+    x->state = (unsigned char)st;
 }
 
 /* Set a node's free GPUs, keeping the pool's counters (free GPUs, idle
@@ -350,6 +359,13 @@ int cluster_alloc(cluster *c, int pi, int gpus, int *out, int cap) {
     return k;
 }
 
+int cluster_take_gpus(cluster *c, int n, int gpus) {
+    const node *x = &c->nodes[n];
+    if (x->state != NODE_UP || x->free_gpus < gpus) return -1;
+    set_free(c, n, x->free_gpus - gpus);
+    return 0;
+}
+
 void cluster_release(cluster *c, const int *nodes, int n, int gpus_each) {
     for (int i = 0; i < n; i++) {
         node *x = &c->nodes[nodes[i]];
@@ -372,7 +388,7 @@ void cluster_fail(cluster *c, int n) {
     } else {
         return;
     }
-    x->state = NODE_FAILED;
+    set_state(c, x, NODE_FAILED);
     x->free_gpus = 0;
 }
 
@@ -381,11 +397,11 @@ void cluster_repair(cluster *c, int n) {
     pool *p = &c->pools[x->pool];
     if (x->state != NODE_FAILED) return;
     if (p->spares < p->spare_target) {
-        x->state = NODE_SPARE;
+        set_state(c, x, NODE_SPARE);
         p->spares++;
         return;
     }
-    x->state = NODE_UP;
+    set_state(c, x, NODE_UP);
     came_up(c, (int)(x - c->nodes));
     x->free_gpus = 0;
     p->up_gpus += p->spec->gpus;
@@ -401,7 +417,7 @@ void cluster_drain(cluster *c, int n) {
     } else if (x->state == NODE_SPARE) {
         p->spares--;
     }
-    x->state = NODE_DRAINED;
+    set_state(c, x, NODE_DRAINED);
     x->free_gpus = 0;
 }
 
@@ -411,7 +427,7 @@ int cluster_take_spare(cluster *c, int pi, int gpus_each) {
     for (int i = p->first + p->count - 1; i >= p->first; i--) {
         node *x = &c->nodes[i];
         if (x->state != NODE_SPARE) continue;
-        x->state = NODE_UP;
+        set_state(c, x, NODE_UP);
         came_up(c, (int)(x - c->nodes));
         x->free_gpus = 0;
         p->spares--;
@@ -435,8 +451,7 @@ int cluster_take_idle(cluster *c, int pi, int gpus_each) {
 }
 
 void cluster_counts(const cluster *c, int counts[5]) {
-    for (int i = 0; i < 5; i++) counts[i] = 0;
-    for (int i = 0; i < c->n_nodes; i++) counts[c->nodes[i].state]++;
+    for (int i = 0; i < 5; i++) counts[i] = c->n_state[i];
 }
 
 int cluster_is_cloud(const cluster *c, int n) { return c->nodes[n].cloud; }
@@ -451,7 +466,7 @@ int cluster_cloud_rent(cluster *c, int pi) {
     for (int i = p->cloud_first; i < p->cloud_first + p->cloud_count; i++) {
         node *x = &c->nodes[i];
         if (x->state != NODE_OFF) continue;
-        x->state = NODE_UP;
+        set_state(c, x, NODE_UP);
         came_up(c, (int)(x - c->nodes));
         x->free_gpus = 0;
         p->up_gpus += p->spec->gpus;
@@ -468,14 +483,14 @@ void cluster_cloud_release(cluster *c, int n) {
     if (!x->cloud || x->state != NODE_UP || x->free_gpus != p->spec->gpus) return;
     set_free(c, n, 0);
     p->up_gpus -= p->spec->gpus;
-    x->state = NODE_OFF;
+    set_state(c, x, NODE_OFF);
     c->cloud_up--;
 }
 
 int cluster_undrain(cluster *c, int n) {
     node *x = &c->nodes[n];
     if (x->state != NODE_DRAINED) return -1;
-    x->state = NODE_FAILED;             /* then the repair path: up, or a spare when short */
+    set_state(c, x, NODE_FAILED);             /* then the repair path: up, or a spare when short */
     cluster_repair(c, n);
     return 0;
 }

@@ -78,6 +78,10 @@ int cluster_nodes_with_free(const cluster *c, int pool, int free_gpus);
  * allocated). */
 int cluster_alloc(cluster *c, int pool, int gpus, int *nodes_out, int cap);
 
+/* Take gpus GPUs of one given node (a job running there when a live
+ * cluster was read). 0, or -1 when the node is not up or has fewer free. */
+int cluster_take_gpus(cluster *c, int node, int gpus);
+
 /* Give back `gpus_each` GPUs on each of n nodes (those still UP). */
 void cluster_release(cluster *c, const int *nodes, int n, int gpus_each);
 

@@ -257,6 +257,13 @@ void metrics_sample(metric_bus *b, metric_id id, sim_time t, double value) {
     }
 }
 
+int metrics_wants_events(const metric_bus *b) {
+    if (!b->kept_off) return 1;
+    for (int i = 0; i < b->nsinks; i++)
+        if (b->sinks[i].on_event) return 1;
+    return 0;
+}
+
 void metrics_event(metric_bus *b, sim_time t, const char *entity, const char *kind,
                    const char *detail) {
     if (!b->kept_off) {

@@ -44,6 +44,11 @@ int metrics_count(const metric_bus *b);
 void metrics_sample(metric_bus *b, metric_id id, sim_time t, double value);
 void metrics_event(metric_bus *b, sim_time t, const char *entity, const char *kind,
                    const char *detail);
+/* Would an event published now reach anyone: a sink that takes events,
+ * or the run's opening kept for a later subscriber? A publisher may skip
+ * formatting an event's text when not (a run without a database or a
+ * dashboard formats none of its 300,000 job events). O(sinks). */
+int metrics_wants_events(const metric_bus *b);
 /* Tell every sink the run ended at time t. */
 void metrics_close(metric_bus *b, sim_time t);
 

@@ -3,14 +3,17 @@
  *
  * Representation: queued jobs in one array kept in (submit time, id) order,
  * each tagged with its class (queue, priority) whose count and first index
- * are kept; running jobs in another array (unordered). A dispatch pass
- * builds the policy's order lazily from the classes, only as far as the
- * head and `depth` jobs behind it (build_order), starts the head while it
- * fits, tries preemption (priority or quota reclaim) for a blocked head,
- * then backfills behind its reservation in one scan. A pass costs
- * O(depth + classes + r log r) for r running, whatever the backlog; a
- * submit O(log q) plus the array move. A preemption attempt adds
- * O(nodes of the pool + nodes held by the candidates).
+ * are kept; running jobs in sched_run.c's set (by id, and per pool by
+ * expected end). A dispatch pass builds the policy's order lazily from
+ * the classes, only as far as the head and `depth` jobs behind it
+ * (build_order), starts the head while it fits, tries preemption
+ * (priority or quota reclaim) for a blocked head, then backfills behind
+ * its reservation in one scan. A pass costs O(depth + classes + k log k)
+ * for the k running jobs that end before the reservation, whatever the
+ * backlog; a submit O(log q) plus the array move (the one move left: a
+ * start or a requeue shifts the queue array). A preemption attempt costs
+ * O(queues x priorities) when no running job may be evicted, else
+ * O(running + the candidates' nodes).
  *
  * Holds. A job that evicts others (the preemptor) owns a hold until it
  * starts: the GPUs its victims freed are kept for it. The hold is kept as
@@ -57,19 +60,30 @@ sched *sched_new(const scenario *s, cluster *c, const sched_ops *ops) {
     for (int p = 0; p < cluster_pool_count(c); p++) q->total_gpus += cluster_pool_gpus(c, p);
     q->depth = s->sched_backfill_depth > 0 ? s->sched_backfill_depth : SCHED_DEFAULT_DEPTH;
     q->small = calloc((size_t)cluster_pool_count(c) * SMALL_MAX + 1, sizeof *q->small);
-    if (!q->small) {
+    q->node_loc = malloc(((size_t)cluster_node_count(c) + 1) * sizeof *q->node_loc);
+    q->n_pools = cluster_pool_count(c);
+    q->psz = calloc((size_t)cluster_pool_count(c) + 1, sizeof *q->psz);
+    q->rheap = calloc((size_t)cluster_pool_count(c) + 1, sizeof *q->rheap);
+    q->rprio = calloc((size_t)cluster_pool_count(c) * (size_t)q->n_queues + 1, sizeof *q->rprio);
+    if (!q->small || !q->node_loc || !q->psz || !q->rheap || !q->rprio) {
         sched_free(q);
         return NULL;
     }
+    for (int n = 0; n <= cluster_node_count(c); n++) q->node_loc[n] = -1;
     return q;
 }
 
 void sched_free(sched *q) {
     if (!q) return;
     void *v[] = { q->queues, q->queued, q->running, q->order,   q->cls, q->classes,
-                  q->small,  q->cs,     q->cs_share, q->cs_mark, q->held };
+                  q->small,  q->cs,     q->cs_share, q->cs_mark, q->held, q->node_loc };
     for (size_t i = 0; i < sizeof v / sizeof *v; i++) free(v[i]);
     for (int i = 0; i < q->n_holds; i++) free(q->holds[i].victims);
+    for (int p = 0; q->psz && p < q->n_pools; p++) free(q->psz[p].sizes.v);
+    for (int k = 0; q->rprio && k < q->n_pools * q->n_queues; k++) free(q->rprio[k].v);
+    for (int p = 0; q->rheap && p < q->n_pools; p++) free(q->rheap[p].v);
+    void *w[] = { q->psz, q->rprio, q->rheap, q->run_of, q->run_hpos, q->front, q->group };
+    for (size_t i = 0; i < sizeof w / sizeof *w; i++) free(w[i]);
     free(q->holds);
     free(q);
 }
@@ -107,11 +121,20 @@ static int *small_slot(sched *q, const sched_job *j) {
     return j->gpus >= 1 && j->gpus < per && j->gpus < SMALL_MAX ? &q->small[j->pool * SMALL_MAX + j->gpus] : NULL;
 }
 
+/* A job joins (delta 1) or leaves (-1) the queue: the per-pool counts
+ * follow. 0, or -1 when out of memory (nothing is counted). */
+static int count_queued(sched *q, const sched_job *j, int delta) {
+    if (sched_cset_add(&q->psz[j->pool].sizes, j->gpus, delta) < 0) return -1;
+    q->psz[j->pool].n_queued += delta;
+    int *sl = small_slot(q, j);
+    if (sl) *sl += delta;
+    return 0;
+}
+
 /* queued[i] leaves the queue: the arrays close up, the hints follow. */
 static void remove_queued(sched *q, int i) {
     int c = q->cls[i];
-    int *sl = small_slot(q, &q->queued[i]);
-    if (sl) (*sl)--;
+    count_queued(q, &q->queued[i], -1);
     q->classes[c].count--;
     memmove(&q->queued[i], &q->queued[i + 1], (size_t)(q->n_queued - i - 1) * sizeof *q->queued);
     memmove(&q->cls[i], &q->cls[i + 1], (size_t)(q->n_queued - i - 1) * sizeof *q->cls);
@@ -124,7 +147,7 @@ void sched_submit(sched *q, const sched_job *j) {
     if (GROW(q->queued, q->cap_queued, (size_t)q->n_queued + 1)) return;
     if (GROW(q->cls, q->cap_cls, (size_t)q->n_queued + 1)) return;
     int c = class_of(q, j->queue, q->policy == SCHED_FIFO ? 0 : j->priority);
-    if (c < 0) return;
+    if (c < 0 || count_queued(q, j, 1) < 0) return;
     /* Insert in (submit, id) order; new jobs arrive in time order, so this
      * is an append except for requeued jobs. */
     int lo = 0, hi = q->n_queued;                /* first index ordered after j */
@@ -145,8 +168,6 @@ void sched_submit(sched *q, const sched_job *j) {
         if (q->classes[k].first >= i && q->classes[k].first < (1 << 30)) q->classes[k].first++;
     if (i < q->classes[c].first) q->classes[c].first = i;
     q->classes[c].count++;
-    int *sl = small_slot(q, j);
-    if (sl) (*sl)++;
 }
 
 int sched_withdraw(sched *q, int job) {
@@ -159,22 +180,21 @@ int sched_withdraw(sched *q, int job) {
     return 0;
 }
 
-static int running_index(const sched *q, int job) {
-    for (int i = 0; i < q->n_running; i++)
-        if (q->running[i].id == job) return i;
-    return -1;
+void sched_adopt(sched *q, const sched_job *j) {
+    if (sched_run_add(q, j) < 0) return;
+    q->queues[j->queue].used += j->gpus;
 }
 
 void sched_finished(sched *q, int job) {
-    int i = running_index(q, job);
+    int i = sched_run_index(q, job);
     if (i < 0) return;
     q->queues[q->running[i].queue].used -= q->running[i].gpus;
-    q->running[i] = q->running[--q->n_running];
+    sched_run_remove(q, i);
 }
 
 void sched_update_end(sched *q, int job, double end_s) {
-    int i = running_index(q, job);
-    if (i >= 0) q->running[i].expected_end_s = end_s;
+    int i = sched_run_index(q, job);
+    if (i >= 0) sched_run_set_end(q, i, end_s);
 }
 
 /* Dominant share of a queue: GPUs used over its quota (or over the
@@ -184,8 +204,6 @@ static double share(const sched *q, int qi) {
     double base = u->quota > 0 ? u->quota : (q->total_gpus > 0 ? q->total_gpus : 1);
     return u->used / base;
 }
-
-static const sched *sort_ctx;
 
 static int is_held(const sched *q, int id) {
     for (int i = 0; i < q->n_held; i++)
@@ -264,23 +282,11 @@ static int build_order(sched *q, int want) {
 static void start_queued(sched *q, int qi_index) {
     sched_job j = q->queued[qi_index];
     remove_queued(q, qi_index);
-    if (GROW(q->running, q->cap_running, (size_t)q->n_running + 1)) return;
-    j.running = 1;
     j.expected_end_s = q->now + j.expected_end_s;       /* queued: runtime; running: end time */
-    q->running[q->n_running++] = j;
+    if (sched_run_add(q, &j) < 0) return;
     q->queues[j.queue].used += j.gpus;
     sched_drop_hold(q, j.id);
     q->ops.start(q->ops.ctx, j.id);
-}
-
-/* Running jobs by (expected end, index), for qsort: the index makes ties
- * deterministic. */
-static int cmp_end(const void *a, const void *b) {
-    const sched *q = sort_ctx;
-    int x = *(const int *)a, y = *(const int *)b;
-    double ex = q->running[x].expected_end_s, ey = q->running[y].expected_end_s;
-    if (ex != ey) return ex < ey ? -1 : 1;
-    return (x > y) - (x < y);
 }
 
 static int queued_index(const sched *q, int id) {
@@ -289,42 +295,18 @@ static int queued_index(const sched *q, int id) {
     return -1;
 }
 
-/* Earliest time enough GPUs of the pool are free for the head, counting
- * running jobs' expected ends; and how many GPUs are spare then. */
-static double reservation(const sched *q, const sched_job *head, int *extra) {
-    int free_gpus = cluster_pool_free_gpus(q->c, head->pool);
-    double t = q->now;
-    int n = 0;
-    int *idx = malloc((size_t)(q->n_running + 1) * sizeof *idx);
-    if (!idx) {
-        *extra = 0;
-        return 1e300;
-    }
-    for (int i = 0; i < q->n_running; i++)
-        if (q->running[i].pool == head->pool) idx[n++] = i;
-    /* Thousands of jobs run on a large cluster: O(n log n), not insertion. */
-    sort_ctx = q;
-    qsort(idx, (size_t)n, sizeof *idx, cmp_end);
-    int i = 0;
-    while (free_gpus < head->gpus && i < n) {
-        free_gpus += q->running[idx[i]].gpus;
-        t = q->running[idx[i]].expected_end_s;
-        i++;
-    }
-    free(idx);
-    *extra = free_gpus - head->gpus;
-    return free_gpus >= head->gpus ? t : 1e300;
-}
-
 /* Could anything start now? Without preemption or quotas a job can start
  * only if its pool has at least its GPUs free: when no queued job passes
- * that test, the pass (and its sort) is skipped. O(queued). */
+ * that test, the pass is skipped. O(pools x distinct job sizes). */
 static int anything_can_start(const sched *q) {
     if (q->preemption) return 1;
     for (int i = 0; i < q->n_queues; i++)
         if (q->queues[i].quota > 0) return 1;
-    for (int i = 0; i < q->n_queued; i++)
-        if (q->queued[i].gpus <= cluster_pool_free_gpus(q->c, q->queued[i].pool)) return 1;
+    for (int p = 0; p < cluster_pool_count(q->c); p++) {
+        const cset *ps = &q->psz[p].sizes;
+        for (int i = 0; i < ps->n && ps->v[i].key <= cluster_pool_free_gpus(q->c, p); i++)
+            if (ps->v[i].count > 0) return 1;
+    }
     return 0;
 }
 
@@ -369,7 +351,7 @@ void sched_dispatch(sched *q, double now_s) {
         if (!q->backfill) return;
         /* EASY backfill behind the head's reservation. */
         int extra;
-        double shadow = reservation(q, &h, &extra);
+        double shadow = sched_run_reservation(q, h.pool, h.gpus, now_s, &extra);
         /* One scan behind the same reservation (EASY): a started job
          * leaves the queue, so the later order entries past its slot move
          * down by one. When a start changed the queue otherwise (a job
@@ -412,9 +394,7 @@ int sched_fragmented_gpus(const sched *q) {
                 smallest = g;
                 break;
             }
-        int any = smallest < ns->gpus;
-        for (int i = 0; i < q->n_queued && !any; i++) any = q->queued[i].pool == p;
-        if (!any) continue;
+        if (q->psz[p].n_queued == 0) continue;
         /* Free GPUs on partly used nodes, too few for the smallest waiting
          * job: from the cluster's count of nodes by free GPUs. */
         for (int f = 1; f < ns->gpus && f < smallest; f++) frag += f * cluster_nodes_with_free(q->c, p, f);

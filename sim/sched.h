@@ -23,9 +23,11 @@
  *             no other job (its victims included, nor backfill) starts on
  *             them, and it never evicts the same job twice while it waits.
  *
- * The scheduler keeps the queued jobs (an array in submit order; a few
- * thousand at most in practice) and the running ones; a dispatch pass is
- * O(queued x running) in the worst case, run when something changes.
+ * The scheduler keeps the queued jobs (an array in submit order) and the
+ * running ones (by id, and per pool by expected end); a dispatch pass
+ * looks at the head and at most `backfill-depth` jobs behind it and at
+ * the running jobs that end before the head's reservation, whatever the
+ * backlog (sim/sched.c says what each step costs).
  */
 #ifndef CT_SCHED_H
 #define CT_SCHED_H
@@ -50,6 +52,10 @@ void sched_submit(sched *q, const sched_job *j);
 /* Take a queued job out of the queue (it no longer wants to run).
  * Returns 1 when it was queued, 0 otherwise (nothing changes). */
 int sched_withdraw(sched *q, int job);
+/* A job already running when the run starts (a live cluster's snapshot):
+ * the world placed it; the scheduler counts it as running, ending at
+ * j->expected_end_s (an absolute time), against its queue's quota. */
+void sched_adopt(sched *q, const sched_job *j);
 /* A running job ended (done, failed, preempted): its GPUs are free. */
 void sched_finished(sched *q, int job);
 /* A running job's expected end changed. */

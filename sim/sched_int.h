@@ -4,6 +4,7 @@
  * each other in one order only:
  *
  *   sched.c          queues, classes, the dispatch pass, EASY backfill
+ *     -> sched_run.c       the running set: by id, per pool by expected end
  *     -> sched_preempt.c   which running jobs to evict for a blocked head
  *     -> sched_hold.c      holds: what-if placement of preemptors' claims,
  *                          and whether a job can start beside them
@@ -31,6 +32,14 @@ typedef struct hold {
     size_t cap_victims;
 } hold;
 
+/* A multiset of ints with few distinct values: the values in increasing
+ * order, each with its count (kept at 0 once seen). */
+typedef struct cset {
+    int n;
+    struct cval { int key, count; } *v;
+    size_t cap;
+} cset;
+
 typedef struct queue {
     char name[SC_NAME_MAX];
     int quota;                     /* guaranteed GPUs; 0 = none */
@@ -46,12 +55,20 @@ struct sched {
     queue *queues;
     int n_queues;
     int total_gpus;
+    int n_pools;                   /* the cluster's (it may be freed before the scheduler) */
     sched_job *queued;
     int n_queued;
     size_t cap_queued;
-    sched_job *running;
+    sched_job *running;            /* sched_run.c: swap-removed; by id in run_of, per pool by end in rheap */
     int n_running;
     size_t cap_running;
+    int *run_of;                   /* job id -> index in running, -1 none */
+    size_t cap_run_of;
+    int *run_hpos;                 /* parallel to running: position in its pool's heap */
+    size_t cap_run_hpos;
+    struct rheap { int *v; int n; size_t cap; } *rheap;   /* per pool: running indices, min-heap by expected end */
+    int *front, n_front, *group;   /* scratch of the reservation walk */
+    size_t cap_front, cap_group;
     int *order;                    /* scratch: candidate order */
     size_t cap_order;
     int *cls;                      /* class of each queued job (parallel to queued) */
@@ -63,12 +80,21 @@ struct sched {
     int n_cls;
     size_t cap_classes;
     int *small;                    /* queued jobs per (pool, GPUs < a node's): fragmentation */
+    /* Per pool: queued jobs, and their sizes: whether any queued job could
+     * fit the pool's free GPUs is then O(sizes), not O(queued). */
+    struct psizes { int n_queued; cset sizes; } *psz;
+    /* Per (pool, queue), index pool * n_queues + queue: the running jobs'
+     * priorities, so that a preemption attempt with no candidate at all
+     * (173,000 of the 177,000 attempts in the 100K-GPU year) costs
+     * O(queues x priorities), not a scan of the running set. */
+    cset *rprio;
     int depth;                     /* jobs a pass considers: the head and the backfill scan */
     int *cs;                       /* scratch for build_order, per class */
     double *cs_share;
     unsigned char *cs_mark;
     size_t cap_cs, cap_cs_share, cap_cs_mark;
     double now;
+    int *node_loc;                 /* per node: -1 (scratch of a preemption attempt, kept -1 between) */
     int *held;                     /* jobs evicted during this dispatch pass: they */
     int n_held;                    /* wait for the next pass (no evict-restart ping-pong) */
     size_t cap_held;
@@ -76,6 +102,14 @@ struct sched {
     int n_holds;
     size_t cap_holds;
 };
+
+/* sched_run.c */
+int sched_cset_add(cset *s, int key, int delta);       /* 0, or -1 when out of memory (nothing changes) */
+int sched_run_add(sched *q, const sched_job *j);        /* 0, or -1 when out of memory */
+void sched_run_remove(sched *q, int i);                 /* running[i] leaves; the last job takes slot i */
+int sched_run_index(const sched *q, int id);           /* -1: not running */
+void sched_run_set_end(sched *q, int i, double end_s);
+double sched_run_reservation(sched *q, int pool, int gpus, double now_s, int *extra);
 
 /* sched_hold.c */
 int sched_hold_index(const sched *q, int id);          /* -1: the job holds nothing */

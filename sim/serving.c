@@ -39,6 +39,7 @@ void serving_replica_lost(serving *sv, int tag, const char *why) {
 void serving_close(serving *sv) {
     if (sv->dg) sv_stats_close(sv->dg->pool[1]);
     sv_stats_close(sv);
+    sv_slo_close(sv);
     if (sv->dg) sv_disagg_close(sv->dg);
 }
 
@@ -67,6 +68,7 @@ void serving_free(serving *sv) {
 static void free_one(serving *sv) {
     if (!sv) return;
     sv_prefix_free(sv);
+    sv_slo_free(sv);
     for (int i = 0; i < sv->n_reps; i++) {
         replica *r = &sv->reps[i];
         for (int m = 0; r->ms && m < sv->n_models; m++) free(r->ms[m].bucket);
@@ -413,7 +415,7 @@ static serving *build(engine *e, metric_bus *bus, const scenario *s, const sc_in
     if (init_models(sv, &p, &max_act, err, errlen) < 0) goto fail;
     sv->usable = sv->models[0].g.hbm_bytes - p.runtime_reserve_bytes - max_act;
     if (size_kv_caches(sv, err, errlen) < 0) goto fail;
-    if (init_rngs(sv) < 0) goto oom;
+    if (init_rngs(sv) < 0 || sv_slo_init(sv) < 0) goto oom;
     if (init_arrivals(sv, err, errlen) < 0) goto fail;
     if (sv_prefix_init(sv) < 0) goto oom;
     int initial;

@@ -82,9 +82,11 @@ const service_result *serving_result(const serving *sv);
 /* 1 when every request has completed. */
 int serving_done(const serving *sv);
 
-/* Sorted samples of a latency for CDF plots ("ttft", "tpot", "e2e",
- * "queue"), after serving_close(). Returns the count (at most the
- * reservoir, 4M); *x points into the service. 0 for an unknown name. */
+/* The samples of a latency ("ttft", "tpot", "e2e", "queue"), after
+ * serving_close(), in no particular order (the percentiles are selected
+ * in place, not sorted: base/select.h); sort a copy for a CDF plot.
+ * Returns the count (at most the reservoir, 4M); *x points into the
+ * service. 0 for an unknown name. */
 size_t serving_samples(const serving *sv, const char *which, const double **x);
 
 void serving_free(serving *sv);                  /* NULL is a no-op */

@@ -36,7 +36,7 @@ static int pick_model(serving *sv) {
 
 /* A new request arriving now; NIL when out of memory or when it can never
  * fit a replica's KV cache (counted as rejected). */
-static int32_t make_request(serving *sv, int input, int output, int model) {
+static int32_t make_request(serving *sv, int input, int output, int model, int cls) {
     const serve_model *sm = &sv->models[model];
     int ctx = sm->m.max_context > 1 ? sm->m.max_context : 1 << 30;
     if (input >= ctx) input = ctx - 1;
@@ -52,21 +52,37 @@ static int32_t make_request(serving *sv, int input, int output, int model) {
     q->input = q->prompt = input;
     q->output = output;
     q->model = (int16_t)model;
+    q->cls = (int16_t)cls;
     q->state = RQ_QUEUED;
     if (sv->res.submitted == 0) sv->first_arrival = q->t_arrive;
     sv->res.submitted++;
+    sv_slo_arrived(sv, q);
     sv->in_system++;
     sv->res.input_tokens += input;
     return i;
 }
 
+/* Lengths of a request of class cls: the class's distributions, or the
+ * service's <requests> without classes. */
+static void draw_lengths(serving *sv, int cls, int *in, int *out) {
+    const sc_inference *c = sv->cfg;
+    if (c->n_classes > 0) {
+        const sc_serve_class *k = &c->classes[cls];
+        *in = draw_len(sv->r_len, k->input_dist, k->input_tokens, k->input_cv);
+        *out = draw_len(sv->r_len, k->output_dist, k->output_tokens, k->output_cv);
+        return;
+    }
+    *in = draw_len(sv->r_len, c->input_dist, c->input_tokens, c->input_cv);
+    *out = draw_len(sv->r_len, c->output_dist, c->output_tokens, c->output_cv);
+}
+
 int32_t sv_generate(serving *sv) {
     int model = pick_model(sv);
-    int in = draw_len(sv->r_len, sv->cfg->input_dist, sv->cfg->input_tokens, sv->cfg->input_cv);
-    int out = draw_len(sv->r_len, sv->cfg->output_dist, sv->cfg->output_tokens, sv->cfg->output_cv);
+    int cls = sv_class_draw(sv), in, out;
+    draw_lengths(sv, cls, &in, &out);
     pfx_chain ch;
     in = sv_prefix_draw(sv, in, out, model, &ch);
-    int32_t i = make_request(sv, in, out, model);
+    int32_t i = make_request(sv, in, out, model, cls);
     if (i != NIL) sv->rq[i].chain = ch;
     return i;
 }
@@ -121,7 +137,7 @@ static void on_arrival(engine *e, void *arg) {
     int32_t i;
     if (sv->trace) {
         const reqtrace_row *row = &sv->trace[sv->generated];
-        i = make_request(sv, row->input, row->output, row->model);
+        i = make_request(sv, row->input, row->output, row->model, row->cls >= 0 ? row->cls : sv_class_draw(sv));
         if (i != NIL) sv_prefix_from_trace(sv, row, &sv->rq[i].chain);
     } else {
         i = sv_generate(sv);
@@ -140,7 +156,7 @@ static int load_trace(serving *sv, char *err, size_t errlen) {
     const sc_inference *c = sv->cfg;
     char path[1024];
     scenario_path(sv->s->file, c->trace_href, path, sizeof path);   /* checked by the loader */
-    const char *names[64];
+    const char *names[64], *classes[64];
     int ctx[64];
     int nm = sv->n_models < 64 ? sv->n_models : 64;
     for (int m = 0; m < nm; m++) {
@@ -149,7 +165,9 @@ static int load_trace(serving *sv, char *err, size_t errlen) {
     }
     int format = reqtrace_format_parse(c->trace_format[0] ? c->trace_format : "auto");
     const reqtrace_opts o = { format < 0 ? REQTRACE_AUTO : (reqtrace_format)format, c->trace_time_scale, c->trace_skip_s };
-    const reqtrace_models sm = { names, ctx, nm };
+    int nc = c->n_classes < 64 ? c->n_classes : 64;     /* the loader allows at most 64 */
+    for (int k = 0; k < nc; k++) classes[k] = c->classes[k].name;
+    const reqtrace_models sm = { names, ctx, nm, classes, nc };
     reqtrace t;
     if (reqtrace_read(path, &o, &sm, &t, err, errlen) < 0) return -1;
     sv->trace = t.rows;

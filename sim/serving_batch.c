@@ -43,7 +43,7 @@ static void complete(replica *r, int32_t i) {
     list_remove(sv->rq, &r->running, i);
     ms->running--;
     ms->last_used = now_of(sv);
-    sv_stats_complete(sv, q);
+    sv_slo_request_done(sv, q);
     sv->in_system--;
     sv_req_free(sv, i);
     sv_closed_next(sv->stats ? sv->stats : sv);   /* a decode pool's users are its service's */
@@ -149,7 +149,7 @@ static int next_model(const replica *r) {
     for (int m = 0; m < sv->n_models; m++) {
         const mstate *ms = &r->ms[m];
         if (ms->resident != M_LOADED || ms->queue.n == 0) continue;
-        if (best < 0 || sv->rq[ms->queue.head].t_arrive < sv->rq[r->ms[best].queue.head].t_arrive) best = m;
+        if (best < 0 || sv_queue_before(sv, ms->queue.head, r->ms[best].queue.head)) best = m;
     }
     return best;
 }
@@ -171,7 +171,7 @@ static int32_t peek_next(replica *r) {
         if (sv->backlog == 0) sv_check_finished(sv);
         if (i == NIL) return NIL;
         req *q = &sv->rq[i];
-        list_push_back(sv->rq, &r->ms[q->model].queue, i);
+        sv_queue_push(sv, &r->ms[q->model].queue, i);
         r->outstanding += q->input + q->output;
         if (r->ms[q->model].resident != M_LOADED) {
             sv_maybe_load(r);

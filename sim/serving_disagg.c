@@ -192,7 +192,7 @@ static void place(sv_disagg *dg, int32_t k, const sv_xfer *x) {
         sv_route(d, k);
         return;
     }
-    list_push_back(d->rq, &r->ms[q->model].queue, k);
+    sv_queue_push(d, &r->ms[q->model].queue, k);
     r->outstanding += q->output - q->gen;
     dg->queued[x->dst] += x->dst_bytes;
     sv_kick(r);
@@ -226,6 +226,7 @@ static void deliver(sv_disagg *dg, const sv_xfer *x) {
         n->prompt = n->prefilled = q->prompt;
         n->gen = q->gen;
         n->model = q->model;
+        n->cls = q->cls;
         n->admitted = 1;
         n->state = RQ_QUEUED;
         d->in_system++;

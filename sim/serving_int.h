@@ -16,7 +16,9 @@
  *                        loads, and the end of the service
  *   serving_router.c     which ready replica a request goes to
  *   serving_prefix.c     the prefix cache: requests' prefixes, cached blocks
- *   serving_stats.c      latency samples, percentiles, SLO, ticks, energy and the results
+ *   serving_slo.c        request classes (draw, admission priority), each
+ *                        request's SLO, the figures of each class and model
+ *   serving_stats.c      latency samples, percentiles, ticks, energy and the results
  *   serving_pool.c       the request pool and each replica's finish heap
  *   serving_core.c       the service's events, and the kick that starts an iteration
  *   serving_spec.c       speculative decoding: the proposer, its memory, the step's price
@@ -102,6 +104,7 @@ typedef struct req {
     int32_t pprev, pnext;          /* prefill list */
     int32_t heap;                  /* position in the finish heap; -1 none */
     int16_t model;
+    int16_t cls;                   /* request class (sc_inference.classes; 0 without) */
     uint8_t state;
     uint8_t admitted;              /* ever admitted (queue wait recorded) */
     int32_t pfx_ref;               /* leading cached blocks it uses (serving_prefix.c) */
@@ -167,6 +170,12 @@ typedef struct pfx_session {
 enum { ROUTE_ROUND_ROBIN, ROUTE_LEAST_TOKENS, ROUTE_RANDOM, ROUTE_POWER_OF_TWO, ROUTE_PREFIX, ROUTE_KV };
 
 typedef struct samples { double *x; size_t n, cap; int64_t seen; double sum; } samples;
+
+/* The requests of one class or one multiplexed model (serving_slo.c). */
+typedef struct sv_part {
+    samples s_ttft, s_tpot, s_e2e, s_queue;
+    int64_t slo_ok;
+} sv_part;
 
 /* serve_tokens_s of a model memoised by (tokens, rows): a decode batch
  * keeps its size for many iterations and budget-filled ones repeat, so a
@@ -261,6 +270,14 @@ struct serving {
     int role;
     struct sv_disagg *dg;
     struct serving *stats;
+    /* request classes and each model's figures (serving_slo.c): parts are
+     * the classes, then the models when there are several */
+    rng *r_cls;                    /* class draws; NULL without classes */
+    double *class_cum;             /* cumulative class shares */
+    int prio_on;                   /* the classes' priorities differ: queues are ordered by them */
+    sv_part *parts;
+    service_part_result *part_res;
+    int n_parts;
 };
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -393,13 +410,40 @@ void sv_prefix_trim(replica *r);
 /* r lost its GPUs: its cache is gone. */
 void sv_prefix_lost(replica *r);
 
+/* ---- serving_slo.c ---------------------------------------------------------- */
+
+/* The classes' shares and stream, and the parts of the results (for a
+ * service that measures: not a decode pool). 0, or -1 when out of memory. */
+int sv_slo_init(serving *sv);
+void sv_slo_free(serving *sv);
+/* A new request's class, drawn by share (0 without classes: no draw). */
+int sv_class_draw(serving *sv);
+/* Request q arrived (submitted, input tokens of its class and model). */
+void sv_slo_arrived(serving *sv, const req *q);
+/* Request q completed now: its latencies (sv_stats_complete), whether it
+ * met every bound of its class's SLO (the service's without classes), its
+ * class's and model's samples. */
+void sv_slo_request_done(serving *sv, const req *q);
+/* After sv_stats_close: the parts' results over the service's span (first
+ * arrival to last completion) into sv->res; with classes, sv->res.slo_met
+ * is every class meeting its own percentile. */
+void sv_slo_close(serving *sv);
+/* Queue request i on l: at the tail, or with class priorities behind the
+ * last request of its priority or a higher one. */
+void sv_queue_push(serving *sv, list *l, int32_t i);
+/* Whether waiting request a goes before b: higher class priority, then
+ * earlier arrival. */
+int sv_queue_before(const serving *sv, int32_t a, int32_t b);
+
 /* ---- serving_stats.c -------------------------------------------------------- */
 
 void sv_sample_add(serving *sv, samples *p, double v);
-/* A request's latencies (TTFT, TPOT, end to end) and SLO, as it completes now. */
-void sv_stats_complete(serving *sv, const req *q);
+/* A request's latencies as it completes now: recorded in the service that
+ * measures it, and given back (tpot_s -1 with one output token); its SLO
+ * is judged by serving_slo.c's sv_slo_request_done, which calls this. */
+void sv_stats_complete(serving *sv, const req *q, double *ttft_s, double *tpot_s, double *e2e_s);
 void sv_integrate_reps(serving *sv);
-/* Sort p's samples; their median, p99 and mean (-1 when none). */
+/* p's median, p99 (selected in place: base/select.h) and mean (-1 when none). */
 void sv_samples_summary(samples *p, double *p50, double *p99, double *mean);
 void sv_account_iteration(replica *r, int whole);
 void sv_account_load(replica *r);

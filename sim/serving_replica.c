@@ -29,7 +29,7 @@ void sv_maybe_load(replica *r) {
     for (int m = 0; m < sv->n_models; m++) {
         mstate *ms = &r->ms[m];
         if (ms->resident != M_UNLOADED || ms->queue.n == 0) continue;
-        if (want < 0 || sv->rq[ms->queue.head].t_arrive < sv->rq[r->ms[want].queue.head].t_arrive) want = m;
+        if (want < 0 || sv_queue_before(sv, ms->queue.head, r->ms[want].queue.head)) want = m;
     }
     if (want < 0) return;
     double w = sv->models[want].weight_bytes;
@@ -281,7 +281,7 @@ static void evict_all(replica *r) {
             q->blocks = 0;
             q->state = RQ_QUEUED;
             sv->res.requests_restarted++;
-            list_push_back(sv->rq, &ms->queue, i);
+            sv_queue_push(sv, &ms->queue, i);
         }
         ms->ghost_n = ms->ghost_S = 0;
         memset(&ms->b, 0, sizeof ms->b);

@@ -144,14 +144,14 @@ static int route_pick(serving *sv, const req *q) {
 static void enqueue(replica *r, int32_t i) {
     serving *sv = r->sv;
     req *q = &sv->rq[i];
-    list_push_back(sv->rq, &r->ms[q->model].queue, i);
+    sv_queue_push(sv, &r->ms[q->model].queue, i);
     r->outstanding += q->input + q->output;
     sv_kick(r);
 }
 
 void sv_route(serving *sv, int32_t i) {
     int k = route_pick(sv, &sv->rq[i]);
-    if (k < 0) list_push_back(sv->rq, &sv->pending, i);
+    if (k < 0) sv_queue_push(sv, &sv->pending, i);
     else enqueue(&sv->reps[k], i);
 }
 

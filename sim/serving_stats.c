@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "base/grow.h"
+#include "base/select.h"
 #include "models/cost.h"
 #include "models/gpu.h"
 
@@ -30,12 +31,7 @@ void sv_sample_add(serving *sv, samples *p, double v) {
     if (k < RESERVOIR) p->x[k] = v;
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-void sv_stats_complete(serving *sv, const req *q) {
+void sv_stats_complete(serving *sv, const req *q, double *ttft_s, double *tpot_s, double *e2e_s) {
     sim_time now = now_of(sv);
     if (sv->stats) sv = sv->stats;           /* a decode pool's requests are its service's */
     double ttft = sim_to_s(q->t_first - q->t_arrive);
@@ -44,31 +40,31 @@ void sv_stats_complete(serving *sv, const req *q) {
     sv_sample_add(sv, &sv->s_e2e, e2e);
     sv_sample_add(sv, &sv->s_ttft_admit, sim_to_s(q->t_first - q->t_admit));
     sv->tick_ttft[sv->tick_n_ttft++ % TICK_LAT_N] = ttft;
-    int ok = sv->cfg->slo_ttft_s <= 0 || ttft <= sv->cfg->slo_ttft_s;
+    double tpot = -1;                        /* one output token: no time per output token */
     if (q->output > 1) {
-        double tpot = sim_to_s(now - q->t_first) / (q->output - 1);
+        tpot = sim_to_s(now - q->t_first) / (q->output - 1);
         sv_sample_add(sv, &sv->s_tpot, tpot);
         sv->tick_tpot[sv->tick_n_tpot++ % TICK_LAT_N] = tpot;
-        if (sv->cfg->slo_tpot_s > 0 && tpot > sv->cfg->slo_tpot_s) ok = 0;
     }
-    sv->slo_ok += ok;
+    *ttft_s = ttft;
+    *tpot_s = tpot;
+    *e2e_s = e2e;
     sv->res.requests++;
     sv->res.output_tokens += q->output;
     sv->tick_tokens += q->output;
     sv->last_completion = now;
 }
 
-/* Nearest-rank percentile of sorted x; -1 when empty. */
+/* Nearest-rank percentile q of x, once the last select_percentiles on x
+ * placed q's rank (base/select.h); -1 when empty. */
 static double pct(const samples *p, double q) {
     if (p->n == 0) return -1;
-    double rank = ceil(q / 100.0 * (double)p->n);
-    size_t k = rank < 1 ? 0 : (size_t)rank - 1;
-    if (k >= p->n) k = p->n - 1;
-    return p->x[k];
+    return p->x[select_pct_index(q, p->n)];
 }
 
 void sv_samples_summary(samples *p, double *p50, double *p99, double *mean) {
-    if (p->n) qsort(p->x, p->n, sizeof(double), cmp_double);
+    static const double q[] = { 50, 99 };
+    select_percentiles(p->x, p->n, q, 2);
     *p50 = pct(p, 50);
     *p99 = pct(p, 99);
     *mean = p->seen ? p->sum / (double)p->seen : -1;
@@ -119,13 +115,13 @@ int64_t sv_waiting(const serving *sv) {
 }
 
 /* p99 of the latencies completed this tick (the last TICK_LAT_N of them),
- * published when there were any; sorts in place (the buffer restarts). */
+ * published when there were any; reorders in place (the buffer restarts). */
 static void tick_p99(serving *sv, double *x, int64_t *n, metric_id id, sim_time t) {
     if (*n == 0) return;
     size_t k = (size_t)(*n < TICK_LAT_N ? *n : TICK_LAT_N);
-    qsort(x, k, sizeof *x, cmp_double);
-    size_t at = (size_t)ceil(0.99 * (double)k);
-    metrics_sample(sv->bus, id, t, x[at > 0 ? at - 1 : 0]);
+    size_t at = select_pct_index(99, k);
+    select_nth(x, k, at);
+    metrics_sample(sv->bus, id, t, x[at]);
     *n = 0;
 }
 
@@ -224,8 +220,8 @@ void sv_stats_close(serving *sv) {
     R->output_tokens_per_s = span > 0 ? R->output_tokens / span : 0;
     R->requests_per_s = span > 0 ? (double)R->requests / span : 0;
     samples *all[5] = { &sv->s_ttft, &sv->s_tpot, &sv->s_e2e, &sv->s_queue, &sv->s_ttft_admit };
-    for (int k = 0; k < 5; k++)
-        if (all[k]->n) qsort(all[k]->x, all[k]->n, sizeof(double), cmp_double);
+    for (int k = 0; k < 5; k++)   /* every rank read below: the CDF points hold p50 and p99 */
+        select_percentiles(all[k]->x, all[k]->n, service_cdf_percentiles, SERVICE_CDF_POINTS);
     R->ttft_p50_s = pct(&sv->s_ttft, 50);
     R->ttft_p99_s = pct(&sv->s_ttft, 99);
     R->ttft_admit_p50_s = pct(&sv->s_ttft_admit, 50);

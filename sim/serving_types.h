@@ -26,6 +26,28 @@ typedef struct service_pool_result {
     int64_t iterations;
 } service_pool_result;
 
+/* The requests of one class, or of one model of a multiplexed service
+ * (docs/serving-slo.md): the request-level figures of a service_result
+ * under the same names. Rates are over the service's span (its first
+ * arrival to its last completion), so the classes' rates add up to the
+ * service's. A latency with no sample is -1. */
+typedef struct service_part_result {
+    char name[SC_NAME_MAX];          /* the class's, or the model's preset */
+    int priority;                    /* classes: admission priority (higher first) */
+    double share;                    /* of the requests, as given */
+    sc_slo slo;                      /* classes: their SLO; models: the service's percentile */
+    int64_t requests, submitted;
+    double input_tokens, output_tokens;
+    double output_tokens_per_s, requests_per_s;
+    double ttft_p50_s, ttft_p99_s, ttft_mean_s;
+    double tpot_p50_s, tpot_p99_s, tpot_mean_s;
+    double e2e_p50_s, e2e_p99_s, e2e_mean_s;
+    double queue_p50_s, queue_p99_s, queue_mean_s;   /* of the completed requests */
+    double slo_attainment;           /* share of completed requests that met their class's SLO */
+    int slo_met;                     /* attainment >= percentile / 100 */
+    double goodput_requests_per_s;   /* completed requests that met their SLO, per second */
+} service_part_result;
+
 /* One service's outcome (CONTRACT.md services[] and more). Times in
  * seconds; a latency with no sample is -1. */
 typedef struct service_result {
@@ -102,6 +124,12 @@ typedef struct service_result {
     int spec_draft_tokens;           /* guesses per step */
     double spec_tokens_per_step;     /* expected tokens a step gives a sequence */
     double spec_acceptance;          /* share of guesses accepted: (tokens per step - 1) / guesses */
+    /* request classes (<class>) and, when multiplexed, each model's
+     * requests; owned by the service, complete after serving_close. With
+     * classes, slo_attainment counts each request against its class's SLO
+     * and slo_met means every class met its own percentile. */
+    const service_part_result *classes, *by_model;
+    int n_classes, n_by_model;
 } service_result;
 
 /* How a service takes and gives back GPUs: the world implements it over

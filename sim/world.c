@@ -192,6 +192,7 @@ void world_free(world *w) {
     sched_free(w->q);
     free(w->fail_by_proc);
     benchset_free(w->bench);
+    world_flow_free(w);
     free(w);
 }
 

@@ -57,7 +57,19 @@ typedef struct world_totals {
     double cloud_node_hours, cloud_cost_usd;   /* rented cloud nodes (<cloud>) */
     int failures;                      /* component failures, all nodes */
     int nodes_drained;                 /* lemon nodes taken out of service */
+    int nodes_unavailable_at_start;    /* <unavailable> nodes out of service at t = 0 */
 } world_totals;
+
+/* A replay of a live cluster's history (the trace's actual_start column):
+ * the simulated starts against the real scheduler's, over the trace jobs
+ * that have both. */
+typedef struct world_replay {
+    int jobs;
+    double wait_error_median_s;        /* |simulated start - actual start| (= the wait's error): median */
+    double wait_error_p90_s;           /* and 90th percentile (nearest rank); NAN with no jobs */
+    double start_order_kendall_tau;    /* Kendall's tau-b of the two start orders; NAN below 2 jobs */
+} world_replay;
+world_replay world_get_replay(const world *w);
 
 /* Build the world for a loaded scenario. The scenario must outlive the
  * world. Returns NULL with err set ("file:line: ..." for a plan that cannot

@@ -19,6 +19,7 @@
 
 #include "base/errmsg.h"
 #include "models/checkpoint.h"
+#include "scenarios/jobtrace.h"
 
 static int alloc_nodes(job *j) {
     const node_spec *ns = cluster_pool_spec(j->w->c, j->pool);
@@ -57,9 +58,15 @@ static int plan_checkpoints(world *w, job *j, const fabric *f, char *err, size_t
         snprintf(err, errlen, "%s:%d: <checkpoint layout=\"rank0\">: %s", s->file, t->checkpoint.line, why);
         return -1;
     }
-    if (io.stream_chunks > 0)
-        snprintf(j->ckpt_note, sizeof j->ckpt_note, "; rank 0 streams the %.3g TB gather through %.3g TB of host memory "
-                 "in %d chunks", io.written_bytes / 1e12, io.host_budget_bytes / 1e12, io.stream_chunks);
+    if (io.stream_chunks > 0) {
+        char note[128];
+        snprintf(note, sizeof note, "; rank 0 streams the %.3g TB gather through %.3g TB of host memory in %d chunks",
+                 io.written_bytes / 1e12, io.host_budget_bytes / 1e12, io.stream_chunks);
+        if (!(j->ckpt_note = strdup(note))) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+    }
     j->r.checkpoint_size_bytes = z.total_bytes;
     j->r.checkpoint_write_s = io.write_s;
     j->r.checkpoint_stall_s = io.stall_s;
@@ -207,17 +214,42 @@ static job *add_batch_job(world *w, int gpus, const char *queue, int priority, d
     return alloc_nodes(j) < 0 ? NULL : j;
 }
 
+/* Draws per trace job before its duration is the limit itself
+ * (docs/cluster-state.md, "Run times from history"). */
+#define RUNTIME_TRIES 16
+
+/* A trace job's run time. Given, it is that; with only a limit, the limit
+ * times a ratio drawn uniformly from its user's samples (else its
+ * account's, else the cluster's: the trace reader chose them), redrawn
+ * while not above the time it has already run; after RUNTIME_TRIES draws,
+ * or with no samples, the limit. Stream "trace/runtime" keyed by the row. */
+static double trace_duration(const scenario *s, const sc_trace_job *t, int row) {
+    if (t->duration_s > 0) return t->duration_s;
+    if (t->ratios < 0) return t->limit_s;
+    const sc_ratios *r = &s->ratios[t->ratios];
+    uint64_t key = rng_derive_seed(s->seed, "trace/runtime", (uint64_t)row);
+    for (uint64_t n = 0; n < RUNTIME_TRIES; n++) {
+        int k = (int)(rng_counter_uniform_pos(key, n) * r->n);
+        double d = t->limit_s * r->values[k < r->n ? k : r->n - 1];
+        if (d > t->elapsed_s) return d;
+    }
+    return t->limit_s;
+}
+
 /* The trace's batch jobs (scenario.trace_jobs), in file order. */
 static int add_trace_jobs(world *w) {
     const scenario *s = w->s;
+    w->trace_first = w->n_jobs;
     for (int i = 0; i < s->n_trace_jobs; i++) {
         const sc_trace_job *t = &s->trace_jobs[i];
         const char *queue = t->queue >= 0 ? s->queues[t->queue].name : "default";
-        job *j = add_batch_job(w, t->gpus, queue, t->priority, 0, t->line);
+        job *j = add_batch_job(w, t->gpus, queue, t->priority, t->limit_s, t->line);
         if (!j) return -1;
         j->r.name = s->trace_names + t->name;
         j->r.submit_s = t->submit_s;
-        j->duration_s = t->duration_s;
+        j->r.trace_row = i;
+        j->after = t->after >= 0 ? w->trace_first + t->after : -1;
+        j->duration_s = trace_duration(s, t, i);
     }
     return 0;
 }
@@ -275,7 +307,9 @@ static int add_training_jobs(world *w, char *err, size_t errlen) {
         j->r.perf = j->perf;
         if (build_training(w, &s->training[i], j, err, errlen) < 0) {
             free(j->nodes);                 /* not yet counted in n_jobs: build_free misses it */
+            free(j->ckpt_note);
             j->nodes = NULL;
+            j->ckpt_note = NULL;
             return -2;
         }
         w->n_jobs++;
@@ -294,6 +328,10 @@ int build_jobs(world *w, char *err, size_t errlen) {
     w->jobs = calloc((size_t)n + 1, sizeof *w->jobs);
     w->perf = calloc((size_t)s->n_training + 1, sizeof *w->perf);
     if (!w->jobs || !w->perf) return -1;
+    for (long long i = 0; i < n; i++) {
+        job *j = &w->jobs[i];
+        j->r.trace_row = j->after = j->dep_head = j->dep_next = -1;
+    }
     int rc = add_training_jobs(w, err, errlen);
     /* Generic batch jobs: arrivals and durations from their own streams;
      * the trace's batch jobs where its <trace> stands among the groups. */
@@ -316,22 +354,45 @@ static int check_size(const world *w, const job *j, char *err, size_t errlen) {
     return -1;
 }
 
+/* Each job enters the queue at its submit time (a job submitted before
+ * t = 0 at t = 0, keeping its submit time for its place in the queue);
+ * the snapshot's running jobs start at t = 0 instead, and held jobs (and
+ * those waiting for one) never do: the run does not wait for them. */
 int build_submit(world *w, char *err, size_t errlen) {
+    const scenario *s = w->s;
+    int never = 0;
+    if (jobtrace_reported(s)) {      /* how a public job trace was read (scenarios/jobtrace.h) */
+        char said[256];
+        jobtrace_describe(s, said, sizeof said);
+        world_event(w, "trace", "trace_read", "%s", said);
+    }
     for (int i = 0; i < w->n_jobs; i++) {
         job *j = &w->jobs[i];
         j->ph = PH_QUEUED;
         j->r.state = JOB_PENDING;
         j->r.start_s = j->r.end_s = j->r.queue_wait_s = -1;
         if (check_size(w, j, err, errlen) < 0) return -2;
-        if (j->r.kind == JOB_TRAINING) j->m_progress = metrics_register(w->bus, j->r.name, "progress");
-        if (!engine_schedule(w->e, sim_from_s(j->r.submit_s), job_on_submit, j)) return -1;
     }
-    w->unfinished = w->n_jobs;
+    int rc = snapshot_build(w, err, errlen);
+    if (rc < 0) return rc;
+    for (int i = 0; i < w->n_jobs; i++) {
+        job *j = &w->jobs[i];
+        int row = j->r.trace_row;
+        if (j->r.kind == JOB_TRAINING) j->m_progress = metrics_register(w->bus, j->r.name, "progress");
+        if (row >= 0 && snapshot_never_eligible(w, j)) never++;
+        if (row >= 0 && (s->trace_jobs[row].state != SC_JOB_PENDING || snapshot_never_eligible(w, j))) continue;
+        double at = j->r.submit_s > 0 ? j->r.submit_s : 0;
+        if (!engine_schedule(w->e, sim_from_s(at), job_on_submit, j)) return -1;
+    }
+    w->unfinished = w->n_jobs - never;
     return 0;
 }
 
 void build_free(world *w) {
-    for (int i = 0; i < w->n_jobs; i++) free(w->jobs[i].nodes);
+    for (int i = 0; i < w->n_jobs; i++) {
+        free(w->jobs[i].nodes);
+        free(w->jobs[i].ckpt_note);
+    }
     free(w->jobs);
     free(w->perf);
     while (w->names) {

@@ -18,6 +18,7 @@ const char *job_state_name(job_state s) {
 }
 
 void world_event(world *w, const char *entity, const char *kind, const char *fmt, ...) {
+    if (!metrics_wants_events(w->bus)) return;
     char detail[256];
     va_list ap;
     va_start(ap, fmt);
@@ -53,6 +54,7 @@ int world_fabric(const world *w, int pool, fabric *f) {
     f->sharp = s->network.sharp;
     f->algo_mask = s->network.nccl_algo_mask;
     f->proto_mask = s->network.nccl_proto_mask;
+    f->flow_model = s->network.flow;
     return 0;
 }
 

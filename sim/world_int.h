@@ -6,6 +6,8 @@
  *                   callbacks, the hooks below, closing the books
  *   world_build.c   the jobs built from the scenario (training plans,
  *                   checkpoints, <jobs> groups, the trace)
+ *   world_snapshot.c the cluster as a live one stood at t = 0: nodes out of
+ *                   service, jobs already running (issue 22)
  *   world_cloud.c   cloud autoscaling: renting and releasing nodes
  *   world_job.c     the job state machine: start, phases, checkpoints,
  *                   interruption, elastic shrink and grow, finish
@@ -19,7 +21,7 @@
  * The files call each other in this order only, each one the files below
  * it (world_view.c stands above them all: it reads, and nothing calls it):
  *
- *   world.c > world_build.c > world_cloud.c > world_job.c, world_hold.c
+ *   world.c > world_build.c > world_snapshot.c > world_cloud.c > world_job.c, world_hold.c
  *           > world_repair.c > world_core.c
  *
  * A call up the order goes through a pointer that world.c sets: the
@@ -80,7 +82,7 @@ typedef struct job {
     double ckpt_every;             /* steps between checkpoints; 0 = none */
     double next_ckpt;              /* progress at which the next checkpoint is due */
     double stall_s, background_s, load_s;
-    char ckpt_note[128];           /* said at each checkpoint_start ("" none): a streamed gather */
+    char *ckpt_note;               /* said at each checkpoint_start (NULL none): a streamed gather; owned */
     int lost_nodes;                /* nodes to replace before a restart */
     int planned;                   /* the current interruption was planned (health check) */
     double fail_progress;          /* progress when the current interruption hit */
@@ -93,6 +95,8 @@ typedef struct job {
     double timeout_s;              /* per start; 0 = none */
     event_id ev_timeout;
     metric_id m_progress;
+    int after;                     /* a job it waits for (trace after); -1 none */
+    int dep_head, dep_next;        /* jobs waiting for this one: a list through dep_next; -1 ends it */
 } job;
 
 /* What the world keeps about one node. &w->node[i] is the argument of the
@@ -152,6 +156,7 @@ struct world {
     /* jobs */
     job *jobs;
     int n_jobs;
+    struct world_flow *flow;       /* <network model="flow">: the shared fabric (world_flow.c); NULL otherwise */
     train_result *perf;            /* one per training job (job.perf points here) */
     struct name_chunk *names;      /* generated job names ("group-17"), freed with the world */
     int unfinished;
@@ -173,6 +178,8 @@ struct world {
     int *fail_by_proc;
     int drained;
     int injected;                  /* failures injected from the dashboard */
+    int unavailable_at_start;      /* nodes out of service at t = 0 (<unavailable>) */
+    int trace_first;               /* w->jobs index of the trace's first batch job */
     /* cloud autoscaling */
     int cloud_pool;                /* pool of the cloud node type, -1 none */
     int cloud_pending;             /* nodes being provisioned */
@@ -209,6 +216,9 @@ int world_input_time(const scenario *s, int line, const char *elem, const char *
                      size_t errlen);
 
 /* ---- world_repair.c ---- */
+/* The <unavailable> nodes out of service at t = 0, back after their repair
+ * (or never: said once in the events). */
+void repair_unavailable(world *w);
 int repair_build_failures(world *w, char *err, size_t errlen);   /* 0; -1 out of memory; -2 err set */
 void repair_node_down(world *w, int node, const failure_proc *p);
 int repair_inject(world *w, int node);                  /* world_inject_failure */
@@ -224,6 +234,10 @@ void job_hit_node(world *w, int node, const failure_proc *p, int planned);
 void job_node_back(world *w, int repaired);             /* waiting jobs restart, shrunk ones grow */
 double job_progress_now(const job *j);
 void job_close(job *j);                                 /* account the current phase up to now */
+/* A trace job running at t = 0 (a live cluster's snapshot): on its named
+ * nodes (nodes != NULL) or placed as the scheduler places; started
+ * elapsed_s ago. 0, or -1 when its GPUs are not free (nothing changed). */
+int job_start_running(job *j, const int *nodes, double elapsed_s);
 
 /* ---- world_hold.c ---- */
 int hold_build_services(world *w, char *err, size_t errlen);   /* 0, or -1 with err set */
@@ -237,6 +251,16 @@ void hold_hit_node(world *w, int node, const failure_proc *p);
 void cloud_autoscale(world *w);
 void cloud_node_idle(world *w, int node);               /* a rented node has nothing on it now */
 
+/* ---- world_snapshot.c ---- */
+/* The cluster as it stood at t = 0 (issue 22): checks the running jobs'
+ * named nodes, and queues the event at t = 0, ahead of every submission,
+ * that takes the unavailable nodes out and starts the running jobs. 0;
+ * -1 out of memory; -2 with err set. */
+int snapshot_build(world *w, char *err, size_t errlen);
+/* Whether trace job j never becomes eligible: held, or waiting (through
+ * after) for a held job. */
+int snapshot_never_eligible(const world *w, const job *j);
+
 /* ---- world_build.c ---- */
 /* The jobs of the scenario (training, <jobs> groups, the trace), queued for
  * submission once the metrics exist (build_submit). 0; -1 out of memory;
@@ -244,5 +268,13 @@ void cloud_node_idle(world *w, int node);               /* a rented node has not
 int build_jobs(world *w, char *err, size_t errlen);
 int build_submit(world *w, char *err, size_t errlen);
 void build_free(world *w);
+
+/* world_flow.c: the fabric shared between training jobs (<network
+ * model="flow">). world_flow_reprice puts every running training job's
+ * traffic on it and calls apply(job, step_s) with each one's step time at
+ * its share; nothing without the flow model. */
+typedef void (*world_flow_apply)(job *j, double step_s);
+void world_flow_reprice(world *w, world_flow_apply apply);
+void world_flow_free(world *w);
 
 #endif

@@ -40,6 +40,7 @@ static void requeue(job *j);
 static void try_restart(job *j);
 static void on_restarted(engine *e, void *arg);
 static void on_detected(engine *e, void *arg);
+static void flow_apply(job *j, double step_s);
 
 static int phase_state(const job *j) {
     if (j->r.kind == JOB_BATCH) return j->ph == PH_RUNNING ? GS_BATCH : -1;
@@ -82,10 +83,12 @@ static void set_phase(job *j, phase ph) {
     }
     if (from >= 0) world_add_state(w, from, -g);
     w->n_waiting += (ph == PH_WAITING) - (j->ph == PH_WAITING);
+    int left_running = j->ph == PH_RUNNING && ph != PH_RUNNING && j->r.kind == JOB_TRAINING;
     j->ph = ph;
     j->ph_since = now_of(w);
     int to = phase_state(j);
     if (to >= 0) world_add_state(w, to, g);
+    if (left_running) world_flow_reprice(w, flow_apply);
 }
 
 /* ---- nodes held by jobs ----------------------------------------------- */
@@ -115,6 +118,22 @@ static void release_nodes(job *j) {
     for (int i = 0; i < j->n_nodes; i++) job_release_node(j, i);
 }
 
+/* j ended (for any reason: Slurm's afterany): the jobs waiting for it
+ * enter the queue (each at its place by submit time). */
+static void release_dependents(job *j) {
+    world *w = j->w;
+    int k = j->dep_head;
+    j->dep_head = -1;
+    while (k >= 0) {
+        job *d = &w->jobs[k];
+        k = d->dep_next;
+        d->dep_next = -1;
+        sched_job v = job_sched_view(d);
+        sched_submit(w->q, &v);
+        world_event(w, d->r.name, "job_eligible", "%s ended", j->r.name);
+    }
+}
+
 static void finish(job *j) {
     world *w = j->w;
     if (j->r.kind == JOB_TRAINING && j->r.state != JOB_TIMEOUT) j->progress = (double)j->r.steps_total;
@@ -129,6 +148,7 @@ static void finish(job *j) {
     if (j->r.state != JOB_TIMEOUT) j->r.state = JOB_DONE;
     j->r.end_s = now_s(w);
     world_event(w, j->r.name, "job_end", "%s after %.0f s", job_state_name(j->r.state), j->r.end_s - j->r.start_s);
+    release_dependents(j);
     w->unfinished--;
     if (w->unfinished == 0) engine_stop(w->e);
     else w->dispatch(w);
@@ -187,6 +207,21 @@ static void training_start_running(job *j) {
     set_phase(j, PH_RUNNING);
     j->run_since = now_of(j->w);
     schedule_run_event(j);
+    world_flow_reprice(j->w, flow_apply);
+}
+
+/* The flow model (sim/world_flow.c): a job's step time at its share of the
+ * fabric; a running job's progress so far is kept at the old one. */
+static void flow_apply(job *j, double step_s) {
+    if (step_s == j->step_s) return;
+    if (j->ph != PH_RUNNING) {
+        j->step_s = step_s;
+        return;
+    }
+    commit_progress(j);
+    if (j->ev_phase) engine_cancel(j->w->e, j->ev_phase);
+    j->step_s = step_s;
+    schedule_run_event(j);
 }
 
 static void start_checkpoint(job *j) {
@@ -201,7 +236,7 @@ static void start_checkpoint(job *j) {
     }
     set_phase(j, PH_CHECKPOINT);
     j->r.checkpoints++;
-    world_event(w, j->r.name, "checkpoint_start", "step %lld%s", (long long)j->r.steps_done, j->ckpt_note);
+    world_event(w, j->r.name, "checkpoint_start", "step %lld%s", (long long)j->r.steps_done, j->ckpt_note ? j->ckpt_note : "");
     j->ev_phase = engine_after(w->e, sim_from_s(j->stall_s), on_stall_end, j);
 }
 
@@ -252,7 +287,7 @@ sched_job job_sched_view(const job *j) {
                     j->r.submit_s, 0, 0 };
     if (j->r.kind == JOB_TRAINING) {
         double left = ((double)j->r.steps_total - j->progress) * j->step_s;
-        v.expected_end_s = left + (j->r.start_s >= 0 ? j->w->s->failure_cfg.restart_s + j->load_s : 0);
+        v.expected_end_s = left + (j->started_once ? j->w->s->failure_cfg.restart_s + j->load_s : 0);
     } else {
         v.expected_end_s = j->duration_s;
     }
@@ -612,22 +647,26 @@ static void place_training(job *j) {
     }
 }
 
-void job_start(job *j) {
+/* The job holds its n nodes (j->nodes) from now, having run elapsed_s
+ * before (a snapshot's running job; else 0): its time limit and a batch
+ * job's run are what is left of them. */
+static void begin(job *j, int n, double elapsed_s) {
     world *w = j->w;
-    int cap = j->n_nodes;
-    int n = cluster_alloc(w->c, j->pool, j->r.gpus, j->nodes, cap);
-    if (n < 0) return;                       /* dispatch checked; cannot happen */
     for (int i = 0; i < n; i++) hold_node(j, i, j->nodes[i]);
     if (j->r.kind == JOB_TRAINING) place_training(j);
     j->r.state = JOB_RUNNING;
-    int again = j->r.start_s >= 0;
+    int again = j->started_once;
     if (!again) {
-        j->r.start_s = now_s(w);
-        j->r.queue_wait_s = sim_to_s(now_of(w) - sim_from_s(j->r.submit_s));   /* exact in ns */
+        j->r.start_s = now_s(w) - elapsed_s;
+        /* exact in ns; a submit before t = 0 is not a clock value */
+        j->r.queue_wait_s = elapsed_s > 0 || j->r.submit_s < 0 ? j->r.start_s - j->r.submit_s
+                                                               : sim_to_s(now_of(w) - sim_from_s(j->r.submit_s));
+        if (j->r.queue_wait_s < 0) j->r.queue_wait_s = 0;
     }
     world_event(w, j->r.name, "job_start", "%d GPUs on %d nodes of %s%s", j->r.gpus, n,
-                cluster_pool_spec(w->c, j->pool)->name, again ? " (resumed)" : "");
-    if (j->timeout_s > 0) j->ev_timeout = engine_after(w->e, sim_from_s(j->timeout_s), on_timeout, j);
+                cluster_pool_spec(w->c, j->pool)->name, again ? " (resumed)" : elapsed_s > 0 ? " (running at t = 0)" : "");
+    double limit_left = j->timeout_s - elapsed_s, run_left = j->duration_s - elapsed_s;
+    if (j->timeout_s > 0) j->ev_timeout = engine_after(w->e, sim_from_s(limit_left > 0 ? limit_left : 0), on_timeout, j);
     if (j->r.kind == JOB_TRAINING && again) {
         /* Resumed after a preemption: restart overhead and checkpoint load. */
         set_phase(j, PH_RESTART);
@@ -636,7 +675,7 @@ void job_start(job *j) {
         training_start_running(j);
     } else {
         set_phase(j, PH_RUNNING);
-        j->ev_phase = engine_after(w->e, sim_from_s(j->duration_s), on_batch_end, j);
+        j->ev_phase = engine_after(w->e, sim_from_s(run_left > 0 ? run_left : 0), on_batch_end, j);
     }
     /* A node that failed unseen while idle (no start health check): the
      * job crashes on it as soon as it starts. */
@@ -652,11 +691,48 @@ void job_start(job *j) {
     }
 }
 
-/* The job's submit time: it enters the scheduler's queue. */
+void job_start(job *j) {
+    int n = cluster_alloc(j->w->c, j->pool, j->r.gpus, j->nodes, j->n_nodes);
+    if (n < 0) return;                       /* dispatch checked; cannot happen */
+    begin(j, n, 0);
+}
+
+int job_start_running(job *j, const int *nodes, double elapsed_s) {
+    world *w = j->w;
+    int n = j->n_nodes;
+    if (nodes) {
+        for (int i = 0; i < n; i++)
+            if (cluster_take_gpus(w->c, nodes[i], j->gpus_per_node) < 0) {
+                cluster_release(w->c, nodes, i, j->gpus_per_node);
+                return -1;
+            }
+        memcpy(j->nodes, nodes, (size_t)n * sizeof *nodes);
+    } else if ((n = cluster_alloc(w->c, j->pool, j->r.gpus, j->nodes, j->n_nodes)) < 0) {
+        return -1;
+    }
+    sched_job v = job_sched_view(j);
+    v.running = 1;
+    v.expected_end_s = now_s(w) + (v.expected_end_s > elapsed_s ? v.expected_end_s - elapsed_s : 0);
+    sched_adopt(w->q, &v);
+    begin(j, n, elapsed_s);
+    j->started_once = 1;
+    return 0;
+}
+
+/* The job's submit time: it enters the scheduler's queue, or, when it
+ * waits for another job still to end (trace after), that job's list of
+ * dependents (job_release_dependents puts it in the queue). */
 void job_on_submit(engine *e, void *arg) {
     (void)e;
     job *j = arg;
     world *w = j->w;
+    job *dep = j->after >= 0 ? &w->jobs[j->after] : NULL;
+    if (dep && dep->ph != PH_DONE) {
+        j->dep_next = dep->dep_head;
+        dep->dep_head = j->index;
+        world_event(w, j->r.name, "job_submit", "%d GPUs, eligible once %s ends", j->r.gpus, dep->r.name);
+        return;
+    }
     sched_job v = job_sched_view(j);
     sched_submit(w->q, &v);
     world_event(w, j->r.name, "job_submit", "%d GPUs", j->r.gpus);

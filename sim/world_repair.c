@@ -16,6 +16,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/errmsg.h"
 #include "models/reliability.h"
@@ -162,6 +163,57 @@ static void on_repaired(engine *e, void *arg) {
     publish_failed(w);
     world_event(w, "cluster", "node_repaired", "node %d back in service", node);
     w->on_node.back(w, node, 1);
+}
+
+/* A drained node of <unavailable repair=> back: an admin resumed it. */
+static void on_resumed(engine *e, void *arg) {
+    (void)e;
+    node_rec *r = arg;
+    world *w = r->w;
+    r->repair_ev = 0;
+    if (cluster_undrain(w->c, r->index) < 0) return;
+    publish_failed(w);
+    world_event(w, "cluster", "node_undrained", "node %d back in service (resumed)", r->index);
+    w->on_node.back(w, r->index, 0);
+}
+
+/* How long a down node of <unavailable> without repair= takes: what the
+ * failure model gives a node's repair (the node component's mttr); 0
+ * when the scenario models no node failures. */
+static double node_mttr_s(const world *w) {
+    for (int i = 0; w->f && i < failures_proc_count(w->f); i++) {
+        const failure_proc *p = failures_proc(w->f, i);
+        if (p->needs_repair && !strcmp(p->component, "node")) return p->mttr_s;
+    }
+    return 0;
+}
+
+void repair_unavailable(world *w) {
+    const scenario *s = w->s;
+    int never_down = 0, never_drained = 0;
+    for (int u = 0; u < s->n_unavailable; u++) {
+        const sc_unavailable *x = &s->unavailable[u];
+        double back_s = x->repair_s > 0 ? x->repair_s : x->drained ? 0 : node_mttr_s(w);
+        for (int k = 0; k < x->n; k++) {
+            int n = x->nodes[k];
+            node_rec *nr = &w->node[n];
+            node_state st = cluster_node_state(w->c, n);
+            if (st == NODE_FAILED || st == NODE_DRAINED) continue;       /* named twice */
+            w->unavailable_at_start++;
+            if (x->drained) cluster_drain(w->c, n);
+            else cluster_fail(w->c, n);
+            if (back_s > 0) nr->repair_ev = engine_after(w->e, sim_from_s(back_s), x->drained ? on_resumed : on_repaired, nr);
+            else if (x->drained) never_drained++;
+            else never_down++;
+        }
+        world_event(w, "cluster", x->drained ? "node_drained" : "node_down", "%d node(s) out of service at t = 0%s%s%s",
+                    x->n, x->reason[0] ? ": " : "", x->reason, back_s > 0 ? "" : " (not back in this run)");
+    }
+    publish_failed(w);
+    if (never_down + never_drained > 0)
+        world_event(w, "cluster", "nodes_unavailable", "%d node(s) out of service at t = 0 stay out: %d down with no "
+                    "repair= and no node failure model to repair them, %d drained with no repair= (an admin must "
+                    "resume them)", never_down + never_drained, never_down, never_drained);
 }
 
 /* A node failure injected from the dashboard (world_inject_failure). */

@@ -61,6 +61,8 @@ typedef struct job_result {
     double checkpoint_stall_s;         /* one checkpoint, training stopped */
     double checkpoint_interval_s;      /* chosen interval; 0 = no checkpoints */
     job_time time;
+    int trace_row;                     /* its row of the scenario's trace_jobs (id, user, state at t = 0, actual
+                                          start: scenario.h sc_trace_job); -1: not a trace batch job */
 } job_result;
 
 #endif

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "models/rankstat.h"
+
 int world_job_count(const world *w) { return w->n_jobs; }
 
 const job_result *world_job(const world *w, int i) {
@@ -131,6 +133,7 @@ world_totals world_get_totals(const world *w) {
     t.fragmented_gpu_hours = (w->frag_gpu_s + w->frag_now * sim_to_s(engine_now(w->e) - w->frag_since)) / 3600;
     t.cloud_cost_usd = t.cost.cloud_usd;
     t.nodes_drained = w->drained;
+    t.nodes_unavailable_at_start = w->unavailable_at_start;
     return t;
 }
 
@@ -154,7 +157,7 @@ queue_result world_queue(const world *w, int qi) {
         const job *j = &w->jobs[i];
         if (j->queue != qi) continue;
         r.jobs++;
-        if (j->r.start_s < 0) {
+        if (!j->started_once) {
             if (j->r.submit_s <= sim) r.waiting++;       /* submitted, never started */
             continue;
         }
@@ -294,4 +297,31 @@ int world_job_view(const world *w, int i, world_job_live *v) {
         }
     }
     return 0;
+}
+
+/* ---- replay: the simulated schedule against the real one ----------------- */
+
+world_replay world_get_replay(const world *w) {
+    const scenario *s = w->s;
+    world_replay r = { 0, NAN, NAN, NAN };
+    size_t n = (size_t)s->n_trace_jobs + 1;
+    double *sim = malloc(n * sizeof *sim), *act = malloc(n * sizeof *act), *err = malloc(n * sizeof *err);
+    if (sim && act && err) {
+        for (int i = 0; i < s->n_trace_jobs; i++) {
+            const job *j = &w->jobs[w->trace_first + i];
+            double a = s->trace_jobs[i].actual_start_s;
+            if (isnan(a) || !j->started_once) continue;
+            sim[r.jobs] = j->r.start_s;
+            act[r.jobs] = a;
+            err[r.jobs] = fabs(j->r.start_s - a);
+            r.jobs++;
+        }
+        r.start_order_kendall_tau = rankstat_kendall_tau_b(sim, act, (size_t)r.jobs);
+        r.wait_error_median_s = rankstat_quantile(err, (size_t)r.jobs, 0.5);
+        r.wait_error_p90_s = rankstat_quantile(err, (size_t)r.jobs, 0.9);
+    }
+    free(sim);
+    free(act);
+    free(err);
+    return r;
 }

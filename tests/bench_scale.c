@@ -9,13 +9,22 @@
  *
  *   a year on 100,000 GPUs: tests/scale/trace-100k-year.xml, a 100,000-job
  *   trace (tools/gen-trace.py --scale 10) with fair share, quotas, EASY
- *   backfill, preemption and failures. Target: at most 10 s. The run goes
- *   a simulated day at a time and gives up after CT_BENCH_MAX_S (120 s) of
- *   wall time, printing how far it got and a projection, so `make bench`
- *   stays bounded when the target is missed.
+ *   backfill, preemption and failures, without the results database.
+ *   Target (issue 23): at most 1 s, printed MISSED without failing while
+ *   issue 23 is open; fails above 10 s (issue 11's target). The run goes a simulated day at a time
+ *   and gives up after CT_BENCH_MAX_S (120 s) of wall time, printing how
+ *   far it got and a projection, so `make bench` stays bounded when the
+ *   target is missed.
  *
- *   peak RSS: the process's maximum resident set after the 100K run
- *   (getrusage), reported with the scenario it came from (no target).
+ *   a year on 1,000,000 GPUs: build/scale/trace-1m-year.xml, a copy of
+ *   tests/scale/trace-1m-year.xml beside its 1,000,000-job trace, both
+ *   written by `make bench` (tools/gen-trace.py --jobs 1000000 --scale 10,
+ *   not committed). Target (issue 23): at most 10 s and 2 GB peak RSS,
+ *   printed MISSED without failing while issue 23 is open. Skipped with a
+ *   message when the files are missing.
+ *
+ *   peak RSS: the process's maximum resident set after each year
+ *   (getrusage; the 1M year's is the larger).
  *
  * Exit status 1 when a target is missed.
  */
@@ -25,6 +34,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "scenarios/scenario.h"
 #include "sim/engine.h"
@@ -76,8 +86,10 @@ static int bench_state(void) {
     return ok ? 0 : 1;
 }
 
-static int bench_year(void) {
-    const char *file = "tests/scale/trace-100k-year.xml";
+/* A year of `file` a simulated day at a time, against target_s (and
+ * target_mb of peak RSS when > 0); 1 (failed) only when it takes more than
+ * fail_s (> 0), or does not finish when fail_s > 0. */
+static int bench_year(const char *file, const char *label, double target_s, double fail_s, double target_mb) {
     double max_s = getenv("CT_BENCH_MAX_S") ? atof(getenv("CT_BENCH_MAX_S")) : 120;
     char err[2048];
     scenario *s = NULL;
@@ -109,22 +121,32 @@ static int bench_year(void) {
     world_totals tot = world_get_totals(w);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    int ok = finished && wall <= 10;
+    double mb = ru.ru_maxrss / 1024.0;
+    int failed = fail_s > 0 && (!finished || wall > fail_s);
     if (finished)
-        printf("100000 GPUs, one year, 100K-job trace with failures: %.2f s wall, %llu events (target <= 10 s) %s\n",
-               wall, (unsigned long long)tot.events, ok ? "ok" : "MISSED");
+        printf("%s: %.2f s wall, %llu events (target <= %g s) %s\n", label, wall, (unsigned long long)tot.events,
+               target_s, wall <= target_s ? "ok" : "MISSED");
     else
-        printf("100000 GPUs, one year, 100K-job trace with failures: stopped after %.0f s wall at day %.0f of 365, "
-               "projected %.0f s (target <= 10 s) MISSED\n", wall, t / day, wall * year_s / t);
-    printf("peak RSS with the 100000-GPU year: %.0f MB (reported, no target)\n", ru.ru_maxrss / 1024.0);
+        printf("%s: stopped after %.0f s wall at day %.0f of 365, projected %.0f s (target <= %g s) MISSED\n", label,
+               wall, t / day, wall * year_s / t, target_s);
+    if (target_mb > 0)
+        printf("peak RSS with the %s: %.0f MB (target <= %g MB) %s\n", label, mb, target_mb,
+               !finished ? "(the year did not finish)" : mb <= target_mb ? "ok" : "MISSED");
+    else
+        printf("peak RSS with the %s: %.0f MB (reported, no target)\n", label, mb);
     world_free(w);
     metrics_free(bus);
     scenario_free(s);
-    return ok ? 0 : 1;
+    return failed;
 }
 
 int main(void) {
     int rc = bench_state();
-    rc |= bench_year();
+    rc |= bench_year("tests/scale/trace-100k-year.xml", "100000 GPUs, one year, 100K-job trace with failures", 1, 10, 0);
+    const char *m = "build/scale/trace-1m-year.xml";
+    if (access(m, R_OK) == 0 && access("build/scale/year-1m.csv", R_OK) == 0)
+        rc |= bench_year(m, "1000000 GPUs, one year, 1M-job trace with failures", 10, 0, 2048);
+    else
+        printf("1000000 GPUs, one year: skipped (%s missing: `make bench` writes it)\n", m);
     return rc;
 }

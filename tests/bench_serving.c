@@ -8,9 +8,17 @@
  *   routing: 1M requests, ~200M generated tokens, ~3.2M batch iterations
  *   over 5 simulated hours. Target (issue 7): at most 5 s. Best of 3 runs.
  *
- * Output, and exit status 1 when over target (or not every request done):
+ *   the same service and rates for 10M requests (50 simulated hours), one
+ *   run. Target (issue 23): at most 5 s; 17 s when the issue was opened.
+ *   Latency samples: 5 arrays of 8 bytes a request, each capped at 4M
+ *   samples (a reservoir beyond): 160 MB at 1e7 requests.
+ *
+ * Output, and exit status 1 when the 1M run is over target (or not every
+ * request done; the 10M figure prints MISSED, not failed, while issue 23
+ * is open):
  *     (1000000 requests completed, 3249016 batch iterations, 10950 output tokens/s)
  *   serving 1M requests: 1.4 s (target <= 5 s) ok
+ *   serving 10M requests: 9.1 s (target <= 5 s) MISSED
  */
 #include <stdio.h>
 #include <string.h>
@@ -36,40 +44,53 @@ static double now_s(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-int main(void) {
-    const double target_s = 5;
-    double best = 1e30;
-    long long requests = 0, iterations = 0;
-    double tps = 0;
-    for (int rep = 0; rep < 3; rep++) {
-        char err[2048];
-        scenario *s = NULL;
-        if (scenario_load_memory(xml, strlen(xml), "bench_serving", &s, err, sizeof err) < 0) {
-            fprintf(stderr, "bench_serving: %s\n", err);
-            return 1;
-        }
-        double t0 = now_s();
-        metric_bus *bus = metrics_new();
-        world *w = bus ? world_new(s, bus, err, sizeof err) : NULL;
-        if (!w) {
-            fprintf(stderr, "bench_serving: %s\n", bus ? err : "out of memory");
-            metrics_free(bus);
-            scenario_free(s);
-            return 1;
-        }
-        world_run(w, 0);
-        double dt = now_s() - t0;
-        const service_result *r = world_service(w, 0);
-        requests = r->requests;
-        iterations = r->iterations;
-        tps = r->output_tokens_per_s;
-        if (dt < best) best = dt;
-        world_free(w);
+/* One run of the scenario with count requests; its wall time, or -1. */
+static double one_run(const char *count, long long *requests, long long *iterations, double *tps) {
+    char err[2048], text[sizeof xml + 16];
+    const char *at = strstr(xml, "count=\"1M\"");
+    if (!at) return -1;
+    snprintf(text, sizeof text, "%.*scount=\"%s\"%s", (int)(at - xml), xml, count, at + strlen("count=\"1M\""));
+    scenario *s = NULL;
+    if (scenario_load_memory(text, strlen(text), "bench_serving", &s, err, sizeof err) < 0) {
+        fprintf(stderr, "bench_serving: %s\n", err);
+        return -1;
+    }
+    double t0 = now_s();
+    metric_bus *bus = metrics_new();
+    world *w = bus ? world_new(s, bus, err, sizeof err) : NULL;
+    if (!w) {
+        fprintf(stderr, "bench_serving: %s\n", bus ? err : "out of memory");
         metrics_free(bus);
         scenario_free(s);
+        return -1;
+    }
+    world_run(w, 0);
+    double dt = now_s() - t0;
+    const service_result *r = world_service(w, 0);
+    *requests = r->requests;
+    *iterations = r->iterations;
+    *tps = r->output_tokens_per_s;
+    world_free(w);
+    metrics_free(bus);
+    scenario_free(s);
+    return dt;
+}
+
+int main(void) {
+    const double target_s = 5;
+    double best = 1e30, tps = 0;
+    long long requests = 0, iterations = 0;
+    for (int rep = 0; rep < 3; rep++) {
+        double dt = one_run("1M", &requests, &iterations, &tps);
+        if (dt < 0) return 1;
+        if (dt < best) best = dt;
     }
     int ok = best <= target_s && requests == 1000000;
     printf("  (%lld requests completed, %lld batch iterations, %.0f output tokens/s)\n", requests, iterations, tps);
     printf("serving 1M requests: %.2f s (target <= %.0f s) %s\n", best, target_s, ok ? "ok" : "FAIL");
+    double t10 = one_run("10M", &requests, &iterations, &tps);
+    if (t10 < 0) return 1;
+    printf("serving 10M requests: %.2f s (target <= %.0f s) %s\n", t10, target_s,
+           t10 <= target_s && requests == 10000000 ? "ok" : "MISSED");
     return ok ? 0 : 1;
 }

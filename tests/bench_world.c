@@ -13,17 +13,10 @@
  *   llama3 16384 GPUs 54 days: 0.06 s wall, 90715 events, 1.5 M events/s (target <= 1 s) ok
  */
 #include <stdio.h>
-#include <time.h>
 
-#include "scenarios/scenario.h"
-#include "sim/metrics.h"
-#include "sim/world.h"
+#include "tests/benchrun.h"
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+static void take_events(const world *w, void *ctx) { *(unsigned long long *)ctx = world_get_totals(w).events; }
 
 static int bench(const char *file, const char *label, double target_s) {
     char err[2048];
@@ -35,22 +28,10 @@ static int bench(const char *file, const char *label, double target_s) {
             fprintf(stderr, "bench_world: %s\n", err);
             return 1;
         }
-        double t0 = now_s();
-        metric_bus *bus = metrics_new();
-        world *w = bus ? world_new(s, bus, err, sizeof err) : NULL;
-        if (!w) {
-            fprintf(stderr, "bench_world: %s\n", bus ? err : "out of memory");
-            metrics_free(bus);
-            scenario_free(s);
-            return 1;
-        }
-        world_run(w, 0);
-        double t = now_s() - t0;
-        if (t < best) best = t;
-        events = world_get_totals(w).events;
-        world_free(w);
-        metrics_free(bus);
+        double t = benchrun_world(s, "bench_world", take_events, &events);
         scenario_free(s);
+        if (t < 0) return 1;
+        if (t < best) best = t;
     }
     int ok = best <= target_s;
     printf("%s: %.3f s wall, %llu events, %.2f M events/s (target <= %g s) %s\n", label, best, events,

@@ -74,7 +74,7 @@ for corpus in bad-jobs bad-requests; do
             cat >"$tmp/s.xml" <<XML
 <?xml version="1.0"?>
 <scenario name="trace" seed="1" duration="1d">
-  <cluster><nodes type="dgx-h100" count="4"/></cluster>
+  <cluster><nodes type="dgx-h100" count="4" names="n[1-4]"/></cluster>
   <scheduler><queue name="research" quota-gpus="32"/></scheduler>
   <workload><trace href="$csv"/></workload>
 </scenario>

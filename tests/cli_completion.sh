@@ -40,7 +40,7 @@ expect() {
   [ "$got" = "$want" ] && ok "$what" || no "$what: got '$got', want '$want'"
 }
 
-cmds=$("$bin" --help | sed -n 's/^  \([a-z][a-z]*\)  .*/\1/p' | sort | tr '\n' ' ' | sed 's/ $//')
+cmds=$("$bin" --help | sed -n 's/^  \([a-z][a-z-]*\)  .*/\1/p' | sort | tr '\n' ' ' | sed 's/ $//')
 [ "$(echo "$cmds" | wc -w)" -ge 8 ] || no "clustertwin --help lists too few commands: $cmds"
 expect "every command of --help, and --help, --version" \
   "$(printf '%s\n' $cmds --help --version | sort | tr '\n' ' ' | sed 's/ $//')" "$bin" ""
@@ -70,7 +70,7 @@ done
 mkdir -p "$tmp/w/sub"
 : >"$tmp/w/a.xml"; : >"$tmp/w/b.db"; : >"$tmp/w/c.txt"; : >"$tmp/w/d.svg"
 cd "$tmp/w" || exit 1
-for c in run check topo dash sweep plan validate; do
+for c in run check topo dash sweep plan validate forecast; do
   expect "$c FILE: .xml files and folders" "a.xml sub" "$bin" "$c" ""
 done
 for c in report merge; do

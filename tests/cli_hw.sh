@@ -210,6 +210,9 @@ if command -v mpirun >/dev/null 2>&1 && "$bin" --version >/dev/null 2>&1; then
   # profile holds the collective's parameters (rejection rules: test_calibrate).
   if grep -q "coll.allreduce.bw=" "$tmp/out" && ! grep -q "the fit failed" "$tmp/out"; then ok "calibrate fits the collectives"
   elif grep -q "coll.allreduce.*no model passed the checks: kept the starting profile's values; rejected " "$tmp/out"; then ok "calibrate rejects a collectives fit the noise makes absurd, and says why"
+  # On a loaded machine the bandwidth term alone may be too noisy to keep
+  # while the latency term passes: a partial fit that says what it rejected.
+  elif grep -q "coll.allreduce.*fitted [0-9] of [0-9] parameters.*rejected coll.allreduce.bw = .* has a standard error" "$tmp/out"; then ok "calibrate keeps the collective terms the noise allows, and says which it rejected"
   else no "calibrate collectives: $(grep coll "$tmp/out" | head -c 300)"; fi
   grep -q 'name="coll.allreduce.bw"' "$tmp/profile2.xml" && ok "the profile holds the collective's bandwidth" || no "profile2 lacks coll.allreduce.bw"
   expect_status 0 "mpirun -np 2 validate --backend mpi" $mpi_env mpirun -np 2 "$bin" validate "$tmp/host.xml" --backend mpi --profile "$tmp/profile2.xml" --json "$tmp/mv.json" --db "$tmp/mv.db" --quiet

@@ -30,16 +30,13 @@ variant random2 true random 2000
 variant p2c2 true power-of-two 2000
 
 python3 - "$tmp" <<'PY' && ok "caching, results and routers (lines above)" || no "caching, results and routers (lines above)"
-import json, sys
+import sys
+sys.path.insert(0, "tests")
+from ctrun import Checks, service
 d = sys.argv[1]
 def svc(name):
-    with open(f"{d}/{name}.json") as f:
-        return json.load(f)["services"][0]
-bad = 0
-def check(ok, what):
-    global bad
-    print(("ok   " if ok else "FAIL ") + what)
-    bad |= not ok
+    return service(f"{d}/{name}.json")
+check = Checks()
 on, off = svc("on"), svc("off")
 keys = ("prefix_hit_rate", "prefill_tokens_saved", "prefix_evictions")
 check(all(k in on for k in keys) and 0 < on["prefix_hit_rate"] < 1,
@@ -55,7 +52,7 @@ for r in ("random", "power-of-two", "kv-aware", "round-robin", "least-tokens"):
     check(s["requests"] == 2000 and s["prefix_hit_rate"] > 0, f"router {r}: {s['requests']} requests, hit rate {s['prefix_hit_rate']:.3f}")
 for a, b in (("random", "random2"), ("power-of-two", "p2c2")):
     check(svc(a) == svc(b), f"router {a}: the same service results twice")
-sys.exit(bad)
+sys.exit(1 if check.bad else 0)
 PY
 echo "$n checks, $fails failed"
 [ "$fails" -eq 0 ]

@@ -185,6 +185,9 @@ bad_case "an unterminated quote" "column 2: a quoted field is not closed" "$fh" 
 th=$(head -n 1 tests/validation/training.csv)
 bad_case "a training row with tp not a number" "column tp: expected a whole number" "$th" \
   "m,s,dgx-a100-80gb,A100-SXM4-80GB,32,one,1,32,1,none,24,2304,9216,24,24,51200,2048,512,,full,hardware_tflops_per_gpu,137,10"
+ih=id,model,precision,gpu,node_type,tp,input_tokens,output_tokens,metric,expected,tolerance_pct,count
+bad_case "an inference row with a count of 0" "column count: expected a whole number from 1 to 100000000, got '0'" \
+  "$ih" "i,llama3.1-8b,fp8,H100-SXM5-80GB,dgx-h100,1,128,128,output_tokens_per_s,28312,20,0"
 
 [ $fails = 0 ] && echo "published: all passed" || echo "published: $fails failed"
 [ $fails = 0 ]

@@ -14,7 +14,7 @@
 # queue, forecasts it and checks the forecast's p50 start order of the
 # pending jobs against the order Slurm then followed.
 # Skips (exit 0, "skip ... SKIP:") when not root or the packages are missing.
-# SLURM_CAPTURE=DIR copies what was captured into DIR (tests/slurm/22.05/
+# SLURM_CAPTURE=DIR copies what was captured into DIR (tests/slurm/22.05-queue/
 # was made so; tests/slurm/README.md).
 suite=slurm
 SLURM_NODES=5

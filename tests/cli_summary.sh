@@ -31,7 +31,7 @@ grep -q '^scenario serving-chat-70b (seed 1): 8 GPUs on 1 node$' "$tmp/out" && o
   || no "one node: $(head -1 "$tmp/out")"
 grep -Eq ', [0-9.]+ g CO2$' "$tmp/out" && ok "less than a kilogram of CO2 in grams (before: 0.0007291 t CO2)" \
   || no "CO2 in grams: $(grep '^cost and' "$tmp/out")"
-grep -Eq '^  SLO attainment [0-9.]+% \((met|missed)\); [0-9.,]+ GPU-hours, \$[0-9.]+[kMB]?, \$[0-9.]+[kMB]? per million output tokens$' \
+grep -Eq '^  SLO attainment [0-9.]+% \((met|missed)\), goodput [0-9.,]+ requests/s; [0-9.,]+ GPU-hours, \$[0-9.]+[kMB]?, \$[0-9.]+[kMB]? per million output tokens$' \
   "$tmp/out" && ok "service line" || no "service line: $(grep 'SLO attainment' "$tmp/out")"
 
 # ---- Microbenchmarks as nccl-tests prints them ----

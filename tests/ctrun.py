@@ -1,6 +1,7 @@
 """ctrun: run a scenario given as text through `clustertwin run`, for the
 Python that the CLI test scripts embed (they run from the repository root
 and put tests/ on sys.path)."""
+import json
 import os
 import subprocess
 import tempfile
@@ -17,3 +18,21 @@ def run_text(binp, text, timeout=300):
                               timeout=timeout)
     finally:
         os.unlink(name)
+
+
+def service(path, i=0):
+    """services[i] of the results JSON at path (`clustertwin run ... --json path`)."""
+    with open(path) as f:
+        return json.load(f)["services"][i]
+
+
+class Checks:
+    """check(ok, what) prints an ok or FAIL line as the shell suites do and
+    counts the failures in bad."""
+
+    def __init__(self):
+        self.bad = 0
+
+    def __call__(self, ok, what):
+        print(("ok   " if ok else "FAIL ") + what)
+        self.bad += not ok

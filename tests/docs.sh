@@ -15,7 +15,7 @@ bin=${1:?usage: tests/docs.sh BINARY}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$bin" --help >"$tmp/help" 2>&1
-for c in $(sed -n 's/^  \([a-z][a-z]*\)  .*/\1/p' "$tmp/help"); do
+for c in $(sed -n 's/^  \([a-z][a-z-]*\)  .*/\1/p' "$tmp/help"); do
   "$bin" "$c" --help >"$tmp/help-$c" 2>&1
 done
 
@@ -42,7 +42,7 @@ def check(ok, what):
     fails += not ok
 
 help_text = open(os.path.join(tmp, "help")).read()
-commands = re.findall(r"^  ([a-z]+)\s{2,}", help_text, re.M)
+commands = re.findall(r"^  ([a-z][a-z-]*)\s{2,}", help_text, re.M)
 check(len(commands) >= 8, "clustertwin --help lists the commands (%d)" % len(commands))
 
 def anchors(path):

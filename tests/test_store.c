@@ -42,6 +42,7 @@
 
 #include "reports/json.h"
 #include "reports/results.h"
+#include "reports/rundata.h"
 #include "reports/store.h"
 #include "scenarios/scenario.h"
 #include "sim/metrics.h"
@@ -589,6 +590,85 @@ static void test_run_matches_json(void **state) {
     free(r.json);
 }
 
+/* A job's series leaves out the buckets that repeat the one before (the
+ * training job's progress is flat once it has finished, well before the
+ * 20 days end); the reader gives every bucket back: as many as a cluster
+ * series, on the grid t = k * W, each left-out bucket a copy of the one
+ * before, the stored ones (the first and the last among them) as stored.
+ * The CSV rows (rundata_rows) give the same buckets. */
+static long csv_rows;
+static void count_row(void *ctx, int ncol, const char *const *z, const unsigned char *number) {
+    (void)ncol, (void)number;
+    if (z[1] && !strcmp(z[1], (const char *)ctx) && z[2] && !strcmp(z[2], "progress")) csv_rows++;
+}
+
+static void test_job_series_filled(void **state) {
+    (void)state;
+    const char *path = tpath("series.db");
+    recorded r;
+    record(path, small_xml, 1, &r);
+    sqlite3 *db = db_open(path);
+    int all = (int)num(db, "SELECT count(*) FROM points p JOIN series s ON s.id = p.series_id WHERE s.run_id = ?1 "
+                           "AND s.entity = 'cluster' AND s.name = 'gpus_idle'", r.id);
+    int kept = (int)num(db, "SELECT count(*) FROM points p JOIN series s ON s.id = p.series_id WHERE s.run_id = ?1 "
+                            "AND s.entity = 'job' AND s.name = 'progress'", r.id);
+    assert_true(kept > 2 && kept < all / 2);               /* left out: most of the run */
+    char err[512];
+    rundata_db *rd = NULL;
+    rundata *run = NULL;
+    assert_int_equal(rundata_open(path, &rd, err, sizeof err), 0);
+    assert_int_equal(rundata_load(rd, r.id, &run, err, sizeof err), 0);
+    double *t, *dt, *mean, *mx;
+    int n = rundata_series(rd, run, "job", "progress", &t, &dt, &mean, &mx);
+    assert_int_equal(n, all);
+    sqlite3_stmt *st = q(db, "SELECT p.k, p.dt_s, p.mean, p.max FROM points p JOIN series s ON s.id = p.series_id "
+                             "WHERE s.run_id = ?1 AND s.entity = 'job' AND s.name = 'progress' ORDER BY p.k");
+    sqlite3_bind_int64(st, 1, r.id);
+    int more = sqlite3_step(st) == SQLITE_ROW;
+    for (int k = 0; k < n; k++) {
+        assert_true(t[k] == k * run->bucket_s);
+        if (more && sqlite3_column_int(st, 0) == k) {       /* stored: as stored */
+            assert_true(dt[k] == sqlite3_column_double(st, 1) && mean[k] == sqlite3_column_double(st, 2) &&
+                        mx[k] == sqlite3_column_double(st, 3));
+            more = sqlite3_step(st) == SQLITE_ROW;
+        } else {                                           /* left out: the one before */
+            assert_true(k > 0 && dt[k] == dt[k - 1] && mean[k] == mean[k - 1] && mx[k] == mx[k - 1]);
+        }
+    }
+    assert_false(more);                                    /* every stored row was met */
+    sqlite3_finalize(st);
+    csv_rows = 0;
+    assert_int_equal(rundata_rows(rd, RD_ROWS_SERIES, r.id, r.id, count_row, "job", err, sizeof err), 0);
+    assert_int_equal(csv_rows, n);
+    free(t);
+    rundata_free(run);
+    rundata_close(rd);
+    sqlite3_close(db);
+    free(r.json);
+}
+
+/* Job names that the JSON escapes (a quote, a backslash, a newline) or
+ * holds as UTF-8 (a non-ASCII letter) are stored unescaped, field for
+ * field as the JSON reads. */
+static const char escaped_xml[] =
+    "<scenario name=\"esc\" seed=\"1\"><cluster><nodes type=\"dgx-h100\" count=\"2\"/></cluster>"
+    "<workload><jobs name=\"q&quot;b\\s/\xc3\xa9&#10;t\" count=\"3\" arrivals=\"poisson\" rate=\"2/h\" gpus=\"8\""
+    " duration=\"3h\"/></workload></scenario>";
+
+static void test_escaped_names(void **state) {
+    (void)state;
+    const char *path = tpath("esc.db");
+    recorded r;
+    record(path, escaped_xml, 1, &r);
+    sqlite3 *db = db_open(path);
+    check_rows_match_json(db, r.json, r.id, "jobs", "$.jobs", 1, "run_id = ?1 AND idx = ?2", "extra");
+    char *name = text(db, "SELECT name FROM jobs WHERE run_id = ?1 AND idx = 0", r.id);
+    assert_non_null(strstr(name, "q\"b\\s/\xc3\xa9\nt"));
+    free(name);
+    sqlite3_close(db);
+    free(r.json);
+}
+
 /* A run whose JSON is longer than SQLite's longest value (1 GB as built:
  * about four million jobs; here the limit is lowered to 24 KB for a run of
  * 400 jobs) is stored all the same: every job in the jobs table, in order,
@@ -889,6 +969,8 @@ int main(void) {
         cmocka_unit_test(test_corrupt_and_not_ours),
         cmocka_unit_test(test_run_matches_json),
         cmocka_unit_test(test_serving_hours),
+        cmocka_unit_test(test_job_series_filled),
+        cmocka_unit_test(test_escaped_names),
         cmocka_unit_test(test_run_longer_than_one_value),
         cmocka_unit_test(test_two_runs_and_reopen),
         cmocka_unit_test(test_killed_writer),

@@ -86,13 +86,13 @@ static void check_error(const char *err, const char *prefix, const char *want) {
     }
 }
 
-/* A scenario around a job trace: 4 DGX H100 nodes (32 GPUs), queue research. */
+/* A scenario around a job trace: 4 DGX H100 nodes n1..n4 (32 GPUs), queue research. */
 static int load_job_trace(const char *href, scenario **s, char *err, size_t errlen) {
     char text[1024];
     snprintf(text, sizeof text,
              "<?xml version=\"1.0\"?>\n"
              "<scenario name=\"trace\" seed=\"1\" duration=\"1d\">\n"
-             "  <cluster><nodes type=\"dgx-h100\" count=\"4\"/></cluster>\n"
+             "  <cluster><nodes type=\"dgx-h100\" count=\"4\" names=\"n[1-4]\"/></cluster>\n"
              "  <scheduler><queue name=\"research\" quota-gpus=\"32\"/></scheduler>\n"
              "  <workload><trace href=\"%s\"/></workload>\n"
              "</scenario>\n", href);
@@ -248,7 +248,7 @@ static reqtrace read_sample(const char *name, reqtrace_format f, double scale, d
     char path[256], err[1024] = "";
     snprintf(path, sizeof path, "tests/traces/%s", name);
     const reqtrace_opts o = { f, scale, skip };
-    const reqtrace_models sm = { models, ctx, n_models };
+    const reqtrace_models sm = { models, ctx, n_models, NULL, 0 };
     reqtrace t;
     int rc = reqtrace_read(path, &o, &sm, &t, err, sizeof err);
     if (rc) print_error("%s\n", err);
@@ -260,7 +260,7 @@ static reqtrace read_sample(const char *name, reqtrace_format f, double scale, d
 static void read_fails(const char *path, reqtrace_format f, int line, const char *want) {
     char err[1024], prefix[300];
     const reqtrace_opts o = { f, 1, 0 };
-    const reqtrace_models sm = { req_models, req_context, 1 };
+    const reqtrace_models sm = { req_models, req_context, 1, NULL, 0 };
     reqtrace t;
     assert_int_equal(reqtrace_read(path, &o, &sm, &t, err, sizeof err), -1);
     assert_null(t.rows);
@@ -352,7 +352,7 @@ static void test_mooncake(void **state) {
     read_fails("tests/traces/requests-sessions.csv", REQTRACE_MOONCAKE, 1, "expected a JSON object");
     char err[512];
     const reqtrace_opts late = { REQTRACE_AUTO, 1, 100 };
-    const reqtrace_models sm = { one_model, (const int[]){ 128000 }, 1 };
+    const reqtrace_models sm = { one_model, (const int[]){ 128000 }, 1, NULL, 0 };
     assert_int_equal(reqtrace_read("tests/traces/mooncake.jsonl", &late, &sm, &t, err, sizeof err), -1);
     check_error(err, "tests/traces/mooncake.jsonl:40: ", "no requests at or after skip=100 s (the last is at 15.421 s)");
 }

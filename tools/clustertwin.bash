@@ -28,7 +28,7 @@ _clustertwin_commands() {
     local key="$1 --help"
     if [[ -z ${_clustertwin_cache[$key]+x} ]]; then
         _clustertwin_cache[$key]=$("$1" --help 2>/dev/null |
-            sed -n 's/^  \([a-z][a-z]*\)  .*/\1/p' | tr '\n' ' ')
+            sed -n 's/^  \([a-z][a-z-]*\)  .*/\1/p' | tr '\n' ' ')
     fi
     printf '%s\n' "${_clustertwin_cache[$key]}"
 }
@@ -112,7 +112,7 @@ _clustertwin() {
             case $cmd:$name in
             *:--db) _clustertwin_files db "$cur" ;;
             topo:--out) _clustertwin_files 'svg|dot|gv' "$cur" ;;
-            calibrate:--out | *:--profile | *:--from | *:--cases) _clustertwin_files xml "$cur" ;;
+            calibrate:--out | fit-failures:--out | *:--profile | *:--from | *:--cases) _clustertwin_files xml "$cur" ;;
             *:--out | *:--dir | *:--emit-slurm | validate:--published)
                 compopt -o filenames 2>/dev/null
                 COMPREPLY=($(compgen -d -- "$cur")) ;;
@@ -131,7 +131,7 @@ _clustertwin() {
         return 0
     fi
     case $cmd in
-    run | check | topo | dash | sweep | plan | validate) _clustertwin_files xml "$cur" ;;
+    run | check | topo | dash | sweep | plan | validate | forecast) _clustertwin_files xml "$cur" ;;
     report | merge) _clustertwin_files db "$cur" ;;
     esac
     return 0

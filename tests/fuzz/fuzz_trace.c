@@ -1,7 +1,7 @@
 /*
- * fuzz_trace: libFuzzer harness for the trace readers: the job trace
- * (scenarios/trace.c, <trace href>) and the request trace in each of its
- * formats (scenarios/reqtrace*.c, <arrivals process="trace" format=>).
+ * fuzz_trace: libFuzzer harness for the trace readers: the job trace in
+ * each of its formats (scenarios/trace.c and scenarios/jobtrace*.c,
+ * <trace href format=>) and the request trace in each of its formats (scenarios/reqtrace*.c, <arrivals process="trace" format=>).
  *
  * The input is written to a file (both readers take a path) and read by
  * each reader. Properties: each either succeeds (jobs appended to the
@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "scenarios/jobtrace.h"
 #include "scenarios/scenario.h"
 #include "scenarios/trace.h"
 #include "scenarios/reqtrace.h"
@@ -44,7 +45,7 @@ static void setup(void) {
 static void trace_check_requests(const reqtrace_opts *o, char *err, size_t errlen, const char *prefix) {
     static const char *const models[] = { "llama3-8b", "llama3-70b" };
     static const int ctx[] = { 8192, 128000 };
-    const reqtrace_models sm = { models, ctx, 2 };
+    const reqtrace_models sm = { models, ctx, 2, NULL, 0 };
     reqtrace t;
     err[0] = 0;
     if (reqtrace_read(path, o, &sm, &t, err, errlen) < 0) {
@@ -65,6 +66,31 @@ static void trace_check_requests(const reqtrace_opts *o, char *err, size_t errle
     reqtrace_free(&t);
 }
 
+/* Read the job trace at path in format f into the base scenario; it
+ * either fails with one line "PATH:LINE: ..." or every job is in range
+ * (GPUs the cluster has, a positive duration, submit times from 0 on, a
+ * name in the pool). The jobs are taken off again. */
+static void trace_check_jobs(jobtrace_format f, char *err, size_t errlen, const char *prefix) {
+    snprintf(base->trace_read.format, sizeof base->trace_read.format, "%s", jobtrace_format_name(f));
+    err[0] = 0;
+    if (trace_load(base, path, 7, err, errlen) < 0) fuzz_check_error(err, prefix);
+    for (int i = 0; i < base->n_trace_jobs; i++) {
+        const sc_trace_job *j = &base->trace_jobs[i];
+        if (j->gpus < 1 || j->gpus > 32 || !(j->duration_s > 0) || !(j->submit_s >= 0) ||
+            j->name >= base->trace_names_len)
+            fuzz_fail("a job trace row out of range was accepted");
+    }
+    free(base->trace_jobs);
+    free(base->trace_names);
+    free(base->training);
+    base->trace_jobs = NULL;
+    base->trace_names = NULL;
+    base->training = NULL;
+    base->n_trace_jobs = base->n_training = 0;
+    base->trace_names_len = base->trace_names_cap = 0;
+    base->trace_read = (sc_trace_read){ 0 };
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!base) setup();
     FILE *f = fopen(path, "wb");
@@ -75,22 +101,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char err[2048], prefix[80];
     snprintf(prefix, sizeof prefix, "%s:", path);
 
-    /* Job trace: appended to the base scenario, then taken off again. */
-    err[0] = 0;
-    int rc = trace_load(base, path, 7, err, sizeof err);
-    if (rc < 0) fuzz_check_error(err, prefix);
-    for (int i = 0; i < base->n_trace_jobs; i++)
-        if (base->trace_jobs[i].gpus < 1 || base->trace_jobs[i].gpus > 32 || !(base->trace_jobs[i].duration_s > 0) ||
-            base->trace_jobs[i].name >= base->trace_names_len)
-            fuzz_fail("a job trace row out of range was accepted");
-    free(base->trace_jobs);
-    free(base->trace_names);
-    free(base->training);
-    base->trace_jobs = NULL;
-    base->trace_names = NULL;
-    base->training = NULL;
-    base->n_trace_jobs = base->n_training = 0;
-    base->trace_names_len = base->trace_names_cap = 0;
+    /* Job trace, in the project's CSV and every public format
+     * (scenarios/jobtrace.h): appended to the base scenario, then taken
+     * off again. */
+    for (int k = JOBTRACE_CSV; k <= JOBTRACE_OPENB; k++)
+        trace_check_jobs((jobtrace_format)k, err, sizeof err, prefix);
 
     /* Request trace: two models with contexts 8192 and 128000, in every
      * format (auto and each reader, skip and time-scale once). */

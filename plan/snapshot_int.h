@@ -1,0 +1,67 @@
+/*
+ * snapshot_int: the plan of a snapshot before it is written (private to
+ * plan/snapshot*.c): node groups by catalog type (snapshot_nodes.c), the
+ * trace's rows (snapshot_jobs.c, snapshot_replay.c) and the run-time
+ * ratios (snapshot_history.c); snapshot.c writes the files.
+ */
+#ifndef CT_PLAN_SNAPSHOT_INT_H
+#define CT_PLAN_SNAPSHOT_INT_H
+
+#include <stdio.h>
+
+#include "plan/snapshot.h"
+
+#define SNAP_TYPE_MAX 64
+
+typedef struct snap_group {
+    char type[SNAP_TYPE_MAX];        /* the catalog type, or its variant "dgx-h100-4gpu" */
+    char base[SNAP_TYPE_MAX];        /* the catalog type a variant is based on ("" none) */
+    int gpus;                        /* GPUs per node */
+    const char **names;              /* the nodes, in natural order (borrowed from the live record) */
+    int n;
+} snap_group;
+
+typedef struct snap_plan {
+    const live_cluster *c;
+    const snapshot_opts *o;
+    snap_group *groups;
+    int n_groups;
+    long long cluster_gpus;
+    const char **up;                 /* names of nodes in service, sorted (strcmp) for bsearch */
+    int n_up;
+    const live_node **out;           /* down and drained nodes with GPUs */
+    int n_out;
+} snap_plan;
+
+/* Group c's GPU nodes by catalog type; 2 with err for an unknown model
+ * (without --node-type) or no GPU node; 1 out of memory; 0 ok. */
+int snap_nodes(snap_plan *p, snapshot_summary *sum, char *err, size_t errlen);
+void snap_plan_free(snap_plan *p);
+/* <catalog> variants (when any) and <cluster> with its <unavailable>. */
+void snap_write_cluster(FILE *f, const snap_plan *p);
+/* 1, claiming the GPUs in held (GPUs per p->up node), when a running job
+ * of gpus GPUs can be written on its hostlist: every node in service, as
+ * many nodes (at most 64) as its GPUs fill, none over-full with the jobs
+ * claimed before (time-sliced or MIG GPUs can be shared; the twin's nodes
+ * cannot). 0: the job is written without nodes and the scheduler places it. */
+int snap_claim(const snap_plan *p, int *held, const char *hostlist, int gpus);
+
+/* <scheduler> with one <queue> per partition (those of the jobs too). */
+void snap_write_scheduler(FILE *f, const snap_plan *p);
+/* The snapshot's trace rows (running, pending, held). -1 out of memory. */
+int snap_write_jobs(FILE *f, const snap_plan *p, snapshot_summary *sum);
+/* The history as a replay trace. -1 out of memory. */
+int snap_write_replay(FILE *f, const snap_plan *p, snapshot_summary *sum);
+/* <runtime-history> (nothing when no finished job qualifies). -1 out of memory. */
+int snap_write_history(FILE *f, const snap_plan *p, snapshot_summary *sum);
+
+/* A partition's time limit in seconds (0 none). */
+double snap_partition_limit_s(const live_cluster *c, const char *name);
+
+/* Natural order of names: "gpu2" before "gpu10". */
+int snap_natcmp(const char *a, const char *b);
+
+/* Seconds as a duration the loader reads ("172800s"). */
+void snap_duration(char *b, size_t n, double s);
+
+#endif

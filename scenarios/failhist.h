@@ -1,0 +1,66 @@
+/*
+ * failhist: a cluster's failure history, read from what Slurm and the GPU
+ * telemetry keep, into the events models/failfit.h fits (issue 22,
+ * `clustertwin fit-failures`). Each reader takes only the few fields it
+ * needs; the full Slurm readers are scenarios/slurm*.c.
+ *
+ * - node events: `sacctmgr show event -P` (Slurm's default event format
+ *   Cluster|NodeName|TimeStart|TimeEnd|State|Reason|User, column names
+ *   from the header: SchedMD/slurm src/sacctmgr/event_functions.c and
+ *   common.c). A row with a NodeName is one node down or drained with its
+ *   reason from TimeStart to TimeEnd ("Unknown": not back yet); cluster
+ *   rows (no NodeName) are skipped.
+ * - NODE_FAIL job ends: `sacct --json` (jobs[].state.current, a string
+ *   before data parser v0.0.40 and an array of strings from it on;
+ *   jobs[].time.end, a number or {"set", "infinite", "number"}; jobs[].nodes)
+ *   or `sacct -P` text with the columns State, End and NodeList (JobID
+ *   optional). Every job's nodes are also the fleet that was watched.
+ * - nodes down or drained now: `sinfo --json` of Slurm 22.05 or `scontrol
+ *   show nodes --json` (root "nodes": nodes[].name, state, reason,
+ *   reason_changed_at, gres), which also gives the node count and GPUs per
+ *   node (gres "gpu:8" or "gpu:h100:8(S:0-1)").
+ * - telemetry: the events of scenarios/dcgm.h.
+ *
+ * Times without a zone (sacct and sacctmgr print the cluster's local time)
+ * are read as UTC: run them with TZ=UTC when their events are to be merged
+ * with telemetry, whose times are Unix seconds.
+ */
+#ifndef CT_FAILHIST_H
+#define CT_FAILHIST_H
+
+#include <stddef.h>
+
+#include "models/failfit.h"
+#include "scenarios/dcgm.h"
+#include "scenarios/nameset.h"
+
+typedef struct failhist_node { char name[FAILFIT_NODE_MAX]; } failhist_node;
+
+typedef struct failhist {
+    failfit_event *ev;
+    int n;
+    size_t cap;
+    double t_first_s, t_last_s;        /* the span of every time read (0, 0: none) */
+    failhist_node *nodes;              /* every node named (jobs, events, sinfo, telemetry) */
+    int n_nodes;
+    size_t cap_nodes;
+    name_set node_set;
+    int sinfo_nodes, sinfo_gpus_per_node;  /* from sinfo (0: not read) */
+    int jobs, node_fail_jobs;          /* sacct records read, and NODE_FAIL among them */
+} failhist;
+
+/* Each reader adds to h and returns 0, or -1 with err "path:line: what was
+ * expected" (h may then hold part of the file: free it). */
+int failhist_read_events(failhist *h, const char *path, char *err, size_t errlen);
+int failhist_read_sacct_json(failhist *h, const char *path, char *err, size_t errlen);
+int failhist_read_sacct_text(failhist *h, const char *path, char *err, size_t errlen);
+int failhist_read_sinfo(failhist *h, const char *path, char *err, size_t errlen);
+
+/* The telemetry's events, classified by their XID (failfit_xid), a
+ * double-bit error as XID 48 and a row remap failure as XID 64 would be.
+ * 0, or -1 when memory runs out. */
+int failhist_add_dcgm(failhist *h, const dcgm_event *ev, int n);
+
+void failhist_free(failhist *h);
+
+#endif

@@ -1,0 +1,195 @@
+/*
+ * sched_run: the running set. Running jobs sit in one array (q->running,
+ * a job leaving is replaced by the last one, as before), found by id in
+ * O(1) (q->run_of), and kept per pool in a binary min-heap by expected
+ * end (q->rheap), so that the EASY reservation reads the running jobs in
+ * end order without sorting them all on every pass.
+ *
+ * Per (pool, queue) it also counts the running jobs by priority
+ * (q->rprio), for sched_preempt.c's quick test for candidates.
+ *
+ * Order kept: the reservation adds running jobs by (expected end, index
+ * in q->running), the order the pass sorted them in before. The heap keys
+ * on the end alone; jobs of equal end are gathered and taken in index
+ * order, so the moves of the array (which change indices) never have to
+ * reach the heap's order.
+ */
+#include "sim/sched_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/grow.h"
+
+static double end_at(const sched *q, const struct rheap *h, int pos) { return q->running[h->v[pos]].expected_end_s; }
+
+static void heap_set(sched *q, struct rheap *h, int pos, int r) {
+    h->v[pos] = r;
+    q->run_hpos[r] = pos;
+}
+
+static void sift_up(sched *q, struct rheap *h, int pos) {
+    int r = h->v[pos];
+    double e = q->running[r].expected_end_s;
+    while (pos > 0 && end_at(q, h, (pos - 1) / 2) > e) {
+        heap_set(q, h, pos, h->v[(pos - 1) / 2]);
+        pos = (pos - 1) / 2;
+    }
+    heap_set(q, h, pos, r);
+}
+
+static void sift_down(sched *q, struct rheap *h, int pos) {
+    int r = h->v[pos];
+    double e = q->running[r].expected_end_s;
+    for (;;) {
+        int l = 2 * pos + 1, m = l;
+        if (l >= h->n) break;
+        if (l + 1 < h->n && end_at(q, h, l + 1) < end_at(q, h, l)) m = l + 1;
+        if (end_at(q, h, m) >= e) break;
+        heap_set(q, h, pos, h->v[m]);
+        pos = m;
+    }
+    heap_set(q, h, pos, r);
+}
+
+/* The multiset of a few distinct ints (the running priorities here, the
+ * queued sizes in sched.c): a linear search is shortest. */
+int sched_cset_add(cset *s, int key, int delta) {
+    int i = 0;
+    while (i < s->n && s->v[i].key < key) i++;
+    if (i == s->n || s->v[i].key != key) {
+        if (GROW(s->v, s->cap, (size_t)s->n + 1)) return -1;
+        memmove(&s->v[i + 1], &s->v[i], (size_t)(s->n - i) * sizeof *s->v);   /* distinct values: a few */
+        s->v[i] = (struct cval){ key, 0 };
+        s->n++;
+    }
+    s->v[i].count += delta;
+    return 0;
+}
+
+/* The slot of id in run_of, grown (new slots -1) as ids grow. NULL: out of memory. */
+static int *run_slot(sched *q, int id) {
+    if (id < 0) return NULL;
+    if ((size_t)id >= q->cap_run_of) {
+        size_t old = q->cap_run_of;
+        if (GROW(q->run_of, q->cap_run_of, (size_t)id + 1)) return NULL;
+        for (size_t i = old; i < q->cap_run_of; i++) q->run_of[i] = -1;
+    }
+    return &q->run_of[id];
+}
+
+int sched_run_index(const sched *q, int id) {
+    return id >= 0 && (size_t)id < q->cap_run_of ? q->run_of[id] : -1;
+}
+
+int sched_run_add(sched *q, const sched_job *j) {
+    int *slot = run_slot(q, j->id);
+    struct rheap *h = &q->rheap[j->pool];
+    if (!slot || GROW(q->running, q->cap_running, (size_t)q->n_running + 1) ||
+        GROW(q->run_hpos, q->cap_run_hpos, (size_t)q->n_running + 1) || GROW(h->v, h->cap, (size_t)h->n + 1) ||
+        sched_cset_add(&q->rprio[j->pool * q->n_queues + j->queue], j->priority, 1) < 0)
+        return -1;
+    int r = q->n_running++;
+    q->running[r] = *j;
+    q->running[r].running = 1;
+    *slot = r;
+    h->n++;
+    heap_set(q, h, h->n - 1, r);
+    sift_up(q, h, h->n - 1);
+    return 0;
+}
+
+/* Take heap position pos out of h. */
+static void heap_remove(sched *q, struct rheap *h, int pos) {
+    int last = h->v[--h->n];
+    if (pos == h->n) return;
+    heap_set(q, h, pos, last);
+    sift_up(q, h, pos);
+    sift_down(q, h, q->run_hpos[last]);
+}
+
+void sched_run_remove(sched *q, int i) {
+    const sched_job *j = &q->running[i];
+    sched_cset_add(&q->rprio[j->pool * q->n_queues + j->queue], j->priority, -1);   /* seen: no allocation */
+    heap_remove(q, &q->rheap[q->running[i].pool], q->run_hpos[i]);
+    q->run_of[q->running[i].id] = -1;
+    int last = --q->n_running;
+    if (i == last) return;
+    q->running[i] = q->running[last];             /* the last job takes the slot */
+    q->run_hpos[i] = q->run_hpos[last];
+    q->rheap[q->running[i].pool].v[q->run_hpos[i]] = i;
+    q->run_of[q->running[i].id] = i;
+}
+
+void sched_run_set_end(sched *q, int i, double end_s) {
+    struct rheap *h = &q->rheap[q->running[i].pool];
+    q->running[i].expected_end_s = end_s;
+    sift_up(q, h, q->run_hpos[i]);
+    sift_down(q, h, q->run_hpos[i]);
+}
+
+/* ---- the reservation -------------------------------------------------- */
+
+/* The frontier of a walk of the pool's heap in end order: heap positions
+ * in a min-heap of their own. */
+static void front_push(sched *q, const struct rheap *h, int pos) {
+    int *f = q->front, k = q->n_front++;
+    double e = end_at(q, h, pos);
+    while (k > 0 && end_at(q, h, f[(k - 1) / 2]) > e) {
+        f[k] = f[(k - 1) / 2];
+        k = (k - 1) / 2;
+    }
+    f[k] = pos;
+}
+
+static int front_pop(sched *q, const struct rheap *h) {
+    int *f = q->front, top = f[0], pos = f[--q->n_front], k = 0, n = q->n_front;
+    double e = end_at(q, h, pos);
+    for (;;) {
+        int l = 2 * k + 1, m = l;
+        if (l >= n) break;
+        if (l + 1 < n && end_at(q, h, f[l + 1]) < end_at(q, h, f[l])) m = l + 1;
+        if (end_at(q, h, f[m]) >= e) break;
+        f[k] = f[m];
+        k = m;
+    }
+    if (n > 0) f[k] = pos;
+    /* The popped position's children join the frontier. */
+    for (int c = 2 * top + 1; c <= 2 * top + 2; c++)
+        if (c < h->n) front_push(q, h, c);
+    return top;
+}
+
+static int cmp_int(const void *a, const void *b) {
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* Earliest time enough GPUs of the pool are free for `gpus`, counting the
+ * running jobs' expected ends, and the GPUs spare then (*extra); 1e300
+ * when they never are. Visits only the jobs that end before that time
+ * (and their heap children): O(k log k) for k of them. */
+double sched_run_reservation(sched *q, int pool, int gpus, double now_s, int *extra) {
+    const struct rheap *h = &q->rheap[pool];
+    int free_gpus = cluster_pool_free_gpus(q->c, pool);
+    double t = now_s;
+    *extra = 0;
+    if (GROW(q->front, q->cap_front, (size_t)h->n + 1) || GROW(q->group, q->cap_group, (size_t)h->n + 1))
+        return 1e300;
+    q->n_front = 0;
+    if (h->n > 0) front_push(q, h, 0);
+    while (free_gpus < gpus && q->n_front > 0) {
+        /* Every job of the next end time, taken in index order. */
+        double e = end_at(q, h, q->front[0]);
+        int n = 0;
+        do q->group[n++] = h->v[front_pop(q, h)];
+        while (q->n_front > 0 && end_at(q, h, q->front[0]) == e);
+        qsort(q->group, (size_t)n, sizeof *q->group, cmp_int);
+        for (int k = 0; k < n && free_gpus < gpus; k++) {
+            free_gpus += q->running[q->group[k]].gpus;
+            t = e;
+        }
+    }
+    *extra = free_gpus - gpus;
+    return free_gpus >= gpus ? t : 1e300;
+}

@@ -1,0 +1,87 @@
+#!/bin/sh
+# cli_fitfail.sh BINARY: `clustertwin fit-failures` (docs/fit-failures.md) on the
+# history samples of tests/failhist/ (16 DGX H100 nodes, November 2026):
+# - Slurm's node events, NODE_FAIL job ends (-P text, and sacct --json of data
+#   parsers v0.0.38 and v0.0.40 giving the same fit), sinfo and a DCGM
+#   query_range answer: 19 events are 11 failures (an XID 79 seen as telemetry,
+#   a drain and a NODE_FAIL is one; a NODE_FAIL during maintenance is planned;
+#   an XID 13 is the application's), counted by hand from the files;
+# - the profile is a <failures> a scenario takes: 16 nodes run for the window
+#   with it fail 11 times on average (20 seeds; Poisson noise 0.74 per mean);
+# - a DCGM scrape in the text format adds its XID 95;
+# - bad inputs: exit 2 with file:line, and no profile written.
+suite=fitfail
+. "$(dirname "$0")/clilib.sh"
+h=tests/failhist
+
+expect_status 0 "fit-failures on events, sacct -P, sinfo and DCGM" "$bin" fit-failures --events $h/events.txt \
+  --sacct-text $h/sacct.txt --sinfo $h/sinfo-v0038.json --dcgm $h/dcgm-range.json --out "$tmp/p.xml" --json "$tmp/p.json"
+cp "$tmp/out" "$tmp/table"
+grep -q "19 events -> 11 failures (6 merged as one, 1 planned, 1 application faults" "$tmp/table" &&
+  ok "19 events are 11 failures" || no "counts: $(head -n 1 "$tmp/table")"
+python3 - "$tmp/p.json" <<'PY' && ok "per component: gpu 1, hbm 3, node 4, nic 2, software 1; 16 nodes of 8 GPUs; 30 days" || no "JSON: $(head -c 600 "$tmp/p.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = {x["component"]: x for x in d["components"]}
+got = {k: c[k]["failures"] for k in c}
+assert got == {"gpu": 1, "hbm": 3, "node": 4, "nic": 2, "switch": 0, "storage": 0, "software": 1}, got
+assert d["nodes"] == 16 and d["gpus_per_node"] == 8 and abs(d["window_s"] / 86400 - 30) < 1e-3, d
+g = c["gpu"]
+# one failure in 30 days x 128 GPUs; Garwood 95%: T/5.571643 .. T/0.025318
+T = d["window_s"] * 128
+assert abs(g["mtbf_s"] / T - 1) < 1e-9 and abs(g["mtbf_lo_s"] * 5.571643 / T - 1) < 1e-5
+assert abs(g["mtbf_hi_s"] * 0.0253178 / T - 1) < 1e-4
+assert c["switch"]["mtbf_hi_s"] is None and abs(c["switch"]["mtbf_lo_s"] * 3.688879 / (d["window_s"] * 16) - 1) < 1e-5
+assert [x["cause"] for x in c["hbm"]["causes"]] == ["HBM double-bit ECC (XID 48)", "HBM row remap failed (XID 64)"]
+assert c["gpu"]["causes"][0]["mttr_s"] == 3 * 86400 - 30      # down from 18:00:30 to 18:00:00 three days later
+PY
+grep -c '<failure component=' "$tmp/p.xml" | grep -qx 9 && ok "9 causes written" || no "profile: $(cat "$tmp/p.xml")"
+
+# sacct --json of Slurm 22.05 (v0.0.38) and 23.11 (v0.0.40): the same fit as the -P text.
+for v in v0038 v0040; do
+  expect_status 0 "the same history with sacct --json ($v)" "$bin" fit-failures --events $h/events.txt \
+    --sacct $h/sacct-$v.json --sinfo $h/sinfo-v0038.json --dcgm $h/dcgm-range.json --out "$tmp/p-$v.xml" --quiet
+  cmp -s "$tmp/p.xml" "$tmp/p-$v.xml" && ok "sacct --json $v gives the same profile" || no "profile differs ($v)"
+done
+
+# The profile in a scenario: the fitted fleet, run over the window, fails as often as it did.
+{ echo '<scenario name="fitted" seed="1" duration="30d">'
+  echo '  <cluster><nodes type="dgx-h100" count="16"/></cluster>'
+  sed -n '/<failures>/,/<\/failures>/p' "$tmp/p.xml"
+  echo '  <workload><training name="job" gpus="128" tp="8" pp="1" dp="16" tokens="100T"><model preset="llama3-8b"/></training></workload>'
+  echo '</scenario>'; } >"$tmp/s.xml"
+expect_status 0 "a scenario with the fitted <failures> checks" "$bin" check "$tmp/s.xml"
+: >"$tmp/totals"
+for seed in $(seq 1 20); do
+  "$bin" run "$tmp/s.xml" --no-db --seed "$seed" --json - 2>>"$tmp/err" |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["failures"]["total"])' >>"$tmp/totals"
+done
+python3 - "$tmp/totals" <<'PY' && ok "20 runs of 30 days fail 11 times on average (3 sd of Poisson noise)" || no "totals: $(tr '\n' ' ' <"$tmp/totals")"
+import sys
+x = [int(v) for v in open(sys.argv[1]).read().split()]
+assert len(x) == 20
+m = sum(x) / 20
+assert abs(m - 11) < 3 * (11 / 20) ** 0.5, m
+PY
+
+# A scrape in the text format: its XID 95 on gpu04 is one more HBM failure.
+expect_status 0 "with a DCGM text scrape" "$bin" fit-failures --events $h/events.txt --sacct-text $h/sacct.txt \
+  --sinfo $h/sinfo-v0038.json --dcgm $h/dcgm-range.json --dcgm-text $h/dcgm-scrape.txt --out "$tmp/p2.xml" --json -
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c={x["component"]:x for x in d["components"]}; assert c["hbm"]["failures"] == 4 and d["failures"] == 12' "$tmp/out" &&
+  ok "the scrape's XID 95 is a fourth HBM failure" || no "with scrape: $(head -c 300 "$tmp/out")"
+expect_status 0 "telemetry alone, the fleet from --nodes" "$bin" fit-failures --dcgm $h/dcgm-range.json --nodes 2 --out "$tmp/p3.xml" --quiet
+
+# Bad input: file:line, exit 2, nothing written.
+expect_status 2 "a bad time in the events" "$bin" fit-failures --events $h/events-bad-time.txt --out "$tmp/bad.xml"
+grep -q "events-bad-time.txt:3: TimeStart \"yesterday\": expected a time" "$tmp/err" && ok "names the file, line and column" || no "message: $(cat "$tmp/err")"
+expect_status 2 "sacct text without NodeList" "$bin" fit-failures --sacct-text $h/sacct-bad-header.txt --out "$tmp/bad.xml"
+grep -q "sacct-bad-header.txt:1: expected a header line naming the columns State, End, NodeList" "$tmp/err" && ok "names the missing columns" || no "message: $(cat "$tmp/err")"
+expect_status 2 "a failed Prometheus query" "$bin" fit-failures --dcgm $h/dcgm-bad-status.json --nodes 2 --out "$tmp/bad.xml"
+grep -q "dcgm-bad-status.json:1: status: expected \"success\"" "$tmp/err" && ok "says the query failed" || no "message: $(cat "$tmp/err")"
+expect_status 2 "no history" "$bin" fit-failures --out "$tmp/bad.xml"
+expect_status 2 "no GPUs per node known" "$bin" fit-failures --events $h/events.txt --out "$tmp/bad.xml"
+grep -q "give --gpus-per-node" "$tmp/err" && ok "asks for --gpus-per-node" || no "message: $(cat "$tmp/err")"
+[ ! -e "$tmp/bad.xml" ] && ok "nothing written on bad input" || no "a profile was written on bad input"
+
+echo "$n checks, $fails failed"
+[ "$fails" -eq 0 ]

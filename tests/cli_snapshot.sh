@@ -1,0 +1,167 @@
+#!/bin/sh
+# cli_snapshot.sh BINARY: `clustertwin snapshot --from slurm` (issue 22,
+# docs/live-cluster.md) end to end. The same cluster state written as each
+# Slurm release's JSON (tests/slurm/<release>/, data parsers v0.0.38 to
+# v0.0.43) snapshots to the same scenario and trace; the scenario checks
+# and runs (running jobs start at -elapsed, the held job never starts, the
+# array's four tasks run); sacct -P text gives the history sacct --json
+# gives; --replay replays the history with a replay object; an unknown GPU
+# model needs --node-type; a missing squeue is a clear error; every
+# malformed report in tests/slurm/bad/ exits 2 with its file:line message
+# and writes nothing; a target that is not a regular file is refused.
+suite=snapshot
+. "$(dirname "$0")/clilib.sh"
+
+AT=1764149400     # 2025-11-26T09:30:00Z, when the fixtures were "read"
+snap() {          # snap RELEASE OUT [more options]: snapshot the release's three files
+  r=$1 out=$2; shift 2
+  "$bin" snapshot --from slurm --squeue "tests/slurm/$r/squeue.json" --sinfo "tests/slurm/$r/sinfo.json" \
+    --sacct "tests/slurm/$r/sacct.json" --at $AT --out "$out" "$@"
+}
+
+for r in 22.05 23.02 23.11 24.05 24.11 25.05; do
+  expect_status 0 "snapshot Slurm $r" snap $r "$tmp/s-$r.xml"
+  grep -q '2 running, 6 pending, 1 held' "$tmp/out" || no "$r: the summary counts the jobs: $(cat "$tmp/out")"
+done
+# 22.05's sinfo has no partitions (so no max-time) and its source line differs; the trace is the same.
+for r in 23.02 23.11 24.05 24.11 25.05; do
+  cmp -s "$tmp/s-23.02.jobs.csv" "$tmp/s-$r.jobs.csv" && ok "$r: the same trace as 23.02" || no "$r: trace differs from 23.02"
+  sed 1,2d "$tmp/s-23.02.xml" | sed 's/s-23.02/S/g' >"$tmp/a" && sed 1,2d "$tmp/s-$r.xml" | sed "s/s-$r/S/g" >"$tmp/b"
+  cmp -s "$tmp/a" "$tmp/b" && ok "$r: the same scenario as 23.02" || no "$r: scenario differs: $(diff "$tmp/a" "$tmp/b" | head -5)"
+done
+# 22.05 knows no PriorityTier (its sinfo lists no partitions), so only the priority column differs.
+cut -d, -f1-3,5- "$tmp/s-22.05.jobs.csv" >"$tmp/a"; cut -d, -f1-3,5- "$tmp/s-23.02.jobs.csv" >"$tmp/b"
+cmp -s "$tmp/a" "$tmp/b" && ok "22.05: the same trace but priorities" || no "22.05: trace differs"
+grep -q '^105_0,-300,debug,2,' "$tmp/s-22.05.jobs.csv" && grep -q '^105_0,-300,debug,6,' "$tmp/s-23.02.jobs.csv" \
+  && ok "the debug partition's higher PriorityTier ranks its jobs first (23.02+)" || no "tier ranks"
+
+f=$tmp/s-24.05.xml
+grep -q '<nodes type="dgx-h100" count="6" names="gpu\[01-06\]"/>' "$f" && ok "node group named by hostlist" || no "nodes: $(grep '<nodes' "$f")"
+grep -q '<unavailable nodes="gpu05" state="drained" reason="XID 79 GPU fell off the bus"/>' "$f" \
+  && grep -q '<unavailable nodes="gpu06" state="down"' "$f" && ok "drained and down nodes" || no "unavailable: $(grep unavailable "$f")"
+grep -q '<queue name="gpu" max-time="172800s"/>' "$f" && grep -q '<queue name="debug" max-time="3600s"/>' "$f" \
+  && ok "partitions as queues with max-time" || no "queues: $(grep queue "$f")"
+grep -q '<ratios user="alice" values="0.5 0.5"/>' "$f" && ok "runtime-history per user" || no "ratios: $(grep ratios "$f")"
+grep -q '^101,-8000,gpu,4,16,,86400,running,7200,alice,ml,,gpu\[01-02\],train-a$' "$tmp/s-24.05.jobs.csv" \
+  && ok "running job row: elapsed, limit, nodes" || no "row 101: $(grep ^101 "$tmp/s-24.05.jobs.csv")"
+grep -q '^104,.*,pending,,alice,ml,101,,post$' "$tmp/s-24.05.jobs.csv" && ok "dependency as after" || no "row 104"
+[ "$(grep -c '^105_' "$tmp/s-24.05.jobs.csv")" = 4 ] && ok "array 105_[0-3] as four tasks" || no "array tasks"
+
+expect_status 0 "the snapshot checks" "$bin" check "$f"
+expect_status 0 "the snapshot runs" "$bin" run "$f" --json "$tmp/r.json" --no-db
+python3 - "$tmp/r.json" >"$tmp/checks" 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+jobs = {j["id"]: j for j in d["jobs"]}
+def check(ok, what):
+    print(("ok " if ok else "FAIL ") + what)
+check(d.get("snapshot_time") == "2025-11-26T09:30:00Z", "snapshot_time")
+check(d["cluster"].get("nodes_unavailable_at_start") == 2, "2 nodes out at t = 0")
+check(jobs["101"]["start_s"] == -7200 and jobs["101"]["state_at_snapshot"] == "running", "101 started at -elapsed")
+check(jobs["103"]["state_at_snapshot"] == "held" and jobs["103"]["start_s"] is None, "held job never starts")
+check(all(jobs["105_%d" % t]["start_s"] is not None for t in range(4)), "the array's tasks run")
+check(jobs["104"]["start_s"] >= jobs["101"]["end_s"], "104 waits for 101")
+PY
+while read -r line; do case $line in ok*) ok "${line#ok }" ;; *) no "${line#FAIL }" ;; esac; done <"$tmp/checks"
+
+# sacct -P text and sacct --json give the same history, hence the same scenario.
+expect_status 0 "snapshot with --sacct-text" "$bin" snapshot --from slurm --squeue tests/slurm/22.05/squeue.json \
+  --sinfo tests/slurm/22.05/sinfo.json --sacct-text tests/slurm/22.05/sacct.txt --at $AT --out "$tmp/t.xml"
+grep '<ratios' "$tmp/t.xml" >"$tmp/a"; grep '<ratios' "$tmp/s-22.05.xml" >"$tmp/b"
+cmp -s "$tmp/a" "$tmp/b" && ok "sacct -P text: the same ratios as sacct --json" || no "ratios differ"
+
+# Replay: the history as a trace; run compares the simulated starts with Slurm's.
+expect_status 0 "--replay" "$bin" snapshot --from slurm --sacct tests/slurm/23.11/sacct.json --sinfo tests/slurm/23.11/sinfo.json \
+  --replay --out "$tmp/rep.xml"
+expect_status 0 "run the replay" "$bin" run "$tmp/rep.xml" --json "$tmp/rep.json" --no-db
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["replay"]; sys.exit(0 if r["jobs"] == 6 else 1)' "$tmp/rep.json" \
+  && ok "replay object over the 6 jobs that ran" || no "replay: $(grep -A4 replay "$tmp/rep.json")"
+expect_status 2 "--replay without sinfo or --node-type" "$bin" snapshot --from slurm --sacct-text tests/slurm/22.05/sacct.txt --replay --out "$tmp/x.xml"
+grep -q "give --node-type" "$tmp/err" && ok "names --node-type" || no "message: $(cat "$tmp/err")"
+expect_status 0 "--replay from text with --node-type" "$bin" snapshot --from slurm --sacct-text tests/slurm/22.05/sacct.txt \
+  --replay --node-type dgx-h100 --out "$tmp/x.xml"
+
+# Real Slurm 22.05.8 output (tests/slurm/22.05-real/, see tests/test_slurm.c): Gres=gpu:8 names no
+# model, so --node-type; the snapshot runs, the held job never starts, the drained node is out.
+real=tests/slurm/22.05-real
+expect_status 0 "snapshot of a real Slurm 22.05" "$bin" snapshot --from slurm --squeue $real/squeue.json --sinfo $real/sinfo.json \
+  --sacct $real/sacct.json --at "$(cat $real/at.txt)" --node-type dgx-h100 --out "$tmp/real.xml"
+grep -q '2 running, 6 pending, 1 held' "$tmp/out" && ok "real: 2 running, 6 pending, 1 held" || no "real: $(cat "$tmp/out")"
+grep -q '<unavailable nodes="node04" state="drained" reason="XID 79 GPU fell off the bus"/>' "$tmp/real.xml" \
+  && ok "real: the drained node and its reason" || no "real: $(grep unavailable "$tmp/real.xml")"
+expect_status 0 "run the real snapshot" "$bin" run "$tmp/real.xml" --json "$tmp/real.json" --no-db
+python3 -c 'import json,sys; j={x["id"]: x for x in json.load(open(sys.argv[1]))["jobs"]}; sys.exit(0 if j["8"]["start_s"] is None and j["5"]["start_s"] < 0 else 1)' \
+  "$tmp/real.json" && ok "real: held never starts, running started before t = 0" || no "real run"
+
+# Unknown GPU model: an error naming the option; --node-type maps it.
+sed 's/gpu:h100:8/gpu:tpu9:8/; s/gres\/gpu:h100=16/gres\/gpu=16/' tests/slurm/23.11/sinfo.json >"$tmp/sinfo-tpu.json"
+expect_status 2 "unknown GPU model" "$bin" snapshot --from slurm --sinfo "$tmp/sinfo-tpu.json" --squeue tests/slurm/23.11/squeue.json --at $AT --out "$tmp/u.xml"
+grep -q "GPU model 'tpu9' has no catalog node type; give --node-type" "$tmp/err" && ok "names the model and the option" || no "$(cat "$tmp/err")"
+[ ! -e "$tmp/u.xml" ] && [ ! -e "$tmp/u.jobs.csv" ] && ok "nothing written" || no "wrote a file"
+expect_status 0 "--node-type hgx-h200" "$bin" snapshot --from slurm --sinfo "$tmp/sinfo-tpu.json" --node-type hgx-h200 --at $AT --out "$tmp/u.xml"
+grep -q 'type="hgx-h200"' "$tmp/u.xml" && ok "--node-type used" || no "type: $(grep '<nodes' "$tmp/u.xml")"
+expect_status 2 "--node-type not in the catalog" "$bin" snapshot --from slurm --sinfo "$tmp/sinfo-tpu.json" --node-type nope --at $AT --out "$tmp/u.xml"
+
+# A GPU count other than the catalog's: a <catalog> variant.
+sed 's/gpu:h100:8/gpu:h100:4/' tests/slurm/23.11/sinfo.json >"$tmp/sinfo-4.json"
+expect_status 0 "4-GPU nodes" "$bin" snapshot --from slurm --sinfo "$tmp/sinfo-4.json" --at $AT --out "$tmp/v.xml"
+grep -q '<node name="dgx-h100-4gpu" base="dgx-h100" gpus="4"/>' "$tmp/v.xml" && ok "catalog variant for 4 GPUs" || no "variant"
+
+# Running the commands: none on PATH is a clear error.
+expect_status 2 "no squeue on PATH" env PATH=/nonexistent "$bin" snapshot --from slurm --out "$tmp/n.xml"
+grep -q "not found" "$tmp/err" && ok "says the command is not found" || no "$(cat "$tmp/err")"
+
+# Usage and targets.
+expect_status 2 "--from k8s is not this source" "$bin" snapshot --from pbs --out "$tmp/n.xml"
+expect_status 2 "--out must be .xml" snap 23.11 "$tmp/n.txt"
+mkdir "$tmp/dir.xml"
+expect_status 2 "a directory as --out" snap 23.11 "$tmp/dir.xml"
+expect_status 2 "bad --at" snap 23.11 "$tmp/n.xml" --at yesterday
+
+# Kubernetes (tests/k8s/, docs/live-k8s.md): pods, nodes, Kueue Workloads and
+# AppWrappers snapshot the same way. Pods carry no time limit: without
+# --default-limit every job is left out and said so; with it the trace holds
+# the running, pending and held jobs; a gang only partly placed (aw-c: 2 of its
+# 4 pods on nodes) and a pod sharing a full node (notebook-abc) are written
+# without nodes, so the scheduler places them and the snapshot forecasts.
+K8S_AT=1795685400   # 2026-11-26T09:30:00Z (tests/test_k8s.c's NOW)
+k8s() { "$bin" snapshot --from k8s --pods tests/k8s/pods.json --nodes tests/k8s/nodes.json \
+    --workloads tests/k8s/workloads.json --appwrappers tests/k8s/appwrappers.json --at $K8S_AT "$@"; }
+expect_status 0 "snapshot --from k8s without a default limit" k8s --out "$tmp/k0.xml"
+grep -q '6 without a time limit' "$tmp/out" && [ "$(sed 1d "$tmp/k0.jobs.csv")" = "$(grep '^ml/train-a,' "$tmp/k0.jobs.csv")" ] \
+  && ok "k8s: jobs without a limit are left out and counted (train-a has activeDeadlineSeconds)" || no "k8s no limit: $(cat "$tmp/out")"
+expect_status 0 "snapshot --from k8s --default-limit 3d" k8s --default-limit 3d --out "$tmp/k.xml"
+grep -q '3 running, 3 pending, 1 held' "$tmp/out" && ok "k8s: the summary counts the jobs" || no "k8s summary: $(cat "$tmp/out")"
+grep -q '^ml/train-a,.*,running,.*"gpu-node-1,gpu-node-2",train-a$' "$tmp/k.jobs.csv" \
+  && grep -q '^ml/aw-c,.*,running,[0-9]*,,ml,,,aw-c$' "$tmp/k.jobs.csv" \
+  && grep -q '^ml/notebook-abc,.*,running,[0-9]*,,ml,,,notebook-abc$' "$tmp/k.jobs.csv" \
+  && ok "k8s: a fully placed gang keeps its nodes; a partial gang and a shared node are placed by the scheduler" \
+  || no "k8s trace: $(cat "$tmp/k.jobs.csv")"
+grep -q 'state="drained" reason="cordoned' "$tmp/k.xml" && grep -q 'state="down" reason="NodeStatusUnknown' "$tmp/k.xml" \
+  && ok "k8s: cordoned nodes drained, NotReady nodes down" || no "k8s unavailable: $(grep unavailable "$tmp/k.xml")"
+expect_status 0 "forecast a Kubernetes snapshot" "$bin" forecast "$tmp/k.xml" --replicas 3 -q --json "$tmp/kf.json"
+python3 - "$tmp/kf.json" <<'PY' && ok "k8s forecast: the held workload never starts, the others do" || no "k8s forecast"
+import json, sys
+jobs = {j["id"]: j for j in json.load(open(sys.argv[1]))["variants"][0]["jobs"]}
+assert jobs["ml/paused"]["state_at_snapshot"] == "held" and jobs["ml/paused"]["started_share"] == 0, jobs["ml/paused"]
+assert all(jobs[k]["started_share"] == 1 for k in ("ml/ft-b", "research/aw-d", "ml/sweep")), jobs
+PY
+expect_status 2 "--from k8s with a Slurm report" k8s --squeue tests/slurm/23.02/squeue.json --out "$tmp/kb.xml"
+grep -q 'not Slurm' "$tmp/err" && [ ! -e "$tmp/kb.xml" ] && ok "k8s: Slurm options refused" || no "k8s + squeue: $(cat "$tmp/err")"
+expect_status 2 "--default-limit not a duration" k8s --default-limit 3GB --out "$tmp/kb.xml"
+expect_status 2 "a malformed pod list" "$bin" snapshot --from k8s --pods tests/k8s/pods-bad-gpu.json --at $K8S_AT --out "$tmp/kb.xml"
+grep -q '^tests/k8s/pods-bad-gpu.json:[0-9]*: ' "$tmp/err" && [ ! -e "$tmp/kb.xml" ] && ok "k8s: a bad pod list names file:line" \
+  || no "k8s bad pods: $(cat "$tmp/err")"
+
+# Malformed reports: exit 2, one line naming file:line, nothing written.
+while IFS="|" read -r file line expect; do
+  case $file in ''|'#'*) continue ;; esac
+  case $file in squeue*) opt=--squeue ;; sinfo*) opt=--sinfo ;; *.txt) opt=--sacct-text ;; *) opt=--sacct ;; esac
+  expect_status 2 "bad/$file" "$bin" snapshot --from slurm $opt "tests/slurm/bad/$file" --at $AT --out "$tmp/bad.xml"
+  head -n 1 "$tmp/err" | grep -qF "tests/slurm/bad/$file:$line: " && grep -qF "$expect" "$tmp/err" && [ "$(wc -l <"$tmp/err")" = 1 ] \
+    || no "bad/$file message: $(cat "$tmp/err")"
+  [ ! -e "$tmp/bad.xml" ] || no "bad/$file wrote the scenario"
+done <tests/slurm/bad/expected.txt
+
+[ $fails = 0 ] && echo "snapshot: all $n passed" || echo "snapshot: $fails failed"
+[ $fails = 0 ]
