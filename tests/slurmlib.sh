@@ -97,11 +97,12 @@ slurm_wait() {
 }
 
 # slurm_write_conf: slurm.conf, gres.conf and slurmdbd.conf in $sd/etc for
-# $SLURM_NODES nodes of 16 CPUs, 64 GB and 8 GPUs on the ports in
+# $SLURM_NODES nodes of 16 CPUs, 64 GB and 8 H100 GPUs on the ports in
 # $ctld_port $dbd_port $db_port $node_ports. Why each setting:
 #  - SlurmdParameters=config_overrides: the nodes claim the CPUs, memory and
 #    GPUs written here, not what this small machine has (slurm.conf(5)).
-#  - GresTypes=gpu with AutoDetect=off and File= per GPU: 22.05 drops a GPU
+#  - GresTypes=gpu, typed h100 (as a site names its GPUs; a snapshot maps
+#    the type to a catalog node), with AutoDetect=off and File= per GPU: 22.05 drops a GPU
 #    without File= and refuses a regular file, so each File is a character
 #    device (mknod, the major and minor of /dev/null: opening one does
 #    nothing). TaskPlugin=task/none never constrains devices.
@@ -114,6 +115,8 @@ slurm_wait() {
 #    127.0.0.1, not on every address (slurmdbd has no such setting).
 #  - AccountingStoragePass=<munge socket>: slurmctld talks to slurmdbd with
 #    the private munged (slurm.conf(5), AccountingStoragePass).
+#  - SchedulerParameters=bf_interval=5: backfill every 5 s, not every 30 s
+#    (the default, slurm.conf(5)), so that a queue runs in a short test.
 #  - SlurmdTimeout: a node whose slurmd was killed goes DOWN (NODE_FAIL its
 #    jobs) after this long; MinJobAge keeps ended jobs in squeue.
 slurm_write_conf() {
@@ -158,7 +161,7 @@ slurm_write_conf() {
     echo "KillWait=5"
     for _p in $node_ports; do
       _i=$((_i + 1)); _n=$(printf 'node%02d' $_i)
-      echo "NodeName=$_n NodeHostname=$_n NodeAddr=127.0.0.1 Port=$_p CPUs=16 RealMemory=64000 Gres=gpu:$SLURM_GPUS State=UNKNOWN"
+      echo "NodeName=$_n NodeHostname=$_n NodeAddr=127.0.0.1 Port=$_p CPUs=16 RealMemory=64000 Gres=gpu:h100:$SLURM_GPUS State=UNKNOWN"
     done
     echo "PartitionName=gpu Nodes=node[01-${_last#node}] Default=YES MaxTime=2-00:00:00 State=UP"
   } >"$sd/etc/slurm.conf"
@@ -167,7 +170,7 @@ slurm_write_conf() {
     _i=0
     while [ $_i -lt "$SLURM_NODES" ]; do
       _i=$((_i + 1)); _n=$(printf 'node%02d' $_i)
-      echo "NodeName=$_n Name=gpu File=$sd/dev/$_n/nvidia[0-$((SLURM_GPUS - 1))]"
+      echo "NodeName=$_n Name=gpu Type=h100 File=$sd/dev/$_n/nvidia[0-$((SLURM_GPUS - 1))]"
     done
   } >"$sd/etc/gres.conf"
   {
