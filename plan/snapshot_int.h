@@ -27,7 +27,7 @@ typedef struct snap_plan {
     snap_group *groups;
     int n_groups;
     long long cluster_gpus;
-    const char **up;                 /* names of nodes in service, sorted (strcmp) for bsearch */
+    const live_node **up;            /* nodes in service, sorted by name for binary search */
     int n_up;
     const live_node **out;           /* down and drained nodes with GPUs */
     int n_out;
@@ -39,7 +39,7 @@ int snap_nodes(snap_plan *p, snapshot_summary *sum, char *err, size_t errlen);
 void snap_plan_free(snap_plan *p);
 /* <catalog> variants (when any) and <cluster> with its <unavailable>. */
 void snap_write_cluster(FILE *f, const snap_plan *p);
-/* 1, claiming the GPUs in held (GPUs per p->up node), when a running job
+/* 1, claiming the GPUs in held (GPUs of each p->up node), when a running job
  * of gpus GPUs can be written on its hostlist: every node in service, as
  * many nodes (at most 64) as its GPUs fill, none over-full with the jobs
  * claimed before (time-sliced or MIG GPUs can be shared; the twin's nodes

@@ -53,7 +53,6 @@ int snap_natcmp(const char *a, const char *b) {
 }
 
 static int cmp_nat(const void *x, const void *y) { return snap_natcmp(*(const char *const *)x, *(const char *const *)y); }
-static int cmp_str(const void *x, const void *y) { return strcmp(*(const char *const *)x, *(const char *const *)y); }
 
 /* The group of (type, gpus), made when new: its index, -1 out of memory. */
 static int group_of(snap_plan *p, const node_spec *spec, int gpus) {
@@ -85,6 +84,10 @@ static int unknown_model(const catalog *cat, const live_node *n, const char *typ
     return PLAN_BAD_INPUT;
 }
 
+static int cmp_node_name(const void *a, const void *b) {
+    return strcmp((*(const live_node *const *)a)->name, (*(const live_node *const *)b)->name);
+}
+
 /* Place node n in its group. 0, 1 out of memory, 2 unknown type. */
 static int place(snap_plan *p, const catalog *cat, const live_node *n, char *err, size_t errlen) {
     const char *type = type_of(n->gpu_model, p->o->node_type);
@@ -95,7 +98,7 @@ static int place(snap_plan *p, const catalog *cat, const live_node *n, char *err
     if (g < 0) return 1;
     p->groups[g].names[p->groups[g].n++] = n->name;
     p->cluster_gpus += n->gpus;
-    if (n->state == LIVE_UP || p->o->replay) p->up[p->n_up++] = n->name;   /* a replay's nodes were up then */
+    if (n->state == LIVE_UP || p->o->replay) p->up[p->n_up++] = n;   /* a replay's nodes were up then */
     else p->out[p->n_out++] = n;
     return 0;
 }
@@ -116,7 +119,7 @@ int snap_nodes(snap_plan *p, snapshot_summary *sum, char *err, size_t errlen) {
     if (rc) return rc;
     if (!p->n_groups) return snprintf(err, errlen, "no node with GPUs in the cluster's state"), PLAN_BAD_INPUT;
     for (int g = 0; g < p->n_groups; g++) qsort(p->groups[g].names, (size_t)p->groups[g].n, sizeof (char *), cmp_nat);
-    qsort(p->up, (size_t)p->n_up, sizeof *p->up, cmp_str);
+    qsort(p->up, (size_t)p->n_up, sizeof *p->up, cmp_node_name);
     sum->nodes = p->n_up + p->n_out, sum->nodes_unavailable = p->n_out;
     return 0;
 }
@@ -135,17 +138,22 @@ typedef struct node_pick {
     long n, cap;
 } node_pick;
 
+/* The index in p->up of the node named name, or -1 (binary search). */
+static int up_index(const snap_plan *p, const char *name) {
+    int lo = 0, hi = p->n_up - 1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2, c = strcmp(p->up[mid]->name, name);
+        if (c == 0) return mid;
+        if (c < 0) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return -1;
+}
+
 static int pick_node(void *ctx, const char *name) {
     node_pick *k = ctx;
     if (k->n == k->cap) return 1;                    /* more nodes than the job can fill */
-    const char **hit = bsearch(&name, k->p->up, (size_t)k->p->n_up, sizeof *k->p->up, cmp_str);
-    k->idx[k->n++] = hit ? (int)(hit - k->p->up) : -1;
-    return 0;
-}
-
-static int live_gpus(const live_cluster *c, const char *name) {
-    for (int i = 0; i < c->n_nodes; i++)
-        if (!strcmp(c->nodes[i].name, name)) return c->nodes[i].gpus;
+    k->idx[k->n++] = up_index(k->p, name);
     return 0;
 }
 
@@ -157,12 +165,12 @@ int snap_claim(const snap_plan *p, int *held, const char *hostlist, int gpus) {
     if (hostlist_expand(hostlist, pick_node, &k, why, sizeof why) <= 0 || k.n == 0) return 0;
     for (long i = 0; i < k.n; i++)
         if (idx[i] < 0) return 0;                    /* down, drained or unknown */
-    int per = live_gpus(p->c, p->up[idx[0]]);
+    int per = p->up[idx[0]]->gpus;
     long need = per <= 0 ? -1 : gpus < per ? 1 : (gpus + per - 1) / per;
     int each = gpus < per ? gpus : per;
     if (k.n != need) return 0;                       /* a gang only partly placed */
     for (long i = 0; i < k.n; i++)
-        if (held[idx[i]] + each > live_gpus(p->c, p->up[idx[i]])) return 0;   /* time-sliced or MIG: over-full */
+        if (held[idx[i]] + each > p->up[idx[i]]->gpus) return 0;   /* time-sliced or MIG: over-full */
     for (long i = 0; i < k.n; i++) held[idx[i]] += each;
     return 1;
 }
