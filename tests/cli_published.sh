@@ -87,16 +87,17 @@ PY
 # Issue 20's MoE and Blackwell training rows (training_moe.csv): a floor
 # against regressions at what the model reaches today, not the issue's
 # target (median <= 10%, not met: docs/moe-training.md, "Validation").
-# At most 3 rows without a result (memory over-estimates: DeepSeek-V3 on
-# GB200 BF16 and on B300, gpt-oss-120b on B200) and median |error| <= 22%.
-python3 - "$tmp/all.json" <<'PY' && ok "training_moe.csv: <= 3 without a result, median |error| <= 22%" \
-  || no "training_moe.csv: <= 3 without a result, median |error| <= 22%"
+# At most 1 row without a result (gpt-oss-120b BF16 on B200: the table's EP 8
+# needs 190 GB in the model, tests/validation/README.md) and median
+# |error| <= 21%.
+python3 - "$tmp/all.json" <<'PY' && ok "training_moe.csv: <= 1 without a result, median |error| <= 21%" \
+  || no "training_moe.csv: <= 1 without a result, median |error| <= 21%"
 import json, statistics, sys
 c = [c for c in json.load(open(sys.argv[1]))["cases"] if c["file"] == "training_moe.csv"]
 e = [abs(x["error_pct"]) for x in c if x.get("error_pct") is not None]
 print("  training_moe.csv: n %d (%d without a result), median |error| %.1f%%"
       % (len(c), len(c) - len(e), statistics.median(e)))
-assert len(c) >= 30 and len(c) - len(e) <= 3 and statistics.median(e) <= 22
+assert len(c) >= 30 and len(c) - len(e) <= 1 and statistics.median(e) <= 21
 PY
 # Issue 19's target for collectives: on the held-out half, sizes from 1 MB,
 # median |error| <= 10% (tests/validation/collectives.csv; nothing was fitted
