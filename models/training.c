@@ -582,6 +582,28 @@ typedef struct dp_cost {
     double exposed, hidden;
 } dp_cost;
 
+/* One layer's FSDP gather (*ag, bf16) and gradient reduce-scatter (*rs).
+ * With expert parallelism (ep*etp > 1) a layer's routed experts are not
+ * dense weights: each GPU holds only its EP rank's experts, sharded over
+ * the expert data-parallel group (edp GPUs, ep*etp apart), and gathers and
+ * reduces them there; the rest of the layer over dp*cp as before
+ * (Megatron-Core 0.15, "Support FSDP with EP for MoE models", MoE README;
+ * Megatron-FSDP shards each parameter over its own data-parallel group). */
+static void fsdp_layer_colls(const llm_spec *m, const train_plan *p, const fabric *f, double gbytes,
+                             int nred, int rpn, int conc, double *ag, double *rs) {
+    double tp = p->tp, lp = tf_layer_params(m), routed = 0;
+    long span = (long)train_plan_ep(p) * train_plan_etp(p);
+    if (span > 1 && m->layers > 0)
+        routed = tf_moe_layers(m) * tf_moe_layer_routed_params(m) / m->layers;
+    *ag = train_coll_s(f, COLL_ALLGATHER, (lp - routed) / tp * 2, nred, rpn, conc);
+    *rs = train_coll_s(f, COLL_REDUCESCATTER, (lp - routed) / tp * gbytes, nred, rpn, conc);
+    if (!(routed > 0)) return;
+    int gpn = train_domain_gpus(f), edp = train_plan_edp(p);
+    int erpn = train_per_node(edp, (int)span, gpn);
+    *ag += train_coll_s(f, COLL_ALLGATHER, routed / span * 2, edp, erpn, gpn / erpn);
+    *rs += train_coll_s(f, COLL_REDUCESCATTER, routed / span * gbytes, edp, erpn, gpn / erpn);
+}
+
 /* FSDP without pipelining, per micro-batch: gather each layer before its
  * forward and again before its backward (not again when the stack keeps
  * gathered weights: fsdp_reshard 0), reduce-scatter its gradient after;
@@ -590,10 +612,9 @@ typedef struct dp_cost {
 static dp_cost dp_fsdp_flat(const llm_spec *m, const train_plan *p, const fabric *f,
                             const stage_work *w, double gbytes, int nred, int rpn, int conc,
                             int nmicro) {
-    double tp = p->tp, lp = tf_layer_params(m);
+    double tp = p->tp, ag, rs;
     const layer_cost *lc = &w->lc;
-    double ag = train_coll_s(f, COLL_ALLGATHER, lp / tp * 2, nred, rpn, conc);
-    double rs = train_coll_s(f, COLL_REDUCESCATTER, lp / tp * gbytes, nred, rpn, conc);
+    fsdp_layer_colls(m, p, f, gbytes, nred, rpn, conc, &ag, &rs);
     double eo = (tf_embedding_params(m) + tf_output_params(m)) / tp;
     double ag_eo = train_coll_s(f, COLL_ALLGATHER, eo * 2, nred, rpn, conc);
     double rs_eo = train_coll_s(f, COLL_REDUCESCATTER, eo * gbytes, nred, rpn, conc);
@@ -658,9 +679,11 @@ static double dp_time(const llm_spec *m, const train_plan *p, const fabric *f,
     }
     /* Routed experts reduce (and shard) over their expert data-parallel
      * group, ep*etp GPUs apart (Megatron-Core's expert grid etp, ep, edp),
-     * beside the dense reduction and under the same backward. */
+     * beside the dense reduction and under the same backward; FSDP without
+     * pipelining moves them layer by layer instead (fsdp_layer_colls). */
     int edp = train_plan_edp(p);
-    if (w->par_exp > 0 && edp > 1) {
+    int flat_ep = p->sharding == SHARD_FSDP && p->pp == 1 && train_plan_ep(p) * train_plan_etp(p) > 1;
+    if (w->par_exp > 0 && edp > 1 && !flat_ep) {
         stage_work we = *w;
         we.par = w->par_exp;
         int stride = train_plan_ep(p) * train_plan_etp(p);

@@ -145,6 +145,18 @@ static void test_expert_memory(void **state) {
     assert_true(b.mem.grads_bytes < a.mem.grads_bytes);
 }
 
+/* FSDP without pipelining with EP: a layer's routed experts are gathered
+ * and reduced over the expert data-parallel group, each GPU's 1/ep of them,
+ * not as dense weights over dp (Mixtral's experts are most of a layer). */
+static void test_fsdp_experts(void **state) {
+    (void)state;
+    train_plan p1 = mixtral_plan(1), p8 = mixtral_plan(8);
+    p1.sharding = p8.sharding = SHARD_FSDP;
+    train_result a = step("mixtral-8x7b", "dgx-h100", &p1), b = step("mixtral-8x7b", "dgx-h100", &p8);
+    assert_true(a.t.dp_comm_s > 0);
+    assert_true(b.t.dp_comm_s < 0.5 * a.t.dp_comm_s);
+}
+
 /* The all-to-all: none without EP; on the critical path without overlap;
  * inside a node cheaper than across nodes; a2a overlap hides some. */
 static void test_alltoall(void **state) {
@@ -247,6 +259,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_checks),     cmocka_unit_test(test_active_flops),
         cmocka_unit_test(test_expert_memory), cmocka_unit_test(test_alltoall),
+        cmocka_unit_test(test_fsdp_experts),
         cmocka_unit_test(test_imbalance),  cmocka_unit_test(test_deepseek),
         cmocka_unit_test(test_fp4),        cmocka_unit_test(test_pipeline_slots),
         cmocka_unit_test(test_rack_domain), cmocka_unit_test(test_comm_sms),
