@@ -184,13 +184,18 @@ static void test_sessions(void **state) {
 
 /* ---- routing --------------------------------------------------------------- */
 
+/* body's requests over four caching replicas behind router. */
+static run routed(const char *router, const char *body) {
+    char xml[2048], a[256];
+    snprintf(a, sizeof a, VLLM "replicas=\"4\" prefix-caching=\"true\" router=\"%s\"", router);
+    return simulate(one_service(xml, sizeof xml, a, body), 1);
+}
+
 static void test_prefix_aware_router(void **state) {
     (void)state;
-    char xml[2048];
     const char *body = "<arrivals process=\"poisson\" rate=\"10/s\" count=\"4000\"/>"
                        "<requests input-tokens=\"200\" output-tokens=\"100\" prefix-tokens=\"8000\" prefixes=\"200\"/>";
-    run lt = simulate(one_service(xml, sizeof xml, VLLM "replicas=\"4\" prefix-caching=\"true\" router=\"least-tokens\"", body), 1);
-    run pa = simulate(one_service(xml, sizeof xml, VLLM "replicas=\"4\" prefix-caching=\"true\" router=\"prefix-aware\"", body), 1);
+    run lt = routed("least-tokens", body), pa = routed("prefix-aware", body);
     printf("  200 prompts over 4 replicas: hit rate %.3f least-tokens, %.3f prefix-aware; TTFT mean %.1f, %.1f ms\n",
            svc(&lt)->prefix_hit_rate, svc(&pa)->prefix_hit_rate, svc(&lt)->ttft_mean_s * 1e3, svc(&pa)->ttft_mean_s * 1e3);
     assert_int_equal(svc(&pa)->requests, 4000);
@@ -206,12 +211,9 @@ static void test_prefix_aware_router(void **state) {
  * as it routes it and keeps the rest of its group with it. */
 static void test_cache_aware_router(void **state) {
     (void)state;
-    char xml[2048];
     const char *body = "<arrivals process=\"closed\" users=\"512\" count=\"512\"/>"
                        "<requests input-tokens=\"128\" output-tokens=\"64\" prefix-tokens=\"2048\" prefixes=\"32\"/>";
-    run pa = simulate(one_service(xml, sizeof xml, VLLM "replicas=\"4\" prefix-caching=\"true\" router=\"prefix-aware\"", body), 1);
-    run ca = simulate(one_service(xml, sizeof xml, VLLM "replicas=\"4\" prefix-caching=\"true\" router=\"cache-aware\"", body), 1);
-    run ca2 = simulate(one_service(xml, sizeof xml, VLLM "replicas=\"4\" prefix-caching=\"true\" router=\"cache-aware\"", body), 1);
+    run pa = routed("prefix-aware", body), ca = routed("cache-aware", body), ca2 = routed("cache-aware", body);
     printf("  512 requests at once, 32 prompts over 4 replicas: hit rate %.3f prefix-aware, %.3f cache-aware;"
            " %.0f, %.0f output tokens/s\n", svc(&pa)->prefix_hit_rate, svc(&ca)->prefix_hit_rate,
            svc(&pa)->output_tokens_per_s, svc(&ca)->output_tokens_per_s);
