@@ -20,8 +20,9 @@ static int parse_batching(const char *z) { return !strcmp(z, "continuous") ? 0 :
 static int parse_kv_allocation(const char *z) { return !strcmp(z, "reserve") ? 0 : !strcmp(z, "on-demand") ? 1 : -1; }
 static int parse_kv_preemption(const char *z) { return !strcmp(z, "recompute") ? 0 : !strcmp(z, "swap") ? 1 : -1; }
 static int parse_router(const char *z) {
-    static const char *k[] = { "round-robin", "least-tokens", "random", "power-of-two", "prefix-aware", "kv-aware" };
-    for (int i = 0; i < 6; i++)
+    static const char *k[] = { "round-robin", "least-tokens", "random", "power-of-two", "prefix-aware", "kv-aware",
+                               "cache-aware" };
+    for (int i = 0; i < 7; i++)
         if (!strcmp(z, k[i])) return i;
     return -1;
 }
@@ -227,7 +228,7 @@ static void read_service_stack(loader *L, const xmlNode *e, sc_inference *f) {
         f->kv_memory_fraction > 1)
         xml_fail(&L->x, e, "kv-memory-fraction", "kv-memory-fraction must be a fraction in (0, 1]");
     attr_enum(&L->x, e, "router", parse_router,
-              "round-robin, least-tokens, random, power-of-two, prefix-aware, kv-aware", &v);
+              "round-robin, least-tokens, random, power-of-two, prefix-aware, kv-aware, cache-aware", &v);
     attr_str(&L->x, e, "router", f->router, sizeof f->router, 0);
     attr_bool(&L->x, e, "prefix-caching", &f->prefix_caching);
     attr_unit(&L->x, e, "model-load-time", UNIT_DURATION, &f->model_load_s, 0, 1);

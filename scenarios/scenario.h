@@ -234,7 +234,7 @@ typedef struct sc_inference {
     char engine[CATALOG_NAME_MAX];   /* serving engine profile (models/catalog/engines.xml); "" = the
                                         ideal engine (docs/serving-engines.md) */
     char router[24];                 /* round-robin | least-tokens | random | power-of-two |
-                                        prefix-aware | kv-aware (docs/prefix-caching.md) */
+                                        prefix-aware | kv-aware | cache-aware (docs/prefix-caching.md) */
     double model_load_s;             /* multiplexing: load time; 0 = weights / PCIe */
     /* <arrivals> beyond process/rate/count */
     double arrival_cv;               /* bursty: gamma inter-arrivals' coefficient of variation */

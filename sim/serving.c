@@ -68,6 +68,7 @@ void serving_free(serving *sv) {
 static void free_one(serving *sv) {
     if (!sv) return;
     sv_prefix_free(sv);
+    sv_router_free(sv);
     sv_slo_free(sv);
     for (int i = 0; i < sv->n_reps; i++) {
         replica *r = &sv->reps[i];

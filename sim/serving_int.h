@@ -156,6 +156,7 @@ typedef struct replica {
     sim_time it_t0, load_t0;
     mstate *ms;
     pcache pc;                     /* its prefix cache (serving_prefix.c) */
+    pcache tree;                   /* router="cache-aware": what the router has sent it (serving_router.c) */
 } replica;
 
 /* A conversation of <requests sessions=>: its prefix, what it has said so far. */
@@ -167,7 +168,7 @@ typedef struct pfx_session {
 } pfx_session;
 
 /* Routing policies (<inference router=>, serving_router.c). */
-enum { ROUTE_ROUND_ROBIN, ROUTE_LEAST_TOKENS, ROUTE_RANDOM, ROUTE_POWER_OF_TWO, ROUTE_PREFIX, ROUTE_KV };
+enum { ROUTE_ROUND_ROBIN, ROUTE_LEAST_TOKENS, ROUTE_RANDOM, ROUTE_POWER_OF_TWO, ROUTE_PREFIX, ROUTE_KV, ROUTE_CACHE };
 
 typedef struct samples { double *x; size_t n, cap; int64_t seen; double sum; } samples;
 
@@ -209,6 +210,7 @@ struct serving {
     replica *reps;
     int n_reps, cap_reps;
     int rr;
+    sim_time tree_evict_at;        /* router="cache-aware": its next eviction pass (serving_router.c) */
     /* arrivals */
     rng *r_arr, *r_len, *r_mod, *r_res;
     int64_t target;                /* requests to generate; -1 unbounded (duration) */
@@ -394,6 +396,10 @@ int sv_prefix_draw(serving *sv, int input, int output, int model, pfx_chain *ch)
 void sv_prefix_from_trace(const serving *sv, const reqtrace_row *row, pfx_chain *ch);
 /* Leading blocks of q's prompt that r's cache holds (the router's score). */
 int32_t sv_prefix_match(const replica *r, const req *q);
+/* Whole blocks of q's prompt that may be cached, and the key of block k
+ * (the cache-aware router's record of what it sent where). */
+int32_t sv_prefix_blocks(const serving *sv, const req *q);
+uint64_t sv_prefix_key(const serving *sv, const req *q, int32_t k);
 /* Request i is admitted on r: it uses the cached blocks of its prompt's
  * longest cached prefix and prefills only the rest (prefilled, outstanding,
  * r->kv_used updated). Returns the bytes of its KV cache those blocks hold
@@ -461,6 +467,9 @@ int sv_router_kind(const char *name);
 void sv_route(serving *sv, int32_t i);
 /* Send the pending requests to ready replicas while there are any. */
 void sv_route_pending(serving *sv);
+/* Replica r starts on new GPUs: the router forgets what it sent it. */
+void sv_router_forget(replica *r);
+void sv_router_free(serving *sv);
 
 /* ---- serving_replica.c ------------------------------------------------------ */
 

@@ -314,6 +314,10 @@ int32_t sv_prefix_match(const replica *r, const req *q) {
     return k;
 }
 
+int32_t sv_prefix_blocks(const serving *sv, const req *q) { return usable_blocks(sv, q); }
+
+uint64_t sv_prefix_key(const serving *sv, const req *q, int32_t k) { return req_key(sv, q, k); }
+
 double sv_prefix_admit(replica *r, int32_t i) {
     serving *sv = r->sv;
     req *q = &sv->rq[i];

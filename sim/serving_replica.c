@@ -90,6 +90,7 @@ static replica *new_replica(serving *sv) {
     list_init(&r->running);
     list_init(&r->prefill);
     pcache_init(&r->pc);
+    pcache_init(&r->tree);
     r->ms = calloc((size_t)sv->n_models, sizeof *r->ms);
     if (!r->ms) return NULL;
     for (int m = 0; m < sv->n_models; m++) {
@@ -228,6 +229,7 @@ void sv_replica_granted(serving *sv, int tag) {
     r->outstanding = 0;
     r->kv_used = 0;
     sv_prefix_lost(r);                        /* new GPUs: nothing cached */
+    sv_router_forget(r);                      /* and a new worker to the router */
     r->held_since = now_of(sv);
     warm_models(r);
     if (r->startup_s > 0) {

@@ -10,16 +10,19 @@
  *   random         uniform (seeded)
  *   power-of-two   two drawn at random (seeded), the one with fewer
  *                  outstanding tokens (Mitzenmacher 2001)
- *   prefix-aware   SGLang's cache-aware router: shortest queue when the
- *                  load is out of balance, else the longest cached prefix
- *                  when it covers enough of the prompt, else the smallest
- *                  cache
+ *   prefix-aware   SGLang's cache-aware rule on the replicas' caches:
+ *                  shortest queue when the load is out of balance, else
+ *                  the longest cached prefix when it covers enough of the
+ *                  prompt, else the smallest cache
  *   kv-aware       the largest share of KV cache free
+ *   cache-aware    SGLang's router as it runs: the same rule on its own
+ *                  approximate record of the prompts it sent each replica,
+ *                  written the moment it routes (the replica's `tree`)
  *
  * With none ready a request waits in `pending` until one is
  * (sv_route_pending). A replica that gets a request is kicked
- * (serving_core.c). O(replicas) per request; prefix-aware adds the cache
- * lookups of the request's leading blocks on each replica.
+ * (serving_core.c). O(replicas) per request; prefix-aware and cache-aware
+ * add the lookups of the request's leading blocks on each replica.
  */
 #include "sim/serving_int.h"
 
@@ -32,10 +35,21 @@
 #define CACHE_BALANCE_ABS 64
 #define CACHE_BALANCE_REL 1.5
 #define CACHE_THRESHOLD 0.3
+/* The approximate tree's eviction (same file's defaults): every 60 s
+ * (eviction_interval_secs) each worker's tree is cut back, least recently
+ * used leaves first, to 2^26 characters (max_tree_size, counted per worker
+ * in tenant_char_count, sgl-router/src/policies/tree.rs). The tree holds
+ * text; here it holds token blocks, at 4 characters per token (OpenAI's
+ * rule of thumb for English text, help.openai.com "What are tokens and how
+ * to count them?"). */
+#define TREE_EVICT_INTERVAL_S 60.0
+#define TREE_MAX_CHARS 67108864.0
+#define CHARS_PER_TOKEN 4.0
 
 int sv_router_kind(const char *name) {
-    static const char *const k[] = { "round-robin", "least-tokens", "random", "power-of-two", "prefix-aware", "kv-aware" };
-    for (int i = 0; i < 6; i++)
+    static const char *const k[] = { "round-robin", "least-tokens", "random", "power-of-two", "prefix-aware", "kv-aware",
+                                     "cache-aware" };
+    for (int i = 0; i < 7; i++)
         if (!strcmp(name, k[i])) return i;
     return ROUTE_LEAST_TOKENS;
 }
@@ -92,30 +106,84 @@ static int pick_drawn(serving *sv, int model, int pass, int64_t n) {
     return sv->reps[b].outstanding < sv->reps[a].outstanding ? b : a;
 }
 
+/* ---- cache-aware: the router's approximate tree --------------------------
+ * SGLang's router keeps, per worker, a radix tree of the prompts it has
+ * sent there (tree.insert(text, url) as select_worker returns, on both of
+ * its paths, sgl-router/src/policies/cache_aware.rs), never asking the
+ * workers what they hold. Here a replica's `tree` is a set of block keys:
+ * a key names its whole prefix, so the set is that radix tree cut at block
+ * boundaries. Entries are never in use (ref 0), so all sit on the LRU
+ * list; `bytes` holds tokens. */
+
+/* Leading blocks of q's prompt in r's tree. */
+static int32_t tree_match(const replica *r, const req *q) {
+    const serving *sv = r->sv;
+    int32_t n = sv_prefix_blocks(sv, q), k = 0;
+    while (k < n && pcache_find(&r->tree, sv_prefix_key(sv, q, k)) >= 0) k++;
+    return k;
+}
+
+/* q's prompt is sent to r: its blocks join r's tree, or are used again.
+ * Deepest first, so a prompt's first blocks are the most recently used
+ * and its leaves go first (SGLang evicts leaves only). */
+static void tree_insert(replica *r, const req *q) {
+    serving *sv = r->sv;
+    for (int32_t k = sv_prefix_blocks(sv, q) - 1; k >= 0; k--) {
+        uint64_t key = sv_prefix_key(sv, q, k);
+        int32_t e = pcache_find(&r->tree, key);
+        if (e < 0) e = pcache_insert(&r->tree, key, sv->pfx_block);
+        else pcache_ref(&r->tree, e);
+        if (e >= 0) pcache_unref(&r->tree, e);
+    }
+}
+
+/* The periodic eviction pass, when one is due. */
+static void tree_evict(serving *sv) {
+    sim_time now = now_of(sv), period = sim_from_s(TREE_EVICT_INTERVAL_S);
+    if (sv->tree_evict_at == 0) sv->tree_evict_at = now + period;
+    if (now < sv->tree_evict_at) return;
+    sv->tree_evict_at = now + period - (now - sv->tree_evict_at) % period;
+    for (int i = 0; i < sv->n_reps; i++) pcache_trim(&sv->reps[i].tree, TREE_MAX_CHARS / CHARS_PER_TOKEN);
+}
+
+void sv_router_forget(replica *r) { pcache_clear(&r->tree); }
+
+void sv_router_free(serving *sv) {
+    for (int i = 0; i < sv->n_reps; i++) pcache_free(&sv->reps[i].tree);
+}
+
 /* SGLang's cache-aware rule (sgl-project/sglang sgl-router/src/policies/
  * cache_aware.rs): under imbalance the least loaded; else the longest
- * cached prefix if it covers more than CACHE_THRESHOLD of the prompt
- * (ties: the less loaded); else the smallest cache (ties: the less loaded). */
+ * prefix if it covers more than CACHE_THRESHOLD of the prompt (ties: the
+ * less loaded); else the smallest (ties: the less loaded). prefix-aware
+ * reads the replicas' caches; cache-aware its own tree, and records the
+ * request there. */
 static int pick_prefix(serving *sv, int model, int pass, const req *q) {
+    int approx = sv->router == ROUTE_CACHE;
     int64_t lo = -1, hi = -1;
     int least = -1, best = -1, small = -1;
-    int32_t best_k = -1;
+    int32_t best_k = -1, small_n = 0;
     for (int i = 0; i < sv->n_reps; i++) {
         if (!candidate(sv, i, model, pass)) continue;
         const replica *r = &sv->reps[i];
         int64_t h = held(r);
         if (least < 0 || h < lo) lo = h, least = i;
         if (h > hi) hi = h;
-        int32_t k = sv_prefix_match(r, q);
+        int32_t k = approx ? tree_match(r, q) : sv_prefix_match(r, q);
         if (k > best_k || (k == best_k && h < held(&sv->reps[best]))) best_k = k, best = i;
-        if (small < 0 || r->pc.live < sv->reps[small].pc.live ||
-            (r->pc.live == sv->reps[small].pc.live && h < held(&sv->reps[small])))
-            small = i;
+        int32_t size = approx ? r->tree.live : r->pc.live;
+        if (small < 0 || size < small_n || (size == small_n && h < held(&sv->reps[small]))) small = i, small_n = size;
     }
     if (least < 0) return -1;
-    if (hi - lo > CACHE_BALANCE_ABS && (double)hi > CACHE_BALANCE_REL * (double)lo) return least;
     double covered = q->input > 0 ? (double)best_k * sv->pfx_block / q->input : 0;
-    return covered > CACHE_THRESHOLD ? best : small;
+    int k = hi - lo > CACHE_BALANCE_ABS && (double)hi > CACHE_BALANCE_REL * (double)lo ? least
+          : covered > CACHE_THRESHOLD                                                 ? best
+                                                                                      : small;
+    if (approx) {
+        tree_evict(sv);
+        tree_insert(&sv->reps[k], q);
+    }
+    return k;
 }
 
 /* The replica a request goes to; -1 when none is ready. */
@@ -127,7 +195,7 @@ static int route_pick(serving *sv, const req *q) {
     if (n == 0) return -1;
     if (sv->router == ROUTE_ROUND_ROBIN || sv->router == ROUTE_RANDOM || sv->router == ROUTE_POWER_OF_TWO)
         return pick_drawn(sv, q->model, pass, n);
-    if (sv->router == ROUTE_PREFIX) return pick_prefix(sv, q->model, pass, q);
+    if (sv->router == ROUTE_PREFIX || sv->router == ROUTE_CACHE) return pick_prefix(sv, q->model, pass, q);
     int best = -1;
     for (int i = 0; i < sv->n_reps; i++) {
         if (!candidate(sv, i, q->model, pass)) continue;

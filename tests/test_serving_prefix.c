@@ -184,13 +184,18 @@ static void test_sessions(void **state) {
 
 /* ---- routing --------------------------------------------------------------- */
 
+/* body's requests over four caching replicas behind router. */
+static run routed(const char *router, const char *body) {
+    char xml[2048], a[256];
+    snprintf(a, sizeof a, VLLM "replicas=\"4\" prefix-caching=\"true\" router=\"%s\"", router);
+    return simulate(one_service(xml, sizeof xml, a, body), 1);
+}
+
 static void test_prefix_aware_router(void **state) {
     (void)state;
-    char xml[2048];
     const char *body = "<arrivals process=\"poisson\" rate=\"10/s\" count=\"4000\"/>"
                        "<requests input-tokens=\"200\" output-tokens=\"100\" prefix-tokens=\"8000\" prefixes=\"200\"/>";
-    run lt = simulate(one_service(xml, sizeof xml, VLLM "replicas=\"4\" prefix-caching=\"true\" router=\"least-tokens\"", body), 1);
-    run pa = simulate(one_service(xml, sizeof xml, VLLM "replicas=\"4\" prefix-caching=\"true\" router=\"prefix-aware\"", body), 1);
+    run lt = routed("least-tokens", body), pa = routed("prefix-aware", body);
     printf("  200 prompts over 4 replicas: hit rate %.3f least-tokens, %.3f prefix-aware; TTFT mean %.1f, %.1f ms\n",
            svc(&lt)->prefix_hit_rate, svc(&pa)->prefix_hit_rate, svc(&lt)->ttft_mean_s * 1e3, svc(&pa)->ttft_mean_s * 1e3);
     assert_int_equal(svc(&pa)->requests, 4000);
@@ -198,6 +203,30 @@ static void test_prefix_aware_router(void **state) {
     assert_true(svc(&pa)->ttft_mean_s < svc(&lt)->ttft_mean_s);
     done(&lt);
     done(&pa);
+}
+
+/* Requests sent at once (a closed loop whose users each send one): no
+ * cache holds anything when they are routed, so prefix-aware spreads a
+ * prompt's requests as the loads dictate; cache-aware records each prompt
+ * as it routes it and keeps the rest of its group with it. */
+static void test_cache_aware_router(void **state) {
+    (void)state;
+    const char *body = "<arrivals process=\"closed\" users=\"512\" count=\"512\"/>"
+                       "<requests input-tokens=\"128\" output-tokens=\"64\" prefix-tokens=\"2048\" prefixes=\"32\"/>";
+    run pa = routed("prefix-aware", body), ca = routed("cache-aware", body), ca2 = routed("cache-aware", body);
+    printf("  512 requests at once, 32 prompts over 4 replicas: hit rate %.3f prefix-aware, %.3f cache-aware;"
+           " %.0f, %.0f output tokens/s\n", svc(&pa)->prefix_hit_rate, svc(&ca)->prefix_hit_rate,
+           svc(&pa)->output_tokens_per_s, svc(&ca)->output_tokens_per_s);
+    assert_int_equal(svc(&ca)->requests, 512);
+    /* grouped, a prompt misses once per replica it is sent to: at most 32
+     * of the 512 miss; 2048 of each 2176 tokens can hit */
+    assert_true(svc(&ca)->prefix_hit_rate > svc(&pa)->prefix_hit_rate + 0.1);
+    assert_true(svc(&ca)->prefix_hit_rate <= (512.0 - 32) / 512 * 2048 / 2176 + 1e-9);
+    assert_true(svc(&ca)->output_tokens_per_s > svc(&pa)->output_tokens_per_s);
+    assert_true(svc(&ca)->ttft_mean_s == svc(&ca2)->ttft_mean_s);   /* deterministic */
+    done(&pa);
+    done(&ca);
+    done(&ca2);
 }
 
 static void test_drawn_routers(void **state) {
@@ -233,6 +262,7 @@ int main(void) {
         cmocka_unit_test(test_eviction),
         cmocka_unit_test(test_sessions),
         cmocka_unit_test(test_prefix_aware_router),
+        cmocka_unit_test(test_cache_aware_router),
         cmocka_unit_test(test_drawn_routers),
     };
     return cmocka_run_group_tests(tests, catalog_setup, catalog_teardown);
