@@ -99,6 +99,31 @@ expect_status 2 "no GPUs per node known" "$bin" fit-failures --events $h/events.
 grep -q "give --gpus-per-node" "$tmp/err" && ok "asks for --gpus-per-node" || no "message: $(cat "$tmp/err")"
 [ ! -e "$tmp/bad.xml" ] && ok "nothing written on bad input" || no "a profile was written on bad input"
 
+# Time between failures: tests/failhist/events-weibull.txt is 8 nodes each failing
+# as a renewal process for 60 days, lifetimes drawn from a Weibull of shape 0.5 and
+# scale 100 h (Python's random.weibullvariate(100, 0.5), seed 20261101), an hour
+# down each. The fit's interval holds 0.5, the exponential is rejected and the
+# profile says distribution="weibull"; a scenario takes it by href and runs.
+expect_status 0 "fit-failures on a Weibull history" "$bin" fit-failures --events $h/events-weibull.txt \
+  --gpus-per-node 8 --out "$tmp/profiles/weibull.xml" --json "$tmp/w.json"
+python3 - "$tmp/w.json" <<'PY' && ok "node: Weibull shape interval holds 0.5, exponential rejected, written" || no "JSON: $(head -c 900 "$tmp/w.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = {x["component"]: x for x in d["components"]}
+w = c["node"]["weibull"]
+assert w["gaps"] >= 10 and w["shape_lo"] < 0.5 < w["shape_hi"] and w["p_exponential"] < 0.05 and w["written"], w
+assert all(c[k]["weibull"] is None for k in c if k != "node")
+cause = c["node"]["causes"][0]
+assert cause["distribution"] == "weibull" and cause["shape"] == w["shape"], cause
+PY
+grep -q 'distribution="weibull" shape="0\.' "$tmp/profiles/weibull.xml" && ok "the profile writes the Weibull shape" || no "profile: $(cat "$tmp/profiles/weibull.xml")"
+scen echo '  <failures href="profiles/weibull.xml"/>' >"$tmp/sw.xml"
+expect_status 0 "a scenario with the Weibull profile runs" "$bin" run "$tmp/sw.xml" --no-db --json "$tmp/sw.json"
+"$bin" check "$tmp/sw.xml" | grep -q "^failures: node mtbf .*(weibull" && ok "its process is Weibull" || no "check: $("$bin" check "$tmp/sw.xml")"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c={x["component"]:x for x in d["components"]}; assert all(x["weibull"] is None for x in c.values()), c' "$tmp/p.json" &&
+  ok "the sample month has too few gaps for a Weibull fit: exponential" || no "sample: $(head -c 300 "$tmp/p.json")"
+grep -q "no component has 5 gaps between failures of one node" "$tmp/table" && ok "and says so" || no "table: $(tail -n 3 "$tmp/table")"
+
 # A bad referenced profile: exit 2, the message names the profile file and its line.
 badprof() {   # badprof WHAT EXPECTED PROFILE-LINES...
   bwhat=$1 bwant=$2; shift 2
