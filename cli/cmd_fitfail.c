@@ -35,7 +35,7 @@ static const char help[] =
     "MTBF per instance with its exact 95% confidence interval (Garwood, chi-square) and writes\n"
     "the <failures> a scenario takes (docs/fit-failures.md).\n"
     "  --sacct F           sacct --json (any data parser from v0.0.38): NODE_FAIL job ends\n"
-    "  --sacct-text F      sacct -P -X --format=JobID,State,Start,End,NodeList\n"
+    "  --sacct-text F      sacct -P -X -D --format=JobID,State,Start,End,NodeList\n"
     "  --events F          sacctmgr show event -P (NodeName, TimeStart, TimeEnd, Reason)\n"
     "  --sinfo F           sinfo --json of Slurm 22.05 or scontrol show nodes --json: nodes\n"
     "                      down or drained now, the node count and GPUs per node\n"
