@@ -35,7 +35,7 @@ static const char help[] =
     "MTBF per instance with its exact 95% confidence interval (Garwood, chi-square) and writes\n"
     "the <failures> a scenario takes (docs/fit-failures.md).\n"
     "  --sacct F           sacct --json (any data parser from v0.0.38): NODE_FAIL job ends\n"
-    "  --sacct-text F      sacct -P -X --format=JobID,State,Start,End,NodeList\n"
+    "  --sacct-text F      sacct -P -X -D --format=JobID,State,Start,End,NodeList\n"
     "  --events F          sacctmgr show event -P (NodeName, TimeStart, TimeEnd, Reason)\n"
     "  --sinfo F           sinfo --json of Slurm 22.05 or scontrol show nodes --json: nodes\n"
     "                      down or drained now, the node count and GPUs per node\n"
@@ -114,7 +114,8 @@ static int fleet_of(const fit_opts *o, const failhist *h, const dcgm_fleet *fl, 
         return cli_usage_error("fit-failures", "--window %s: %s", o->window, why);
     if (!(window > 0))
         return cli_usage_error("fit-failures", "the inputs span no time (one instant or none); give --window DURATION");
-    *f = (failfit_fleet){ window, (int)nodes, (int)gpus, (int)nics };
+    double t_end = h->t_first_s > 0 ? h->t_first_s + window : 0;   /* the window runs from the first time read */
+    *f = (failfit_fleet){ window, (int)nodes, (int)gpus, (int)nics, t_end };
     return EXIT_OK;
 }
 
@@ -133,6 +134,26 @@ static void put_row(FILE *t, const char *name, const failfit_row *r, const failf
     snprintf(cell, sizeof cell, "%s [%s, %s]", m, lo, hi);
     fprintf(t, "%-36.36s %9.0f %8.0f  %-38s %6.3g [%.3g, %.3g]  %s\n", name, r->instances, r->r.events, cell,
             r->r.rate_per_s * k, r->r.rate_lo_per_s * k, r->r.rate_hi_per_s * k, mttr);
+}
+
+/* Each component's Weibull fit of the time between one node's failures. */
+static void put_weibull(FILE *t, const failfit_row *comp) {
+    int any = 0;
+    for (int c = 0; c < REL_COMPONENT_COUNT; c++) {
+        const failfit_row *r = &comp[c];
+        if (!r->has_wb) continue;
+        char hi[32];
+        snprintf(hi, sizeof hi, "%.3g", r->wb.shape_hi);
+        fprintf(t, "%s time between failures: Weibull shape %.3g [%.3g, %s] (95%%, profile likelihood), scale %.4g h, "
+                   "%d gaps + %d censored; exponential: LR %.3g, p %.3g%s\n",
+                rel_component_name((rel_component)c), r->wb.shape, r->wb.shape_lo, isinf(r->wb.shape_hi) ? "inf" : hi,
+                r->wb.scale / 3600, r->wb.complete, r->wb.censored, r->wb.lr, r->wb.p_exponential,
+                r->weibull ? "; written as weibull" : "");
+        any = 1;
+    }
+    if (!any)
+        fprintf(t, "time between failures: no component has %d gaps between failures of one node; the profile is "
+                   "exponential\n", FAILFIT_WEIBULL_MIN_GAPS);
 }
 
 /* The table: per component, then its causes. malloc'd (NULL: out of memory). */
@@ -159,6 +180,7 @@ static char *report_text(const failfit_fleet *f, const failfit_counts *k, const 
             put_row(t, name, &rows[i], f);
         }
     }
+    put_weibull(t, comp);
     if (fclose(t) != 0) free(txt), txt = NULL;
     return txt;
 }
@@ -170,6 +192,22 @@ static void json_rate(json *j, const failfit_row *r) {
     json_num(j, "mtbf_lo_s", r->r.mtbf_lo_s);
     json_num(j, "mtbf_hi_s", r->r.mtbf_hi_s);
     json_num(j, "mttr_s", r->r.events > 0 ? r->mttr_s : NAN);
+}
+
+/* A component's Weibull fit ("weibull": null without one). */
+static void json_weibull(json *j, const failfit_row *r) {
+    if (!r->has_wb) {
+        json_null(j, "weibull");
+        return;
+    }
+    json_object(j, "weibull");
+    json_int(j, "gaps", r->wb.complete), json_int(j, "censored", r->wb.censored);
+    json_num(j, "shape", r->wb.shape);
+    json_num(j, "shape_lo", r->wb.shape_lo), json_num(j, "shape_hi", r->wb.shape_hi);
+    json_num(j, "scale_s", r->wb.scale);
+    json_num(j, "lr", r->wb.lr), json_num(j, "p_exponential", r->wb.p_exponential);
+    json_bool(j, "written", r->weibull);
+    json_end(j);
 }
 
 /* The fit as JSON to path. A status. */
@@ -188,12 +226,15 @@ static int write_json(const char *path, const failfit_fleet *f, const failfit_co
         json_object(j, NULL);
         json_str(j, "component", rel_component_name((rel_component)c));
         json_rate(j, &comp[c]);
+        json_weibull(j, &comp[c]);
         json_array(j, "causes");
         for (int i = 0; i < nr; i++)
             if (rows[i].component == c) {
                 json_object(j, NULL);
                 json_str(j, "cause", rows[i].cause);
                 json_rate(j, &rows[i]);
+                json_str(j, "distribution", rows[i].weibull ? "weibull" : "exponential");
+                if (rows[i].weibull) json_num(j, "shape", rows[i].wb.shape);
                 json_end(j);
             }
         json_end(j);

@@ -243,6 +243,73 @@ static void rates(failfit_row *rows, int nr, const failfit_fleet *f, double leve
     }
 }
 
+/* One counted failure, for the time between failures: its component,
+ * node, time and down time. */
+typedef struct seen { int comp; const char *node; double t_s, down_s; } seen;
+
+static int by_instance(const void *a, const void *b) {
+    const seen *x = a, *y = b;
+    if (x->comp != y->comp) return x->comp - y->comp;
+    int c = strcmp(x->node, y->node);
+    if (c) return c;
+    return x->t_s < y->t_s ? -1 : x->t_s > y->t_s;
+}
+
+/* Component comp's lifetimes from s (sorted by instance): from each
+ * failure (plus its down time) to the node's next one into x, from its
+ * last to t_end_s (when later) into c. */
+static void lifetimes(const seen *s, int n, int comp, double t_end_s, double *x, int *n_x, double *c, int *n_c) {
+    *n_x = *n_c = 0;
+    for (int i = 0; i < n; i++) {
+        if (s[i].comp != comp) continue;
+        double from = s[i].t_s + s[i].down_s;
+        if (i + 1 < n && s[i + 1].comp == comp && !strcmp(s[i + 1].node, s[i].node)) {
+            double gap = s[i + 1].t_s > from ? s[i + 1].t_s - from : s[i + 1].t_s - s[i].t_s;
+            if (gap > 0) x[(*n_x)++] = gap;
+        } else if (t_end_s > from) {
+            c[(*n_c)++] = t_end_s - from;
+        }
+    }
+}
+
+/* Each component's Weibull fit of s (n failures; sorted here), and
+ * whether each cause is written as Weibull (failfit.h). -1: out of memory. */
+static int weibull_rows(seen *s, int n, const failfit_fleet *f, double level, failfit_row *rows, int nr,
+                        failfit_row *by_comp) {
+    double *x = malloc(((size_t)n + 1) * 2 * sizeof *x), *c = x ? x + n + 1 : NULL;
+    if (!x) return -1;
+    if (n > 0) qsort(s, (size_t)n, sizeof *s, by_instance);
+    for (int k = 0; k < REL_COMPONENT_COUNT; k++) {
+        failfit_row *t = &by_comp[k];
+        int n_x, n_c;
+        lifetimes(s, n, k, f->t_end_s, x, &n_x, c, &n_c);
+        t->has_wb = n_x >= FAILFIT_WEIBULL_MIN_GAPS && weibull_fit_mle(x, n_x, c, n_c, level, &t->wb) == 0;
+        t->weibull = t->has_wb && n_x >= FAILFIT_WEIBULL_WRITE_GAPS && t->wb.p_exponential < 1 - level &&
+                     t->wb.shape <= REL_SHAPE_MAX;
+    }
+    for (int i = 0; i < nr; i++) {
+        const failfit_row *t = &by_comp[rows[i].component];
+        double per_node = t->instances / f->nodes, share = t->r.events / rows[i].r.events;
+        rows[i].has_wb = t->has_wb, rows[i].wb = t->wb;
+        rows[i].wb_mtbf_s = t->has_wb ? rel_weibull_mean_s(t->wb.scale, t->wb.shape) * per_node * share : NAN;
+        rows[i].weibull = t->weibull && isfinite(rows[i].wb_mtbf_s) &&
+                          rel_weibull_check(rows[i].wb_mtbf_s, t->wb.shape, NULL, 0) == 0;
+    }
+    free(x);
+    return 0;
+}
+
+/* The counted failures of the clusters, each on one node (none: left out). */
+static int seen_of(const failfit_event *ev, const cluster *cl, int m, seen *s) {
+    int n = 0;
+    for (int k = 0; k < m; k++) {
+        const failfit_event *b = &ev[cl[k].best];
+        if (cl[k].planned || b->c.component < 0 || b->n_nodes < 1 || !b->node[0][0]) continue;
+        s[n++] = (seen){ b->c.component, b->node[0], ev[cl[k].first].t_s, cl[k].down_s };
+    }
+    return n;
+}
+
 int failfit_fit(failfit_event *ev, int n, const failfit_fleet *f, double merge_s, double level, failfit_row *rows,
                 int max, failfit_row *by_comp, failfit_counts *counts) {
     if (!f || f->nodes < 1 || f->gpus_per_node < 0 || !(f->window_s > 0) || n < 0) return -1;
@@ -260,8 +327,12 @@ int failfit_fit(failfit_event *ev, int n, const failfit_fleet *f, double merge_s
         else if (c->component == FAILFIT_INFO) counts->info++;
         else counts->failures++, nr = add_failure(rows, nr, max, c, cl[k].down_s);
     }
-    free(cl);
     rates(rows, nr, f, level, by_comp);
+    seen *sn = malloc(((size_t)m + 1) * sizeof *sn);
+    int rc = sn ? weibull_rows(sn, seen_of(ev, cl, m, sn), f, level, rows, nr, by_comp) : -1;
+    free(sn);
+    free(cl);
+    if (rc < 0) return -1;
     qsort(rows, (size_t)nr, sizeof *rows, by_row);
     return nr;
 }

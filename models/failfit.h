@@ -22,6 +22,7 @@
 #include <stddef.h>
 
 #include "models/reliability.h"
+#include "models/weibull_fit.h"
 
 /* What a reason or an XID is: a component class (rel_component, >= 0), or
  * one of these (not a failure of the fleet). */
@@ -91,7 +92,32 @@ typedef struct failfit_event {
 typedef struct failfit_fleet {
     double window_s;                      /* the observation window */
     int nodes, gpus_per_node, nics_per_node;
+    double t_end_s;                       /* when the window ends (Unix s): the Weibull fit's censoring; 0 none */
 } failfit_fleet;
+
+/* Time between failures. Each counted failure is charged to one node (the
+ * first its most specific sighting names) and, per component, the time
+ * from a node's failure (plus its measured down time: the simulator renews
+ * a part when it is repaired, sim/failures.h) to that node's next failure
+ * of the component is one lifetime; from its last failure to t_end_s is a
+ * censored one. The fit (models/weibull_fit.h) is made from
+ * FAILFIT_WEIBULL_MIN_GAPS complete lifetimes on, and the profile takes its
+ * shape and mean (distribution="weibull": the renewal process the
+ * simulator runs per instance, with the fit's mean scale·Γ(1 + 1/shape)
+ * rather than the count's MTBF, which on a young fleet also holds the
+ * early failures the shape describes) from FAILFIT_WEIBULL_WRITE_GAPS on, when
+ * the likelihood-ratio test rejects the exponential at the fit's level and
+ * the simulator accepts the shape for each cause's MTBF
+ * (rel_weibull_check). Why two counts: below 10 lifetimes the test's χ²
+ * approximation rejects a true exponential at 5% in 7% to 11% of samples
+ * (measured: tests/test_weibull_fit.c, test_small_sample_size). For parts
+ * of which a node has several (GPUs, NICs) a node's sequence merges its
+ * parts' renewal processes, which pulls the shape towards 1 (a
+ * superposition of independent renewal processes tends to Poisson:
+ * Palm-Khintchine), so the departure from the exponential is understated,
+ * never invented. */
+#define FAILFIT_WEIBULL_MIN_GAPS 5
+#define FAILFIT_WEIBULL_WRITE_GAPS 10
 
 /* One cause of the fitted profile. */
 typedef struct failfit_row {
@@ -102,6 +128,11 @@ typedef struct failfit_row {
     double mttr_s;                        /* mean measured down time, else the class's */
     int n_down;                           /* events with a measured down time */
     int needs_repair;
+    int has_wb;                           /* wb holds the component's Weibull fit (FAILFIT_WEIBULL_MIN_GAPS) */
+    weibull_fit wb;                       /* time between one node's failures of the component, in s */
+    double wb_mtbf_s;                     /* the fit's mean per instance for this cause: the node's mean gap
+                                             x instances per node x the cause's share of the component */
+    int weibull;                          /* 1: the profile writes this cause as Weibull: wb.shape, wb_mtbf_s */
 } failfit_row;
 
 /* What the merging did. */
@@ -113,8 +144,10 @@ typedef struct failfit_counts {
  * (component, cause) into rows (at most max; sorted by component, then by
  * count, most first) and by component into by_comp[REL_COMPONENT_COUNT]
  * (every component, even with 0 events; cause ""), each with its rate and
- * interval at level. Returns the number of rows, or -1 when the fleet is
- * empty or the window not positive. */
+ * interval at level, and each component's Weibull fit of the time between
+ * failures (above; copied to its causes' rows). Returns the number of
+ * rows, or -1 when the fleet is empty, the window not positive or memory
+ * runs out. */
 int failfit_fit(failfit_event *ev, int n, const failfit_fleet *f, double merge_s, double level, failfit_row *rows,
                 int max, failfit_row *by_comp, failfit_counts *counts);
 

@@ -165,10 +165,6 @@ int rel_weibull_check(double mean_s, double shape, char *why, size_t len) {
     return -1;
 }
 
-/* The scenario loader caps the shape at 20 (beyond it the distribution is
- * a near-constant lifetime); keep the same range here. */
-#define REL_SHAPE_MAX 20.0
-
 int rel_process_init(rel_process *p, rel_component c, const char *cause, double mtbf_s,
                      rel_dist d, double shape, double mttr_s, rel_detection det,
                      int needs_repair) {

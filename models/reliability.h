@@ -297,6 +297,11 @@ double rel_weibull_residual_s(double scale_s, double shape, double age_s, double
  * at one instant without end. One second is far below any real part's. */
 #define REL_MIN_MTBF_S 1.0
 
+/* The largest Weibull shape: the scenario loader caps the shape at 20
+ * (beyond it the distribution is a near-constant lifetime); the processes
+ * keep the same range. */
+#define REL_SHAPE_MAX 20.0
+
 /* 0 when a Weibull process of this mean and shape has a scale of at least
  * REL_MIN_SCALE_S; else -1 with one line in why (why may be NULL) that
  * names the shape, the mean and the least shape that would do. */

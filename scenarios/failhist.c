@@ -18,6 +18,7 @@
 #include "base/hostlist.h"
 #include "scenarios/infile.h"
 #include "scenarios/jsonin.h"
+#include "scenarios/slurm.h"
 
 static void add_time(failhist *h, double t) {
     if (!(t > 0)) return;
@@ -90,7 +91,7 @@ void failhist_free(failhist *h) {
     memset(h, 0, sizeof *h);
 }
 
-/* ---- Pipe-separated text (sacct -P, sacctmgr -P) --------------------- */
+/* ---- Pipe-separated text (sacctmgr -P) --------------------- */
 
 #define PIPE_MAX_COLS 8
 
@@ -204,51 +205,34 @@ int failhist_read_events(failhist *h, const char *path, char *err, size_t errlen
     return read_pipe(h, path, want, 5, 0x17, "sacctmgr show event -P", event_row, err, errlen);
 }
 
-/* One job record (either form): its nodes are watched; a NODE_FAIL end is
- * an event. */
-static int job_record(failhist *h, const char *state, double end_s, const char *nodes, const char *path, int ln,
-                      char *err, size_t errlen) {
+/* One ended job of sacct (slurm_sacct_each): its nodes are watched; a
+ * NODE_FAIL end is an event on its first nodes. */
+static int sacct_job(void *ctx, const slurm_ended *j, char *why, size_t whylen) {
+    failhist *h = ctx;
     h->jobs++;
-    add_time(h, end_s);
-    int nf = !strcmp(state, "NODE_FAIL");
-    failfit_event *e = nf && end_s > 0 ? new_event(h) : NULL;
-    if (nf && end_s > 0 && !e) return errmsg_set(err, errlen, "%s:0: out of memory", path), -1;
-    char why[160];
-    if (expand_nodes(h, e, nodes, why, sizeof why) < 0) {
-        errmsg_set(err, errlen, "%s:%d: nodes \"%s\": %s", path, ln, nodes, why);
-        return -1;
-    }
+    add_time(h, j->start), add_time(h, j->end);
+    int nf = !strcmp(j->state, "NODE_FAIL") && j->end > 0;
+    failfit_event *e = nf ? new_event(h) : NULL;
+    char list_why[160];
+    if (nf && !e) return snprintf(why, whylen, "out of memory"), -1;
+    if (expand_nodes(h, e, j->nodes, list_why, sizeof list_why) < 0)
+        return snprintf(why, whylen, "NodeList \"%s\": %s", j->nodes, list_why), -1;
     if (!e) return 0;
     h->node_fail_jobs++;
-    e->t_s = end_s, e->source = FAILFIT_SRC_NODE_FAIL;
+    e->t_s = j->end, e->source = FAILFIT_SRC_NODE_FAIL;
     e->c = (failfit_class){ REL_NODE, "node failure (NODE_FAIL job end)", 1, REL_MTTR_REBOOT_S };
     return 0;
 }
 
-/* sacct -P: State|End|NodeList (JobID: steps "1234.0" skipped; Start). */
-static int sacct_row(failhist *h, char *const *f, int ln, const char *path, char *err, size_t errlen) {
-    if (f[3] && strchr(f[3], '.')) return 0;
-    double end = row_time(f[1], "End", ln, path, err, errlen), start = 0;
-    if (end < 0 || (f[4] && (start = row_time(f[4], "Start", ln, path, err, errlen)) < 0)) return -1;
-    add_time(h, start);
-    char state[32];
-    snprintf(state, sizeof state, "%.*s", (int)strcspn(f[0], " "), f[0]);   /* "CANCELLED by 0" */
-    return job_record(h, state, end, f[2] ? f[2] : "", path, ln, err, errlen);
+int failhist_read_sacct_json(failhist *h, const char *path, char *err, size_t errlen) {
+    return slurm_sacct_file_each(path, 0, SLURM_SACCT_FOR_FAILURES, sacct_job, h, err, errlen);
 }
 
 int failhist_read_sacct_text(failhist *h, const char *path, char *err, size_t errlen) {
-    static const char *const want[] = { "State", "End", "NodeList", "JobID", "Start" };
-    return read_pipe(h, path, want, 5, 0x7, "sacct -P --format=JobID,State,Start,End,NodeList", sacct_row, err, errlen);
+    return slurm_sacct_file_each(path, 1, SLURM_SACCT_FOR_FAILURES, sacct_job, h, err, errlen);
 }
 
-/* ---- Slurm JSON (sacct --json, sinfo --json) ------------------------- */
-
-/* A state: "NODE_FAIL" (v0.0.38/39) or ["NODE_FAIL"] (v0.0.40 on): the
- * first word, or NULL when it is neither. */
-static const char *json_state(const jv *v) {
-    if (jv_kind(v) == JV_ARR) return jv_len(v) ? jv_str(jv_at(v, 0), NULL) : "";
-    return jv_str(v, NULL);
-}
+/* ---- Slurm JSON (sinfo --json) ------------------------- */
 
 /* 1 when a node state (string or array, plus state_flags) says DOWN or DRAIN. */
 static int json_down_or_drained(const jv *node) {
@@ -261,38 +245,6 @@ static int json_down_or_drained(const jv *node) {
         }
     }
     return 0;
-}
-
-static int sacct_jobs(failhist *h, const jv *jobs, const char *path, char *err, size_t errlen) {
-    for (int i = 0; i < jv_len(jobs); i++) {
-        const jv *j = jv_at(jobs, i), *st = jv_get(jv_get(j, "state"), "current");
-        const char *state = json_state(st);
-        double end = slurm_time_json(jv_path(j, "time", "end", NULL));
-        if (!state || end < 0) {
-            errmsg_set(err, errlen, "%s:%d: jobs[%d].%s: expected %s", path, jv_line(state ? j : st ? st : j), i,
-                       state ? "time.end" : "state.current",
-                       state ? "Unix seconds or {\"set\", \"number\"}" : "a state name or an array of them");
-            return -1;
-        }
-        if (job_record(h, state, end, jv_str(jv_get(j, "nodes"), ""), path, jv_line(j), err, errlen) < 0) return -1;
-        add_time(h, slurm_time_json(jv_path(j, "time", "start", NULL)));
-    }
-    return 0;
-}
-
-int failhist_read_sacct_json(failhist *h, const char *path, char *err, size_t errlen) {
-    jsonin *d = jsonin_read_file(path, err, errlen);
-    if (!d) return -1;
-    const jv *jobs = jv_get(jsonin_root(d), "jobs");
-    int rc = 0;
-    if (jv_kind(jobs) != JV_ARR) {
-        errmsg_set(err, errlen, "%s:%d: jobs: expected the array of jobs of sacct --json", path,
-                   jv_line(jobs) ? jv_line(jobs) : jv_line(jsonin_root(d)));
-        rc = -1;
-    }
-    if (rc == 0) rc = sacct_jobs(h, jobs, path, err, errlen);
-    jsonin_free(d);
-    return rc;
 }
 
 /* GPUs in a GRES string: "gpu:8", "gpu:h100:8(S:0-1)", "gpu:h100:8,shard:..." (0 none). */

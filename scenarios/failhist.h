@@ -2,7 +2,8 @@
  * failhist: a cluster's failure history, read from what Slurm and the GPU
  * telemetry keep, into the events models/failfit.h fits (issue 22,
  * `clustertwin fit-failures`). Each reader takes only the few fields it
- * needs; the full Slurm readers are scenarios/slurm*.c.
+ * needs; job records come through the full sacct reader of
+ * scenarios/slurm*.c.
  *
  * - node events: `sacctmgr show event -P` (Slurm's default event format
  *   Cluster|NodeName|TimeStart|TimeEnd|State|Reason|User, column names
@@ -10,11 +11,13 @@
  *   common.c). A row with a NodeName is one node down or drained with its
  *   reason from TimeStart to TimeEnd ("Unknown": not back yet); cluster
  *   rows (no NodeName) are skipped.
- * - NODE_FAIL job ends: `sacct --json` (jobs[].state.current, a string
- *   before data parser v0.0.40 and an array of strings from it on;
- *   jobs[].time.end, a number or {"set", "infinite", "number"}; jobs[].nodes)
- *   or `sacct -P` text with the columns State, End and NodeList (JobID
- *   optional). Every job's nodes are also the fleet that was watched.
+ * - NODE_FAIL job ends: Slurm's one sacct reader (scenarios/slurm.h,
+ *   slurm_sacct_each: `sacct --json` of every data parser v0.0.38 to
+ *   v0.0.43, or `sacct -P` text whose header names JobID, State, Start,
+ *   End and NodeList). Each ended record (every attempt of a requeued
+ *   job) counts; a NODE_FAIL end is an event at its End on its first
+ *   FAILFIT_NODES_MAX nodes. Every job's nodes are also the fleet that
+ *   was watched.
  * - nodes down or drained now: `sinfo --json` of Slurm 22.05 or `scontrol
  *   show nodes --json` (root "nodes": nodes[].name, state, reason,
  *   reason_changed_at, gres), which also gives the node count and GPUs per
@@ -46,7 +49,7 @@ typedef struct failhist {
     size_t cap_nodes;
     name_set node_set;
     int sinfo_nodes, sinfo_gpus_per_node;  /* from sinfo (0: not read) */
-    int jobs, node_fail_jobs;          /* sacct records read, and NODE_FAIL among them */
+    int jobs, node_fail_jobs;          /* ended sacct records read, and NODE_FAIL among them */
 } failhist;
 
 /* Each reader adds to h and returns 0, or -1 with err "path:line: what was

@@ -7,6 +7,7 @@
  * dependency order, the cluster before what runs on it:
  *
  *   load_cluster, load_scheduler, load_failures   load_cluster.c
+ *     <failures href>: a failure profile file      load_failref.c
  *     node names, unavailable nodes, runtime history  load_state.c
  *   load_workload: training, jobs, trace          load_workload.c
  *     load_inference                              load_inference.c
@@ -47,6 +48,14 @@ void *loader_push(loader *L, void **arr, int *n, size_t size, const xmlNode *e);
 void load_cluster(loader *L, const xmlNode *sec);
 void load_scheduler(loader *L, const xmlNode *sec);
 void load_failures(loader *L, const xmlNode *sec);
+/* One <failure> into s->failures; line: its line for later messages (0:
+ * its own; a referenced file's: the line of the <failures href> naming it). */
+void load_failure(loader *L, const xmlNode *e, int line);
+/* <failures href="P.xml">: the <failure> elements of a failure profile
+ * file (what fit-failures writes; path relative to the scenario), read as
+ * if written in place, each message naming that file and line
+ * (load_failref.c). */
+void load_failures_href(loader *L, const xmlNode *sec);
 void load_workload(loader *L, const xmlNode *sec);
 void load_inference(loader *L, const xmlNode *e);
 void load_microbenchmarks(loader *L, const xmlNode *sec);

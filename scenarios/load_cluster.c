@@ -231,9 +231,35 @@ void load_cluster(loader *L, const xmlNode *sec) {
         if (xml_is(e, "unavailable")) load_unavailable(L, e);
 }
 
-void load_failures(loader *L, const xmlNode *sec) {
+void load_failure(loader *L, const xmlNode *e, int line) {
     scenario *s = L->s;
-    sc_failures_cfg *fc = &s->failure_cfg;
+    sc_failure *f = PUSH(L, s->failures, s->n_failures, e);
+    if (!f) return;
+    f->line = line ? line : xml_line(&L->x, e);
+    strcpy(f->distribution, "exponential");
+    f->shape = 1;
+    int has_profile = attr_str(&L->x, e, "profile", f->profile, sizeof f->profile, 0);
+    if (has_profile > 0 && !rel_profile_find(f->profile)) {
+        char names[256];
+        xml_fail(&L->x, e, "profile", "unknown failure profile; expected one of: %s",
+                 rel_profile_names(names, sizeof names));
+        return;
+    }
+    if (attr_str(&L->x, e, "component", f->component, sizeof f->component, has_profile <= 0) < 0) return;
+    if (attr_unit(&L->x, e, "mtbf", UNIT_DURATION, &f->mtbf_s, has_profile <= 0, 1) < 0) return;
+    attr_str(&L->x, e, "distribution", f->distribution, sizeof f->distribution, 0);
+    int has_shape = attr_unit(&L->x, e, "shape", UNIT_NUMBER, &f->shape, 0, 1);
+    if (has_shape > 0 && strcmp(f->distribution, "weibull") != 0)
+        xml_fail(&L->x, e, "shape", "shape applies to distribution=\"weibull\" only");
+    if (!strcmp(f->distribution, "weibull") && has_shape == 0)
+        xml_fail(&L->x, e, NULL, "distribution=\"weibull\" needs a shape (e.g. shape=\"0.8\")");
+    if (f->shape > 20) xml_fail(&L->x, e, "shape", "shape must be from 0 to 20");
+    attr_unit(&L->x, e, "mttr", UNIT_DURATION, &f->mttr_s, 0, 1);
+    attr_str(&L->x, e, "cause", f->cause, sizeof f->cause, 0);
+}
+
+void load_failures(loader *L, const xmlNode *sec) {
+    sc_failures_cfg *fc = &L->s->failure_cfg;
     attr_unit(&L->x, sec, "watchdog", UNIT_DURATION, &fc->watchdog_s, 0, 1);
     attr_unit(&L->x, sec, "crash-detect", UNIT_DURATION, &fc->crash_detect_s, 0, 0);
     attr_unit(&L->x, sec, "restart", UNIT_DURATION, &fc->restart_s, 0, 0);
@@ -244,32 +270,9 @@ void load_failures(loader *L, const xmlNode *sec) {
     attr_int(&L->x, sec, "lemon-threshold", &fc->lemon_threshold, 0, 0, 1000);
     attr_unit(&L->x, sec, "lemon-window", UNIT_DURATION, &fc->lemon_window_s, 0, 1);
     attr_unit(&L->x, sec, "fleet-age", UNIT_DURATION, &fc->fleet_age_s, 0, 0);
-    for (const xmlNode *e = sec->children; e && !L->x.failed; e = e->next) {
-        if (!xml_is(e, "failure")) continue;
-        sc_failure *f = PUSH(L, s->failures, s->n_failures, e);
-        if (!f) return;
-        f->line = xml_line(&L->x, e);
-        strcpy(f->distribution, "exponential");
-        f->shape = 1;
-        int has_profile = attr_str(&L->x, e, "profile", f->profile, sizeof f->profile, 0);
-        if (has_profile > 0 && !rel_profile_find(f->profile)) {
-            char names[256];
-            xml_fail(&L->x, e, "profile", "unknown failure profile; expected one of: %s",
-                     rel_profile_names(names, sizeof names));
-            return;
-        }
-        if (attr_str(&L->x, e, "component", f->component, sizeof f->component, has_profile <= 0) < 0) return;
-        if (attr_unit(&L->x, e, "mtbf", UNIT_DURATION, &f->mtbf_s, has_profile <= 0, 1) < 0) return;
-        attr_str(&L->x, e, "distribution", f->distribution, sizeof f->distribution, 0);
-        int has_shape = attr_unit(&L->x, e, "shape", UNIT_NUMBER, &f->shape, 0, 1);
-        if (has_shape > 0 && strcmp(f->distribution, "weibull") != 0)
-            xml_fail(&L->x, e, "shape", "shape applies to distribution=\"weibull\" only");
-        if (!strcmp(f->distribution, "weibull") && has_shape == 0)
-            xml_fail(&L->x, e, NULL, "distribution=\"weibull\" needs a shape (e.g. shape=\"0.8\")");
-        if (f->shape > 20) xml_fail(&L->x, e, "shape", "shape must be from 0 to 20");
-        attr_unit(&L->x, e, "mttr", UNIT_DURATION, &f->mttr_s, 0, 1);
-        attr_str(&L->x, e, "cause", f->cause, sizeof f->cause, 0);
-    }
+    if (!L->x.failed && xmlHasProp(sec, BAD_CAST "href")) load_failures_href(L, sec);
+    for (const xmlNode *e = sec->children; e && !L->x.failed; e = e->next)
+        if (xml_is(e, "failure")) load_failure(L, e, 0);
 }
 
 void load_scheduler(loader *L, const xmlNode *sec) {

@@ -351,7 +351,10 @@ int profile_write_failures(FILE *f, const failfit_row *rows, int n, const char *
         if (!(r->r.events > 0) || !isfinite(r->r.mtbf_s)) continue;
         fprintf(f, "  <failure component=\"%s\" cause=\"", rel_component_name((rel_component)r->component));
         put_xml(f, r->cause, 1);
-        fprintf(f, "\" mtbf=\"%.6gs\"", r->r.mtbf_s);
+        if (r->weibull)
+            fprintf(f, "\" mtbf=\"%.6gs\" distribution=\"weibull\" shape=\"%.3g\"", r->wb_mtbf_s, r->wb.shape);
+        else
+            fprintf(f, "\" mtbf=\"%.6gs\"", r->r.mtbf_s);
         if (r->needs_repair && r->mttr_s > 0) fprintf(f, " mttr=\"%.6gs\"", r->mttr_s);
         fputs("/>\n", f);
     }

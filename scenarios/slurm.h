@@ -77,6 +77,36 @@ int slurm_squeue(const jsonin *d, double at_unix_s, live_cluster *c, char *err, 
  * nodes'). since_s relative to at_unix_s. */
 int slurm_sinfo(const jsonin *d, double at_unix_s, live_cluster *c, char *err, size_t errlen);
 
+/* One job record of sacct that ended (strings borrowed for the call). */
+typedef struct slurm_ended {
+    const char *id, *name, *user, *account, *partition, *state, *nodes;
+    double submit, start, end, elapsed_s, limit_s;   /* Unix seconds; start 0: never ran */
+    int gpus;
+} slurm_ended;
+
+/* Called by the sacct readers with each record that ended, every
+ * attempt of a requeued job included (job steps, and jobs still pending,
+ * held or running, are not given). 0, or -1 with why set ("nodes \"x[\":
+ * expected ..."): the reader says it at the record's file and line. */
+typedef int (*slurm_ended_fn)(void *ctx, const slurm_ended *e, char *why, size_t whylen);
+
+/* What a caller of the sacct -P reader needs besides JobID, State, Start
+ * and End (the header must name those columns). */
+enum {
+    SLURM_SACCT_FOR_HISTORY = 1,         /* Timelimit, and AllocTRES or ReqTRES (slurm_sacct_text) */
+    SLURM_SACCT_FOR_FAILURES = 2,        /* NodeList (fit-failures: scenarios/failhist.c) */
+};
+
+/* The one sacct reader: each ended record of sacct --json (any data
+ * parser above) or of sacct -P text (`need`: SLURM_SACCT_FOR_*) to fn. */
+int slurm_sacct_each(const jsonin *d, slurm_ended_fn fn, void *ctx, char *err, size_t errlen);
+int slurm_sacct_text_each(const char *text, size_t len, const char *path, unsigned need, slurm_ended_fn fn, void *ctx,
+                          char *err, size_t errlen);
+/* The same from a regular file (scenarios/infile.h rules): sacct -P text
+ * when text is 1, else sacct --json. */
+int slurm_sacct_file_each(const char *path, int text, unsigned need, slurm_ended_fn fn, void *ctx, char *err,
+                          size_t errlen);
+
 /* sacct --json: every job that ended (and, for replay, its times) into
  * c->history; a job listed more than once (requeued attempts) is kept
  * once, its last attempt, with attempts counting them. Array records

@@ -253,7 +253,7 @@ static int history_set(live_history *h, const slurm_ended *e) {
     return 0;
 }
 
-int slurm_history_add(live_cluster *c, slurm_index *ids, const slurm_ended *e) {
+static int history_add(live_cluster *c, slurm_index *ids, const slurm_ended *e) {
     if (e->start <= 0 || e->gpus <= 0) return 0;
     int i = slurm_index_find(ids, e->id, history_id, c);
     if (i >= 0) {
@@ -265,4 +265,11 @@ int slurm_history_add(live_cluster *c, slurm_index *ids, const slurm_ended *e) {
     if (!h || history_set(h, e) < 0) return -1;
     h->attempts = 1;
     return slurm_index_add(ids, c->n_history - 1, history_id, c);
+}
+
+int slurm_history_add(void *ctx, const slurm_ended *e, char *why, size_t whylen) {
+    slurm_history_sink *k = ctx;
+    if (history_add(k->c, &k->ids, e) == 0) return 0;
+    snprintf(why, whylen, "out of memory");
+    return -1;
 }

@@ -79,17 +79,13 @@ int slurm_index_find(const slurm_index *x, const char *z, slurm_name_fn name, co
 int slurm_index_add(slurm_index *x, int i, slurm_name_fn name, const void *ctx);                 /* -1: out of memory */
 void slurm_index_free(slurm_index *x);
 
-/* One finished job as a sacct reader sees it (strings borrowed). */
-typedef struct slurm_ended {
-    const char *id, *name, *user, *account, *partition, *state, *nodes;
-    double submit, start, end, elapsed_s, limit_s;   /* Unix seconds; start 0: never ran */
-    int gpus;
-} slurm_ended;
+/* What slurm_sacct and slurm_sacct_text give slurm_history_add. */
+typedef struct slurm_history_sink { live_cluster *c; slurm_index ids; } slurm_history_sink;
 
-/* Add e to c->history, or, when its id is there already (a requeued
- * job's attempts), keep the later attempt (by start time, then order) and
- * count both. Jobs that never started or without GPUs are left out. -1:
- * out of memory. */
-int slurm_history_add(live_cluster *c, slurm_index *ids, const slurm_ended *e);
+/* A slurm_ended_fn (ctx: a slurm_history_sink): add e to c->history, or,
+ * when its id is there already (a requeued job's attempts), keep the later
+ * attempt (by start time, then order) and count both. Jobs that never
+ * started or without GPUs are left out. -1 with why: out of memory. */
+int slurm_history_add(void *ctx, const slurm_ended *e, char *why, size_t whylen);
 
 #endif

@@ -34,3 +34,20 @@ int slurm_read_file(const char *path, slurm_kind kind, double at_unix_s, live_cl
     free(text);
     return rc;
 }
+
+int slurm_sacct_file_each(const char *path, int text, unsigned need, slurm_ended_fn fn, void *ctx, char *err,
+                          size_t errlen) {
+    char *data = NULL;
+    size_t len = 0;
+    if (infile_load(path, JSONIN_MAX_BYTES, text ? "sacct -P text" : "Slurm JSON", &data, &len, err, errlen) < 0)
+        return -1;
+    int rc = -1;
+    if (text) rc = slurm_sacct_text_each(data, len, path, need, fn, ctx, err, errlen);
+    else {
+        jsonin *d = jsonin_parse(data, len, path, err, errlen);
+        if (d) rc = slurm_sacct_each(d, fn, ctx, err, errlen);
+        jsonin_free(d);
+    }
+    free(data);
+    return rc;
+}

@@ -9,7 +9,9 @@
  * every version), time.elapsed (seconds), time.limit (minutes; a
  * {set,infinite,number} from v0.0.39), tres.allocated and tres.requested
  * (lists of {"type","name","id","count"}). exit_code is not read (slurm.h
- * says why). Jobs still pending or running are left out.
+ * says why). Jobs still pending or running are left out. slurm_sacct_each
+ * gives each ended record to its caller (the history below, fit-failures'
+ * NODE_FAIL ends in scenarios/failhist.c).
  */
 #include <stdio.h>
 #include <string.h>
@@ -43,22 +45,35 @@ static int read_ended(const slurm_rec *r, slurm_ended *e, char *id, size_t idlen
     return slurm_job_state(words) >= 0 && strcmp(state, "REQUEUED") ? 1 : 0;   /* 1: not ended */
 }
 
+/* Each ended record of the open document's jobs to fn. */
+static int each_job(slurm_doc *sd, const jv *jobs, slurm_ended_fn fn, void *ctx) {
+    int rc = 0;
+    for (int i = 0; i < jv_len(jobs) && rc == 0; i++) {
+        slurm_rec r = { sd, "jobs", i, jv_at(jobs, i) };
+        slurm_ended e;
+        char id[64], state[64], why[256];
+        memset(&e, 0, sizeof e);
+        if (jv_kind(r.obj) != JV_OBJ) rc = slurm_fail(&r, r.obj, NULL, "expected a job object");
+        else if ((rc = read_ended(&r, &e, id, sizeof id, state, sizeof state)) == 1) rc = 0;
+        else if (rc == 0 && fn(ctx, &e, why, sizeof why) < 0) rc = slurm_fail(&r, NULL, NULL, "%s", why);
+    }
+    return rc;
+}
+
+int slurm_sacct_each(const jsonin *d, slurm_ended_fn fn, void *ctx, char *err, size_t errlen) {
+    slurm_doc sd;
+    const jv *jobs;
+    if (slurm_doc_open(&sd, d, "jobs", &jobs, err, errlen) < 0) return -1;
+    return each_job(&sd, jobs, fn, ctx);
+}
+
 int slurm_sacct(const jsonin *d, live_cluster *c, char *err, size_t errlen) {
     slurm_doc sd;
     const jv *jobs;
     if (slurm_doc_open(&sd, d, "jobs", &jobs, err, errlen) < 0) return -1;
-    slurm_index ids = { NULL, 0, 0 };
-    int rc = 0;
-    for (int i = 0; i < jv_len(jobs) && rc == 0; i++) {
-        slurm_rec r = { &sd, "jobs", i, jv_at(jobs, i) };
-        slurm_ended e;
-        char id[64], state[64];
-        memset(&e, 0, sizeof e);
-        if (jv_kind(r.obj) != JV_OBJ) rc = slurm_fail(&r, r.obj, NULL, "expected a job object");
-        else if ((rc = read_ended(&r, &e, id, sizeof id, state, sizeof state)) == 1) rc = 0;
-        else if (rc == 0 && slurm_history_add(c, &ids, &e) < 0) rc = slurm_fail(&r, NULL, NULL, "out of memory");
-    }
-    slurm_index_free(&ids);
+    slurm_history_sink k = { c, { NULL, 0, 0 } };
+    int rc = each_job(&sd, jobs, slurm_history_add, &k);
+    slurm_index_free(&k.ids);
     if (rc == 0 && slurm_doc_source(&sd, c) < 0) rc = slurm_fail(&(slurm_rec){ &sd, "jobs", 0, jobs }, NULL, NULL, "out of memory");
     return rc;
 }

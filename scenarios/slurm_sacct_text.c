@@ -39,6 +39,7 @@ typedef struct sacct_text {
     const char *path;
     int line, n_fields, col[N_COLS];
     int bar_ends;                    /* the header ends in '|' (sacct -p): so do the rows */
+    unsigned need;                   /* SLURM_SACCT_FOR_*: the columns the caller needs */
     char *field[SACCT_MAX_FIELDS];
     char *err;
     size_t errlen;
@@ -70,6 +71,12 @@ static int split(sacct_text *t, char *line) {
     return k + 1;
 }
 
+/* Column c is in the header (else the message naming it). */
+static int need_col(sacct_text *t, int c) {
+    if (t->col[c] >= 0) return 0;
+    return fail(t, "expected a header naming %s (sacct -P --format=JobID,...,%s,...)", col_names[c], col_names[c]);
+}
+
 static int read_header(sacct_text *t, char *line) {
     size_t len = strlen(line);
     t->bar_ends = len && line[len - 1] == '|';
@@ -80,11 +87,10 @@ static int read_header(sacct_text *t, char *line) {
         for (int c = 0; c < N_COLS; c++)
             if (!strcasecmp(t->field[k], col_names[c])) t->col[c] = k;
     t->n_fields = n;
-    static const int need[] = { C_JOBID, C_STATE, C_START, C_END, C_LIMIT };
-    for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
-        if (t->col[need[i]] < 0)
-            return fail(t, "expected a header naming %s (sacct -P --format=JobID,...,%s,...)", col_names[need[i]],
-                        col_names[need[i]]);
+    if (need_col(t, C_JOBID) || need_col(t, C_STATE) || need_col(t, C_START) || need_col(t, C_END)) return -1;
+    if ((t->need & SLURM_SACCT_FOR_FAILURES) && need_col(t, C_NODES)) return -1;
+    if (!(t->need & SLURM_SACCT_FOR_HISTORY)) return 0;
+    if (need_col(t, C_LIMIT)) return -1;
     if (t->col[C_ALLOC] < 0 && t->col[C_REQ] < 0) return fail(t, "expected a header naming AllocTRES or ReqTRES");
     return 0;
 }
@@ -170,9 +176,20 @@ static int read_row(sacct_text *t, char *line, slurm_ended *e, char *state, size
     return st >= 0 && strcmp(state, "REQUEUED") ? 1 : 0;
 }
 
-int slurm_sacct_text(const char *text, size_t len, const char *path, live_cluster *c, char *err, size_t errlen) {
-    sacct_text t = { .path = path, .err = err, .errlen = errlen };
-    slurm_index ids = { NULL, 0, 0 };
+/* One line (modified) of the text: the header, or a row to fn. */
+static int read_line(sacct_text *t, char *p, int *have_header, slurm_ended_fn fn, void *ctx) {
+    slurm_ended e;
+    char state[64], why[256];
+    int rc;
+    if (!*have_header) return *have_header = 1, read_header(t, p);
+    if ((rc = read_row(t, p, &e, state, sizeof state)) == 1) return 0;
+    if (rc == 0 && fn(ctx, &e, why, sizeof why) < 0) return fail(t, "%s", why);
+    return rc;
+}
+
+int slurm_sacct_text_each(const char *text, size_t len, const char *path, unsigned need, slurm_ended_fn fn, void *ctx,
+                          char *err, size_t errlen) {
+    sacct_text t = { .path = path, .need = need, .err = err, .errlen = errlen };
     char *buf = malloc(len + 1);
     if (!buf) return errmsg_set(err, errlen, "%s:0: out of memory", path), -1;
     memcpy(buf, text, len);
@@ -187,19 +204,18 @@ int slurm_sacct_text(const char *text, size_t len, const char *path, live_cluste
         if (n && p[n - 1] == '\r') p[--n] = 0;
         if (n != (size_t)(nl - p) && n + 1 != (size_t)(nl - p)) rc = fail(&t, "expected text, found a NUL byte");
         else if (infile_utf8_valid(p, n) != n) rc = fail(&t, "expected UTF-8 text");
-        else if (!n) continue;
-        else if (!have_header) rc = read_header(&t, p), have_header = 1;
-        else {
-            slurm_ended e;
-            char state[64];
-            if ((rc = read_row(&t, p, &e, state, sizeof state)) == 1) rc = 0;
-            else if (rc == 0 && slurm_history_add(c, &ids, &e) < 0) rc = fail(&t, "out of memory");
-        }
+        else if (n) rc = read_line(&t, p, &have_header, fn, ctx);
     }
     if (rc == 0 && !have_header) t.line = 1, rc = fail(&t, "expected a header line JobID|...|State|...");
-    if (rc == 0 && (!c->source || !c->source[0]) && live_set(&c->source, "Slurm (sacct -P text)") < 0)
-        rc = fail(&t, "out of memory");
-    slurm_index_free(&ids);
     free(buf);
+    return rc;
+}
+
+int slurm_sacct_text(const char *text, size_t len, const char *path, live_cluster *c, char *err, size_t errlen) {
+    slurm_history_sink k = { c, { NULL, 0, 0 } };
+    int rc = slurm_sacct_text_each(text, len, path, SLURM_SACCT_FOR_HISTORY, slurm_history_add, &k, err, errlen);
+    slurm_index_free(&k.ids);
+    if (rc == 0 && (!c->source || !c->source[0]) && live_set(&c->source, "Slurm (sacct -P text)") < 0)
+        return errmsg_set(err, errlen, "%s:0: out of memory", path), -1;
     return rc;
 }

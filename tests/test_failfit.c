@@ -25,6 +25,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+
 #include "models/failfit.h"
 
 #define NEAR(x, want, rel) assert_true(fabs((x) / (want) - 1) < (rel))
@@ -102,7 +105,7 @@ static void test_fit_merges(void **state) {
     e[n++] = ev(90000, "gpu03", FAILFIT_SRC_XID, failfit_xid(13), 0);
     e[n++] = ev(99000, "gpu04", FAILFIT_SRC_REASON, failfit_reason("IB link down"), 0);
     e[n++] = ev(99000 + 2 * FAILFIT_SAME_FAILURE_S, "gpu04", FAILFIT_SRC_REASON, failfit_reason("IB link down"), 0);
-    failfit_fleet f = { 30 * 86400.0, 4, 8, 8 };
+    failfit_fleet f = { 30 * 86400.0, 4, 8, 8, 0 };
     failfit_row rows[8], comp[REL_COMPONENT_COUNT];
     failfit_counts k;
     int nr = failfit_fit(e, n, &f, FAILFIT_SAME_FAILURE_S, 0.95, rows, 8, comp, &k);
@@ -125,11 +128,65 @@ static void test_fit_merges(void **state) {
     assert_int_equal(failfit_fit(e, n, &f, 600, 0.95, rows, 8, comp, &k), -1);
 }
 
+/* Three nodes fail 6 times each (kernel panics, an hour down each), the
+ * hours between drawn from a Weibull of shape 0.4: the fit sees exactly
+ * those 15 lifetimes and the 3 censored tails to the window's end, rejects
+ * the exponential and writes the shape; with 2 gaps a node (6) it fits but
+ * does not write; with 1 a node (3) it does not fit. */
+static int panics(failfit_event *e, int per_node, double *x, int *n_x, double *c, int *n_c, double t_end) {
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 5);
+    int n = 0;
+    *n_x = *n_c = 0;
+    for (int node = 0; node < 3; node++) {
+        double t = 1e9 + node * 100;
+        char name[16];
+        snprintf(name, sizeof name, "gpu%02d", node + 1);
+        for (int i = 0; i < per_node; i++) {
+            e[n++] = ev(t, name, FAILFIT_SRC_REASON, failfit_reason("kernel panic"), 3600);
+            double life = 3600 * (1 + gsl_ran_weibull(rng, 100, 0.4));
+            if (i + 1 < per_node) x[(*n_x)++] = life;
+            else c[(*n_c)++] = t_end - (t + 3600);
+            t += 3600 + life;
+        }
+    }
+    gsl_rng_free(rng);
+    return n;
+}
+
+static void test_fit_weibull(void **state) {
+    (void)state;
+    failfit_event e[18];
+    failfit_row rows[18], comp[REL_COMPONENT_COUNT];
+    failfit_counts k;
+    double x[18], c[3], t_end = 1e9 + 400 * 86400.0;
+    int n_x, n_c, n = panics(e, 6, x, &n_x, c, &n_c, t_end);
+    failfit_fleet f = { 400 * 86400.0, 3, 8, 8, t_end };
+    assert_int_equal(failfit_fit(e, n, &f, FAILFIT_SAME_FAILURE_S, 0.95, rows, 18, comp, &k), 1);
+    assert_int_equal(k.failures, 18);
+    weibull_fit want;
+    assert_int_equal(weibull_fit_mle(x, n_x, c, n_c, 0.95, &want), 0);
+    const failfit_row *t = &comp[REL_NODE];
+    assert_true(t->has_wb && t->wb.complete == 15 && t->wb.censored == 3);
+    NEAR(t->wb.shape, want.shape, 1e-9);
+    NEAR(t->wb.scale, want.scale, 1e-9);
+    assert_true(t->wb.shape_hi < 1 && t->wb.p_exponential < 0.05 && t->weibull);
+    assert_true(rows[0].component == REL_NODE && rows[0].weibull && rows[0].wb.shape == t->wb.shape);
+    assert_true(!comp[REL_GPU].has_wb && !comp[REL_GPU].weibull);
+    n = panics(e, 3, x, &n_x, c, &n_c, t_end);
+    assert_int_equal(failfit_fit(e, n, &f, FAILFIT_SAME_FAILURE_S, 0.95, rows, 18, comp, &k), 1);
+    assert_true(comp[REL_NODE].has_wb && comp[REL_NODE].wb.complete == 6 && !comp[REL_NODE].weibull && !rows[0].weibull);
+    n = panics(e, 2, x, &n_x, c, &n_c, t_end);
+    assert_int_equal(failfit_fit(e, n, &f, FAILFIT_SAME_FAILURE_S, 0.95, rows, 18, comp, &k), 1);
+    assert_true(!comp[REL_NODE].has_wb && !rows[0].weibull);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_poisson_interval),
         cmocka_unit_test(test_classes),
         cmocka_unit_test(test_fit_merges),
+        cmocka_unit_test(test_fit_weibull),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
