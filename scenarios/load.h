@@ -65,8 +65,9 @@ void load_runtime_history(loader *L, const xmlNode *e);
 void load_serve_classes(loader *L, const xmlNode *e, sc_inference *f);
 /* An <slo>'s ttft, tpot, e2e (durations) and percentile (0, 100]. */
 void load_slo_bounds(loader *L, const xmlNode *c, double *ttft_s, double *tpot_s, double *e2e_s, double *percentile);
-/* attr_enum parser of a length distribution (fixed, exponential, lognormal, gamma, uniform). */
+/* attr_enum parser of a length distribution, and its choices for the message. */
 int load_parse_length_dist(const char *z);
+#define LOAD_LENGTH_DISTS "fixed, exponential, lognormal, gamma, uniform"
 
 /* queue= and priority= of a job or service: the queue must be declared in
  * <scheduler> (none declared: one implicit "default"); "" becomes the first. */
