@@ -343,16 +343,22 @@ static void load_request_prefixes(loader *L, const xmlNode *c, sc_inference *f) 
     else if (ns > 0 && !nt) xml_fail(&L->x, c, NULL, "sessions needs turns (turns of a conversation, e.g. turns=\"4\")");
 }
 
+void load_lengths(loader *L, const xmlNode *c, const load_length_fields *o) {
+    attr_int(&L->x, c, "input-tokens", o->input_tokens, 0, 1, 100000000);
+    attr_int(&L->x, c, "output-tokens", o->output_tokens, 0, 1, 100000000);
+    attr_word(&L->x, c, "input-distribution", load_parse_length_dist, LOAD_LENGTH_DISTS, NULL, *o->input_dist,
+              sizeof *o->input_dist, 0);
+    attr_word(&L->x, c, "output-distribution", load_parse_length_dist, LOAD_LENGTH_DISTS, NULL, *o->output_dist,
+              sizeof *o->output_dist, 0);
+    attr_unit(&L->x, c, "input-cv", UNIT_NUMBER, o->input_cv, 0, 1);
+    attr_unit(&L->x, c, "output-cv", UNIT_NUMBER, o->output_cv, 0, 1);
+}
+
 /* <requests>: prompt and output lengths and their distributions. */
 static void load_requests(loader *L, const xmlNode *c, sc_inference *f) {
-    attr_int(&L->x, c, "input-tokens", &f->input_tokens, 0, 1, 100000000);
-    attr_int(&L->x, c, "output-tokens", &f->output_tokens, 0, 1, 100000000);
-    attr_word(&L->x, c, "input-distribution", load_parse_length_dist, LOAD_LENGTH_DISTS, NULL, f->input_dist,
-              sizeof f->input_dist, 0);
-    attr_word(&L->x, c, "output-distribution", load_parse_length_dist, LOAD_LENGTH_DISTS, NULL, f->output_dist,
-              sizeof f->output_dist, 0);
-    attr_unit(&L->x, c, "input-cv", UNIT_NUMBER, &f->input_cv, 0, 1);
-    attr_unit(&L->x, c, "output-cv", UNIT_NUMBER, &f->output_cv, 0, 1);
+    load_length_fields o = { &f->input_tokens, &f->output_tokens, &f->input_dist, &f->output_dist, &f->input_cv,
+                             &f->output_cv };
+    load_lengths(L, c, &o);
     load_request_prefixes(L, c, f);
     long long len = (long long)f->prefix_tokens + f->input_tokens + f->output_tokens;
     if (!L->x.failed && f->model[0]) {
