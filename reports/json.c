@@ -152,6 +152,10 @@ void json_ints(json *j, const void *base, const json_field *f, size_t n) {
     }
 }
 
+void json_strs(json *j, const void *base, const json_field *f, size_t n) {
+    for (size_t i = 0; i < n; i++) json_str(j, f[i].key, (const char *)base + f[i].off);
+}
+
 void json_str(json *j, const char *key, const char *z) {
     begin_value(j, key);
     string(j, z);

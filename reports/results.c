@@ -135,6 +135,16 @@ static void job_json(json *j, const scenario *s, const job_result *r, double sim
     json_end(j);
 }
 
+/* A measurement's spread over its repetitions, and how it was repeated. */
+#define MEASURED(key, m) { key, offsetof(mb_measurement, m) }
+static const json_field measured_spread[] = {
+    MEASURED("measured_min_s", min_s), MEASURED("measured_median_s", median_s), MEASURED("measured_q1_s", q1_s),
+    MEASURED("measured_q3_s", q3_s), MEASURED("measured_max_s", max_s),
+};
+static const json_field measured_counts[] = {
+    JSON_MEMBER(mb_measurement, warmup), JSON_MEMBER(mb_measurement, reps), JSON_MEMBER(mb_measurement, iters),
+};
+
 /* One case: predicted figures, and measured ones as null until a hardware
  * backend fills them (CONTRACT.md). */
 static void microbench_json(json *j, const mb_case *c, const mb_prediction *p, const mb_measurement *m,
@@ -190,14 +200,8 @@ static void microbench_json(json *j, const mb_case *c, const mb_prediction *p, c
         if (p && m->time_s > 0) json_num(j, "error_pct", mb_error_pct(p->time_s, m->time_s));
         else json_null(j, "error_pct");
         if (c->kind == MBC_COLLECTIVE) json_num(j, "measured_algbw_GBps", m->algbw_bytes_per_s / 1e9);
-        json_num(j, "measured_min_s", m->min_s);
-        json_num(j, "measured_median_s", m->median_s);
-        json_num(j, "measured_q1_s", m->q1_s);
-        json_num(j, "measured_q3_s", m->q3_s);
-        json_num(j, "measured_max_s", m->max_s);
-        json_int(j, "warmup", m->warmup);
-        json_int(j, "reps", m->reps);
-        json_int(j, "iters", m->iters);
+        json_nums(j, m, JSON_FIELDS(measured_spread));
+        json_ints(j, m, JSON_FIELDS(measured_counts));
         if (c->kind == MBC_STORAGE && m->read_s > 0) {
             json_num(j, "measured_read_s", m->read_s);
             json_num(j, "measured_read_GBps", c->size_bytes / m->read_s / 1e9);
@@ -212,17 +216,18 @@ static void microbench_json(json *j, const mb_case *c, const mb_prediction *p, c
 }
 
 /* Where the measurements were taken. */
+#define HARDWARE(m) JSON_MEMBER(mb_hardware, m)
+static const json_field hardware_names[] = {
+    HARDWARE(backend), HARDWARE(host), HARDWARE(cpu), HARDWARE(devices), HARDWARE(libraries),
+};
+
 static void hardware_json(json *j, const world *w) {
     const mb_hardware *h = benchset_hardware(world_benchset(w));
     const host_profile *hp = benchset_host(world_benchset(w));
     if (!h && !hp) return;
     json_object(j, "hardware");
     if (h) {
-        json_str(j, "backend", h->backend);
-        json_str(j, "host", h->host);
-        json_str(j, "cpu", h->cpu);
-        json_str(j, "devices", h->devices);
-        json_str(j, "libraries", h->libraries);
+        json_strs(j, h, JSON_FIELDS(hardware_names));
         json_int(j, "ranks", h->ranks);
         json_str(j, "statistic", h->statistic[0] ? h->statistic : "min");
         if (h->peak_fp64_flops > 0) json_num(j, "peak_fp64_flops", h->peak_fp64_flops);
