@@ -29,8 +29,9 @@ typedef struct snap_plan {
     long long cluster_gpus;
     const live_node **up;            /* nodes in service, sorted by name for binary search */
     int n_up;
-    const live_node **out;           /* down and drained nodes with GPUs */
-    int n_out;
+    const live_node **out;           /* down, drained and draining nodes with GPUs */
+    unsigned char *out_draining;     /* parallel to out: drained under a running job (also in up) */
+    int n_out, n_draining;
 } snap_plan;
 
 /* Group c's GPU nodes by catalog type; 2 with err for an unknown model

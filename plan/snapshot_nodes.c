@@ -1,12 +1,14 @@
 /*
  * snapshot_nodes: a live cluster's GPU nodes as <nodes> groups of catalog
- * types, and those out of service as <unavailable> (snapshot_int.h).
+ * types, and those out of service or draining as <unavailable>
+ * (snapshot_int.h).
  */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
 #include "base/hostlist.h"
 #include "models/catalog.h"
 #include "plan/snapshot_int.h"
@@ -88,8 +90,41 @@ static int cmp_node_name(const void *a, const void *b) {
     return strcmp((*(const live_node *const *)a)->name, (*(const live_node *const *)b)->name);
 }
 
+/* The names of the nodes running jobs hold, sorted: a drained (Slurm's
+ * DRAIN) or cordoned node among them is draining, and keeps the job. */
+typedef struct busy_names {
+    char **v;
+    size_t n, cap;
+    int oom;
+} busy_names;
+
+static int add_busy(void *ctx, const char *name) {
+    busy_names *b = ctx;
+    char *z = strdup(name);
+    if (!z || GROW(b->v, b->cap, b->n + 1)) return free(z), b->oom = 1, 1;
+    b->v[b->n++] = z;
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static int busy_collect(const live_cluster *c, busy_names *b) {
+    char why[256];
+    for (int i = 0; i < c->n_jobs && !b->oom; i++)         /* a malformed list names no node */
+        if (c->jobs[i].state == LIVE_RUNNING && c->jobs[i].node_list[0])
+            hostlist_expand(c->jobs[i].node_list, add_busy, b, why, sizeof why);
+    if (b->oom) return -1;
+    if (b->n) qsort(b->v, b->n, sizeof *b->v, cmp_str);
+    return 0;
+}
+
+static void busy_free(busy_names *b) {
+    for (size_t i = 0; i < b->n; i++) free(b->v[i]);
+    free(b->v);
+}
+
 /* Place node n in its group. 0, 1 out of memory, 2 unknown type. */
-static int place(snap_plan *p, const catalog *cat, const live_node *n, char *err, size_t errlen) {
+static int place(snap_plan *p, const catalog *cat, const live_node *n, int busy, char *err, size_t errlen) {
     const char *type = type_of(n->gpu_model, p->o->node_type);
     if (p->o->node_type && !catalog_node(cat, p->o->node_type)) return unknown_model(cat, n, p->o->node_type, err, errlen);
     const node_spec *spec = type ? catalog_node(cat, type) : NULL;
@@ -98,8 +133,13 @@ static int place(snap_plan *p, const catalog *cat, const live_node *n, char *err
     if (g < 0) return 1;
     p->groups[g].names[p->groups[g].n++] = n->name;
     p->cluster_gpus += n->gpus;
-    if (n->state == LIVE_UP || p->o->replay) p->up[p->n_up++] = n;   /* a replay's nodes were up then */
-    else p->out[p->n_out++] = n;
+    int draining = n->state == LIVE_DRAINED && busy && !p->o->replay;
+    if (n->state == LIVE_UP || p->o->replay || draining) p->up[p->n_up++] = n;   /* a replay's nodes were up then */
+    if (n->state != LIVE_UP && !p->o->replay) {
+        p->out_draining[p->n_out] = (unsigned char)draining;
+        p->out[p->n_out++] = n;
+        p->n_draining += draining;
+    }
     return 0;
 }
 
@@ -108,25 +148,32 @@ int snap_nodes(snap_plan *p, snapshot_summary *sum, char *err, size_t errlen) {
     catalog *cat = catalog_new();
     p->up = malloc(((size_t)c->n_nodes + 1) * sizeof *p->up);
     p->out = malloc(((size_t)c->n_nodes + 1) * sizeof *p->out);
-    if (!cat || !p->up || !p->out) return catalog_free(cat), snprintf(err, errlen, "out of memory"), 1;
-    if (catalog_load_builtin(cat, err, errlen) < 0) return catalog_free(cat), 1;
+    p->out_draining = malloc((size_t)c->n_nodes + 1);
+    busy_names busy = { 0 };
+    if (!cat || !p->up || !p->out || !p->out_draining || busy_collect(c, &busy) < 0)
+        return catalog_free(cat), busy_free(&busy), snprintf(err, errlen, "out of memory"), 1;
+    if (catalog_load_builtin(cat, err, errlen) < 0) return catalog_free(cat), busy_free(&busy), 1;
     int rc = 0;
     for (int i = 0; i < c->n_nodes && rc == 0; i++) {
+        const char *name = c->nodes[i].name;
+        int b = busy.n && bsearch(&name, busy.v, busy.n, sizeof *busy.v, cmp_str);
         if (c->nodes[i].gpus <= 0) sum->nodes_without_gpus++;
-        else rc = place(p, cat, &c->nodes[i], err, errlen);
+        else rc = place(p, cat, &c->nodes[i], b, err, errlen);
     }
     catalog_free(cat);
+    busy_free(&busy);
     if (rc) return rc;
     if (!p->n_groups) return snprintf(err, errlen, "no node with GPUs in the cluster's state"), PLAN_BAD_INPUT;
     for (int g = 0; g < p->n_groups; g++) qsort(p->groups[g].names, (size_t)p->groups[g].n, sizeof (char *), cmp_nat);
     qsort(p->up, (size_t)p->n_up, sizeof *p->up, cmp_node_name);
-    sum->nodes = p->n_up + p->n_out, sum->nodes_unavailable = p->n_out;
+    sum->nodes = p->n_up + p->n_out - p->n_draining, sum->nodes_unavailable = p->n_out - p->n_draining;
+    sum->nodes_draining = p->n_draining;
     return 0;
 }
 
 void snap_plan_free(snap_plan *p) {
     for (int g = 0; g < p->n_groups; g++) free(p->groups[g].names);
-    free(p->groups), free(p->up), free(p->out);
+    free(p->groups), free(p->up), free(p->out), free(p->out_draining);
 }
 
 
@@ -192,12 +239,13 @@ static void write_unavailable(FILE *f, const snap_plan *p) {
         if (done[i]) continue;
         int n = 0;
         for (int k = i; k < p->n_out; k++)
-            if (!done[k] && p->out[k]->state == p->out[i]->state && !strcmp(p->out[k]->reason, p->out[i]->reason))
+            if (!done[k] && p->out[k]->state == p->out[i]->state && p->out_draining[k] == p->out_draining[i] &&
+                !strcmp(p->out[k]->reason, p->out[i]->reason))
                 names[n++] = p->out[k]->name, done[k] = 1;
         qsort(names, (size_t)n, sizeof *names, cmp_nat);
         fprintf(f, "    <unavailable nodes=\"");
         write_hostlist(f, names, (size_t)n);
-        fprintf(f, "\" state=\"%s\"", p->out[i]->state == LIVE_DOWN ? "down" : "drained");
+        fprintf(f, "\" state=\"%s\"", p->out[i]->state == LIVE_DOWN ? "down" : p->out_draining[i] ? "draining" : "drained");
         if (p->out[i]->reason[0]) fprintf(f, " reason=\""), fileout_html(f, p->out[i]->reason), fprintf(f, "\"");
         fprintf(f, "/>\n");
     }

@@ -133,14 +133,20 @@ static int add_unavailable(void *ctx, const char *name) {
     return 0;
 }
 
-static int parse_node_state(const char *z) { return !strcmp(z, "down") ? 0 : !strcmp(z, "drained") ? 1 : -1; }
+enum { STATE_DOWN, STATE_DRAINED, STATE_DRAINING };
+static int parse_node_state(const char *z) {
+    return !strcmp(z, "down") ? STATE_DOWN : !strcmp(z, "drained") ? STATE_DRAINED : !strcmp(z, "draining") ? STATE_DRAINING : -1;
+}
 
 void load_unavailable(loader *L, const xmlNode *e) {
     scenario *s = L->s;
     sc_unavailable *u = PUSH(L, s->unavailable, s->n_unavailable, e);
     if (!u) return;
     u->line = xml_line(&L->x, e);
-    if (attr_enum(&L->x, e, "state", parse_node_state, "down, drained", &u->drained) < 0) return;
+    int state = STATE_DOWN;
+    if (attr_enum(&L->x, e, "state", parse_node_state, "down, drained, draining", &state) < 0) return;
+    u->drained = state != STATE_DOWN;
+    u->draining = state == STATE_DRAINING;
     attr_str(&L->x, e, "reason", u->reason, sizeof u->reason, 0);
     attr_unit(&L->x, e, "repair", UNIT_DURATION, &u->repair_s, 0, 1);
     xmlChar *v = xmlGetProp(e, (const xmlChar *)"nodes");

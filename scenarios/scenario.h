@@ -89,6 +89,8 @@ typedef struct sc_unavailable {
     int *nodes;                      /* cluster node indices (scenario_node_index order) */
     int n;
     int drained;                     /* state="drained" (an admin resumes it); 0: "down" */
+    int draining;                    /* state="draining": keeps its running jobs, takes no new one and is
+                                        drained (drained = 1 too) when its last job ends */
     char reason[SC_NAME_MAX];
     double repair_s;                 /* repair=: back after this; 0: not given */
     int line;

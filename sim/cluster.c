@@ -37,7 +37,7 @@ struct cluster {
     int n_pools;
     int cloud_up;
     int spread, per_leaf;
-    int n_state[5];                /* nodes in each node_state, kept as states change */
+    int n_state[NODE_DRAINING + 1];   /* nodes in each node_state, kept as states change */
 };
 
 void cluster_set_spread(cluster *c, int spread, int nodes_per_leaf) {
@@ -46,8 +46,8 @@ void cluster_set_spread(cluster *c, int spread, int nodes_per_leaf) {
 }
 
 const char *node_state_name(node_state s) {
-    static const char *z[] = { "up", "failed", "spare", "drained", "off" };
-    return (s >= 0 && s <= NODE_OFF) ? z[s] : "?";
+    static const char *z[] = { "up", "failed", "spare", "drained", "off", "draining" };
+    return (s >= 0 && s <= NODE_DRAINING) ? z[s] : "?";
 }
 
 cluster *cluster_new(const scenario *s) {
@@ -380,8 +380,8 @@ void cluster_fail(cluster *c, int n) {
     node *x = &c->nodes[n];
     pool *p = &c->pools[x->pool];
     x->failures++;
-    if (x->state == NODE_UP) {
-        set_free(c, n, 0);
+    if (x->state == NODE_UP || x->state == NODE_DRAINING) {
+        if (x->state == NODE_UP) set_free(c, n, 0);
         p->up_gpus -= p->spec->gpus;
     } else if (x->state == NODE_SPARE) {
         p->spares--;
@@ -411,8 +411,8 @@ void cluster_repair(cluster *c, int n) {
 void cluster_drain(cluster *c, int n) {
     node *x = &c->nodes[n];
     pool *p = &c->pools[x->pool];
-    if (x->state == NODE_UP) {
-        set_free(c, n, 0);
+    if (x->state == NODE_UP || x->state == NODE_DRAINING) {
+        if (x->state == NODE_UP) set_free(c, n, 0);
         p->up_gpus -= p->spec->gpus;
     } else if (x->state == NODE_SPARE) {
         p->spares--;
@@ -420,6 +420,16 @@ void cluster_drain(cluster *c, int n) {
     set_state(c, x, NODE_DRAINED);
     x->free_gpus = 0;
 }
+
+int cluster_begin_drain(cluster *c, int n) {
+    node *x = &c->nodes[n];
+    if (x->state != NODE_UP) return -1;
+    set_free(c, n, 0);                        /* its free GPUs leave the pool's counts */
+    set_state(c, x, NODE_DRAINING);
+    return 0;
+}
+
+int cluster_draining(const cluster *c) { return c->n_state[NODE_DRAINING]; }
 
 int cluster_take_spare(cluster *c, int pi, int gpus_each) {
     pool *p = &c->pools[pi];

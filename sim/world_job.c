@@ -112,6 +112,7 @@ void job_release_node(job *j, int i) {
     if (w->node[n].job == j->index) w->node[n].job = -1;
     j->nodes[i] = -1;
     if (cluster_is_cloud(w->c, n) && w->node[n].jobs == 0 && w->node[n].replicas == 0) w->on_node.idle(w, n);
+    repair_node_left(w, n);
 }
 
 static void release_nodes(job *j) {

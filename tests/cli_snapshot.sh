@@ -118,6 +118,33 @@ mkdir "$tmp/dir.xml"
 expect_status 2 "a directory as --out" snap 23.11 "$tmp/dir.xml"
 expect_status 2 "bad --at" snap 23.11 "$tmp/n.xml" --at yesterday
 
+# Draining (Slurm's MIXED/ALLOCATED+DRAIN): 22.05's gpu03, running job 108,
+# drained under it. The node is written draining and keeps its job; the run
+# ends the job there and counts the node draining, not out of service.
+python3 - tests/slurm/22.05/sinfo.json "$tmp/sinfo-drain.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for n in d["nodes"]:
+    if n["name"] == "gpu03":
+        n["state_flags"], n["reason"] = ["DRAIN"], "kernel update"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect_status 0 "snapshot a node draining under a job" "$bin" snapshot --from slurm --squeue tests/slurm/22.05/squeue.json \
+  --sinfo "$tmp/sinfo-drain.json" --at $AT --out "$tmp/dr.xml"
+grep -q '(2 out of service, 1 draining)' "$tmp/out" && ok "draining: counted apart" || no "draining summary: $(cat "$tmp/out")"
+grep -q '<unavailable nodes="gpu03" state="draining" reason="kernel update"/>' "$tmp/dr.xml" \
+  && ok "draining: written state=draining" || no "draining: $(grep unavailable "$tmp/dr.xml")"
+grep -q '^108,.*,running,1800,.*,gpu03,infer$' "$tmp/dr.jobs.csv" && ok "draining: the job keeps its node" \
+  || no "draining row 108: $(grep ^108 "$tmp/dr.jobs.csv")"
+expect_status 0 "the draining snapshot runs" "$bin" run "$tmp/dr.xml" --json "$tmp/dr.json" --no-db
+python3 - "$tmp/dr.json" <<'PY' && ok "draining run: 108 ends where it ran, 1 draining, 2 out" || no "draining run"
+import json, sys
+d = json.load(open(sys.argv[1]))
+j = {j["id"]: j for j in d["jobs"]}["108"]
+assert j["start_s"] == -1800 and j["state"] in ("done", "timeout"), j
+assert d["cluster"]["nodes_draining_at_start"] == 1 and d["cluster"]["nodes_unavailable_at_start"] == 2, d["cluster"]
+PY
+
 # Kubernetes (tests/k8s/, docs/live-k8s.md): pods, nodes, Kueue Workloads and
 # AppWrappers snapshot the same way. Pods carry no time limit: without
 # --default-limit every job is left out and said so; with it the trace holds
