@@ -47,6 +47,9 @@ void snap_write_cluster(FILE *f, const snap_plan *p);
  * cannot). 0: the job is written without nodes and the scheduler places it. */
 int snap_claim(const snap_plan *p, int *held, const char *hostlist, int gpus);
 
+/* A partition's GPU nodes as ` nodes="gpu[01-04]"` when sinfo lists them
+ * and they are not every GPU node (then nothing: any node). */
+void snap_write_partition_nodes(FILE *f, const snap_plan *p, const char *part);
 /* <scheduler> with one <queue> per partition (those of the jobs too). */
 void snap_write_scheduler(FILE *f, const snap_plan *p);
 /* The snapshot's trace rows (running, pending, held). -1 out of memory. */

@@ -252,6 +252,32 @@ static void write_unavailable(FILE *f, const snap_plan *p) {
     free(names), free(done);
 }
 
+/* Is part one of the comma-separated names in list? */
+static int in_list(const char *list, const char *part) {
+    size_t n = strlen(part);
+    for (const char *z = list; *z; z += strcspn(z, ","), z += *z == ',')
+        if (strcspn(z, ",") == n && !strncmp(z, part, n)) return 1;
+    return 0;
+}
+
+void snap_write_partition_nodes(FILE *f, const snap_plan *p, const char *part) {
+    const live_cluster *c = p->c;
+    const char **names = malloc(((size_t)c->n_nodes + 1) * sizeof *names);
+    int n = 0, all = 0;
+    for (int i = 0; names && i < c->n_nodes; i++) {
+        if (c->nodes[i].gpus <= 0) continue;
+        all++;
+        if (in_list(c->nodes[i].partitions, part)) names[n++] = c->nodes[i].name;
+    }
+    if (n > 0 && n < all) {
+        qsort(names, (size_t)n, sizeof *names, cmp_nat);
+        fprintf(f, " nodes=\"");
+        write_hostlist(f, names, (size_t)n);
+        fprintf(f, "\"");
+    }
+    free(names);
+}
+
 void snap_write_cluster(FILE *f, const snap_plan *p) {
     int variants = 0;
     for (int g = 0; g < p->n_groups; g++) variants += p->groups[g].base[0] != 0;

@@ -80,6 +80,9 @@ typedef struct sc_queue {
     char name[SC_NAME_MAX];
     int quota_gpus;
     double max_time_s;               /* max-time: the partition's time limit, a job's default; 0 none */
+    int *nodes;                      /* nodes=: the partition's nodes (cluster indices, increasing, each
+                                        once); NULL: every node */
+    int n_nodes;
     int line;
 } sc_queue;
 

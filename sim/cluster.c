@@ -359,6 +359,44 @@ int cluster_alloc(cluster *c, int pi, int gpus, int *out, int cap) {
     return k;
 }
 
+/* The nodes of the set a job of gpus GPUs would take, into out (NULL: just
+ * count); how many, or -1 when it does not fit now. */
+static int pick_in(const cluster *c, int pi, int gpus, const int *set, int n_set, int *out, int cap) {
+    const pool *p = &c->pools[pi];
+    int per = p->spec->gpus, need = nodes_for(p, gpus), k = 0, best = -1;
+    for (int i = 0; i < n_set && k < need; i++) {
+        const node *x = &c->nodes[set[i]];
+        if (x->pool != pi || x->state != NODE_UP) continue;
+        if (gpus >= per) {
+            if (x->free_gpus != per) continue;
+            if (out && k < cap) out[k] = set[i];
+            k++;
+        } else if (x->free_gpus >= gpus &&
+                   (best < 0 || (c->spread ? x->free_gpus > c->nodes[best].free_gpus
+                                           : x->free_gpus < c->nodes[best].free_gpus))) {
+            best = set[i];
+        }
+    }
+    if (gpus < per) {
+        if (best < 0) return -1;
+        if (out && cap > 0) out[0] = best;
+        return 1;
+    }
+    return k == need && need <= cap ? k : -1;
+}
+
+int cluster_can_alloc_in(const cluster *c, int pi, int gpus, const int *set, int n_set) {
+    if (gpus > c->pools[pi].free_gpus) return 0;
+    return pick_in(c, pi, gpus, set, n_set, NULL, 1 << 30) >= 0;
+}
+
+int cluster_alloc_in(cluster *c, int pi, int gpus, const int *set, int n_set, int *out, int cap) {
+    int k = gpus > c->pools[pi].free_gpus ? -1 : pick_in(c, pi, gpus, set, n_set, out, cap);
+    int each = gpus < c->pools[pi].spec->gpus ? gpus : c->pools[pi].spec->gpus;
+    for (int i = 0; i < k; i++) set_free(c, out[i], c->nodes[out[i]].free_gpus - each);
+    return k;
+}
+
 int cluster_take_gpus(cluster *c, int n, int gpus) {
     const node *x = &c->nodes[n];
     if (x->state != NODE_UP || x->free_gpus < gpus) return -1;

@@ -79,6 +79,14 @@ int cluster_nodes_with_free(const cluster *c, int pool, int free_gpus);
  * allocated). */
 int cluster_alloc(cluster *c, int pool, int gpus, int *nodes_out, int cap);
 
+/* The same inside a node set (a partition's nodes: cluster indices,
+ * increasing): only UP nodes of the pool in the set. A job of a node or
+ * more takes the set's first idle nodes; a smaller one the best-fit node
+ * (the emptiest when spreading). O(set): partitions are scanned, not
+ * counted. */
+int cluster_can_alloc_in(const cluster *c, int pool, int gpus, const int *set, int n_set);
+int cluster_alloc_in(cluster *c, int pool, int gpus, const int *set, int n_set, int *nodes_out, int cap);
+
 /* Take gpus GPUs of one given node (a job running there when a live
  * cluster was read). 0, or -1 when the node is not up or has fewer free. */
 int cluster_take_gpus(cluster *c, int node, int gpus);

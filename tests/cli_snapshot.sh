@@ -39,8 +39,9 @@ f=$tmp/s-24.05.xml
 grep -q '<nodes type="dgx-h100" count="6" names="gpu\[01-06\]"/>' "$f" && ok "node group named by hostlist" || no "nodes: $(grep '<nodes' "$f")"
 grep -q '<unavailable nodes="gpu05" state="drained" reason="XID 79 GPU fell off the bus"/>' "$f" \
   && grep -q '<unavailable nodes="gpu06" state="down"' "$f" && ok "drained and down nodes" || no "unavailable: $(grep unavailable "$f")"
-grep -q '<queue name="gpu" max-time="172800s"/>' "$f" && grep -q '<queue name="debug" max-time="3600s"/>' "$f" \
-  && ok "partitions as queues with max-time" || no "queues: $(grep queue "$f")"
+# gpu holds every node (no nodes=: any node); debug only gpu01 and gpu02.
+grep -q '<queue name="gpu" max-time="172800s"/>' "$f" && grep -q '<queue name="debug" max-time="3600s" nodes="gpu\[01-02\]"/>' "$f" \
+  && ok "partitions as queues with max-time and node sets" || no "queues: $(grep queue "$f")"
 grep -q '<ratios user="alice" values="0.5 0.5"/>' "$f" && ok "runtime-history per user" || no "ratios: $(grep ratios "$f")"
 grep -q '^101,-8000,gpu,4,16,,86400,running,7200,alice,ml,,gpu\[01-02\],train-a$' "$tmp/s-24.05.jobs.csv" \
   && ok "running job row: elapsed, limit, nodes" || no "row 101: $(grep ^101 "$tmp/s-24.05.jobs.csv")"
