@@ -62,6 +62,16 @@ int snap_write_history(FILE *f, const snap_plan *p, snapshot_summary *sum);
 /* A partition's time limit in seconds (0 none). */
 double snap_partition_limit_s(const live_cluster *c, const char *name);
 
+/* Node names gathered from hostlists (with repeats): snap_names_add is
+ * hostlist_expand's sink (1 when out of memory, so it returns -2). */
+typedef struct snap_names {
+    char **v;
+    size_t n, cap;
+} snap_names;
+int snap_names_add(void *ctx, const char *name);
+void snap_names_sort(snap_names *s);                     /* strcmp order, for bsearch */
+void snap_names_free(snap_names *s);
+
 /* Natural order of names: "gpu2" before "gpu10". */
 int snap_natcmp(const char *a, const char *b);
 

@@ -90,37 +90,36 @@ static int cmp_node_name(const void *a, const void *b) {
     return strcmp((*(const live_node *const *)a)->name, (*(const live_node *const *)b)->name);
 }
 
-/* The names of the nodes running jobs hold, sorted: a drained (Slurm's
- * DRAIN) or cordoned node among them is draining, and keeps the job. */
-typedef struct busy_names {
-    char **v;
-    size_t n, cap;
-    int oom;
-} busy_names;
-
-static int add_busy(void *ctx, const char *name) {
-    busy_names *b = ctx;
+int snap_names_add(void *ctx, const char *name) {
+    snap_names *b = ctx;
     char *z = strdup(name);
-    if (!z || GROW(b->v, b->cap, b->n + 1)) return free(z), b->oom = 1, 1;
+    if (!z || GROW(b->v, b->cap, b->n + 1)) return free(z), 1;
     b->v[b->n++] = z;
     return 0;
 }
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-static int busy_collect(const live_cluster *c, busy_names *b) {
-    char why[256];
-    for (int i = 0; i < c->n_jobs && !b->oom; i++)         /* a malformed list names no node */
-        if (c->jobs[i].state == LIVE_RUNNING && c->jobs[i].node_list[0])
-            hostlist_expand(c->jobs[i].node_list, add_busy, b, why, sizeof why);
-    if (b->oom) return -1;
-    if (b->n) qsort(b->v, b->n, sizeof *b->v, cmp_str);
-    return 0;
+void snap_names_sort(snap_names *s) {
+    if (s->n) qsort(s->v, s->n, sizeof *s->v, cmp_str);
 }
 
-static void busy_free(busy_names *b) {
-    for (size_t i = 0; i < b->n; i++) free(b->v[i]);
-    free(b->v);
+void snap_names_free(snap_names *s) {
+    for (size_t i = 0; i < s->n; i++) free(s->v[i]);
+    free(s->v);
+}
+
+/* The names of the nodes running jobs hold, sorted: a drained (Slurm's
+ * DRAIN) or cordoned node among them is draining, and keeps the job.
+ * -1 when out of memory (a malformed list names no node). */
+static int busy_collect(const live_cluster *c, snap_names *b) {
+    char why[256];
+    for (int i = 0; i < c->n_jobs; i++)
+        if (c->jobs[i].state == LIVE_RUNNING && c->jobs[i].node_list[0] &&
+            hostlist_expand(c->jobs[i].node_list, snap_names_add, b, why, sizeof why) == -2)
+            return -1;
+    snap_names_sort(b);
+    return 0;
 }
 
 /* Place node n in its group. 0, 1 out of memory, 2 unknown type. */
@@ -149,10 +148,10 @@ int snap_nodes(snap_plan *p, snapshot_summary *sum, char *err, size_t errlen) {
     p->up = malloc(((size_t)c->n_nodes + 1) * sizeof *p->up);
     p->out = malloc(((size_t)c->n_nodes + 1) * sizeof *p->out);
     p->out_draining = malloc((size_t)c->n_nodes + 1);
-    busy_names busy = { 0 };
+    snap_names busy = { 0 };
     if (!cat || !p->up || !p->out || !p->out_draining || busy_collect(c, &busy) < 0)
-        return catalog_free(cat), busy_free(&busy), snprintf(err, errlen, "out of memory"), 1;
-    if (catalog_load_builtin(cat, err, errlen) < 0) return catalog_free(cat), busy_free(&busy), 1;
+        return catalog_free(cat), snap_names_free(&busy), snprintf(err, errlen, "out of memory"), 1;
+    if (catalog_load_builtin(cat, err, errlen) < 0) return catalog_free(cat), snap_names_free(&busy), 1;
     int rc = 0;
     for (int i = 0; i < c->n_nodes && rc == 0; i++) {
         const char *name = c->nodes[i].name;
@@ -161,7 +160,7 @@ int snap_nodes(snap_plan *p, snapshot_summary *sum, char *err, size_t errlen) {
         else rc = place(p, cat, &c->nodes[i], b, err, errlen);
     }
     catalog_free(cat);
-    busy_free(&busy);
+    snap_names_free(&busy);
     if (rc) return rc;
     if (!p->n_groups) return snprintf(err, errlen, "no node with GPUs in the cluster's state"), PLAN_BAD_INPUT;
     for (int g = 0; g < p->n_groups; g++) qsort(p->groups[g].names, (size_t)p->groups[g].n, sizeof (char *), cmp_nat);
