@@ -548,6 +548,9 @@ void results_json(json *j, const scenario *s, const world *w, double wall_s) {
     json_end(j);
     json_int(j, "nodes_drained", t.nodes_drained);
     if (s->n_unavailable > 0) json_int(j, "nodes_unavailable_at_start", t.nodes_unavailable_at_start);
+    int draining = 0;
+    for (int u = 0; u < s->n_unavailable; u++) draining |= s->unavailable[u].draining;
+    if (draining) json_int(j, "nodes_draining_at_start", t.nodes_draining_at_start);
     json_num(j, "fragmented_gpu_hours", t.fragmented_gpu_hours);
     json_num(j, "fragmentation", t.gpu_hours > 0 ? t.fragmented_gpu_hours / t.gpu_hours : 0);
     json_num(j, "cloud_node_hours", t.cloud_node_hours);

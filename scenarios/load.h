@@ -67,6 +67,11 @@ void load_cost(loader *L, const xmlNode *e);
 void load_snapshot_time(loader *L, const xmlNode *root);
 void load_node_names(loader *L, const xmlNode *sec);
 void load_unavailable(loader *L, const xmlNode *e);
+/* Attribute attr of e, a hostlist of <nodes names=> names, into *out (a
+ * new array of cluster node indices) and *n. 0; -1 on error (reported). */
+int load_node_set(loader *L, const xmlNode *e, const char *attr, int **out, int *n);
+/* <queue nodes=>: the partition's nodes, sorted, each once; at least one. */
+void load_queue_nodes(loader *L, const xmlNode *e, sc_queue *q);
 void load_runtime_history(loader *L, const xmlNode *e);
 
 /* The <class> children of an <inference> whose other children are read

@@ -65,7 +65,7 @@ sched *sched_new(const scenario *s, cluster *c, const sched_ops *ops) {
     q->psz = calloc((size_t)cluster_pool_count(c) + 1, sizeof *q->psz);
     q->rheap = calloc((size_t)cluster_pool_count(c) + 1, sizeof *q->rheap);
     q->rprio = calloc((size_t)cluster_pool_count(c) * (size_t)q->n_queues + 1, sizeof *q->rprio);
-    if (!q->small || !q->node_loc || !q->psz || !q->rheap || !q->rprio) {
+    if (!q->small || !q->node_loc || !q->psz || !q->rheap || !q->rprio || sched_part_init(q, s) < 0) {
         sched_free(q);
         return NULL;
     }
@@ -75,6 +75,7 @@ sched *sched_new(const scenario *s, cluster *c, const sched_ops *ops) {
 
 void sched_free(sched *q) {
     if (!q) return;
+    sched_part_free(q);
     void *v[] = { q->queues, q->queued, q->running, q->order,   q->cls, q->classes,
                   q->small,  q->cs,     q->cs_share, q->cs_mark, q->held, q->node_loc };
     for (size_t i = 0; i < sizeof v / sizeof *v; i++) free(v[i]);
@@ -342,7 +343,7 @@ void sched_dispatch(sched *q, double now_s) {
         int freed = sched_try_preempt(q, &h);
         if (freed) {
             int k = queued_index(q, head_id);
-            if (k >= 0) {
+            if (k >= 0 && (!q->queues[h.queue].set || sched_room(q, &q->queued[k]))) {
                 start_queued(q, k);
                 continue;
             }
@@ -351,7 +352,8 @@ void sched_dispatch(sched *q, double now_s) {
         if (!q->backfill) return;
         /* EASY backfill behind the head's reservation. */
         int extra;
-        double shadow = sched_run_reservation(q, h.pool, h.gpus, now_s, &extra);
+        double shadow = q->queues[h.queue].set ? sched_part_reservation(q, &h, now_s, &extra)
+                                               : sched_run_reservation(q, h.pool, h.gpus, now_s, &extra);
         /* One scan behind the same reservation (EASY): a started job
          * leaves the queue, so the later order entries past its slot move
          * down by one. When a start changed the queue otherwise (a job
@@ -362,9 +364,10 @@ void sched_dispatch(sched *q, double now_s) {
             if (q->n_held && is_held(q, j->id)) continue;
             if (!sched_can_start(q, j)) continue;
             int fits_before = now_s + j->expected_end_s <= shadow;
-            int fits_beside = j->pool != h.pool || j->gpus <= extra;
+            int fits_beside = j->pool != h.pool || j->gpus <= extra ||
+                              (q->queues[h.queue].set && !sched_part_overlap(q, j->queue, h.queue));
             if (!fits_before && !fits_beside) continue;
-            if (!fits_before && j->pool == h.pool) extra -= j->gpus;
+            if (!fits_before && j->pool == h.pool && j->gpus <= extra) extra -= j->gpus;
             int k = q->order[oi], n_before = q->n_queued;
             start_queued(q, k);
             started = 1;

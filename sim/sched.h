@@ -47,6 +47,10 @@ const char *sched_queue_name(const sched *q, int i);
 int sched_queue_quota(const sched *q, int i);
 int sched_queue_used(const sched *q, int i);     /* GPUs held by its running jobs */
 
+/* gpus GPUs of pool for a job of queue qi: inside the queue's node set
+ * (<queue nodes=>, a partition's nodes), else as cluster_alloc. */
+int sched_alloc(const sched *q, int qi, int pool, int gpus, int *nodes_out, int cap);
+
 /* A job enters the queue (new, requeued after preemption or failure). */
 void sched_submit(sched *q, const sched_job *j);
 /* Take a queued job out of the queue (it no longer wants to run).

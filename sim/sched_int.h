@@ -8,6 +8,8 @@
  *     -> sched_preempt.c   which running jobs to evict for a blocked head
  *     -> sched_hold.c      holds: what-if placement of preemptors' claims,
  *                          and whether a job can start beside them
+ *   sched_part.c     partitions' node sets: may a queue use a node, room
+ *                    and the reservation inside a set (used by the others)
  */
 #ifndef CT_SCHED_INT_H
 #define CT_SCHED_INT_H
@@ -44,6 +46,9 @@ typedef struct queue {
     char name[SC_NAME_MAX];
     int quota;                     /* guaranteed GPUs; 0 = none */
     int used;
+    const int *set;                /* <queue nodes=>: its nodes, increasing (the scenario's); NULL: all */
+    int n_set;
+    unsigned char *in_set;         /* per node: 1 in the set (NULL: no set) */
 } queue;
 
 struct sched {
@@ -101,6 +106,9 @@ struct sched {
     hold *holds;                   /* in creation order: earlier holds are placed first */
     int n_holds;
     size_t cap_holds;
+    int *part_nodes;               /* sched_part.c scratch: a running job's nodes (NULL: no node sets) */
+    struct part_end { double end_s; int id, gpus; } *part_ends;
+    size_t cap_part_ends;
 };
 
 /* sched_run.c */
@@ -116,6 +124,14 @@ int sched_hold_index(const sched *q, int id);          /* -1: the job holds noth
 void sched_drop_hold(sched *q, int id);                /* the job started or left the queue */
 int sched_fits_after_holds(const sched *q, const sched_job *j, int *cnt, int upto);
 int sched_can_start(const sched *q, const sched_job *j);
+
+/* sched_part.c */
+int sched_part_init(sched *q, const scenario *s);       /* 0, or -1 when out of memory */
+void sched_part_free(sched *q);
+int sched_may_use(const sched *q, int qi, int node);   /* may queue qi's jobs use node (no set: yes) */
+int sched_part_overlap(const sched *q, int a, int b);  /* do queues a and b share a node */
+int sched_room(const sched *q, const sched_job *j);     /* cluster room for j now, inside its queue's set */
+double sched_part_reservation(sched *q, const sched_job *head, double now_s, int *extra);
 
 /* sched_preempt.c */
 int sched_try_preempt(sched *q, const sched_job *head);

@@ -112,6 +112,7 @@ void job_release_node(job *j, int i) {
     if (w->node[n].job == j->index) w->node[n].job = -1;
     j->nodes[i] = -1;
     if (cluster_is_cloud(w->c, n) && w->node[n].jobs == 0 && w->node[n].replicas == 0) w->on_node.idle(w, n);
+    repair_node_left(w, n);
 }
 
 static void release_nodes(job *j) {
@@ -692,7 +693,7 @@ static void begin(job *j, int n, double elapsed_s) {
 }
 
 void job_start(job *j) {
-    int n = cluster_alloc(j->w->c, j->pool, j->r.gpus, j->nodes, j->n_nodes);
+    int n = sched_alloc(j->w->q, j->queue, j->pool, j->r.gpus, j->nodes, j->n_nodes);
     if (n < 0) return;                       /* dispatch checked; cannot happen */
     begin(j, n, 0);
 }
@@ -707,7 +708,7 @@ int job_start_running(job *j, const int *nodes, double elapsed_s) {
                 return -1;
             }
         memcpy(j->nodes, nodes, (size_t)n * sizeof *nodes);
-    } else if ((n = cluster_alloc(w->c, j->pool, j->r.gpus, j->nodes, j->n_nodes)) < 0) {
+    } else if ((n = sched_alloc(w->q, j->queue, j->pool, j->r.gpus, j->nodes, j->n_nodes)) < 0) {
         return -1;
     }
     sched_job v = job_sched_view(j);
