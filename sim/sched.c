@@ -2,15 +2,17 @@
  * sched: queues, quotas, policies, gang starts, EASY backfill, preemption.
  *
  * Representation: queued jobs per class (queue, priority), each class in
- * (submit time, id) order (sched_queue.c); running jobs in sched_run.c's set (by id, and per pool by
- * expected end). A dispatch pass builds the policy's order lazily from
- * the classes, only as far as the head and `depth` jobs behind it
- * (build_order), starts the head while it fits, tries preemption
- * (priority or quota reclaim) for a blocked head, then backfills behind
- * its reservation in one scan. A pass costs O(depth + classes + k log k)
- * for the k running jobs that end before the reservation, whatever the
- * backlog; a submit O(log q) (a requeued job also moves its class's jobs
- * up to the nearest gap), a start O(1). A preemption attempt costs
+ * (submit time, id) order (sched_queue.c); running jobs in sched_run.c's
+ * set (by id, and per pool by expected end). A dispatch pass builds the
+ * policy's order lazily from the classes, only as far as the head
+ * (sort_classes, take_order), starts the head while it fits, tries
+ * preemption (priority or quota reclaim) for a blocked head, then, when
+ * some queued job could be allocated at all, backfills behind its
+ * reservation in one scan of `depth` jobs behind it. A pass costs
+ * O(depth + classes + k log k) for the k running jobs that end before the
+ * reservation, whatever the backlog; a submit O(log q) plus the moves of
+ * the shorter side of its class (none for a new job), a start the same
+ * (O(depth) at most in practice). A preemption attempt costs
  * O(queues x priorities) when no running job may be evicted, else
  * O(running + the candidates' nodes).
  *
@@ -64,7 +66,8 @@ sched *sched_new(const scenario *s, cluster *c, const sched_ops *ops) {
     q->psz = calloc((size_t)cluster_pool_count(c) + 1, sizeof *q->psz);
     q->rheap = calloc((size_t)cluster_pool_count(c) + 1, sizeof *q->rheap);
     q->rprio = calloc((size_t)cluster_pool_count(c) * (size_t)q->n_queues + 1, sizeof *q->rprio);
-    if (!q->small || !q->node_loc || !q->psz || !q->rheap || !q->rprio) {
+    q->lim = calloc((size_t)cluster_pool_count(c) + 1, sizeof *q->lim);
+    if (!q->small || !q->node_loc || !q->psz || !q->rheap || !q->rprio || !q->lim) {
         sched_free(q);
         return NULL;
     }
@@ -76,7 +79,7 @@ void sched_free(sched *q) {
     if (!q) return;
     for (int c = 0; c < q->n_cls; c++) free(q->classes[c].v);
     void *v[] = { q->queues, q->running, q->order, q->classes,
-                  q->small,  q->cs,     q->cs_share, q->cs_pos, q->held, q->node_loc };
+                  q->small,  q->cs,     q->cs_share, q->cs_pos, q->held, q->node_loc, q->lim };
     for (size_t i = 0; i < sizeof v / sizeof *v; i++) free(v[i]);
     for (int i = 0; i < q->n_holds; i++) free(q->holds[i].victims);
     for (int p = 0; q->psz && p < q->n_pools; p++) free(q->psz[p].sizes.v);
@@ -169,17 +172,19 @@ static int take_level(sched *q, const int *cs, int nc, int n, int want) {
     return n;
 }
 
-/* The first `want` queued jobs that are not held, in the policy's order,
- * into q->order; returns how many. The order is: by queue share (fair),
- * then priority (not fifo), then submit order. A class, (queue, priority),
- * shares its queue's share and its priority, so the order is the classes
- * by key, each class's jobs in submit order, classes of equal key merged by
- * submit order: a pass costs O(depth) on a long backlog, not O(queued). */
-static int build_order(sched *q, int want) {
+/* The policy's order is: by queue share (fair), then priority (not fifo),
+ * then submit order. A class, (queue, priority), shares its queue's share
+ * and its priority, so the order is the classes by key, each class's jobs
+ * in submit order, classes of equal key merged by submit order: a pass
+ * costs O(depth) on a long backlog, not O(queued). sort_classes() orders
+ * the classes that have jobs into q->cs[0..q->n_cs), as the shares stand
+ * now; take_order() reads the first jobs from them. 0, or -1 when out of
+ * memory. */
+static int sort_classes(sched *q) {
     int n_c = q->n_cls;
     if (GROW(q->cs, q->cap_cs, (size_t)n_c) || GROW(q->cs_share, q->cap_cs_share, (size_t)n_c) ||
         GROW(q->cs_pos, q->cap_cs_pos, (size_t)n_c))
-        return 0;
+        return -1;
     int *cs = q->cs, nc = 0;
     double *key_share = q->cs_share;
     for (int c = 0; c < n_c; c++) {
@@ -203,7 +208,16 @@ static int build_order(sched *q, int want) {
             cs[k - 1] = b;
             cs[k] = a;
         }
-    int n = 0;
+    q->n_cs = nc;
+    return 0;
+}
+
+/* The first `want` queued jobs that are not held, in the order of the
+ * classes sorted last, into q->order; returns how many. */
+static int take_order(sched *q, int want) {
+    const int *cs = q->cs;
+    const double *key_share = q->cs_share;
+    int n = 0, nc = q->n_cs;
     for (int l = 0; l < nc && n < want;) {
         int e = l + 1;
         while (e < nc && key_share[cs[e]] == key_share[cs[l]] && q->classes[cs[e]].prio == q->classes[cs[l]].prio) e++;
@@ -238,6 +252,20 @@ static int anything_can_start(const sched *q) {
     return 0;
 }
 
+/* Each pool's fit limit into q->lim (no job above it can be allocated
+ * now); whether any queued job is within its pool's. O(pools x (GPUs per
+ * node + distinct queued sizes)). When none is, the backfill scan cannot
+ * start anything and is skipped. */
+static int any_fits(sched *q) {
+    int any = 0;
+    for (int p = 0; p < q->n_pools; p++) {
+        q->lim[p] = cluster_fit_limit(q->c, p);
+        const cset *s = &q->psz[p].sizes;
+        for (int i = 0; i < s->n && s->v[i].key <= q->lim[p] && !any; i++) any = s->v[i].count > 0;
+    }
+    return any;
+}
+
 static void dispatch_steps(sched *q, double now_s) {
     for (int guard = 0; guard < 1000000 && q->n_queued > 0; guard++) {
         q->n_order = 0;
@@ -253,9 +281,10 @@ static void dispatch_steps(sched *q, double now_s) {
             }
         }
         if (held_start) continue;
-        /* The head and up to `depth` jobs behind it, in the policy's order;
-         * none when only just-evicted jobs are left. */
-        int n_order = q->n_order = build_order(q, q->depth + 1);
+        /* The head, in the policy's order; none when only just-evicted jobs
+         * are left. The jobs behind it only when backfill may start one. */
+        if (sort_classes(q) < 0) return;
+        int n_order = q->n_order = take_order(q, 1);
         if (n_order == 0) return;
         const sched_job *head = sched_queue_at(q, q->order[0]);
         /* Above its quota a job still starts on idle GPUs: it borrows them,
@@ -275,7 +304,11 @@ static void dispatch_steps(sched *q, double now_s) {
             }
         }
         if (q->n_queued != before) continue;    /* evicted jobs joined the queue: new order */
-        if (!q->backfill) return;
+        if (!q->backfill || !any_fits(q)) return;
+        /* The head and up to `depth` jobs behind it, from the classes as
+         * they were sorted before the preemption attempt (the queue is
+         * the same; the shares may not be). */
+        n_order = q->n_order = take_order(q, q->depth + 1);
         /* EASY backfill behind the head's reservation. */
         int extra;
         double shadow = sched_run_reservation(q, h.pool, h.gpus, now_s, &extra);
@@ -286,6 +319,7 @@ static void dispatch_steps(sched *q, double now_s) {
         int started = 0;
         for (int oi = 1; oi < n_order; oi++) {
             const sched_job *j = sched_queue_at(q, q->order[oi]);
+            if (j->gpus > q->lim[j->pool]) continue;       /* cannot be allocated now */
             if (q->n_held && is_held(q, j->id)) continue;
             if (!sched_can_start(q, j)) continue;
             int fits_before = now_s + j->expected_end_s <= shadow;
@@ -294,6 +328,7 @@ static void dispatch_steps(sched *q, double now_s) {
             if (!fits_before && j->pool == h.pool) extra -= j->gpus;
             int n_before = q->n_queued;
             start_queued(q, q->order[oi]);
+            any_fits(q);
             started = 1;
             if (q->n_queued != n_before - 1) {         /* the queue changed under us: a new pass */
                 started = 2;

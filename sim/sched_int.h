@@ -86,7 +86,7 @@ struct sched {
     int n_order;
     size_t cap_order;
     /* Classes: (queue, priority) pairs seen, each with its queued jobs. The
-     * pass builds its order from them lazily (see build_order). */
+     * pass builds its order from them lazily (see take_order). */
     sclass *classes;
     int n_cls;
     size_t cap_classes;
@@ -99,8 +99,9 @@ struct sched {
      * (173,000 of the 177,000 attempts in the 100K-GPU year) costs
      * O(queues x priorities), not a scan of the running set. */
     cset *rprio;
+    int *lim;                      /* per pool: cluster_fit_limit, as of the backfill scan's last start */
     int depth;                     /* jobs a pass considers: the head and the backfill scan */
-    int *cs;                       /* scratch for build_order, per class */
+    int *cs, n_cs;                 /* the classes with jobs, in the policy's order (sort_classes) */
     double *cs_share;
     int *cs_pos;                   /* per class: the next slot a level's merge reads */
     size_t cap_cs, cap_cs_share, cap_cs_pos;

@@ -1,7 +1,7 @@
 /*
  * sched_queue: the queued jobs. Per class (queue, priority) an array of
  * the class's jobs in (submit time, id) order, the order the policy takes
- * each class in (sched.c's build_order merges the classes).
+ * each class in (sched.c's take_order merges the classes).
  *
  * Why per class, and why both ends move. The 100K-GPU year backs up
  * ~25,000 jobs: one array of all of them moved its tail on every start
