@@ -271,6 +271,14 @@ int cluster_can_alloc(const cluster *c, int pi, int gpus) {
     return p->idle >= nodes_for(p, gpus);
 }
 
+int cluster_fit_limit(const cluster *c, int pi) {
+    const pool *p = &c->pools[pi];
+    int lim = p->idle > 0 ? p->idle * p->spec->gpus : 0;
+    for (int f = p->spec->gpus - 1; f >= 1 && lim == 0; f--)
+        if (p->by_free[f] > 0) lim = f;
+    return lim < p->free_gpus ? lim : p->free_gpus;
+}
+
 /* The pool's node off (an offset in the pool, maybe past its end), taken
  * whole into *out when it is up and idle. Returns 1 when taken, else 0. */
 static int take_idle(cluster *c, const pool *p, int off, int *out) {

@@ -70,6 +70,10 @@ void cluster_set_spread(cluster *c, int spread, int nodes_per_leaf);
 
 /* Can `gpus` GPUs of pool be allocated right now? */
 int cluster_can_alloc(const cluster *c, int pool, int gpus);
+/* A bound: cluster_can_alloc(c, pool, g) is false for every g above it
+ * (the GPUs of the pool's idle nodes, else the most free on one node).
+ * O(GPUs per node). */
+int cluster_fit_limit(const cluster *c, int pool);
 /* UP nodes of the pool with exactly free_gpus (> 0) GPUs free. O(1). */
 int cluster_nodes_with_free(const cluster *c, int pool, int free_gpus);
 

@@ -23,8 +23,9 @@
  *             no other job (its victims included, nor backfill) starts on
  *             them, and it never evicts the same job twice while it waits.
  *
- * The scheduler keeps the queued jobs (an array in submit order) and the
- * running ones (by id, and per pool by expected end); a dispatch pass
+ * The scheduler keeps the queued jobs (per (queue, priority) class, in
+ * submit order) and the running ones (by id, and per pool by expected
+ * end); a dispatch pass
  * looks at the head and at most `backfill-depth` jobs behind it and at
  * the running jobs that end before the head's reservation, whatever the
  * backlog (sim/sched.c says what each step costs).

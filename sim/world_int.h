@@ -66,6 +66,7 @@ typedef struct job {
     int n_nodes;
     int gpus_per_node;             /* GPUs used on each node */
     phase ph;
+    int n_held;                    /* entries of nodes[] >= 0: a phase change is O(1), not O(nodes) */
     sim_time ph_since;
     event_id ev_phase;             /* the phase's pending event */
     /* batch */

@@ -54,11 +54,7 @@ static int phase_state(const job *j) {
     }
 }
 
-static int held_gpus(const job *j) {
-    int n = 0;
-    for (int i = 0; i < j->n_nodes; i++) n += j->nodes[i] >= 0;
-    return n * j->gpus_per_node;
-}
+static int held_gpus(const job *j) { return j->n_held * j->gpus_per_node; }
 
 /* Move a job to phase ph, keeping the time accounting and GPU states. */
 static void set_phase(job *j, phase ph) {
@@ -97,6 +93,7 @@ static void set_phase(job *j, phase ph) {
 static void hold_node(job *j, int i, int n) {
     world *w = j->w;
     j->nodes[i] = n;
+    j->n_held++;
     w->node[n].jobs++;
     w->node[n].job = j->index;
 }
@@ -111,6 +108,7 @@ void job_release_node(job *j, int i) {
     w->node[n].jobs--;
     if (w->node[n].job == j->index) w->node[n].job = -1;
     j->nodes[i] = -1;
+    j->n_held--;
     if (cluster_is_cloud(w->c, n) && w->node[n].jobs == 0 && w->node[n].replicas == 0) w->on_node.idle(w, n);
     repair_node_left(w, n);
 }
@@ -364,6 +362,7 @@ static void interrupt(job *j, int node, const failure_proc *p, int planned) {
         for (int i = 0; i < j->n_nodes; i++)
             if (j->nodes[i] == node) {
                 j->nodes[i] = -1;
+                j->n_held--;
                 j->lost_nodes++;
                 w->node[node].jobs--;
                 /* held since the phase began: set_phase counts only the GPUs held at its end */
