@@ -93,7 +93,7 @@ WARN     = -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unus
 DEFS     = -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -DCT_VERSION='"$(VERSION)"' $(MPI_DEFS)
 OPT     ?= -O2 -g
 CFLAGS_ALL = $(WARN) $(DEFS) $(OPT) -I. -I$(B)/gen $(CFLAGS)
-SANFLAGS = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SANFLAGS = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -DCT_SCHED_CROSSCHECK
 LDLIBS_ALL = $(PKG_LIBS) $(MPI_LIBS) -lm -ldl $(LDLIBS)
 
 LIB_SRC  := $(sort $(wildcard base/*.c plan/*.c sim/*.c models/*.c hw/*.c scenarios/*.c reports/*.c tui/*.c))

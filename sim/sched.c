@@ -67,7 +67,8 @@ sched *sched_new(const scenario *s, cluster *c, const sched_ops *ops) {
     q->rheap = calloc((size_t)cluster_pool_count(c) + 1, sizeof *q->rheap);
     q->rprio = calloc((size_t)cluster_pool_count(c) * (size_t)q->n_queues + 1, sizeof *q->rprio);
     q->lim = calloc((size_t)cluster_pool_count(c) + 1, sizeof *q->lim);
-    if (!q->small || !q->node_loc || !q->psz || !q->rheap || !q->rprio || !q->lim || sched_part_init(q, s) < 0) {
+    if (!q->small || !q->node_loc || !q->psz || !q->rheap || !q->rprio || !q->lim || sched_part_init(q, s) < 0 ||
+        sched_where_init(q) < 0) {
         sched_free(q);
         return NULL;
     }
@@ -78,6 +79,7 @@ sched *sched_new(const scenario *s, cluster *c, const sched_ops *ops) {
 void sched_free(sched *q) {
     if (!q) return;
     sched_part_free(q);
+    sched_where_free(q);
     for (int c = 0; c < q->n_cls; c++) free(q->classes[c].v);
     void *v[] = { q->queues, q->running, q->order, q->classes,
                   q->small,  q->cs,     q->cs_share, q->cs_pos, q->held, q->node_loc, q->lim };

@@ -61,6 +61,13 @@ int sched_withdraw(sched *q, int job);
  * the world placed it; the scheduler counts it as running, ending at
  * j->expected_end_s (an absolute time), against its queue's quota. */
 void sched_adopt(sched *q, const sched_job *j);
+/* Where a job holds GPUs, as the world places it: `gpus` GPUs on node
+ * (a start, a replacement node, a grown job), and the node given up
+ * (a release, a lost node). Preemption walks the nodes by what runs on
+ * them (sim/sched_where.c); every change of a running job's nodes must be
+ * told, or victims are chosen from a stale picture. */
+void sched_placed(sched *q, int job, int node, int gpus);
+void sched_unplaced(sched *q, int job, int node);
 /* A running job ended (done, failed, preempted): its GPUs are free. */
 void sched_finished(sched *q, int job);
 /* A running job's expected end changed. */

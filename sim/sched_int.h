@@ -16,6 +16,7 @@
 #define CT_SCHED_INT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "scenarios/scenario.h"   /* SC_NAME_MAX */
 #include "sim/cluster.h"
@@ -42,6 +43,26 @@ typedef struct cset {
     struct cval { int key, count; } *v;
     size_t cap;
 } cset;
+
+/* sched_where.c: a job on a node, and a node's record. */
+struct went { int id, gpus, queue, prio; };
+typedef struct wnode {
+    struct went *v;                /* the scheduler jobs holding GPUs on it */
+    int n;
+    int bucket;                    /* 1 + its bucket; 0: none (no job on it) */
+    size_t cap;
+} wnode;
+
+/* Nodes of one pool with the same (highest priority of their jobs, GPUs
+ * used, set of their jobs' queues): a bitmap over the pool's nodes, and
+ * one bit per non-empty word of it. */
+#define WHERE_OTHER 63             /* the queue bit of queues >= 63 and of jobs not running */
+typedef struct wbucket {
+    int pool, prio, used;
+    uint64_t qmask;
+    int count;
+    uint64_t *bits, *top;
+} wbucket;
 
 /* A queued job's place: slot i of class c. */
 typedef struct qref { int c, i; } qref;
@@ -118,6 +139,21 @@ struct sched {
     hold *holds;                   /* in creation order: earlier holds are placed first */
     int n_holds;
     size_t cap_holds;
+    /* sched_where.c: where running jobs hold GPUs (the world tells), for
+     * preemption's walk of the nodes that may yield victims. */
+    wnode *where;                  /* per node */
+    int n_where;                   /* nodes (the cluster's: it may be freed before the scheduler) */
+    wbucket *wb;
+    int n_wb;
+    size_t cap_wb;
+    int *pool_first, *pool_nodes;  /* per pool: its first node and how many (contiguous) */
+    int where_ok;                  /* 0: out of memory once; preemption gathers nodes instead */
+    unsigned char *mark;           /* scratch of a walk: per running index, chosen (0 between walks) */
+    size_t cap_mark;
+    int *touched, n_touched;       /* scratch of a walk: nodes whose what-if free GPUs are in node_loc */
+    size_t cap_touched;
+    int *wscratch;                 /* scratch of a walk: a job's nodes, then the chosen */
+    size_t cap_wscratch;
     int *part_nodes;               /* sched_part.c scratch: a running job's nodes (NULL: no node sets) */
     struct part_end { double end_s; int id, gpus; } *part_ends;
     size_t cap_part_ends;
@@ -152,6 +188,12 @@ int sched_may_use(const sched *q, int qi, int node);   /* may queue qi's jobs us
 int sched_part_overlap(const sched *q, int a, int b);  /* do queues a and b share a node */
 int sched_room(const sched *q, const sched_job *j);     /* cluster room for j now, inside its queue's set */
 double sched_part_reservation(sched *q, const sched_job *head, double now_s, int *extra);
+
+/* sched_where.c */
+int sched_where_init(sched *q);                        /* 0, or -1 when out of memory */
+void sched_where_free(sched *q);
+int sched_where_next(const sched *q, int b, int from); /* bucket b's first node >= from; -1 none */
+int sched_where_buckets(const sched *q, int pool, int *out);   /* non-empty, by (prio, used) */
 
 /* sched_preempt.c */
 int sched_try_preempt(sched *q, const sched_job *head);

@@ -54,11 +54,13 @@ typedef struct pick {
     int *order, *cost, *prio, *saved;   /* scratch for pick_nodes */
 } pick;
 
-static int may_take(const pick *p, int k) {
-    const sched_job *r = &p->q->running[p->cand[k]];
-    const queue *rq = &p->q->queues[r->queue];
-    return rq->quota == 0 || rq->used - p->taken[r->queue] - r->gpus >= rq->quota;
+/* May r go, given the GPUs of its queue's victims chosen so far? */
+static int may_take_job(const sched *q, const int *taken, const sched_job *r) {
+    const queue *rq = &q->queues[r->queue];
+    return rq->quota == 0 || rq->used - taken[r->queue] - r->gpus >= rq->quota;
 }
+
+static int may_take(const pick *p, int k) { return may_take_job(p->q, p->taken, &p->q->running[p->cand[k]]); }
 
 static void choose(pick *p, int k) {
     const sched_job *r = &p->q->running[p->cand[k]];
@@ -236,37 +238,45 @@ static void pick_free(pick *p) {
     for (size_t i = 0; i < sizeof v / sizeof *v; i++) free(v[i]);
 }
 
+/* May the head evict running job r? A queue's guaranteed GPUs are never
+ * taken: only jobs of queues without a quota, or above theirs, are
+ * evicted (otherwise priority preemption and quota reclaim would evict
+ * each other forever); not a job it evicted already while it waits. */
+static int is_candidate(const sched *q, const sched_job *head, const sched_job *r, const hold *mine, int reclaim) {
+    if (r->pool != head->pool) return 0;
+    const queue *rq = &q->queues[r->queue];
+    int unguarded = rq->quota == 0 || rq->used > rq->quota;
+    int lower = q->preemption && r->priority < head->priority && unguarded;
+    int borrowing = reclaim && r->queue != head->queue && rq->quota > 0 && rq->used > rq->quota;
+    return (lower || borrowing) && !victim_of(mine, r->id);
+}
+
 /* The running jobs the head may evict (not one it evicted already while
  * it waits), lowest priority first (a reclaim takes from the least
  * important borrower), then fewest GPUs, then lowest index. */
 static void pick_candidates(pick *p, const hold *mine, int reclaim) {
     sched *q = p->q;
     const sched_job *head = p->head;
-    for (int i = 0; i < q->n_running; i++) {
-        const sched_job *r = &q->running[i];
-        if (r->pool != head->pool || victim_of(mine, r->id)) continue;
-        const queue *rq = &q->queues[r->queue];
-        /* A queue's guaranteed GPUs are never taken: only jobs of queues
-         * without a quota, or above theirs, are evicted (otherwise priority
-         * preemption and quota reclaim would evict each other forever). */
-        int unguarded = rq->quota == 0 || rq->used > rq->quota;
-        int lower = q->preemption && r->priority < head->priority && unguarded;
-        int borrowing = reclaim && r->queue != head->queue && rq->quota > 0 && rq->used > rq->quota;
-        if (lower || borrowing) p->cand[p->nc++] = i;
-    }
+    for (int i = 0; i < q->n_running; i++)
+        if (is_candidate(q, head, &q->running[i], mine, reclaim)) p->cand[p->nc++] = i;
     victim_ctx = q;
     qsort(p->cand, (size_t)p->nc, sizeof *p->cand, cmp_victim);
 }
 
+/* Could the head's victims free a node for it: an UP node of its pool
+ * that its queue may use? */
+static int in_reach(const sched *q, const sched_job *head, int n) {
+    return cluster_node_pool(q->c, n) == head->pool && cluster_node_state(q->c, n) == NODE_UP &&
+           sched_may_use(q, head->queue, n);
+}
+
 /* A node a candidate runs on: the first time it is seen, kept when it is
- * an UP node of the head's pool. */
+ * in the head's reach. */
 static void pick_see(pick *p, int n) {
     if (p->loc[n] != -1) return;
     p->loc[n] = -2;
     p->seen[p->n_seen++] = n;
-    if (cluster_node_pool(p->q->c, n) == p->head->pool && cluster_node_state(p->q->c, n) == NODE_UP &&
-        sched_may_use(p->q, p->head->queue, n))
-        p->node[p->nn++] = n;
+    if (in_reach(p->q, p->head, n)) p->node[p->nn++] = n;
 }
 
 /* Where each candidate runs (ops.nodes): candidate k's nodes and the GPUs
@@ -335,29 +345,280 @@ static void pick_counts(const pick *p, int *cnt) {
     }
 }
 
+/* A preemption's choice: the victims' ids in candidate order (priority,
+ * GPUs, running index), whether the head fits once they leave (fits: 1
+ * with at least one victim), and the pool's what-if counts of UP nodes by
+ * free GPUs (for the holds' check). */
+typedef struct choice {
+    int fits;
+    int *ids;
+    int n;
+    int cnt[SMALL_MAX + 1];
+} choice;
+
+/* The choice made on the gathered nodes of every candidate (pick_nodes
+ * or pick_one). 0, or -1 when out of memory. */
+static int gather_choose(sched *q, const sched_job *head, const hold *mine, int reclaim, choice *ch) {
+    pick p = { .q = q, .head = head, .per = cluster_pool_spec(q->c, head->pool)->gpus, .loc = q->node_loc };
+    int rc = -1;
+    if (!p.loc || pick_alloc(&p) < 0) goto out;
+    pick_candidates(&p, mine, reclaim);
+    if (p.nc > 0 && (pick_where(&p) < 0 || pick_map(&p) < 0)) goto out;
+    rc = 0;
+    int fits = p.nc > 0 && (head->gpus >= p.per ? pick_nodes(&p, p.order, p.cost, p.prio, p.saved) : pick_one(&p));
+    if (!fits || p.n_chosen == 0) goto out;
+    if (!(ch->ids = malloc((size_t)(p.n_chosen + 1) * sizeof *ch->ids))) {
+        rc = -1;
+        goto out;
+    }
+    for (int k = 0; k < p.nc; k++)
+        if (p.chosen[k]) ch->ids[ch->n++] = q->running[p.cand[k]].id;
+    if (p.per <= SMALL_MAX) pick_counts(&p, ch->cnt);
+    ch->fits = 1;
+out:
+    pick_free(&p);
+    return rc;
+}
+
+/* ---- the walk of the index (sched_where.c) ---------------------------------
+ * For a head of a node or more, pick_nodes's choice without gathering:
+ * the only nodes pick_nodes takes are those whose every used GPU belongs
+ * to a candidate, and on such a node the highest candidate priority is
+ * the highest priority of any job on it and the GPUs to free are the GPUs
+ * its jobs use: its bucket's key. So the pool's buckets, by (priority,
+ * GPUs used), and each group of equal key merged by node number, give the
+ * nodes in pick_nodes's heap order; buckets whose queues cannot all be
+ * candidates are passed over, and each node is tested exactly (every job
+ * on it a candidate, the queue guard) before it is taken. The what-if
+ * free GPUs of the nodes the chosen run on are kept in q->node_loc. */
+typedef struct walk {
+    sched *q;
+    const sched_job *head;
+    const hold *mine;
+    int reclaim, per, idle;
+    int *taken, *saved;            /* per queue: GPUs of victims chosen */
+    int *chosen, n_chosen;         /* running indices (q->mark set) */
+} walk;
+
+/* Could bucket b hold a node of candidates only (a quick test on its key;
+ * the exact one is per node)? */
+static int walk_bucket_may(const walk *w, const wbucket *b) {
+    const sched *q = w->q;
+    int any_borrowing = (b->qmask >> WHERE_OTHER) & 1;
+    for (int qi = 0; qi < q->n_queues && qi < WHERE_OTHER; qi++) {
+        if (!((b->qmask >> qi) & 1)) continue;
+        const queue *rq = &q->queues[qi];
+        int unguarded = rq->quota == 0 || rq->used > rq->quota;
+        int borrowing = w->reclaim && qi != w->head->queue && rq->quota > 0 && rq->used > rq->quota;
+        if (borrowing) any_borrowing = 1;
+        else if (!(q->preemption && unguarded)) return 0;
+    }
+    /* Without a borrowing queue every job needs a lower priority than the head's. */
+    return any_borrowing || b->prio < w->head->priority;
+}
+
+/* Running job r is chosen: its GPUs count against its queue, and its
+ * nodes in the head's reach get them back (what-if). 0, or -1. */
+static int walk_take(walk *w, int r) {
+    sched *q = w->q;
+    const sched_job *j = &q->running[r];
+    q->mark[r] = 1;
+    w->chosen[w->n_chosen++] = r;
+    w->taken[j->queue] += j->gpus;
+    if (GROW(q->wscratch, q->cap_wscratch, (size_t)j->gpus + 1)) return -1;
+    int each = 0, m = q->ops.nodes(q->ops.ctx, j->id, q->wscratch, j->gpus + 1, &each);
+    for (int x = 0; x < m; x++) {
+        int n = q->wscratch[x];
+        if (!in_reach(q, w->head, n)) continue;
+        if (q->node_loc[n] < 0) {
+            if (GROW(q->touched, q->cap_touched, (size_t)q->n_touched + 1)) return -1;
+            q->touched[q->n_touched++] = n;
+            q->node_loc[n] = cluster_node_free_gpus(q->c, n);
+        }
+        int was_idle = q->node_loc[n] == w->per;
+        q->node_loc[n] += each;
+        w->idle += (q->node_loc[n] == w->per) - was_idle;
+    }
+    return 0;
+}
+
+/* Node n as pick_nodes pops it: skipped when idle (what-if) or when a job
+ * on it is not a candidate or its queue would go below its quota; else
+ * its jobs not chosen yet are. 0, or -1 when out of memory. */
+static int walk_visit(walk *w, int n) {
+    sched *q = w->q;
+    if (!in_reach(q, w->head, n) || (q->node_loc[n] >= 0 ? q->node_loc[n] : cluster_node_free_gpus(q->c, n)) == w->per)
+        return 0;
+    const wnode *x = &q->where[n];
+    int room = cluster_node_free_gpus(q->c, n);
+    for (int i = 0; i < x->n; i++) {
+        int r = sched_run_index(q, x->v[i].id);
+        if (r < 0 || !is_candidate(q, w->head, &q->running[r], w->mine, w->reclaim)) return 0;
+        room += x->v[i].gpus;
+    }
+    if (room < w->per) return 0;
+    memcpy(w->saved, w->taken, (size_t)q->n_queues * sizeof *w->saved);
+    int ok = 1;
+    for (int i = 0; i < x->n && ok; i++) {
+        int r = sched_run_index(q, x->v[i].id);
+        if (q->mark[r]) continue;
+        ok = may_take_job(q, w->taken, &q->running[r]);
+        w->taken[q->running[r].queue] += q->running[r].gpus;
+    }
+    memcpy(w->taken, w->saved, (size_t)q->n_queues * sizeof *w->saved);
+    for (int i = 0; i < x->n && ok; i++) {
+        int r = sched_run_index(q, x->v[i].id);
+        if (!q->mark[r] && walk_take(w, r) < 0) return -1;
+    }
+    return 0;
+}
+
+/* The buckets in (priority, GPUs used) order, each group of equal key
+ * merged by node number, until k nodes are idle (what-if). bk: room for
+ * q->n_wb. Returns 1 when they are, 0 when not, -1 when out of memory. */
+static int walk_nodes(walk *w, int *bk, int *cur) {
+    sched *q = w->q;
+    int k = (w->head->gpus + w->per - 1) / w->per, nb = 0;
+    int all = sched_where_buckets(q, w->head->pool, bk);
+    for (int i = 0; i < all; i++)
+        if (walk_bucket_may(w, &q->wb[bk[i]])) bk[nb++] = bk[i];
+    for (int g = 0; g < nb && w->idle < k;) {
+        int e = g + 1;
+        while (e < nb && q->wb[bk[e]].prio == q->wb[bk[g]].prio && q->wb[bk[e]].used == q->wb[bk[g]].used) e++;
+        for (int t = g; t < e; t++) cur[t] = sched_where_next(q, bk[t], 0);
+        while (w->idle < k) {
+            int best = -1;
+            for (int t = g; t < e; t++)
+                if (cur[t] >= 0 && (best < 0 || cur[t] < cur[best])) best = t;
+            if (best < 0) break;
+            int n = cur[best];
+            cur[best] = sched_where_next(q, bk[best], n + 1);
+            if (walk_visit(w, n) < 0) return -1;
+        }
+        g = e;
+    }
+    return w->idle >= k;
+}
+
+/* Scratch of a walk: per queue, per running index, per bucket. 0, or -1. */
+static int walk_alloc(walk *w, int **bk, int **cur) {
+    sched *q = w->q;
+    size_t old = q->cap_mark;
+    if (GROW(q->mark, q->cap_mark, (size_t)q->n_running + 1)) return -1;
+    memset(q->mark + old, 0, q->cap_mark - old);
+    w->taken = calloc((size_t)q->n_queues, sizeof *w->taken);
+    w->saved = calloc((size_t)q->n_queues, sizeof *w->saved);
+    w->chosen = malloc((size_t)(q->n_running + 1) * sizeof *w->chosen);
+    *bk = malloc((size_t)(q->n_wb + 1) * sizeof **bk);
+    *cur = malloc((size_t)(q->n_wb + 1) * sizeof **cur);
+    return w->taken && w->saved && w->chosen && *bk && *cur ? 0 : -1;
+}
+
+/* The choice of pick_nodes, made on the index. 0, or -1 when out of memory. */
+static int walk_choose(sched *q, const sched_job *head, const hold *mine, int reclaim, choice *ch) {
+    walk w = { .q = q, .head = head, .mine = mine, .reclaim = reclaim,
+               .per = cluster_pool_spec(q->c, head->pool)->gpus };
+    w.idle = cluster_nodes_with_free(q->c, head->pool, w.per);
+    int *bk = NULL, *cur = NULL, rc = -1;
+    q->n_touched = 0;
+    if (walk_alloc(&w, &bk, &cur) < 0) goto out;
+    int fits = walk_nodes(&w, bk, &cur[0]);
+    if (fits < 0) goto out;
+    rc = 0;
+    if (!fits || w.n_chosen == 0) goto out;
+    if (!(ch->ids = malloc((size_t)w.n_chosen * sizeof *ch->ids))) {
+        rc = -1;
+        goto out;
+    }
+    victim_ctx = q;
+    qsort(w.chosen, (size_t)w.n_chosen, sizeof *w.chosen, cmp_victim);
+    for (int i = 0; i < w.n_chosen; i++) ch->ids[ch->n++] = q->running[w.chosen[i]].id;
+    if (w.per <= SMALL_MAX) {
+        for (int f = 1; f <= w.per; f++) ch->cnt[f] = cluster_nodes_with_free(q->c, head->pool, f);
+        for (int i = 0; i < q->n_touched; i++) {
+            int n = q->touched[i], f0 = cluster_node_free_gpus(q->c, n);
+            if (f0 > 0) ch->cnt[f0]--;
+            if (q->node_loc[n] > 0) ch->cnt[q->node_loc[n]]++;
+        }
+    }
+    ch->fits = 1;
+out:
+    for (int i = 0; i < q->n_touched; i++) q->node_loc[q->touched[i]] = -1;
+    for (int i = 0; w.chosen && i < w.n_chosen; i++) q->mark[w.chosen[i]] = 0;
+    q->n_touched = 0;
+    void *v[] = { w.taken, w.saved, w.chosen, bk, cur };
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++) free(v[i]);
+    return rc;
+}
+
 /* Hold the freed GPUs for the head (hold hi, -1: a new one), then evict
  * the chosen by id (indices shift as jobs leave). 0, or -1 when out of
  * memory (nothing evicted). */
-static int evict_chosen(sched *q, const sched_job *head, const pick *p, int hi) {
+static int evict_chosen(sched *q, const sched_job *head, const int *ids, int n_ids, int hi) {
     if (hi < 0) {
         if (GROW(q->holds, q->cap_holds, (size_t)q->n_holds + 1)) return -1;
         q->holds[q->n_holds] = (hold){ head->id, head->pool, head->gpus, NULL, 0, 0 };
         hi = q->n_holds++;
     }
-    int *ids = malloc((size_t)(p->n_chosen + 1) * sizeof *ids);
-    if (!ids) return -1;
-    int n_ids = 0;
-    for (int k = 0; k < p->nc; k++)
-        if (p->chosen[k]) ids[n_ids++] = q->running[p->cand[k]].id;
     for (int i = 0; i < n_ids; i++) {
         hold *h = &q->holds[hi];
         if (GROW(h->victims, h->cap_victims, (size_t)h->n_victims + 1) == 0) h->victims[h->n_victims++] = ids[i];
         if (GROW(q->held, q->cap_held, (size_t)q->n_held + 1) == 0) q->held[q->n_held++] = ids[i];
         q->ops.preempt(q->ops.ctx, ids[i], head->id);
     }
-    free(ids);
     return 0;
 }
+
+#ifdef CT_SCHED_CROSSCHECK
+#include <stdio.h>
+/* Built with -DCT_SCHED_CROSSCHECK (the sanitized build, so every test
+ * that preempts checks it): each walk of the index is checked against the
+ * choice made on the gathered nodes, and the index against where the
+ * world says the pool's running jobs are; a difference aborts. */
+static void crosscheck_index(sched *q, int pool) {
+    int total = 0, listed = 0;
+    for (int r = 0; r < q->n_running; r++) {
+        int id = q->running[r].id, each = 0;
+        if (q->running[r].pool != pool || GROW(q->wscratch, q->cap_wscratch, (size_t)q->running[r].gpus + 1)) continue;
+        int m = q->ops.nodes(q->ops.ctx, id, q->wscratch, q->running[r].gpus + 1, &each);
+        for (int x = 0; x < m; x++) {
+            const wnode *w = &q->where[q->wscratch[x]];
+            int found = 0;
+            for (int i = 0; i < w->n; i++) found |= w->v[i].id == id && w->v[i].gpus == each;
+            if (!found) {
+                fprintf(stderr, "sched_where: job %d on node %d is not in the index\n", id, q->wscratch[x]);
+                abort();
+            }
+        }
+        listed += m;
+    }
+    for (int n = 0; n < q->n_where; n++)
+        for (int i = 0; i < q->where[n].n; i++) {
+            int r = sched_run_index(q, q->where[n].v[i].id);
+            total += r >= 0 && q->running[r].pool == pool;
+        }
+    if (total != listed) {
+        fprintf(stderr, "sched_where: %d placements of running jobs in the index, %d where they run\n", total, listed);
+        abort();
+    }
+}
+
+static void crosscheck(sched *q, const sched_job *head, const hold *mine, int reclaim, const choice *got) {
+    crosscheck_index(q, head->pool);
+    choice want = { 0 };
+    if (gather_choose(q, head, mine, reclaim, &want) == 0) {
+        int same = want.fits == got->fits && want.n == got->n;
+        for (int i = 0; same && i < want.n; i++) same = want.ids[i] == got->ids[i];
+        for (int f = 0; same && want.fits && f <= SMALL_MAX; f++) same = want.cnt[f] == got->cnt[f];
+        if (!same) {
+            fprintf(stderr, "sched_preempt: the index chose %d victims (fits %d), the gathered nodes %d (fits %d) for job %d\n",
+                    got->n, got->fits, want.n, want.fits, head->id);
+            abort();
+        }
+    }
+    free(want.ids);
+}
+#endif
 
 /* Could any running job of the head's pool be a candidate (the rules of
  * pick_candidates, before the head's own victims are left out)? When
@@ -379,29 +640,26 @@ static int any_candidate(const sched *q, const sched_job *head, int reclaim) {
  * (when preemption is on) or borrowing above their queue's quota (when the
  * head's queue is below its own). Returns 1 when the head can start after;
  * 0 when nothing was evicted or the head still cannot start (it then holds
- * what its victims freed). */
+ * what its victims freed). A head of a node or more walks the index of
+ * where jobs run (O(the nodes looked at)); a smaller head gathers the
+ * candidates' nodes (O(running + their nodes)). */
 int sched_try_preempt(sched *q, const sched_job *head) {
     const queue *hq = &q->queues[head->queue];
     int reclaim = hq->quota > 0 && hq->used + head->gpus <= hq->quota;
     if ((!q->preemption && !reclaim) || !q->ops.nodes || !any_candidate(q, head, reclaim)) return 0;
     int hi = sched_hold_index(q, head->id);
     const hold *mine = hi >= 0 ? &q->holds[hi] : NULL;
-    pick p = { .q = q, .head = head, .per = cluster_pool_spec(q->c, head->pool)->gpus, .loc = q->node_loc };
+    int per = cluster_pool_spec(q->c, head->pool)->gpus;
+    choice ch = { 0 };
+    int walked = head->gpus >= per && q->where_ok && q->node_loc;
+    int rc = walked ? walk_choose(q, head, mine, reclaim, &ch) : gather_choose(q, head, mine, reclaim, &ch);
+#ifdef CT_SCHED_CROSSCHECK
+    if (walked && rc == 0) crosscheck(q, head, mine, reclaim, &ch);
+#endif
     int ok = 0;
-    if (!p.loc || pick_alloc(&p) < 0) goto out;
-    pick_candidates(&p, mine, reclaim);
-    if (p.nc == 0 || pick_where(&p) < 0 || pick_map(&p) < 0) goto out;
-    int fits = head->gpus >= p.per ? pick_nodes(&p, p.order, p.cost, p.prio, p.saved) : pick_one(&p);
-    if (!fits || p.n_chosen == 0) goto out;
-    /* The head must fit beside the earlier holds once the victims leave. */
-    if (p.per <= SMALL_MAX) {
-        int cnt[SMALL_MAX + 1] = { 0 };
-        pick_counts(&p, cnt);
-        if (!sched_fits_after_holds(q, head, cnt, hi >= 0 ? hi : q->n_holds)) goto out;
-    }
-    if (evict_chosen(q, head, &p, hi) < 0) goto out;
-    ok = sched_can_start(q, head);
-out:
-    pick_free(&p);
+    if (rc == 0 && ch.fits && (per > SMALL_MAX || sched_fits_after_holds(q, head, ch.cnt, hi >= 0 ? hi : q->n_holds)) &&
+        evict_chosen(q, head, ch.ids, ch.n, hi) == 0)
+        ok = sched_can_start(q, head);
+    free(ch.ids);
     return ok;
 }

@@ -69,7 +69,10 @@ void hold_start(world *w, int k) {
     svc_host *h = &w->svc[g->svc];
     if (g->state != H_QUEUED) return;
     if (sched_alloc(w->q, h->queue, h->pool, g->gpus, g->nodes, g->n) < 0) return;   /* dispatch checked */
-    for (int i = 0; i < g->n; i++) w->node[g->nodes[i]].replicas++;
+    for (int i = 0; i < g->n; i++) {
+        w->node[g->nodes[i]].replicas++;
+        sched_placed(w->q, w->n_jobs + k, g->nodes[i], g->gpus_each);
+    }
     g->state = H_HELD;
     world_add_state(w, GS_SERVING, g->gpus);
     if (k != w->acquiring && h->sv) serving_granted(h->sv, g->tag);
@@ -81,6 +84,7 @@ static void drop(world *w, int k) {
     cluster_release(w->c, g->nodes, g->n, g->gpus_each);
     for (int i = 0; i < g->n; i++) {
         w->node[g->nodes[i]].replicas--;
+        sched_unplaced(w->q, w->n_jobs + k, g->nodes[i]);
         repair_node_left(w, g->nodes[i]);
     }
     sched_finished(w->q, w->n_jobs + k);

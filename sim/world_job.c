@@ -96,6 +96,7 @@ static void hold_node(job *j, int i, int n) {
     j->n_held++;
     w->node[n].jobs++;
     w->node[n].job = j->index;
+    sched_placed(w->q, j->index, n, j->gpus_per_node);
 }
 
 /* Slot i's node goes back to the pool (an idle cloud node starts its
@@ -105,6 +106,7 @@ void job_release_node(job *j, int i) {
     int n = j->nodes[i];
     if (n < 0) return;
     cluster_release(w->c, &n, 1, j->gpus_per_node);
+    sched_unplaced(w->q, j->index, n);
     w->node[n].jobs--;
     if (w->node[n].job == j->index) w->node[n].job = -1;
     j->nodes[i] = -1;
@@ -365,6 +367,7 @@ static void interrupt(job *j, int node, const failure_proc *p, int planned) {
                 j->n_held--;
                 j->lost_nodes++;
                 w->node[node].jobs--;
+                sched_unplaced(w->q, j->index, node);
                 /* held since the phase began: set_phase counts only the GPUs held at its end */
                 if (phase_state(j) >= 0) j->gpu_s += j->gpus_per_node * sim_to_s(now_of(w) - j->ph_since);
                 world_add_state(w, phase_state(j), -j->gpus_per_node);

@@ -378,6 +378,51 @@ static void test_random_workloads(void **state) {
     rng_free(r);
 }
 
+/* Preemption walks an index of where jobs run (sim/sched_where.c) kept
+ * as the world places and releases them; the sanitized build
+ * (-DCT_SCHED_CROSSCHECK) checks every walk against the choice made on
+ * the gathered nodes of every candidate, and the index against the jobs'
+ * nodes. Random mixes of sub-node jobs sharing nodes and multi-node ones,
+ * two priorities, quotas (reclaim) and node failures with repairs (a
+ * failing node's batch jobs requeue and may start on it again before it
+ * goes down): preemptions happen, no job is left running. */
+static void test_preempt_walk(void **state) {
+    (void)state;
+    rng *r = rng_new(11, "test-preempt-walk", 0);
+    int preempted = 0;
+    for (int round = 0; round < 12; round++) {
+        char xml[4096];
+        int n = snprintf(xml, sizeof xml,
+                         "<scenario name=\"walk\"><cluster><nodes type=\"dgx-h100\" count=\"%d\"/>"
+                         "</cluster><failures><failure component=\"gpu\" mtbf=\"%dh\" cause=\"faulty GPU\"/></failures>"
+                         "<scheduler policy=\"fair\" preemption=\"true\" backfill=\"easy\">"
+                         "<queue name=\"q0\" quota-gpus=\"32\"/><queue name=\"q1\" quota-gpus=\"16\"/>"
+                         "<queue name=\"q2\"/></scheduler><workload>",
+                         8 + (int)rng_uniform_int(r, 8), 20 + (int)rng_uniform_int(r, 200));
+        for (int g = 0; g < 5; g++) {
+            static const int sizes[] = { 1, 2, 3, 8, 16, 24, 40 };
+            n += snprintf(xml + n, sizeof xml - (size_t)n,
+                          "<jobs name=\"g%d\" count=\"%d\" rate=\"%d/h\" gpus=\"%d\" duration=\"%dmin\""
+                          " duration-distribution=\"exponential\" queue=\"q%d\" priority=\"%d\"/>",
+                          g, 30 + (int)rng_uniform_int(r, 60), 2 + (int)rng_uniform_int(r, 20),
+                          sizes[rng_uniform_int(r, 7)], 20 + (int)rng_uniform_int(r, 300), g % 3,
+                          g == 4 ? 5 : (int)rng_uniform_int(r, 2));
+        }
+        snprintf(xml + n, sizeof xml - (size_t)n, "</workload></scenario>");
+        run x = simulate(xml, (unsigned long long)round + 1);
+        for (int i = 0; i < world_job_count(x.w); i++) {
+            const job_result *j = world_job(x.w, i);
+            /* done, or never started when failures keep too few nodes up */
+            assert_true(!strcmp(job_state_name(j->state), "done") || !strcmp(job_state_name(j->state), "pending"));
+            preempted += j->preemptions;
+        }
+        done(&x);
+    }
+    printf("  preemption walk: %d preemptions in 12 runs\n", preempted);
+    assert_true(preempted > 0);
+    rng_free(r);
+}
+
 /* A job trace: batch rows and a training row (tokens of a preset), and
  * errors that name the CSV file and line. */
 static void test_trace(void **state) {
@@ -535,6 +580,7 @@ int main(void) {
         cmocka_unit_test(test_cloud_autoscaling),
         cmocka_unit_test(test_pack_and_spread),
         cmocka_unit_test(test_random_workloads),
+        cmocka_unit_test(test_preempt_walk),
         cmocka_unit_test(test_trace),
         cmocka_unit_test(test_spread_slows_training),
         cmocka_unit_test(test_fit_limit),
