@@ -47,11 +47,13 @@ typedef struct cset {
 /* sched_where.c: a job on a node, and a node's record. */
 struct went { int id, gpus, queue, prio; };
 typedef struct wnode {
-    struct went *v;                /* the scheduler jobs holding GPUs on it */
-    int n;
+    struct went one;               /* the scheduler jobs holding GPUs on it: the first here */
+    int n;                         /* (a whole-node job is alone: one cache miss, not two) */
     int bucket;                    /* 1 + its bucket; 0: none (no job on it) */
+    struct went *more;             /* the others (jobs sharing the node) */
     size_t cap;
 } wnode;
+static inline const struct went *sched_went(const wnode *w, int i) { return i == 0 ? &w->one : &w->more[i - 1]; }
 
 /* Nodes of one pool with the same (highest priority of their jobs, GPUs
  * used, set of their jobs' queues): a bitmap over the pool's nodes, and

@@ -452,22 +452,22 @@ static int walk_visit(walk *w, int n) {
     const wnode *x = &q->where[n];
     int room = cluster_node_free_gpus(q->c, n);
     for (int i = 0; i < x->n; i++) {
-        int r = sched_run_index(q, x->v[i].id);
+        int r = sched_run_index(q, sched_went(x, i)->id);
         if (r < 0 || !is_candidate(q, w->head, &q->running[r], w->mine, w->reclaim)) return 0;
-        room += x->v[i].gpus;
+        room += sched_went(x, i)->gpus;
     }
     if (room < w->per) return 0;
     memcpy(w->saved, w->taken, (size_t)q->n_queues * sizeof *w->saved);
     int ok = 1;
     for (int i = 0; i < x->n && ok; i++) {
-        int r = sched_run_index(q, x->v[i].id);
+        int r = sched_run_index(q, sched_went(x, i)->id);
         if (q->mark[r]) continue;
         ok = may_take_job(q, w->taken, &q->running[r]);
         w->taken[q->running[r].queue] += q->running[r].gpus;
     }
     memcpy(w->taken, w->saved, (size_t)q->n_queues * sizeof *w->saved);
     for (int i = 0; i < x->n && ok; i++) {
-        int r = sched_run_index(q, x->v[i].id);
+        int r = sched_run_index(q, sched_went(x, i)->id);
         if (!q->mark[r] && walk_take(w, r) < 0) return -1;
     }
     return 0;
@@ -584,7 +584,7 @@ static void crosscheck_index(sched *q, int pool) {
         for (int x = 0; x < m; x++) {
             const wnode *w = &q->where[q->wscratch[x]];
             int found = 0;
-            for (int i = 0; i < w->n; i++) found |= w->v[i].id == id && w->v[i].gpus == each;
+            for (int i = 0; i < w->n; i++) found |= sched_went(w, i)->id == id && sched_went(w, i)->gpus == each;
             if (!found) {
                 fprintf(stderr, "sched_where: job %d on node %d is not in the index\n", id, q->wscratch[x]);
                 abort();
@@ -594,7 +594,7 @@ static void crosscheck_index(sched *q, int pool) {
     }
     for (int n = 0; n < q->n_where; n++)
         for (int i = 0; i < q->where[n].n; i++) {
-            int r = sched_run_index(q, q->where[n].v[i].id);
+            int r = sched_run_index(q, sched_went(&q->where[n], i)->id);
             total += r >= 0 && q->running[r].pool == pool;
         }
     if (total != listed) {

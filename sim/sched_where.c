@@ -16,7 +16,8 @@
  * A placement costs O(the node's jobs + the pool's buckets): buckets are
  * few (priorities x GPUs per node x the queue sets seen together).
  * When memory runs out the index is marked unusable (q->where_ok = 0) and
- * preemption gathers the candidates' nodes as before: same choices.
+ * preemption gathers the candidates' nodes as before: same choices. A
+ * scheduler without preemption and quotas never evicts: it keeps none.
  */
 #include "sim/sched.h"
 #include "sim/sched_int.h"
@@ -31,6 +32,10 @@
 static uint64_t queue_bit(int qi) { return 1ull << (qi >= 0 && qi < WHERE_OTHER ? qi : WHERE_OTHER); }
 
 int sched_where_init(sched *q) {
+    /* Without preemption and quotas nothing is ever evicted: no index. */
+    int needed = q->preemption;
+    for (int i = 0; i < q->n_queues; i++) needed |= q->queues[i].quota > 0;
+    if (!needed) return 0;
     int nodes = cluster_node_count(q->c);
     q->n_where = nodes;
     q->where = calloc((size_t)nodes + 1, sizeof *q->where);
@@ -48,7 +53,7 @@ int sched_where_init(sched *q) {
 }
 
 void sched_where_free(sched *q) {
-    for (int n = 0; q->where && n < q->n_where; n++) free(q->where[n].v);
+    for (int n = 0; q->where && n < q->n_where; n++) free(q->where[n].more);
     for (int b = 0; b < q->n_wb; b++) {
         free(q->wb[b].bits);
         free(q->wb[b].top);
@@ -97,11 +102,12 @@ static int node_rekey(sched *q, int node) {
     if (w->bucket > 0) bucket_put(q, w->bucket - 1, node, 0);
     w->bucket = 0;
     if (w->n == 0) return 0;
-    int prio = w->v[0].prio, pool = cluster_node_pool(q->c, node);
+    int prio = w->one.prio, pool = cluster_node_pool(q->c, node);
     uint64_t qmask = 0;
     for (int i = 0; i < w->n; i++) {
-        if (w->v[i].prio > prio) prio = w->v[i].prio;
-        qmask |= queue_bit(w->v[i].queue);
+        const struct went *e = sched_went(w, i);
+        if (e->prio > prio) prio = e->prio;
+        qmask |= queue_bit(e->queue);
     }
     /* GPUs used as the cluster counts them (what a victim node's cost was
      * when all were gathered), not the jobs' sum: the two differ on a node
@@ -120,13 +126,16 @@ void sched_placed(sched *q, int id, int node, int gpus) {
     if (!q->where_ok || node < 0 || node >= q->n_where) return;
     wnode *w = &q->where[node];
     int r = sched_run_index(q, id);
-    if (GROW(w->v, w->cap, (size_t)w->n + 1)) {
+    if (w->n > 0 && GROW(w->more, w->cap, (size_t)w->n)) {
         q->where_ok = 0;
         return;
     }
     /* A job the scheduler does not run is never a candidate: its queue
      * stands as WHERE_OTHER, which only the exact test per node reads. */
-    w->v[w->n++] = (struct went){ id, gpus, r >= 0 ? q->running[r].queue : -1, r >= 0 ? q->running[r].priority : 0 };
+    struct went e = { id, gpus, r >= 0 ? q->running[r].queue : -1, r >= 0 ? q->running[r].priority : 0 };
+    if (w->n == 0) w->one = e;
+    else w->more[w->n - 1] = e;
+    w->n++;
     if (node_rekey(q, node) < 0) q->where_ok = 0;
 }
 
@@ -134,8 +143,10 @@ void sched_unplaced(sched *q, int id, int node) {
     if (!q->where_ok || node < 0 || node >= q->n_where) return;
     wnode *w = &q->where[node];
     for (int i = 0; i < w->n; i++)
-        if (w->v[i].id == id) {
-            w->v[i] = w->v[--w->n];
+        if (sched_went(w, i)->id == id) {
+            struct went last = *sched_went(w, --w->n);
+            if (i == 0) w->one = last;
+            else w->more[i - 1] = last;
             break;
         }
     if (node_rekey(q, node) < 0) q->where_ok = 0;
