@@ -13,8 +13,10 @@
  * reservation, whatever the backlog; a submit O(log q) plus the moves of
  * the shorter side of its class (none for a new job), a start the same
  * (O(depth) at most in practice). A preemption attempt costs
- * O(queues x priorities) when no running job may be evicted, else
- * O(running + the candidates' nodes).
+ * O(queues x priorities) when no running job may be evicted; else, for a
+ * head of a node or more, O(the nodes it looks at) on the index of where
+ * jobs run (sched_where.c), and for a smaller head O(running + the
+ * candidates' nodes).
  *
  * Holds. A job that evicts others (the preemptor) owns a hold until it
  * starts: the GPUs its victims freed are kept for it. The hold is kept as

@@ -1,5 +1,5 @@
 /*
- * sched_int: the scheduler's private state, shared by its three files and
+ * sched_int: the scheduler's private state, shared by its files and
  * included by nothing else (the contract is sim/sched.h). The files call
  * each other in one order only:
  *
@@ -7,6 +7,8 @@
  *     -> sched_queue.c     the queued jobs, per class in submit order
  *     -> sched_run.c       the running set: by id, per pool by expected end
  *     -> sched_preempt.c   which running jobs to evict for a blocked head
+ *          -> sched_where.c    where running jobs hold GPUs: per node, and
+ *                              per pool nodes by (priority, GPUs used, queues)
  *     -> sched_hold.c      holds: what-if placement of preemptors' claims,
  *                          and whether a job can start beside them
  *   sched_part.c     partitions' node sets: may a queue use a node, room
