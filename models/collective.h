@@ -36,6 +36,12 @@ typedef enum coll_algo {
     COLL_COLLNET_CHAIN, COLL_PAT, COLL_ALGO_COUNT
 } coll_algo;
 
+/* PAT moves the ring's bytes at 0.75 of the ring's bus bandwidth (NVIDIA/nccl
+ * src/graph/tuning.cc, ncclTopoTuneModel: "if (a == NCCL_ALGO_PAT) busBw *=
+ * .75", NCCL 2.23-2.30). The closed form (models/nccl_plan.c) and the
+ * unrolled flows (models/flow_coll.c) both apply it. */
+#define COLL_PAT_BW_FRACTION 0.75
+
 typedef enum nic_mode { NIC_DIRECT, NIC_OVERLAY } nic_mode;
 
 typedef enum topology_kind { TOPO_FAT_TREE, TOPO_RAIL_OPTIMIZED, TOPO_SINGLE_SWITCH } topology_kind;
