@@ -86,6 +86,9 @@ typedef struct fabric {
     double net_share;               /* fraction of its NICs' bandwidth a group gets on a
                                        fabric shared with other jobs (the flow model,
                                        sim/world_flow.c); 0 = all of it */
+    double a2a_net_share;           /* the same for a MoE step's expert-parallel all-to-all
+                                       (models/train_moe.c), measured on the all-to-all's own
+                                       flows; 0 = net_share */
     int flow_model;                 /* <network model="flow">: microbenchmark collectives
                                        are priced by models/flow_coll; coll_time ignores it */
 } fabric;
