@@ -100,14 +100,24 @@ static int place(int j, int k, int spread) {
     return spread ? (k % 16) * 32 + 2 * (k / 16) + j : j * 256 + k;
 }
 
-/* The step time of the given jobs' ring steps on the fabric: into out[j]. */
-static int step_times(flow_net *n, const flow_topo *t, int dom[2][256], int which, double out[2]) {
+/* One job's traffic: a ring step over its 2,048 GPUs, or (a2a) the
+ * all-to-alls of its 32 EP groups of 8 nodes (8 consecutive entries of dom). */
+static int job_flows(flow_net *n, const flow_topo *t, int *dom, int a2a) {
+    for (int e = 0; a2a && e < 32; e++) {
+        flow_group g = { 64, 8, dom + 8 * e, 0 };
+        if (flow_coll_alltoall_step(n, t, &g, GIB / 64) < 0) return -1;
+    }
+    flow_group g = { 2048, 8, dom, 0 };
+    return a2a ? 0 : flow_coll_ring_step(n, t, &g, 1e6);
+}
+
+/* The time of the given jobs' traffic on the fabric together: into out[j]. */
+static int step_times(flow_net *n, const flow_topo *t, int dom[2][256], int which, int a2a, double out[2]) {
     int first[3] = { 0, 0, 0 };
     flow_clear(n);
     for (int j = 0; j < 2; j++) {
         first[j] = flow_count(n);
-        flow_group g = { 2048, 8, dom[j], 0 };
-        if ((which & (1 << j)) && flow_coll_ring_step(n, t, &g, 1e6) < 0) return -1;
+        if ((which & (1 << j)) && job_flows(n, t, dom[j], a2a) < 0) return -1;
     }
     first[2] = flow_count(n);
     if (flow_run(n, NULL) < 0) return -1;
@@ -118,26 +128,34 @@ static int step_times(flow_net *n, const flow_topo *t, int dom[2][256], int whic
     return 0;
 }
 
+/* Each job's time beside the other over alone, packed or spread: into s. */
+static int slowdowns(flow_net *n, const flow_topo *t, int spread, int a2a, double s[2]) {
+    int dom[2][256];
+    for (int j = 0; j < 2; j++)
+        for (int k = 0; k < 256; k++) dom[j][k] = place(j, k, spread);
+    double alone[2], a2[2], both[2];
+    if (step_times(n, t, dom, 1, a2a, alone) < 0 || step_times(n, t, dom, 2, a2a, a2) < 0 ||
+        step_times(n, t, dom, 3, a2a, both) < 0)
+        return -1;
+    s[0] = both[0] / alone[0];
+    s[1] = both[1] / a2[1];
+    return 0;
+}
+
 static int bench_two_jobs(void) {
     flow_topo t;
     flow_net *n = h100(&t, 512, TOPO_FAT_TREE, 2, 32);
     if (!n) return 1;
     int fail = 0;
     for (int spread = 0; spread < 2; spread++) {
-        int dom[2][256];
-        for (int j = 0; j < 2; j++)
-            for (int k = 0; k < 256; k++) dom[j][k] = place(j, k, spread);
-        double alone[2], a2[2], both[2];
-        if (step_times(n, &t, dom, 1, alone) < 0 || step_times(n, &t, dom, 2, a2) < 0 ||
-            step_times(n, &t, dom, 3, both) < 0)
-            return flow_net_free(n), 1;
-        alone[1] = a2[1];
+        double sl[2];
+        if (slowdowns(n, &t, spread, 0, sl) < 0) return flow_net_free(n), 1;
         /* Analytic: a leaf's uplink over the NIC flows crossing it; packed,
          * 8 per leaf boundary (one ring hop's channels) per job. */
         double cap = t.sw_bw / t.nic_bw, per_job = spread ? 16 * 8 : 8;
         double want = fmin(1, cap / per_job) / fmin(1, cap / (spread ? 2 * per_job : per_job));
         for (int j = 0; j < 2; j++) {
-            double s = both[j] / alone[j];
+            double s = sl[j];
             int ok = fabs(s - want) <= SHARE_TOL * want;
             fail |= !ok;
             printf("flow fabric: two 2048-GPU jobs, 2:1 spine, %s: job %c slows %.3fx (analytic share %.3fx) %s\n",
@@ -216,27 +234,6 @@ static int bench_algos(void) {
     return fail;
 }
 
-/* The all-to-all time of each job's 32 EP groups of 8 nodes (dom[j], 8
- * consecutive entries per group) on the fabric together: into out[j]. */
-static int a2a_times(flow_net *n, const flow_topo *t, int dom[2][256], int which, double out[2]) {
-    int first[3] = { 0, 0, 0 };
-    flow_clear(n);
-    for (int j = 0; j < 2; j++) {
-        first[j] = flow_count(n);
-        for (int e = 0; e < 32 && (which & (1 << j)); e++) {
-            flow_group g = { 64, 8, dom[j] + 8 * e, 0 };
-            if (flow_coll_alltoall_step(n, t, &g, GIB / 64) < 0) return -1;
-        }
-    }
-    first[2] = flow_count(n);
-    if (flow_run(n, NULL) < 0) return -1;
-    for (int j = 0; j < 2; j++) {
-        out[j] = 0;
-        for (int k = first[j]; k < first[j + 1]; k++) out[j] = fmax(out[j], flow_end_s(n, k));
-    }
-    return 0;
-}
-
 /* A flow's rate in NICs when x flows of a rank's 56 between nodes cross a
  * leaf uplink of cap NICs' worth with x of them (0: none cross). */
 static double a2a_rate(double cap, double x) { return x > 0 ? fmin(1.0 / 56, cap / x) : 1.0 / 56; }
@@ -247,22 +244,15 @@ static int bench_two_moe(void) {
     if (!n) return 1;
     int fail = 0;
     for (int spread = 0; spread < 2; spread++) {
-        int dom[2][256];
-        for (int j = 0; j < 2; j++)
-            for (int k = 0; k < 256; k++) dom[j][k] = place(j, k, spread);
-        double alone[2], a2[2], both[2];
-        double t0 = now_s();
-        if (a2a_times(n, &t, dom, 1, alone) < 0 || a2a_times(n, &t, dom, 2, a2) < 0 ||
-            a2a_times(n, &t, dom, 3, both) < 0)
-            return flow_net_free(n), 1;
+        double sl[2], t0 = now_s();
+        if (slowdowns(n, &t, spread, 1, sl) < 0) return flow_net_free(n), 1;
         double wall = now_s() - t0;
-        alone[1] = a2[1];
         /* Spread: a leaf holds 16 nodes of each job, each of its 128 GPUs
          * sending 56 flows across the spine; packed, none cross. */
         double cap = t.sw_bw / t.nic_bw, per_job = spread ? 16 * 8 * 56 : 0;
         double want = a2a_rate(cap, per_job) / a2a_rate(cap, 2 * per_job);
         for (int j = 0; j < 2; j++) {
-            double s = both[j] / alone[j];
+            double s = sl[j];
             int ok = fabs(s - want) <= SHARE_TOL * want;
             fail |= !ok;
             printf("flow fabric: two 2048-GPU MoE jobs' all-to-alls (32 EP groups of 64), 2:1 spine, %s: job %c slows "

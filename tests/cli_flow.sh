@@ -70,14 +70,19 @@ sys.exit(a != b)
 PY
 
 # Mixture of experts: Qwen3-30B-A3B, 256 GPUs, EP 32 over 4 nodes.
-moe() {   # moe OUT OVERSUB PER_LEAF PLACEMENT [one]
+cluster_xml() {   # cluster_xml OUT NAME NODES OVERSUB PER_LEAF MODEL: a scenario's opening and cluster
   cat >"$1" <<XML
 <?xml version="1.0"?>
-<scenario name="flow-moe" seed="1">
+<scenario name="$2" seed="1">
   <cluster>
-    <nodes type="dgx-h100" count="64"/>
-    <network topology="fat-tree" oversubscription="$2" nodes-per-leaf="$3" model="flow"/>
+    <nodes type="dgx-h100" count="$3"/>
+    <network topology="fat-tree" oversubscription="$4" nodes-per-leaf="$5" model="$6"/>
   </cluster>
+XML
+}
+moe() {   # moe OUT OVERSUB PER_LEAF PLACEMENT [one]
+  cluster_xml "$1" flow-moe 64 "$2" "$3" flow
+  cat >>"$1" <<XML
   <scheduler placement="$4"/>
   <workload>
 XML
@@ -111,13 +116,8 @@ later "$mb2" "$ma" && ok "spread, a MoE job finishes later beside the other than
 
 # Microbenchmark: a 256-rank all-reduce of 1 GiB over 32 nodes, 8 per leaf.
 mb() {   # mb OUT OVERSUB MODEL
-  cat >"$1" <<XML
-<?xml version="1.0"?>
-<scenario name="flow-mb" seed="1">
-  <cluster>
-    <nodes type="dgx-h100" count="32"/>
-    <network topology="fat-tree" oversubscription="$2" nodes-per-leaf="8" model="$3"/>
-  </cluster>
+  cluster_xml "$1" flow-mb 32 "$2" 8 "$3"
+  cat >>"$1" <<XML
   <microbenchmarks>
     <collective op="allreduce" ranks="256" min-size="1GB" max-size="1GB"/>
   </microbenchmarks>

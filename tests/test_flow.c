@@ -196,6 +196,15 @@ static double min_rate(const flow_net *n, int from, int to) {
     return m;
 }
 
+/* Two 64-GPU jobs of 8 nodes alternating over 4 leaves of 4 nodes (each
+ * leaf: 2 nodes of each job), on a fat-tree at over:1: into a and b. */
+static const int job_a_nodes[8] = { 0, 4, 8, 12, 1, 5, 9, 13 }, job_b_nodes[8] = { 2, 6, 10, 14, 3, 7, 11, 15 };
+static flow_net *two_jobs(flow_topo *t, double over, flow_group *a, flow_group *b) {
+    *a = (flow_group){ 64, 8, job_a_nodes, 0 };
+    *b = (flow_group){ 64, 8, job_b_nodes, 0 };
+    return h100(t, 16, TOPO_FAT_TREE, over, 4);
+}
+
 /* Two 8-node jobs, one GPU per node each (a DP group), alternating nodes
  * over 4 leaves of 4 nodes at 4:1: each leaf holds 2 nodes of each job,
  * all 4 sending across the spine. Uplink = 4 nodes x 8 NICs x bw / 4 = 8
@@ -205,9 +214,8 @@ static double min_rate(const flow_net *n, int from, int to) {
 static void test_two_jobs_share(void **st) {
     (void)st;
     flow_topo t;
-    flow_net *n = h100(&t, 16, TOPO_FAT_TREE, 4, 4);
-    int ja[8] = { 0, 4, 8, 12, 1, 5, 9, 13 }, jb[8] = { 2, 6, 10, 14, 3, 7, 11, 15 };
-    flow_group a = { 64, 8, ja, 0 }, b = { 64, 8, jb, 0 };
+    flow_group a, b;
+    flow_net *n = two_jobs(&t, 4, &a, &b);
     int na = flow_coll_ring_step(n, &t, &a, 1e6);
     assert_true(na > 0);
     flow_solve(n);
@@ -297,9 +305,8 @@ static void test_alltoall_matches(void **st) {
 static void test_alltoall_two_jobs(void **st) {
     (void)st;
     flow_topo t;
-    flow_net *n = h100(&t, 16, TOPO_FAT_TREE, 2, 4);
-    int ja[8] = { 0, 4, 8, 12, 1, 5, 9, 13 }, jb[8] = { 2, 6, 10, 14, 3, 7, 11, 15 };
-    flow_group a = { 64, 8, ja, 0 }, b = { 64, 8, jb, 0 };
+    flow_group a, b;
+    flow_net *n = two_jobs(&t, 2, &a, &b);
     double chunk = GIB / 64;
     assert_true(flow_coll_alltoall_step(n, &t, &a, chunk) > 0);
     double alone = flow_run(n, NULL);
