@@ -22,6 +22,7 @@
  *   serving_pool.c       the request pool and each replica's finish heap
  *   serving_core.c       the service's events, and the kick that starts an iteration
  *   serving_spec.c       speculative decoding: the proposer, its memory, the step's price
+ *   serving_memo.c       the memo of serve_tokens_s (calls none of these)
  *
  * One call runs the other way: a replica that has work (a request routed
  * to it, a model loaded, its start-up done) starts its next iteration
@@ -177,12 +178,19 @@ typedef struct sv_part {
     int64_t slo_ok;
 } sv_part;
 
-/* serve_tokens_s of a model memoised by (tokens, rows): a decode batch
- * keeps its size for many iterations and budget-filled ones repeat, so a
- * small direct-mapped table saves the GEMM rooflines and collective lookups
- * on most iterations. The function is pure, so a hit is the same number. */
-#define MEMO_BITS 12
-typedef struct memo { uint64_t key[1 << MEMO_BITS]; double val[1 << MEMO_BITS]; } memo;
+/* serve_tokens_s of a model memoised by (tokens, rows) (serving_memo.c):
+ * the recent pairs in a small direct-mapped table that stays in the CPU's
+ * cache, every pair priced in an open-addressing table behind it; key 0 is
+ * an empty slot. */
+#define MEMO_NEAR_BITS 12           /* 4,096 recent pairs, 64 KB */
+#define MEMO_MAX_BITS 20            /* the big table at most 2^20 slots (16 MB), half of them full */
+typedef struct memo_entry { uint64_t key; double val; } memo_entry;
+typedef struct memo {
+    memo_entry near[1 << MEMO_NEAR_BITS];
+    memo_entry *slot;
+    size_t n;
+    int bits;
+} memo;
 
 struct serving {
     engine *e;
@@ -347,6 +355,12 @@ static inline double kv_cap_for(const serving *sv, double w) {
 }
 
 static inline double min_kv(const serving *sv) { return MIN_KV_SHARE * sv->kv_frac * sv->usable; }
+
+/* ---- serving_memo.c -------------------------------------------------------- */
+
+/* serve_tokens_s of model m for (tokens >= 1, rows), remembered. */
+double sv_tokens_s(serving *sv, int m, int64_t tokens, int64_t rows);
+void sv_memo_free(serving *sv);
 
 /* ---- serving_spec.c -------------------------------------------------------- */
 
