@@ -25,6 +25,7 @@
 #include "sim/serving_int.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define MEMO_MIN_BITS 12                    /* the first table: 4,096 slots, 64 KB */
 
@@ -37,8 +38,10 @@ static size_t memo_slot(uint64_t key, int bits) {
 
 /* A new empty table of 2^bits slots in place of c's; 0, or -1 when out of memory (c unchanged). */
 static int memo_reset(memo *c, int bits) {
-    memo_entry *t = calloc((size_t)1 << bits, sizeof *t);
+    size_t bytes = ((size_t)1 << bits) * sizeof(memo_entry);
+    memo_entry *t = bits > MEMO_MIN_BITS ? sv_big_alloc(bytes) : malloc(bytes);
     if (!t) return -1;
+    memset(t, 0, bytes);
     free(c->slot);
     c->slot = t;
     c->bits = bits;
