@@ -96,7 +96,6 @@ typedef struct req {
     sim_time t_arrive, t_first, t_admit;  /* -1: not yet */
     int64_t base;                  /* decode: context in iteration i is base + i */
     int64_t dec_start;             /* first decode iteration */
-    int64_t finish_iter;           /* decode: last iteration */
     int32_t input, output;
     int32_t prompt;                /* tokens to prefill: input, or input + gen after a recompute */
     int32_t prefilled;             /* prompt tokens in the cache; swapped: cache length */
@@ -128,6 +127,10 @@ typedef struct mstate {            /* one model on one replica */
 
 typedef struct chunk { int32_t r, c; } chunk;
 
+/* An entry of a replica's finish heap: the request's finish iteration kept
+ * beside its index, so the heap's comparisons read no request. */
+typedef struct fin { int64_t iter; int32_t r; } fin;
+
 typedef struct replica {
     struct serving *sv;
     int index;
@@ -137,7 +140,7 @@ typedef struct replica {
     int64_t iter;                  /* iterations completed */
     int busy, kick_pending;
     list running, prefill;
-    int32_t *heap;
+    fin *heap;
     int64_t heap_n;
     size_t heap_cap;
     chunk *ch;
@@ -398,7 +401,8 @@ void *sv_big_alloc(size_t bytes);
 
 int32_t sv_req_alloc(serving *sv);
 void sv_req_free(serving *sv, int32_t i);
-int sv_heap_push(replica *r, int32_t i);
+/* Decoding request i generates its last token in iteration finish_iter. */
+int sv_heap_push(replica *r, int32_t i, int64_t finish_iter);
 void sv_heap_remove(replica *r, int32_t i);
 
 /* ---- serving_prefix.c ------------------------------------------------------- */
