@@ -187,7 +187,7 @@ typedef struct sv_part {
  * cache, every pair priced in an open-addressing table behind it; key 0 is
  * an empty slot. */
 #define MEMO_NEAR_BITS 12           /* 4,096 recent pairs, 64 KB */
-#define MEMO_MAX_BITS 20            /* the big table at most 2^20 slots (16 MB), half of them full */
+#define MEMO_MAX_BITS 20            /* the big table at most 2^20 slots (16 MB), 3/4 of them full */
 typedef struct memo_entry { uint64_t key; double val; } memo_entry;
 typedef struct memo {
     memo_entry near[1 << MEMO_NEAR_BITS];

@@ -12,15 +12,16 @@
  * 870,542 of them, most of them pairs it had seen and lost to a collision.
  *
  * So each model keeps every pair it has priced, in an open-addressing table
- * (linear probing, at most half full, doubled as it fills). That table
- * outgrows the CPU's caches (8 MB for those 151,845 pairs), so the small
- * direct-mapped table stays in front of it for the pairs that repeat from
- * one iteration to the next: a lookup reaches the big table only on a
- * collision in the small one. Distinct pairs
- * are at most (token budget) x (rows); past 2^MEMO_MAX_BITS slots (16 MB,
- * 524,288 pairs: the 1e7-request service of tests/bench_serving.c meets
- * 300,907) the table starts again empty, which costs evaluations, never a
- * different number.
+ * (linear probing, at most three quarters full, doubled as it fills: a hit
+ * probes 2.5 slots on average, a miss 8.5, Knuth TAOCP vol. 3, 6.4, most
+ * of them in one cache line). That table outgrows the CPU's caches (4 MB
+ * for those 151,845 pairs), so the small direct-mapped table stays in
+ * front of it for the pairs that repeat from one iteration to the next: a
+ * lookup reaches the big table only on a collision in the small one.
+ * Distinct pairs are at most (token budget) x (rows); past 2^MEMO_MAX_BITS
+ * slots (16 MB, 786,432 pairs; the 1e7-request service of
+ * tests/bench_serving.c meets 300,907, in 8 MB) the table starts again
+ * empty, which costs evaluations, never a different number.
  */
 #include "sim/serving_int.h"
 
@@ -30,6 +31,9 @@
 #define MEMO_MIN_BITS 12                    /* the first table: 4,096 slots, 64 KB */
 
 static size_t memo_cap(const memo *c) { return (size_t)1 << c->bits; }
+
+/* Whether n keys leave the table at most three quarters full. */
+static int memo_fits(const memo *c, size_t n) { return 4 * n <= 3 * memo_cap(c); }
 
 /* Fibonacci hashing (Knuth, TAOCP vol. 3, 6.4): the top bits of key * 2^64/phi. */
 static size_t memo_slot(uint64_t key, int bits) {
@@ -57,11 +61,11 @@ static void memo_put(memo *c, uint64_t key, double val) {
     c->n++;
 }
 
-/* Room for one more key at most half full: double the table (its keys
+/* Room for one more key at most MEMO_LOAD full: double the table (its keys
  * moved over), or start again empty at the cap. Out of memory, the value
  * is not remembered (-1). */
 static int memo_room(memo *c) {
-    if (c->slot && 2 * (c->n + 1) <= memo_cap(c)) return 0;
+    if (c->slot && memo_fits(c, c->n + 1)) return 0;
     if (!c->slot) return memo_reset(c, MEMO_MIN_BITS);
     if (c->bits >= MEMO_MAX_BITS) return memo_reset(c, c->bits);
     memo old = *c;
