@@ -99,6 +99,20 @@ print("  training_moe.csv: n %d (%d without a result), median |error| %.1f%%"
       % (len(c), len(c) - len(e), statistics.median(e)))
 assert len(c) >= 30 and len(c) - len(e) <= 1 and statistics.median(e) <= 21
 PY
+# Issue 21's serving latency rows (inference_latency.csv), held out: every
+# row gives a result and the median |error| stays at or under 12%, a floor at
+# today's 11.8%, not the issue's target (10%, not met: the time to first token
+# of several users, docs/validation.md "Serving latency by engine and concurrency").
+python3 - "$tmp/all.json" <<'PY' && ok "inference_latency.csv held out: every row a result, median |error| <= 12%" \
+  || no "inference_latency.csv held out: every row a result, median |error| <= 12%"
+import json, statistics, sys
+c = [c for c in json.load(open(sys.argv[1]))["cases"]
+     if c["file"] == "inference_latency.csv" and c["set"] == "heldout"]
+e = [abs(x["error_pct"]) for x in c if x.get("error_pct") is not None]
+print("  inference_latency.csv held out: n %d (%d without a result), median |error| %.1f%%"
+      % (len(c), len(c) - len(e), statistics.median(e)))
+assert len(c) >= 18 and len(e) == len(c) and statistics.median(e) <= 12
+PY
 # Issue 19's target for collectives: on the held-out half, sizes from 1 MB,
 # median |error| <= 10% (tests/validation/collectives.csv; nothing was fitted
 # to those rows).
