@@ -133,18 +133,18 @@ static void describe(const planner *pl, int p, const char *indent) {
     }
 }
 
+/* A goal's statistic over the replicas, under the plan JSON's keys. */
+#define STAT(key, m) { key, offsetof(goal_stats, m) }
+static const json_field stat_counts[] = { STAT("runs", n), STAT("missing", missing) };
+static const json_field stat_values[] = {
+    STAT("mean", mean), STAT("p10", p10), STAT("p50", p50), STAT("p90", p90), STAT("min", min), STAT("max", max),
+    STAT("mean_ci_low", mean_lo), STAT("mean_ci_high", mean_hi),
+};
+
 static void json_stats(json *j, const char *key, const goal_stats *s) {
     json_object(j, key);
-    json_int(j, "runs", s->n);
-    json_int(j, "missing", s->missing);
-    json_num(j, "mean", s->mean);
-    json_num(j, "p10", s->p10);
-    json_num(j, "p50", s->p50);
-    json_num(j, "p90", s->p90);
-    json_num(j, "min", s->min);
-    json_num(j, "max", s->max);
-    json_num(j, "mean_ci_low", s->mean_lo);
-    json_num(j, "mean_ci_high", s->mean_hi);
+    json_ints(j, s, JSON_FIELDS(stat_counts));
+    json_nums(j, s, JSON_FIELDS(stat_values));
     json_end(j);
 }
 

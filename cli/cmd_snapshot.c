@@ -193,7 +193,9 @@ static int check_args(const snap_args *a, double *at) {
 }
 
 static void print_summary(const snapshot_opts *o, const snapshot_summary *s, const live_cluster *c) {
-    printf("wrote %s and %s: %d GPU nodes (%d out of service), ", o->out, s->csv, s->nodes, s->nodes_unavailable);
+    printf("wrote %s and %s: %d GPU nodes (%d out of service", o->out, s->csv, s->nodes, s->nodes_unavailable);
+    if (s->nodes_draining) printf(", %d draining", s->nodes_draining);
+    printf("), ");
     if (o->replay) printf("%d finished jobs to replay\n", s->pending);
     else printf("%d running, %d pending, %d held jobs; run times from %d finished jobs\n", s->running, s->pending, s->held,
                 s->history_jobs);

@@ -105,7 +105,9 @@ static void write_head(FILE *f, const snap_plan *p, const snapshot_summary *sum,
     iso_time(when, sizeof when, t0);
     fprintf(f, "<?xml version=\"1.0\"?>\n<!-- clustertwin snapshot%s of ", p->o->replay ? " (replay)" : "");
     comment_text(f, c->source && c->source[0] ? c->source : "a live cluster");
-    fprintf(f, "; t = 0 is %s.\n     %d GPU nodes (%d out of service); ", when, sum->nodes, sum->nodes_unavailable);
+    fprintf(f, "; t = 0 is %s.\n     %d GPU nodes (%d out of service", when, sum->nodes, sum->nodes_unavailable);
+    if (sum->nodes_draining) fprintf(f, ", %d draining", sum->nodes_draining);
+    fprintf(f, "); ");
     if (p->o->replay) fprintf(f, "%d finished jobs replayed (%s).\n", sum->pending, sp->href);
     else fprintf(f, "%d running, %d pending and %d held jobs (%s).\n", sum->running, sum->pending, sum->held, sp->href);
     fprintf(f, "     Left out: %d nodes without GPUs, %d jobs without GPUs, %d without a time limit, %d larger than "

@@ -51,6 +51,7 @@ typedef struct snapshot_opts {
 
 typedef struct snapshot_summary {
     int nodes, nodes_unavailable, nodes_without_gpus;
+    int nodes_draining;              /* drained or cordoned under a running job: written state="draining" */
     int running, pending, held;      /* trace rows (replay: pending = the history's jobs) */
     int left_out_no_limit;           /* jobs with no time limit anywhere */
     int left_out_too_big;            /* jobs asking more GPUs than the cluster has */

@@ -29,8 +29,9 @@ typedef struct snap_plan {
     long long cluster_gpus;
     const live_node **up;            /* nodes in service, sorted by name for binary search */
     int n_up;
-    const live_node **out;           /* down and drained nodes with GPUs */
-    int n_out;
+    const live_node **out;           /* down, drained and draining nodes with GPUs */
+    unsigned char *out_draining;     /* parallel to out: drained under a running job (also in up) */
+    int n_out, n_draining;
 } snap_plan;
 
 /* Group c's GPU nodes by catalog type; 2 with err for an unknown model
@@ -46,6 +47,9 @@ void snap_write_cluster(FILE *f, const snap_plan *p);
  * cannot). 0: the job is written without nodes and the scheduler places it. */
 int snap_claim(const snap_plan *p, int *held, const char *hostlist, int gpus);
 
+/* A partition's GPU nodes as ` nodes="gpu[01-04]"` when sinfo lists them
+ * and they are not every GPU node (then nothing: any node). */
+void snap_write_partition_nodes(FILE *f, const snap_plan *p, const char *part);
 /* <scheduler> with one <queue> per partition (those of the jobs too). */
 void snap_write_scheduler(FILE *f, const snap_plan *p);
 /* The snapshot's trace rows (running, pending, held). -1 out of memory. */
@@ -57,6 +61,16 @@ int snap_write_history(FILE *f, const snap_plan *p, snapshot_summary *sum);
 
 /* A partition's time limit in seconds (0 none). */
 double snap_partition_limit_s(const live_cluster *c, const char *name);
+
+/* Node names gathered from hostlists (with repeats): snap_names_add is
+ * hostlist_expand's sink (1 when out of memory, so it returns -2). */
+typedef struct snap_names {
+    char **v;
+    size_t n, cap;
+} snap_names;
+int snap_names_add(void *ctx, const char *name);
+void snap_names_sort(snap_names *s);                     /* strcmp order, for bsearch */
+void snap_names_free(snap_names *s);
 
 /* Natural order of names: "gpu2" before "gpu10". */
 int snap_natcmp(const char *a, const char *b);

@@ -58,6 +58,7 @@ void snap_write_scheduler(FILE *f, const snap_plan *p) {
         fileout_html(f, names[i]);
         fprintf(f, "\"");
         if (limit > 0) snap_duration(d, sizeof d, limit), fprintf(f, " max-time=\"%s\"", d);
+        if (!p->o->replay) snap_write_partition_nodes(f, p, names[i]);
         fprintf(f, "/>\n");
     }
     if (n) fprintf(f, "  </scheduler>\n");

@@ -1,12 +1,14 @@
 /*
  * snapshot_nodes: a live cluster's GPU nodes as <nodes> groups of catalog
- * types, and those out of service as <unavailable> (snapshot_int.h).
+ * types, and those out of service or draining as <unavailable>
+ * (snapshot_int.h).
  */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
 #include "base/hostlist.h"
 #include "models/catalog.h"
 #include "plan/snapshot_int.h"
@@ -88,8 +90,40 @@ static int cmp_node_name(const void *a, const void *b) {
     return strcmp((*(const live_node *const *)a)->name, (*(const live_node *const *)b)->name);
 }
 
+int snap_names_add(void *ctx, const char *name) {
+    snap_names *b = ctx;
+    char *z = strdup(name);
+    if (!z || GROW(b->v, b->cap, b->n + 1)) return free(z), 1;
+    b->v[b->n++] = z;
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+void snap_names_sort(snap_names *s) {
+    if (s->n) qsort(s->v, s->n, sizeof *s->v, cmp_str);
+}
+
+void snap_names_free(snap_names *s) {
+    for (size_t i = 0; i < s->n; i++) free(s->v[i]);
+    free(s->v);
+}
+
+/* The names of the nodes running jobs hold, sorted: a drained (Slurm's
+ * DRAIN) or cordoned node among them is draining, and keeps the job.
+ * -1 when out of memory (a malformed list names no node). */
+static int busy_collect(const live_cluster *c, snap_names *b) {
+    char why[256];
+    for (int i = 0; i < c->n_jobs; i++)
+        if (c->jobs[i].state == LIVE_RUNNING && c->jobs[i].node_list[0] &&
+            hostlist_expand(c->jobs[i].node_list, snap_names_add, b, why, sizeof why) == -2)
+            return -1;
+    snap_names_sort(b);
+    return 0;
+}
+
 /* Place node n in its group. 0, 1 out of memory, 2 unknown type. */
-static int place(snap_plan *p, const catalog *cat, const live_node *n, char *err, size_t errlen) {
+static int place(snap_plan *p, const catalog *cat, const live_node *n, int busy, char *err, size_t errlen) {
     const char *type = type_of(n->gpu_model, p->o->node_type);
     if (p->o->node_type && !catalog_node(cat, p->o->node_type)) return unknown_model(cat, n, p->o->node_type, err, errlen);
     const node_spec *spec = type ? catalog_node(cat, type) : NULL;
@@ -98,8 +132,13 @@ static int place(snap_plan *p, const catalog *cat, const live_node *n, char *err
     if (g < 0) return 1;
     p->groups[g].names[p->groups[g].n++] = n->name;
     p->cluster_gpus += n->gpus;
-    if (n->state == LIVE_UP || p->o->replay) p->up[p->n_up++] = n;   /* a replay's nodes were up then */
-    else p->out[p->n_out++] = n;
+    int draining = n->state == LIVE_DRAINED && busy && !p->o->replay;
+    if (n->state == LIVE_UP || p->o->replay || draining) p->up[p->n_up++] = n;   /* a replay's nodes were up then */
+    if (n->state != LIVE_UP && !p->o->replay) {
+        p->out_draining[p->n_out] = (unsigned char)draining;
+        p->out[p->n_out++] = n;
+        p->n_draining += draining;
+    }
     return 0;
 }
 
@@ -108,25 +147,32 @@ int snap_nodes(snap_plan *p, snapshot_summary *sum, char *err, size_t errlen) {
     catalog *cat = catalog_new();
     p->up = malloc(((size_t)c->n_nodes + 1) * sizeof *p->up);
     p->out = malloc(((size_t)c->n_nodes + 1) * sizeof *p->out);
-    if (!cat || !p->up || !p->out) return catalog_free(cat), snprintf(err, errlen, "out of memory"), 1;
-    if (catalog_load_builtin(cat, err, errlen) < 0) return catalog_free(cat), 1;
+    p->out_draining = malloc((size_t)c->n_nodes + 1);
+    snap_names busy = { 0 };
+    if (!cat || !p->up || !p->out || !p->out_draining || busy_collect(c, &busy) < 0)
+        return catalog_free(cat), snap_names_free(&busy), snprintf(err, errlen, "out of memory"), 1;
+    if (catalog_load_builtin(cat, err, errlen) < 0) return catalog_free(cat), snap_names_free(&busy), 1;
     int rc = 0;
     for (int i = 0; i < c->n_nodes && rc == 0; i++) {
+        const char *name = c->nodes[i].name;
+        int b = busy.n && bsearch(&name, busy.v, busy.n, sizeof *busy.v, cmp_str);
         if (c->nodes[i].gpus <= 0) sum->nodes_without_gpus++;
-        else rc = place(p, cat, &c->nodes[i], err, errlen);
+        else rc = place(p, cat, &c->nodes[i], b, err, errlen);
     }
     catalog_free(cat);
+    snap_names_free(&busy);
     if (rc) return rc;
     if (!p->n_groups) return snprintf(err, errlen, "no node with GPUs in the cluster's state"), PLAN_BAD_INPUT;
     for (int g = 0; g < p->n_groups; g++) qsort(p->groups[g].names, (size_t)p->groups[g].n, sizeof (char *), cmp_nat);
     qsort(p->up, (size_t)p->n_up, sizeof *p->up, cmp_node_name);
-    sum->nodes = p->n_up + p->n_out, sum->nodes_unavailable = p->n_out;
+    sum->nodes = p->n_up + p->n_out - p->n_draining, sum->nodes_unavailable = p->n_out - p->n_draining;
+    sum->nodes_draining = p->n_draining;
     return 0;
 }
 
 void snap_plan_free(snap_plan *p) {
     for (int g = 0; g < p->n_groups; g++) free(p->groups[g].names);
-    free(p->groups), free(p->up), free(p->out);
+    free(p->groups), free(p->up), free(p->out), free(p->out_draining);
 }
 
 
@@ -192,16 +238,43 @@ static void write_unavailable(FILE *f, const snap_plan *p) {
         if (done[i]) continue;
         int n = 0;
         for (int k = i; k < p->n_out; k++)
-            if (!done[k] && p->out[k]->state == p->out[i]->state && !strcmp(p->out[k]->reason, p->out[i]->reason))
+            if (!done[k] && p->out[k]->state == p->out[i]->state && p->out_draining[k] == p->out_draining[i] &&
+                !strcmp(p->out[k]->reason, p->out[i]->reason))
                 names[n++] = p->out[k]->name, done[k] = 1;
         qsort(names, (size_t)n, sizeof *names, cmp_nat);
         fprintf(f, "    <unavailable nodes=\"");
         write_hostlist(f, names, (size_t)n);
-        fprintf(f, "\" state=\"%s\"", p->out[i]->state == LIVE_DOWN ? "down" : "drained");
+        fprintf(f, "\" state=\"%s\"", p->out[i]->state == LIVE_DOWN ? "down" : p->out_draining[i] ? "draining" : "drained");
         if (p->out[i]->reason[0]) fprintf(f, " reason=\""), fileout_html(f, p->out[i]->reason), fprintf(f, "\"");
         fprintf(f, "/>\n");
     }
     free(names), free(done);
+}
+
+/* Is part one of the comma-separated names in list? */
+static int in_list(const char *list, const char *part) {
+    size_t n = strlen(part);
+    for (const char *z = list; *z; z += strcspn(z, ","), z += *z == ',')
+        if (strcspn(z, ",") == n && !strncmp(z, part, n)) return 1;
+    return 0;
+}
+
+void snap_write_partition_nodes(FILE *f, const snap_plan *p, const char *part) {
+    const live_cluster *c = p->c;
+    const char **names = malloc(((size_t)c->n_nodes + 1) * sizeof *names);
+    int n = 0, all = 0;
+    for (int i = 0; names && i < c->n_nodes; i++) {
+        if (c->nodes[i].gpus <= 0) continue;
+        all++;
+        if (in_list(c->nodes[i].partitions, part)) names[n++] = c->nodes[i].name;
+    }
+    if (n > 0 && n < all) {
+        qsort(names, (size_t)n, sizeof *names, cmp_nat);
+        fprintf(f, " nodes=\"");
+        write_hostlist(f, names, (size_t)n);
+        fprintf(f, "\"");
+    }
+    free(names);
 }
 
 void snap_write_cluster(FILE *f, const snap_plan *p) {

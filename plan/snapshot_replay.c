@@ -56,54 +56,33 @@ int snap_write_replay(FILE *f, const snap_plan *p, snapshot_summary *sum) {
     return 0;
 }
 
-/* Node names seen in the history (with repeats) and the most GPUs a job held per node. */
-typedef struct seen {
-    char **names;
-    size_t n, cap;
-    int per_node;
-} seen;
-
-static int add_name(void *ctx, const char *name) {
-    seen *s = ctx;
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 256;
-        char **v = realloc(s->names, cap * sizeof *v);
-        if (!v) return 1;
-        s->names = v, s->cap = cap;
-    }
-    return (s->names[s->n] = strdup(name)) ? (s->n++, 0) : 1;
-}
-
-static int cmp_name(const void *x, const void *y) { return strcmp(*(char *const *)x, *(char *const *)y); }
-
 /* Each distinct name of s as a node with per_node GPUs. */
-static int add_nodes(live_cluster *c, seen *s) {
-    qsort(s->names, s->n, sizeof *s->names, cmp_name);
+static int add_nodes(live_cluster *c, snap_names *s, int per_node) {
+    snap_names_sort(s);
     for (size_t i = 0; i < s->n; i++) {
-        if (i && !strcmp(s->names[i], s->names[i - 1])) continue;
+        if (i && !strcmp(s->v[i], s->v[i - 1])) continue;
         live_node *n = live_add_node(c);
-        if (!n || live_set(&n->name, s->names[i]) || live_set(&n->gpu_model, "") || live_set(&n->reason, "") ||
+        if (!n || live_set(&n->name, s->v[i]) || live_set(&n->gpu_model, "") || live_set(&n->reason, "") ||
             live_set(&n->partitions, ""))
             return -1;
-        n->gpus = s->per_node;
+        n->gpus = per_node;
     }
     return 0;
 }
 
 int snapshot_infer_nodes(live_cluster *c, char *err, size_t errlen) {
-    seen s = { NULL, 0, 0, 0 };
+    snap_names s = { 0 };
     char why[256];
-    int rc = 0;
+    int rc = 0, per_node = 0;          /* the most GPUs a job held per node */
     for (int i = 0; i < c->n_history && rc == 0; i++) {
         const live_history *h = &c->history[i];
         if (!h->node_list[0]) continue;
-        long n = hostlist_expand(h->node_list, add_name, &s, why, sizeof why);
+        long n = hostlist_expand(h->node_list, snap_names_add, &s, why, sizeof why);
         if (n == -2) rc = 1, snprintf(err, errlen, "out of memory");
         else if (n < 0) rc = 2, snprintf(err, errlen, "job %s: node list \"%s\": %s", h->id, h->node_list, why);
-        else if (n > 0 && (h->gpus + n - 1) / n > s.per_node) s.per_node = (int)((h->gpus + n - 1) / n);
+        else if (n > 0 && (h->gpus + n - 1) / n > per_node) per_node = (int)((h->gpus + n - 1) / n);
     }
-    if (rc == 0 && add_nodes(c, &s) < 0) rc = 1, snprintf(err, errlen, "out of memory");
-    for (size_t i = 0; i < s.n; i++) free(s.names[i]);
-    free(s.names);
+    if (rc == 0 && add_nodes(c, &s, per_node) < 0) rc = 1, snprintf(err, errlen, "out of memory");
+    snap_names_free(&s);
     return rc;
 }

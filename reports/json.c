@@ -134,6 +134,28 @@ void json_int(json *j, const char *key, long long v) {
     printf_(j, "%lld", v);
 }
 
+double json_field_num(const void *base, const json_field *f) {
+    double v;
+    memcpy(&v, (const char *)base + f->off, sizeof v);
+    return v;
+}
+
+void json_nums(json *j, const void *base, const json_field *f, size_t n) {
+    for (size_t i = 0; i < n; i++) json_num(j, f[i].key, json_field_num(base, &f[i]));
+}
+
+void json_ints(json *j, const void *base, const json_field *f, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        int v;
+        memcpy(&v, (const char *)base + f[i].off, sizeof v);
+        json_int(j, f[i].key, v);
+    }
+}
+
+void json_strs(json *j, const void *base, const json_field *f, size_t n) {
+    for (size_t i = 0; i < n; i++) json_str(j, f[i].key, (const char *)base + f[i].off);
+}
+
 void json_str(json *j, const char *key, const char *z) {
     begin_value(j, key);
     string(j, z);

@@ -26,6 +26,22 @@ void json_str(json *j, const char *key, const char *z);
 void json_bool(json *j, const char *key, int v);
 void json_null(json *j, const char *key);
 
+/* Members of a struct written in order under their keys: a table of keys
+ * and offsetof, doubles by json_nums, ints by json_ints, char arrays by
+ * json_strs (the table says nothing of the member's type: list only
+ * members of that type).
+ * JSON_MEMBER(type, m) keys member m by its own name. */
+typedef struct json_field {
+    const char *key;
+    size_t off;
+} json_field;
+#define JSON_MEMBER(type, m) { #m, offsetof(type, m) }
+#define JSON_FIELDS(table) (table), (sizeof (table) / sizeof *(table))
+void json_nums(json *j, const void *base, const json_field *f, size_t n);
+double json_field_num(const void *base, const json_field *f);   /* the double f names */
+void json_ints(json *j, const void *base, const json_field *f, size_t n);
+void json_strs(json *j, const void *base, const json_field *f, size_t n);
+
 /* The text so far (NUL-terminated), or NULL when out of memory. */
 const char *json_text(const json *j, size_t *len);
 

@@ -242,6 +242,13 @@ static void json_case(json *j, const pubrep_case *c) {
     json_end(j);
 }
 
+/* A group's statistics under their own names. */
+#define SUMMARY(m) JSON_MEMBER(pubrep_summary, m)
+static const json_field summary_counts[] = { SUMMARY(n), SUMMARY(no_result) };
+static const json_field summary_errors[] = {
+    SUMMARY(median_abs_error_pct), SUMMARY(max_abs_error_pct), SUMMARY(median_signed_error_pct),
+};
+
 int pubrep_json(const pubrep *r, const char *path, char *err, size_t errlen) {
     json *j = json_new();
     if (!j) {
@@ -257,11 +264,8 @@ int pubrep_json(const pubrep *r, const char *path, char *err, size_t errlen) {
         const pubrep_summary *g = &r->groups[i];
         json_object(j, NULL);
         json_str(j, "group", g->group);
-        json_int(j, "n", g->n);
-        json_int(j, "no_result", g->no_result);
-        json_num(j, "median_abs_error_pct", g->median_abs_error_pct);
-        json_num(j, "max_abs_error_pct", g->max_abs_error_pct);
-        json_num(j, "median_signed_error_pct", g->median_signed_error_pct);
+        json_ints(j, g, JSON_FIELDS(summary_counts));
+        json_nums(j, g, JSON_FIELDS(summary_errors));
         json_end(j);
     }
     json_end(j);

@@ -18,6 +18,11 @@ static void num_or_null(json *j, const char *key, double v) {
     else json_num(j, key, v);
 }
 
+/* num_or_null over a table of a struct's doubles (reports/json.h). */
+static void nums_or_null(json *j, const void *base, const json_field *f, size_t n) {
+    for (size_t i = 0; i < n; i++) num_or_null(j, f[i].key, json_field_num(base, &f[i]));
+}
+
 /* A NAN (a statistic with too few jobs behind it) is null. */
 static void num_or_nan(json *j, const char *key, double v) {
     if (isnan(v)) json_null(j, key);
@@ -34,6 +39,78 @@ static void snapshot_json(json *j, const scenario *s, const sc_trace_job *t) {
     if (c & SC_TCOL_ACCOUNT) json_str(j, "account", t->account != SC_NO_TEXT ? scenario_trace_text(s, t->account) : "");
     if (c & SC_TCOL_STATE) json_str(j, "state_at_snapshot", states[t->state]);
     if (c & SC_TCOL_ACTUAL_START) num_or_nan(j, "actual_start_s", t->actual_start_s);
+}
+
+/* The members each part of a job's JSON writes, in the order and under the
+ * keys of CONTRACT.md jobs[]. */
+#define TRAIN(key, m) { key, offsetof(train_result, m) }
+static const json_field train_rates[] = {
+    TRAIN("model_tflops_per_gpu", model_tflops_per_gpu), TRAIN("hardware_tflops_per_gpu", hardware_tflops_per_gpu),
+    TRAIN("mfu", mfu), TRAIN("tokens_per_s_per_gpu", tokens_per_s_per_gpu), TRAIN("params", params),
+    TRAIN("total_params", params),
+    TRAIN("active_params", active_params),      /* model FLOPs count these (6 per token) */
+};
+static const json_field train_sizes[] = {
+    TRAIN("ep", ep), TRAIN("micro_batches", micro_batches),
+    TRAIN("micro_batch", micro_batch),          /* as chosen when not given */
+};
+#define STEP(m) JSON_MEMBER(step_breakdown, m)
+static const json_field step_parts[] = {
+    STEP(compute_s), STEP(tp_comm_s), STEP(pp_bubble_s), STEP(dp_comm_s), STEP(optimizer_s), STEP(other_s),
+    STEP(ep_comm_s),
+};
+#define JOB(key, m) { key, offsetof(job_result, m) }
+static const json_field job_losses[] = {
+    JOB("lost_work_s", time.redone_s), JOB("lost_work_after_failures_s", time.redone_failures_s),
+    JOB("lost_work_after_preemption_s", time.redone_preemption_s), JOB("checkpoint_size_bytes", checkpoint_size_bytes),
+    JOB("checkpoint_write_s", checkpoint_write_s), JOB("checkpoint_stall_s", time.checkpoint_stall_s),
+    JOB("checkpoint_interval_s", checkpoint_interval_s),
+};
+static const json_field job_events[] = {
+    JOB("checkpoints", checkpoints), JOB("shrinks", shrinks), JOB("grows", grows), JOB("leaf_groups", leaf_groups),
+};
+#define TIME(key, m) { key, offsetof(job_time, m) }
+static const json_field time_parts[] = {
+    TIME("training_kept_s", kept_s), TIME("redone_s", redone_s), TIME("redone_after_failures_s", redone_failures_s),
+    TIME("redone_after_preemption_s", redone_preemption_s), TIME("checkpoint_stall_s", checkpoint_stall_s),
+    TIME("restart_s", restart_s), TIME("waiting_for_nodes_s", waiting_s),
+};
+#define MEM(m) JSON_MEMBER(memory_breakdown, m)
+static const json_field memory_parts[] = {
+    MEM(weights_bytes), MEM(grads_bytes), MEM(optimizer_bytes), MEM(activations_bytes), MEM(other_bytes),
+    MEM(total_bytes),
+};
+
+/* A training job's figures: its step, where the step's time goes, what
+ * failures and checkpoints cost it, where its time went, its memory. */
+static void train_json(json *j, const job_result *r, double sim_end) {
+    const train_result *p = r->perf;
+    json_num(j, "step_time_s", p->step_s);
+    json_int(j, "steps_total", (long long)r->steps_total);
+    json_int(j, "steps_done", (long long)r->steps_done);
+    json_num(j, "tokens_done", r->tokens_done);
+    json_nums(j, p, JSON_FIELDS(train_rates));
+    json_ints(j, p, JSON_FIELDS(train_sizes));
+    json_str(j, "pipeline_schedule", pp_schedule_name(p->schedule));
+    json_int(j, "virtual_stages", p->virtual_stages);
+    json_str(j, "stack", p->stack);                             /* as auto chose when not given */
+    json_object(j, "breakdown");
+    json_nums(j, &p->t, JSON_FIELDS(step_parts));
+    json_end(j);
+    double elapsed = (r->end_s >= 0 ? r->end_s : sim_end) - r->start_s;
+    json_int(j, "interruptions", r->interruptions);
+    json_int(j, "planned_interruptions", r->planned_interruptions);
+    json_nums(j, r, JSON_FIELDS(job_losses));
+    json_ints(j, r, JSON_FIELDS(job_events));
+    if (r->start_s >= 0 && elapsed > 0) json_num(j, "ettr", r->time.kept_s / elapsed);
+    else json_null(j, "ettr");
+    json_object(j, "time");
+    json_num(j, "elapsed_s", r->start_s >= 0 ? elapsed : 0);
+    json_nums(j, &r->time, JSON_FIELDS(time_parts));
+    json_end(j);
+    json_object(j, "memory_per_gpu");
+    json_nums(j, &p->mem, JSON_FIELDS(memory_parts));
+    json_end(j);
 }
 
 static void job_json(json *j, const scenario *s, const job_result *r, double sim_end, double gpu_hours,
@@ -54,71 +131,19 @@ static void job_json(json *j, const scenario *s, const job_result *r, double sim
     num_or_null(j, "queue_wait_s", r->queue_wait_s);
     json_num(j, "gpu_hours", gpu_hours);       /* its own, and their price: not the cluster's */
     json_num(j, "cost_usd", cost_usd);
-    if (r->kind == JOB_TRAINING) {
-        const train_result *p = r->perf;
-        json_num(j, "step_time_s", p->step_s);
-        json_int(j, "steps_total", (long long)r->steps_total);
-        json_int(j, "steps_done", (long long)r->steps_done);
-        json_num(j, "tokens_done", r->tokens_done);
-        json_num(j, "model_tflops_per_gpu", p->model_tflops_per_gpu);
-        json_num(j, "hardware_tflops_per_gpu", p->hardware_tflops_per_gpu);
-        json_num(j, "mfu", p->mfu);
-        json_num(j, "tokens_per_s_per_gpu", p->tokens_per_s_per_gpu);
-        json_num(j, "params", p->params);
-        json_num(j, "total_params", p->params);
-        json_num(j, "active_params", p->active_params);    /* model FLOPs count these (6 per token) */
-        json_int(j, "ep", p->ep);
-        json_int(j, "micro_batches", p->micro_batches);
-        json_int(j, "micro_batch", p->micro_batch);                 /* as chosen when not given */
-        json_str(j, "pipeline_schedule", pp_schedule_name(p->schedule));
-        json_int(j, "virtual_stages", p->virtual_stages);
-        json_str(j, "stack", p->stack);                             /* as auto chose when not given */
-        json_object(j, "breakdown");
-        json_num(j, "compute_s", p->t.compute_s);
-        json_num(j, "tp_comm_s", p->t.tp_comm_s);
-        json_num(j, "pp_bubble_s", p->t.pp_bubble_s);
-        json_num(j, "dp_comm_s", p->t.dp_comm_s);
-        json_num(j, "optimizer_s", p->t.optimizer_s);
-        json_num(j, "other_s", p->t.other_s);
-        json_num(j, "ep_comm_s", p->t.ep_comm_s);
-        json_end(j);
-        double elapsed = (r->end_s >= 0 ? r->end_s : sim_end) - r->start_s;
-        json_int(j, "interruptions", r->interruptions);
-        json_int(j, "planned_interruptions", r->planned_interruptions);
-        json_num(j, "lost_work_s", r->time.redone_s);
-        json_num(j, "lost_work_after_failures_s", r->time.redone_failures_s);
-        json_num(j, "lost_work_after_preemption_s", r->time.redone_preemption_s);
-        json_num(j, "checkpoint_size_bytes", r->checkpoint_size_bytes);
-        json_num(j, "checkpoint_write_s", r->checkpoint_write_s);
-        json_num(j, "checkpoint_stall_s", r->time.checkpoint_stall_s);
-        json_num(j, "checkpoint_interval_s", r->checkpoint_interval_s);
-        json_int(j, "checkpoints", r->checkpoints);
-        json_int(j, "shrinks", r->shrinks);
-        json_int(j, "grows", r->grows);
-        json_int(j, "leaf_groups", r->leaf_groups);
-        if (r->start_s >= 0 && elapsed > 0) json_num(j, "ettr", r->time.kept_s / elapsed);
-        else json_null(j, "ettr");
-        json_object(j, "time");
-        json_num(j, "elapsed_s", r->start_s >= 0 ? elapsed : 0);
-        json_num(j, "training_kept_s", r->time.kept_s);
-        json_num(j, "redone_s", r->time.redone_s);
-        json_num(j, "redone_after_failures_s", r->time.redone_failures_s);
-        json_num(j, "redone_after_preemption_s", r->time.redone_preemption_s);
-        json_num(j, "checkpoint_stall_s", r->time.checkpoint_stall_s);
-        json_num(j, "restart_s", r->time.restart_s);
-        json_num(j, "waiting_for_nodes_s", r->time.waiting_s);
-        json_end(j);
-        json_object(j, "memory_per_gpu");
-        json_num(j, "weights_bytes", p->mem.weights_bytes);
-        json_num(j, "grads_bytes", p->mem.grads_bytes);
-        json_num(j, "optimizer_bytes", p->mem.optimizer_bytes);
-        json_num(j, "activations_bytes", p->mem.activations_bytes);
-        json_num(j, "other_bytes", p->mem.other_bytes);
-        json_num(j, "total_bytes", p->mem.total_bytes);
-        json_end(j);
-    }
+    if (r->kind == JOB_TRAINING) train_json(j, r, sim_end);
     json_end(j);
 }
+
+/* A measurement's spread over its repetitions, and how it was repeated. */
+#define MEASURED(key, m) { key, offsetof(mb_measurement, m) }
+static const json_field measured_spread[] = {
+    MEASURED("measured_min_s", min_s), MEASURED("measured_median_s", median_s), MEASURED("measured_q1_s", q1_s),
+    MEASURED("measured_q3_s", q3_s), MEASURED("measured_max_s", max_s),
+};
+static const json_field measured_counts[] = {
+    JSON_MEMBER(mb_measurement, warmup), JSON_MEMBER(mb_measurement, reps), JSON_MEMBER(mb_measurement, iters),
+};
 
 /* One case: predicted figures, and measured ones as null until a hardware
  * backend fills them (CONTRACT.md). */
@@ -175,14 +200,8 @@ static void microbench_json(json *j, const mb_case *c, const mb_prediction *p, c
         if (p && m->time_s > 0) json_num(j, "error_pct", mb_error_pct(p->time_s, m->time_s));
         else json_null(j, "error_pct");
         if (c->kind == MBC_COLLECTIVE) json_num(j, "measured_algbw_GBps", m->algbw_bytes_per_s / 1e9);
-        json_num(j, "measured_min_s", m->min_s);
-        json_num(j, "measured_median_s", m->median_s);
-        json_num(j, "measured_q1_s", m->q1_s);
-        json_num(j, "measured_q3_s", m->q3_s);
-        json_num(j, "measured_max_s", m->max_s);
-        json_int(j, "warmup", m->warmup);
-        json_int(j, "reps", m->reps);
-        json_int(j, "iters", m->iters);
+        json_nums(j, m, JSON_FIELDS(measured_spread));
+        json_ints(j, m, JSON_FIELDS(measured_counts));
         if (c->kind == MBC_STORAGE && m->read_s > 0) {
             json_num(j, "measured_read_s", m->read_s);
             json_num(j, "measured_read_GBps", c->size_bytes / m->read_s / 1e9);
@@ -197,17 +216,18 @@ static void microbench_json(json *j, const mb_case *c, const mb_prediction *p, c
 }
 
 /* Where the measurements were taken. */
+#define HARDWARE(m) JSON_MEMBER(mb_hardware, m)
+static const json_field hardware_names[] = {
+    HARDWARE(backend), HARDWARE(host), HARDWARE(cpu), HARDWARE(devices), HARDWARE(libraries),
+};
+
 static void hardware_json(json *j, const world *w) {
     const mb_hardware *h = benchset_hardware(world_benchset(w));
     const host_profile *hp = benchset_host(world_benchset(w));
     if (!h && !hp) return;
     json_object(j, "hardware");
     if (h) {
-        json_str(j, "backend", h->backend);
-        json_str(j, "host", h->host);
-        json_str(j, "cpu", h->cpu);
-        json_str(j, "devices", h->devices);
-        json_str(j, "libraries", h->libraries);
+        json_strs(j, h, JSON_FIELDS(hardware_names));
         json_int(j, "ranks", h->ranks);
         json_str(j, "statistic", h->statistic[0] ? h->statistic : "min");
         if (h->peak_fp64_flops > 0) json_num(j, "peak_fp64_flops", h->peak_fp64_flops);
@@ -248,25 +268,33 @@ static void failures_by(json *j, const world *w, int by) {
 }
 
 /* The cost model's parts and the parameters it used (models/cost.h). */
+#define COST(m) JSON_MEMBER(cost_result, m)
+static const json_field cost_parts[] = {
+    COST(compute_usd), COST(storage_usd), COST(cloud_usd), COST(electricity_usd), COST(cloud_gpu_hours),
+    COST(storage_tb_months), COST(gpu_kwh), COST(overhead_kwh), COST(it_kwh),
+};
+#define RATE(m) JSON_MEMBER(cost_params, m)
+static const json_field cost_rates[] = { RATE(pue), RATE(carbon_kg_per_kwh), RATE(electricity_usd_per_kwh) };
+
 static void cost_json(json *j, const cost_result *c) {
     json_object(j, "cost");
     json_bool(j, "owned", c->params.owned);
-    json_num(j, "compute_usd", c->compute_usd);
-    json_num(j, "storage_usd", c->storage_usd);
-    json_num(j, "cloud_usd", c->cloud_usd);
-    json_num(j, "electricity_usd", c->electricity_usd);
-    json_num(j, "cloud_gpu_hours", c->cloud_gpu_hours);
-    json_num(j, "storage_tb_months", c->storage_tb_months);
-    json_num(j, "gpu_kwh", c->gpu_kwh);
-    json_num(j, "overhead_kwh", c->overhead_kwh);
-    json_num(j, "it_kwh", c->it_kwh);
+    json_nums(j, c, JSON_FIELDS(cost_parts));
     json_num(j, "avg_it_power_kw", c->avg_it_power_w / 1e3);
     json_num(j, "avg_power_kw", c->avg_power_w / 1e3);
-    json_num(j, "pue", c->params.pue);
-    json_num(j, "carbon_kg_per_kwh", c->params.carbon_kg_per_kwh);
-    json_num(j, "electricity_usd_per_kwh", c->params.electricity_usd_per_kwh);
+    json_nums(j, &c->params, JSON_FIELDS(cost_rates));
     json_end(j);
 }
+
+/* A pool's members under the service's names for them. */
+#define POOL(m) JSON_MEMBER(service_pool_result, m)
+static const json_field pool_sizes[] = {
+    POOL(replicas), POOL(replicas_peak), POOL(tp), POOL(ep), POOL(gpus_peak), POOL(max_batch),
+};
+static const json_field pool_usage[] = {
+    POOL(busy_fraction), POOL(gpu_hours), { "kv_utilization", offsetof(service_pool_result, kv_utilization_mean) },
+    POOL(batch_mean),
+};
 
 /* A disaggregated service's own figures (docs/disaggregated-serving.md);
  * nothing for a co-located one, whose output is as before. */
@@ -283,20 +311,22 @@ static void disagg_json(json *j, const service_result *r) {
     for (int k = 0; k < 2; k++) {
         const service_pool_result *p = &r->pool[k];
         json_object(j, names[k]);
-        json_int(j, "replicas", p->replicas);
-        json_int(j, "replicas_peak", p->replicas_peak);
-        json_int(j, "tp", p->tp);
-        json_int(j, "ep", p->ep);
-        json_int(j, "gpus_peak", p->gpus_peak);
-        json_int(j, "max_batch", p->max_batch);
-        json_num(j, "busy_fraction", p->busy_fraction);
-        json_num(j, "gpu_hours", p->gpu_hours);
-        json_num(j, "kv_utilization", p->kv_utilization_mean);
-        json_num(j, "batch_mean", p->batch_mean);
+        json_ints(j, p, JSON_FIELDS(pool_sizes));
+        json_nums(j, p, JSON_FIELDS(pool_usage));
         json_int(j, "iterations", (long long)p->iterations);
         json_end(j);
     }
 }
+
+/* A class's or a model's members under the service's names for them. */
+#define PART(m) JSON_MEMBER(service_part_result, m)
+static const json_field part_volumes[] = {
+    PART(output_tokens_per_s), PART(requests_per_s), PART(input_tokens), PART(output_tokens),
+};
+static const json_field part_latencies[] = {         /* -1: no request behind it (null) */
+    PART(ttft_p50_s), PART(ttft_p99_s), PART(ttft_mean_s), PART(tpot_p50_s), PART(tpot_p99_s), PART(tpot_mean_s),
+    PART(e2e_p50_s), PART(e2e_p99_s), PART(e2e_mean_s), PART(queue_p50_s), PART(queue_p99_s), PART(queue_mean_s),
+};
 
 /* One class's or one multiplexed model's requests (docs/serving-slo.md),
  * under the service's names for the same figures; a class also says its
@@ -316,15 +346,8 @@ static void part_json(json *j, const service_part_result *p, int is_class) {
     }
     json_int(j, "requests", (long long)p->requests);
     json_int(j, "submitted", (long long)p->submitted);
-    json_num(j, "output_tokens_per_s", p->output_tokens_per_s);
-    json_num(j, "requests_per_s", p->requests_per_s);
-    json_num(j, "input_tokens", p->input_tokens);
-    json_num(j, "output_tokens", p->output_tokens);
-    const char *names[12] = { "ttft_p50_s", "ttft_p99_s", "ttft_mean_s", "tpot_p50_s", "tpot_p99_s", "tpot_mean_s",
-                              "e2e_p50_s", "e2e_p99_s", "e2e_mean_s", "queue_p50_s", "queue_p99_s", "queue_mean_s" };
-    const double v[12] = { p->ttft_p50_s, p->ttft_p99_s, p->ttft_mean_s, p->tpot_p50_s, p->tpot_p99_s, p->tpot_mean_s,
-                           p->e2e_p50_s, p->e2e_p99_s, p->e2e_mean_s, p->queue_p50_s, p->queue_p99_s, p->queue_mean_s };
-    for (int k = 0; k < 12; k++) num_or_null(j, names[k], v[k]);
+    json_nums(j, p, JSON_FIELDS(part_volumes));
+    nums_or_null(j, p, JSON_FIELDS(part_latencies));
     json_num(j, "slo_attainment", p->slo_attainment);
     json_bool(j, "slo_met", p->slo_met);
     json_num(j, "goodput_requests_per_s", p->goodput_requests_per_s);
@@ -345,106 +368,109 @@ static void parts_json(json *j, const service_result *r) {
     }
 }
 
-/* Inference services (CONTRACT.md services[]; sim/serving.h says what each
- * figure means). */
-static void services_json(json *j, const world *w) {
-    json_array(j, "services");
-    for (int i = 0; i < world_service_count(w); i++) {
-        const service_result *r = world_service(w, i);
-        json_object(j, NULL);
-        json_str(j, "name", r->name);
-        json_str(j, "models", r->models);
-        json_int(j, "requests", (long long)r->requests);
-        json_int(j, "submitted", (long long)r->submitted);
-        json_int(j, "replicas", r->replicas);
-        json_int(j, "replicas_peak", r->replicas_peak);
-        json_num(j, "replicas_mean", r->replicas_mean);
-        json_int(j, "tp", r->tp);
-        json_int(j, "ep", r->ep);
-        json_int(j, "gpus_peak", r->gpus_peak);
-        json_num(j, "active_params", r->active_params);
-        json_num(j, "total_params", r->total_params);
-        json_num(j, "output_tokens_per_s", r->output_tokens_per_s);
-        json_num(j, "requests_per_s", r->requests_per_s);
-        json_num(j, "input_tokens", r->input_tokens);
-        json_num(j, "output_tokens", r->output_tokens);
-        num_or_null(j, "ttft_p50_s", r->ttft_p50_s);
-        num_or_null(j, "ttft_p99_s", r->ttft_p99_s);
-        num_or_null(j, "ttft_mean_s", r->ttft_mean_s);
-        num_or_null(j, "ttft_admit_p50_s", r->ttft_admit_p50_s);
-        num_or_null(j, "ttft_admit_p99_s", r->ttft_admit_p99_s);
-        num_or_null(j, "tpot_p50_s", r->tpot_p50_s);
-        num_or_null(j, "tpot_p99_s", r->tpot_p99_s);
-        num_or_null(j, "tpot_mean_s", r->tpot_mean_s);
-        num_or_null(j, "e2e_p50_s", r->e2e_p50_s);
-        num_or_null(j, "e2e_p99_s", r->e2e_p99_s);
-        num_or_null(j, "e2e_mean_s", r->e2e_mean_s);
-        num_or_null(j, "queue_p50_s", r->queue_p50_s);
-        num_or_null(j, "queue_p99_s", r->queue_p99_s);
-        num_or_null(j, "queue_mean_s", r->queue_mean_s);
-        json_num(j, "slo_attainment", r->slo_attainment);
-        json_bool(j, "slo_met", r->slo_met);
-        /* SLO goodput: completed requests that met every objective per second (over requests_per_s's span) */
-        json_num(j, "goodput_requests_per_s", r->requests_per_s * r->slo_attainment);
-        json_int(j, "preemptions", (long long)r->preemptions);
-        json_int(j, "swaps", (long long)r->swaps);
-        json_num(j, "kv_utilization", r->kv_utilization_mean);
-        json_num(j, "kv_utilization_peak", r->kv_utilization_peak);
-        json_num(j, "kv_capacity_tokens", r->kv_capacity_tokens);
-        json_num(j, "weights_bytes_per_gpu", r->weight_bytes_per_gpu);
-        if (r->spec_draft_tokens > 0) {          /* <speculative> only: other services' JSON unchanged */
-            json_str(j, "spec_method", r->spec_method);
-            json_int(j, "spec_draft_tokens", r->spec_draft_tokens);
-            json_num(j, "spec_tokens_per_step", r->spec_tokens_per_step);
-            json_num(j, "spec_acceptance", r->spec_acceptance);
-        }
-        json_num(j, "batch_mean", r->batch_mean);
-        json_int(j, "iterations", (long long)r->iterations);
-        json_num(j, "busy_fraction", r->busy_fraction);
-        json_num(j, "gpu_hours", r->gpu_hours);
-        json_object(j, "gpu_hours_by_activity");
-        double idle_s = r->gpu_hours * 3600 - r->gpu_prefill_s - r->gpu_decode_s - r->gpu_loading_s;
-        json_num(j, "prefill", r->gpu_prefill_s / 3600);
-        json_num(j, "decode", r->gpu_decode_s / 3600);
-        json_num(j, "idle", idle_s > 0 ? idle_s / 3600 : 0);
-        json_num(j, "loading", r->gpu_loading_s / 3600);
-        json_end(j);
-        json_num(j, "energy_kwh", r->energy_kwh);
-        json_num(j, "co2_kg", r->co2_kg);
-        json_num(j, "avg_gpu_power_w", r->avg_gpu_power_w);
-        num_or_null(j, "energy_per_output_token_j", r->energy_per_output_token_j);
-        num_or_null(j, "kwh_per_million_output_tokens",
-                    r->energy_per_output_token_j >= 0 ? r->energy_per_output_token_j / 3.6 : -1);
-        json_num(j, "cost_usd", r->cost_usd);
-        num_or_null(j, "cost_per_million_tokens_usd", r->cost_per_million_tokens_usd);
-        json_int(j, "model_loads", (long long)r->model_loads);
-        json_int(j, "model_unloads", (long long)r->model_unloads);
-        json_int(j, "scale_ups", r->scale_ups);
-        json_int(j, "scale_downs", r->scale_downs);
-        json_int(j, "scale_blocked", r->scale_blocked);
-        json_int(j, "replica_losses", (long long)r->replica_losses);
-        json_int(j, "requests_restarted", (long long)r->requests_restarted);
-        disagg_json(j, r);
-        if (r->prefix_caching) {                   /* docs/prefix-caching.md */
-            json_num(j, "prefix_hit_rate", r->prefix_hit_rate);
-            json_num(j, "prefill_tokens_saved", r->prefill_tokens_saved);
-            json_int(j, "prefix_evictions", (long long)r->prefix_evictions);
-        }
-        parts_json(j, r);
-        json_object(j, "latency_cdf");
-        json_array(j, "percentiles");
-        for (int k = 0; k < SERVICE_CDF_POINTS; k++) json_num(j, NULL, service_cdf_percentiles[k]);
-        json_end(j);
-        const char *names[3] = { "ttft_s", "tpot_s", "e2e_s" };
-        const double *v[3] = { r->ttft_cdf, r->tpot_cdf, r->e2e_cdf };
-        for (int m = 0; m < 3; m++) {
-            json_array(j, names[m]);
-            for (int k = 0; k < SERVICE_CDF_POINTS; k++) num_or_null(j, NULL, v[m][k]);
-            json_end(j);
-        }
-        json_end(j);
+/* A service's members written under their own names (CONTRACT.md services[]). */
+#define SERVICE(m) JSON_MEMBER(service_result, m)
+static const json_field service_sizes[] = { SERVICE(tp), SERVICE(ep), SERVICE(gpus_peak) };
+static const json_field service_volumes[] = {
+    SERVICE(active_params), SERVICE(total_params), SERVICE(output_tokens_per_s), SERVICE(requests_per_s),
+    SERVICE(input_tokens), SERVICE(output_tokens),
+};
+static const json_field service_latencies[] = {      /* -1: no request behind it (null) */
+    SERVICE(ttft_p50_s), SERVICE(ttft_p99_s), SERVICE(ttft_mean_s), SERVICE(ttft_admit_p50_s),
+    SERVICE(ttft_admit_p99_s), SERVICE(tpot_p50_s), SERVICE(tpot_p99_s), SERVICE(tpot_mean_s), SERVICE(e2e_p50_s),
+    SERVICE(e2e_p99_s), SERVICE(e2e_mean_s), SERVICE(queue_p50_s), SERVICE(queue_p99_s), SERVICE(queue_mean_s),
+};
+static const json_field service_kv[] = {
+    { "kv_utilization", offsetof(service_result, kv_utilization_mean) }, SERVICE(kv_utilization_peak),
+    SERVICE(kv_capacity_tokens), { "weights_bytes_per_gpu", offsetof(service_result, weight_bytes_per_gpu) },
+};
+static const json_field service_energy[] = { SERVICE(energy_kwh), SERVICE(co2_kg), SERVICE(avg_gpu_power_w) };
+static const json_field service_scaling[] = { SERVICE(scale_ups), SERVICE(scale_downs), SERVICE(scale_blocked) };
+
+/* Its latency percentiles over the CDF points (null: no request behind one). */
+static void service_cdf_json(json *j, const service_result *r) {
+    json_object(j, "latency_cdf");
+    json_array(j, "percentiles");
+    for (int k = 0; k < SERVICE_CDF_POINTS; k++) json_num(j, NULL, service_cdf_percentiles[k]);
+    json_end(j);
+    const char *names[3] = { "ttft_s", "tpot_s", "e2e_s" };
+    const double *v[3] = { r->ttft_cdf, r->tpot_cdf, r->e2e_cdf };
+    for (int m = 0; m < 3; m++) {
+        json_array(j, names[m]);
+        for (int k = 0; k < SERVICE_CDF_POINTS; k++) num_or_null(j, NULL, v[m][k]);
         json_end(j);
     }
+    json_end(j);
+}
+
+/* What its GPUs did, used and cost, and how it scaled. */
+static void service_usage_json(json *j, const service_result *r) {
+    json_num(j, "batch_mean", r->batch_mean);
+    json_int(j, "iterations", (long long)r->iterations);
+    json_num(j, "busy_fraction", r->busy_fraction);
+    json_num(j, "gpu_hours", r->gpu_hours);
+    json_object(j, "gpu_hours_by_activity");
+    double idle_s = r->gpu_hours * 3600 - r->gpu_prefill_s - r->gpu_decode_s - r->gpu_loading_s;
+    json_num(j, "prefill", r->gpu_prefill_s / 3600);
+    json_num(j, "decode", r->gpu_decode_s / 3600);
+    json_num(j, "idle", idle_s > 0 ? idle_s / 3600 : 0);
+    json_num(j, "loading", r->gpu_loading_s / 3600);
+    json_end(j);
+    json_nums(j, r, JSON_FIELDS(service_energy));
+    num_or_null(j, "energy_per_output_token_j", r->energy_per_output_token_j);
+    num_or_null(j, "kwh_per_million_output_tokens",
+                r->energy_per_output_token_j >= 0 ? r->energy_per_output_token_j / 3.6 : -1);
+    json_num(j, "cost_usd", r->cost_usd);
+    num_or_null(j, "cost_per_million_tokens_usd", r->cost_per_million_tokens_usd);
+    json_int(j, "model_loads", (long long)r->model_loads);
+    json_int(j, "model_unloads", (long long)r->model_unloads);
+    json_ints(j, r, JSON_FIELDS(service_scaling));
+    json_int(j, "replica_losses", (long long)r->replica_losses);
+    json_int(j, "requests_restarted", (long long)r->requests_restarted);
+}
+
+/* One inference service (sim/serving.h says what each figure means). */
+static void service_json(json *j, const service_result *r) {
+    json_object(j, NULL);
+    json_str(j, "name", r->name);
+    json_str(j, "models", r->models);
+    json_int(j, "requests", (long long)r->requests);
+    json_int(j, "submitted", (long long)r->submitted);
+    json_int(j, "replicas", r->replicas);
+    json_int(j, "replicas_peak", r->replicas_peak);
+    json_num(j, "replicas_mean", r->replicas_mean);
+    json_ints(j, r, JSON_FIELDS(service_sizes));
+    json_nums(j, r, JSON_FIELDS(service_volumes));
+    nums_or_null(j, r, JSON_FIELDS(service_latencies));
+    json_num(j, "slo_attainment", r->slo_attainment);
+    json_bool(j, "slo_met", r->slo_met);
+    /* SLO goodput: completed requests that met every objective per second (over requests_per_s's span) */
+    json_num(j, "goodput_requests_per_s", r->requests_per_s * r->slo_attainment);
+    json_int(j, "preemptions", (long long)r->preemptions);
+    json_int(j, "swaps", (long long)r->swaps);
+    json_nums(j, r, JSON_FIELDS(service_kv));
+    if (r->spec_draft_tokens > 0) {          /* <speculative> only: other services' JSON unchanged */
+        json_str(j, "spec_method", r->spec_method);
+        json_int(j, "spec_draft_tokens", r->spec_draft_tokens);
+        json_num(j, "spec_tokens_per_step", r->spec_tokens_per_step);
+        json_num(j, "spec_acceptance", r->spec_acceptance);
+    }
+    service_usage_json(j, r);
+    disagg_json(j, r);
+    if (r->prefix_caching) {                   /* docs/prefix-caching.md */
+        json_num(j, "prefix_hit_rate", r->prefix_hit_rate);
+        json_num(j, "prefill_tokens_saved", r->prefill_tokens_saved);
+        json_int(j, "prefix_evictions", (long long)r->prefix_evictions);
+    }
+    parts_json(j, r);
+    service_cdf_json(j, r);
+    json_end(j);
+}
+
+/* Inference services (CONTRACT.md services[]). */
+static void services_json(json *j, const world *w) {
+    json_array(j, "services");
+    for (int i = 0; i < world_service_count(w); i++) service_json(j, world_service(w, i));
     json_end(j);
 }
 
@@ -475,6 +501,13 @@ static void trace_json(json *j, const scenario *s) {
     json_int(j, "skipped_status", tr->skipped_status);
     json_end(j);
 }
+
+/* A scheduler queue's members under their own names (CONTRACT.md queues[]). */
+#define QUEUE(m) JSON_MEMBER(queue_result, m)
+static const json_field queue_counts[] = { QUEUE(quota_gpus), QUEUE(jobs), QUEUE(started), QUEUE(waiting) };
+static const json_field queue_figures[] = {
+    QUEUE(gpu_hours), QUEUE(quota_share), QUEUE(mean_wait_s), QUEUE(p95_wait_s), QUEUE(slowdown),
+};
 
 void results_json(json *j, const scenario *s, const world *w, double wall_s) {
     world_totals t = world_get_totals(w);
@@ -515,6 +548,9 @@ void results_json(json *j, const scenario *s, const world *w, double wall_s) {
     json_end(j);
     json_int(j, "nodes_drained", t.nodes_drained);
     if (s->n_unavailable > 0) json_int(j, "nodes_unavailable_at_start", t.nodes_unavailable_at_start);
+    int draining = 0;
+    for (int u = 0; u < s->n_unavailable; u++) draining |= s->unavailable[u].draining;
+    if (draining) json_int(j, "nodes_draining_at_start", t.nodes_draining_at_start);
     json_num(j, "fragmented_gpu_hours", t.fragmented_gpu_hours);
     json_num(j, "fragmentation", t.gpu_hours > 0 ? t.fragmented_gpu_hours / t.gpu_hours : 0);
     json_num(j, "cloud_node_hours", t.cloud_node_hours);
@@ -545,15 +581,8 @@ void results_json(json *j, const scenario *s, const world *w, double wall_s) {
         queue_result q = world_queue(w, i);
         json_object(j, NULL);
         json_str(j, "name", q.name);
-        json_int(j, "quota_gpus", q.quota_gpus);
-        json_int(j, "jobs", q.jobs);
-        json_int(j, "started", q.started);
-        json_int(j, "waiting", q.waiting);
-        json_num(j, "gpu_hours", q.gpu_hours);
-        json_num(j, "quota_share", q.quota_share);
-        json_num(j, "mean_wait_s", q.mean_wait_s);
-        json_num(j, "p95_wait_s", q.p95_wait_s);
-        json_num(j, "slowdown", q.slowdown);
+        json_ints(j, &q, JSON_FIELDS(queue_counts));
+        json_nums(j, &q, JSON_FIELDS(queue_figures));
         json_end(j);
     }
     json_end(j);

@@ -99,3 +99,12 @@ int attr_enum(xml_src *x, const xmlNode *e, const char *attr, int (*parse)(const
     *out = v;
     return 1;
 }
+
+int attr_word(xml_src *x, const xmlNode *e, const char *attr, int (*parse)(const char *), const char *choices,
+              int *value, char *out, size_t len, int required) {
+    int v;
+    int rc = attr_enum(x, e, attr, parse, choices, &v);
+    if (rc < 0) return -1;
+    if (rc > 0 && value) *value = v;
+    return attr_str(x, e, attr, out, len, required);
+}

@@ -38,4 +38,10 @@ int attr_bool(xml_src *x, const xmlNode *e, const char *attr, int *out);
 int attr_enum(xml_src *x, const xmlNode *e, const char *attr, int (*parse)(const char *), const char *choices,
               int *out);
 
+/* A word of attr_enum's set kept as written in out (1 to len - 1
+ * characters); its value in *value when value is not NULL. Absent and
+ * required: "missing attribute". Returns as attr_str does. */
+int attr_word(xml_src *x, const xmlNode *e, const char *attr, int (*parse)(const char *), const char *choices,
+              int *value, char *out, size_t len, int required);
+
 #endif

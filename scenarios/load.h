@@ -67,6 +67,11 @@ void load_cost(loader *L, const xmlNode *e);
 void load_snapshot_time(loader *L, const xmlNode *root);
 void load_node_names(loader *L, const xmlNode *sec);
 void load_unavailable(loader *L, const xmlNode *e);
+/* Attribute attr of e, a hostlist of <nodes names=> names, into *out (a
+ * new array of cluster node indices) and *n. 0; -1 on error (reported). */
+int load_node_set(loader *L, const xmlNode *e, const char *attr, int **out, int *n);
+/* <queue nodes=>: the partition's nodes, sorted, each once; at least one. */
+void load_queue_nodes(loader *L, const xmlNode *e, sc_queue *q);
 void load_runtime_history(loader *L, const xmlNode *e);
 
 /* The <class> children of an <inference> whose other children are read
@@ -74,8 +79,18 @@ void load_runtime_history(loader *L, const xmlNode *e);
 void load_serve_classes(loader *L, const xmlNode *e, sc_inference *f);
 /* An <slo>'s ttft, tpot, e2e (durations) and percentile (0, 100]. */
 void load_slo_bounds(loader *L, const xmlNode *c, double *ttft_s, double *tpot_s, double *e2e_s, double *percentile);
-/* attr_enum parser of a length distribution (fixed, exponential, lognormal, gamma, uniform). */
+/* Where input-tokens, output-tokens, input-distribution, output-distribution,
+ * input-cv and output-cv go (<requests> into the service, <class> into the
+ * class): load_lengths reads them in that order. */
+typedef struct load_length_fields {
+    int *input_tokens, *output_tokens;
+    char (*input_dist)[16], (*output_dist)[16];
+    double *input_cv, *output_cv;
+} load_length_fields;
+void load_lengths(loader *L, const xmlNode *c, const load_length_fields *o);
+/* attr_enum parser of a length distribution, and its choices for the message. */
 int load_parse_length_dist(const char *z);
+#define LOAD_LENGTH_DISTS "fixed, exponential, lognormal, gamma, uniform"
 
 /* queue= and priority= of a job or service: the queue must be declared in
  * <scheduler> (none declared: one implicit "default"); "" becomes the first. */

@@ -294,6 +294,7 @@ void load_scheduler(loader *L, const xmlNode *sec) {
             FAIL_RETURN(L, e, NULL, "out of memory");
         attr_int(&L->x, e, "quota-gpus", &q->quota_gpus, 0, 0, 100000000);
         attr_unit(&L->x, e, "max-time", UNIT_DURATION, &q->max_time_s, 0, 1);
+        load_queue_nodes(L, e, q);
     }
 }
 

@@ -208,28 +208,25 @@ static void read_service_engine(loader *L, const xmlNode *e, sc_inference *f) {
 
 /* The serving stack: replicas, batching, KV cache, router, queue. */
 static void read_service_stack(loader *L, const xmlNode *e, sc_inference *f) {
-    int v;
     attr_int(&L->x, e, "tp", &f->tp, 0, 1, 64);
     attr_int(&L->x, e, "ep", &f->ep, 0, 1, 1024);
-    attr_enum(&L->x, e, "fp4-recipe", fp4_recipe_parse, "nvfp4, mxfp4", &v);
-    attr_str(&L->x, e, "fp4-recipe", f->fp4_recipe, sizeof f->fp4_recipe, 0);
+    attr_word(&L->x, e, "fp4-recipe", fp4_recipe_parse, "nvfp4, mxfp4", NULL, f->fp4_recipe, sizeof f->fp4_recipe, 0);
     attr_int(&L->x, e, "replicas", &f->replicas, 0, 1, 1000000);
     attr_int(&L->x, e, "max-batch", &f->max_batch, 0, 1, 1000000);
     attr_int(&L->x, e, "token-budget", &f->token_budget, 0, 1, 100000000);
-    attr_enum(&L->x, e, "batching", parse_batching, "continuous, static", &v);
-    attr_str(&L->x, e, "batching", f->batching, sizeof f->batching, 0);
+    attr_word(&L->x, e, "batching", parse_batching, "continuous, static", NULL, f->batching, sizeof f->batching, 0);
     attr_bool(&L->x, e, "chunked-prefill", &f->chunked_prefill);
-    attr_enum(&L->x, e, "kv-allocation", parse_kv_allocation, "reserve, on-demand", &v);
-    attr_str(&L->x, e, "kv-allocation", f->kv_allocation, sizeof f->kv_allocation, 0);
-    attr_enum(&L->x, e, "kv-preemption", parse_kv_preemption, "recompute, swap", &v);
-    attr_str(&L->x, e, "kv-preemption", f->kv_preemption, sizeof f->kv_preemption, 0);
+    attr_word(&L->x, e, "kv-allocation", parse_kv_allocation, "reserve, on-demand", NULL, f->kv_allocation,
+              sizeof f->kv_allocation, 0);
+    attr_word(&L->x, e, "kv-preemption", parse_kv_preemption, "recompute, swap", NULL, f->kv_preemption,
+              sizeof f->kv_preemption, 0);
     attr_int(&L->x, e, "block-size", &f->block_tokens, 0, 1, 1024);
     if (attr_unit(&L->x, e, "kv-memory-fraction", UNIT_NUMBER, &f->kv_memory_fraction, 0, 1) > 0 &&
         f->kv_memory_fraction > 1)
         xml_fail(&L->x, e, "kv-memory-fraction", "kv-memory-fraction must be a fraction in (0, 1]");
-    attr_enum(&L->x, e, "router", parse_router,
-              "round-robin, least-tokens, random, power-of-two, prefix-aware, kv-aware, cache-aware", &v);
-    attr_str(&L->x, e, "router", f->router, sizeof f->router, 0);
+    attr_word(&L->x, e, "router", parse_router,
+              "round-robin, least-tokens, random, power-of-two, prefix-aware, kv-aware, cache-aware",
+              NULL, f->router, sizeof f->router, 0);
     attr_bool(&L->x, e, "prefix-caching", &f->prefix_caching);
     attr_unit(&L->x, e, "model-load-time", UNIT_DURATION, &f->model_load_s, 0, 1);
     load_queue_ref(L, e, f->queue, sizeof f->queue, &f->priority);
@@ -243,9 +240,8 @@ typedef struct arrivals_given {
 /* <arrivals process="trace">'s own attributes: format, time-scale, skip
  * (scenarios/reqtrace.h). Returns how many were given, -1 with L failed. */
 static int load_trace_options(loader *L, const xmlNode *c, sc_inference *f, arrivals_given *g) {
-    int v;
-    g->format = attr_enum(&L->x, c, "format", reqtrace_format_parse, REQTRACE_FORMATS, &v);
-    if (g->format > 0) attr_str(&L->x, c, "format", f->trace_format, sizeof f->trace_format, 0);
+    g->format = attr_word(&L->x, c, "format", reqtrace_format_parse, REQTRACE_FORMATS, NULL, f->trace_format,
+                          sizeof f->trace_format, 0);
     g->time_scale = attr_unit(&L->x, c, "time-scale", UNIT_NUMBER, &f->trace_time_scale, 0, 1);
     g->skip = attr_unit(&L->x, c, "skip", UNIT_DURATION, &f->trace_skip_s, 0, 0);
     if (L->x.failed) return -1;
@@ -296,24 +292,22 @@ static int parse_think_dist(const char *z) { return !strcmp(z, "fixed") ? 0 : !s
 /* The closed-loop attributes of <arrivals>: users, think-time,
  * think-distribution (exponential by default). */
 static void load_closed(loader *L, const xmlNode *c, sc_inference *f, arrivals_given *g) {
-    int v;
     strcpy(f->think_dist, "exponential");
     g->users = attr_int(&L->x, c, "users", &f->closed_users, 0, 1, 10000000);
     g->think = attr_unit(&L->x, c, "think-time", UNIT_DURATION, &f->think_time_s, 0, 0);
-    if (attr_enum(&L->x, c, "think-distribution", parse_think_dist, "fixed, exponential", &v) > 0) {
-        attr_str(&L->x, c, "think-distribution", f->think_dist, sizeof f->think_dist, 0);
+    if (attr_word(&L->x, c, "think-distribution", parse_think_dist, "fixed, exponential", NULL, f->think_dist,
+                  sizeof f->think_dist, 0) > 0)
         g->think = 1;
-    }
 }
 
 /* <arrivals>: the process and its parameters; the request count when not
  * given (every row of a trace; until the duration ends; else 1000). */
 static void load_arrivals(loader *L, const xmlNode *c, sc_inference *f) {
     arrivals_given g;
-    int v;
     f->arrivals_line = xml_line(&L->x, c);
-    if (attr_enum(&L->x, c, "process", parse_arrival_process, "offline, poisson, bursty, diurnal, trace, closed", &v) < 0) return;
-    attr_str(&L->x, c, "process", f->arrival_process, sizeof f->arrival_process, 1);
+    if (attr_word(&L->x, c, "process", parse_arrival_process, "offline, poisson, bursty, diurnal, trace, closed", NULL,
+                  f->arrival_process, sizeof f->arrival_process, 1) < 0)
+        return;
     g.rate = attr_unit(&L->x, c, "rate", UNIT_RATE, &f->rate_per_s, 0, 1);
     g.count = attr_i64(&L->x, c, "count", &f->count, 0, 1, 1e9);
     attr_unit(&L->x, c, "start", UNIT_DURATION, &f->arrival_start_s, 0, 0);
@@ -351,17 +345,22 @@ static void load_request_prefixes(loader *L, const xmlNode *c, sc_inference *f) 
     else if (ns > 0 && !nt) xml_fail(&L->x, c, NULL, "sessions needs turns (turns of a conversation, e.g. turns=\"4\")");
 }
 
+void load_lengths(loader *L, const xmlNode *c, const load_length_fields *o) {
+    attr_int(&L->x, c, "input-tokens", o->input_tokens, 0, 1, 100000000);
+    attr_int(&L->x, c, "output-tokens", o->output_tokens, 0, 1, 100000000);
+    attr_word(&L->x, c, "input-distribution", load_parse_length_dist, LOAD_LENGTH_DISTS, NULL, *o->input_dist,
+              sizeof *o->input_dist, 0);
+    attr_word(&L->x, c, "output-distribution", load_parse_length_dist, LOAD_LENGTH_DISTS, NULL, *o->output_dist,
+              sizeof *o->output_dist, 0);
+    attr_unit(&L->x, c, "input-cv", UNIT_NUMBER, o->input_cv, 0, 1);
+    attr_unit(&L->x, c, "output-cv", UNIT_NUMBER, o->output_cv, 0, 1);
+}
+
 /* <requests>: prompt and output lengths and their distributions. */
 static void load_requests(loader *L, const xmlNode *c, sc_inference *f) {
-    int v;
-    attr_int(&L->x, c, "input-tokens", &f->input_tokens, 0, 1, 100000000);
-    attr_int(&L->x, c, "output-tokens", &f->output_tokens, 0, 1, 100000000);
-    attr_enum(&L->x, c, "input-distribution", load_parse_length_dist, "fixed, exponential, lognormal, gamma, uniform", &v);
-    attr_str(&L->x, c, "input-distribution", f->input_dist, sizeof f->input_dist, 0);
-    attr_enum(&L->x, c, "output-distribution", load_parse_length_dist, "fixed, exponential, lognormal, gamma, uniform", &v);
-    attr_str(&L->x, c, "output-distribution", f->output_dist, sizeof f->output_dist, 0);
-    attr_unit(&L->x, c, "input-cv", UNIT_NUMBER, &f->input_cv, 0, 1);
-    attr_unit(&L->x, c, "output-cv", UNIT_NUMBER, &f->output_cv, 0, 1);
+    load_length_fields o = { &f->input_tokens, &f->output_tokens, &f->input_dist, &f->output_dist, &f->input_cv,
+                             &f->output_cv };
+    load_lengths(L, c, &o);
     load_request_prefixes(L, c, f);
     long long len = (long long)f->prefix_tokens + f->input_tokens + f->output_tokens;
     if (!L->x.failed && f->model[0]) {
@@ -409,8 +408,9 @@ static void load_speculative(loader *L, const xmlNode *c, sc_inference *f) {
     int v;
     char acc[256];
     f->spec_line = xml_line(&L->x, c);
-    if (attr_enum(&L->x, c, "method", spec_method_parse, "draft, mtp, eagle", &v) < 0) return;
-    attr_str(&L->x, c, "method", f->spec_method, sizeof f->spec_method, 1);
+    if (attr_word(&L->x, c, "method", spec_method_parse, "draft, mtp, eagle", &v, f->spec_method, sizeof f->spec_method,
+                  1) < 0)
+        return;
     int has_draft = attr_str(&L->x, c, "draft-model", f->spec_draft, sizeof f->spec_draft, 0);
     if (has_draft < 0 || (has_draft > 0 && !known_llm(L, c, "draft-model", f->spec_draft))) return;
     if (v == SPEC_DRAFT && !has_draft)
@@ -448,7 +448,6 @@ static void check_speculative(loader *L, const xmlNode *e, sc_inference *f) {
 
 /* <autoscale>: replicas between min and max, following a metric. */
 static void load_autoscale(loader *L, const xmlNode *c, sc_inference *f) {
-    int v;
     f->autoscale = 1;
     f->autoscale_line = xml_line(&L->x, c);
     strcpy(f->autoscale_metric, "queue");
@@ -457,8 +456,8 @@ static void load_autoscale(loader *L, const xmlNode *c, sc_inference *f) {
     f->autoscale_interval_s = 30;
     f->autoscale_startup_s = 120;
     f->autoscale_cooldown_s = 300;
-    attr_enum(&L->x, c, "metric", parse_scale_metric, "queue, concurrency, latency", &v);
-    attr_str(&L->x, c, "metric", f->autoscale_metric, sizeof f->autoscale_metric, 0);
+    attr_word(&L->x, c, "metric", parse_scale_metric, "queue, concurrency, latency", NULL, f->autoscale_metric,
+              sizeof f->autoscale_metric, 0);
     attr_int(&L->x, c, "min-replicas", &f->min_replicas, 0, 1, 1000000);
     attr_int(&L->x, c, "max-replicas", &f->max_replicas, 1, 1, 1000000);
     if (attr_unit(&L->x, c, "target", !strcmp(f->autoscale_metric, "latency") ? UNIT_DURATION : UNIT_NUMBER,
@@ -517,11 +516,10 @@ static int parse_kv_transfer(const char *z) { return !strcmp(z, "after") ? 0 : !
 /* disaggregated= and kv-transfer=; both pools start as the service's own
  * replicas, tp, ep, max-batch and token-budget (docs/disaggregated-serving.md). */
 static void read_disagg(loader *L, const xmlNode *e, sc_inference *f) {
-    int v;
     strcpy(f->kv_transfer, "after");
     f->disaggregated_given = attr_bool(&L->x, e, "disaggregated", &f->disaggregated) > 0;
-    int given = attr_enum(&L->x, e, "kv-transfer", parse_kv_transfer, "after, layerwise", &v);
-    attr_str(&L->x, e, "kv-transfer", f->kv_transfer, sizeof f->kv_transfer, 0);
+    int given = attr_word(&L->x, e, "kv-transfer", parse_kv_transfer, "after, layerwise", NULL, f->kv_transfer,
+                          sizeof f->kv_transfer, 0);
     if (given > 0 && !f->disaggregated_given)
         xml_fail(&L->x, e, "kv-transfer", "kv-transfer applies to a disaggregated=\"true\" service");
     struct sc_serve_pool d = { f->replicas, f->tp, f->ep, f->max_batch, f->token_budget, 0 };

@@ -28,16 +28,9 @@ void load_slo_bounds(loader *L, const xmlNode *c, double *ttft_s, double *tpot_s
 
 /* The class's lengths: the service's unless given. */
 static void class_lengths(loader *L, const xmlNode *c, sc_serve_class *k) {
-    int v;
-    attr_int(&L->x, c, "input-tokens", &k->input_tokens, 0, 1, 100000000);
-    attr_int(&L->x, c, "output-tokens", &k->output_tokens, 0, 1, 100000000);
-    const char *dists = "fixed, exponential, lognormal, gamma, uniform";
-    if (attr_enum(&L->x, c, "input-distribution", load_parse_length_dist, dists, &v) > 0)
-        attr_str(&L->x, c, "input-distribution", k->input_dist, sizeof k->input_dist, 0);
-    if (attr_enum(&L->x, c, "output-distribution", load_parse_length_dist, dists, &v) > 0)
-        attr_str(&L->x, c, "output-distribution", k->output_dist, sizeof k->output_dist, 0);
-    attr_unit(&L->x, c, "input-cv", UNIT_NUMBER, &k->input_cv, 0, 1);
-    attr_unit(&L->x, c, "output-cv", UNIT_NUMBER, &k->output_cv, 0, 1);
+    load_length_fields o = { &k->input_tokens, &k->output_tokens, &k->input_dist, &k->output_dist, &k->input_cv,
+                             &k->output_cv };
+    load_lengths(L, c, &o);
 }
 
 /* The class's requests must fit every model it may be served by. */

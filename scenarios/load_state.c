@@ -2,7 +2,8 @@
  * load_state: the scenario as a snapshot of a live cluster (issue 22,
  * docs/cluster-state.md): <scenario snapshot-time>, node names (<nodes
  * names=>, Slurm hostlists read by base/hostlist), <unavailable> nodes at
- * t = 0, and <runtime-history> (run time / time limit samples that trace
+ * t = 0, a queue's node set (<queue nodes=>, a partition's nodes), and
+ * <runtime-history> (run time / time limit samples that trace
  * jobs with a limit and no duration draw from). Everything here is
  * optional and changes nothing when absent.
  */
@@ -109,48 +110,79 @@ void load_node_names(loader *L, const xmlNode *sec) {
     if (!L->x.failed) index_names(L, sec);
 }
 
-/* ---- unavailable nodes --------------------------------------------------- */
+/* ---- node sets: <unavailable nodes=>, <queue nodes=> ------------------- */
 
 typedef struct node_sink {
     loader *L;
     const xmlNode *e;
-    sc_unavailable *u;
+    const char *attr;
+    int *nodes, n;
     size_t cap;
 } node_sink;
 
-static int add_unavailable(void *ctx, const char *name) {
+static int add_set_node(void *ctx, const char *name) {
     node_sink *ns = ctx;
     int n = scenario_node_by_name(ns->L->s, name);
     if (n < 0) {
-        xml_fail(&ns->L->x, ns->e, "nodes", "no node is named %s; expected names from <nodes names=\"...\">", name);
+        xml_fail(&ns->L->x, ns->e, ns->attr, "no node is named %s; expected names from <nodes names=\"...\">", name);
         return 1;
     }
-    if (GROW(ns->u->nodes, ns->cap, (size_t)ns->u->n + 1)) {
+    if (GROW(ns->nodes, ns->cap, (size_t)ns->n + 1)) {
         xml_fail(&ns->L->x, ns->e, NULL, "out of memory");
         return 1;
     }
-    ns->u->nodes[ns->u->n++] = n;
+    ns->nodes[ns->n++] = n;
     return 0;
 }
 
-static int parse_node_state(const char *z) { return !strcmp(z, "down") ? 0 : !strcmp(z, "drained") ? 1 : -1; }
+int load_node_set(loader *L, const xmlNode *e, const char *attr, int **out, int *n) {
+    xmlChar *v = xmlGetProp(e, (const xmlChar *)attr);
+    char why[256];
+    node_sink ns = { L, e, attr, NULL, 0, 0 };
+    if (!L->x.failed && !L->s->node_name) xml_fail(&L->x, e, attr, "the cluster's <nodes> have no names= to refer to");
+    if (!L->x.failed && hostlist_expand((const char *)v, NULL, NULL, why, sizeof why) < 0)
+        xml_fail(&L->x, e, attr, "%s", why);
+    if (!L->x.failed) hostlist_expand((const char *)v, add_set_node, &ns, why, sizeof why);
+    xmlFree(v);
+    *out = ns.nodes;
+    *n = ns.n;
+    return L->x.failed ? -1 : 0;
+}
+
+enum { STATE_DOWN, STATE_DRAINED, STATE_DRAINING };
+static int parse_node_state(const char *z) {
+    return !strcmp(z, "down") ? STATE_DOWN : !strcmp(z, "drained") ? STATE_DRAINED : !strcmp(z, "draining") ? STATE_DRAINING : -1;
+}
 
 void load_unavailable(loader *L, const xmlNode *e) {
     scenario *s = L->s;
     sc_unavailable *u = PUSH(L, s->unavailable, s->n_unavailable, e);
     if (!u) return;
     u->line = xml_line(&L->x, e);
-    if (attr_enum(&L->x, e, "state", parse_node_state, "down, drained", &u->drained) < 0) return;
+    int state = STATE_DOWN;
+    if (attr_enum(&L->x, e, "state", parse_node_state, "down, drained, draining", &state) < 0) return;
+    u->drained = state != STATE_DOWN;
+    u->draining = state == STATE_DRAINING;
     attr_str(&L->x, e, "reason", u->reason, sizeof u->reason, 0);
     attr_unit(&L->x, e, "repair", UNIT_DURATION, &u->repair_s, 0, 1);
-    xmlChar *v = xmlGetProp(e, (const xmlChar *)"nodes");
-    char why[256];
-    if (!L->x.failed && !s->node_name) xml_fail(&L->x, e, "nodes", "the cluster's <nodes> have no names= to refer to");
-    if (!L->x.failed && hostlist_expand((const char *)v, NULL, NULL, why, sizeof why) < 0)
-        xml_fail(&L->x, e, "nodes", "%s", why);
-    node_sink ns = { L, e, u, 0 };
-    if (!L->x.failed) hostlist_expand((const char *)v, add_unavailable, &ns, why, sizeof why);
-    xmlFree(v);
+    load_node_set(L, e, "nodes", &u->nodes, &u->n);
+}
+
+static int cmp_int(const void *a, const void *b) {
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* Slurm's partition Nodes= (slurm.conf(5)): its jobs run only there. */
+void load_queue_nodes(loader *L, const xmlNode *e, sc_queue *q) {
+    if (!xmlHasProp(e, (const xmlChar *)"nodes")) return;
+    if (load_node_set(L, e, "nodes", &q->nodes, &q->n_nodes) < 0) return;
+    if (q->n_nodes == 0) FAIL_RETURN(L, e, "nodes", "expected at least one node name, like gpu[01-08]");
+    qsort(q->nodes, (size_t)q->n_nodes, sizeof *q->nodes, cmp_int);
+    int k = 1;                                   /* a name given twice counts once */
+    for (int i = 1; i < q->n_nodes; i++)
+        if (q->nodes[i] != q->nodes[k - 1]) q->nodes[k++] = q->nodes[i];
+    q->n_nodes = k;
 }
 
 /* ---- runtime history ------------------------------------------------------ */

@@ -382,9 +382,8 @@ static void load_jobs(loader *L, const xmlNode *e) {
  * -1 with L failed. */
 static int load_trace_read(loader *L, const xmlNode *e) {
     sc_trace_read *tr = &L->s->trace_read;
-    int v, count = 0;
-    if (attr_enum(&L->x, e, "format", jobtrace_format_parse, JOBTRACE_FORMATS, &v) > 0)
-        attr_str(&L->x, e, "format", tr->format, sizeof tr->format, 0);
+    int count = 0;
+    attr_word(&L->x, e, "format", jobtrace_format_parse, JOBTRACE_FORMATS, NULL, tr->format, sizeof tr->format, 0);
     attr_unit(&L->x, e, "time-scale", UNIT_NUMBER, &tr->time_scale, 0, 1);
     attr_unit(&L->x, e, "skip", UNIT_DURATION, &tr->skip_s, 0, 0);
     if (attr_int(&L->x, e, "count", &count, 0, 1, 10000000) > 0) tr->count = count;

@@ -32,6 +32,7 @@ void scenario_free(scenario *s) {
     free(s->nodes);
     free(s->storage);
     free(s->failures);
+    for (int i = 0; i < s->n_queues; i++) free(s->queues[i].nodes);
     free(s->queues);
     free(s->training);
     free(s->jobs);

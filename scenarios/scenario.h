@@ -80,6 +80,9 @@ typedef struct sc_queue {
     char name[SC_NAME_MAX];
     int quota_gpus;
     double max_time_s;               /* max-time: the partition's time limit, a job's default; 0 none */
+    int *nodes;                      /* nodes=: the partition's nodes (cluster indices, increasing, each
+                                        once); NULL: every node */
+    int n_nodes;
     int line;
 } sc_queue;
 
@@ -89,6 +92,8 @@ typedef struct sc_unavailable {
     int *nodes;                      /* cluster node indices (scenario_node_index order) */
     int n;
     int drained;                     /* state="drained" (an admin resumes it); 0: "down" */
+    int draining;                    /* state="draining": keeps its running jobs, takes no new one and is
+                                        drained (drained = 1 too) when its last job ends */
     char reason[SC_NAME_MAX];
     double repair_s;                 /* repair=: back after this; 0: not given */
     int line;

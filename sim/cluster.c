@@ -37,7 +37,7 @@ struct cluster {
     int n_pools;
     int cloud_up;
     int spread, per_leaf;
-    int n_state[5];                /* nodes in each node_state, kept as states change */
+    int n_state[NODE_DRAINING + 1];   /* nodes in each node_state, kept as states change */
 };
 
 void cluster_set_spread(cluster *c, int spread, int nodes_per_leaf) {
@@ -46,8 +46,8 @@ void cluster_set_spread(cluster *c, int spread, int nodes_per_leaf) {
 }
 
 const char *node_state_name(node_state s) {
-    static const char *z[] = { "up", "failed", "spare", "drained", "off" };
-    return (s >= 0 && s <= NODE_OFF) ? z[s] : "?";
+    static const char *z[] = { "up", "failed", "spare", "drained", "off", "draining" };
+    return (s >= 0 && s <= NODE_DRAINING) ? z[s] : "?";
 }
 
 cluster *cluster_new(const scenario *s) {
@@ -271,6 +271,14 @@ int cluster_can_alloc(const cluster *c, int pi, int gpus) {
     return p->idle >= nodes_for(p, gpus);
 }
 
+int cluster_fit_limit(const cluster *c, int pi) {
+    const pool *p = &c->pools[pi];
+    int lim = p->idle > 0 ? p->idle * p->spec->gpus : 0;
+    for (int f = p->spec->gpus - 1; f >= 1 && lim == 0; f--)
+        if (p->by_free[f] > 0) lim = f;
+    return lim < p->free_gpus ? lim : p->free_gpus;
+}
+
 /* The pool's node off (an offset in the pool, maybe past its end), taken
  * whole into *out when it is up and idle. Returns 1 when taken, else 0. */
 static int take_idle(cluster *c, const pool *p, int off, int *out) {
@@ -359,6 +367,44 @@ int cluster_alloc(cluster *c, int pi, int gpus, int *out, int cap) {
     return k;
 }
 
+/* The nodes of the set a job of gpus GPUs would take, into out (NULL: just
+ * count); how many, or -1 when it does not fit now. */
+static int pick_in(const cluster *c, int pi, int gpus, const int *set, int n_set, int *out, int cap) {
+    const pool *p = &c->pools[pi];
+    int per = p->spec->gpus, need = nodes_for(p, gpus), k = 0, best = -1;
+    for (int i = 0; i < n_set && k < need; i++) {
+        const node *x = &c->nodes[set[i]];
+        if (x->pool != pi || x->state != NODE_UP) continue;
+        if (gpus >= per) {
+            if (x->free_gpus != per) continue;
+            if (out && k < cap) out[k] = set[i];
+            k++;
+        } else if (x->free_gpus >= gpus &&
+                   (best < 0 || (c->spread ? x->free_gpus > c->nodes[best].free_gpus
+                                           : x->free_gpus < c->nodes[best].free_gpus))) {
+            best = set[i];
+        }
+    }
+    if (gpus < per) {
+        if (best < 0) return -1;
+        if (out && cap > 0) out[0] = best;
+        return 1;
+    }
+    return k == need && need <= cap ? k : -1;
+}
+
+int cluster_can_alloc_in(const cluster *c, int pi, int gpus, const int *set, int n_set) {
+    if (gpus > c->pools[pi].free_gpus) return 0;
+    return pick_in(c, pi, gpus, set, n_set, NULL, 1 << 30) >= 0;
+}
+
+int cluster_alloc_in(cluster *c, int pi, int gpus, const int *set, int n_set, int *out, int cap) {
+    int k = gpus > c->pools[pi].free_gpus ? -1 : pick_in(c, pi, gpus, set, n_set, out, cap);
+    int each = gpus < c->pools[pi].spec->gpus ? gpus : c->pools[pi].spec->gpus;
+    for (int i = 0; i < k; i++) set_free(c, out[i], c->nodes[out[i]].free_gpus - each);
+    return k;
+}
+
 int cluster_take_gpus(cluster *c, int n, int gpus) {
     const node *x = &c->nodes[n];
     if (x->state != NODE_UP || x->free_gpus < gpus) return -1;
@@ -380,8 +426,8 @@ void cluster_fail(cluster *c, int n) {
     node *x = &c->nodes[n];
     pool *p = &c->pools[x->pool];
     x->failures++;
-    if (x->state == NODE_UP) {
-        set_free(c, n, 0);
+    if (x->state == NODE_UP || x->state == NODE_DRAINING) {
+        if (x->state == NODE_UP) set_free(c, n, 0);
         p->up_gpus -= p->spec->gpus;
     } else if (x->state == NODE_SPARE) {
         p->spares--;
@@ -411,8 +457,8 @@ void cluster_repair(cluster *c, int n) {
 void cluster_drain(cluster *c, int n) {
     node *x = &c->nodes[n];
     pool *p = &c->pools[x->pool];
-    if (x->state == NODE_UP) {
-        set_free(c, n, 0);
+    if (x->state == NODE_UP || x->state == NODE_DRAINING) {
+        if (x->state == NODE_UP) set_free(c, n, 0);
         p->up_gpus -= p->spec->gpus;
     } else if (x->state == NODE_SPARE) {
         p->spares--;
@@ -420,6 +466,16 @@ void cluster_drain(cluster *c, int n) {
     set_state(c, x, NODE_DRAINED);
     x->free_gpus = 0;
 }
+
+int cluster_begin_drain(cluster *c, int n) {
+    node *x = &c->nodes[n];
+    if (x->state != NODE_UP) return -1;
+    set_free(c, n, 0);                        /* its free GPUs leave the pool's counts */
+    set_state(c, x, NODE_DRAINING);
+    return 0;
+}
+
+int cluster_draining(const cluster *c) { return c->n_state[NODE_DRAINING]; }
 
 int cluster_take_spare(cluster *c, int pi, int gpus_each) {
     pool *p = &c->pools[pi];

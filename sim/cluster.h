@@ -21,7 +21,8 @@ typedef enum node_state {
     NODE_FAILED,      /* down, waiting for repair or replacement */
     NODE_SPARE,       /* warm spare, held out of the pool */
     NODE_DRAINED,     /* taken out of service (lemon) */
-    NODE_OFF          /* a cloud node not rented now (<cloud max-nodes>) */
+    NODE_OFF,         /* a cloud node not rented now (<cloud max-nodes>) */
+    NODE_DRAINING     /* in service for the jobs on it, closed to new ones (Slurm's DRAINING) */
 } node_state;
 
 const char *node_state_name(node_state s);
@@ -69,6 +70,10 @@ void cluster_set_spread(cluster *c, int spread, int nodes_per_leaf);
 
 /* Can `gpus` GPUs of pool be allocated right now? */
 int cluster_can_alloc(const cluster *c, int pool, int gpus);
+/* A bound: cluster_can_alloc(c, pool, g) is false for every g above it
+ * (the GPUs of the pool's idle nodes, else the most free on one node).
+ * O(GPUs per node). */
+int cluster_fit_limit(const cluster *c, int pool);
 /* UP nodes of the pool with exactly free_gpus (> 0) GPUs free. O(1). */
 int cluster_nodes_with_free(const cluster *c, int pool, int free_gpus);
 
@@ -77,6 +82,14 @@ int cluster_nodes_with_free(const cluster *c, int pool, int free_gpus);
  * cap) and returns how many, or -1 when it does not fit now (nothing
  * allocated). */
 int cluster_alloc(cluster *c, int pool, int gpus, int *nodes_out, int cap);
+
+/* The same inside a node set (a partition's nodes: cluster indices,
+ * increasing): only UP nodes of the pool in the set. A job of a node or
+ * more takes the set's first idle nodes; a smaller one the best-fit node
+ * (the emptiest when spreading). O(set): partitions are scanned, not
+ * counted. */
+int cluster_can_alloc_in(const cluster *c, int pool, int gpus, const int *set, int n_set);
+int cluster_alloc_in(cluster *c, int pool, int gpus, const int *set, int n_set, int *nodes_out, int cap);
 
 /* Take gpus GPUs of one given node (a job running there when a live
  * cluster was read). 0, or -1 when the node is not up or has fewer free. */
@@ -93,6 +106,12 @@ void cluster_fail(cluster *c, int node);
 void cluster_repair(cluster *c, int node);
 /* Take a node out of service for good (lemon). */
 void cluster_drain(cluster *c, int node);
+/* An UP node starts draining: the GPUs its jobs hold stay in service, its
+ * free GPUs leave the pool (no job is placed on it, nor on the GPUs its
+ * jobs give back); cluster_drain ends it. -1 when the node is not UP. */
+int cluster_begin_drain(cluster *c, int node);
+/* Nodes draining now. O(1). */
+int cluster_draining(const cluster *c);
 /* A drained node back in service (as if repaired). -1 when not drained. */
 int cluster_undrain(cluster *c, int node);
 
@@ -102,7 +121,7 @@ int cluster_take_spare(cluster *c, int pool, int gpus_each);
 /* An idle UP node of the pool, taken whole (gpus_each GPUs); -1 when none. */
 int cluster_take_idle(cluster *c, int pool, int gpus_each);
 
-/* Counts of nodes by state, for the metric bus. */
+/* Counts of nodes by state up to NODE_OFF, for the metric bus. */
 void cluster_counts(const cluster *c, int counts[5]);
 
 /* Cloud nodes: is the node rentable, rent one (OFF -> UP, all GPUs free;

@@ -1,17 +1,18 @@
 /*
  * sched: queues, quotas, policies, gang starts, EASY backfill, preemption.
  *
- * Representation: queued jobs in one array kept in (submit time, id) order,
- * each tagged with its class (queue, priority) whose count and first index
- * are kept; running jobs in sched_run.c's set (by id, and per pool by
- * expected end). A dispatch pass builds the policy's order lazily from
- * the classes, only as far as the head and `depth` jobs behind it
- * (build_order), starts the head while it fits, tries preemption
- * (priority or quota reclaim) for a blocked head, then backfills behind
- * its reservation in one scan. A pass costs O(depth + classes + k log k)
- * for the k running jobs that end before the reservation, whatever the
- * backlog; a submit O(log q) plus the array move (the one move left: a
- * start or a requeue shifts the queue array). A preemption attempt costs
+ * Representation: queued jobs per class (queue, priority), each class in
+ * (submit time, id) order (sched_queue.c); running jobs in sched_run.c's
+ * set (by id, and per pool by expected end). A dispatch pass builds the
+ * policy's order lazily from the classes, only as far as the head
+ * (sort_classes, take_order), starts the head while it fits, tries
+ * preemption (priority or quota reclaim) for a blocked head, then, when
+ * some queued job could be allocated at all, backfills behind its
+ * reservation in one scan of `depth` jobs behind it. A pass costs
+ * O(depth + classes + k log k) for the k running jobs that end before the
+ * reservation, whatever the backlog; a submit O(log q) plus the moves of
+ * the shorter side of its class (none for a new job), a start the same
+ * (O(depth) at most in practice). A preemption attempt costs
  * O(queues x priorities) when no running job may be evicted, else
  * O(running + the candidates' nodes).
  *
@@ -65,7 +66,8 @@ sched *sched_new(const scenario *s, cluster *c, const sched_ops *ops) {
     q->psz = calloc((size_t)cluster_pool_count(c) + 1, sizeof *q->psz);
     q->rheap = calloc((size_t)cluster_pool_count(c) + 1, sizeof *q->rheap);
     q->rprio = calloc((size_t)cluster_pool_count(c) * (size_t)q->n_queues + 1, sizeof *q->rprio);
-    if (!q->small || !q->node_loc || !q->psz || !q->rheap || !q->rprio) {
+    q->lim = calloc((size_t)cluster_pool_count(c) + 1, sizeof *q->lim);
+    if (!q->small || !q->node_loc || !q->psz || !q->rheap || !q->rprio || !q->lim || sched_part_init(q, s) < 0) {
         sched_free(q);
         return NULL;
     }
@@ -75,8 +77,10 @@ sched *sched_new(const scenario *s, cluster *c, const sched_ops *ops) {
 
 void sched_free(sched *q) {
     if (!q) return;
-    void *v[] = { q->queues, q->queued, q->running, q->order,   q->cls, q->classes,
-                  q->small,  q->cs,     q->cs_share, q->cs_mark, q->held, q->node_loc };
+    sched_part_free(q);
+    for (int c = 0; c < q->n_cls; c++) free(q->classes[c].v);
+    void *v[] = { q->queues, q->running, q->order, q->classes,
+                  q->small,  q->cs,     q->cs_share, q->cs_pos, q->held, q->node_loc, q->lim };
     for (size_t i = 0; i < sizeof v / sizeof *v; i++) free(v[i]);
     for (int i = 0; i < q->n_holds; i++) free(q->holds[i].victims);
     for (int p = 0; q->psz && p < q->n_pools; p++) free(q->psz[p].sizes.v);
@@ -101,83 +105,14 @@ int sched_queue_used(const sched *q, int i) { return q->queues[i].used; }
 int sched_queued(const sched *q) { return q->n_queued; }
 int sched_holds(const sched *q) { return q->n_holds; }
 
-int sched_oldest(const sched *q, int pool) {
-    for (int i = 0; i < q->n_queued; i++)       /* kept in submit order */
-        if (q->queued[i].pool == pool) return q->queued[i].id;
-    return -1;
-}
-
-/* The class of (queue, priority), created when first seen; -1 when out of memory. */
-static int class_of(sched *q, int qi, int priority) {
-    for (int c = 0; c < q->n_cls; c++)
-        if (q->classes[c].queue == qi && q->classes[c].prio == priority) return c;
-    if (GROW(q->classes, q->cap_classes, (size_t)q->n_cls + 1)) return -1;
-    q->classes[q->n_cls] = (struct sclass){ qi, priority, 0, 1 << 30 };
-    return q->n_cls++;
-}
-
-static int *small_slot(sched *q, const sched_job *j) {
-    int per = cluster_pool_spec(q->c, j->pool)->gpus;
-    return j->gpus >= 1 && j->gpus < per && j->gpus < SMALL_MAX ? &q->small[j->pool * SMALL_MAX + j->gpus] : NULL;
-}
-
-/* A job joins (delta 1) or leaves (-1) the queue: the per-pool counts
- * follow. 0, or -1 when out of memory (nothing is counted). */
-static int count_queued(sched *q, const sched_job *j, int delta) {
-    if (sched_cset_add(&q->psz[j->pool].sizes, j->gpus, delta) < 0) return -1;
-    q->psz[j->pool].n_queued += delta;
-    int *sl = small_slot(q, j);
-    if (sl) *sl += delta;
-    return 0;
-}
-
-/* queued[i] leaves the queue: the arrays close up, the hints follow. */
-static void remove_queued(sched *q, int i) {
-    int c = q->cls[i];
-    count_queued(q, &q->queued[i], -1);
-    q->classes[c].count--;
-    memmove(&q->queued[i], &q->queued[i + 1], (size_t)(q->n_queued - i - 1) * sizeof *q->queued);
-    memmove(&q->cls[i], &q->cls[i + 1], (size_t)(q->n_queued - i - 1) * sizeof *q->cls);
-    q->n_queued--;
-    for (int k = 0; k < q->n_cls; k++)
-        if (q->classes[k].first > i && q->classes[k].first < (1 << 30)) q->classes[k].first--;
-}
-
-void sched_submit(sched *q, const sched_job *j) {
-    if (GROW(q->queued, q->cap_queued, (size_t)q->n_queued + 1)) return;
-    if (GROW(q->cls, q->cap_cls, (size_t)q->n_queued + 1)) return;
-    int c = class_of(q, j->queue, q->policy == SCHED_FIFO ? 0 : j->priority);
-    if (c < 0 || count_queued(q, j, 1) < 0) return;
-    /* Insert in (submit, id) order; new jobs arrive in time order, so this
-     * is an append except for requeued jobs. */
-    int lo = 0, hi = q->n_queued;                /* first index ordered after j */
-    while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        const sched_job *m = &q->queued[mid];
-        if (m->submit_s > j->submit_s || (m->submit_s == j->submit_s && m->id > j->id)) hi = mid;
-        else lo = mid + 1;
-    }
-    int i = lo;
-    memmove(&q->queued[i + 1], &q->queued[i], (size_t)(q->n_queued - i) * sizeof *q->queued);
-    memmove(&q->cls[i + 1], &q->cls[i], (size_t)(q->n_queued - i) * sizeof *q->cls);
-    q->queued[i] = *j;
-    q->queued[i].running = 0;
-    q->cls[i] = c;
-    q->n_queued++;
-    for (int k = 0; k < q->n_cls; k++)
-        if (q->classes[k].first >= i && q->classes[k].first < (1 << 30)) q->classes[k].first++;
-    if (i < q->classes[c].first) q->classes[c].first = i;
-    q->classes[c].count++;
-}
+void sched_submit(sched *q, const sched_job *j) { sched_queue_add(q, j); }
 
 int sched_withdraw(sched *q, int job) {
-    for (int i = 0; i < q->n_queued; i++)
-        if (q->queued[i].id == job) {
-            remove_queued(q, i);
-            sched_drop_hold(q, job);
-            return 1;
-        }
-    return 0;
+    qref r = sched_queue_find(q, job);
+    if (r.c < 0) return 0;
+    sched_queue_remove(q, r);
+    sched_drop_hold(q, job);
+    return 1;
 }
 
 void sched_adopt(sched *q, const sched_job *j) {
@@ -212,20 +147,45 @@ static int is_held(const sched *q, int id) {
 }
 
 
-/* The first `want` queued jobs that are not held, in the policy's order,
- * into q->order; returns how many. The order is: by queue share (fair),
- * then priority (not fifo), then submit order. A class, (queue, priority),
- * shares its queue's share and its priority, so the order is the classes
- * by key, each class's jobs in submit order, classes of equal key merged by
- * submit order. q->queued is in submit order, so a level of classes is one
- * scan from the first index its classes may have, stopping when the level
- * is exhausted or `want` is reached: a pass costs O(depth) on a long
- * backlog, not O(queued). */
-static int build_order(sched *q, int want) {
+/* The classes cs[0..nc) of one level (equal share and priority) merged
+ * by (submit, id), each from its head: the first jobs that are not held,
+ * at most `want`, appended to q->order from n. Returns the new n. O(jobs
+ * taken x classes in the level), usually one class. */
+static int take_level(sched *q, const int *cs, int nc, int n, int want) {
+    int *pos = q->cs_pos;
+    for (int k = 0; k < nc; k++) pos[cs[k]] = q->classes[cs[k]].head;
+    while (n < want) {
+        const sched_job *best = NULL;
+        int bc = -1;
+        for (int k = 0; k < nc; k++) {
+            sclass *x = &q->classes[cs[k]];
+            if (pos[cs[k]] >= x->n) continue;
+            const sched_job *j = &x->v[pos[cs[k]]];
+            if (!best || j->submit_s < best->submit_s || (j->submit_s == best->submit_s && j->id < best->id)) {
+                best = j;
+                bc = cs[k];
+            }
+        }
+        if (!best) break;
+        if (!q->n_held || !is_held(q, best->id)) q->order[n++] = (qref){ bc, pos[bc] };
+        pos[bc]++;
+    }
+    return n;
+}
+
+/* The policy's order is: by queue share (fair), then priority (not fifo),
+ * then submit order. A class, (queue, priority), shares its queue's share
+ * and its priority, so the order is the classes by key, each class's jobs
+ * in submit order, classes of equal key merged by submit order: a pass
+ * costs O(depth) on a long backlog, not O(queued). sort_classes() orders
+ * the classes that have jobs into q->cs[0..q->n_cs), as the shares stand
+ * now; take_order() reads the first jobs from them. 0, or -1 when out of
+ * memory. */
+static int sort_classes(sched *q) {
     int n_c = q->n_cls;
     if (GROW(q->cs, q->cap_cs, (size_t)n_c) || GROW(q->cs_share, q->cap_cs_share, (size_t)n_c) ||
-        GROW(q->cs_mark, q->cap_cs_mark, (size_t)n_c))
-        return 0;
+        GROW(q->cs_pos, q->cap_cs_pos, (size_t)n_c))
+        return -1;
     int *cs = q->cs, nc = 0;
     double *key_share = q->cs_share;
     for (int c = 0; c < n_c; c++) {
@@ -249,50 +209,33 @@ static int build_order(sched *q, int want) {
             cs[k - 1] = b;
             cs[k] = a;
         }
-    unsigned char *in_level = q->cs_mark;
-    if (n_c > 0) memset(in_level, 0, (size_t)n_c);
-    int n = 0;
+    q->n_cs = nc;
+    return 0;
+}
+
+/* The first `want` queued jobs that are not held, in the order of the
+ * classes sorted last, into q->order; returns how many. */
+static int take_order(sched *q, int want) {
+    const int *cs = q->cs;
+    const double *key_share = q->cs_share;
+    int n = 0, nc = q->n_cs;
     for (int l = 0; l < nc && n < want;) {
         int e = l + 1;
         while (e < nc && key_share[cs[e]] == key_share[cs[l]] && q->classes[cs[e]].prio == q->classes[cs[l]].prio) e++;
-        int total = 0, from = 1 << 30;
-        for (int k = l; k < e; k++) {
-            in_level[cs[k]] = 1;
-            total += q->classes[cs[k]].count;
-            if (q->classes[cs[k]].first < from) from = q->classes[cs[k]].first;
-        }
-        int found = 0;
-        for (int i = from < q->n_queued ? from : q->n_queued; i < q->n_queued && found < total && n < want; i++) {
-            int c = q->cls[i];
-            if (!in_level[c]) continue;
-            if (in_level[c] == 1) {            /* the class's first job: the hint becomes exact */
-                q->classes[c].first = i;
-                in_level[c] = 2;
-            }
-            found++;
-            if (q->n_held && is_held(q, q->queued[i].id)) continue;
-            q->order[n++] = i;
-        }
-        for (int k = l; k < e; k++) in_level[cs[k]] = 0;
+        n = take_level(q, cs + l, e - l, n, want);
         l = e;
     }
     return n;
 }
 
-static void start_queued(sched *q, int qi_index) {
-    sched_job j = q->queued[qi_index];
-    remove_queued(q, qi_index);
+static void start_queued(sched *q, qref r) {
+    sched_job j = *sched_queue_at(q, r);
+    sched_queue_remove(q, r);
     j.expected_end_s = q->now + j.expected_end_s;       /* queued: runtime; running: end time */
     if (sched_run_add(q, &j) < 0) return;
     q->queues[j.queue].used += j.gpus;
     sched_drop_hold(q, j.id);
     q->ops.start(q->ops.ctx, j.id);
-}
-
-static int queued_index(const sched *q, int id) {
-    for (int i = 0; i < q->n_queued; i++)
-        if (q->queued[i].id == id) return i;
-    return -1;
 }
 
 /* Could anything start now? Without preemption or quotas a job can start
@@ -310,27 +253,41 @@ static int anything_can_start(const sched *q) {
     return 0;
 }
 
-void sched_dispatch(sched *q, double now_s) {
-    q->now = now_s;
-    q->n_held = 0;
+/* Each pool's fit limit into q->lim (no job above it can be allocated
+ * now); whether any queued job is within its pool's. O(pools x (GPUs per
+ * node + distinct queued sizes)). When none is, the backfill scan cannot
+ * start anything and is skipped. */
+static int any_fits(sched *q) {
+    int any = 0;
+    for (int p = 0; p < q->n_pools; p++) {
+        q->lim[p] = cluster_fit_limit(q->c, p);
+        const cset *s = &q->psz[p].sizes;
+        for (int i = 0; i < s->n && s->v[i].key <= q->lim[p] && !any; i++) any = s->v[i].count > 0;
+    }
+    return any;
+}
+
+static void dispatch_steps(sched *q, double now_s) {
     for (int guard = 0; guard < 1000000 && q->n_queued > 0; guard++) {
+        q->n_order = 0;
         if (!anything_can_start(q)) return;
         if (GROW(q->order, q->cap_order, (size_t)q->n_queued)) return;
         /* A job holding GPUs its victims freed starts first, as soon as it fits. */
         int held_start = 0;
         for (int i = 0; i < q->n_holds && !held_start; i++) {
-            int k = queued_index(q, q->holds[i].id);
-            if (k >= 0 && sched_can_start(q, &q->queued[k])) {
+            qref k = sched_queue_find(q, q->holds[i].id);
+            if (k.c >= 0 && sched_can_start(q, sched_queue_at(q, k))) {
                 start_queued(q, k);
                 held_start = 1;
             }
         }
         if (held_start) continue;
-        /* The head and up to `depth` jobs behind it, in the policy's order;
-         * none when only just-evicted jobs are left. */
-        int n_order = build_order(q, q->depth + 1);
+        /* The head, in the policy's order; none when only just-evicted jobs
+         * are left. The jobs behind it only when backfill may start one. */
+        if (sort_classes(q) < 0) return;
+        int n_order = q->n_order = take_order(q, 1);
         if (n_order == 0) return;
-        const sched_job *head = &q->queued[q->order[0]];
+        const sched_job *head = sched_queue_at(q, q->order[0]);
         /* Above its quota a job still starts on idle GPUs: it borrows them,
          * and sched_try_preempt() lets their owner reclaim them. */
         if (sched_can_start(q, head)) {
@@ -341,44 +298,57 @@ void sched_dispatch(sched *q, double now_s) {
         sched_job h = *head;
         int freed = sched_try_preempt(q, &h);
         if (freed) {
-            int k = queued_index(q, head_id);
-            if (k >= 0) {
+            qref k = sched_queue_find(q, head_id);
+            if (k.c >= 0 && (!q->queues[h.queue].set || sched_room(q, sched_queue_at(q, k)))) {
                 start_queued(q, k);
                 continue;
             }
         }
         if (q->n_queued != before) continue;    /* evicted jobs joined the queue: new order */
-        if (!q->backfill) return;
+        if (!q->backfill || !any_fits(q)) return;
+        /* The head and up to `depth` jobs behind it, from the classes as
+         * they were sorted before the preemption attempt (the queue is
+         * the same; the shares may not be). */
+        n_order = q->n_order = take_order(q, q->depth + 1);
         /* EASY backfill behind the head's reservation. */
         int extra;
-        double shadow = sched_run_reservation(q, h.pool, h.gpus, now_s, &extra);
-        /* One scan behind the same reservation (EASY): a started job
-         * leaves the queue, so the later order entries past its slot move
-         * down by one. When a start changed the queue otherwise (a job
-         * requeued from a callback), the pass starts over. */
+        double shadow = q->queues[h.queue].set ? sched_part_reservation(q, &h, now_s, &extra)
+                                               : sched_run_reservation(q, h.pool, h.gpus, now_s, &extra);
+        /* One scan behind the same reservation (EASY): a start moves
+         * jobs of its class, and sched_queue.c keeps the order's slots
+         * true. When a start changed the queue otherwise (a job requeued
+         * from a callback), the pass starts over. */
         int started = 0;
         for (int oi = 1; oi < n_order; oi++) {
-            const sched_job *j = &q->queued[q->order[oi]];
+            const sched_job *j = sched_queue_at(q, q->order[oi]);
+            if (j->gpus > q->lim[j->pool]) continue;       /* cannot be allocated now */
             if (q->n_held && is_held(q, j->id)) continue;
             if (!sched_can_start(q, j)) continue;
             int fits_before = now_s + j->expected_end_s <= shadow;
-            int fits_beside = j->pool != h.pool || j->gpus <= extra;
+            int fits_beside = j->pool != h.pool || j->gpus <= extra ||
+                              (q->queues[h.queue].set && !sched_part_overlap(q, j->queue, h.queue));
             if (!fits_before && !fits_beside) continue;
-            if (!fits_before && j->pool == h.pool) extra -= j->gpus;
-            int k = q->order[oi], n_before = q->n_queued;
-            start_queued(q, k);
+            if (!fits_before && j->pool == h.pool && j->gpus <= extra) extra -= j->gpus;
+            int n_before = q->n_queued;
+            start_queued(q, q->order[oi]);
+            any_fits(q);
             started = 1;
             if (q->n_queued != n_before - 1) {         /* the queue changed under us: a new pass */
                 started = 2;
                 break;
             }
-            for (int r = oi + 1; r < n_order; r++)
-                if (q->order[r] > k) q->order[r]--;
         }
         /* One EASY scan per pass: the head still waits for its reservation,
          * and what could start beside or before it has. */
         if (started != 2) return;
     }
+}
+
+void sched_dispatch(sched *q, double now_s) {
+    q->now = now_s;
+    q->n_held = 0;
+    dispatch_steps(q, now_s);
+    q->n_order = 0;                  /* no order outside a pass: moves need not fix it */
 }
 
 int sched_fragmented_gpus(const sched *q) {

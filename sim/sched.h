@@ -23,8 +23,9 @@
  *             no other job (its victims included, nor backfill) starts on
  *             them, and it never evicts the same job twice while it waits.
  *
- * The scheduler keeps the queued jobs (an array in submit order) and the
- * running ones (by id, and per pool by expected end); a dispatch pass
+ * The scheduler keeps the queued jobs (per (queue, priority) class, in
+ * submit order) and the running ones (by id, and per pool by expected
+ * end); a dispatch pass
  * looks at the head and at most `backfill-depth` jobs behind it and at
  * the running jobs that end before the head's reservation, whatever the
  * backlog (sim/sched.c says what each step costs).
@@ -46,6 +47,10 @@ int sched_queue_count(const sched *q);
 const char *sched_queue_name(const sched *q, int i);
 int sched_queue_quota(const sched *q, int i);
 int sched_queue_used(const sched *q, int i);     /* GPUs held by its running jobs */
+
+/* gpus GPUs of pool for a job of queue qi: inside the queue's node set
+ * (<queue nodes=>, a partition's nodes), else as cluster_alloc. */
+int sched_alloc(const sched *q, int qi, int pool, int gpus, int *nodes_out, int cap);
 
 /* A job enters the queue (new, requeued after preemption or failure). */
 void sched_submit(sched *q, const sched_job *j);

@@ -76,7 +76,7 @@ int sched_fits_after_holds(const sched *q, const sched_job *j, int *cnt, int upt
 /* Can j start now? The cluster must have room, and the holds made before
  * j's own (all of them when j holds nothing) must still fit beside it. */
 int sched_can_start(const sched *q, const sched_job *j) {
-    if (!cluster_can_alloc(q->c, j->pool, j->gpus)) return 0;
+    if (!sched_room(q, j)) return 0;
     int upto = sched_hold_index(q, j->id);
     if (upto < 0) upto = q->n_holds;
     int any = 0;

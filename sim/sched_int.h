@@ -3,11 +3,14 @@
  * included by nothing else (the contract is sim/sched.h). The files call
  * each other in one order only:
  *
- *   sched.c          queues, classes, the dispatch pass, EASY backfill
+ *   sched.c          queues, the policy's order, the dispatch pass, EASY backfill
+ *     -> sched_queue.c     the queued jobs, per class in submit order
  *     -> sched_run.c       the running set: by id, per pool by expected end
  *     -> sched_preempt.c   which running jobs to evict for a blocked head
  *     -> sched_hold.c      holds: what-if placement of preemptors' claims,
  *                          and whether a job can start beside them
+ *   sched_part.c     partitions' node sets: may a queue use a node, room
+ *                    and the reservation inside a set (used by the others)
  */
 #ifndef CT_SCHED_INT_H
 #define CT_SCHED_INT_H
@@ -40,10 +43,27 @@ typedef struct cset {
     size_t cap;
 } cset;
 
+/* A queued job's place: slot i of class c. */
+typedef struct qref { int c, i; } qref;
+
+/* A class: the queued jobs of one (queue, priority), in (submit time, id)
+ * order in slots v[head..n), with room below head (sched_queue.c). */
+typedef struct sclass {
+    int queue, prio;
+    int count;                     /* queued jobs: n - head */
+    int head;
+    sched_job *v;
+    int n;
+    size_t cap;
+} sclass;
+
 typedef struct queue {
     char name[SC_NAME_MAX];
     int quota;                     /* guaranteed GPUs; 0 = none */
     int used;
+    const int *set;                /* <queue nodes=>: its nodes, increasing (the scenario's); NULL: all */
+    int n_set;
+    unsigned char *in_set;         /* per node: 1 in the set (NULL: no set) */
 } queue;
 
 struct sched {
@@ -56,9 +76,7 @@ struct sched {
     int n_queues;
     int total_gpus;
     int n_pools;                   /* the cluster's (it may be freed before the scheduler) */
-    sched_job *queued;
-    int n_queued;
-    size_t cap_queued;
+    int n_queued;                  /* over all classes */
     sched_job *running;            /* sched_run.c: swap-removed; by id in run_of, per pool by end in rheap */
     int n_running;
     size_t cap_running;
@@ -69,14 +87,12 @@ struct sched {
     struct rheap { int *v; int n; size_t cap; } *rheap;   /* per pool: running indices, min-heap by expected end */
     int *front, n_front, *group;   /* scratch of the reservation walk */
     size_t cap_front, cap_group;
-    int *order;                    /* scratch: candidate order */
+    qref *order;                   /* the pass's order (kept true as jobs come and go) */
+    int n_order;
     size_t cap_order;
-    int *cls;                      /* class of each queued job (parallel to queued) */
-    size_t cap_cls;
-    /* Classes: (queue, priority) pairs seen. Per class the queued count and
-     * a hint: no queued job of the class sits below index first[c]. The
-     * pass builds its order from them lazily (see build_order). */
-    struct sclass { int queue, prio, count, first; } *classes;
+    /* Classes: (queue, priority) pairs seen, each with its queued jobs. The
+     * pass builds its order from them lazily (see take_order). */
+    sclass *classes;
     int n_cls;
     size_t cap_classes;
     int *small;                    /* queued jobs per (pool, GPUs < a node's): fragmentation */
@@ -88,11 +104,12 @@ struct sched {
      * (173,000 of the 177,000 attempts in the 100K-GPU year) costs
      * O(queues x priorities), not a scan of the running set. */
     cset *rprio;
+    int *lim;                      /* per pool: cluster_fit_limit, as of the backfill scan's last start */
     int depth;                     /* jobs a pass considers: the head and the backfill scan */
-    int *cs;                       /* scratch for build_order, per class */
+    int *cs, n_cs;                 /* the classes with jobs, in the policy's order (sort_classes) */
     double *cs_share;
-    unsigned char *cs_mark;
-    size_t cap_cs, cap_cs_share, cap_cs_mark;
+    int *cs_pos;                   /* per class: the next slot a level's merge reads */
+    size_t cap_cs, cap_cs_share, cap_cs_pos;
     double now;
     int *node_loc;                 /* per node: -1 (scratch of a preemption attempt, kept -1 between) */
     int *held;                     /* jobs evicted during this dispatch pass: they */
@@ -101,7 +118,18 @@ struct sched {
     hold *holds;                   /* in creation order: earlier holds are placed first */
     int n_holds;
     size_t cap_holds;
+    int *part_nodes;               /* sched_part.c scratch: a running job's nodes (NULL: no node sets) */
+    struct part_end { double end_s; int id, gpus; } *part_ends;
+    size_t cap_part_ends;
 };
+
+/* sched_queue.c */
+/* Both keep q->order[0..n_order) pointing at the same jobs (the one
+ * removed excepted). */
+int sched_queue_add(sched *q, const sched_job *j);      /* 0, or -1 when out of memory (nothing changes) */
+void sched_queue_remove(sched *q, qref r);
+qref sched_queue_find(const sched *q, int id);          /* c -1: not queued. O(queued) */
+static inline sched_job *sched_queue_at(const sched *q, qref r) { return &q->classes[r.c].v[r.i]; }
 
 /* sched_run.c */
 int sched_cset_add(cset *s, int key, int delta);       /* 0, or -1 when out of memory (nothing changes) */
@@ -116,6 +144,14 @@ int sched_hold_index(const sched *q, int id);          /* -1: the job holds noth
 void sched_drop_hold(sched *q, int id);                /* the job started or left the queue */
 int sched_fits_after_holds(const sched *q, const sched_job *j, int *cnt, int upto);
 int sched_can_start(const sched *q, const sched_job *j);
+
+/* sched_part.c */
+int sched_part_init(sched *q, const scenario *s);       /* 0, or -1 when out of memory */
+void sched_part_free(sched *q);
+int sched_may_use(const sched *q, int qi, int node);   /* may queue qi's jobs use node (no set: yes) */
+int sched_part_overlap(const sched *q, int a, int b);  /* do queues a and b share a node */
+int sched_room(const sched *q, const sched_job *j);     /* cluster room for j now, inside its queue's set */
+double sched_part_reservation(sched *q, const sched_job *head, double now_s, int *extra);
 
 /* sched_preempt.c */
 int sched_try_preempt(sched *q, const sched_job *head);

@@ -264,7 +264,8 @@ static void pick_see(pick *p, int n) {
     if (p->loc[n] != -1) return;
     p->loc[n] = -2;
     p->seen[p->n_seen++] = n;
-    if (cluster_node_pool(p->q->c, n) == p->head->pool && cluster_node_state(p->q->c, n) == NODE_UP)
+    if (cluster_node_pool(p->q->c, n) == p->head->pool && cluster_node_state(p->q->c, n) == NODE_UP &&
+        sched_may_use(p->q, p->head->queue, n))
         p->node[p->nn++] = n;
 }
 

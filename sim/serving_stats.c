@@ -10,6 +10,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/grow.h"
 #include "base/select.h"
@@ -19,10 +20,26 @@
 /* The CDF points kept in service_result (serving_types.h). */
 const double service_cdf_percentiles[SERVICE_CDF_POINTS] = { 1, 5, 10, 25, 50, 75, 90, 95, 99, 99.9, 100 };
 
+/* Samples past which an array moves to room for the whole reservoir on
+ * huge pages (sv_big_alloc): 2 MB of them. */
+#define SAMPLES_BIG (1u << 18)
+
+/* Move p's samples to room for RESERVOIR of them; -1 when out of memory (p unchanged). */
+static int samples_to_big(samples *p) {
+    double *x = sv_big_alloc((size_t)RESERVOIR * sizeof *x);
+    if (!x) return -1;
+    memcpy(x, p->x, p->n * sizeof *x);
+    free(p->x);
+    p->x = x;
+    p->cap = RESERVOIR;
+    return 0;
+}
+
 void sv_sample_add(serving *sv, samples *p, double v) {
     p->seen++;
     p->sum += v;
     if (p->n < RESERVOIR) {
+        if (p->n == SAMPLES_BIG && p->cap < RESERVOIR) (void)samples_to_big(p);   /* out of memory: small pages */
         if (GROW(p->x, p->cap, p->n + 1)) return;   /* out of memory: the sample is counted, not kept */
         p->x[p->n++] = v;
         return;

@@ -58,6 +58,7 @@ typedef struct world_totals {
     int failures;                      /* component failures, all nodes */
     int nodes_drained;                 /* lemon nodes taken out of service */
     int nodes_unavailable_at_start;    /* <unavailable> nodes out of service at t = 0 */
+    int nodes_draining_at_start;       /* <unavailable state="draining"> nodes at t = 0 */
 } world_totals;
 
 /* A replay of a live cluster's history (the trace's actual_start column):

@@ -68,7 +68,7 @@ void hold_start(world *w, int k) {
     holding *g = &w->hold[k];
     svc_host *h = &w->svc[g->svc];
     if (g->state != H_QUEUED) return;
-    if (cluster_alloc(w->c, h->pool, g->gpus, g->nodes, g->n) < 0) return;   /* dispatch checked */
+    if (sched_alloc(w->q, h->queue, h->pool, g->gpus, g->nodes, g->n) < 0) return;   /* dispatch checked */
     for (int i = 0; i < g->n; i++) w->node[g->nodes[i]].replicas++;
     g->state = H_HELD;
     world_add_state(w, GS_SERVING, g->gpus);
@@ -79,7 +79,10 @@ void hold_start(world *w, int k) {
 static void drop(world *w, int k) {
     holding *g = &w->hold[k];
     cluster_release(w->c, g->nodes, g->n, g->gpus_each);
-    for (int i = 0; i < g->n; i++) w->node[g->nodes[i]].replicas--;
+    for (int i = 0; i < g->n; i++) {
+        w->node[g->nodes[i]].replicas--;
+        repair_node_left(w, g->nodes[i]);
+    }
     sched_finished(w->q, w->n_jobs + k);
     world_add_state(w, GS_SERVING, -g->gpus);
 }

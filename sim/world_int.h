@@ -66,6 +66,7 @@ typedef struct job {
     int n_nodes;
     int gpus_per_node;             /* GPUs used on each node */
     phase ph;
+    int n_held;                    /* entries of nodes[] >= 0: a phase change is O(1), not O(nodes) */
     sim_time ph_since;
     event_id ev_phase;             /* the phase's pending event */
     /* batch */
@@ -109,6 +110,8 @@ typedef struct node_rec {
     short replicas;                /* service replicas placed on it */
     short latent;                  /* 1 + failure kind of a fault nobody saw on the idle node; 0 none */
     short replaced;                /* the pending repair is a cold replacement */
+    int drain;                     /* draining (<unavailable state="draining">): 1 + its index in
+                                      scenario.unavailable; drained when its last job ends. 0 none */
     event_id repair_ev;            /* the pending repair; 0 none */
     double idle_since_s;           /* when it last became idle (cloud release) */
     double lemon_since_s;          /* start of its failure-count window */
@@ -179,6 +182,7 @@ struct world {
     int drained;
     int injected;                  /* failures injected from the dashboard */
     int unavailable_at_start;      /* nodes out of service at t = 0 (<unavailable>) */
+    int draining_at_start;         /* nodes draining at t = 0 (<unavailable state="draining">) */
     int trace_first;               /* w->jobs index of the trace's first batch job */
     /* cloud autoscaling */
     int cloud_pool;                /* pool of the cloud node type, -1 none */
@@ -219,6 +223,11 @@ int world_input_time(const scenario *s, int line, const char *elem, const char *
 /* The <unavailable> nodes out of service at t = 0, back after their repair
  * (or never: said once in the events). */
 void repair_unavailable(world *w);
+/* t = 0, once the running jobs of named nodes hold them: the draining
+ * nodes close to new jobs (an empty one is drained at once). */
+void repair_begin_draining(world *w);
+/* A job or replica left node n: a draining node left empty is drained. */
+void repair_node_left(world *w, int n);
 int repair_build_failures(world *w, char *err, size_t errlen);   /* 0; -1 out of memory; -2 err set */
 void repair_node_down(world *w, int node, const failure_proc *p);
 int repair_inject(world *w, int node);                  /* world_inject_failure */

@@ -54,11 +54,7 @@ static int phase_state(const job *j) {
     }
 }
 
-static int held_gpus(const job *j) {
-    int n = 0;
-    for (int i = 0; i < j->n_nodes; i++) n += j->nodes[i] >= 0;
-    return n * j->gpus_per_node;
-}
+static int held_gpus(const job *j) { return j->n_held * j->gpus_per_node; }
 
 /* Move a job to phase ph, keeping the time accounting and GPU states. */
 static void set_phase(job *j, phase ph) {
@@ -97,6 +93,7 @@ static void set_phase(job *j, phase ph) {
 static void hold_node(job *j, int i, int n) {
     world *w = j->w;
     j->nodes[i] = n;
+    j->n_held++;
     w->node[n].jobs++;
     w->node[n].job = j->index;
 }
@@ -111,7 +108,9 @@ void job_release_node(job *j, int i) {
     w->node[n].jobs--;
     if (w->node[n].job == j->index) w->node[n].job = -1;
     j->nodes[i] = -1;
+    j->n_held--;
     if (cluster_is_cloud(w->c, n) && w->node[n].jobs == 0 && w->node[n].replicas == 0) w->on_node.idle(w, n);
+    repair_node_left(w, n);
 }
 
 static void release_nodes(job *j) {
@@ -363,6 +362,7 @@ static void interrupt(job *j, int node, const failure_proc *p, int planned) {
         for (int i = 0; i < j->n_nodes; i++)
             if (j->nodes[i] == node) {
                 j->nodes[i] = -1;
+                j->n_held--;
                 j->lost_nodes++;
                 w->node[node].jobs--;
                 /* held since the phase began: set_phase counts only the GPUs held at its end */
@@ -692,7 +692,7 @@ static void begin(job *j, int n, double elapsed_s) {
 }
 
 void job_start(job *j) {
-    int n = cluster_alloc(j->w->c, j->pool, j->r.gpus, j->nodes, j->n_nodes);
+    int n = sched_alloc(j->w->q, j->queue, j->pool, j->r.gpus, j->nodes, j->n_nodes);
     if (n < 0) return;                       /* dispatch checked; cannot happen */
     begin(j, n, 0);
 }
@@ -707,7 +707,7 @@ int job_start_running(job *j, const int *nodes, double elapsed_s) {
                 return -1;
             }
         memcpy(j->nodes, nodes, (size_t)n * sizeof *nodes);
-    } else if ((n = cluster_alloc(w->c, j->pool, j->r.gpus, j->nodes, j->n_nodes)) < 0) {
+    } else if ((n = sched_alloc(w->q, j->queue, j->pool, j->r.gpus, j->nodes, j->n_nodes)) < 0) {
         return -1;
     }
     sched_job v = job_sched_view(j);

@@ -23,6 +23,7 @@
 
 static void node_failed(void *ctx, int node, int proc);
 static void on_repaired(engine *e, void *arg);
+static void drain_finish(world *w, int n, int u);
 
 /* The scenario's failure processes: its own <failure> elements, expanded
  * profiles, with repair-time defaults from models/reliability. */
@@ -148,6 +149,10 @@ static void on_repaired(engine *e, void *arg) {
     int node = r->index;
     r->repair_ev = 0;
     if (cluster_node_state(w->c, node) != NODE_FAILED) return;
+    if (r->drain) {                                /* failed while draining: the drain stands */
+        drain_finish(w, node, r->drain - 1);
+        return;
+    }
     if (r->replaced) {
         failures_node_replaced(w->f, node);        /* new hardware: every part is new */
     } else {
@@ -193,6 +198,7 @@ void repair_unavailable(world *w) {
     int never_down = 0, never_drained = 0;
     for (int u = 0; u < s->n_unavailable; u++) {
         const sc_unavailable *x = &s->unavailable[u];
+        if (x->draining) continue;                 /* repair_begin_draining, after the running jobs */
         double back_s = x->repair_s > 0 ? x->repair_s : x->drained ? 0 : node_mttr_s(w);
         for (int k = 0; k < x->n; k++) {
             int n = x->nodes[k];
@@ -214,6 +220,53 @@ void repair_unavailable(world *w) {
         world_event(w, "cluster", "nodes_unavailable", "%d node(s) out of service at t = 0 stay out: %d down with no "
                     "repair= and no node failure model to repair them, %d drained with no repair= (an admin must "
                     "resume them)", never_down + never_drained, never_down, never_drained);
+}
+
+/* Draining node n of <unavailable> u is drained: out of service with
+ * its reason, back after repair= when given (an admin resumes it). */
+static void drain_finish(world *w, int n, int u) {
+    const sc_unavailable *x = &w->s->unavailable[u];
+    node_rec *nr = &w->node[n];
+    nr->drain = 0;
+    cluster_drain(w->c, n);
+    publish_failed(w);
+    if (x->repair_s > 0 && !nr->repair_ev) nr->repair_ev = engine_after(w->e, sim_from_s(x->repair_s), on_resumed, nr);
+    world_event(w, "cluster", "node_drained", "node %d: drained, its last job ended%s%s%s", n, x->reason[0] ? ": " : "",
+                x->reason, x->repair_s > 0 ? "" : " (not back in this run)");
+}
+
+/* Slurm's DRAINING: the node keeps its running jobs and gets no new one
+ * (slurm.conf(5) and scontrol(1), State=DRAIN: "no new jobs ... will be
+ * started on the node"; sinfo(1) lists it as "draining" while jobs run
+ * and "drained" once they are done). */
+void repair_begin_draining(world *w) {
+    const scenario *s = w->s;
+    for (int u = 0; u < s->n_unavailable; u++) {
+        const sc_unavailable *x = &s->unavailable[u];
+        if (!x->draining) continue;
+        int busy = 0;
+        for (int k = 0; k < x->n; k++) {
+            int n = x->nodes[k];
+            node_rec *nr = &w->node[n];
+            if (cluster_node_state(w->c, n) != NODE_UP || nr->drain) continue;     /* named twice */
+            w->draining_at_start++;
+            if (nr->jobs == 0 && nr->replicas == 0) {
+                drain_finish(w, n, u);
+                continue;
+            }
+            cluster_begin_drain(w->c, n);
+            nr->drain = u + 1;
+            busy++;
+        }
+        world_event(w, "cluster", "node_draining", "%d node(s) draining at t = 0%s%s: %d with running jobs take no "
+                    "new job and are drained when those end", x->n, x->reason[0] ? ": " : "", x->reason, busy);
+    }
+}
+
+void repair_node_left(world *w, int n) {
+    const node_rec *nr = &w->node[n];
+    if (nr->drain && nr->jobs == 0 && nr->replicas == 0 && cluster_node_state(w->c, n) == NODE_DRAINING)
+        drain_finish(w, n, nr->drain - 1);
 }
 
 /* A node failure injected from the dashboard (world_inject_failure). */
@@ -240,6 +293,7 @@ int repair_drain(world *w, int node, int on) {
         if (st == NODE_DRAINED || st == NODE_OFF) return -1;
         /* Out of service first, so jobs moved off it cannot land on it. */
         cluster_drain(w->c, node);
+        w->node[node].drain = 0;
         failure_proc p = { "node", "drained", 1, 0, 0, 0, 0, DETECT_CRASH, 1, 0 };
         w->on_node.hit(w, node, &p, 1);
         publish_failed(w);

@@ -5,7 +5,8 @@
  * (state "running", with the time they have run and maybe the nodes they
  * hold). One event at t = 0, queued before any submission, takes those
  * nodes out and starts those jobs, so that they hold their GPUs before
- * the scheduler places anything else. Held jobs never start (nor jobs
+ * the scheduler places anything else. Draining nodes keep the jobs named
+ * on them and close to all others (world_repair.c). Held jobs never start (nor jobs
  * waiting for one). Everything here is inert when the scenario has none
  * of it.
  */
@@ -37,8 +38,8 @@ static int check_named_nodes(world *w, char *err, size_t errlen) {
     int nodes = cluster_node_count(w->c);
     int *used = calloc((size_t)nodes + 1, sizeof *used);
     if (!used) return -1;
-    for (int u = 0; u < s->n_unavailable; u++)
-        for (int k = 0; k < s->unavailable[u].n; k++) used[s->unavailable[u].nodes[k]] = -1;
+    for (int u = 0; u < s->n_unavailable; u++)          /* a draining node keeps its running jobs */
+        for (int k = 0; k < s->unavailable[u].n && !s->unavailable[u].draining; k++) used[s->unavailable[u].nodes[k]] = -1;
     int rc = 0;
     for (int i = 0; i < s->n_trace_jobs && rc == 0; i++) {
         const sc_trace_job *t = &s->trace_jobs[i];
@@ -70,7 +71,9 @@ static void on_snapshot(engine *e, void *arg) {
     world *w = arg;
     const scenario *s = w->s;
     repair_unavailable(w);
-    for (int pass = 0; pass < 2; pass++)
+    for (int pass = 0; pass < 2; pass++) {
+        /* Draining nodes close once the jobs named on them hold them. */
+        if (pass == 1) repair_begin_draining(w);
         for (int i = 0; i < s->n_trace_jobs; i++) {
             const sc_trace_job *t = &s->trace_jobs[i];
             if (t->state != SC_JOB_RUNNING || (t->nodes != SC_NO_TEXT) != (pass == 0)) continue;
@@ -81,6 +84,7 @@ static void on_snapshot(engine *e, void *arg) {
                         "free at t = 0: it waits in the queue", j->r.gpus);
             job_on_submit(w->e, j);
         }
+    }
     w->dispatch(w);
 }
 

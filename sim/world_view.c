@@ -134,6 +134,7 @@ world_totals world_get_totals(const world *w) {
     t.cloud_cost_usd = t.cost.cloud_usd;
     t.nodes_drained = w->drained;
     t.nodes_unavailable_at_start = w->unavailable_at_start;
+    t.nodes_draining_at_start = w->draining_at_start;
     return t;
 }
 
@@ -243,7 +244,7 @@ void world_node_views(const world *w, world_node_view *out) {
         case NODE_SPARE: v->activity = WA_SPARE; continue;
         case NODE_DRAINED: v->activity = WA_DRAINED; continue;
         case NODE_OFF: v->activity = WA_OFF; continue;
-        case NODE_UP: break;
+        case NODE_UP: case NODE_DRAINING: break;     /* a draining node still runs its jobs */
         }
         v->activity = w->node[i].latent ? WA_FAILED : WA_IDLE;
         if (w->node[i].jobs <= 0) continue;

@@ -8,8 +8,8 @@
 #   service runs as co-located with the same replicas.
 # - tests/replay-disagg replays tests/validation/replays/inference_disagg.csv
 #   (DistServe's Figure 1 goodputs) and prints each row's error and the
-#   median |error|; the rows are far from met (the absolute goodputs run 2 to
-#   4 times the 2023 stack's: docs/disaggregated-serving.md), so this suite
+#   median |error|; the rows are far from met (the absolute goodputs run 1.8
+#   to 2.4 times the published ones: docs/disaggregated-serving.md), so this suite
 #   checks that every row runs and that disaggregation raises goodput per
 #   GPU, as published, not the tolerance.
 # - plan answers "how many prefill and how many decode replicas" for the

@@ -39,8 +39,9 @@ f=$tmp/s-24.05.xml
 grep -q '<nodes type="dgx-h100" count="6" names="gpu\[01-06\]"/>' "$f" && ok "node group named by hostlist" || no "nodes: $(grep '<nodes' "$f")"
 grep -q '<unavailable nodes="gpu05" state="drained" reason="XID 79 GPU fell off the bus"/>' "$f" \
   && grep -q '<unavailable nodes="gpu06" state="down"' "$f" && ok "drained and down nodes" || no "unavailable: $(grep unavailable "$f")"
-grep -q '<queue name="gpu" max-time="172800s"/>' "$f" && grep -q '<queue name="debug" max-time="3600s"/>' "$f" \
-  && ok "partitions as queues with max-time" || no "queues: $(grep queue "$f")"
+# gpu holds every node (no nodes=: any node); debug only gpu01 and gpu02.
+grep -q '<queue name="gpu" max-time="172800s"/>' "$f" && grep -q '<queue name="debug" max-time="3600s" nodes="gpu\[01-02\]"/>' "$f" \
+  && ok "partitions as queues with max-time and node sets" || no "queues: $(grep queue "$f")"
 grep -q '<ratios user="alice" values="0.5 0.5"/>' "$f" && ok "runtime-history per user" || no "ratios: $(grep ratios "$f")"
 grep -q '^101,-8000,gpu,4,16,,86400,running,7200,alice,ml,,gpu\[01-02\],train-a$' "$tmp/s-24.05.jobs.csv" \
   && ok "running job row: elapsed, limit, nodes" || no "row 101: $(grep ^101 "$tmp/s-24.05.jobs.csv")"
@@ -117,6 +118,33 @@ expect_status 2 "--out must be .xml" snap 23.11 "$tmp/n.txt"
 mkdir "$tmp/dir.xml"
 expect_status 2 "a directory as --out" snap 23.11 "$tmp/dir.xml"
 expect_status 2 "bad --at" snap 23.11 "$tmp/n.xml" --at yesterday
+
+# Draining (Slurm's MIXED/ALLOCATED+DRAIN): 22.05's gpu03, running job 108,
+# drained under it. The node is written draining and keeps its job; the run
+# ends the job there and counts the node draining, not out of service.
+python3 - tests/slurm/22.05/sinfo.json "$tmp/sinfo-drain.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for n in d["nodes"]:
+    if n["name"] == "gpu03":
+        n["state_flags"], n["reason"] = ["DRAIN"], "kernel update"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect_status 0 "snapshot a node draining under a job" "$bin" snapshot --from slurm --squeue tests/slurm/22.05/squeue.json \
+  --sinfo "$tmp/sinfo-drain.json" --at $AT --out "$tmp/dr.xml"
+grep -q '(2 out of service, 1 draining)' "$tmp/out" && ok "draining: counted apart" || no "draining summary: $(cat "$tmp/out")"
+grep -q '<unavailable nodes="gpu03" state="draining" reason="kernel update"/>' "$tmp/dr.xml" \
+  && ok "draining: written state=draining" || no "draining: $(grep unavailable "$tmp/dr.xml")"
+grep -q '^108,.*,running,1800,.*,gpu03,infer$' "$tmp/dr.jobs.csv" && ok "draining: the job keeps its node" \
+  || no "draining row 108: $(grep ^108 "$tmp/dr.jobs.csv")"
+expect_status 0 "the draining snapshot runs" "$bin" run "$tmp/dr.xml" --json "$tmp/dr.json" --no-db
+python3 - "$tmp/dr.json" <<'PY' && ok "draining run: 108 ends where it ran, 1 draining, 2 out" || no "draining run"
+import json, sys
+d = json.load(open(sys.argv[1]))
+j = {j["id"]: j for j in d["jobs"]}["108"]
+assert j["start_s"] == -1800 and j["state"] in ("done", "timeout"), j
+assert d["cluster"]["nodes_draining_at_start"] == 1 and d["cluster"]["nodes_unavailable_at_start"] == 2, d["cluster"]
+PY
 
 # Kubernetes (tests/k8s/, docs/live-k8s.md): pods, nodes, Kueue Workloads and
 # AppWrappers snapshot the same way. Pods carry no time limit: without

@@ -6,7 +6,8 @@
 # end when what was left of them ran; the held job and the job waiting for
 # it never start; a job waits for the one it names in after; the same
 # scenario and seed give the same bytes; a trace with actual_start gives a
-# replay object whose tau is 1 when the simulated order is the actual one.
+# replay object whose tau is 1 when the simulated order is the actual one;
+# a queue's jobs run only on its node set (<queue nodes=>).
 suite=snapstate
 . "$(dirname "$0")/clilib.sh"
 
@@ -61,6 +62,37 @@ import json, sys
 r = json.load(open(sys.argv[1]))["replay"]
 sys.exit(0 if r == {"jobs": 3, "wait_error_median_s": 0, "wait_error_p90_s": 0, "start_order_kendall_tau": 1} else 1)
 ' "$tmp/r.json" && ok "replay: tau 1, no wait error when the orders agree" || no "replay: $(grep -A5 replay "$tmp/r.json")"
+
+# Partitions (<queue nodes=>): "small" owns gpu4 only. x runs on gpu4
+# until 3h; s (small) waits for it though gpu1-3 are free, and its
+# reservation is gpu4's. y (big, 5h) may start beside it at once only when
+# big's set, gpu[1-3], cannot touch gpu4; without a set it might, and waits.
+cat >"$tmp/p.csv" <<'CSV'
+id,submit,queue,gpus,duration,state,elapsed,nodes
+x,-1h,big,8,4h,running,1h,gpu4
+s,0,small,8,1h,pending,,
+y,10,big,8,5h,pending,,
+CSV
+part() {   # part BIG_NODES_ATTR
+  cat >"$tmp/p.xml" <<XML
+<scenario name="part" seed="1">
+  <cluster><nodes type="dgx-h100" count="4" names="gpu[1-4]"/></cluster>
+  <scheduler policy="fifo" backfill="easy">
+    <queue name="small" nodes="gpu4"/>
+    <queue name="big"$1/>
+  </scheduler>
+  <workload><trace href="$tmp/p.csv"/></workload>
+</scenario>
+XML
+  "$bin" run "$tmp/p.xml" --json "$tmp/p.json" --no-db >/dev/null && python3 -c '
+import json, sys
+j = {j["id"]: j for j in json.load(open(sys.argv[1]))["jobs"]}
+print(j["s"]["start_s"], j["y"]["start_s"])' "$tmp/p.json"
+}
+[ "$(part ' nodes="gpu[1-3]"')" = "10800 10" ] && ok "partitions: s waits for its own node; y backfills on the others" \
+  || no "partitions, disjoint: $(part ' nodes="gpu[1-3]"')"
+[ "$(part '')" = "10800 10800" ] && ok "partitions: y of a queue that may use gpu4 does not jump s's reservation" \
+  || no "partitions, overlapping: $(part '')"
 
 [ $fails = 0 ] && echo "snapstate: all passed" || echo "snapstate: $fails failed"
 [ $fails = 0 ]

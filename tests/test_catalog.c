@@ -96,7 +96,8 @@ static void test_builtin_names(void **state) {
     static const char *gpus[] = { "A100-SXM4-40GB", "A100-SXM4-80GB", "H100-SXM5-80GB", "H200-SXM-141GB" };
     static const char *nodes[] = { "dgx-a100-40gb", "dgx-a100-80gb", "dgx-h100", "hgx-h200" };
     static const char *llms[] = { "gpt3-175b", "llama2-7b", "llama2-13b", "llama2-70b", "llama3-8b",
-                                  "llama3-70b", "llama3-405b", "llama3.1-8b", "llama3.3-70b", "mixtral-8x7b" };
+                                  "llama3-70b", "llama3-405b", "llama3.1-8b", "llama3.3-70b", "mixtral-8x7b",
+                                  "opt-13b" };
     static const char *nics[] = { "hdr-200", "ndr-400", "eth-100g", "eth-200g" };
     static const char *storage[] = { "nfs", "parallel-fs", "object" };
     for (size_t i = 0; i < N(gpus); i++) assert_non_null(catalog_gpu(c, gpus[i]));

@@ -615,6 +615,39 @@ static void test_escapers(void **state) {
     json_free(j);
 }
 
+/* json_nums, json_ints and json_strs write the members a table names, in
+ * the table's order and under its keys, whatever their order in the struct. */
+typedef struct member_mix {
+    int count;
+    double share;
+    char label[8];
+    double total;
+} member_mix;
+
+static void test_json_member_tables(void **state) {
+    (void)state;
+    static const json_field nums[] = { { "all", offsetof(member_mix, total) }, JSON_MEMBER(member_mix, share) };
+    static const json_field ints[] = { JSON_MEMBER(member_mix, count) };
+    static const json_field strs[] = { { "name", offsetof(member_mix, label) } };
+    member_mix m = { 7, 0.25, "gpu", 12.5 };
+    json *j = json_new();
+    json_object(j, NULL);
+    json_nums(j, &m, JSON_FIELDS(nums));
+    json_ints(j, &m, JSON_FIELDS(ints));
+    json_strs(j, &m, JSON_FIELDS(strs));
+    json_end(j);
+    const char *t = json_text(j, NULL);
+    assert_non_null(t);
+    char flat[128];
+    size_t n = 0;
+    for (; *t && n + 1 < sizeof flat; t++)
+        if (*t != ' ' && *t != '\n') flat[n++] = *t;
+    flat[n] = 0;
+    assert_string_equal(flat, "{\"all\":12.5,\"share\":0.25,\"count\":7,\"name\":\"gpu\"}");
+    assert_true(json_field_num(&m, &nums[1]) == 0.25);
+    json_free(j);
+}
+
 /* A fresh directory under /tmp (not the real /dev: nothing here touches it). */
 static void fresh_dir(char *dir, size_t len) {
     snprintf(dir, len, "/tmp/test_report_fileout.XXXXXX");
@@ -717,6 +750,7 @@ int main(void) {
         cmocka_unit_test(test_numbers_formatted),
         cmocka_unit_test(test_serving_report),
         cmocka_unit_test(test_escapers),
+        cmocka_unit_test(test_json_member_tables),
         cmocka_unit_test(test_fileout_rule),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

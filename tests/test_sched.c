@@ -10,6 +10,9 @@
  *   cloud autoscaling; pack vs spread placement; property runs over random
  *   workloads (every job ends, gang starts, no GPU double-allocated: the
  *   cluster asserts it on every change).
+ * - The queue's own order (sim/sched_queue.c: per class, both ends moving)
+ *   against a plain list, and the cluster's fit limit against
+ *   cluster_can_alloc, over random changes.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -26,6 +29,7 @@
 #include "sim/cluster.h"
 #include "sim/metrics.h"
 #include "sim/rng.h"
+#include "sim/sched.h"
 #include "sim/world.h"
 
 
@@ -415,6 +419,109 @@ static void test_trace(void **state) {
     remove("/tmp/ct-trace-test.csv");
 }
 
+static scenario *load_xml(const char *xml) {
+    scenario *s = NULL;
+    char err[512];
+    assert_int_equal(scenario_load_memory(xml, strlen(xml), "q.xml", &s, err, sizeof err), 0);
+    return s;
+}
+
+/* cluster_fit_limit is the largest g that cluster_can_alloc accepts, as
+ * jobs of random sizes come and go (the backfill scan skips every job
+ * above it, so it must never be below a size that fits). */
+static void test_fit_limit(void **state) {
+    (void)state;
+    scenario *s = load_xml("<scenario name=\"f\"><cluster><nodes type=\"dgx-h100\" count=\"12\"/></cluster></scenario>");
+    cluster *c = cluster_new(s);
+    rng *r = rng_new(3, "test-fit-limit", 0);
+    int nodes[64][12], n_of[64], each[64], live = 0;
+    for (int step = 0; step < 4000; step++) {
+        if (live > 0 && (live == 64 || rng_uniform_int(r, 2))) {
+            int k = (int)rng_uniform_int(r, (unsigned long long)live);
+            cluster_release(c, nodes[k], n_of[k], each[k]);
+            live--;
+            memcpy(nodes[k], nodes[live], sizeof nodes[k]);
+            n_of[k] = n_of[live];
+            each[k] = each[live];
+        } else {
+            static const int sizes[] = { 1, 2, 3, 4, 8, 16, 24 };
+            int g = sizes[rng_uniform_int(r, 7)];
+            int n = cluster_alloc(c, 0, g, nodes[live], 12);
+            if (n > 0) {
+                n_of[live] = n;
+                each[live++] = g < 8 ? g : 8;
+            }
+        }
+        int most = 0;
+        for (int g = 1; g <= 12 * 8; g++)
+            if (cluster_can_alloc(c, 0, g)) most = g;
+        assert_int_equal(cluster_fit_limit(c, 0), most);
+    }
+    rng_free(r);
+    cluster_free(c);
+    scenario_free(s);
+}
+
+static void no_start(void *ctx, int job) { (void)ctx, (void)job; }
+static void no_preempt(void *ctx, int job, int by) { (void)ctx, (void)job, (void)by; }
+
+/* The queue keeps (submit, id) order per class through submits in any
+ * order (requeued jobs land before the head, new ones after the tail) and
+ * withdrawals anywhere: sched_oldest is the earliest live job of the pool
+ * in a plain list, after every change. */
+static void test_queue_order(void **state) {
+    (void)state;
+    scenario *s = load_xml("<scenario name=\"q\"><cluster><nodes type=\"dgx-h100\" count=\"2\"/></cluster>"
+                           "<scheduler policy=\"priority\"/></scenario>");
+    cluster *c = cluster_new(s);
+    sched_ops ops = { NULL, no_start, no_preempt, NULL };
+    sched *q = sched_new(s, c, &ops);
+    rng *r = rng_new(5, "test-queue-order", 0);
+    enum { N = 3000 };
+    static double submit[N];
+    static int in[N];
+    int n_in = 0;
+    for (int step = 0; step < 40000; step++) {
+        int id = (int)rng_uniform_int(r, N);
+        if (!in[id]) {
+            /* mostly increasing times, with requeues of older ones */
+            submit[id] = rng_uniform_int(r, 4) ? step : (double)rng_uniform_int(r, (unsigned long long)step + 1);
+            if (rng_uniform_int(r, 8) == 0) submit[id] = 7;      /* ties: by id */
+            sched_job j = { .id = id, .queue = 0, .priority = id % 3, .pool = 0, .gpus = 1,
+                            .submit_s = submit[id], .expected_end_s = 60 };
+            sched_submit(q, &j);
+            in[id] = 1;
+            n_in++;
+        } else {
+            assert_int_equal(sched_withdraw(q, id), 1);
+            in[id] = 0;
+            n_in--;
+        }
+        assert_int_equal(sched_withdraw(q, N + 1), 0);
+        int want = -1;
+        for (int k = 0; k < N; k++)
+            if (in[k] && (want < 0 || submit[k] < submit[want])) want = k;   /* k ascending: ties by id */
+        assert_int_equal(sched_oldest(q, 0), want);
+        assert_int_equal(sched_queued(q), n_in);
+    }
+    /* Drained oldest first: the whole order, not only the heads. */
+    for (double last = -1; n_in > 0; n_in--) {
+        int id = sched_oldest(q, 0);
+        assert_true(id >= 0 && in[id]);
+        for (int k = 0; k < N; k++)
+            if (in[k] && k != id) assert_true(submit[k] > submit[id] || (submit[k] == submit[id] && k > id));
+        assert_true(submit[id] >= last);
+        last = submit[id];
+        assert_int_equal(sched_withdraw(q, id), 1);
+        in[id] = 0;
+    }
+    assert_int_equal(sched_oldest(q, 0), -1);
+    rng_free(r);
+    sched_free(q);
+    cluster_free(c);
+    scenario_free(s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mmc_matches_erlang_c),
@@ -430,6 +537,8 @@ int main(void) {
         cmocka_unit_test(test_random_workloads),
         cmocka_unit_test(test_trace),
         cmocka_unit_test(test_spread_slows_training),
+        cmocka_unit_test(test_fit_limit),
+        cmocka_unit_test(test_queue_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

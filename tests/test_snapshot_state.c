@@ -1,7 +1,9 @@
 /*
  * test_snapshot_state: a scenario that starts from a live cluster's state
  * (issue 22, docs/cluster-state.md): a running job ends at duration -
- * elapsed; an unavailable node is not used until its repair; a held job
+ * elapsed; an unavailable node is not used until its repair; a draining
+ * node keeps its running job, takes no new one and is drained (then
+ * resumed after repair=) when that job ends; a held job
  * never starts; a dependency waits; run times drawn from the history are
  * deterministic and above the time already run; the replay's Kendall tau
  * is 1 when the simulated order is the actual one; node names map to the
@@ -73,6 +75,29 @@ static void test_unavailable_node_waits_for_repair(void **state) {
     done(&r);
     /* Drained with no repair: never back; the run ends without the job. */
     r = run_trace("<unavailable nodes=\"n1\" state=\"drained\"/>", "", "submit,gpus,duration,name\n0,16,1h,both\n", 1);
+    assert_int_equal(job_named(&r, "both")->state, JOB_PENDING);
+    done(&r);
+}
+
+/* n1 draining under job a (ends at 2h), n2 busy with b until 5h: c (8
+ * GPUs) would start at 2h on n1 were n1 open; it waits for n2. n1 is
+ * drained at 2h and resumed 10h later, when d (16 GPUs) starts. */
+static void test_draining_node_keeps_its_job_only(void **state) {
+    (void)state;
+    run r = run_trace("<unavailable nodes=\"n1\" state=\"draining\" reason=\"kernel\" repair=\"10h\"/>", "",
+                      "id,submit,gpus,duration,state,elapsed,nodes\n"
+                      "a,-1h,8,3h,running,1h,n1\nb,-1h,8,6h,running,1h,n2\nc,0,8,1h,pending,,\nd,0,16,1h,pending,,\n", 1);
+    const job_result *a = job_named(&r, "a");
+    assert_int_equal(a->state, JOB_DONE);
+    assert_true(fabs(a->start_s + 3600) < 1e-6 && fabs(a->end_s - 7200) < 1e-6);   /* ran on where it was */
+    assert_true(fabs(job_named(&r, "c")->start_s - 18000) < 1e-6);                 /* not on n1 at 2h */
+    assert_true(fabs(job_named(&r, "d")->start_s - 43200) < 1e-6);                 /* n1 back at 2h + 10h */
+    assert_int_equal(world_get_totals(r.w).nodes_draining_at_start, 1);
+    assert_int_equal(world_get_totals(r.w).nodes_unavailable_at_start, 0);
+    done(&r);
+    /* Draining with nothing on it: drained at once, and without repair= never back. */
+    r = run_trace("<unavailable nodes=\"n1\" state=\"draining\"/>", "", "submit,gpus,duration,name\n0,8,1h,small\n0,16,1h,both\n", 1);
+    assert_true(fabs(job_named(&r, "small")->start_s) < 1e-6);
     assert_int_equal(job_named(&r, "both")->state, JOB_PENDING);
     done(&r);
 }
@@ -165,6 +190,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_running_job_ends_at_duration_minus_elapsed),
         cmocka_unit_test(test_unavailable_node_waits_for_repair),
+        cmocka_unit_test(test_draining_node_keeps_its_job_only),
         cmocka_unit_test(test_held_never_starts_and_dependency_waits),
         cmocka_unit_test(test_runtime_history_draws),
         cmocka_unit_test(test_replay_tau),

@@ -110,6 +110,9 @@ static void test_presets(void **state) {
         { "llama3-8b", 8.03e9 },   { "llama3-70b", 70.55e9 }, { "llama3-405b", 405.85e9 },
         { "llama2-7b", 6.74e9 },   { "llama2-13b", 13.02e9 }, { "llama2-70b", 68.98e9 },
         { "gpt3-175b", 174.6e9 },
+        /* OPT-13B: 40 x (4 x 5120^2 + 2 x 5120 x 20480) + 50272 x 5120 tied = 12.84B
+         * (the OPT paper's Table 1 names it 13B; its 2048 learned positions are not counted). */
+        { "opt-13b", 12.84e9 },
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         const llm_spec *m = catalog_llm(c, want[i].name);
@@ -224,12 +227,12 @@ static void test_presets_2026_structure(void **state) {
 
 /* gated_ffn not given (-1): inferred from ffn_hidden, and the inference
  * agrees with every preset's published architecture (SwiGLU Llamas, GeLU
- * GPT-3 and MPT-7B with ffn = 4·hidden). */
+ * GPT-3, MPT-7B and ReLU OPT-13B with ffn = 4·hidden). */
 static void test_gated_inferred(void **state) {
     (void)state;
     catalog *c = builtin_catalog();
     static const char *const names[] = { "llama3-8b", "llama3-70b", "llama3-405b", "llama2-7b",
-                                         "llama2-13b", "llama2-70b", "gpt3-175b", "mpt-7b" };
+                                         "llama2-13b", "llama2-70b", "gpt3-175b", "mpt-7b", "opt-13b" };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const llm_spec *m = catalog_llm(c, names[i]);
         assert_non_null(m);
