@@ -534,6 +534,7 @@ static void busiest_stage(const llm_spec *m, const train_plan *p, const fabric *
     double t_moe;
     stage_layer(m, p, f, q, &w->lc, &t_moe);
     double t_layer = layer_total(&w->lc);
+    double t_work = t_layer - w->lc.host;   /* what the embedding and loss weigh against */
 
     /* Output layer and loss on the last stage (vocab-parallel over tp):
      * GEMM forward and backward, fp32 softmax cross-entropy traffic (~12
@@ -563,7 +564,7 @@ static void busiest_stage(const llm_spec *m, const train_plan *p, const fabric *
     } else {
         /* Embedding and loss counted as pipeline layers (train_plan.h,
          * train_plan_pipeline_extra_slots) take at least a layer's slot. */
-        double e = t_emb / t_layer, c = t_out / t_layer;
+        double e = t_emb / t_work, c = t_out / t_work;
         if (train_plan_pipeline_extra_slots(m, p)) e = fmax(e, 1), c = fmax(c, 1);
         load = mem_pp_layout(m->layers, p->pp, e, c, &w->lay);
     }
