@@ -845,6 +845,15 @@ static void test_stack_pipeline_schedules(void **state) {
     assert_true(stack_runs_interleaved(&k));
 }
 
+/* One step of plan p with its stack's layer-overhead (*r) and without (*r0). */
+static void step_with_without_overhead(const llm_spec *m, const train_plan *p, const fabric *f,
+                                       train_result *r, train_result *r0) {
+    train_plan z = *p;
+    z.stack.layer_overhead_s = 0;
+    assert_int_equal(train_step(m, p, f, r), 0);
+    assert_int_equal(train_step(m, &z, f, r0), 0);
+}
+
 /* layer-overhead (megatron-deepspeed-2022 only; every other profile 0):
  * a fixed time per layer per micro-batch on the critical path of every
  * pipeline slot. Compute and communication do not move; "other" grows by
@@ -866,11 +875,8 @@ static void test_stack_layer_overhead(void **state) {
     p.micro_batch = 1;
     p.stack = *stack_find(cat, "megatron-deepspeed-2022");
     p.stack_given = 1;
-    train_plan z = p;
-    z.stack.layer_overhead_s = 0;
-    train_result r, r0;
-    assert_int_equal(train_step(m, &p, &f, &r), 0);
-    assert_int_equal(train_step(m, &z, &f, &r0), 0);
+    train_result r, r0, s, s0;
+    step_with_without_overhead(m, &p, &f, &r, &r0);
     check_consistent(&r);
     double x = p.stack.layer_overhead_s;
     assert_true(fabs(r.t.compute_s - r0.t.compute_s) <= 1e-9 * r0.t.compute_s);
@@ -879,13 +885,8 @@ static void test_stack_layer_overhead(void **state) {
     double per_slot = (r.t.pp_bubble_s - r0.t.pp_bubble_s) / ((p.pp - 1) * x);
     assert_true(fabs(per_mb - per_slot) <= 1e-6 * per_mb);
     assert_true(per_mb >= r.stage_layers && per_mb < r.stage_layers + 2);
-    train_plan b2 = p;
-    b2.micro_batch = 2;
-    train_plan b2z = b2;
-    b2z.stack.layer_overhead_s = 0;
-    train_result s, s0;
-    assert_int_equal(train_step(m, &b2, &f, &s), 0);
-    assert_int_equal(train_step(m, &b2z, &f, &s0), 0);
+    p.micro_batch = 2;
+    step_with_without_overhead(m, &p, &f, &s, &s0);
     assert_true(s.t.other_s - s0.t.other_s < 0.51 * (r.t.other_s - r0.t.other_s));
 }
 
