@@ -38,7 +38,8 @@
  *           micro-batch, one layer ahead; hidden traffic still costs
  *           overlap_slowdown of its time
  *         + optimizer (memory-bound over the parameters a GPU updates)
- *         + other (kernel gaps, per-step host work)
+ *         + other (kernel gaps, the stack's host-bound time per layer
+ *           and micro-batch, per-step host work)
  *   m = global_batch / (dp·micro_batch) micro-batches per pipeline.
  *
  * Hardware efficiencies come from the catalog (gpu_spec eff_gemm,
@@ -293,13 +294,14 @@ typedef struct layer_cost {
     double hidden_comm;    /* TP communication overlapped with compute */
     double ep_comm;        /* exposed expert-parallel all-to-all, all passes */
     double gaps;           /* kernel gaps per micro-batch */
+    double host;           /* the stack's layer-overhead: the GPU waiting on the host */
 } layer_cost;
 
 /* Which FFN a layer runs: a dense one, or a MoE layer's routed experts. */
 typedef enum layer_kind { LAYER_DENSE, LAYER_MOE } layer_kind;
 
 static double layer_total(const layer_cost *c) {
-    return c->fwd + c->bwd + c->recompute + c->comm_fwd + c->comm_bwd + c->ep_comm;
+    return c->fwd + c->bwd + c->recompute + c->comm_fwd + c->comm_bwd + c->ep_comm + c->host;
 }
 
 /* The layer's GEMMs forward (backward = input gradient + weight gradient,
@@ -436,6 +438,9 @@ static void layer_costs(const llm_spec *m, const train_plan *p, const fabric *f,
     c->bwd += c->hidden_comm * q->overlap_slowdown;
     ep_exposure(p, q, g, &mc, whole, c);
     c->gaps = (q->kernels_per_layer + extra_kernels) * q->kernel_gap_s * (3 + whole);
+    /* Host-bound time per layer per micro-batch (stack layer-overhead): on
+     * the critical path of every pipeline slot, bubble slots included. */
+    c->host = p->stack.layer_overhead_s;
 }
 
 /* ---- Step ----------------------------------------------------------------- */
@@ -469,7 +474,7 @@ typedef struct stage_work {
     double compute_mb;     /* of t_mb: compute */
     double comm_mb;        /* of t_mb: exposed TP/CP communication */
     double ep_mb;          /* of t_mb: exposed expert-parallel all-to-all */
-    double gaps_mb;        /* kernel gaps per micro-batch */
+    double gaps_mb;        /* kernel gaps and host-bound layer time per micro-batch */
     double par;            /* parameters a GPU of the busiest stage holds (split by tp),
                               routed experts aside */
     double par_exp;        /* routed expert parameters it holds (split by ep*etp) */
@@ -497,6 +502,7 @@ static void stage_layer(const llm_spec *m, const train_plan *p, const fabric *f,
     lc->hidden_comm = a * lc->hidden_comm + b * dn.hidden_comm;
     lc->ep_comm = a * lc->ep_comm + b * dn.ep_comm;
     lc->gaps = a * lc->gaps + b * dn.gaps;
+    lc->host = a * lc->host + b * dn.host;
 }
 
 /* Parameters of a GPU of the busiest stage (mem_stage_params). */
@@ -528,6 +534,7 @@ static void busiest_stage(const llm_spec *m, const train_plan *p, const fabric *
     double t_moe;
     stage_layer(m, p, f, q, &w->lc, &t_moe);
     double t_layer = layer_total(&w->lc);
+    double t_work = t_layer - w->lc.host;   /* what the embedding and loss weigh against */
 
     /* Output layer and loss on the last stage (vocab-parallel over tp):
      * GEMM forward and backward, fp32 softmax cross-entropy traffic (~12
@@ -557,7 +564,7 @@ static void busiest_stage(const llm_spec *m, const train_plan *p, const fabric *
     } else {
         /* Embedding and loss counted as pipeline layers (train_plan.h,
          * train_plan_pipeline_extra_slots) take at least a layer's slot. */
-        double e = t_emb / t_layer, c = t_out / t_layer;
+        double e = t_emb / t_work, c = t_out / t_work;
         if (train_plan_pipeline_extra_slots(m, p)) e = fmax(e, 1), c = fmax(c, 1);
         load = mem_pp_layout(m->layers, p->pp, e, c, &w->lay);
     }
@@ -565,8 +572,9 @@ static void busiest_stage(const llm_spec *m, const train_plan *p, const fabric *
     w->stage_layers = p->pp == 1 ? m->layers : load;
     w->comm_mb = w->stage_layers * (w->lc.comm_fwd + w->lc.comm_bwd);
     w->ep_mb = w->stage_layers * w->lc.ep_comm;
-    w->compute_mb = w->t_mb - w->comm_mb - w->ep_mb;
-    w->gaps_mb = w->stage_layers * w->lc.gaps;
+    double host_mb = w->stage_layers * w->lc.host;
+    w->compute_mb = w->t_mb - w->comm_mb - w->ep_mb - host_mb;
+    w->gaps_mb = w->stage_layers * w->lc.gaps + host_mb;
     /* DualPipe's W: the weight-gradient half of the backward's GEMM work
      * (the backward is an input-gradient and a weight-gradient GEMM per
      * forward GEMM, models/training.c layer_costs). */
