@@ -29,8 +29,11 @@ typedef struct jscan {
     const char *z;
     size_t i, n;
     sqlite3_stmt *ins;
+    int base;                          /* ins's parameters of this row: base + 1, ... */
     const char *const *fields;
     int nf, hint;                      /* hint: the last field matched */
+    sqlite3_int64 run, next;           /* next: the first row not yet read */
+    size_t at[STORE_BATCH_ROWS + 1];   /* where the rows last read start (row % this) */
     char *extra, *tmp;                 /* extra object; unescaped strings */
     size_t extra_n, extra_cap, tmp_cap;
     int n_extra;
@@ -151,7 +154,7 @@ static void leaf(jscan *s, const char *path, size_t a, size_t b, int escaped) {
         return;
     }
     sqlite3_stmt *q = s->ins;
-    int rc, col = k + 3;
+    int rc, col = s->base + k + 3;
     char c = s->z[a];
     if (c == 'n') rc = sqlite3_bind_null(q, col);
     else if (c == 't' || c == 'f') rc = sqlite3_bind_int(q, col, c == 't');
@@ -235,35 +238,45 @@ static void value(jscan *s, char *path, size_t len, size_t cap) {
     leaf(s, path, a, b, escaped);
 }
 
-/* One element of jobs[] at s->i as row idx. */
-static int job_row(jscan *s, sqlite3_int64 run, sqlite3_int64 idx) {
+/* One element of jobs[] at s->i as row idx, bound to s->ins from s->base. */
+static int job_row(jscan *s, sqlite3_int64 idx) {
     char path[256] = "";
     s->extra_n = 0;
     s->n_extra = 0;
-    int rc = sqlite3_bind_int64(s->ins, 1, run);
-    if (rc == SQLITE_OK) rc = sqlite3_bind_int64(s->ins, 2, idx);
+    int rc = sqlite3_bind_int64(s->ins, s->base + 1, s->run);
+    if (rc == SQLITE_OK) rc = sqlite3_bind_int64(s->ins, s->base + 2, idx);
     if (rc == SQLITE_OK && s->z[s->i] != '{') rc = SQLITE_MISMATCH;
     if (rc == SQLITE_OK) container(s, path, 0, sizeof path);
     if (rc == SQLITE_OK && s->bad) rc = s->bad;
     if (rc == SQLITE_OK && s->n_extra && !put(s, "}", 1))
-        rc = sqlite3_bind_text(s->ins, s->nf + 3, s->extra, (int)s->extra_n, SQLITE_STATIC);
+        rc = sqlite3_bind_text(s->ins, s->base + s->nf + 3, s->extra, (int)s->extra_n, SQLITE_TRANSIENT);
     if (rc == SQLITE_OK && s->bad) rc = s->bad;
-    if (rc == SQLITE_OK) rc = sqlite3_step(s->ins);
-    if (rc == SQLITE_DONE) rc = SQLITE_OK;
-    store_kept_done(s->ins);
     return rc;
 }
 
-int store_jobs_insert(store *st, sqlite3_stmt *ins, const char *const *fields, const char *z, size_t a, size_t b) {
-    jscan s = { .z = z, .i = a + 1, .n = b, .ins = ins, .fields = fields };
-    while (fields[s.nf]) s.nf++;
-    int rc = SQLITE_OK;
-    ws(&s);
-    for (sqlite3_int64 idx = 0; rc == SQLITE_OK && s.i < s.n && z[s.i] != ']'; idx++) {
-        rc = job_row(&s, st->run, idx);
-        ws(&s);
-        if (s.i < s.n && z[s.i] == ',') s.i++, ws(&s);
+/* Row i of the jobs (a store_row_fn): the next element of the array, or
+ * one of the last read again from where it starts. */
+static int job_source(void *ctx, sqlite3_stmt *q, int base, int64_t i) {
+    jscan *s = ctx;
+    size_t slots = sizeof s->at / sizeof s->at[0];
+    if (i < s->next) s->i = s->at[i % slots];
+    else {
+        ws(s);
+        if (s->i < s->n && s->z[s->i] == ',') s->i++, ws(s);
+        if (s->i >= s->n || s->z[s->i] == ']') return SQLITE_DONE;
+        s->at[i % slots] = s->i;
+        s->next = i + 1;
     }
+    s->ins = q;
+    s->base = base;
+    return job_row(s, i);
+}
+
+int store_jobs_insert(store *st, sqlite3_stmt *many, sqlite3_stmt *one, const char *const *fields, const char *z,
+                      size_t a, size_t b) {
+    jscan s = { .z = z, .i = a + 1, .n = b, .fields = fields, .run = st->run };
+    while (fields[s.nf]) s.nf++;
+    int rc = store_batch_insert(many, one, job_source, &s, NULL);
     free(s.extra);
     free(s.tmp);
     return rc;

@@ -181,25 +181,27 @@ static int n_fields(const char *const *fields) {
 
 /* The kept INSERT of table t (run_id, idx, a column per field, extra:
  * parameters 1, 2, 3..nf+2, nf+3) and its json_tree reader (parameter 1:
- * the document). */
-static int row_statements(store *st, row_table t, sqlite3_stmt **ins, sqlite3_stmt **rd) {
+ * the document); with many (may be NULL), the INSERT of
+ * store_batch_rows rows. */
+static int row_statements(store *st, row_table t, sqlite3_stmt **ins, sqlite3_stmt **rd, sqlite3_stmt **many) {
     const char *table = tables[t].name;
     const char *const *fields = tables[t].fields;
     int nf = n_fields(fields);
     sbuf b = { 0 };
-    if (!st->kept[KEPT_ROWS_INSERT + t]) {
-        sb_add(&b, "INSERT INTO %s(run_id, idx", table);
-        for (int i = 0; i < nf; i++) {
-            sb_add(&b, ", ");
-            sb_column(&b, fields[i]);
-        }
-        sb_add(&b, ", extra) VALUES (?1, ?2");
-        for (int i = 0; i <= nf; i++) sb_add(&b, ", ?%d", i + 3);
-        sb_add(&b, ")");
+    sb_add(&b, "INSERT INTO %s(run_id, idx", table);
+    for (int i = 0; i < nf; i++) {
+        sb_add(&b, ", ");
+        sb_column(&b, fields[i]);
     }
+    sb_add(&b, ", extra)");
+    int rc = b.oom ? SQLITE_NOMEM : SQLITE_OK;
+    if (rc == SQLITE_OK && many) rc = store_kept_batch(st, KEPT_JOBS_MANY, b.z, nf + 3, many);
+    sb_add(&b, " VALUES (?1, ?2");
+    for (int i = 0; i <= nf; i++) sb_add(&b, ", ?%d", i + 3);
+    sb_add(&b, ")");
     char rsql[256];
     snprintf(rsql, sizeof rsql, "SELECT t.fullkey, t.atom, t.type FROM json_tree(?1, '$.%s') t", table);
-    int rc = b.oom ? SQLITE_NOMEM : store_kept(st, (kept_stmt)(KEPT_ROWS_INSERT + t), b.z, ins);
+    if (rc == SQLITE_OK) rc = b.oom ? SQLITE_NOMEM : store_kept(st, (kept_stmt)(KEPT_ROWS_INSERT + t), b.z, ins);
     if (rc == SQLITE_OK) rc = store_kept(st, (kept_stmt)(KEPT_ROWS_TREE + t), rsql, rd);
     free(b.z);
     return rc;
@@ -243,7 +245,7 @@ static int insert_array(store *st, row_table t, const char *json_text, sqlite3_i
     size_t skip = strlen(tables[t].name) + 3;      /* "$." array "[" */
     sbuf x = { 0 };
     sqlite3_stmt *ins = NULL, *rd = NULL;
-    int rc = row_statements(st, t, &ins, &rd);
+    int rc = row_statements(st, t, &ins, &rd, NULL);
     if (rc == SQLITE_OK) rc = sqlite3_bind_text(rd, 1, json_text, -1, SQLITE_STATIC);
     sqlite3_int64 cur = -1;
     int nextra = 0;
@@ -344,9 +346,9 @@ static int find_array(const char *z, size_t n, const char *key, size_t *a, size_
 
 /* The jobs of the array text z[a, b), scanned from the text (store_jobs.c). */
 static int insert_jobs(store *st, const char *z, size_t a, size_t b) {
-    sqlite3_stmt *ins = NULL, *rd = NULL;
-    int rc = row_statements(st, ROWS_JOBS, &ins, &rd);
-    return rc == SQLITE_OK ? store_jobs_insert(st, ins, job_fields, z, a, b) : rc;
+    sqlite3_stmt *ins = NULL, *rd = NULL, *many = NULL;
+    int rc = row_statements(st, ROWS_JOBS, &ins, &rd, &many);
+    return rc == SQLITE_OK ? store_jobs_insert(st, many, ins, job_fields, z, a, b) : rc;
 }
 
 /* The run row's UPDATE: its figures from the JSON (?2), the document kept

@@ -106,25 +106,33 @@ static long node_of(const char *detail) {
     return end > detail + 5 && n >= 0 ? n : -1;
 }
 
+/* Row i of the buffered events (a store_row_fn). */
+static int event_row(void *ctx, sqlite3_stmt *q, int base, int64_t i) {
+    store *st = ctx;
+    if (i >= st->n_ev) return SQLITE_DONE;
+    const pending_event *e = &st->ev[i];
+    const char *detail = st->arena + e->detail;
+    long node = node_of(detail);
+    int rc = sqlite3_bind_int64(q, base + 1, st->run);
+    if (rc == SQLITE_OK) rc = sqlite3_bind_int64(q, base + 2, st->seq + i);
+    if (rc == SQLITE_OK) rc = sqlite3_bind_double(q, base + 3, e->t_s);
+    if (rc == SQLITE_OK) rc = sqlite3_bind_text(q, base + 4, st->arena + e->entity, -1, SQLITE_STATIC);
+    if (rc == SQLITE_OK) rc = sqlite3_bind_text(q, base + 5, st->arena + e->kind, -1, SQLITE_STATIC);
+    if (rc == SQLITE_OK && node >= 0) rc = sqlite3_bind_int64(q, base + 6, node);
+    if (rc == SQLITE_OK) rc = sqlite3_bind_text(q, base + 7, detail, -1, SQLITE_STATIC);
+    return rc;
+}
+
 /* Write the buffered events; inside the caller's transaction when txn. */
 static int flush_events(store *st, int txn) {
     if (st->n_ev == 0) return SQLITE_OK;
-    sqlite3_stmt *q = NULL;
+    static const char head[] = "INSERT INTO events(run_id, seq, t_s, entity, kind, node, detail)";
+    sqlite3_stmt *one = NULL, *many = NULL;
     int rc = store_kept(st, KEPT_EVENT, "INSERT INTO events(run_id, seq, t_s, entity, kind, node, detail) "
-                                        "VALUES (?, ?, ?, ?, ?, ?, ?)", &q);
+                                        "VALUES (?, ?, ?, ?, ?, ?, ?)", &one);
+    if (rc == SQLITE_OK) rc = store_kept_batch(st, KEPT_EVENT_MANY, head, 7, &many);
     if (rc == SQLITE_OK && !txn) rc = store_exec(st->db, "BEGIN IMMEDIATE");
-    for (int i = 0; rc == SQLITE_OK && i < st->n_ev; i++) {
-        const pending_event *e = &st->ev[i];
-        const char *detail = st->arena + e->detail;
-        long node = node_of(detail);
-        store_bind(q, "IIdtt", st->run, st->seq + i, e->t_s, st->arena + e->entity, st->arena + e->kind);
-        if (node >= 0) sqlite3_bind_int64(q, 6, node);
-        else sqlite3_bind_null(q, 6);
-        sqlite3_bind_text(q, 7, detail, -1, SQLITE_STATIC);
-        rc = sqlite3_step(q);
-        if (rc == SQLITE_DONE) rc = SQLITE_OK;
-        store_kept_done(q);
-    }
+    if (rc == SQLITE_OK) rc = store_batch_insert(many, one, event_row, st, NULL);
     if (rc == SQLITE_OK && !txn) rc = store_exec(st->db, "COMMIT");
     if (rc != SQLITE_OK) {
         char why[256];
