@@ -13,6 +13,7 @@
  *                    microbenchmarks, the run's figures
  *   store_jobs.c     a run's own jobs[] as rows, scanned from its text
  *   store_batch.c    many rows per INSERT statement (events, jobs)
+ *   store_writer.c   the thread that writes event batches during a run
  *   store_measure.c  the measured microbenchmarks read back (calibration)
  *   store_sweep.c    the sweep tables and merging databases (sweepdb.h)
  *
@@ -52,6 +53,18 @@ typedef struct pending_event {
     size_t entity, kind, detail;
 } pending_event;
 
+/* Events buffered for one batch: the sink fills one while the writer
+ * thread writes the other (store_writer.c). */
+typedef struct event_buf {
+    pending_event *ev;
+    int n;
+    char *arena;
+    size_t arena_n, arena_cap;
+    int64_t seq0;                      /* events.seq of ev[0] */
+} event_buf;
+
+typedef struct store_writer store_writer;
+
 /* The statements kept prepared (store_kept). */
 typedef enum kept_stmt {
     KEPT_EVENT,                        /* INSERT INTO events */
@@ -88,11 +101,12 @@ struct store {
     double busy_value[N_BUSY];
     int idle;                          /* series of gpus_idle */
     int gpus;
-    pending_event *ev;
-    int n_ev;
-    char *arena;
-    size_t arena_n, arena_cap;
-    int64_t seq;
+    event_buf buf[2];
+    int fill;                          /* the buffer the sink fills */
+    event_buf *out;                    /* the one handed to the writer */
+    store_writer *writer;              /* NULL: batches written in place */
+    char writer_why[384];              /* why the writer's last batch failed */
+    int64_t seq;                       /* events.seq of the next event */
     sqlite3_stmt *kept[KEPT_N];
 };
 
@@ -136,6 +150,22 @@ int store_kept_batch(store *st, kept_stmt k, const char *head, int ncols, sqlite
 /* The rows per statement of a table of ncols columns: STORE_BATCH_ROWS,
  * or fewer under the connection's limit on parameters. */
 int store_batch_rows(sqlite3 *db, int ncols);
+
+/* A thread that runs one job at a time on the store's connection
+ * (store_writer.c), or NULL when one cannot be started. */
+store_writer *store_writer_start(void);
+
+/* Wait until the job handed over (if any) is done; hand job(arg) over and
+ * return SQLITE_OK, or, when the job before failed, return its code and
+ * hand nothing. With w NULL, run job(arg) here and return its code. */
+int store_writer_give(store_writer *w, int (*job)(void *), void *arg);
+
+/* Wait until the job handed over is done; its code (SQLITE_OK when
+ * none). w may be NULL. */
+int store_writer_wait(store_writer *w);
+
+/* Wait, end the thread and free w (NULL is a no-op); the last job's code. */
+int store_writer_stop(store_writer *w);
 
 /* The wall clock now, UTC, ISO 8601 ("2025-01-31T12:00:00Z"), into buf. */
 void store_utc_now(char *buf, size_t len);
