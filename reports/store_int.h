@@ -193,14 +193,16 @@ int store_insert_run_row(store *st, const scenario *s, int64_t *id);
  * an SQLite code. */
 int store_insert_results(store *st, const char *results_json, double bucket_s, const char **step);
 
-/* The rows of the jobs array whose text is z[a, b) (a at its '['), our
- * own JSON writer's output, through the jobs table's INSERT (run_id, idx,
- * a column per path of fields, extra: store_rows.c) for many rows (many,
- * store_kept_batch) and for one (one), in the caller's transaction
- * (store_jobs.c). Returns an SQLite code (SQLITE_MISMATCH: the text is
- * not what the writer writes). */
+/* The rows of the jobs array that opens at z[a] ('['), our own JSON
+ * writer's output (n: the document's length), through the jobs table's
+ * INSERT (run_id, idx, a column per path of fields, extra: store_rows.c)
+ * for many rows (many, store_kept_batch) and for one (one), in the
+ * caller's transaction (store_jobs.c): read here, written by st->writer
+ * when there is one. *b receives the array's end (past its ']'). Returns
+ * an SQLite code (SQLITE_MISMATCH: the text is not what the writer
+ * writes). */
 int store_jobs_insert(store *st, sqlite3_stmt *many, sqlite3_stmt *one, const char *const *fields, const char *z,
-                      size_t a, size_t b);
+                      size_t a, size_t n, size_t *b);
 
 /* The hardware row, when the JSON has a hardware object (store_hw.c). */
 int store_insert_hardware(store *st, const char *json_text);

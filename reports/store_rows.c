@@ -324,31 +324,32 @@ static size_t value_end(const char *z, size_t i, size_t n) {
 }
 
 /* Where the top-level member `key` (an array) sits in the document z:
- * 0 with [*a, *b) the array's text, -1 when there is none. */
-static int find_array(const char *z, size_t n, const char *key, size_t *a, size_t *b) {
+ * 0 with *a at the array's '[', -1 when there is none. The array itself is
+ * not scanned: the jobs reader finds its end. */
+static int find_array(const char *z, size_t n, const char *key, size_t *a) {
     size_t i = skip_ws(z, 0, n), klen = strlen(key);
     if (i >= n || z[i] != '{') return -1;
     for (i = skip_ws(z, i + 1, n); i < n && z[i] == '"';) {
         size_t k0 = i + 1, k1 = value_end(z, i, n) - 1;
         i = skip_ws(z, k1 + 1, n);
         if (i >= n || z[i] != ':') return -1;
-        size_t v0 = skip_ws(z, i + 1, n), v1 = value_end(z, v0, n);
+        size_t v0 = skip_ws(z, i + 1, n);
         if (k1 - k0 == klen && !memcmp(z + k0, key, klen) && v0 < n && z[v0] == '[') {
             *a = v0;
-            *b = v1;
             return 0;
         }
-        i = skip_ws(z, v1, n);
+        i = skip_ws(z, value_end(z, v0, n), n);
         if (i < n && z[i] == ',') i = skip_ws(z, i + 1, n);
     }
     return -1;
 }
 
-/* The jobs of the array text z[a, b), scanned from the text (store_jobs.c). */
-static int insert_jobs(store *st, const char *z, size_t a, size_t b) {
+/* The jobs of the array opening at z[a], scanned from the text
+ * (store_jobs.c); *b receives its end. */
+static int insert_jobs(store *st, const char *z, size_t a, size_t n, size_t *b) {
     sqlite3_stmt *ins = NULL, *rd = NULL, *many = NULL;
     int rc = row_statements(st, ROWS_JOBS, &ins, &rd, &many);
-    return rc == SQLITE_OK ? store_jobs_insert(st, many, ins, job_fields, z, a, b) : rc;
+    return rc == SQLITE_OK ? store_jobs_insert(st, many, ins, job_fields, z, a, n, b) : rc;
 }
 
 /* The run row's UPDATE: its figures from the JSON (?2), the document kept
@@ -408,10 +409,10 @@ int store_insert_results(store *st, const char *results_json, double bucket_s, c
      * and the jobs are nearly all of it); the document is kept whole in
      * runs.results_json unless it is longer than SQLite's longest value. */
     size_t n = strlen(results_json), a = 0, b = 0;
-    int has_jobs = find_array(results_json, n, "jobs", &a, &b) == 0, rc = SQLITE_OK;
+    int has_jobs = find_array(results_json, n, "jobs", &a) == 0, rc = SQLITE_OK;
     char *rest = NULL;
     const char *doc = results_json;
-    if (has_jobs) *step = "jobs", rc = insert_jobs(st, results_json, a, b);
+    if (has_jobs) *step = "jobs", rc = insert_jobs(st, results_json, a, n, &b);
     if (rc == SQLITE_OK && has_jobs) {
         rest = without_jobs(results_json, n, a, b);
         if (!rest) rc = SQLITE_NOMEM;

@@ -329,20 +329,26 @@ void store_run_interrupted(store *st) {
     if (st) st->interrupted = 1;
 }
 
+/* The run written or given up: the writer thread ends, checks are back. */
+static void end_writing(store *st) {
+    store_writer_stop(st->writer);
+    st->writer = NULL;
+    check_references(st, 1);
+}
+
 int store_run_finish(store *st, const world *w, const char *results_json, char *err, size_t errlen) {
     if (!st->run || st->finished) {
         errmsg_set(err, errlen, "%s: no run being recorded", st->path);
         return STORE_FAILED;
     }
     world_totals tot = world_get_totals(w);
-    if (store_writer_stop(st->writer) != SQLITE_OK) sink_fail(st, "%s", st->writer_why);
-    st->writer = NULL;
+    if (store_writer_wait(st->writer) != SQLITE_OK) sink_fail(st, "%s", st->writer_why);
     if (!st->failed && series_close(st->ss, tot.simulated_s) < 0) sink_fail(st, "%s: out of memory", st->path);
     if (!results_json) sink_fail(st, "%s: out of memory", st->path);
     if (st->failed) {
         errmsg_set(err, errlen, "%s (run %lld left incomplete)", st->why, (long long)st->run);
         st->finished = 1;
-        check_references(st, 1);
+        end_writing(st);
         return STORE_FAILED;
     }
     st->finished = 1;
@@ -359,10 +365,8 @@ int store_run_finish(store *st, const world *w, const char *results_json, char *
         errmsg_set(err, errlen, "%s: cannot write the run (%s): %s (run %lld left incomplete)", st->path, step,
                store_db_why(st->db, rc, why, sizeof why), (long long)st->run);
         store_exec(st->db, "ROLLBACK");
-        check_references(st, 1);
-        return STORE_FAILED;
     }
-    check_references(st, 1);
-    return STORE_OK;
+    end_writing(st);
+    return rc == SQLITE_OK ? STORE_OK : STORE_FAILED;
 }
 
