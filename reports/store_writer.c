@@ -76,25 +76,27 @@ int store_writer_wait(store_writer *w) {
     return rc;
 }
 
-int store_writer_give(store_writer *w, int (*job)(void *), void *arg) {
-    if (!w) return job(arg);
-    int rc = store_writer_wait(w);
-    if (rc != SQLITE_OK) return rc;
+/* Tell the idle writer: a job (job(arg)), or to end (job NULL). */
+static void post(store_writer *w, int (*job)(void *), void *arg) {
     pthread_mutex_lock(&w->mu);
     w->job = job;
     w->arg = arg;
+    w->quit = !job;
     pthread_cond_broadcast(&w->cv);
     pthread_mutex_unlock(&w->mu);
-    return SQLITE_OK;
+}
+
+int store_writer_give(store_writer *w, int (*job)(void *), void *arg) {
+    if (!w) return job(arg);
+    int rc = store_writer_wait(w);
+    if (rc == SQLITE_OK) post(w, job, arg);
+    return rc;
 }
 
 int store_writer_stop(store_writer *w) {
     if (!w) return SQLITE_OK;
     int rc = store_writer_wait(w);
-    pthread_mutex_lock(&w->mu);
-    w->quit = 1;
-    pthread_cond_broadcast(&w->cv);
-    pthread_mutex_unlock(&w->mu);
+    post(w, NULL, NULL);
     pthread_join(w->thread, NULL);
     pthread_cond_destroy(&w->cv);
     pthread_mutex_destroy(&w->mu);
