@@ -66,8 +66,8 @@ static int build(world *w) {
 
 /* Can the job's traffic be put on the fabric? */
 static int on_fabric(const job *j) {
-    if (j->r.kind != JOB_TRAINING || j->ph != PH_RUNNING || j->pool != 0 || j->r.shrinks || j->n_nodes < 2 ||
-        j->t->plan.dp < 2)
+    if (j->kind != JOB_TRAINING || j->ph != PH_RUNNING || j->pool != 0 || j->tr->shrinks || j->n_nodes < 2 ||
+        j->tr->t->plan.dp < 2)
         return 0;
     for (int i = 0; i < j->n_nodes; i++)
         if (j->nodes[i] < 0) return 0;
@@ -76,7 +76,7 @@ static int on_fabric(const job *j) {
 
 /* The inter-node flows of one step of the job's DP rings: how many, or -1. */
 static int dp_flows(world *w, const job *j) {
-    const train_plan *p = &j->t->plan;
+    const train_plan *p = &j->tr->t->plan;
     const flow_topo *t = &w->flow->topo;
     int inner = p->tp * p->cp, gpn = j->gpus_per_node, n = 0;
     for (int s = 0; s < p->pp; s++)
@@ -106,7 +106,7 @@ static int step_at(world *w, const job *j, double share, train_result *r) {
     if (world_fabric(w, j->pool, &f) < 0) return -1;
     f.oversubscription = 1;
     f.net_share = share;
-    return train_step(&j->t->model, &j->t->plan, &f, r) < 0 || !r->fits ? -1 : 0;
+    return train_step(&j->tr->t->model, &j->tr->t->plan, &f, r) < 0 || !r->fits ? -1 : 0;
 }
 
 /* Every job's flows on the fabric, solved together: 0, or -1. */
@@ -152,9 +152,9 @@ void world_flow_reprice(world *w, world_flow_apply apply) {
         train_result rs, ra;
         if (step_at(w, j, share[i], &rs) < 0 || step_at(w, j, alone, &ra) < 0) continue;
         double shared_s = rs.step_s;
-        *j->perf = ra;
-        if (shared_s != j->step_s)
-            world_event(w, j->r.name, "fabric_share",
+        *j->tr->perf = ra;
+        if (shared_s != j->tr->step_s)
+            world_event(w, j->name, "fabric_share",
                         "step %.4g s at %.3g of its NIC bandwidth (%.3g alone) with %d job(s) on the fabric", shared_s,
                         share[i], alone, n);
         apply(j, shared_s);

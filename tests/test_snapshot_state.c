@@ -46,9 +46,9 @@ static run run_trace(const char *extra, const char *history, const char *rows, u
     return r;
 }
 
-static const job_result *job_named(const run *r, const char *name) {
+static const job_result *job_named(run *r, const char *name) {
     for (int i = 0; i < world_job_count(r->w); i++)
-        if (!strcmp(world_job(r->w, i)->name, name)) return world_job(r->w, i);
+        if (!strcmp(run_job(r, i)->name, name)) return run_job(r, i);
     fail_msg("no job %s", name);
     return NULL;
 }

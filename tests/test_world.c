@@ -30,7 +30,7 @@
 #include "sim/world.h"
 
 
-static const job_result *training(const run *r) { return world_job(r->w, 0); }
+static const job_result *training(run *r) { return run_job(r, 0); }
 
 static double elapsed(const run *r, const job_result *j) {
     double end = j->end_s >= 0 ? j->end_s : world_get_totals(r->w).simulated_s;
@@ -130,7 +130,7 @@ static void test_lost_work_half_interval(void **state) {
 /* ---- mechanisms ------------------------------------------------------------ */
 
 /* Time from first start to the end splits exactly into its parts. */
-static void check_time_sums(const run *r) {
+static void check_time_sums(run *r) {
     const job_result *j = training(r);
     const job_time *T = &j->time;
     double sum = T->kept_s + T->redone_s + T->checkpoint_stall_s + T->restart_s + T->waiting_s;
