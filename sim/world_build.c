@@ -41,9 +41,10 @@ static void free_nodes(job *j) {
 /* Checkpoint size and costs from models/checkpoint, and the interval
  * (fixed, or Daly's optimum for the job's own failure rate). */
 static int plan_checkpoints(world *w, job *j, const fabric *f, char *err, size_t errlen) {
-    const sc_training *t = j->tr->t;
+    job_train *tr = j->tr;
+    const sc_training *t = tr->t;
     const scenario *s = w->s;
-    j->tr->inflight = -1;
+    tr->inflight = -1;
     if (!t->checkpoint.present) return 0;
     const sc_storage *st = NULL;
     for (int i = 0; i < s->n_storage; i++)
@@ -69,26 +70,26 @@ static int plan_checkpoints(world *w, job *j, const fabric *f, char *err, size_t
         char note[128];
         snprintf(note, sizeof note, "; rank 0 streams the %.3g TB gather through %.3g TB of host memory in %d chunks",
                  io.written_bytes / 1e12, io.host_budget_bytes / 1e12, io.stream_chunks);
-        if (!(j->tr->ckpt_note = strdup(note))) {
+        if (!(tr->ckpt_note = strdup(note))) {
             snprintf(err, errlen, "out of memory");
             return -1;
         }
     }
-    j->tr->checkpoint_size_bytes = z.total_bytes;
-    j->tr->checkpoint_write_s = io.write_s;
-    j->tr->checkpoint_stall_s = io.stall_s;
-    j->tr->stall_s = io.stall_s;
-    j->tr->background_s = io.background_s;
-    j->tr->load_s = io.load_s;
+    tr->checkpoint_size_bytes = z.total_bytes;
+    tr->checkpoint_write_s = io.write_s;
+    tr->checkpoint_stall_s = io.stall_s;
+    tr->stall_s = io.stall_s;
+    tr->background_s = io.background_s;
+    tr->load_s = io.load_s;
     double interval_s = t->checkpoint.interval_s;
     if (t->checkpoint.interval_auto) {
         double rate = w->f ? failures_rate_per_s(w->f, j->n_nodes) : 0;
         interval_s = rate > 0 ? ckpt_auto_interval_s(&io, 1.0 / rate) : 0;
     }
-    j->tr->checkpoint_interval_s = interval_s;
-    j->tr->ckpt_every = interval_s > 0 ? interval_s / j->tr->step_s : 0;
-    if (j->tr->ckpt_every > 0 && j->tr->ckpt_every < 1) j->tr->ckpt_every = 1;     /* at most every step */
-    j->tr->next_ckpt = j->tr->ckpt_every;
+    tr->checkpoint_interval_s = interval_s;
+    tr->ckpt_every = interval_s > 0 ? interval_s / tr->step_s : 0;
+    if (tr->ckpt_every > 0 && tr->ckpt_every < 1) tr->ckpt_every = 1;     /* at most every step */
+    tr->next_ckpt = tr->ckpt_every;
     return 0;
 }
 
@@ -126,7 +127,8 @@ static int model_time(const scenario *s, const sc_training *t, const fabric *f, 
 
 static int build_training(world *w, const sc_training *t, job *j, char *err, size_t errlen) {
     const scenario *s = w->s;
-    j->tr->t = t;
+    job_train *tr = j->tr;
+    tr->t = t;
     j->pool = cluster_pool_of_type(w->c, t->node_type);
     fabric f;
     if (j->pool < 0 || world_fabric(w, j->pool, &f) < 0) {
@@ -134,15 +136,15 @@ static int build_training(world *w, const sc_training *t, job *j, char *err, siz
                  s->file, t->line, t->name, t->node_type);
         return -1;
     }
-    if (train_step(&t->model, &t->plan, &f, j->tr->perf) < 0 || !j->tr->perf->fits) {
-        snprintf(err, errlen, "%s:%d: <training name=\"%s\">: %s", s->file, t->line, t->name, j->tr->perf->why);
+    if (train_step(&t->model, &t->plan, &f, tr->perf) < 0 || !tr->perf->fits) {
+        snprintf(err, errlen, "%s:%d: <training name=\"%s\">: %s", s->file, t->line, t->name, tr->perf->why);
         return -1;
     }
-    if (model_time(s, t, &f, "a step time", j->tr->perf->step_s, 0, 0, err, errlen) < 0 ||
-        (engine_check_s((double)t->steps * j->tr->perf->step_s, NULL, 0) < 0 &&
+    if (model_time(s, t, &f, "a step time", tr->perf->step_s, 0, 0, err, errlen) < 0 ||
+        (engine_check_s((double)t->steps * tr->perf->step_s, NULL, 0) < 0 &&
          snprintf(err, errlen, "%s:%d: <training name=\"%s\">: %lld steps of %g s take %g s, beyond the simulated "
                   "clock's horizon of 100 years (%.4g s); give fewer steps or tokens", s->file, t->line, t->name,
-                  (long long)t->steps, j->tr->perf->step_s, (double)t->steps * j->tr->perf->step_s, SIM_HORIZON_S) > 0) ||
+                  (long long)t->steps, tr->perf->step_s, (double)t->steps * tr->perf->step_s, SIM_HORIZON_S) > 0) ||
         world_input_time(s, t->line, "training", "submit", t->submit_s, err, errlen) < 0 ||
         world_input_time(s, t->line, "training", "timeout", t->timeout_s, err, errlen) < 0 ||
         (t->checkpoint.present && !t->checkpoint.interval_auto &&
@@ -150,9 +152,9 @@ static int build_training(world *w, const sc_training *t, job *j, char *err, siz
         return -1;
     j->kind = JOB_TRAINING;
     j->gpus = t->gpus;
-    j->tr->steps_total = t->steps;
+    tr->steps_total = t->steps;
     j->submit_s = t->submit_s;
-    j->tr->step_s = j->tr->perf->step_s;
+    tr->step_s = tr->perf->step_s;
     j->name = t->name;
     j->queue_name = t->queue;
     j->queue = sched_queue_of(w->q, t->queue);
@@ -167,10 +169,10 @@ static int build_training(world *w, const sc_training *t, job *j, char *err, siz
     double st_bw = 0;
     for (int i = 0; i < s->n_storage; i++)
         if (!strcmp(s->storage[i].name, t->storage) || (!t->storage[0] && i == 0)) st_bw = s->storage[i].bw_bytes_per_s;
-    if (model_time(s, t, &f, "a checkpoint stall", j->tr->stall_s, 1, st_bw, err, errlen) < 0 ||
-        model_time(s, t, &f, "a background checkpoint write", j->tr->background_s, 1, st_bw, err, errlen) < 0 ||
-        model_time(s, t, &f, "a checkpoint load", j->tr->load_s, 1, st_bw, err, errlen) < 0 ||
-        model_time(s, t, &f, "a checkpoint interval", j->tr->checkpoint_interval_s, 1, st_bw, err, errlen) < 0)
+    if (model_time(s, t, &f, "a checkpoint stall", tr->stall_s, 1, st_bw, err, errlen) < 0 ||
+        model_time(s, t, &f, "a background checkpoint write", tr->background_s, 1, st_bw, err, errlen) < 0 ||
+        model_time(s, t, &f, "a checkpoint load", tr->load_s, 1, st_bw, err, errlen) < 0 ||
+        model_time(s, t, &f, "a checkpoint interval", tr->checkpoint_interval_s, 1, st_bw, err, errlen) < 0)
         return -1;
     return 0;
 }

@@ -182,16 +182,18 @@ static void on_timeout(engine *e, void *arg) {
 /* ---- training: progress and checkpoints ---------------------------------- */
 
 double job_progress_now(const job *j) {
-    if (j->ph != PH_RUNNING) return j->tr->progress;
-    double p = j->tr->progress + sim_to_s(now_of(j->w) - j->tr->run_since) / j->tr->step_s;
-    return p > (double)j->tr->steps_total ? (double)j->tr->steps_total : p;
+    const job_train *tr = j->tr;
+    if (j->ph != PH_RUNNING) return tr->progress;
+    double p = tr->progress + sim_to_s(now_of(j->w) - tr->run_since) / tr->step_s;
+    return p > (double)tr->steps_total ? (double)tr->steps_total : p;
 }
 
 static void commit_progress(job *j) {
-    j->tr->progress = job_progress_now(j);
-    j->tr->run_since = now_of(j->w);
-    j->tr->steps_done = (int64_t)floor(j->tr->progress + 1e-9);
-    j->tr->tokens_done = j->tr->perf ? (double)j->tr->steps_done * j->tr->perf->tokens_per_step : 0;
+    job_train *tr = j->tr;
+    tr->progress = job_progress_now(j);
+    tr->run_since = now_of(j->w);
+    tr->steps_done = (int64_t)floor(tr->progress + 1e-9);
+    tr->tokens_done = tr->perf ? (double)tr->steps_done * tr->perf->tokens_per_step : 0;
 }
 
 static void on_run_event(engine *e, void *arg);
@@ -200,13 +202,14 @@ static void on_write_end(engine *e, void *arg);
 
 /* Schedule the next thing a running job does: finish, checkpoint or report. */
 static void schedule_run_event(job *j) {
-    double target = (double)j->tr->steps_total;
-    if (j->tr->ckpt_every > 0 && j->tr->next_ckpt < target) target = j->tr->next_ckpt;
-    double report = j->tr->progress + REPORT_S / j->tr->step_s;
+    job_train *tr = j->tr;
+    double target = (double)tr->steps_total;
+    if (tr->ckpt_every > 0 && tr->next_ckpt < target) target = tr->next_ckpt;
+    double report = tr->progress + REPORT_S / tr->step_s;
     if (report < target) target = report;
     /* At least 1 ns on: a target a rounding error away would otherwise be
      * rescheduled at the same instant for ever. */
-    double dt = (target - j->tr->progress) * j->tr->step_s;
+    double dt = (target - tr->progress) * tr->step_s;
     j->ev_phase = engine_after(j->w->e, sim_from_s(dt > 1e-9 ? dt : 1e-9), on_run_event, j);
 }
 
@@ -220,42 +223,46 @@ static void training_start_running(job *j) {
 /* The flow model (sim/world_flow.c): a job's step time at its share of the
  * fabric; a running job's progress so far is kept at the old one. */
 static void flow_apply(job *j, double step_s) {
-    if (step_s == j->tr->step_s) return;
+    job_train *tr = j->tr;
+    if (step_s == tr->step_s) return;
     if (j->ph != PH_RUNNING) {
-        j->tr->step_s = step_s;
+        tr->step_s = step_s;
         return;
     }
     commit_progress(j);
     if (j->ev_phase) engine_cancel(j->w->e, j->ev_phase);
-    j->tr->step_s = step_s;
+    tr->step_s = step_s;
     schedule_run_event(j);
 }
 
 static void start_checkpoint(job *j) {
     world *w = j->w;
-    if (j->tr->inflight >= 0) {
+    job_train *tr = j->tr;
+    if (tr->inflight >= 0) {
         /* The previous async write is still going: skip this one rather than
          * queue writes (the storage is the bottleneck). */
-        j->tr->next_ckpt = j->tr->progress + j->tr->ckpt_every;
-        j->tr->checkpoints_skipped++;
+        tr->next_ckpt = tr->progress + tr->ckpt_every;
+        tr->checkpoints_skipped++;
         schedule_run_event(j);
         return;
     }
     set_phase(j, PH_CHECKPOINT);
-    j->tr->checkpoints++;
-    world_event(w, j->name, "checkpoint_start", "step %lld%s", (long long)j->tr->steps_done, j->tr->ckpt_note ? j->tr->ckpt_note : "");
-    j->ev_phase = engine_after(w->e, sim_from_s(j->tr->stall_s), on_stall_end, j);
+    tr->checkpoints++;
+    world_event(w, j->name, "checkpoint_start", "step %lld%s", (long long)tr->steps_done,
+                tr->ckpt_note ? tr->ckpt_note : "");
+    j->ev_phase = engine_after(w->e, sim_from_s(tr->stall_s), on_stall_end, j);
 }
 
 static void on_run_event(engine *e, void *arg) {
     (void)e;
     job *j = arg;
+    job_train *tr = j->tr;
     j->ev_phase = 0;
     commit_progress(j);
-    metrics_sample(j->w->bus, j->tr->m_progress, now_of(j->w), j->tr->progress / (double)j->tr->steps_total);
-    if (j->tr->progress >= (double)j->tr->steps_total - 1e-9) {
+    metrics_sample(j->w->bus, tr->m_progress, now_of(j->w), tr->progress / (double)tr->steps_total);
+    if (tr->progress >= (double)tr->steps_total - 1e-9) {
         finish(j);
-    } else if (j->tr->ckpt_every > 0 && j->tr->progress >= j->tr->next_ckpt - 1e-9) {
+    } else if (tr->ckpt_every > 0 && tr->progress >= tr->next_ckpt - 1e-9) {
         start_checkpoint(j);
     } else {
         schedule_run_event(j);
@@ -265,14 +272,15 @@ static void on_run_event(engine *e, void *arg) {
 static void on_stall_end(engine *e, void *arg) {
     (void)e;
     job *j = arg;
+    job_train *tr = j->tr;
     j->ev_phase = 0;
-    j->tr->next_ckpt = j->tr->progress + j->tr->ckpt_every;
-    if (!strcmp(j->tr->t->checkpoint.mode, "async")) {
-        j->tr->inflight = j->tr->progress;
-        j->tr->ev_write = engine_after(j->w->e, sim_from_s(j->tr->background_s), on_write_end, j);
+    tr->next_ckpt = tr->progress + tr->ckpt_every;
+    if (!strcmp(tr->t->checkpoint.mode, "async")) {
+        tr->inflight = tr->progress;
+        tr->ev_write = engine_after(j->w->e, sim_from_s(tr->background_s), on_write_end, j);
     } else {
-        j->tr->durable = j->tr->progress;
-        world_event(j->w, j->name, "checkpoint_end", "step %lld saved", (long long)j->tr->steps_done);
+        tr->durable = tr->progress;
+        world_event(j->w, j->name, "checkpoint_end", "step %lld saved", (long long)tr->steps_done);
     }
     training_start_running(j);
 }
@@ -280,10 +288,11 @@ static void on_stall_end(engine *e, void *arg) {
 static void on_write_end(engine *e, void *arg) {
     (void)e;
     job *j = arg;
-    j->tr->ev_write = 0;
-    j->tr->durable = j->tr->inflight;
-    j->tr->inflight = -1;
-    world_event(j->w, j->name, "checkpoint_end", "step %.0f saved (async)", floor(j->tr->durable));
+    job_train *tr = j->tr;
+    tr->ev_write = 0;
+    tr->durable = tr->inflight;
+    tr->inflight = -1;
+    world_event(j->w, j->name, "checkpoint_end", "step %.0f saved (async)", floor(tr->durable));
 }
 
 /* ---- queueing and preemption ------------------------------------------------ */
@@ -335,20 +344,21 @@ static void count_redone(job *j, double lost_s, double *cause) {
  * since its last checkpoint. A batch job starts again from scratch. */
 void job_preempt(job *j, const char *by) {
     world *w = j->w;
+    job_train *tr = j->tr;
     if (j->ph == PH_QUEUED || j->ph == PH_DONE) return;
     if (j->kind == JOB_TRAINING) {
         if (j->ph == PH_RUNNING) commit_progress(j);
-        if (j->tr->ev_write) engine_cancel(w->e, j->tr->ev_write);
-        j->tr->ev_write = 0;
-        j->tr->inflight = -1;
-        if (j->tr->ckpt_every > 0) {
-            j->tr->durable = j->tr->progress;
-        } else if (j->tr->progress > j->tr->durable) {
-            count_redone(j, (j->tr->progress - j->tr->durable) * j->tr->step_s, &j->tr->time.redone_preemption_s);
-            j->tr->progress = j->tr->durable;
+        if (tr->ev_write) engine_cancel(w->e, tr->ev_write);
+        tr->ev_write = 0;
+        tr->inflight = -1;
+        if (tr->ckpt_every > 0) {
+            tr->durable = tr->progress;
+        } else if (tr->progress > tr->durable) {
+            count_redone(j, (tr->progress - tr->durable) * tr->step_s, &tr->time.redone_preemption_s);
+            tr->progress = tr->durable;
             commit_progress(j);
         }
-        j->tr->next_ckpt = j->tr->progress + j->tr->ckpt_every;
+        tr->next_ckpt = tr->progress + tr->ckpt_every;
     }
     j->preemptions++;
     world_event(w, j->name, "job_preempted", "by %s", by);
@@ -360,6 +370,7 @@ void job_preempt(job *j, const char *by) {
 /* A failure (or a health-check drain when planned) hits a running job. */
 static void interrupt(job *j, int node, const failure_proc *p, int planned) {
     world *w = j->w;
+    job_train *tr = j->tr;
     if (j->ph == PH_QUEUED || j->ph == PH_DONE) return;
     if (j->tr && j->ph == PH_RUNNING) commit_progress(j);
     if (j->ph != PH_DOWN && j->ev_phase) {     /* a detection under way goes on */
@@ -393,18 +404,18 @@ static void interrupt(job *j, int node, const failure_proc *p, int planned) {
         try_restart(j);
         return;
     }
-    j->tr->planned = planned;
-    j->tr->fail_progress = j->tr->progress;
+    tr->planned = planned;
+    tr->fail_progress = tr->progress;
     if (planned) {
         /* Found by a periodic health check before it hit the job: the job
          * checkpoints and moves off the node, losing no work. */
-        j->tr->planned_interruptions++;
-        j->tr->durable = j->tr->progress;
-        if (j->tr->ev_write) engine_cancel(w->e, j->tr->ev_write);
-        j->tr->ev_write = 0;
-        j->tr->inflight = -1;
+        tr->planned_interruptions++;
+        tr->durable = tr->progress;
+        if (tr->ev_write) engine_cancel(w->e, tr->ev_write);
+        tr->ev_write = 0;
+        tr->inflight = -1;
         set_phase(j, PH_CHECKPOINT);
-        j->ev_phase = engine_after(w->e, sim_from_s(j->tr->stall_s), on_detected, j);
+        j->ev_phase = engine_after(w->e, sim_from_s(tr->stall_s), on_detected, j);
         return;
     }
     j->interruptions++;
@@ -418,18 +429,19 @@ static void on_detected(engine *e, void *arg) {
     (void)e;
     job *j = arg;
     world *w = j->w;
+    job_train *tr = j->tr;
     j->ev_phase = 0;
     /* Roll back to the last durable checkpoint; an async write in flight is lost. */
-    if (j->tr->ev_write) engine_cancel(w->e, j->tr->ev_write);
-    j->tr->ev_write = 0;
-    j->tr->inflight = -1;
-    double lost = j->tr->fail_progress - j->tr->durable;
-    if (lost > 0) count_redone(j, lost * j->tr->step_s, &j->tr->time.redone_failures_s);
-    j->tr->progress = j->tr->durable;
-    j->tr->next_ckpt = j->tr->progress + j->tr->ckpt_every;
+    if (tr->ev_write) engine_cancel(w->e, tr->ev_write);
+    tr->ev_write = 0;
+    tr->inflight = -1;
+    double lost = tr->fail_progress - tr->durable;
+    if (lost > 0) count_redone(j, lost * tr->step_s, &tr->time.redone_failures_s);
+    tr->progress = tr->durable;
+    tr->next_ckpt = tr->progress + tr->ckpt_every;
     commit_progress(j);
-    world_event(w, j->name, "job_down", "rolled back to step %.0f, %.0f s of work lost%s", floor(j->tr->durable),
-                lost * j->tr->step_s, j->tr->planned ? " (planned)" : "");
+    world_event(w, j->name, "job_down", "rolled back to step %.0f, %.0f s of work lost%s", floor(tr->durable),
+                lost * tr->step_s, tr->planned ? " (planned)" : "");
     set_phase(j, PH_WAITING);
     try_restart(j);
 }
@@ -452,12 +464,13 @@ static void on_detected(engine *e, void *arg) {
  * -1 when the plan is invalid there or does not fit. */
 static int plan_at(const job *j, int dp, train_result *r) {
     world *w = j->w;
-    train_plan p = j->tr->t->plan;
+    const job_train *tr = j->tr;
+    train_plan p = tr->t->plan;
     p.dp = dp;
     char why[256];
     fabric f;
-    if (train_plan_check(&j->tr->t->model, &p, why, sizeof why) < 0 || world_fabric(w, j->pool, &f) < 0) return -1;
-    if (train_step(&j->tr->t->model, &p, &f, r) < 0 || !r->fits) return -1;
+    if (train_plan_check(&tr->t->model, &p, why, sizeof why) < 0 || world_fabric(w, j->pool, &f) < 0) return -1;
+    if (train_step(&tr->t->model, &p, &f, r) < 0 || !r->fits) return -1;
     return 0;
 }
 
@@ -471,7 +484,8 @@ static void set_plan(job *j, const train_result *r, int gpus) {
 
 static void shrink(job *j) {
     world *w = j->w;
-    const train_plan *p = &j->tr->t->plan;
+    job_train *tr = j->tr;
+    const train_plan *p = &tr->t->plan;
     int model_gpus = p->tp * p->pp * p->cp;
     int have = held_gpus(j);
     train_result r;
@@ -490,10 +504,10 @@ static void shrink(job *j) {
         job_release_node(j, i);
         live--;
     }
-    double old_s = j->tr->step_s;
+    double old_s = tr->step_s;
     set_plan(j, &r, dp * model_gpus);
-    if (!j->tr->shrinks) w->n_shrunk++;
-    j->tr->shrinks++;
+    if (!tr->shrinks) w->n_shrunk++;
+    tr->shrinks++;
     j->lost_nodes = 0;
     world_event(w, j->name, "job_shrink",
                 "continues on %d GPUs (dp %d of %d, global batch %d kept, %d micro-batches): %d nodes lost, none "
@@ -507,12 +521,13 @@ static void shrink(job *j) {
  * running (not checkpointing or restarting); the next repair tries again. */
 static void try_grow(job *j) {
     world *w = j->w;
-    if (j->ph != PH_RUNNING || !j->tr || !j->tr->t->elastic || j->gpus >= j->tr->t->gpus) return;
+    job_train *tr = j->tr;
+    if (j->ph != PH_RUNNING || !j->tr || !tr->t->elastic || j->gpus >= tr->t->gpus) return;
     int missing = 0;
     for (int i = 0; i < j->n_nodes; i++) missing += j->nodes[i] < 0;
     if (missing == 0) return;
     train_result r;
-    if (plan_at(j, j->tr->t->plan.dp, &r) < 0) return;
+    if (plan_at(j, tr->t->plan.dp, &r) < 0) return;
     int got[64], n_got = 0;
     if (missing > 64) return;
     for (int k = 0; k < missing; k++) {
@@ -528,31 +543,32 @@ static void try_grow(job *j) {
     commit_progress(j);
     if (j->ev_phase) engine_cancel(w->e, j->ev_phase);
     j->ev_phase = 0;
-    if (j->tr->ev_write) engine_cancel(w->e, j->tr->ev_write);
-    j->tr->ev_write = 0;
-    j->tr->inflight = -1;
-    j->tr->durable = j->tr->progress;
-    j->tr->next_ckpt = j->tr->progress + j->tr->ckpt_every;
+    if (tr->ev_write) engine_cancel(w->e, tr->ev_write);
+    tr->ev_write = 0;
+    tr->inflight = -1;
+    tr->durable = tr->progress;
+    tr->next_ckpt = tr->progress + tr->ckpt_every;
     for (int i = 0, k = 0; i < j->n_nodes; i++) {
         if (j->nodes[i] >= 0) continue;
         hold_node(j, i, got[k++]);
         world_add_state(w, phase_state(j), j->gpus_per_node);
     }
-    double old_s = j->tr->step_s;
+    double old_s = tr->step_s;
     int old_gpus = j->gpus;
-    set_plan(j, &r, j->tr->t->gpus);
-    j->tr->grows++;
+    set_plan(j, &r, tr->t->gpus);
+    tr->grows++;
     world_event(w, j->name, "job_grow",
                 "back to %d GPUs (dp %d) from %d: %d nodes returned; step %.3f s (was %.3f s)", j->gpus,
-                j->tr->t->plan.dp, old_gpus, missing, r.step_s, old_s);
+                tr->t->plan.dp, old_gpus, missing, r.step_s, old_s);
     set_phase(j, PH_RESTART);
-    j->ev_phase = engine_after(w->e, sim_from_s(w->s->failure_cfg.restart_s + j->tr->load_s), on_restarted, j);
+    j->ev_phase = engine_after(w->e, sim_from_s(w->s->failure_cfg.restart_s + tr->load_s), on_restarted, j);
 }
 
 /* Replace lost nodes from warm spares, then idle nodes, else wait (or
  * shrink when the job is elastic); then restart. */
 static void try_restart(job *j) {
     world *w = j->w;
+    job_train *tr = j->tr;
     if (j->ph != PH_WAITING) return;
     for (int i = 0; i < j->n_nodes && j->lost_nodes > 0; i++) {
         if (j->nodes[i] >= 0) continue;
@@ -580,16 +596,16 @@ static void try_restart(job *j) {
         world_add_state(w, phase_state(j), j->gpus_per_node);
         world_event(w, j->name, "node_replaced", "node %d (%s)", n, from);
     }
-    if (j->lost_nodes > 0 && j->tr->t->elastic) shrink(j);
+    if (j->lost_nodes > 0 && tr->t->elastic) shrink(j);
     if (j->lost_nodes > 0) {
-        if (!j->tr->waited_for_nodes)
+        if (!tr->waited_for_nodes)
             world_event(w, j->name, "job_waiting", "waiting for %d replacement node(s): no spare or idle node",
                         j->lost_nodes);
-        j->tr->waited_for_nodes = 1;
+        tr->waited_for_nodes = 1;
         return;
     }
     set_phase(j, PH_RESTART);
-    double t = w->s->failure_cfg.restart_s + j->tr->load_s;
+    double t = w->s->failure_cfg.restart_s + tr->load_s;
     j->ev_phase = engine_after(w->e, sim_from_s(t), on_restarted, j);
 }
 
@@ -637,21 +653,22 @@ static void on_batch_end(engine *e, void *arg) {
  * nodes / leaves-spanned nodes per leaf. */
 static void place_training(job *j) {
     world *w = j->w;
+    job_train *tr = j->tr;
     fabric f;
-    if (j->n_nodes < 2 || j->tr->shrinks || world_fabric(w, j->pool, &f) < 0) return;
+    if (j->n_nodes < 2 || tr->shrinks || world_fabric(w, j->pool, &f) < 0) return;
     int L = f.nodes_per_leaf > 0 ? f.nodes_per_leaf : 1, leaves = 0;
     for (int i = 0; i < j->n_nodes; i++) {
         int seen = 0;
         for (int k = 0; k < i && !seen; k++) seen = j->nodes[k] / L == j->nodes[i] / L;
         leaves += !seen;
     }
-    j->tr->leaf_groups = leaves;
+    tr->leaf_groups = leaves;
     int eff = (j->n_nodes + leaves - 1) / leaves;
     if (eff < f.nodes_per_leaf) f.nodes_per_leaf = eff;
     train_result r;
-    if (train_step(&j->tr->t->model, &j->tr->t->plan, &f, &r) == 0 && r.fits) {
-        *j->tr->perf = r;
-        j->tr->step_s = r.step_s;
+    if (train_step(&tr->t->model, &tr->t->plan, &f, &r) == 0 && r.fits) {
+        *tr->perf = r;
+        tr->step_s = r.step_s;
     }
 }
 

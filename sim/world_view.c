@@ -303,23 +303,24 @@ void world_node_views(const world *w, world_node_view *out) {
 int world_job_view(const world *w, int i, world_job_live *v) {
     if (i < 0 || i >= w->n_jobs) return -1;
     const job *j = &w->jobs[i];
+    const job_train *tr = j->tr;
     static const char *ph[] = { "queued", "running", "checkpoint", "down", "waiting", "restart", "done" };
     double now = now_s(w);
     v->phase = ph[j->ph];
-    v->step_s = j->kind == JOB_TRAINING ? j->tr->step_s : 0;
+    v->step_s = tr ? tr->step_s : 0;
     v->eta_s = -1;
     v->ettr = -1;
-    if (j->kind == JOB_TRAINING) {
-        double total = (double)j->tr->steps_total;
+    if (tr) {
+        double total = (double)tr->steps_total;
         double p = job_progress_now(j);
         v->progress = total > 0 ? p / total : 0;
         if (j->ph == PH_DONE) v->eta_s = 0;
-        else if (j->ph != PH_QUEUED) v->eta_s = (total - p) * j->tr->step_s;
+        else if (j->ph != PH_QUEUED) v->eta_s = (total - p) * tr->step_s;
         if (j->start_s >= 0) {
             double end = j->end_s >= 0 ? j->end_s : now;
             double run = j->run_s + (j->ph == PH_RUNNING ? now - sim_to_s(j->ph_since) : 0);
-            double kept = run - j->tr->time.redone_s;
-            if (j->ph == PH_DOWN) kept -= (j->tr->fail_progress - j->tr->durable) * j->tr->step_s;   /* about to be redone */
+            double kept = run - tr->time.redone_s;
+            if (j->ph == PH_DOWN) kept -= (tr->fail_progress - tr->durable) * tr->step_s;   /* about to be redone */
             v->ettr = end - j->start_s > 0 ? kept / (end - j->start_s) : 1;
             if (v->ettr < 0) v->ettr = 0;
         }
