@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "scenarios/csv.h"
+#include "scenarios/nameset.h"
 #include "scenarios/scenario.h"
 
 /* A job trace has at most 24 columns (docs/traces.md: 17 named ones); the
@@ -40,6 +41,9 @@ typedef struct job_reader {
     int *row_line;                 /* per batch row: its CSV line (for after's errors) */
     size_t cap_after, cap_row_line;
     int *ratios_sorted;            /* s->ratios by (by, who) */
+    /* Users and accounts seen, by their offsets in s->trace_names: each
+     * text is kept once however many rows repeat it (interned). */
+    name_set people;
     char *err;
     size_t errlen;
 } job_reader;
