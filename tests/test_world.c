@@ -328,8 +328,8 @@ static void test_job_memory(void **state) {
     (void)state;
     static const char xml[] =
         "<scenario name=\"m\" seed=\"1\" duration=\"1d\"><cluster><nodes type=\"dgx-h100\" count=\"16\"/>"
-        "</cluster><workload><training name=\"job\" gpus=\"16\" tp=\"1\" pp=\"1\" dp=\"16\" sharding=\"fsdp\" global-batch=\"64\""
-        " seq-len=\"4096\" tokens=\"1B\"><model preset=\"llama3-8b\"/></training>"
+        "</cluster><workload><training name=\"job\" gpus=\"16\" tp=\"1\" pp=\"1\" dp=\"16\" sharding=\"fsdp\""
+        " global-batch=\"64\" seq-len=\"4096\" tokens=\"1B\"><model preset=\"llama3-8b\"/></training>"
         "<jobs name=\"one\" count=\"5\" rate=\"6/h\" gpus=\"4\" duration=\"1h\"/>"
         "<jobs name=\"three\" count=\"2\" rate=\"6/h\" gpus=\"24\" duration=\"1h\"/></workload></scenario>";
     run r = simulate(xml, 1);
