@@ -77,8 +77,7 @@ static int plan_checkpoints(world *w, job *j, const fabric *f, char *err, size_t
     }
     tr->checkpoint_size_bytes = z.total_bytes;
     tr->checkpoint_write_s = io.write_s;
-    tr->checkpoint_stall_s = io.stall_s;
-    tr->stall_s = io.stall_s;
+    tr->checkpoint_stall_s = tr->stall_s = io.stall_s;
     tr->background_s = io.background_s;
     tr->load_s = io.load_s;
     double interval_s = t->checkpoint.interval_s;
