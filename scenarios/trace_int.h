@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "scenarios/csv.h"
+#include "scenarios/nameset.h"
 #include "scenarios/scenario.h"
 #include "scenarios/trace.h"
 
@@ -41,6 +42,9 @@ typedef struct job_reader {
     int *row_line;                 /* per batch row: its CSV line (for after's errors) */
     size_t cap_after, cap_row_line;
     int *ratios_sorted;            /* s->ratios by (by, who) */
+    /* Users and accounts seen, by their offsets in s->trace_names: each
+     * text is kept once however many rows repeat it (interned). */
+    name_set people;
     char *err;
     size_t errlen;
 } job_reader;

@@ -91,7 +91,7 @@ static int build(world *w) {
 
 /* Can the job's traffic be put on the fabric? */
 static int on_fabric(const job *j) {
-    if (j->r.kind != JOB_TRAINING || j->ph != PH_RUNNING || j->pool != 0 || j->r.shrinks || j->n_nodes < 2)
+    if (j->kind != JOB_TRAINING || j->ph != PH_RUNNING || j->pool != 0 || j->tr->shrinks || j->n_nodes < 2)
         return 0;
     for (int i = 0; i < j->n_nodes; i++)
         if (j->nodes[i] < 0) return 0;
@@ -100,7 +100,7 @@ static int on_fabric(const job *j) {
 
 /* The inter-node flows of one step of the job's DP rings: how many, or -1. */
 static int dp_flows(world *w, const job *j) {
-    const train_plan *p = &j->t->plan;
+    const train_plan *p = &j->tr->t->plan;
     const flow_topo *t = &w->flow->topo;
     int inner = p->tp * p->cp, gpn = j->gpus_per_node, n = 0;
     for (int s = 0; s < p->pp && p->dp > 1; s++)
@@ -129,12 +129,12 @@ static int domain_of(const world *w, const job *j, long x) {
  * bandwidth: its equal chunks end with the slowest. EP group (stage s, expert-DP
  * m, etp e): GPUs s*stage + e + etp*(k + ep*m), k < ep. */
 static int ep_walk(world *w, const job *j, int add, int first, double *share) {
-    const train_plan *p = &j->t->plan;
+    const train_plan *p = &j->tr->t->plan;
     const flow_topo *t = &w->flow->topo;
     int ep = train_plan_ep(p), etp = train_plan_etp(p), edp = train_plan_edp(p), gpn = j->gpus_per_node, n = 0;
     long stage = (long)p->tp * p->dp * p->cp;
     double rank_bw = t->nic_bw * fmin(1, (double)t->nics / t->gpus);
-    for (long s = 0; s < p->pp && ep > 1 && j->t->model.experts > 1; s++)
+    for (long s = 0; s < p->pp && ep > 1 && j->tr->t->model.experts > 1; s++)
         for (long g = 0; g < (long)edp * etp; g++)
             for (int k = 0; k < ep; k++) {
                 long a = s * stage + g % etp + etp * (k + (long)ep * (g / etp));
@@ -180,7 +180,7 @@ static int step_at(world *w, const job *j, const double share[KINDS], train_resu
     f.oversubscription = 1;
     f.net_share = share[K_DP];
     f.a2a_net_share = share[K_EP];
-    return train_step(&j->t->model, &j->t->plan, &f, r) < 0 || !r->fits ? -1 : 0;
+    return train_step(&j->tr->t->model, &j->tr->t->plan, &f, r) < 0 || !r->fits ? -1 : 0;
 }
 
 /* Every job's flows on the fabric, solved together: each job's kind-k
@@ -233,14 +233,14 @@ static void reprice_job(world *w, job *j, const double sh[KINDS], int on, world_
     }
     train_result rs, ra;
     if (step_at(w, j, both, &rs) < 0 || step_at(w, j, alone, &ra) < 0) return;
-    *j->perf = ra;
-    if (rs.step_s != j->step_s && sh[K_EP] >= 0)
-        world_event(w, j->r.name, "fabric_share",
+    *j->tr->perf = ra;
+    if (rs.step_s != j->tr->step_s && sh[K_EP] >= 0)
+        world_event(w, j->name, "fabric_share",
                     "step %.4g s at %.3g of its NIC bandwidth (%.3g alone), its all-to-all at %.3g (%.3g alone), "
                     "with %d job(s) on the fabric",
                     rs.step_s, both[K_DP], alone[K_DP], both[K_EP], alone[K_EP], on);
-    else if (rs.step_s != j->step_s)
-        world_event(w, j->r.name, "fabric_share",
+    else if (rs.step_s != j->tr->step_s)
+        world_event(w, j->name, "fabric_share",
                     "step %.4g s at %.3g of its NIC bandwidth (%.3g alone) with %d job(s) on the fabric", rs.step_s,
                     both[K_DP], alone[K_DP], on);
     apply(j, rs.step_s);
