@@ -7,7 +7,8 @@
  * micro-batch (b sequences of s tokens, s/cp of them on this GPU):
  *
  *   layer = GEMMs (models/gpu roofline, shapes split by tp)
- *         + attention core (fused: causal FLOPs at eff_attention; unfused:
+ *         + attention core (fused: causal FLOPs at the GPU's attention
+ *           efficiency of each pass, models/gpu.h; unfused:
  *           batched GEMMs over the full square plus the memory traffic of
  *           softmax and dropout on the scores)
  *         + elementwise (norms, residuals, activation, rotary; memory-bound,
@@ -130,13 +131,13 @@ static double fp8_cast_s(const gpu_spec *g, const train_plan *p, const tf_gemm *
  * FlashAttention-2. */
 static int gpu_is_hopper(const gpu_spec *g) { return strcmp(g->arch, "hopper") == 0; }
 
-/* Fused attention forward of `flops`: the GPU's eff_attention (measured
- * with FlashAttention-2), or under flash3 on Hopper 1.5x that, no higher
- * than 75% of the peak (Shah et al., "FlashAttention-3", 2024, abstract:
- * 1.5-2.0x FlashAttention-2's speed in FP16/BF16, up to 740 TFLOP/s = 75%
- * of H100's peak; we take the low end). */
-static double fused_attention_s(const gpu_spec *g, const train_plan *p, double flops) {
-    double t = gpu_attention_s(g, p->precision, flops);
+/* Fused attention pass of `flops`: the GPU's FlashAttention-2 efficiency
+ * for that pass (gpu_attention_pass_s), or under flash3 on Hopper 1.5x
+ * that, no higher than 75% of the peak (Shah et al., "FlashAttention-3",
+ * 2024, abstract: 1.5-2.0x FlashAttention-2's speed in FP16/BF16, up to
+ * 740 TFLOP/s = 75% of H100's peak; we take the low end). */
+static double fused_attention_s(const gpu_spec *g, const train_plan *p, double flops, gpu_attn_pass pass) {
+    double t = gpu_attention_pass_s(g, p->precision, flops, pass);
     if (p->attn_kernel != ATTN_FLASH3 || !gpu_is_hopper(g) || !(t > 0)) return t;
     double floor_s = flops / (0.75 * gpu_peak_flops(g, PREC_BF16));
     return fmax(t / 1.5, floor_s);
@@ -174,8 +175,14 @@ static double attention_s(const gpu_spec *g, const train_plan *p, const train_pa
          * (tf_mean_attended, scaled on the causal count). */
         double flops = 2 * tokens * s * (d.qk_dim + d.v_dim) * heads * tf_causal_fraction(s);
         if (attended < s) flops *= attended / s;
-        attn_f = fused_attention_s(g, p, flops);
-        attn_b = q->attn_bwd_factor * attn_f;
+        /* Causal-masked kernels: the whole layer, or under (load-balanced)
+         * context parallelism the first ring step's block, 1/cp of the
+         * work; the other steps' blocks are unmasked (cp_costs). The
+         * backward's FLOPs are attn_bwd_factor times the forward's. */
+        double causal = p->cp > 1 ? 1.0 / p->cp : 1;
+        attn_f = fused_attention_s(g, p, flops * causal, GPU_ATTN_FWD_CAUSAL)
+               + fused_attention_s(g, p, flops * (1 - causal), GPU_ATTN_FWD_FULL);
+        attn_b = fused_attention_s(g, p, q->attn_bwd_factor * flops, GPU_ATTN_BWD);
     }
 
     *bwd = attn_b;

@@ -482,6 +482,46 @@ static void test_scaling(void **state) {
     assert_true(rd.step_s > 1.8 * r64.step_s);
 }
 
+/* Attention by pass (docs/attention-passes.md): per-pass figures equal to
+ * eff_attention price a step exactly as eff_attention alone; a slower
+ * backward lengthens the step; under context parallelism only the first
+ * ring step's block is causal, so a faster unmasked forward shortens a cp 4
+ * step more than a cp 1 step. */
+static double step_with(const llm_spec *m, train_plan *p, const gpu_spec *g) {
+    fabric f;
+    fabric_for(&f, "dgx-h100", 8);
+    f.gpu = g;
+    train_result r;
+    assert_int_equal(train_step(m, p, &f, &r), 0);
+    return r.step_s;
+}
+
+static void test_attention_passes(void **state) {
+    (void)state;
+    const llm_spec *m = catalog_llm(cat, "llama3.1-8b");
+    gpu_spec one = *catalog_gpu(cat, "H100-SXM5-80GB"), same = one, slow_b = one, fast_f = one;
+    one.eff_attention_fwd_causal = one.eff_attention_fwd_full = one.eff_attention_bwd = 0;
+    same.eff_attention_fwd_causal = same.eff_attention_fwd_full = same.eff_attention_bwd = one.eff_attention;
+    slow_b = same;
+    slow_b.eff_attention_bwd = one.eff_attention / 2;
+    fast_f = same;
+    fast_f.eff_attention_fwd_full = 2 * one.eff_attention;
+    train_plan p = base_plan(1, 1, 8, 8);
+    p.sharding = SHARD_FSDP;
+    p.seq_len = 32768;
+    p.recompute = RECOMPUTE_FULL;
+    double t1 = step_with(m, &p, &one);
+    assert_true(step_with(m, &p, &same) == t1);
+    assert_true(step_with(m, &p, &slow_b) > 1.1 * t1);
+    assert_true(step_with(m, &p, &fast_f) == t1);   /* cp 1: every block causal */
+    p.dp = 2;
+    p.cp = 4;
+    p.seq_len = 131072;
+    p.global_batch = 2;
+    double t4 = step_with(m, &p, &same);
+    assert_true(step_with(m, &p, &fast_f) < 0.9 * t4);
+}
+
 /* Context parallelism: twice the GPUs on a 128K sequence nearly halve it. */
 static void test_context_parallel(void **state) {
     (void)state;
@@ -1112,6 +1152,7 @@ int main(void) {
         cmocka_unit_test(test_pipeline_bubble),
         cmocka_unit_test(test_scaling),
         cmocka_unit_test(test_context_parallel),
+        cmocka_unit_test(test_attention_passes),
         cmocka_unit_test(test_invalid),
         cmocka_unit_test(test_does_not_fit),
         cmocka_unit_test(test_names_and_defaults),
