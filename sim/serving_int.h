@@ -183,18 +183,14 @@ typedef struct sv_part {
     int64_t slo_ok;
 } sv_part;
 
-/* serve_tokens_s of a model memoised by (tokens, rows) (serving_memo.c):
- * the recent pairs in a small direct-mapped table that stays in the CPU's
- * cache, every pair priced in an open-addressing table behind it; key 0 is
- * an empty slot. */
-#define MEMO_NEAR_BITS 12           /* 4,096 recent pairs, 64 KB */
-#define MEMO_MAX_BITS 20            /* the big table at most 2^20 slots (16 MB), 3/4 of them full */
-typedef struct memo_entry { uint64_t key; double val; } memo_entry;
+/* serve_tokens_s of a model remembered in two halves (serving_memo.c):
+ * by token count and by row count, dense arrays grown as larger counts
+ * come, at most MEMO_DENSE_MAX entries each (beyond, priced afresh). */
+#define MEMO_DENSE_MAX (1 << 19)    /* 524,288 tokens: at most 16 MB of token halves */
 typedef struct memo {
-    memo_entry near[1 << MEMO_NEAR_BITS];
-    memo_entry *slot;
-    size_t n;
-    int bits;
+    serve_tok_part *tok;           /* [tokens]; linear_s NaN: not priced yet */
+    serve_row_part *row;           /* [rows]; lm_head_s NaN: not priced yet */
+    size_t cap_tok, cap_row;
 } memo;
 
 struct serving {
