@@ -193,6 +193,11 @@ typedef struct memo {
     size_t cap_tok, cap_row;
 } memo;
 
+/* A request length's law (serving_arrivals.c): kind, mean and cv as given,
+ * and the parameters worked out from them (lognormal mu and sigma, gamma
+ * shape and scale). */
+typedef struct sv_len_law { int kind; double mean, cv, a, b; } sv_len_law;
+
 struct serving {
     engine *e;
     metric_bus *bus;
@@ -232,7 +237,10 @@ struct serving {
     int64_t n_trace_blocks;
     int trace_block_tokens;        /* tokens per hashed block (Mooncake: 512); 0: none */
     int arrivals_done;
+    int arrival_kind;              /* the process's ARR_ (serving_arrivals.c) */
+    sv_len_law *len_law;           /* input and output of each class (or of <requests>) */
     int closed_loop;               /* process="closed": users send on completion */
+    int think_exponential;         /* closed: think times drawn (think-distribution="exponential") */
     int64_t closed_pending;        /* closed: users thinking (a request scheduled, not sent) */
     /* prefix caching (serving_prefix.c) */
     int prefix_on;                 /* <inference prefix-caching="true"> */
