@@ -18,7 +18,7 @@
  * pool slot (sizeof(req)); a completed one leaves 8 bytes in each of the 5
  * latency arrays (TTFT, TPOT, end to end, queueing, TTFT from admission),
  * each capped at 4M samples (a reservoir beyond): 160 MB at most. The
- * iteration-price memo holds at most 16 MB a model (sim/serving_memo.c).
+ * iteration-price memo holds a few hundred KB (sim/serving_memo.c).
  *
  * Output, and exit status 1 when the 1M run is over target (or not every
  * request done; the 10M figure prints MISSED, not failed, while issue 23
