@@ -85,6 +85,7 @@ static void free_one(serving *sv) {
     free(sv->block_bytes);
     sv_memo_free(sv);
     free(sv->trace);
+    free(sv->len_law);
     free(sv->trace_blocks);
     free(sv->s_ttft.x);
     free(sv->s_tpot.x);

@@ -183,19 +183,20 @@ typedef struct sv_part {
     int64_t slo_ok;
 } sv_part;
 
-/* serve_tokens_s of a model memoised by (tokens, rows) (serving_memo.c):
- * the recent pairs in a small direct-mapped table that stays in the CPU's
- * cache, every pair priced in an open-addressing table behind it; key 0 is
- * an empty slot. */
-#define MEMO_NEAR_BITS 12           /* 4,096 recent pairs, 64 KB */
-#define MEMO_MAX_BITS 20            /* the big table at most 2^20 slots (16 MB), 3/4 of them full */
-typedef struct memo_entry { uint64_t key; double val; } memo_entry;
+/* serve_tokens_s of a model remembered in two halves (serving_memo.c):
+ * by token count and by row count, dense arrays grown as larger counts
+ * come, at most MEMO_DENSE_MAX entries each (beyond, priced afresh). */
+#define MEMO_DENSE_MAX (1 << 19)    /* 524,288 tokens: at most 16 MB of token halves */
 typedef struct memo {
-    memo_entry near[1 << MEMO_NEAR_BITS];
-    memo_entry *slot;
-    size_t n;
-    int bits;
+    serve_tok_part *tok;           /* [tokens]; linear_s NaN: not priced yet */
+    serve_row_part *row;           /* [rows]; lm_head_s NaN: not priced yet */
+    size_t cap_tok, cap_row;
 } memo;
+
+/* A request length's law (serving_arrivals.c): kind, mean and cv as given,
+ * and the parameters worked out from them (lognormal mu and sigma, gamma
+ * shape and scale). */
+typedef struct sv_len_law { int kind; double mean, cv, a, b; } sv_len_law;
 
 struct serving {
     engine *e;
@@ -236,7 +237,10 @@ struct serving {
     int64_t n_trace_blocks;
     int trace_block_tokens;        /* tokens per hashed block (Mooncake: 512); 0: none */
     int arrivals_done;
+    int arrival_kind;              /* the process's ARR_ (serving_arrivals.c) */
+    sv_len_law *len_law;           /* input and output of each class (or of <requests>) */
     int closed_loop;               /* process="closed": users send on completion */
+    int think_exponential;         /* closed: think times drawn (think-distribution="exponential") */
     int64_t closed_pending;        /* closed: users thinking (a request scheduled, not sent) */
     /* prefix caching (serving_prefix.c) */
     int prefix_on;                 /* <inference prefix-caching="true"> */

@@ -92,6 +92,6 @@ void sv_heap_remove(replica *r, int32_t i) {
     fin last = r->heap[--r->heap_n];
     if (pos == r->heap_n) return;
     heap_set(r, pos, last);
-    heap_up(r, pos);
+    if (pos > 0) heap_up(r, pos);              /* the top (a finish) has nowhere up to go */
     heap_down(r, r->sv->rq[last.r].heap);
 }

@@ -236,9 +236,13 @@ void sv_stats_close(serving *sv) {
     R->last_completion_s = R->requests ? sim_to_s(sv->last_completion) : -1;
     R->output_tokens_per_s = span > 0 ? R->output_tokens / span : 0;
     R->requests_per_s = span > 0 ? (double)R->requests / span : 0;
-    samples *all[5] = { &sv->s_ttft, &sv->s_tpot, &sv->s_e2e, &sv->s_queue, &sv->s_ttft_admit };
-    for (int k = 0; k < 5; k++)   /* every rank read below: the CDF points hold p50 and p99 */
-        select_percentiles(all[k]->x, all[k]->n, service_cdf_percentiles, SERVICE_CDF_POINTS);
+    /* every rank read below, each array in one pass: the CDF points (which
+     * hold p50 and p99) of the three latencies with a CDF, p50 and p99 of
+     * the other two (fewer ranks, fewer partitions) */
+    static const double p50_p99[] = { 50, 99 };
+    samples *cdfs[3] = { &sv->s_ttft, &sv->s_tpot, &sv->s_e2e }, *two[2] = { &sv->s_queue, &sv->s_ttft_admit };
+    for (int k = 0; k < 3; k++) select_percentiles(cdfs[k]->x, cdfs[k]->n, service_cdf_percentiles, SERVICE_CDF_POINTS);
+    for (int k = 0; k < 2; k++) select_percentiles(two[k]->x, two[k]->n, p50_p99, 2);
     R->ttft_p50_s = pct(&sv->s_ttft, 50);
     R->ttft_p99_s = pct(&sv->s_ttft, 99);
     R->ttft_admit_p50_s = pct(&sv->s_ttft_admit, 50);

@@ -18,15 +18,15 @@
  * pool slot (sizeof(req)); a completed one leaves 8 bytes in each of the 5
  * latency arrays (TTFT, TPOT, end to end, queueing, TTFT from admission),
  * each capped at 4M samples (a reservoir beyond): 160 MB at most. The
- * iteration-price memo holds at most 16 MB a model (sim/serving_memo.c).
+ * iteration-price memo holds a few hundred KB (sim/serving_memo.c).
  *
  * Output, and exit status 1 when the 1M run is over target (or not every
  * request done; the 10M figure prints MISSED, not failed, while issue 23
  * is open):
  *     (1000000 requests completed, 3249016 batch iterations, 10950 output tokens/s)
- *   serving 1M requests: 0.84 s, 0.80 s CPU (target <= 5 s) ok
- *   serving 10M requests: 7.1 s, 7.0 s CPU (target <= 5 s) MISSED
- *     memory: 190 MB peak RSS, 19 bytes a request; 136 bytes a request in the system, 40 a sample set
+ *   serving 1M requests: 0.57 s, 0.56 s CPU (target <= 5 s) ok
+ *   serving 10M requests: 7.24 s, 6.88 s CPU (target <= 5 s) MISSED
+ *     memory: 179 MB peak RSS, 18 bytes a request; 136 bytes a request in the system, 40 a sample set
  */
 #include <stdio.h>
 #include <string.h>
