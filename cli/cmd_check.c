@@ -76,7 +76,8 @@ int cmd_check(int argc, char **argv) {
     for (int i = 0; i < s->n_queues; i++)
         printf("queue %s: quota %d GPUs\n", s->queues[i].name, s->queues[i].quota_gpus);
     for (int i = 0; i < world_job_count(w); i++) {
-        const job_result *r = world_job(w, i);
+        job_result jr;
+        const job_result *r = world_job(w, i, &jr);
         if (r->kind != JOB_TRAINING) continue;
         if (i == 20) {
             printf("... and %d more training jobs\n", s->n_training - 20);

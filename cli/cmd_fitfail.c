@@ -37,7 +37,7 @@ static const char help[] =
     "  --sacct F           sacct --json (any data parser from v0.0.38): NODE_FAIL job ends\n"
     "  --sacct-text F      sacct -P -X -D --format=JobID,State,Start,End,NodeList\n"
     "  --events F          sacctmgr show event -P (NodeName, TimeStart, TimeEnd, Reason)\n"
-    "  --sinfo F           sinfo --json of Slurm 22.05 or scontrol show nodes --json: nodes\n"
+    "  --sinfo F           sinfo --json (Slurm 22.05 to 25.05) or scontrol show nodes --json: nodes\n"
     "                      down or drained now, the node count and GPUs per node\n"
     "  --dcgm F            DCGM-exporter metrics as a Prometheus query_range answer (JSON)\n"
     "  --dcgm-text F       one scrape of DCGM-exporter in the text format (samples without\n"

@@ -128,13 +128,13 @@ static int read_slurm(const snap_args *a, double at, live_cluster *c) {
     return rc;
 }
 
-/* kubectl's output for one list into a file of dir; the path in path. A
- * list whose kind the cluster does not serve (no Kueue, no AppWrapper
- * CRD) is optional: *path stays empty when kubectl refuses it. */
-static int capture_k8s(char *const cmd[], const char *dir, const char *file, int optional, char *path, size_t cap) {
+/* kubectl's output for one list into *t (its text malloc'd). A list
+ * whose kind the cluster does not serve (no Kueue, no AppWrapper CRD) is
+ * optional: t->text stays NULL when kubectl refuses it. */
+static int capture_k8s(char *const cmd[], const char *name, int optional, k8s_text *t) {
     char *text = NULL;
     size_t len = 0;
-    path[0] = 0;
+    *t = (k8s_text){ NULL, 0, name };
     int rc = run_capture(cmd, &text, &len);
     if (rc) {
         if (optional && rc == EXIT_BAD_INPUT && strcmp(cmd[0], "kubectl") == 0) {
@@ -143,16 +143,12 @@ static int capture_k8s(char *const cmd[], const char *dir, const char *file, int
         }
         return rc;
     }
-    snprintf(path, cap, "%s/%s", dir, file);
-    FILE *f = fopen(path, "wb");
-    int ok = f && fwrite(text, 1, len, f) == len;
-    if (f && fclose(f) != 0) ok = 0;
-    free(text);
-    if (!ok) return fprintf(stderr, "clustertwin snapshot: %s: %s\n", path, strerror(errno)), EXIT_RUN_FAILED;
+    t->text = text, t->len = len;
     return 0;
 }
 
-/* The Kubernetes lists: the files given, or kubectl's answers now. */
+/* The Kubernetes lists: the files given, or kubectl's answers now, read
+ * as the text it printed. */
 static int read_k8s(const snap_args *a, double at, live_cluster *c) {
     char err[2048];
     if (a->pods || a->nodes || a->workloads || a->appwrappers) {
@@ -164,17 +160,13 @@ static int read_k8s(const snap_args *a, double at, live_cluster *c) {
     static char *const nodes[] = { "kubectl", "get", "nodes", "-o", "json", NULL };
     static char *const wl[] = { "kubectl", "get", "workloads.kueue.x-k8s.io", "-A", "-o", "json", NULL };
     static char *const aw[] = { "kubectl", "get", "appwrappers.workload.codeflare.dev", "-A", "-o", "json", NULL };
-    char dir[] = "/tmp/clustertwin-k8s-XXXXXX", p[4][64];
-    if (!mkdtemp(dir)) return fprintf(stderr, "clustertwin snapshot: %s: %s\n", dir, strerror(errno)), EXIT_RUN_FAILED;
-    int rc = capture_k8s(pods, dir, "pods.json", 0, p[0], sizeof p[0]);
-    if (!rc) rc = capture_k8s(nodes, dir, "nodes.json", 0, p[1], sizeof p[1]);
-    if (!rc) rc = capture_k8s(wl, dir, "workloads.json", 1, p[2], sizeof p[2]);
-    if (!rc) rc = capture_k8s(aw, dir, "appwrappers.json", 1, p[3], sizeof p[3]);
-    if (!rc && k8s_read(c, p[0], p[1], p[2][0] ? p[2] : NULL, p[3][0] ? p[3] : NULL, at, err, sizeof err) < 0)
-        fprintf(stderr, "%s\n", err), rc = EXIT_BAD_INPUT;
-    for (int i = 0; i < 4; i++)
-        if (p[i][0]) remove(p[i]);
-    rmdir(dir);
+    k8s_text t[K8S_LISTS] = { { NULL, 0, NULL } };
+    int rc = capture_k8s(pods, "kubectl get pods", 0, &t[K8S_PODS]);
+    if (!rc) rc = capture_k8s(nodes, "kubectl get nodes", 0, &t[K8S_NODES]);
+    if (!rc) rc = capture_k8s(wl, "kubectl get workloads", 1, &t[K8S_WORKLOADS]);
+    if (!rc) rc = capture_k8s(aw, "kubectl get appwrappers", 1, &t[K8S_APPWRAPPERS]);
+    if (!rc && k8s_read_text(c, t, at, err, sizeof err) < 0) fprintf(stderr, "%s\n", err), rc = EXIT_BAD_INPUT;
+    for (int i = 0; i < K8S_LISTS; i++) free((char *)t[i].text);
     return rc;
 }
 

@@ -189,6 +189,10 @@ const catalog_field catalog_fields_gpu[] = {
      * the limit it was measured at to the limit the board runs at (tdp). */
     { "max-power", FIELD_NUMBER, N(gpu_spec, max_power_w), 0, 0, "highest power limit the board accepts, W (0: tdp)" },
     { "eff-sustained-power", FIELD_NUMBER, N(gpu_spec, eff_sustained_power_w), 0, 0, "power limit eff-sustained was measured at, W (0: tdp)" },
+    /* Attention by pass (models/gpu.c gpu_attention_pass_s; docs/attention-passes.md). */
+    { "eff-attention-fwd-causal", FIELD_FRACTION, N(gpu_spec, eff_attention_fwd_causal), 0, 0, "causal attention forward vs tensor peak (0: eff-attention)" },
+    { "eff-attention-fwd-full", FIELD_FRACTION, N(gpu_spec, eff_attention_fwd_full), 0, 0, "unmasked attention forward vs tensor peak (0: eff-attention)" },
+    { "eff-attention-bwd", FIELD_FRACTION, N(gpu_spec, eff_attention_bwd), 0, 0, "attention backward vs tensor peak (0: eff-attention)" },
     { NULL, 0, 0, 0, 0, 0, NULL }
 };
 

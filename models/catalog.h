@@ -62,6 +62,12 @@ typedef struct gpu_spec {
     /* Power limits (models/power.c). tdp_w is the limit the board runs at. */
     double max_power_w;               /* highest limit the board accepts; 0 = tdp_w */
     double eff_sustained_power_w;     /* limit eff_sustained was measured at; 0 = tdp_w */
+    /* Fused attention by pass, where measured (0 = eff_attention):
+     * forward of causal-masked kernels, forward of unmasked blocks (the
+     * ring's off-diagonal blocks under context parallelism), backward. */
+    double eff_attention_fwd_causal;
+    double eff_attention_fwd_full;
+    double eff_attention_bwd;
 } gpu_spec;
 
 typedef struct nic_spec {

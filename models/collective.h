@@ -36,6 +36,12 @@ typedef enum coll_algo {
     COLL_COLLNET_CHAIN, COLL_PAT, COLL_ALGO_COUNT
 } coll_algo;
 
+/* PAT moves the ring's bytes at 0.75 of the ring's bus bandwidth (NVIDIA/nccl
+ * src/graph/tuning.cc, ncclTopoTuneModel: "if (a == NCCL_ALGO_PAT) busBw *=
+ * .75", NCCL 2.23-2.30). The closed form (models/nccl_plan.c) and the
+ * unrolled flows (models/flow_coll.c) both apply it. */
+#define COLL_PAT_BW_FRACTION 0.75
+
 typedef enum nic_mode { NIC_DIRECT, NIC_OVERLAY } nic_mode;
 
 typedef enum topology_kind { TOPO_FAT_TREE, TOPO_RAIL_OPTIMIZED, TOPO_SINGLE_SWITCH } topology_kind;
@@ -80,6 +86,9 @@ typedef struct fabric {
     double net_share;               /* fraction of its NICs' bandwidth a group gets on a
                                        fabric shared with other jobs (the flow model,
                                        sim/world_flow.c); 0 = all of it */
+    double a2a_net_share;           /* the same for a MoE step's expert-parallel all-to-all
+                                       (models/train_moe.c), measured on the all-to-all's own
+                                       flows; 0 = net_share */
     int flow_model;                 /* <network model="flow">: microbenchmark collectives
                                        are priced by models/flow_coll; coll_time ignores it */
 } fabric;

@@ -11,7 +11,8 @@
 #include <string.h>
 
 static const char *const algo_names[FLOW_ALGO_COUNT] = { "auto", "ring", "tree", "nvls", "nvls-tree",
-                                                         "hierarchical" };
+                                                         "hierarchical", "alltoall", "pat", "collnet-direct",
+                                                         "collnet-chain" };
 
 const char *flow_algo_name(flow_algo a) {
     return (int)a >= 0 && a < FLOW_ALGO_COUNT ? algo_names[a] : "?";
@@ -142,15 +143,136 @@ static int rail_rings(flow_net *net, const flow_topo *t, const flow_group *g, do
     return added;
 }
 
+/* ---- all-to-all, PAT, CollNet ---------------------------------------------- */
+
+int flow_coll_alltoall_step(flow_net *net, const flow_topo *t, const flow_group *g, double chunk) {
+    int r = g->ranks_per_node, N = domains(g), n = g->ranks, added = 0;
+    for (int k = 0; k < N; k++)
+        for (int i = 0; i < r; i++)
+            for (int d = 1; d < n; d++) {    /* the peers in the order of NCCL's rounds: +1, +2, ... */
+                int q = (k * r + i + d) % n;
+                int a = add_flow(net, t, g, k, i, q / r, q % r, chunk);
+                if (a < 0) return -1;
+                added += a;
+            }
+    return added;
+}
+
+/* Chunks of S/n each rank sends at dimension d (distance 2^d) of PAT, the
+ * dimension-reversed Bruck all-gather: having taken the higher dimensions,
+ * a rank holds the chunks at offsets that are multiples of 2^(d+1) and
+ * passes on those its peer 2^d away still lacks (offset + 2^d < n; PAT
+ * skips the steps with s >= nranks, NVIDIA/nccl src/include/collectives.h
+ * PatAGAlgorithm). Over all dimensions: n-1 chunks, the ring's bytes. */
+static double pat_chunks(int n, int d) {
+    long long dist = 1LL << d;
+    return n > dist ? (double)((n - dist - 1) / (2 * dist) + 1) : 0;
+}
+
+/* One PAT step: each rank (one per domain) to the rank dist away (dist < 0:
+ * backwards, as the all-gather sends; NVIDIA/nccl src/device/prims_simple.h,
+ * "Connect to all ranks +/- 2^n"). */
+static int pat_step(flow_net *net, const flow_topo *t, const flow_group *g, int dist, double bytes) {
+    int N = domains(g), added = 0;
+    for (int k = 0; k < N; k++) {
+        int a = add_flow(net, t, g, k, 0, ((k + dist) % N + N) % N, 0, bytes);
+        if (a < 0) return -1;
+        added += a;
+    }
+    return added;
+}
+
+/* A flow of bytes over the one link `link`: 1, or -1. */
+static int add_link_flow(flow_net *net, int link, double bytes) {
+    return flow_add(net, &link, 1, bytes) < 0 ? -1 : 1;
+}
+
+/* Whether domain k's channel-c NIC is on a switch an earlier domain's is. */
+static int switch_seen(const flow_topo *t, const flow_group *g, int k, int c, int sw) {
+    for (int e = 0; e < k; e++) {
+        int node, gpu;
+        locate(t, g, e, c, &node, &gpu);
+        if (flow_topo_switch(t, node, flow_topo_nic_of(t, gpu)) == sw) return 1;
+    }
+    return 0;
+}
+
+/* SHARP between domains, per channel c through rank c's NIC: every domain
+ * sends its bytes up into its switch and takes the result down, each once;
+ * where the group spans switches, each switch it uses sends the reduced
+ * stream of the channel up to the spine once and takes the result back,
+ * whatever the number of its nodes in the group (it has reduced them). */
+static int sharp_net(flow_net *net, const flow_topo *t, const flow_group *g, double bytes) {
+    int r = g->ranks_per_node, N = domains(g), added = 0;
+    for (int c = 0; c < r; c++) {
+        int sw0 = -2, spans = 0;
+        for (int k = 0; k < N; k++) {
+            int node, gpu;
+            locate(t, g, k, c, &node, &gpu);
+            int local = flow_topo_nic_of(t, gpu), nic = node * t->nics + local, sw = flow_topo_switch(t, node, local);
+            if (add_link_flow(net, t->nic_up + nic, bytes) < 0 || add_link_flow(net, t->nic_down + nic, bytes) < 0)
+                return -1;
+            added += 2;
+            spans |= sw0 != -2 && sw != sw0;
+            if (sw0 == -2) sw0 = sw;
+        }
+        for (int k = 0; spans && k < N; k++) {
+            int node, gpu;
+            locate(t, g, k, c, &node, &gpu);
+            int sw = flow_topo_switch(t, node, flow_topo_nic_of(t, gpu));
+            if (sw < 0 || switch_seen(t, g, k, c, sw)) continue;
+            if (add_link_flow(net, t->sw_up + sw, bytes) < 0 || add_link_flow(net, t->sw_down + sw, bytes) < 0)
+                return -1;
+            added += 2;
+        }
+    }
+    return added;
+}
+
+/* CollNet direct inside each domain: a reduce-scatter to the GPUs next to
+ * the NICs and an all-gather back, S/r each way between every two ranks. */
+static int pairs(flow_net *net, const flow_topo *t, const flow_group *g, double bytes) {
+    int r = g->ranks_per_node, N = domains(g), added = 0;
+    for (int k = 0; k < N; k++)
+        for (int i = 0; i < r; i++)
+            for (int j = 0; j < r; j++) {
+                int a = i == j ? 0 : add_flow(net, t, g, k, i, k, j, bytes);
+                if (a < 0) return -1;
+                added += a;
+            }
+    return added;
+}
+
+/* CollNet all-reduce's steady state: inside each domain the direct
+ * exchange (2S/r between every two ranks) or the chains of the tree (S/r
+ * per channel at eff-tree); S/r per channel through SHARP between. */
+static int collnet_step(flow_net *net, const flow_topo *t, const flow_group *g, double S, int chain_in) {
+    int r = g->ranks_per_node, N = domains(g), added = 0;
+    if (!chain_in) added = pairs(net, t, g, 2 * S / r);
+    for (int k = 0; chain_in && k < N; k++)
+        for (int c = 0; c < r && added >= 0; c++) {
+            int a = chain(net, t, g, k, c, S / r / t->f.node->eff_tree);
+            added = a < 0 ? -1 : added + a;
+        }
+    int b = added < 0 ? -1 : sharp_net(net, t, g, S / r);
+    return b < 0 ? -1 : added + b;
+}
+
 /* ---- phases ----------------------------------------------------------------- */
 
-typedef enum pattern { P_RING, P_INTRA_RING, P_RAIL_RING, P_TREE, P_NVLS, P_NVLS_TREE } pattern;
+typedef enum pattern {
+    P_RING, P_INTRA_RING, P_RAIL_RING, P_TREE, P_NVLS, P_NVLS_TREE, P_ALLTOALL, P_PAT, P_COLLNET, P_COLLNET_CHAIN
+} pattern;
 
 typedef struct phase {
     pattern kind;
-    double bytes;               /* per flow (or per rank for the tree: S) */
+    double bytes;               /* per flow (or per rank for the tree and CollNet: S) */
     long long steps;            /* identical steps */
+    int dist;                   /* PAT: the peer's distance (negative: backwards) */
 } phase;
+
+/* Phases of one algorithm at most: PAT's one per dimension of up to 2^31 ranks. */
+#define FLOW_PHASES_MAX 32
 
 static int add_pattern(flow_net *net, const flow_topo *t, const flow_group *g, const phase *p) {
     const node_spec *nd = t->f.node;
@@ -167,8 +289,26 @@ static int add_pattern(flow_net *net, const flow_topo *t, const flow_group *g, c
         int b = a < 0 ? -1 : trees(net, t, g, p->bytes / g->ranks_per_node / nd->eff_tree);
         return b < 0 ? -1 : a + b;
     }
+    case P_ALLTOALL: return flow_coll_alltoall_step(net, t, g, p->bytes);
+    case P_PAT: return pat_step(net, t, g, p->dist, p->bytes);
+    case P_COLLNET: return collnet_step(net, t, g, p->bytes, 0);
+    case P_COLLNET_CHAIN: return collnet_step(net, t, g, p->bytes, 1);
     }
     return -1;
+}
+
+/* PAT's phases, one per dimension from the farthest (S. Jeaugey, "PAT: a
+ * new algorithm for all-gather and reduce-scatter operations at scale",
+ * arXiv 2506.20252, 2025: the Bruck algorithm with its dimensions
+ * reversed, so the farthest peer gets the least data), each rank's chunks
+ * at PAT's share of the bandwidth (COLL_PAT_BW_FRACTION). */
+static int pat_phases(coll_op op, int n, double S, phase *ph) {
+    int dims = 0;
+    while ((1LL << dims) < n) dims++;
+    for (int d = dims - 1, k = 0; d >= 0; d--, k++)
+        ph[k] = (phase){ P_PAT, pat_chunks(n, d) * S / n / COLL_PAT_BW_FRACTION, 1,
+                         op == COLL_ALLGATHER ? -(1 << d) : 1 << d };
+    return dims;
 }
 
 /* The phases of algorithm a for op; how many, or -1 when a does not serve
@@ -179,28 +319,40 @@ static int phases_of(flow_algo a, coll_op op, const flow_group *g, double S, pha
     switch (a) {
     case FLOW_RING:
         if (!ar && !gather) return -1;
-        ph[0] = (phase){ P_RING, S / n, ar ? 2LL * (n - 1) : n - 1 };
+        ph[0] = (phase){ P_RING, S / n, ar ? 2LL * (n - 1) : n - 1, 0 };
         return 1;
     case FLOW_TREE:
         if (!ar) return -1;
-        ph[0] = (phase){ P_TREE, S, 1 };
+        ph[0] = (phase){ P_TREE, S, 1, 0 };
         return 1;
     case FLOW_NVLS:
         if ((!ar && !gather) || N > 1 || r < 2) return -1;
-        ph[0] = (phase){ P_NVLS, ar ? S * (1.0 + 1.0 / r) : S, 1 };
+        ph[0] = (phase){ P_NVLS, ar ? S * (1.0 + 1.0 / r) : S, 1, 0 };
         return 1;
     case FLOW_NVLS_TREE:
         if (!ar || N < 2 || r < 2) return -1;
-        ph[0] = (phase){ P_NVLS_TREE, S, 1 };
+        ph[0] = (phase){ P_NVLS_TREE, S, 1, 0 };
         return 1;
     case FLOW_HIER: {
         if (!ar) return -1;
         int k = 0;
-        if (r > 1) ph[k++] = (phase){ P_INTRA_RING, S / r, r - 1 };
-        if (N > 1) ph[k++] = (phase){ P_RAIL_RING, S / ((double)r * N), 2LL * (N - 1) };
-        if (r > 1) ph[k++] = (phase){ P_INTRA_RING, S / r, r - 1 };
+        if (r > 1) ph[k++] = (phase){ P_INTRA_RING, S / r, r - 1, 0 };
+        if (N > 1) ph[k++] = (phase){ P_RAIL_RING, S / ((double)r * N), 2LL * (N - 1), 0 };
+        if (r > 1) ph[k++] = (phase){ P_INTRA_RING, S / r, r - 1, 0 };
         return k;
     }
+    case FLOW_ALLTOALL:
+        if (op != COLL_ALLTOALL) return -1;
+        ph[0] = (phase){ P_ALLTOALL, S / n, 1, 0 };
+        return 1;
+    case FLOW_PAT:
+        if (!gather || r != 1 || N < 2) return -1;
+        return pat_phases(op, n, S, ph);
+    case FLOW_COLLNET_DIRECT:
+    case FLOW_COLLNET_CHAIN:
+        if (!ar || N < 2) return -1;
+        ph[0] = (phase){ a == FLOW_COLLNET_DIRECT ? P_COLLNET : P_COLLNET_CHAIN, S, 1, 0 };
+        return 1;
     default: return -1;
     }
 }
@@ -211,17 +363,24 @@ static coll_algo nccl_of(flow_algo a) {
     case FLOW_TREE: return COLL_TREE;
     case FLOW_NVLS: return COLL_NVLS;
     case FLOW_NVLS_TREE: return COLL_NVLS_TREE;
-    default: return COLL_RING;     /* ring, and the hierarchical ring's steps */
+    case FLOW_PAT: return COLL_PAT;
+    case FLOW_COLLNET_DIRECT: return COLL_COLLNET_DIRECT;
+    case FLOW_COLLNET_CHAIN: return COLL_COLLNET_CHAIN;
+    default: return COLL_RING;     /* ring, the hierarchical ring's steps, all-to-all's point-to-point plan */
     }
 }
 
 /* The flow algorithm for NCCL's choice; FLOW_AS_NCCL when not unrolled. */
-static flow_algo flow_of(coll_algo a, int domains_n) {
+static flow_algo flow_of(coll_algo a, coll_op op, int domains_n) {
+    if (op == COLL_ALLTOALL) return FLOW_ALLTOALL;   /* point-to-point: the closed form reports "ring" */
     switch (a) {
     case COLL_RING: return FLOW_RING;
     case COLL_TREE: return FLOW_TREE;
     case COLL_NVLS: return domains_n == 1 ? FLOW_NVLS : FLOW_AS_NCCL;
     case COLL_NVLS_TREE: return FLOW_NVLS_TREE;
+    case COLL_PAT: return FLOW_PAT;
+    case COLL_COLLNET_DIRECT: return FLOW_COLLNET_DIRECT;
+    case COLL_COLLNET_CHAIN: return FLOW_COLLNET_CHAIN;
     default: return FLOW_AS_NCCL;
     }
 }
@@ -276,8 +435,8 @@ int flow_coll_time(flow_net *net, const flow_topo *t, coll_op op, double bytes, 
     r->closed_xfer_s = cr.xfer_s;
     r->nccl_algo = cr.algo;
     r->proto = cr.proto;
-    r->algo = algo == FLOW_AS_NCCL ? flow_of(cr.algo, domains(g)) : algo;
-    phase ph[3];
+    r->algo = algo == FLOW_AS_NCCL ? flow_of(cr.algo, op, domains(g)) : algo;
+    phase ph[FLOW_PHASES_MAX];
     int k = r->algo == FLOW_AS_NCCL ? -1 : phases_of(r->algo, op, g, bytes, ph);
     if (k < 0) {
         if (algo != FLOW_AS_NCCL) return -1;

@@ -20,6 +20,25 @@
  * - hierarchical (all-reduce): a reduce-scatter ring inside each domain
  *   (r-1 steps of S/r), then on each rail a ring all-reduce of S/r across
  *   the domains (2(N-1) steps of S/(r N)), then an all-gather ring inside.
+ * - all-to-all: every rank sends S/n to every other rank, all at once.
+ *   NCCL orders the peers in rounds (NVIDIA/nccl src/init.cc
+ *   ncclP2pSchedule: round by round each rank sends to one peer and
+ *   receives from another, peer groups taken in a quadratic order) but puts
+ *   every round of a grouped call in one kernel plan on its p2p channels
+ *   (src/enqueue.cc scheduleP2pTasksToPlan, channel base per round in
+ *   src/include/channel.h ncclP2pChannelBaseForRound), so the rounds are in
+ *   flight together: their flows share the links at once.
+ * - PAT (all-gather, reduce-scatter at one rank per domain, NCCL 2.23+):
+ *   ceil(log2 n) steps, one per dimension from the farthest: the peer 2^d
+ *   away gets the chunks of S/n that the dimension-reversed Bruck algorithm
+ *   passes there (n-1 chunks in all), at 0.75 of the bandwidth as NCCL's
+ *   tuning model says (COLL_PAT_BW_FRACTION).
+ * - CollNet (all-reduce with SHARP switches, direct and chain): inside each
+ *   domain the direct exchange (2S/r between every two ranks) or the
+ *   tree's chains; between domains each channel's NIC sends S/r up once and
+ *   receives S/r down once, the switches reducing; a group spanning
+ *   switches adds one stream of S/r per switch and channel to and from the
+ *   spine, however many of its nodes the switch holds.
  *
  * A step's time is its slowest flow (flow_run: rates re-solved as flows
  * end). The steps of one phase send equal chunks between the same
@@ -40,11 +59,14 @@
 #include "models/flow_topo.h"
 
 typedef enum flow_algo {
-    FLOW_AS_NCCL,               /* what coll_time chooses (ring, tree, NVLS, NVLS-tree unrolled) */
-    FLOW_RING, FLOW_TREE, FLOW_NVLS, FLOW_NVLS_TREE, FLOW_HIER, FLOW_ALGO_COUNT
+    FLOW_AS_NCCL,               /* what coll_time chooses (all but broadcast, send/receive and
+                                   NVLS across domains unrolled) */
+    FLOW_RING, FLOW_TREE, FLOW_NVLS, FLOW_NVLS_TREE, FLOW_HIER,
+    FLOW_ALLTOALL, FLOW_PAT, FLOW_COLLNET_DIRECT, FLOW_COLLNET_CHAIN, FLOW_ALGO_COUNT
 } flow_algo;
 
-const char *flow_algo_name(flow_algo a);        /* "ring", "tree", "nvls", "nvls-tree", "hierarchical" */
+const char *flow_algo_name(flow_algo a);        /* "ring", "tree", "nvls", "nvls-tree", "hierarchical",
+                                                   "alltoall", "pat", "collnet-direct", "collnet-chain" */
 
 /* Where a communicator lies: ranks_per_node ranks on each of its NVLink
  * domains (as coll_group), domain k being topology domain dom[k] (NULL: k),
@@ -65,8 +87,8 @@ typedef struct flow_coll_result {
     flow_algo algo;             /* what was unrolled */
     coll_algo nccl_algo;        /* the closed form's algorithm priced for latency */
     coll_proto proto;
-    int unrolled;               /* 0: NCCL chose an algorithm not unrolled (CollNet, PAT, p2p):
-                                   time_s is the closed form's */
+    int unrolled;               /* 0: NCCL chose an algorithm not unrolled (broadcast, send/receive,
+                                   NVLS across domains): time_s is the closed form's */
     long long steps;            /* steps unrolled */
     int solves;                 /* flow solves (one per phase of identical steps) */
     int flows;                  /* flows in the largest step */
@@ -88,5 +110,11 @@ int flow_coll_packed(const fabric *f, coll_op op, double bytes, const coll_group
  * (as flow_coll_time's ring) to net without running them; flows added, or
  * -1. Used to put several communicators' traffic on one fabric. */
 int flow_coll_ring_step(flow_net *net, const flow_topo *t, const flow_group *g, double chunk);
+
+/* Add the flows of an all-to-all (as flow_coll_time's), chunk bytes from
+ * every rank to every other rank (S/n of an S-byte buffer), to net without
+ * running them; flows added, or -1. Used, as the ring step is, to put
+ * several communicators' traffic on one fabric. */
+int flow_coll_alltoall_step(flow_net *net, const flow_topo *t, const flow_group *g, double chunk);
 
 #endif

@@ -58,9 +58,8 @@ int flow_topo_nic_of(const flow_topo *t, int gpu) {
     return t->nics >= t->gpus ? gpu : gpu * t->nics / t->gpus;
 }
 
-/* The switch a NIC of a node is on (-1: single switch). */
-static int switch_of(const flow_topo *t, int node, int nic) {
-    if (t->switches_per_leaf == 0) return -1;
+int flow_topo_switch(const flow_topo *t, int node, int nic) {
+    if (t->switches_per_leaf == 0 || node < 0 || node >= t->nodes || nic < 0 || nic >= t->nics) return -1;
     int leaf = node / t->per_leaf;
     return t->switches_per_leaf == 1 ? leaf : leaf * t->nics + nic;
 }
@@ -78,7 +77,7 @@ int flow_topo_path(const flow_topo *t, int sn, int sg, int dn, int dg, int *path
     if (t->nics < 1) return -1;
     int sk = flow_topo_nic_of(t, sg), dk = flow_topo_nic_of(t, dg), n = 0;
     path[n++] = t->nic_up + sn * t->nics + sk;
-    int ss = switch_of(t, sn, sk), ds = switch_of(t, dn, dk);
+    int ss = flow_topo_switch(t, sn, sk), ds = flow_topo_switch(t, dn, dk);
     if (ss != ds) {
         path[n++] = t->sw_up + ss;
         path[n++] = t->sw_down + ds;

@@ -60,6 +60,11 @@ int flow_topo_nic_of(const flow_topo *t, int gpu);
  * on invalid ids. */
 int flow_topo_path(const flow_topo *t, int sn, int sg, int dn, int dg, int *path);
 
+/* The switch NIC `nic` of node n is on: 0 .. leaves x switches_per_leaf - 1,
+ * or -1 on a single switch (no uplink) or invalid ids. Its uplink is link
+ * sw_up + the id, its downlink sw_down + the id. */
+int flow_topo_switch(const flow_topo *t, int n, int nic);
+
 /* GPU g of node n into its NVLink switch and back out (NVLink SHARP: the
  * switch reduces or multicasts): 2 links into path. */
 int flow_topo_switch_path(const flow_topo *t, int n, int g, int *path);

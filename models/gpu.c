@@ -66,10 +66,21 @@ double gpu_gemm_s(const gpu_spec *g, precision p, double m, double n, double k, 
     return t_compute > t_memory ? t_compute : t_memory;
 }
 
-double gpu_attention_s(const gpu_spec *g, precision p, double flops) {
+static double attention_at(const gpu_spec *g, precision p, double flops, double eff) {
     if (p == PREC_FP8 || p == PREC_INT8 || p == PREC_INT4) p = PREC_BF16;
-    double rate = gpu_peak_flops(g, p) * or_default(g->eff_attention, 0.55) * sustained(g);
+    double rate = gpu_peak_flops(g, p) * eff * sustained(g);
     return rate > 0 && flops > 0 ? flops / rate : 0;
+}
+
+double gpu_attention_s(const gpu_spec *g, precision p, double flops) {
+    return attention_at(g, p, flops, or_default(g->eff_attention, 0.55));
+}
+
+double gpu_attention_pass_s(const gpu_spec *g, precision p, double flops, gpu_attn_pass pass) {
+    double by_pass = pass == GPU_ATTN_FWD_CAUSAL ? g->eff_attention_fwd_causal
+                   : pass == GPU_ATTN_FWD_FULL   ? g->eff_attention_fwd_full
+                                                 : g->eff_attention_bwd;
+    return attention_at(g, p, flops, or_default(by_pass, or_default(g->eff_attention, 0.55)));
 }
 
 double gpu_memory_s(const gpu_spec *g, double bytes) {

@@ -46,6 +46,15 @@ double gpu_gemm_s(const gpu_spec *g, precision p, double m, double n, double k, 
  * when GEMMs use fp8. */
 double gpu_attention_s(const gpu_spec *g, precision p, double flops);
 
+/* The passes of fused attention a GPU may run at different fractions of its
+ * peak (FlashAttention-2 on H100: forward 335 TFLOP/s causal, 370 unmasked,
+ * backward 322; docs/attention-passes.md). */
+typedef enum gpu_attn_pass { GPU_ATTN_FWD_CAUSAL, GPU_ATTN_FWD_FULL, GPU_ATTN_BWD } gpu_attn_pass;
+
+/* As gpu_attention_s, at the pass's own efficiency where the catalog gives
+ * one (eff-attention-fwd-causal, -fwd-full, -bwd), else eff_attention. */
+double gpu_attention_pass_s(const gpu_spec *g, precision p, double flops, gpu_attn_pass pass);
+
 /* Time of memory-bound kernels moving `bytes` to and from HBM. */
 double gpu_memory_s(const gpu_spec *g, double bytes);
 

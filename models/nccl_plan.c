@@ -20,11 +20,11 @@
 #define NCCL_COLLNET_ARITY_S 0.4e-6
 /* PAT (all-gather/reduce-scatter at one GPU per node): base latency 8 us,
  * a log2(nodes) part at 1/3.5 of the network hop, a linear 2.8 us per
- * rank, and 0.75 of the ring's bus bandwidth. */
+ * rank, and 0.75 of the ring's bus bandwidth (COLL_PAT_BW_FRACTION,
+ * models/collective.h). */
 #define NCCL_PAT_BASE_S 8e-6
 #define NCCL_PAT_LOG_DIVISOR 3.5
 #define NCCL_PAT_RANK_S 2.8e-6
-#define NCCL_PAT_BW_FRACTION 0.75
 
 static int ilog2_floor(int x) {
     int k = 0;
@@ -189,7 +189,7 @@ static void plan_collnet(plan *p, const shape *s, coll_algo a) {
  * the nodes plus a linear part per rank. */
 static void plan_pat(plan *p, const shape *s) {
     int n = s->n;
-    p->spb = stage((double)(n - 1) / n, s->net_bw * NCCL_PAT_BW_FRACTION);
+    p->spb = stage((double)(n - 1) / n, s->net_bw * COLL_PAT_BW_FRACTION);
     simple_only(p, NCCL_PAT_BASE_S + ilog2_floor(s->nodes) * s->hop_net[COLL_SIMPLE] / NCCL_PAT_LOG_DIVISOR +
                        n * NCCL_PAT_RANK_S);
 }

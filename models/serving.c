@@ -428,38 +428,54 @@ static double linear_all_s(const serve_model *s, double tokens, double ta) {
     return attn * s->layers + dense * s->dense_layers + moe_ffn_s(s, tokens, ta) * s->moe_layers;
 }
 
-double serve_tokens_s(const serve_model *sm, double tokens, double rows, serve_breakdown *bd) {
-    serve_breakdown z;
-    memset(&z, 0, sizeof z);
+void serve_tokens_part(const serve_model *sm, double tokens, serve_tok_part *p) {
     const serve_model *s = sm;
-    if (tokens > 0) {
-        double ta = tokens / s->attn_dp, ra = rows / s->attn_dp;   /* per attention group */
-        z.linear_s = linear_all_s(s, tokens, ta);
-        z.lm_head_s = linear_s(s, PREC_BF16, 2, ra, s->vocab / s->tp, s->hidden, 1);
-        tf_elementwise e;
-        tf_layer_elementwise(&s->m, 2, &e);
-        double per_token = s->layers * (e.hidden_bytes + e.split_bytes / s->tp) + s->kv_bytes_per_token +
-                           2 * s->hidden;            /* embedding row */
-        z.elementwise_s = ta * per_token / s->hbm_bytes_per_s;
-        if (s->tp > 1) {
-            z.comm_s = 2 * s->layers * collective_s(s, COLL_ALLREDUCE, ta * s->hidden * 2);
-            if (ra > 0) z.comm_s += collective_s(s, COLL_ALLGATHER, ra * s->vocab * 2);
-        }
-        z.a2a_s = s->moe_layers * a2a_s(s, tokens);
-        z.comm_s += z.a2a_s;
-        z.launch_s = s->p.kernel_gap_s *
-                     (s->p.kernels_per_layer * s->layers + s->p.moe_kernels_per_layer * s->moe_layers + 4);
-    }
-    double t = z.linear_s + z.lm_head_s + z.elementwise_s + z.comm_s + z.launch_s;
+    double ta = tokens / s->attn_dp;                 /* per attention group */
+    p->linear_s = linear_all_s(s, tokens, ta);
+    tf_elementwise e;
+    tf_layer_elementwise(&s->m, 2, &e);
+    double per_token = s->layers * (e.hidden_bytes + e.split_bytes / s->tp) + s->kv_bytes_per_token +
+                       2 * s->hidden;                /* embedding row */
+    p->elementwise_s = ta * per_token / s->hbm_bytes_per_s;
+    p->allreduce_s = s->tp > 1 ? 2 * s->layers * collective_s(s, COLL_ALLREDUCE, ta * s->hidden * 2) : 0;
+    p->a2a_s = s->moe_layers * a2a_s(s, tokens);
+}
+
+void serve_rows_part(const serve_model *sm, double rows, serve_row_part *p) {
+    const serve_model *s = sm;
+    double ra = rows / s->attn_dp;                   /* per attention group */
+    p->lm_head_s = linear_s(s, PREC_BF16, 2, ra, s->vocab / s->tp, s->hidden, 1);
+    p->allgather_s = s->tp > 1 && ra > 0 ? collective_s(s, COLL_ALLGATHER, ra * s->vocab * 2) : 0;
+}
+
+double serve_tokens_sum(const serve_model *sm, const serve_tok_part *tp, const serve_row_part *rp,
+                        serve_breakdown *bd) {
+    const serve_model *s = sm;
+    /* an absent all-gather adds +0, which leaves the all-reduce's time as it is */
+    double comm = tp->allreduce_s + rp->allgather_s + tp->a2a_s;
+    double launch = s->p.kernel_gap_s *
+                    (s->p.kernels_per_layer * s->layers + s->p.moe_kernels_per_layer * s->moe_layers + 4);
     if (bd) {
-        bd->linear_s = z.linear_s;
-        bd->lm_head_s = z.lm_head_s;
-        bd->elementwise_s = z.elementwise_s;
-        bd->comm_s = z.comm_s;
-        bd->a2a_s = z.a2a_s;
-        bd->launch_s = z.launch_s;
+        bd->linear_s = tp->linear_s;
+        bd->lm_head_s = rp->lm_head_s;
+        bd->elementwise_s = tp->elementwise_s;
+        bd->comm_s = comm;
+        bd->a2a_s = tp->a2a_s;
+        bd->launch_s = launch;
     }
-    return t;
+    return tp->linear_s + rp->lm_head_s + tp->elementwise_s + comm + launch;
+}
+
+double serve_tokens_s(const serve_model *sm, double tokens, double rows, serve_breakdown *bd) {
+    serve_tok_part tp = { 0 };
+    serve_row_part rp = { 0 };
+    if (!(tokens > 0)) {
+        if (bd) bd->linear_s = bd->lm_head_s = bd->elementwise_s = bd->comm_s = bd->a2a_s = bd->launch_s = 0;
+        return 0;
+    }
+    serve_tokens_part(sm, tokens, &tp);
+    serve_rows_part(sm, rows, &rp);
+    return serve_tokens_sum(sm, &tp, &rp, bd);
 }
 
 /* Attention-core FLOPs per (query, key) pair of all layers on one GPU:

@@ -227,6 +227,20 @@ double serve_iter_s(const serve_model *sm, const serve_batch *b, serve_breakdown
  * fields of these parts are set, the others left). */
 double serve_tokens_s(const serve_model *sm, double tokens, double rows, serve_breakdown *bd);
 
+/* serve_tokens_s in two halves, each a function of one whole number, so
+ * that a simulator may remember each in a small table: what `tokens`
+ * tokens cost through the layers (linear layers, elementwise work, the
+ * tensor-parallel all-reduces, expert-parallel dispatch), and what
+ * sampling `rows` rows of logits costs (lm head, its all-gather).
+ * serve_tokens_sum adds two halves up as serve_tokens_s does: the same
+ * number, bit for bit (tokens > 0). bd may be NULL. */
+typedef struct serve_tok_part { double linear_s, elementwise_s, allreduce_s, a2a_s; } serve_tok_part;
+typedef struct serve_row_part { double lm_head_s, allgather_s; } serve_row_part;
+void serve_tokens_part(const serve_model *sm, double tokens, serve_tok_part *p);
+void serve_rows_part(const serve_model *sm, double rows, serve_row_part *p);
+double serve_tokens_sum(const serve_model *sm, const serve_tok_part *tp, const serve_row_part *rp,
+                        serve_breakdown *bd);
+
 /* The part that depends on context: prefill attention over prefill_pairs
  * (query, key) pairs and the decode reads of decode_ctx cached tokens over
  * decode_seqs sequences (their mean context decides what sliding-window

@@ -59,6 +59,8 @@ const catalog_field catalog_fields_stack[] = {
       "bytes of each Adam moment (0: fp32, 4)" },
     { "comm-sms", FIELD_INT, N(stack_spec, comm_sms), 0, 0,
       "SMs the overlapped MoE all-to-all holds, compute runs on the rest (0: overlap slowdown instead)" },
+    { "layer-overhead", FIELD_DURATION, N(stack_spec, layer_overhead_s), 0, 0,
+      "time the GPU waits per layer per micro-batch, whatever its size (0: none)" },
     { NULL, 0, 0, 0, 0, 0, NULL }
 };
 

@@ -107,6 +107,12 @@ typedef struct stack_spec {
                                         3.5.1: 20 of the H800's 132); the GEMMs are launched
                                         on the rest (docs/moe-training.md). 0: the overlapped
                                         all-to-all slows compute by overlap_slowdown instead */
+    double layer_overhead_s;         /* time the GPU waits per layer per micro-batch, whatever
+                                        the micro-batch size: the host synchronised with the
+                                        device inside each checkpointed layer (DeepSpeed
+                                        activation checkpointing's synchronize_each_layer,
+                                        CUDA_LAUNCH_BLOCKING=1), so the layer's launches lie
+                                        on the critical path. 0: the host runs ahead */
 } stack_spec;
 
 /* How a stack runs the elementwise work of a layer (models/transformer.c,

@@ -55,9 +55,11 @@ static double dispatch_bytes(const train_plan *p) {
  * (train_moe.h): inside a node, inside a wider NVLink domain (every GPU at
  * its NVLink bandwidth through the switches), or across NICs, node-limited
  * when route_nodes is set. */
-static double ep_alltoall_s(const llm_spec *m, const train_plan *p, const fabric *f, double S) {
+static double ep_alltoall_s(const llm_spec *m, const train_plan *p, const fabric *fab, double S) {
     int ep = train_plan_ep(p), etp = train_plan_etp(p);
     if (ep <= 1 || !(S > 0)) return 0;
+    fabric a2a = *fab, *f = &a2a;           /* the flow fabric's share of the NICs for the all-to-all */
+    if (fab->a2a_net_share > 0) a2a.net_share = fab->a2a_net_share;
     int gpn = f->node->gpus > 0 ? f->node->gpus : 8;
     int domain = train_domain_gpus(f);
     long span = (long)ep * etp;

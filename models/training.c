@@ -7,7 +7,8 @@
  * micro-batch (b sequences of s tokens, s/cp of them on this GPU):
  *
  *   layer = GEMMs (models/gpu roofline, shapes split by tp)
- *         + attention core (fused: causal FLOPs at eff_attention; unfused:
+ *         + attention core (fused: causal FLOPs at the GPU's attention
+ *           efficiency of each pass, models/gpu.h; unfused:
  *           batched GEMMs over the full square plus the memory traffic of
  *           softmax and dropout on the scores)
  *         + elementwise (norms, residuals, activation, rotary; memory-bound,
@@ -38,7 +39,8 @@
  *           micro-batch, one layer ahead; hidden traffic still costs
  *           overlap_slowdown of its time
  *         + optimizer (memory-bound over the parameters a GPU updates)
- *         + other (kernel gaps, per-step host work)
+ *         + other (kernel gaps, the stack's host-bound time per layer
+ *           and micro-batch, per-step host work)
  *   m = global_batch / (dp·micro_batch) micro-batches per pipeline.
  *
  * Hardware efficiencies come from the catalog (gpu_spec eff_gemm,
@@ -129,13 +131,13 @@ static double fp8_cast_s(const gpu_spec *g, const train_plan *p, const tf_gemm *
  * FlashAttention-2. */
 static int gpu_is_hopper(const gpu_spec *g) { return strcmp(g->arch, "hopper") == 0; }
 
-/* Fused attention forward of `flops`: the GPU's eff_attention (measured
- * with FlashAttention-2), or under flash3 on Hopper 1.5x that, no higher
- * than 75% of the peak (Shah et al., "FlashAttention-3", 2024, abstract:
- * 1.5-2.0x FlashAttention-2's speed in FP16/BF16, up to 740 TFLOP/s = 75%
- * of H100's peak; we take the low end). */
-static double fused_attention_s(const gpu_spec *g, const train_plan *p, double flops) {
-    double t = gpu_attention_s(g, p->precision, flops);
+/* Fused attention pass of `flops`: the GPU's FlashAttention-2 efficiency
+ * for that pass (gpu_attention_pass_s), or under flash3 on Hopper 1.5x
+ * that, no higher than 75% of the peak (Shah et al., "FlashAttention-3",
+ * 2024, abstract: 1.5-2.0x FlashAttention-2's speed in FP16/BF16, up to
+ * 740 TFLOP/s = 75% of H100's peak; we take the low end). */
+static double fused_attention_s(const gpu_spec *g, const train_plan *p, double flops, gpu_attn_pass pass) {
+    double t = gpu_attention_pass_s(g, p->precision, flops, pass);
     if (p->attn_kernel != ATTN_FLASH3 || !gpu_is_hopper(g) || !(t > 0)) return t;
     double floor_s = flops / (0.75 * gpu_peak_flops(g, PREC_BF16));
     return fmax(t / 1.5, floor_s);
@@ -173,8 +175,14 @@ static double attention_s(const gpu_spec *g, const train_plan *p, const train_pa
          * (tf_mean_attended, scaled on the causal count). */
         double flops = 2 * tokens * s * (d.qk_dim + d.v_dim) * heads * tf_causal_fraction(s);
         if (attended < s) flops *= attended / s;
-        attn_f = fused_attention_s(g, p, flops);
-        attn_b = q->attn_bwd_factor * attn_f;
+        /* Causal-masked kernels: the whole layer, or under (load-balanced)
+         * context parallelism the first ring step's block, 1/cp of the
+         * work; the other steps' blocks are unmasked (cp_costs). The
+         * backward's FLOPs are attn_bwd_factor times the forward's. */
+        double causal = p->cp > 1 ? 1.0 / p->cp : 1;
+        attn_f = fused_attention_s(g, p, flops * causal, GPU_ATTN_FWD_CAUSAL)
+               + fused_attention_s(g, p, flops * (1 - causal), GPU_ATTN_FWD_FULL);
+        attn_b = fused_attention_s(g, p, q->attn_bwd_factor * flops, GPU_ATTN_BWD);
     }
 
     *bwd = attn_b;
@@ -293,13 +301,14 @@ typedef struct layer_cost {
     double hidden_comm;    /* TP communication overlapped with compute */
     double ep_comm;        /* exposed expert-parallel all-to-all, all passes */
     double gaps;           /* kernel gaps per micro-batch */
+    double host;           /* the stack's layer-overhead: the GPU waiting on the host */
 } layer_cost;
 
 /* Which FFN a layer runs: a dense one, or a MoE layer's routed experts. */
 typedef enum layer_kind { LAYER_DENSE, LAYER_MOE } layer_kind;
 
 static double layer_total(const layer_cost *c) {
-    return c->fwd + c->bwd + c->recompute + c->comm_fwd + c->comm_bwd + c->ep_comm;
+    return c->fwd + c->bwd + c->recompute + c->comm_fwd + c->comm_bwd + c->ep_comm + c->host;
 }
 
 /* The layer's GEMMs forward (backward = input gradient + weight gradient,
@@ -436,6 +445,9 @@ static void layer_costs(const llm_spec *m, const train_plan *p, const fabric *f,
     c->bwd += c->hidden_comm * q->overlap_slowdown;
     ep_exposure(p, q, g, &mc, whole, c);
     c->gaps = (q->kernels_per_layer + extra_kernels) * q->kernel_gap_s * (3 + whole);
+    /* Host-bound time per layer per micro-batch (stack layer-overhead): on
+     * the critical path of every pipeline slot, bubble slots included. */
+    c->host = p->stack.layer_overhead_s;
 }
 
 /* ---- Step ----------------------------------------------------------------- */
@@ -469,7 +481,7 @@ typedef struct stage_work {
     double compute_mb;     /* of t_mb: compute */
     double comm_mb;        /* of t_mb: exposed TP/CP communication */
     double ep_mb;          /* of t_mb: exposed expert-parallel all-to-all */
-    double gaps_mb;        /* kernel gaps per micro-batch */
+    double gaps_mb;        /* kernel gaps and host-bound layer time per micro-batch */
     double par;            /* parameters a GPU of the busiest stage holds (split by tp),
                               routed experts aside */
     double par_exp;        /* routed expert parameters it holds (split by ep*etp) */
@@ -497,6 +509,7 @@ static void stage_layer(const llm_spec *m, const train_plan *p, const fabric *f,
     lc->hidden_comm = a * lc->hidden_comm + b * dn.hidden_comm;
     lc->ep_comm = a * lc->ep_comm + b * dn.ep_comm;
     lc->gaps = a * lc->gaps + b * dn.gaps;
+    lc->host = a * lc->host + b * dn.host;
 }
 
 /* Parameters of a GPU of the busiest stage (mem_stage_params). */
@@ -528,6 +541,7 @@ static void busiest_stage(const llm_spec *m, const train_plan *p, const fabric *
     double t_moe;
     stage_layer(m, p, f, q, &w->lc, &t_moe);
     double t_layer = layer_total(&w->lc);
+    double t_work = t_layer - w->lc.host;   /* what the embedding and loss weigh against */
 
     /* Output layer and loss on the last stage (vocab-parallel over tp):
      * GEMM forward and backward, fp32 softmax cross-entropy traffic (~12
@@ -557,7 +571,7 @@ static void busiest_stage(const llm_spec *m, const train_plan *p, const fabric *
     } else {
         /* Embedding and loss counted as pipeline layers (train_plan.h,
          * train_plan_pipeline_extra_slots) take at least a layer's slot. */
-        double e = t_emb / t_layer, c = t_out / t_layer;
+        double e = t_emb / t_work, c = t_out / t_work;
         if (train_plan_pipeline_extra_slots(m, p)) e = fmax(e, 1), c = fmax(c, 1);
         load = mem_pp_layout(m->layers, p->pp, e, c, &w->lay);
     }
@@ -565,8 +579,9 @@ static void busiest_stage(const llm_spec *m, const train_plan *p, const fabric *
     w->stage_layers = p->pp == 1 ? m->layers : load;
     w->comm_mb = w->stage_layers * (w->lc.comm_fwd + w->lc.comm_bwd);
     w->ep_mb = w->stage_layers * w->lc.ep_comm;
-    w->compute_mb = w->t_mb - w->comm_mb - w->ep_mb;
-    w->gaps_mb = w->stage_layers * w->lc.gaps;
+    double host_mb = w->stage_layers * w->lc.host;
+    w->compute_mb = w->t_mb - w->comm_mb - w->ep_mb - host_mb;
+    w->gaps_mb = w->stage_layers * w->lc.gaps + host_mb;
     /* DualPipe's W: the weight-gradient half of the backward's GEMM work
      * (the backward is an input-gradient and a weight-gradient GEMM per
      * forward GEMM, models/training.c layer_costs). */

@@ -202,7 +202,8 @@ static int held_chain(const scenario *s, int row) {
 static void list_jobs(forecast_variant *x, const world *w) {
     const scenario *s = x->s;
     for (int i = 0; i < x->n_jobs; i++) {
-        const job_result *r = world_job(w, i);
+        job_result jr;
+        const job_result *r = world_job(w, i, &jr);
         const sc_trace_job *t = r->trace_row >= 0 ? &s->trace_jobs[r->trace_row] : NULL;
         const char *id = t ? scenario_trace_text(s, t->id) : NULL, *user = t ? scenario_trace_text(s, t->user) : NULL;
         forecast_job *j = &x->jobs[i];

@@ -75,7 +75,8 @@ static char *replica_line(const forecast *f, const world *w, const held_sink *h,
     int nj = world_job_count(w);
     for (int i = 0; i < nj + f->days; i++) {
         double x;
-        if (i < nj) x = job_start(world_job(w, i));
+        job_result jr;
+        if (i < nj) x = job_start(world_job(w, i, &jr));
         else x = forecast_days_util(&h->days, i - nj, gpus);
         int k = snprintf(num, sizeof num, "%a ", x);
         if (GROW(b, cap, n + (size_t)k + 1) < 0) {

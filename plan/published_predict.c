@@ -202,7 +202,8 @@ int published_training(const pubfile *pf, const csv_record *rec, pubrep_case *c)
     xtraining(&x, pf, rec, c, v, cp);
     pubsim ps;
     if (simulate(&x, c, 1, &ps) < 0) return 0;
-    const job_result *j = world_job_count(ps.w) > 0 ? world_job(ps.w, 0) : NULL;
+    job_result jr;
+    const job_result *j = world_job_count(ps.w) > 0 ? world_job(ps.w, 0, &jr) : NULL;
     if (j && j->perf) c->predicted = train_metric(j->perf, m);
     else snprintf(c->note, sizeof c->note, "the job has no step-time figures");
     sim_free(&ps);

@@ -588,8 +588,10 @@ void results_json(json *j, const scenario *s, const world *w, double wall_s) {
     json_end(j);
 
     json_array(j, "jobs");
-    for (int i = 0; i < world_job_count(w); i++)
-        job_json(j, s, world_job(w, i), t.simulated_s, world_job_gpu_hours(w, i), world_job_cost_usd(w, i));
+    for (int i = 0; i < world_job_count(w); i++) {
+        job_result r;
+        job_json(j, s, world_job(w, i, &r), t.simulated_s, world_job_gpu_hours(w, i), world_job_cost_usd(w, i));
+    }
     json_end(j);
     services_json(j, w);
     if (s->trace_columns & SC_TCOL_ACTUAL_START) replay_json(j, w);

@@ -190,7 +190,8 @@ void results_summary(FILE *f, const scenario *s, const world *w, double wall_s) 
     int n = world_job_count(w), batch = 0, batch_done = 0;
     double wait = 0;
     for (int i = 0; i < n; i++) {
-        const job_result *r = world_job(w, i);
+        job_result jr;
+        const job_result *r = world_job(w, i, &jr);
         if (r->kind != JOB_BATCH) {
             training_summary(f, r, t.simulated_s);
             continue;

@@ -157,11 +157,9 @@ static int load_run_row(sqlite3 *db, int64_t id, rundata *r) {
         return rc;
     }
     r->id = sqlite3_column_int64(q, 0);
-    rd_col_text(q, 1, r->status, sizeof r->status);
-    rd_col_text(q, 2, r->scenario, sizeof r->scenario);
-    rd_col_text(q, 3, r->scenario_file, sizeof r->scenario_file);
-    rd_col_text(q, 4, r->version, sizeof r->version);
-    rd_col_text(q, 5, r->wall_started_at, sizeof r->wall_started_at);
+    const rd_text_col text[] = { RD_TEXT(1, r->status), RD_TEXT(2, r->scenario), RD_TEXT(3, r->scenario_file),
+                                 RD_TEXT(4, r->version), RD_TEXT(5, r->wall_started_at) };
+    rd_cols_text(q, text, sizeof text / sizeof *text);
     r->seed = sqlite3_column_int64(q, 6);
     const unsigned char *xml = sqlite3_column_text(q, 7);
     r->scenario_xml = strdup(xml ? (const char *)xml : "");

@@ -29,6 +29,13 @@ static inline void rd_col_text(sqlite3_stmt *q, int i, char *buf, size_t len) {
     snprintf(buf, len, "%s", z ? (const char *)z : "");
 }
 
+/* Text columns into fixed buffers: column col into buf of len bytes. */
+typedef struct rd_text_col { int col; char *buf; size_t len; } rd_text_col;
+static inline void rd_cols_text(sqlite3_stmt *q, const rd_text_col *cols, size_t n) {
+    for (size_t i = 0; i < n; i++) rd_col_text(q, cols[i].col, cols[i].buf, cols[i].len);
+}
+#define RD_TEXT(c, field) { (c), (field), sizeof(field) }
+
 /* Copies the statement's current row into row (zeroed before). */
 typedef void rd_fill_fn(sqlite3_stmt *q, void *row);
 

@@ -79,14 +79,11 @@ void rundata_hardware(rundata_db *rd, const rundata *r, rd_hardware *hw) {
         sqlite3_bind_int64(q, 1, r->id);
         if (sqlite3_step(q) == SQLITE_ROW) {
             hw->found = 1;
-            rd_col_text(q, 0, hw->backend, sizeof hw->backend);
-            rd_col_text(q, 1, hw->host, sizeof hw->host);
-            rd_col_text(q, 2, hw->cpu, sizeof hw->cpu);
-            rd_col_text(q, 3, hw->devices, sizeof hw->devices);
-            rd_col_text(q, 4, hw->libraries, sizeof hw->libraries);
+            const rd_text_col text[] = { RD_TEXT(0, hw->backend), RD_TEXT(1, hw->host), RD_TEXT(2, hw->cpu),
+                                         RD_TEXT(3, hw->devices), RD_TEXT(4, hw->libraries),
+                                         RD_TEXT(6, hw->profile), RD_TEXT(7, hw->profile_source) };
+            rd_cols_text(q, text, sizeof text / sizeof *text);
             hw->ranks = sqlite3_column_int(q, 5);
-            rd_col_text(q, 6, hw->profile, sizeof hw->profile);
-            rd_col_text(q, 7, hw->profile_source, sizeof hw->profile_source);
         }
     }
     sqlite3_finalize(q);

@@ -222,6 +222,7 @@ int store_open(const char *path, store_mode mode, store **out, char *err, size_t
 
 void store_close(store *st) {
     if (!st) return;
+    store_writer_stop(st->writer);    /* before the connection goes */
     for (int i = 0; i < KEPT_N; i++) sqlite3_finalize(st->kept[i]);
     sqlite3_close(st->db);
     series_free(st->ss);
@@ -232,8 +233,10 @@ void store_close(store *st) {
     free(st->series_entity);
     free(st->series_name);
     free(st->series_of);
-    free(st->ev);
-    free(st->arena);
+    for (int i = 0; i < 2; i++) {
+        free(st->buf[i].ev);
+        free(st->buf[i].arena);
+    }
     free(st->path);
     free(st);
 }

@@ -24,11 +24,41 @@
 
 #include <sqlite3.h>
 
-/* The scan of one document: the text, the statement, the row's extra. */
+/* A value of a row read, to be bound by the writer: NULL (type 0), an
+ * integer, a double, or text in the document (z) or in the block's arena
+ * (off: unescaped strings, extra objects). */
+typedef struct cell {
+    char type;                         /* 0, 'i', 'd', 't' (z), 'a' (off) */
+    int n;                             /* text length */
+    union {
+        sqlite3_int64 i;
+        double d;
+        const char *z;
+        size_t off;
+    } v;
+} cell;
+
+/* Rows read and not yet written: JOB_BLOCK rows of ncols cells (column c
+ * of row r is cells[r * ncols + c], parameter c + 1 of the INSERT). */
+typedef struct job_block {
+    cell *cells;
+    int rows, ncols;
+    char *arena;
+    size_t arena_n, arena_cap;
+    sqlite3_stmt *many, *one;
+} job_block;
+
+/* Rows per block handed to the writer: the reader fills one block while
+ * the writer inserts the other. 16 statements of STORE_BATCH_ROWS rows;
+ * ~0.9 MB of cells per block for the 57 columns. */
+#define JOB_BLOCK (16 * STORE_BATCH_ROWS)
+
+/* The scan of one document: the text, the row being read, its extra. */
 typedef struct jscan {
     const char *z;
     size_t i, n;
-    sqlite3_stmt *ins;
+    job_block *blk;
+    cell *row;                         /* the row's cells in blk */
     const char *const *fields;
     int nf, hint;                      /* hint: the last field matched */
     char *extra, *tmp;                 /* extra object; unescaped strings */
@@ -123,12 +153,12 @@ static int field_of(jscan *s, const char *path) {
     return -1;
 }
 
-/* The number z[0, len) as SQLite's JSON functions read it: an integer
+/* The number z[0, len) as SQLite's JSON functions read it, into c: an integer
  * literal that fits as an integer, anything else (or an integer past
  * int64) as the nearest double, by strtod. (Bound as text, the column's
  * affinity would convert it with sqlite3AtoF, which in SQLite 3.40 is one
  * unit in the last place off for some inputs: 541.0223388.) */
-static int bind_number(sqlite3_stmt *q, int col, const char *z, size_t len) {
+static int number(cell *c, const char *z, size_t len) {
     char buf[64], *end;
     if (len >= sizeof buf) return SQLITE_MISMATCH;
     memcpy(buf, z, len);
@@ -136,13 +166,25 @@ static int bind_number(sqlite3_stmt *q, int col, const char *z, size_t len) {
     if (!strpbrk(buf, ".eE")) {
         errno = 0;
         long long v = strtoll(buf, &end, 10);
-        if (*end == 0 && end > buf && errno == 0) return sqlite3_bind_int64(q, col, v);
+        if (*end == 0 && end > buf && errno == 0) return c->type = 'i', c->v.i = v, SQLITE_OK;
     }
     double d = strtod(buf, &end);
-    return *end == 0 && end > buf ? sqlite3_bind_double(q, col, d) : SQLITE_MISMATCH;
+    if (*end != 0 || end == buf) return SQLITE_MISMATCH;
+    return c->type = 'd', c->v.d = d, SQLITE_OK;
 }
 
-/* A leaf z[a, b) at path: bound to its column, or added to extra. */
+/* Text z[0, len) copied into the block's arena as cell c. */
+static int owned_text(job_block *b, cell *c, const char *z, size_t len) {
+    if (GROW(b->arena, b->arena_cap, b->arena_n + len + 1)) return SQLITE_NOMEM;
+    memcpy(b->arena + b->arena_n, z, len);
+    c->type = 'a';
+    c->v.off = b->arena_n;
+    c->n = (int)len;
+    b->arena_n += len;
+    return SQLITE_OK;
+}
+
+/* A leaf z[a, b) at path: its column's cell, or added to extra. */
 static void leaf(jscan *s, const char *path, size_t a, size_t b, int escaped) {
     int k = field_of(s, path);
     if (k < 0) {                       /* "path":value, as written */
@@ -150,16 +192,16 @@ static void leaf(jscan *s, const char *path, size_t a, size_t b, int escaped) {
             put(s, s->z + a, b - a);
         return;
     }
-    sqlite3_stmt *q = s->ins;
-    int rc, col = k + 3;
+    cell *cl = &s->row[k + 2];
+    int rc = SQLITE_OK;
     char c = s->z[a];
-    if (c == 'n') rc = sqlite3_bind_null(q, col);
-    else if (c == 't' || c == 'f') rc = sqlite3_bind_int(q, col, c == 't');
-    else if (c != '"') rc = bind_number(q, col, s->z + a, b - a);
-    else if (!escaped) rc = sqlite3_bind_text(q, col, s->z + a + 1, (int)(b - a - 2), SQLITE_STATIC);
+    if (c == 'n') cl->type = 0;
+    else if (c == 't' || c == 'f') cl->type = 'i', cl->v.i = c == 't';
+    else if (c != '"') rc = number(cl, s->z + a, b - a);
+    else if (!escaped) cl->type = 't', cl->v.z = s->z + a + 1, cl->n = (int)(b - a - 2);
     else {
         long len = unescape(s, a, b);
-        rc = len < 0 ? s->bad : sqlite3_bind_text(q, col, s->tmp, (int)len, SQLITE_TRANSIENT);
+        rc = len < 0 ? s->bad : owned_text(s->blk, cl, s->tmp, (size_t)len);
     }
     if (rc != SQLITE_OK && !s->bad) s->bad = rc;
 }
@@ -235,34 +277,85 @@ static void value(jscan *s, char *path, size_t len, size_t cap) {
     leaf(s, path, a, b, escaped);
 }
 
-/* One element of jobs[] at s->i as row idx. */
+/* One element of jobs[] at s->i as the block's next row, index idx. */
 static int job_row(jscan *s, sqlite3_int64 run, sqlite3_int64 idx) {
     char path[256] = "";
+    job_block *b = s->blk;
+    s->row = b->cells + (size_t)b->rows * (size_t)b->ncols;
+    memset(s->row, 0, (size_t)b->ncols * sizeof *s->row);
+    s->row[0] = (cell){ .type = 'i', .v.i = run };
+    s->row[1] = (cell){ .type = 'i', .v.i = idx };
     s->extra_n = 0;
     s->n_extra = 0;
-    int rc = sqlite3_bind_int64(s->ins, 1, run);
-    if (rc == SQLITE_OK) rc = sqlite3_bind_int64(s->ins, 2, idx);
-    if (rc == SQLITE_OK && s->z[s->i] != '{') rc = SQLITE_MISMATCH;
-    if (rc == SQLITE_OK) container(s, path, 0, sizeof path);
-    if (rc == SQLITE_OK && s->bad) rc = s->bad;
-    if (rc == SQLITE_OK && s->n_extra && !put(s, "}", 1))
-        rc = sqlite3_bind_text(s->ins, s->nf + 3, s->extra, (int)s->extra_n, SQLITE_STATIC);
-    if (rc == SQLITE_OK && s->bad) rc = s->bad;
-    if (rc == SQLITE_OK) rc = sqlite3_step(s->ins);
-    if (rc == SQLITE_DONE) rc = SQLITE_OK;
-    store_kept_done(s->ins);
+    if (s->z[s->i] != '{') return SQLITE_MISMATCH;
+    container(s, path, 0, sizeof path);
+    if (!s->bad && s->n_extra && !put(s, "}", 1)) s->bad = owned_text(b, &s->row[s->nf + 2], s->extra, s->extra_n);
+    if (!s->bad) b->rows++;
+    return s->bad;
+}
+
+/* Row i of a block (a store_row_fn). */
+static int block_row(void *ctx, sqlite3_stmt *q, int base, int64_t i) {
+    const job_block *b = ctx;
+    if (i >= b->rows) return SQLITE_DONE;
+    const cell *row = b->cells + (size_t)i * (size_t)b->ncols;
+    int rc = SQLITE_OK;
+    for (int c = 0; c < b->ncols && rc == SQLITE_OK; c++) {
+        const cell *x = &row[c];
+        if (x->type == 'i') rc = sqlite3_bind_int64(q, base + c + 1, x->v.i);
+        else if (x->type == 'd') rc = sqlite3_bind_double(q, base + c + 1, x->v.d);
+        else if (x->type == 't') rc = sqlite3_bind_text(q, base + c + 1, x->v.z, x->n, SQLITE_STATIC);
+        else if (x->type == 'a') rc = sqlite3_bind_text(q, base + c + 1, b->arena + x->v.off, x->n, SQLITE_STATIC);
+    }
     return rc;
 }
 
-int store_jobs_insert(store *st, sqlite3_stmt *ins, const char *const *fields, const char *z, size_t a, size_t b) {
-    jscan s = { .z = z, .i = a + 1, .n = b, .ins = ins, .fields = fields };
-    while (fields[s.nf]) s.nf++;
+/* The writer's job: a block's rows. */
+static int write_block(void *p) {
+    job_block *b = p;
+    return store_batch_insert(b->many, b->one, block_row, b, NULL);
+}
+
+/* Read up to JOB_BLOCK rows into b (emptied first), from row idx on;
+ * *end set at the array's end. */
+static int read_block(jscan *s, job_block *b, sqlite3_int64 run, sqlite3_int64 idx, int *end) {
+    b->rows = 0;
+    b->arena_n = 0;
+    s->blk = b;
     int rc = SQLITE_OK;
-    ws(&s);
-    for (sqlite3_int64 idx = 0; rc == SQLITE_OK && s.i < s.n && z[s.i] != ']'; idx++) {
-        rc = job_row(&s, st->run, idx);
-        ws(&s);
-        if (s.i < s.n && z[s.i] == ',') s.i++, ws(&s);
+    while (rc == SQLITE_OK && b->rows < JOB_BLOCK) {
+        ws(s);
+        if (s->i < s->n && s->z[s->i] == ',') s->i++, ws(s);
+        if (s->i >= s->n || s->z[s->i] == ']') {
+            *end = 1;
+            break;
+        }
+        rc = job_row(s, run, idx + b->rows);
+    }
+    return rc;
+}
+
+int store_jobs_insert(store *st, sqlite3_stmt *many, sqlite3_stmt *one, const char *const *fields, const char *z,
+                      size_t a, size_t n, size_t *b) {
+    jscan s = { .z = z, .i = a + 1, .n = n, .fields = fields };
+    while (fields[s.nf]) s.nf++;
+    job_block blk[2] = { { .ncols = s.nf + 3, .many = many, .one = one }, { .ncols = s.nf + 3, .many = many, .one = one } };
+    int rc = SQLITE_OK, end = 0;
+    for (int k = 0; k < 2; k++)
+        if (!(blk[k].cells = malloc(JOB_BLOCK * (size_t)blk[k].ncols * sizeof(cell)))) rc = SQLITE_NOMEM;
+    sqlite3_int64 idx = 0;
+    for (int fill = 0; rc == SQLITE_OK && !end; fill = !fill) {
+        rc = read_block(&s, &blk[fill], st->run, idx, &end);
+        idx += blk[fill].rows;
+        if (rc == SQLITE_OK && blk[fill].rows) rc = store_writer_give(st->writer, write_block, &blk[fill]);
+    }
+    int last = store_writer_wait(st->writer);
+    if (rc == SQLITE_OK) rc = last;
+    if (rc == SQLITE_OK && s.i < n) *b = s.i + 1;
+    else if (rc == SQLITE_OK) rc = SQLITE_MISMATCH;
+    for (int k = 0; k < 2; k++) {
+        free(blk[k].cells);
+        free(blk[k].arena);
     }
     free(s.extra);
     free(s.tmp);

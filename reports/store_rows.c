@@ -181,25 +181,27 @@ static int n_fields(const char *const *fields) {
 
 /* The kept INSERT of table t (run_id, idx, a column per field, extra:
  * parameters 1, 2, 3..nf+2, nf+3) and its json_tree reader (parameter 1:
- * the document). */
-static int row_statements(store *st, row_table t, sqlite3_stmt **ins, sqlite3_stmt **rd) {
+ * the document); with many (may be NULL), the INSERT of
+ * store_batch_rows rows. */
+static int row_statements(store *st, row_table t, sqlite3_stmt **ins, sqlite3_stmt **rd, sqlite3_stmt **many) {
     const char *table = tables[t].name;
     const char *const *fields = tables[t].fields;
     int nf = n_fields(fields);
     sbuf b = { 0 };
-    if (!st->kept[KEPT_ROWS_INSERT + t]) {
-        sb_add(&b, "INSERT INTO %s(run_id, idx", table);
-        for (int i = 0; i < nf; i++) {
-            sb_add(&b, ", ");
-            sb_column(&b, fields[i]);
-        }
-        sb_add(&b, ", extra) VALUES (?1, ?2");
-        for (int i = 0; i <= nf; i++) sb_add(&b, ", ?%d", i + 3);
-        sb_add(&b, ")");
+    sb_add(&b, "INSERT INTO %s(run_id, idx", table);
+    for (int i = 0; i < nf; i++) {
+        sb_add(&b, ", ");
+        sb_column(&b, fields[i]);
     }
+    sb_add(&b, ", extra)");
+    int rc = b.oom ? SQLITE_NOMEM : SQLITE_OK;
+    if (rc == SQLITE_OK && many) rc = store_kept_batch(st, KEPT_JOBS_MANY, b.z, nf + 3, many);
+    sb_add(&b, " VALUES (?1, ?2");
+    for (int i = 0; i <= nf; i++) sb_add(&b, ", ?%d", i + 3);
+    sb_add(&b, ")");
     char rsql[256];
     snprintf(rsql, sizeof rsql, "SELECT t.fullkey, t.atom, t.type FROM json_tree(?1, '$.%s') t", table);
-    int rc = b.oom ? SQLITE_NOMEM : store_kept(st, (kept_stmt)(KEPT_ROWS_INSERT + t), b.z, ins);
+    if (rc == SQLITE_OK) rc = b.oom ? SQLITE_NOMEM : store_kept(st, (kept_stmt)(KEPT_ROWS_INSERT + t), b.z, ins);
     if (rc == SQLITE_OK) rc = store_kept(st, (kept_stmt)(KEPT_ROWS_TREE + t), rsql, rd);
     free(b.z);
     return rc;
@@ -243,7 +245,7 @@ static int insert_array(store *st, row_table t, const char *json_text, sqlite3_i
     size_t skip = strlen(tables[t].name) + 3;      /* "$." array "[" */
     sbuf x = { 0 };
     sqlite3_stmt *ins = NULL, *rd = NULL;
-    int rc = row_statements(st, t, &ins, &rd);
+    int rc = row_statements(st, t, &ins, &rd, NULL);
     if (rc == SQLITE_OK) rc = sqlite3_bind_text(rd, 1, json_text, -1, SQLITE_STATIC);
     sqlite3_int64 cur = -1;
     int nextra = 0;
@@ -322,31 +324,32 @@ static size_t value_end(const char *z, size_t i, size_t n) {
 }
 
 /* Where the top-level member `key` (an array) sits in the document z:
- * 0 with [*a, *b) the array's text, -1 when there is none. */
-static int find_array(const char *z, size_t n, const char *key, size_t *a, size_t *b) {
+ * 0 with *a at the array's '[', -1 when there is none. The array itself is
+ * not scanned: the jobs reader finds its end. */
+static int find_array(const char *z, size_t n, const char *key, size_t *a) {
     size_t i = skip_ws(z, 0, n), klen = strlen(key);
     if (i >= n || z[i] != '{') return -1;
     for (i = skip_ws(z, i + 1, n); i < n && z[i] == '"';) {
         size_t k0 = i + 1, k1 = value_end(z, i, n) - 1;
         i = skip_ws(z, k1 + 1, n);
         if (i >= n || z[i] != ':') return -1;
-        size_t v0 = skip_ws(z, i + 1, n), v1 = value_end(z, v0, n);
+        size_t v0 = skip_ws(z, i + 1, n);
         if (k1 - k0 == klen && !memcmp(z + k0, key, klen) && v0 < n && z[v0] == '[') {
             *a = v0;
-            *b = v1;
             return 0;
         }
-        i = skip_ws(z, v1, n);
+        i = skip_ws(z, value_end(z, v0, n), n);
         if (i < n && z[i] == ',') i = skip_ws(z, i + 1, n);
     }
     return -1;
 }
 
-/* The jobs of the array text z[a, b), scanned from the text (store_jobs.c). */
-static int insert_jobs(store *st, const char *z, size_t a, size_t b) {
-    sqlite3_stmt *ins = NULL, *rd = NULL;
-    int rc = row_statements(st, ROWS_JOBS, &ins, &rd);
-    return rc == SQLITE_OK ? store_jobs_insert(st, ins, job_fields, z, a, b) : rc;
+/* The jobs of the array opening at z[a], scanned from the text
+ * (store_jobs.c); *b receives its end. */
+static int insert_jobs(store *st, const char *z, size_t a, size_t n, size_t *b) {
+    sqlite3_stmt *ins = NULL, *rd = NULL, *many = NULL;
+    int rc = row_statements(st, ROWS_JOBS, &ins, &rd, &many);
+    return rc == SQLITE_OK ? store_jobs_insert(st, many, ins, job_fields, z, a, n, b) : rc;
 }
 
 /* The run row's UPDATE: its figures from the JSON (?2), the document kept
@@ -406,10 +409,10 @@ int store_insert_results(store *st, const char *results_json, double bucket_s, c
      * and the jobs are nearly all of it); the document is kept whole in
      * runs.results_json unless it is longer than SQLite's longest value. */
     size_t n = strlen(results_json), a = 0, b = 0;
-    int has_jobs = find_array(results_json, n, "jobs", &a, &b) == 0, rc = SQLITE_OK;
+    int has_jobs = find_array(results_json, n, "jobs", &a) == 0, rc = SQLITE_OK;
     char *rest = NULL;
     const char *doc = results_json;
-    if (has_jobs) *step = "jobs", rc = insert_jobs(st, results_json, a, b);
+    if (has_jobs) *step = "jobs", rc = insert_jobs(st, results_json, a, n, &b);
     if (rc == SQLITE_OK && has_jobs) {
         rest = without_jobs(results_json, n, a, b);
         if (!rest) rc = SQLITE_NOMEM;

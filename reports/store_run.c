@@ -3,8 +3,9 @@
  * store_run_finish). The store subscribes a sink to the metric bus:
  *
  *   events    buffered (strings in one arena) and written EVENT_BATCH at a
- *             time, each batch in a short transaction of its own, with one
- *             INSERT kept prepared for the run
+ *             time, each batch in a short transaction of its own, by the
+ *             writer thread (store_writer.c) while the sink fills a second
+ *             buffer; 32 rows per INSERT kept prepared (store_batch.c)
  *   samples   resampled in memory (reports/series.h) and written once, at
  *             the end: at most STORE_MAX_POINTS points per series, a job's
  *             or service's without the buckets that repeat the one before
@@ -106,58 +107,94 @@ static long node_of(const char *detail) {
     return end > detail + 5 && n >= 0 ? n : -1;
 }
 
-/* Write the buffered events; inside the caller's transaction when txn. */
-static int flush_events(store *st, int txn) {
-    if (st->n_ev == 0) return SQLITE_OK;
-    sqlite3_stmt *q = NULL;
+/* A batch of events being written: the run and the buffer. */
+typedef struct event_rows {
+    int64_t run;
+    const event_buf *b;
+} event_rows;
+
+/* Row i of a batch (a store_row_fn). */
+static int event_row(void *ctx, sqlite3_stmt *q, int base, int64_t i) {
+    const event_rows *r = ctx;
+    if (i >= r->b->n) return SQLITE_DONE;
+    const pending_event *e = &r->b->ev[i];
+    const char *arena = r->b->arena, *detail = arena + e->detail;
+    long node = node_of(detail);
+    int rc = sqlite3_bind_int64(q, base + 1, r->run);
+    if (rc == SQLITE_OK) rc = sqlite3_bind_int64(q, base + 2, r->b->seq0 + i);
+    if (rc == SQLITE_OK) rc = sqlite3_bind_double(q, base + 3, e->t_s);
+    if (rc == SQLITE_OK) rc = sqlite3_bind_text(q, base + 4, arena + e->entity, -1, SQLITE_STATIC);
+    if (rc == SQLITE_OK) rc = sqlite3_bind_text(q, base + 5, arena + e->kind, -1, SQLITE_STATIC);
+    if (rc == SQLITE_OK && node >= 0) rc = sqlite3_bind_int64(q, base + 6, node);
+    if (rc == SQLITE_OK) rc = sqlite3_bind_text(q, base + 7, detail, -1, SQLITE_STATIC);
+    return rc;
+}
+
+/* Write the events of b; in a transaction of its own unless txn (then
+ * inside the caller's). On failure st->writer_why says why. */
+static int write_events(store *st, const event_buf *b, int txn) {
+    static const char head[] = "INSERT INTO events(run_id, seq, t_s, entity, kind, node, detail)";
+    sqlite3_stmt *one = NULL, *many = NULL;
+    event_rows rows = { st->run, b };
     int rc = store_kept(st, KEPT_EVENT, "INSERT INTO events(run_id, seq, t_s, entity, kind, node, detail) "
-                                        "VALUES (?, ?, ?, ?, ?, ?, ?)", &q);
+                                        "VALUES (?, ?, ?, ?, ?, ?, ?)", &one);
+    if (rc == SQLITE_OK) rc = store_kept_batch(st, KEPT_EVENT_MANY, head, 7, &many);
     if (rc == SQLITE_OK && !txn) rc = store_exec(st->db, "BEGIN IMMEDIATE");
-    for (int i = 0; rc == SQLITE_OK && i < st->n_ev; i++) {
-        const pending_event *e = &st->ev[i];
-        const char *detail = st->arena + e->detail;
-        long node = node_of(detail);
-        store_bind(q, "IIdtt", st->run, st->seq + i, e->t_s, st->arena + e->entity, st->arena + e->kind);
-        if (node >= 0) sqlite3_bind_int64(q, 6, node);
-        else sqlite3_bind_null(q, 6);
-        sqlite3_bind_text(q, 7, detail, -1, SQLITE_STATIC);
-        rc = sqlite3_step(q);
-        if (rc == SQLITE_DONE) rc = SQLITE_OK;
-        store_kept_done(q);
-    }
+    if (rc == SQLITE_OK) rc = store_batch_insert(many, one, event_row, &rows, NULL);
     if (rc == SQLITE_OK && !txn) rc = store_exec(st->db, "COMMIT");
     if (rc != SQLITE_OK) {
         char why[256];
-        sink_fail(st, "%s: cannot write events: %s", st->path, store_db_why(st->db, rc, why, sizeof why));
+        snprintf(st->writer_why, sizeof st->writer_why, "%s: cannot write events: %s", st->path,
+                 store_db_why(st->db, rc, why, sizeof why));
         if (!txn) store_exec(st->db, "ROLLBACK");
-        return rc;
     }
-    st->seq += st->n_ev;
-    st->n_ev = 0;
-    st->arena_n = 0;
-    return SQLITE_OK;
+    return rc;
 }
 
-static int arena_put(store *st, const char *z, size_t *off) {
+/* The writer's job: the batch handed over. */
+static int write_out(void *p) {
+    store *st = p;
+    return write_events(st, st->out, 0);
+}
+
+/* The buffer the sink fills, when full: handed to the writer (once it has
+ * written the one before), and the other one filled from now on. */
+static void hand_off(store *st) {
+    if (store_writer_wait(st->writer) != SQLITE_OK) {
+        sink_fail(st, "%s", st->writer_why);
+        return;
+    }
+    event_buf *full = &st->buf[st->fill];
+    full->seq0 = st->seq;
+    st->seq += full->n;
+    st->out = full;
+    st->fill = !st->fill;
+    st->buf[st->fill].n = 0;
+    st->buf[st->fill].arena_n = 0;
+    if (store_writer_give(st->writer, write_out, st) != SQLITE_OK) sink_fail(st, "%s", st->writer_why);
+}
+
+static int arena_put(event_buf *b, const char *z, size_t *off) {
     size_t n = strlen(z) + 1;
-    if (GROW(st->arena, st->arena_cap, st->arena_n + n)) return -1;
-    memcpy(st->arena + st->arena_n, z, n);
-    *off = st->arena_n;
-    st->arena_n += n;
+    if (GROW(b->arena, b->arena_cap, b->arena_n + n)) return -1;
+    memcpy(b->arena + b->arena_n, z, n);
+    *off = b->arena_n;
+    b->arena_n += n;
     return 0;
 }
 
 static void on_event(void *ctx, sim_time t, const char *entity, const char *kind, const char *detail) {
     store *st = ctx;
     if (st->failed || st->finished) return;
-    pending_event *e = &st->ev[st->n_ev];
+    event_buf *b = &st->buf[st->fill];
+    pending_event *e = &b->ev[b->n];
     e->t_s = sim_to_s(t);
-    if (arena_put(st, entity ? entity : "", &e->entity) < 0 || arena_put(st, kind ? kind : "", &e->kind) < 0 ||
-        arena_put(st, detail ? detail : "", &e->detail) < 0) {
+    if (arena_put(b, entity ? entity : "", &e->entity) < 0 || arena_put(b, kind ? kind : "", &e->kind) < 0 ||
+        arena_put(b, detail ? detail : "", &e->detail) < 0) {
         sink_fail(st, "%s: out of memory", st->path);
         return;
     }
-    if (++st->n_ev == EVENT_BATCH) flush_events(st, 0);
+    if (++b->n == EVENT_BATCH) hand_off(st);
 }
 
 static void on_close(void *ctx, sim_time t) {
@@ -168,19 +205,32 @@ static void on_close(void *ctx, sim_time t) {
 
 /* ---- a run ------------------------------------------------------------- */
 
+/* Foreign keys checked (on) or not. Every row a run writes (events,
+ * series, points, jobs, ...) refers to the run's own row, inserted and
+ * committed by this connection before any of them, or to a series row
+ * written just before its points; checking each against its parent is
+ * one more B-tree search per row (10-15% of an event's insert, measured).
+ * So the checks are off from the run's row to the end of store_run_finish
+ * (PRAGMA foreign_keys: a connection's setting, changed outside a
+ * transaction only; ON DELETE CASCADE is unaffected for later deletes). */
+static int check_references(store *st, int on) {
+    return store_exec(st->db, on ? "PRAGMA foreign_keys = ON" : "PRAGMA foreign_keys = OFF");
+}
+
 int store_run_begin(store *st, const scenario *s, metric_bus *bus, char *err, size_t errlen) {
     if (st->run) {
         errmsg_set(err, errlen, "%s: a run is already being recorded", st->path);
         return STORE_FAILED;
     }
     st->ss = series_new(STORE_MAX_POINTS);
-    st->ev = malloc(EVENT_BATCH * sizeof *st->ev);
+    for (int i = 0; i < 2; i++) st->buf[i].ev = malloc(EVENT_BATCH * sizeof *st->buf[i].ev);
     st->gpus = scenario_gpus(s);
-    if (!st->ss || !st->ev || (st->idle = new_series(st, "cluster", "gpus_idle", st->gpus)) < 0) {
+    if (!st->ss || !st->buf[0].ev || !st->buf[1].ev || (st->idle = new_series(st, "cluster", "gpus_idle", st->gpus)) < 0) {
         errmsg_set(err, errlen, "%s: out of memory", st->path);
         return STORE_FAILED;
     }
     int rc = store_insert_run_row(st, s, &st->run);   /* autocommit: the row is durable now */
+    if (rc == SQLITE_OK) rc = check_references(st, 0);
     if (rc != SQLITE_OK) {
         char why[256];
         errmsg_set(err, errlen, "%s: cannot write: %s", st->path, store_db_why(st->db, rc, why, sizeof why));
@@ -194,6 +244,7 @@ int store_run_begin(store *st, const scenario *s, metric_bus *bus, char *err, si
         errmsg_set(err, errlen, "%s: out of memory", st->path);
         return STORE_FAILED;
     }
+    st->writer = store_writer_start();
     return STORE_OK;
 }
 
@@ -278,23 +329,33 @@ void store_run_interrupted(store *st) {
     if (st) st->interrupted = 1;
 }
 
+/* The run written or given up: the writer thread ends, checks are back. */
+static void end_writing(store *st) {
+    store_writer_stop(st->writer);
+    st->writer = NULL;
+    check_references(st, 1);
+}
+
 int store_run_finish(store *st, const world *w, const char *results_json, char *err, size_t errlen) {
     if (!st->run || st->finished) {
         errmsg_set(err, errlen, "%s: no run being recorded", st->path);
         return STORE_FAILED;
     }
     world_totals tot = world_get_totals(w);
+    if (store_writer_wait(st->writer) != SQLITE_OK) sink_fail(st, "%s", st->writer_why);
     if (!st->failed && series_close(st->ss, tot.simulated_s) < 0) sink_fail(st, "%s: out of memory", st->path);
     if (!results_json) sink_fail(st, "%s: out of memory", st->path);
     if (st->failed) {
         errmsg_set(err, errlen, "%s (run %lld left incomplete)", st->why, (long long)st->run);
         st->finished = 1;
+        end_writing(st);
         return STORE_FAILED;
     }
     st->finished = 1;
     const char *step = "begin";
     int rc = store_exec(st->db, "BEGIN IMMEDIATE");
-    if (rc == SQLITE_OK) step = "events", rc = flush_events(st, 1);
+    st->buf[st->fill].seq0 = st->seq;
+    if (rc == SQLITE_OK) step = "events", rc = write_events(st, &st->buf[st->fill], 1);
     if (rc == SQLITE_OK) step = "series", rc = write_series(st, &tot);
     if (rc == SQLITE_OK) step = "failures", rc = write_failure_kinds(st, w);
     if (rc == SQLITE_OK) rc = store_insert_results(st, results_json, series_bucket_s(st->ss), &step);
@@ -304,8 +365,8 @@ int store_run_finish(store *st, const world *w, const char *results_json, char *
         errmsg_set(err, errlen, "%s: cannot write the run (%s): %s (run %lld left incomplete)", st->path, step,
                store_db_why(st->db, rc, why, sizeof why), (long long)st->run);
         store_exec(st->db, "ROLLBACK");
-        return STORE_FAILED;
     }
-    return STORE_OK;
+    end_writing(st);
+    return rc == SQLITE_OK ? STORE_OK : STORE_FAILED;
 }
 

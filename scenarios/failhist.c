@@ -4,7 +4,6 @@
  */
 #include "scenarios/failhist.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,7 +16,6 @@
 #include "base/grow.h"
 #include "base/hostlist.h"
 #include "scenarios/infile.h"
-#include "scenarios/jsonin.h"
 #include "scenarios/slurm.h"
 
 static void add_time(failhist *h, double t) {
@@ -65,22 +63,14 @@ static int expand_nodes(failhist *h, failfit_event *e, const char *list, char *w
     return n < 0 || s.oom ? -1 : 0;
 }
 
-/* A Slurm time: Unix seconds (a JSON number, or {"set", "number"}), or
- * text "2026-11-03T14:20:11" read as UTC. 0 for none ("Unknown", "None",
- * unset); -1 when it is none of these. */
+/* A Slurm time as text, "2026-11-03T14:20:11" read as UTC. 0 for none
+ * ("Unknown", "None", empty); -1 when it is none of these. */
 static double slurm_time_text(const char *z) {
     int64_t sec;
     double frac;
     int zone;
     if (!z[0] || !strcasecmp(z, "Unknown") || !strcasecmp(z, "None") || !strcmp(z, "0")) return 0;
     return datetime_parse(z, &sec, &frac, &zone) == 0 ? (double)sec + frac : -1;
-}
-
-static double slurm_time_json(const jv *v) {
-    if (jv_kind(v) == JV_OBJ) return jv_is_true(jv_get(v, "set")) ? jv_num(jv_get(v, "number"), -1) : 0;
-    if (jv_kind(v) == JV_NUM) return jv_num(v, -1);
-    if (jv_kind(v) == JV_NULL) return 0;
-    return -1;
 }
 
 void failhist_free(failhist *h) {
@@ -232,64 +222,32 @@ int failhist_read_sacct_text(failhist *h, const char *path, char *err, size_t er
     return slurm_sacct_file_each(path, 1, SLURM_SACCT_FOR_FAILURES, sacct_job, h, err, errlen);
 }
 
-/* ---- Slurm JSON (sinfo --json) ------------------------- */
+/* ---- Nodes now (sinfo --json, scontrol show nodes --json) ------------- */
 
-/* 1 when a node state (string or array, plus state_flags) says DOWN or DRAIN. */
-static int json_down_or_drained(const jv *node) {
-    const jv *lists[2] = { jv_get(node, "state"), jv_get(node, "state_flags") };
-    for (int l = 0; l < 2; l++) {
-        int n = jv_kind(lists[l]) == JV_ARR ? jv_len(lists[l]) : 1;
-        for (int i = 0; i < n; i++) {
-            const char *z = jv_str(jv_kind(lists[l]) == JV_ARR ? jv_at(lists[l], i) : lists[l], "");
-            if (!strncasecmp(z, "down", 4) || !strncasecmp(z, "drain", 5)) return 1;
-        }
-    }
-    return 0;
-}
-
-/* GPUs in a GRES string: "gpu:8", "gpu:h100:8(S:0-1)", "gpu:h100:8,shard:..." (0 none). */
-static int gres_gpus(const char *g) {
-    const char *p = strstr(g, "gpu:");
-    if (!p) return 0;
-    size_t n = strcspn(p, ",(");
-    const char *colon = p + n;
-    while (colon > p && colon[-1] != ':') colon--;
-    return isdigit((unsigned char)*colon) ? atoi(colon) : 0;
-}
-
-static int sinfo_node(failhist *h, const jv *nd, int i, const char *path, char *err, size_t errlen) {
-    const char *name = jv_str(jv_get(nd, "name"), NULL);
-    if (!name) {
-        errmsg_set(err, errlen, "%s:%d: nodes[%d].name: expected a string", path, jv_line(nd), i);
-        return -1;
-    }
-    if (add_node(h, name) < 0) return errmsg_set(err, errlen, "%s:0: out of memory", path), -1;
-    int g = gres_gpus(jv_str(jv_get(nd, "gres"), ""));
-    if (g > h->sinfo_gpus_per_node) h->sinfo_gpus_per_node = g;
-    const char *reason = jv_str(jv_get(nd, "reason"), "");
-    double since = slurm_time_json(jv_get(nd, "reason_changed_at"));
-    if (!reason[0] || !json_down_or_drained(nd) || !(since > 0)) return 0;
-    failfit_event *e = new_event(h);
-    if (!e) return errmsg_set(err, errlen, "%s:0: out of memory", path), -1;
-    e->t_s = since, e->source = FAILFIT_SRC_REASON, e->c = failfit_reason(reason), e->n_nodes = 1;
-    snprintf(e->node[0], FAILFIT_NODE_MAX, "%s", name);
-    add_time(h, since);
-    return 0;
-}
-
+/* Slurm's one sinfo reader (slurm_sinfo.c, every data parser): each node
+ * is watched, its GPUs give the fleet's, and a node down or drained with
+ * a reason is an event at the time the reason was set. */
 int failhist_read_sinfo(failhist *h, const char *path, char *err, size_t errlen) {
-    jsonin *d = jsonin_read_file(path, err, errlen);
-    if (!d) return -1;
-    const jv *nodes = jv_get(jsonin_root(d), "nodes");
-    int rc = 0;
-    if (jv_kind(nodes) != JV_ARR) {
-        errmsg_set(err, errlen, "%s:%d: nodes: expected the array of nodes of sinfo --json (Slurm 22.05) or scontrol show nodes --json", path,
-                   jv_line(jsonin_root(d)));
-        rc = -1;
+    live_cluster c;
+    memset(&c, 0, sizeof c);
+    int rc = slurm_read_file(path, SLURM_SINFO, 0, &c, err, errlen);
+    for (int i = 0; rc == 0 && i < c.n_nodes; i++) {
+        const live_node *nd = &c.nodes[i];
+        int down = nd->state != LIVE_UP && nd->reason[0] && nd->since_unix_s > 0;
+        failfit_event *e = NULL;
+        if (add_node(h, nd->name) < 0 || (down && !(e = new_event(h)))) {
+            errmsg_set(err, errlen, "%s:0: out of memory", path);
+            rc = -1;
+            break;
+        }
+        if (nd->gpus > h->sinfo_gpus_per_node) h->sinfo_gpus_per_node = nd->gpus;
+        if (!e) continue;
+        e->t_s = nd->since_unix_s, e->source = FAILFIT_SRC_REASON, e->c = failfit_reason(nd->reason), e->n_nodes = 1;
+        snprintf(e->node[0], FAILFIT_NODE_MAX, "%s", nd->name);
+        add_time(h, nd->since_unix_s);
     }
-    for (int i = 0; rc == 0 && i < jv_len(nodes); i++) rc = sinfo_node(h, jv_at(nodes, i), i, path, err, errlen);
-    if (rc == 0 && jv_len(nodes) > h->sinfo_nodes) h->sinfo_nodes = jv_len(nodes);
-    jsonin_free(d);
+    if (rc == 0 && c.n_nodes > h->sinfo_nodes) h->sinfo_nodes = c.n_nodes;
+    live_free(&c);
     return rc;
 }
 

@@ -18,10 +18,11 @@
  *   job) counts; a NODE_FAIL end is an event at its End on its first
  *   FAILFIT_NODES_MAX nodes. Every job's nodes are also the fleet that
  *   was watched.
- * - nodes down or drained now: `sinfo --json` of Slurm 22.05 or `scontrol
- *   show nodes --json` (root "nodes": nodes[].name, state, reason,
- *   reason_changed_at, gres), which also gives the node count and GPUs per
- *   node (gres "gpu:8" or "gpu:h100:8(S:0-1)").
+ * - nodes down or drained now: Slurm's one sinfo reader
+ *   (scenarios/slurm.h, slurm_sinfo: `sinfo --json` of every data parser
+ *   v0.0.38 to v0.0.43, or `scontrol show nodes --json`). A node down or
+ *   drained with a reason is an event at the time the reason was set; the
+ *   nodes also give the node count and GPUs per node.
  * - telemetry: the events of scenarios/dcgm.h.
  *
  * Times without a zone (sacct and sacctmgr print the cluster's local time)

@@ -83,6 +83,14 @@ static long add_name(jt_build *b, const char *name) {
     return (long)(b->names_len - n - 1);
 }
 
+/* z (NULL or "": none) into the pool: *off, or JT_NONE. 0, or -1 when
+ * out of memory. */
+static int add_text(jt_build *b, const char *z, uint32_t *off) {
+    long o = z && z[0] ? add_name(b, z) : (long)JT_NONE;
+    *off = (uint32_t)o;
+    return o < 0 ? -1 : 0;
+}
+
 int jt_add(jt_build *b, long line, const jt_row *r, char *err, size_t errlen) {
     sc_trace_read *tr = &b->s->trace_read;
     if (++tr->rows > JT_MAX_ROWS) return jt_fail(b, line, err, errlen, "more than %d rows", JT_MAX_ROWS);
@@ -101,9 +109,13 @@ int jt_add(jt_build *b, long line, const jt_row *r, char *err, size_t errlen) {
     char fallback[32];
     snprintf(fallback, sizeof fallback, "trace-%ld", line);
     long off = add_name(b, r->name && r->name[0] ? r->name : fallback);
-    if (off < 0 || GROW(b->jobs, b->cap_jobs, b->n_jobs + 1)) return jt_fail(b, line, err, errlen, "out of memory");
-    b->jobs[b->n_jobs++] = (jt_job){ .submit_s = r->submit_s, .run_s = r->run_s, .gpus = (int)r->gpus,
-                                     .queue = queue_of(b, r->queue), .name = (uint32_t)off, .line = line };
+    jt_job j = { .submit_s = r->submit_s, .run_s = r->run_s, .gpus = (int)r->gpus, .queue = queue_of(b, r->queue),
+                 .name = (uint32_t)off, .line = line, .limit_s = r->limit_s > 0 ? r->limit_s : 0,
+                 .wait_s = isfinite(r->wait_s) && r->wait_s >= 0 ? r->wait_s : NAN };
+    if (off < 0 || add_text(b, r->user, &j.user) < 0 || add_text(b, r->account, &j.account) < 0 ||
+        add_text(b, r->after, &j.after) < 0 || GROW(b->jobs, b->cap_jobs, b->n_jobs + 1))
+        return jt_fail(b, line, err, errlen, "out of memory");
+    b->jobs[b->n_jobs++] = j;
     return 0;
 }
 
@@ -125,27 +137,89 @@ static int cmp_job(const void *pa, const void *pb) {
     return a->name < b->name ? -1 : a->name > b->name;
 }
 
+/* What the trace says of the job beyond its run, onto the trace job t
+ * submitted at t_s: its user and account, its limit, and its real start
+ * (t_s plus the trace's wait). A job that ran longer than the limit it
+ * asked for was not stopped there (a grace time, or a log whose request is
+ * CPU time): it keeps no limit, so the replay runs it as long as it ran. A
+ * job that ran exactly its limit ends as timeout, as it most likely did.
+ * 0, or -1 out of memory. */
+static int add_facts(jt_build *b, const jt_job *j, sc_trace_job *t, double t_s) {
+    scenario *s = b->s;
+    long user = j->user != JT_NONE ? trace_add_name(s, b->names + j->user) : (long)SC_NO_TEXT;
+    long account = j->account != JT_NONE ? trace_add_name(s, b->names + j->account) : (long)SC_NO_TEXT;
+    if (user < 0 || account < 0) return -1;
+    t->user = (uint32_t)user, t->account = (uint32_t)account;
+    t->limit_s = j->limit_s >= j->run_s ? j->limit_s : 0;
+    if (isfinite(j->wait_s) && t_s + j->wait_s <= NUMERICS_MAX_TIME_S) t->actual_start_s = t_s + j->wait_s;
+    s->trace_columns |= (t->user != SC_NO_TEXT ? SC_TCOL_USER : 0u) | (t->account != SC_NO_TEXT ? SC_TCOL_ACCOUNT : 0u) |
+                        (isfinite(t->actual_start_s) ? SC_TCOL_ACTUAL_START : 0u);
+    return 0;
+}
+
+/* A kept job's name and its trace index, to find the job another waits for. */
+typedef struct jt_named { const char *name; int at; } jt_named;
+
+static int cmp_named(const void *pa, const void *pb) {
+    const jt_named *a = pa, *b = pb;
+    int c = strcmp(a->name, b->name);
+    return c ? c : (a->at > b->at) - (a->at < b->at);
+}
+
+/* Each kept job that names the job it waited for (kept[k]: its job in
+ * b->jobs; trace index first + k) waits for the first kept job of that
+ * name (after: Slurm's afterany) when that one is replayed before it; a
+ * job outside the window, or not before it, is no dependency (so no
+ * cycle). 0, or -1 out of memory. */
+static int link_after(jt_build *b, const size_t *kept, int n, int first) {
+    int any = 0;
+    for (int k = 0; k < n && !any; k++) any = b->jobs[kept[k]].after != JT_NONE;
+    if (!any) return 0;
+    jt_named *by = malloc((size_t)n * sizeof *by);
+    if (!by) return -1;
+    for (int k = 0; k < n; k++) by[k] = (jt_named){ b->names + b->jobs[kept[k]].name, first + k };
+    qsort(by, (size_t)n, sizeof *by, cmp_named);
+    for (int k = 0; k < n; k++) {
+        const jt_job *j = &b->jobs[kept[k]];
+        if (j->after == JT_NONE) continue;
+        jt_named key = { b->names + j->after, -1 };
+        size_t lo = 0, hi = (size_t)n;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (cmp_named(&by[mid], &key) < 0) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo < (size_t)n && !strcmp(by[lo].name, key.name) && by[lo].at < first + k)
+            b->s->trace_jobs[first + k].after = by[lo].at;
+    }
+    free(by);
+    return 0;
+}
+
 /* The kept jobs in submit order, from skip_s on the trace's clock, at most
  * count of them, times divided by time_scale, appended to the scenario. */
 static int finish(jt_build *b, char *err, size_t errlen) {
     const sc_trace_read *tr = &b->s->trace_read;
     double scale = tr->time_scale > 0 ? tr->time_scale : 1;
     if (b->n_jobs) qsort(b->jobs, b->n_jobs, sizeof *b->jobs, cmp_job);
-    long kept = 0;
-    for (size_t i = 0; i < b->n_jobs && (tr->count == 0 || kept < tr->count); i++) {
+    size_t *kept = malloc((b->n_jobs + 1) * sizeof *kept);
+    int n = 0, first = b->s->n_trace_jobs, rc = kept ? 0 : jt_fail(b, 0, err, errlen, "out of memory");
+    for (size_t i = 0; rc == 0 && i < b->n_jobs && (tr->count == 0 || n < tr->count); i++) {
         const jt_job *j = &b->jobs[i];
         double t = j->submit_s - b->first_submit_s - tr->skip_s;
         if (t < 0) continue;
         t /= scale;
         if (!(t <= NUMERICS_MAX_TIME_S))
-            return jt_fail(b, j->line, err, errlen,
-                           "submit %.9g s after the trace's first is beyond the simulated clock's horizon of 100 years",
-                           t);
-        if (trace_add_batch(b->s, b->names + j->name, t, j->run_s, j->gpus, j->queue, b->line) < 0)
-            return jt_fail(b, j->line, err, errlen, "out of memory");
-        kept++;
+            rc = jt_fail(b, j->line, err, errlen,
+                         "submit %.9g s after the trace's first is beyond the simulated clock's horizon of 100 years", t);
+        else if (trace_add_batch(b->s, b->names + j->name, t, j->run_s, j->gpus, j->queue, b->line) < 0 ||
+                 add_facts(b, j, &b->s->trace_jobs[b->s->n_trace_jobs - 1], t) < 0)
+            rc = jt_fail(b, j->line, err, errlen, "out of memory");
+        else kept[n++] = i;
     }
-    return 0;
+    if (rc == 0 && link_after(b, kept, n, first) < 0) rc = jt_fail(b, 0, err, errlen, "out of memory");
+    free(kept);
+    return rc;
 }
 
 /* The public CSV formats by their first record (the header; pai's may be

@@ -21,10 +21,16 @@
  * start_time and end_time (base/datetime.h), duration ("calculated from the
  * difference between end_time and start_time", seconds; when empty,
  * end_time - start_time is used). A row with no start_time never ran and
- * is skipped and counted. state (COMPLETED, CANCELLED, FAILED, TIMEOUT,
- * NODE_FAIL) is not used: every state that started ran for its duration.
- * Note: both READMEs' `queue` column is the job's queueing TIME in seconds,
- * not a queue; it is not used (the simulated scheduler makes its own).
+ * is skipped and counted. user ("hashed id for the user") is the job's
+ * user; vc ("hashed id for the virtual cluster") also its account (Acme
+ * has no vc: no account). start_time is the job's real start, for the
+ * replay's comparison of waits. state (COMPLETED, CANCELLED, FAILED,
+ * TIMEOUT, NODE_FAIL) is not used: every state that started ran for its
+ * duration. Neither trace has a time limit or a dependency column.
+ * Note: both READMEs' `queue` column is the job's queueing TIME in seconds
+ * ("calculated from the difference between start_time and submit_time"),
+ * not a queue: start_time gives the same wait; the simulated scheduler
+ * makes its own.
  */
 #include <math.h>
 #include <string.h>
@@ -32,9 +38,9 @@
 #include "base/datetime.h"
 #include "scenarios/jobtrace_int.h"
 
-enum { COL_ID, COL_GPUS, COL_SUBMIT, COL_START, COL_END, COL_DURATION, COL_VC, N_COLS };
+enum { COL_ID, COL_GPUS, COL_SUBMIT, COL_START, COL_END, COL_DURATION, COL_VC, COL_USER, N_COLS };
 static const char *const slurm_cols[N_COLS] = { "job_id", "gpu_num", "submit_time", "start_time", "end_time",
-                                                "duration", "vc" };
+                                                "duration", "vc", "user" };
 
 int jt_is_helios(const csv_record *rec) {
     static const char *const want[] = { "job_id", "vc", "gpu_num", "submit_time" };
@@ -85,11 +91,13 @@ static int parse_row(const csv *r, const csv_record *rec, const int *idx, jt_row
     if (jt_number(z, &gpus) < 0 || gpus < 0 || gpus != floor(gpus) || gpus > 1e9)
         return csv_fail(r, err, errlen, "gpu_num '%s' must be a whole number >= 0", z);
     *q = (jt_row){ .gpus = (long long)gpus, .run_s = -1, .queue = csv_field(rec, idx[COL_VC]),
-                   .name = csv_field(rec, idx[COL_ID]) };
+                   .name = csv_field(rec, idx[COL_ID]), .user = csv_field(rec, idx[COL_USER]),
+                   .account = csv_field(rec, idx[COL_VC]), .wait_s = NAN };
     if (read_time(r, rec, idx[COL_SUBMIT], "submit_time", &q->submit_s, &has_submit, err, errlen) < 0 ||
         read_time(r, rec, idx[COL_START], "start_time", &start_s, &q->started, err, errlen) < 0)
         return -1;
     if (!has_submit) return csv_fail(r, err, errlen, "submit_time is empty; expected a date and time");
+    if (q->started) q->wait_s = start_s - q->submit_s;
     return q->started ? read_run(r, rec, idx, start_s, &q->run_s, err, errlen) : 0;
 }
 

@@ -29,15 +29,24 @@ typedef struct jt_row {
     int other_status;              /* swf: a status the replay does not take */
     const char *queue;             /* its queue or virtual cluster ("" none) */
     const char *name;              /* its id in the trace */
+    /* What the trace says beyond the run (NULL or "", 0 or NAN: it does
+     * not say; docs/job-traces-public.md has each format's column): */
+    const char *user, *account;    /* who ran it, and the group it is charged to */
+    double limit_s;                /* the time limit it asked for (0: none) */
+    double wait_s;                 /* its real wait: start minus submit (NAN: none) */
+    const char *after;             /* the id of the job it waited for (swf) */
 } jt_row;
 
 /* A kept job, until it is ordered and appended. */
 typedef struct jt_job {
-    double submit_s, run_s;
+    double submit_s, run_s, limit_s, wait_s;
     int gpus, queue;
     uint32_t name;                 /* offset into jt_build.names */
+    uint32_t user, account, after; /* offsets into jt_build.names; JT_NONE: none */
     long line;
 } jt_job;
+
+#define JT_NONE UINT32_MAX
 
 /* A trace being read. */
 typedef struct jt_build {

@@ -15,8 +15,10 @@
  * with no scheduled_time (pod_phase Pending) never ran and is skipped and
  * counted, as is a CPU-only pod (num_gpu 0). gpu_milli is the share of one
  * GPU a GPU-sharing pod asks for; the simulated cluster does not share a
- * GPU between jobs, so such a pod holds one whole GPU. cpu_milli,
- * memory_mib, gpu_spec and pod_phase are not used.
+ * GPU between jobs, so such a pod holds one whole GPU. scheduled_time is
+ * also the pod's real start, for the replay's comparison of waits.
+ * cpu_milli, memory_mib, gpu_spec and pod_phase are not used; the list has
+ * no user, time limit or dependency.
  */
 #include <math.h>
 #include <string.h>
@@ -52,7 +54,7 @@ static int parse_row(const csv *r, const csv_record *rec, const int *idx, jt_row
     if (!has_created) return csv_fail(r, err, errlen, "creation_time is empty; expected seconds");
     *q = (jt_row){ .submit_s = created, .run_s = has_deleted && has_scheduled ? deleted - scheduled : -1,
                    .gpus = (long long)gpus, .started = has_scheduled, .queue = csv_field(rec, idx[O_QOS]),
-                   .name = csv_field(rec, idx[O_NAME]) };
+                   .name = csv_field(rec, idx[O_NAME]), .wait_s = has_scheduled ? scheduled - created : NAN };
     return 0;
 }
 

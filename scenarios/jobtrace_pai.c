@@ -22,7 +22,9 @@
  * the simulated scheduler's alone. status: Terminated, Failed, Running,
  * Waiting; a row with no start or end time (Waiting, or Running when the
  * trace ended) has no run time and is skipped and counted. plan_cpu,
- * plan_mem and gpu_type are not used.
+ * plan_mem and gpu_type are not used. The task table names no user (that
+ * is pai_job_table's), no time limit and no dependency, and its one time
+ * before the run is the launch: there is no real wait to compare with.
  */
 #include <math.h>
 #include <string.h>
@@ -67,7 +69,7 @@ static int parse_row(const csv *r, const csv_record *rec, jt_row *q, char *name,
     snprintf(name, name_len, "%s/%s", rec->f[P_JOB], rec->f[P_TASK]);
     *q = (jt_row){ .submit_s = has_start ? start_s : NAN, .run_s = has_start && has_end ? end_s - start_s : -1,
                    .gpus = (long long)(inst * ceil(fmin(plan_gpu, 1e9) / 100)), .started = has_start,
-                   .queue = "", .name = name };
+                   .queue = "", .name = name, .wait_s = NAN };
     return 0;
 }
 

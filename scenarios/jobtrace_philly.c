@@ -17,8 +17,10 @@
  * missing time is null, "" or "None". A job with no attempts, no first
  * start or no last end (still running when the trace was taken) has no run
  * time and is skipped and counted. jobid names the job; vc (the virtual
- * cluster) is the <queue> of that name, else the first. status (Pass,
- * Killed, Failed) and user are not used.
+ * cluster) is the <queue> of that name, else the first, and the job's
+ * account; user is its user. Its real start, for the replay's comparison
+ * of waits, is the first attempt's start_time. status (Pass, Killed,
+ * Failed) is not used; the trace has no time limit and no dependency.
  */
 #include <math.h>
 #include <string.h>
@@ -84,13 +86,16 @@ static int read_job(jt_build *b, const jv *v, long job, char *err, size_t errlen
     double start = NAN, end = NAN;
     jt_row r = { .started = n > 0 };
     if (read_time(b, v, "submitted_time", job, &r.submit_s, err, errlen) < 0 ||
-        text(b, v, "jobid", job, &r.name, err, errlen) < 0 || text(b, v, "vc", job, &r.queue, err, errlen) < 0)
+        text(b, v, "jobid", job, &r.name, err, errlen) < 0 || text(b, v, "vc", job, &r.queue, err, errlen) < 0 ||
+        text(b, v, "user", job, &r.user, err, errlen) < 0)
         return -1;
+    r.account = r.queue;
     if (n > 0 && (attempt_gpus(b, jv_at(att, 0), job, &r.gpus, err, errlen) < 0 ||
                   read_time(b, jv_at(att, 0), "start_time", job, &start, err, errlen) < 0 ||
                   read_time(b, jv_at(att, n - 1), "end_time", job, &end, err, errlen) < 0))
         return -1;
     r.run_s = end - start;                                  /* NAN when either is missing */
+    r.wait_s = start - r.submit_s;                          /* likewise */
     return jt_add(b, jv_line(v), &r, err, errlen);
 }
 

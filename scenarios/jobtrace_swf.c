@@ -25,11 +25,29 @@
  *                            skipped and counted, so a job split into
  *                            partial executions is not replayed twice
  *   15 Queue Number          the <queue> of that name, else the first
+ *    3 Wait Time             "the difference between the job's submit
+ *                            time and the time at which it actually began
+ *                            to run": the trace job's actual start is its
+ *                            submit plus this wait (the JSON's replay)
+ *    9 Requested Time        the job's time limit ("in many logs this
+ *                            field is used for the user runtime estimate
+ *                            (or upper bound) used in backfilling"); read
+ *                            as wall-clock seconds; a job that ran
+ *                            longer than it asked keeps no limit
+ *   12 User ID               the job's user
+ *   13 Group ID              its account ("some systems control resource
+ *                            usage by groups rather than by individual
+ *                            users")
+ *   17 Preceding Job Number  "the current job can only start after the
+ *                            termination of this preceding job": after,
+ *                            when that job is replayed before this one
  *
- * The archive's logs count processors, not GPUs: a job holds
- * ceil(processors / procs-per-gpu) GPUs (<trace procs-per-gpu>, default 1:
- * one processor is one GPU). Wait time, CPU time, memory, user, group,
- * executable, partition, preceding job and think time are not used.
+ * -1 in any of these means the log does not say. The archive's logs count
+ * processors, not GPUs: a job holds ceil(processors / procs-per-gpu) GPUs
+ * (<trace procs-per-gpu>, default 1: one processor is one GPU). CPU time,
+ * memory, executable, partition and think time (field 18: the delay from
+ * the preceding job's end to this job's submit; the twin's after has no
+ * delay) are not used.
  */
 #include <math.h>
 #include <string.h>
@@ -87,7 +105,9 @@ static int parse_job(jt_build *b, long line, char *text, char *err, size_t errle
     int st = (int)v[10];
     jt_row r = { .submit_s = v[1], .run_s = v[3], .gpus = (long long)ceil(fmin(procs / per_gpu, 1e9)),
                  .started = v[3] >= 0, .other_status = v[10] != st || (st != 1 && st != 0 && st != 5 && st != -1),
-                 .queue = v[14] >= 0 ? tok[14] : "", .name = tok[0] };
+                 .queue = v[14] >= 0 ? tok[14] : "", .name = tok[0], .user = v[11] >= 0 ? tok[11] : NULL,
+                 .account = v[12] >= 0 ? tok[12] : NULL, .limit_s = v[8], .wait_s = v[2] >= 0 ? v[2] : NAN,
+                 .after = v[16] > 0 ? tok[16] : NULL };
     return jt_add(b, line, &r, err, errlen);
 }
 

@@ -414,12 +414,10 @@ static int emit_job(live_cluster *c, const kjob *j, kstate s) {
 
 typedef int (*item_fn)(kctx *k, const jv *it, int i);
 
-/* Each item of the list in path through fn. 0, or -1 with err. */
-static int read_list(kctx *k, const char *path, item_fn fn) {
-    if (!path) return 0;
-    jsonin *d = jsonin_read_file(path, k->err, k->errlen);
-    if (!d) return -1;
-    k->path = path;
+/* Each item of the list d (NULL: not given) through fn. 0, or -1 with err. */
+static int read_list(kctx *k, const jsonin *d, item_fn fn) {
+    if (!d) return 0;
+    k->path = jsonin_path(d);
     const jv *items = jv_get(jsonin_root(d), "items");
     int rc = 0;
     if (jv_kind(items) != JV_ARR)
@@ -428,28 +426,50 @@ static int read_list(kctx *k, const char *path, item_fn fn) {
         if (jv_kind(jv_at(items, i)) != JV_OBJ) rc = kfail(k, jv_at(items, i), "items", "expected objects");
         else rc = fn(k, jv_at(items, i), i);
     }
-    jsonin_free(d);
     return rc;
 }
 
-int k8s_read(live_cluster *c, const char *pods_json, const char *nodes_json, const char *workloads_json,
-             const char *appwrappers_json, double now_unix_s, char *err, size_t errlen) {
+/* The lists, from their files (path) or their text: nodes first (a pod
+ * names its node), then Workloads and AppWrappers (they declare jobs),
+ * then pods; then the jobs into c. */
+static int read_lists(live_cluster *c, const char *const path[K8S_LISTS], const k8s_text *text, double now_unix_s,
+                      char *err, size_t errlen) {
+    static const int order[K8S_LISTS] = { K8S_NODES, K8S_WORKLOADS, K8S_APPWRAPPERS, K8S_PODS };
+    static const item_fn fns[K8S_LISTS] = { [K8S_PODS] = read_pod, [K8S_NODES] = read_node,
+                                            [K8S_WORKLOADS] = read_workload, [K8S_APPWRAPPERS] = read_appwrapper };
     kctx k = { .c = c, .now = now_unix_s, .path = "k8s", .err = err, .errlen = errlen };
     if (!(now_unix_s > 0)) {
         snprintf(err, errlen, "k8s: the time the lists were read is needed (Unix seconds)");
         return -1;
     }
-    int rc = read_list(&k, nodes_json, read_node);
-    if (rc == 0) rc = read_list(&k, workloads_json, read_workload);
-    if (rc == 0) rc = read_list(&k, appwrappers_json, read_appwrapper);
-    if (rc == 0) rc = read_list(&k, pods_json, read_pod);
+    int rc = 0;
+    for (int o = 0; rc == 0 && o < K8S_LISTS; o++) {
+        int l = order[o];
+        jsonin *d = NULL;
+        if (path && path[l]) d = jsonin_read_file(path[l], err, errlen);
+        else if (text && text[l].text) d = jsonin_parse(text[l].text, text[l].len, text[l].name, err, errlen);
+        else continue;
+        rc = d ? read_list(&k, d, fns[l]) : -1;
+        jsonin_free(d);
+    }
     for (int i = 0; rc == 0 && i < k.n; i++) {
-        kstate s = final_state(&k.j[i]);
-        if (s != K_DONE && emit_job(c, &k.j[i], s) < 0) rc = -1, snprintf(err, errlen, "k8s: out of memory");
+        kstate st = final_state(&k.j[i]);
+        if (st != K_DONE && emit_job(c, &k.j[i], st) < 0) rc = -1, snprintf(err, errlen, "k8s: out of memory");
     }
     if (rc == 0 && (live_set(&c->source, "Kubernetes (kubectl get -o json)") < 0)) rc = -1;
     if (rc == 0) c->snapshot_unix_s = now_unix_s;
     free(k.j);
     nameset_free(&k.set);
     return rc;
+}
+
+int k8s_read(live_cluster *c, const char *pods_json, const char *nodes_json, const char *workloads_json,
+             const char *appwrappers_json, double now_unix_s, char *err, size_t errlen) {
+    const char *path[K8S_LISTS] = { [K8S_PODS] = pods_json, [K8S_NODES] = nodes_json,
+                                    [K8S_WORKLOADS] = workloads_json, [K8S_APPWRAPPERS] = appwrappers_json };
+    return read_lists(c, path, NULL, now_unix_s, err, errlen);
+}
+
+int k8s_read_text(live_cluster *c, const k8s_text lists[K8S_LISTS], double now_unix_s, char *err, size_t errlen) {
+    return read_lists(c, NULL, lists, now_unix_s, err, errlen);
 }

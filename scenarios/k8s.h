@@ -50,4 +50,16 @@
 int k8s_read(live_cluster *c, const char *pods_json, const char *nodes_json, const char *workloads_json,
              const char *appwrappers_json, double now_unix_s, char *err, size_t errlen);
 
+/* The lists, each as the text kubectl printed (no file between:
+ * `snapshot --from k8s` without files). */
+enum { K8S_PODS, K8S_NODES, K8S_WORKLOADS, K8S_APPWRAPPERS, K8S_LISTS };
+typedef struct k8s_text {
+    const char *text;                /* NULL: not given (a CRD the cluster does not serve) */
+    size_t len;
+    const char *name;                /* what messages call it ("kubectl get pods"), as a path */
+} k8s_text;
+
+/* k8s_read of lists[K8S_PODS .. K8S_APPWRAPPERS] as text. */
+int k8s_read_text(live_cluster *c, const k8s_text lists[K8S_LISTS], double now_unix_s, char *err, size_t errlen);
+
 #endif

@@ -21,6 +21,7 @@ typedef struct live_node {
     live_node_state state;           /* DRAIN/DRAINING/DRAINED and cordoned: drained; DOWN, NOT_RESPONDING, FAIL: down */
     char *reason;                    /* why it is down or drained ("" none) */
     double since_s;                  /* when that began, <= 0; 0 when unknown */
+    double since_unix_s;             /* the same in Unix seconds (Slurm's reason time); 0 when unknown */
     char *partitions;                /* comma-separated partition or pool names ("" none) */
 } live_node;
 

@@ -13,6 +13,11 @@
  * partition.priority.tier. A node in several partitions is in several
  * groups; it is kept once with its partitions joined.
  *
+ * scontrol show nodes --json (the same "nodes" list; from 23.02 on its
+ * PARSER_ARRAY(NODE): name, state an array of words, gres, partitions,
+ * reason, reason_changed_at) is read when a document of v0.0.39 or later
+ * has "nodes" and no "sinfo" (fit-failures reads either: failhist.c).
+ *
  * State: DOWN, NOT_RESPONDING, FAIL, ERROR or INVALID_REG is down; else
  * DRAIN (drained or draining: Slurm sends it no new job) or MAINTENANCE (in
  * a maintenance reservation) is drained; FUTURE and DYNAMIC_FUTURE nodes
@@ -68,7 +73,7 @@ typedef struct node_facts {
     int state, gpus;
     char model[64];
     const char *reason;
-    double since_s;
+    double since_s, since_unix_s;
 } node_facts;
 
 /* The node's index, its facts set when it is new; -1 out of memory. */
@@ -78,6 +83,7 @@ static int apply(live_cluster *c, slurm_index *x, const char *name, const node_f
     live_node *n = &c->nodes[i];
     if (is_new) {
         n->state = (live_node_state)f->state, n->gpus = f->gpus, n->since_s = f->since_s;
+        n->since_unix_s = f->since_unix_s;
         if (live_set(&n->gpu_model, f->model) || live_set(&n->reason, f->reason)) return -1;
     }
     return join_partition(n, part) < 0 ? -1 : i;
@@ -97,7 +103,7 @@ static int facts_gpus(const slurm_rec *r, const char *gres_key, node_facts *f) {
 typedef struct facts_keys {
     const char *gres, *reason, *reason_time;
 } facts_keys;
-static const facts_keys v38_keys = { "gres", "reason", "reason_changed_at" };
+static const facts_keys node_keys = { "gres", "reason", "reason_changed_at" };
 static const facts_keys group_keys = { "gres.total", "reason.description", "reason.time" };
 
 /* A record's facts from its state words: 1 read, 0 when the twin leaves
@@ -109,15 +115,17 @@ static int read_facts(const slurm_rec *r, const char *words, const facts_keys *k
     if (facts_gpus(r, k->gres, f) < 0 || slurm_str(r, k->reason, &f->reason) < 0 || slurm_num(r, k->reason_time, &t) < 0)
         return -1;
     f->since_s = t > 0 && t < at ? t - at : 0;
+    f->since_unix_s = t > 0 ? t : 0;
     return 1;
 }
 
-/* 22.05: one node per record. */
-static int read_node_v38(const slurm_rec *r, live_cluster *c, slurm_index *x, double at) {
+/* One node per record: 22.05's sinfo, and scontrol show nodes (state a
+ * string plus state_flags in 22.05, an array of words from 23.02). */
+static int read_node(const slurm_rec *r, live_cluster *c, slurm_index *x, double at) {
     char words[512];
     node_facts f;
     const char *name;
-    if (slurm_state_words(r, "state", 99, words, sizeof words) < 0 || slurm_str(r, "name", &name) < 0) return -1;
+    if (slurm_state_words(r, "state", 39, words, sizeof words) < 0 || slurm_str(r, "name", &name) < 0) return -1;
     const jv *flags = slurm_field(r, "state_flags");
     for (int k = 0; k < jv_len(flags); k++) {
         size_t n = strlen(words);
@@ -126,7 +134,7 @@ static int read_node_v38(const slurm_rec *r, live_cluster *c, slurm_index *x, do
     }
     for (char *p = words; *p; p++) *p = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
     if (!*name) return slurm_fail(r, slurm_field(r, "name"), "name", "expected a node name");
-    int rc = read_facts(r, words, &v38_keys, at, &f);
+    int rc = read_facts(r, words, &node_keys, at, &f);
     if (rc <= 0) return rc;
     const jv *parts = slurm_field(r, "partitions");
     int i = apply(c, x, name, &f, "");
@@ -176,14 +184,15 @@ static int read_group(const slurm_rec *r, live_cluster *c, slurm_index *x, doubl
 int slurm_sinfo(const jsonin *d, double at_unix_s, live_cluster *c, char *err, size_t errlen) {
     slurm_doc sd;
     const jv *arr;
-    if (slurm_doc_open(&sd, d, NULL, NULL, err, errlen) < 0 || slurm_doc_array(&sd, sd.parser == 38 ? "nodes" : "sinfo", &arr) < 0)
-        return -1;
+    if (slurm_doc_open(&sd, d, NULL, NULL, err, errlen) < 0) return -1;
+    int by_node = sd.parser == 38 || (!jv_get(jsonin_root(d), "sinfo") && jv_get(jsonin_root(d), "nodes"));
+    if (slurm_doc_array(&sd, by_node ? "nodes" : "sinfo", &arr) < 0) return -1;
     slurm_index x = { NULL, 0, 0 };
     int rc = 0;
     for (int i = 0; i < jv_len(arr) && rc == 0; i++) {
-        slurm_rec r = { &sd, sd.parser == 38 ? "nodes" : "sinfo", i, jv_at(arr, i) };
+        slurm_rec r = { &sd, by_node ? "nodes" : "sinfo", i, jv_at(arr, i) };
         if (jv_kind(r.obj) != JV_OBJ) rc = slurm_fail(&r, r.obj, NULL, "expected an object");
-        else rc = sd.parser == 38 ? read_node_v38(&r, c, &x, at_unix_s) : read_group(&r, c, &x, at_unix_s);
+        else rc = by_node ? read_node(&r, c, &x, at_unix_s) : read_group(&r, c, &x, at_unix_s);
     }
     slurm_index_free(&x);
     if (rc == 0 && slurm_doc_source(&sd, c) < 0) rc = -1, errmsg_set(err, errlen, "%s:0: out of memory", jsonin_path(d));

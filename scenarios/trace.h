@@ -45,4 +45,9 @@ int trace_load(scenario *s, const char *href, int line, char *err, size_t errlen
  * (scenarios/jobtrace.c). 0, or -1 when out of memory. */
 int trace_add_batch(scenario *s, const char *name, double submit_s, double duration_s, int gpus, int queue, int line);
 
+/* Append text (with its NUL) to s->trace_names (a trace job's name, id,
+ * user or account); its offset, or -1 when out of memory or past 4 GiB of
+ * names (s unchanged). */
+long trace_add_name(scenario *s, const char *name);
+
 #endif

@@ -112,4 +112,5 @@ void trace_reader_free(job_reader *jr) {
     free(jr->after);
     free(jr->row_line);
     free(jr->ratios_sorted);
+    nameset_free(&jr->people);
 }

@@ -12,7 +12,9 @@
 #include <stdint.h>
 
 #include "scenarios/csv.h"
+#include "scenarios/nameset.h"
 #include "scenarios/scenario.h"
+#include "scenarios/trace.h"
 
 /* A job trace has at most 24 columns (docs/traces.md: 17 named ones); the
  * CSV reader keeps more for the validation files (plan/published.c). */
@@ -40,6 +42,9 @@ typedef struct job_reader {
     int *row_line;                 /* per batch row: its CSV line (for after's errors) */
     size_t cap_after, cap_row_line;
     int *ratios_sorted;            /* s->ratios by (by, who) */
+    /* Users and accounts seen, by their offsets in s->trace_names: each
+     * text is kept once however many rows repeat it (interned). */
+    name_set people;
     char *err;
     size_t errlen;
 } job_reader;
@@ -58,9 +63,6 @@ static inline const char *field(const job_reader *jr, const csv_record *rec, int
 }
 
 /* ---- trace_state.c ---- */
-/* Append text (with its NUL) to s->trace_names; its offset, or -1 when out
- * of memory or past 4 GiB of names (s unchanged). */
-long trace_add_name(scenario *s, const char *name);
 /* A time that may be negative ("-2h": before t = 0). 0, or -1 with why. */
 int trace_signed_time(const char *z, double *out, char *why, size_t len);
 unsigned trace_column_bit(int c);                 /* SC_TCOL_* of a column, 0 none */

@@ -7,6 +7,7 @@
  * nodes go to scenario.trace_nodes; after is resolved once every row is
  * read (a job may wait for a later row).
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +72,21 @@ static int text_col(job_reader *jr, const csv_record *rec, int c, uint32_t *out)
     if (off < 0) return oom(jr);
     *out = (uint32_t)off;
     return 0;
+}
+
+/* A user or an account: a text seen before is shared, not appended again
+ * (a cluster has far fewer users than jobs). Offsets past INT_MAX, which
+ * the set cannot hold, are appended each time. */
+static int person_col(job_reader *jr, const csv_record *rec, int c, uint32_t *out) {
+    const char *z = field(jr, rec, c);
+    int seen = z[0] ? nameset_find(&jr->people, jr->s->trace_names, 1, z) : -1;
+    if (seen >= 0) {
+        *out = (uint32_t)seen;
+        return 0;
+    }
+    if (text_col(jr, rec, c, out) < 0) return -1;
+    if (*out == SC_NO_TEXT || *out > INT_MAX) return 0;
+    return nameset_add(&jr->people, jr->s->trace_names, 1, (int)*out) < 0 ? oom(jr) : 0;
 }
 
 static int read_state_value(job_reader *jr, const csv_record *rec, sc_trace_job *t) {
@@ -208,8 +224,8 @@ static int remember_row(job_reader *jr, const csv_record *rec) {
 int trace_read_state(job_reader *jr, const csv_record *rec, sc_trace_job *t) {
     t->after = -1;
     t->n_nodes = 0;
-    if (text_col(jr, rec, C_ID, &t->id) < 0 || text_col(jr, rec, C_USER, &t->user) < 0 ||
-        text_col(jr, rec, C_ACCOUNT, &t->account) < 0 || read_state_value(jr, rec, t) < 0 ||
+    if (text_col(jr, rec, C_ID, &t->id) < 0 || person_col(jr, rec, C_USER, &t->user) < 0 ||
+        person_col(jr, rec, C_ACCOUNT, &t->account) < 0 || read_state_value(jr, rec, t) < 0 ||
         read_times(jr, rec, t) < 0 || read_nodes(jr, rec, t) < 0 || pick_ratios(jr, rec, t) < 0)
         return -1;
     if (t->duration_s == 0 && !(t->limit_s > 0))

@@ -83,8 +83,9 @@ static void free_one(serving *sv) {
     free(sv->share_cum);
     free(sv->load_s);
     free(sv->block_bytes);
-    free(sv->memo);
+    sv_memo_free(sv);
     free(sv->trace);
+    free(sv->len_law);
     free(sv->trace_blocks);
     free(sv->s_ttft.x);
     free(sv->s_tpot.x);
@@ -307,10 +308,8 @@ static int alloc_models(serving *sv) {
     sv->share_cum = calloc((size_t)sv->n_models, sizeof *sv->share_cum);
     sv->load_s = calloc((size_t)sv->n_models, sizeof *sv->load_s);
     sv->block_bytes = calloc((size_t)sv->n_models, sizeof *sv->block_bytes);
-    sv->memo = malloc((size_t)sv->n_models * sizeof *sv->memo);
-    if (!sv->models || !sv->share_cum || !sv->load_s || !sv->block_bytes || !sv->memo) return -1;
-    memset(sv->memo, 0xff, (size_t)sv->n_models * sizeof *sv->memo);   /* every key empty (all ones) */
-    return 0;
+    sv->memo = calloc((size_t)sv->n_models, sizeof *sv->memo);   /* empty: tables made on first use */
+    return sv->models && sv->share_cum && sv->load_s && sv->block_bytes && sv->memo ? 0 : -1;
 }
 
 /* The replica pool, sized for the autoscaler's maximum up front so

@@ -11,19 +11,64 @@
 #include "sim/serving_int.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int draw_len(rng *r, const char *dist, double mean, double cv) {
-    double x = mean;
-    if (!strcmp(dist, "exponential")) x = rng_exponential(r, mean);
-    else if (!strcmp(dist, "lognormal")) x = rng_lognormal_mean_cv(r, mean, cv > 0 ? cv : 1);
-    else if (!strcmp(dist, "gamma")) x = rng_gamma_mean_cv(r, mean, cv > 0 ? cv : 1);
-    else if (!strcmp(dist, "uniform")) x = 1 + rng_uniform(r) * (2 * mean - 2);
+/* The laws of request lengths and arrival gaps, resolved from their
+ * names once (sv_arrivals_init) so that a draw compares no string; a
+ * lognormal's or gamma's parameters are worked out once from its mean and
+ * cv, by the same arithmetic rng_lognormal_mean_cv and rng_gamma_mean_cv
+ * do per draw, so the draws are the same numbers. */
+enum { LEN_FIXED, LEN_EXPONENTIAL, LEN_LOGNORMAL, LEN_GAMMA, LEN_UNIFORM };
+enum { ARR_POISSON, ARR_BURSTY, ARR_DIURNAL, ARR_OTHER };
+
+static sv_len_law len_law(const char *dist, double mean, double cv) {
+    sv_len_law L = { LEN_FIXED, mean, cv > 0 ? cv : 1, 0, 0 };
+    if (!strcmp(dist, "exponential")) L.kind = LEN_EXPONENTIAL;
+    else if (!strcmp(dist, "lognormal")) L.kind = LEN_LOGNORMAL;
+    else if (!strcmp(dist, "gamma")) L.kind = LEN_GAMMA;
+    else if (!strcmp(dist, "uniform")) L.kind = LEN_UNIFORM;
+    if (L.kind == LEN_LOGNORMAL) {                 /* rng.c rng_lognormal_mean_cv */
+        double s2 = log1p(L.cv * L.cv);
+        L.a = log(mean) - 0.5 * s2;
+        L.b = sqrt(s2);
+    } else if (L.kind == LEN_GAMMA) {              /* rng.c rng_gamma_mean_cv */
+        L.a = 1.0 / (L.cv * L.cv);
+        L.b = mean / L.a;
+    }
+    return L;
+}
+
+static int draw_len(rng *r, const sv_len_law *L) {
+    double x = L->mean;
+    if (L->kind == LEN_EXPONENTIAL) x = rng_exponential(r, L->mean);
+    else if (L->kind == LEN_LOGNORMAL) x = L->b > 0 ? rng_lognormal(r, L->a, L->b) : rng_lognormal_mean_cv(r, L->mean, L->cv);
+    else if (L->kind == LEN_GAMMA) x = L->b > 0 ? rng_gamma(r, L->a, L->b) : rng_gamma_mean_cv(r, L->mean, L->cv);
+    else if (L->kind == LEN_UNIFORM) x = 1 + rng_uniform(r) * (2 * L->mean - 2);
     x = floor(x + 0.5);
     if (!(x >= 1)) x = 1;                          /* also NaN: never an undefined cast */
     if (x > 1e8) x = 1e8;
     return (int)x;
+}
+
+/* The length laws of the classes (input, output of each), or of the
+ * service's <requests> without classes. 0, or -1 when out of memory. */
+static int len_laws_init(serving *sv) {
+    const sc_inference *c = sv->cfg;
+    int n = c->n_classes > 0 ? c->n_classes : 1;
+    sv->len_law = malloc((size_t)n * 2 * sizeof *sv->len_law);
+    if (!sv->len_law) return -1;
+    if (c->n_classes == 0) {
+        sv->len_law[0] = len_law(c->input_dist, c->input_tokens, c->input_cv);
+        sv->len_law[1] = len_law(c->output_dist, c->output_tokens, c->output_cv);
+    }
+    for (int k = 0; k < c->n_classes; k++) {
+        const sc_serve_class *K = &c->classes[k];
+        sv->len_law[2 * k] = len_law(K->input_dist, K->input_tokens, K->input_cv);
+        sv->len_law[2 * k + 1] = len_law(K->output_dist, K->output_tokens, K->output_cv);
+    }
+    return 0;
 }
 
 static int pick_model(serving *sv) {
@@ -62,18 +107,10 @@ static int32_t make_request(serving *sv, int input, int output, int model, int c
     return i;
 }
 
-/* Lengths of a request of class cls: the class's distributions, or the
- * service's <requests> without classes. */
+/* Lengths of a request of class cls (class 0 without classes). */
 static void draw_lengths(serving *sv, int cls, int *in, int *out) {
-    const sc_inference *c = sv->cfg;
-    if (c->n_classes > 0) {
-        const sc_serve_class *k = &c->classes[cls];
-        *in = draw_len(sv->r_len, k->input_dist, k->input_tokens, k->input_cv);
-        *out = draw_len(sv->r_len, k->output_dist, k->output_tokens, k->output_cv);
-        return;
-    }
-    *in = draw_len(sv->r_len, c->input_dist, c->input_tokens, c->input_cv);
-    *out = draw_len(sv->r_len, c->output_dist, c->output_tokens, c->output_cv);
+    *in = draw_len(sv->r_len, &sv->len_law[2 * cls]);
+    *out = draw_len(sv->r_len, &sv->len_law[2 * cls + 1]);
 }
 
 int32_t sv_generate(serving *sv) {
@@ -100,9 +137,9 @@ static double next_arrival_s(serving *sv, double t) {
     if (sv->trace) {
         if (sv->generated >= sv->n_trace) return -1;
         next = sim_to_s(sv->t_start) + sv->trace[sv->generated].t_s;
-    } else if (!strcmp(c->arrival_process, "bursty")) {
+    } else if (sv->arrival_kind == ARR_BURSTY) {
         next = t + rng_gamma_mean_cv(sv->r_arr, 1.0 / c->rate_per_s, c->arrival_cv);
-    } else if (!strcmp(c->arrival_process, "diurnal")) {
+    } else if (sv->arrival_kind == ARR_DIURNAL) {
         /* Thinning (Lewis and Shedler 1979) against the peak rate. */
         double peak = c->rate_per_s * (1 + c->diurnal_amplitude);
         next = t;
@@ -186,6 +223,14 @@ int sv_arrivals_init(serving *sv, char *err, size_t errlen) {
     sv->offline = !strcmp(c->arrival_process, "offline");
     sv->closed_loop = !strcmp(c->arrival_process, "closed");
     sv->target = c->count > 0 ? c->count : -1;
+    sv->arrival_kind = !strcmp(c->arrival_process, "bursty") ? ARR_BURSTY
+                       : !strcmp(c->arrival_process, "diurnal") ? ARR_DIURNAL
+                       : !strcmp(c->arrival_process, "poisson") ? ARR_POISSON : ARR_OTHER;
+    sv->think_exponential = !strcmp(c->think_dist, "exponential");
+    if (len_laws_init(sv) < 0) {
+        snprintf(err, errlen, "%s:%d: out of memory building <inference name=\"%s\">", sv->s->file, c->line, c->name);
+        return -1;
+    }
     if (strcmp(c->arrival_process, "trace") != 0) return 0;
     return load_trace(sv, err, errlen);
 }
@@ -214,7 +259,7 @@ void sv_closed_next(serving *sv) {
     }
     const sc_inference *c = sv->cfg;
     double think = c->think_time_s;
-    if (think > 0 && !strcmp(c->think_dist, "exponential")) think = rng_exponential(sv->r_arr, think);
+    if (think > 0 && sv->think_exponential) think = rng_exponential(sv->r_arr, think);
     sv->closed_pending++;
     engine_after(sv->e, sim_from_s(think), on_closed_arrival, sv);
 }

@@ -17,17 +17,6 @@
 
 #include "base/grow.h"
 
-static double tokens_cost(serving *sv, int m, int64_t tokens, int64_t rows) {
-    uint64_t key = ((uint64_t)tokens << 32) | (uint64_t)rows;
-    size_t h = (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - MEMO_BITS));
-    memo *c = &sv->memo[m];
-    if (c->key[h] == key) return c->val[h];
-    double t = serve_tokens_s(&sv->models[m], (double)tokens, (double)rows, NULL);
-    c->key[h] = key;
-    c->val[h] = t;
-    return t;
-}
-
 /* Give back the KV blocks request i holds (done: it completed); those the
  * prefix cache holds stay cached (serving_prefix.c). */
 static void free_kv(replica *r, int32_t i, int64_t blocks, int done) {
@@ -75,11 +64,10 @@ static int enter_decode(replica *r, int32_t i, int64_t j, int64_t k) {
     q->state = RQ_DECODE;
     q->base = k + 1 - j;
     q->dec_start = j;
-    q->finish_iter = j + (q->output - q->gen) - 1;
     ms->n_dec++;
     ms->S += q->base;
     if (!sv->reserve) ms->bucket[imod(q->base, sv->block)]++;
-    return sv_heap_push(r, i);
+    return sv_heap_push(r, i, j + (q->output - q->gen) - 1);   /* its last decode iteration */
 }
 
 /* Take the youngest running sequence off the GPU at the start of
@@ -372,14 +360,12 @@ static double price_iteration(replica *r, int64_t it, double extra_s, double *pr
         int64_t rows = d_tok + (int64_t)ms->b.prefill_done;
         if (ms->b.prefill_tokens <= 0)          /* decode only: the engine replays a captured graph */
             tokens = rows = (int64_t)serve_graph_batch(&sv->models[m].p, (double)d_tok);
-        double part = tokens_cost(sv, m, tokens, rows) +
-                      serve_context_s(&sv->models[m], ms->b.prefill_pairs, ms->b.decode_ctx, ms->b.decode_seqs, NULL);
+        serve_breakdown ctx;                    /* its decode reads: what the decode tokens alone read */
+        double part = sv_tokens_s(sv, m, tokens, rows) +
+                      serve_context_s(&sv->models[m], ms->b.prefill_pairs, ms->b.decode_ctx, ms->b.decode_seqs, &ctx);
         t += part;
         double d = part;
-        if (ms->b.prefill_tokens > 0)
-            d = d_tok > 0 ? tokens_cost(sv, m, d_tok, d_tok) +
-                                serve_context_s(&sv->models[m], 0, ms->b.decode_ctx, ms->b.decode_seqs, NULL)
-                          : 0;
+        if (ms->b.prefill_tokens > 0) d = d_tok > 0 ? sv_tokens_s(sv, m, d_tok, d_tok) + ctx.kv_read_s : 0;
         if (d > part) d = part;
         dec += d;
         pre += part - d;
@@ -449,7 +435,7 @@ static void on_iter_end(engine *e, void *arg) {
     r->ev_iter = 0;
     sv_account_iteration(r, 1);
     /* Decoders that produced their last token. */
-    while (r->heap_n > 0 && sv->rq[r->heap[0]].finish_iter <= it) finish_decode(r, r->heap[0], it);
+    while (r->heap_n > 0 && r->heap[0].iter <= it) finish_decode(r, r->heap[0].r, it);
     /* Prompt chunks: a prompt that completes samples a token. */
     for (int k = 0; k < r->n_ch; k++) {
         int32_t i = r->ch[k].r;

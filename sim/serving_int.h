@@ -20,7 +20,9 @@
  *                        request's SLO, the figures of each class and model
  *   serving_stats.c      latency samples, percentiles, ticks, energy and the results
  *   serving_pool.c       the request pool and each replica's finish heap
- *   serving_core.c       the service's events, and the kick that starts an iteration
+ *   serving_memo.c       the memo of serve_tokens_s
+ *   serving_core.c       the service's events, the kick that starts an iteration,
+ *                        room for big tables
  *   serving_spec.c       speculative decoding: the proposer, its memory, the step's price
  *
  * One call runs the other way: a replica that has work (a request routed
@@ -94,7 +96,6 @@ typedef struct req {
     sim_time t_arrive, t_first, t_admit;  /* -1: not yet */
     int64_t base;                  /* decode: context in iteration i is base + i */
     int64_t dec_start;             /* first decode iteration */
-    int64_t finish_iter;           /* decode: last iteration */
     int32_t input, output;
     int32_t prompt;                /* tokens to prefill: input, or input + gen after a recompute */
     int32_t prefilled;             /* prompt tokens in the cache; swapped: cache length */
@@ -126,6 +127,10 @@ typedef struct mstate {            /* one model on one replica */
 
 typedef struct chunk { int32_t r, c; } chunk;
 
+/* An entry of a replica's finish heap: the request's finish iteration kept
+ * beside its index, so the heap's comparisons read no request. */
+typedef struct fin { int64_t iter; int32_t r; } fin;
+
 typedef struct replica {
     struct serving *sv;
     int index;
@@ -135,7 +140,7 @@ typedef struct replica {
     int64_t iter;                  /* iterations completed */
     int busy, kick_pending;
     list running, prefill;
-    int32_t *heap;
+    fin *heap;
     int64_t heap_n;
     size_t heap_cap;
     chunk *ch;
@@ -178,12 +183,20 @@ typedef struct sv_part {
     int64_t slo_ok;
 } sv_part;
 
-/* serve_tokens_s of a model memoised by (tokens, rows): a decode batch
- * keeps its size for many iterations and budget-filled ones repeat, so a
- * small direct-mapped table saves the GEMM rooflines and collective lookups
- * on most iterations. The function is pure, so a hit is the same number. */
-#define MEMO_BITS 12
-typedef struct memo { uint64_t key[1 << MEMO_BITS]; double val[1 << MEMO_BITS]; } memo;
+/* serve_tokens_s of a model remembered in two halves (serving_memo.c):
+ * by token count and by row count, dense arrays grown as larger counts
+ * come, at most MEMO_DENSE_MAX entries each (beyond, priced afresh). */
+#define MEMO_DENSE_MAX (1 << 19)    /* 524,288 tokens: at most 16 MB of token halves */
+typedef struct memo {
+    serve_tok_part *tok;           /* [tokens]; linear_s NaN: not priced yet */
+    serve_row_part *row;           /* [rows]; lm_head_s NaN: not priced yet */
+    size_t cap_tok, cap_row;
+} memo;
+
+/* A request length's law (serving_arrivals.c): kind, mean and cv as given,
+ * and the parameters worked out from them (lognormal mu and sigma, gamma
+ * shape and scale). */
+typedef struct sv_len_law { int kind; double mean, cv, a, b; } sv_len_law;
 
 struct serving {
     engine *e;
@@ -224,7 +237,10 @@ struct serving {
     int64_t n_trace_blocks;
     int trace_block_tokens;        /* tokens per hashed block (Mooncake: 512); 0: none */
     int arrivals_done;
+    int arrival_kind;              /* the process's ARR_ (serving_arrivals.c) */
+    sv_len_law *len_law;           /* input and output of each class (or of <requests>) */
     int closed_loop;               /* process="closed": users send on completion */
+    int think_exponential;         /* closed: think times drawn (think-distribution="exponential") */
     int64_t closed_pending;        /* closed: users thinking (a request scheduled, not sent) */
     /* prefix caching (serving_prefix.c) */
     int prefix_on;                 /* <inference prefix-caching="true"> */
@@ -350,6 +366,12 @@ static inline double kv_cap_for(const serving *sv, double w) {
 
 static inline double min_kv(const serving *sv) { return MIN_KV_SHARE * sv->kv_frac * sv->usable; }
 
+/* ---- serving_memo.c -------------------------------------------------------- */
+
+/* serve_tokens_s of model m for (tokens >= 1, rows), remembered. */
+double sv_tokens_s(serving *sv, int m, int64_t tokens, int64_t rows);
+void sv_memo_free(serving *sv);
+
 /* ---- serving_spec.c -------------------------------------------------------- */
 
 /* Speculative decoding of model m (the service's <speculative>): the
@@ -374,12 +396,19 @@ static inline int kv_arrived(const req *q) { return q->prefilled > 0 && q->prefi
 void sv_event(serving *sv, const char *kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Start the replica's next iteration at this instant, unless one is under way. */
 void sv_kick(replica *r);
+/* Room for a table of `bytes` read at random (free() gives it back), on
+ * huge pages where the kernel offers them: a random read or write into
+ * tens of MB of small pages misses the TLB as well as the caches (a 1e7-
+ * request run: 9.0 -> 8.0 s, tests/bench_serving.c). Not cleared; NULL
+ * when out of memory. */
+void *sv_big_alloc(size_t bytes);
 
 /* ---- serving_pool.c --------------------------------------------------------- */
 
 int32_t sv_req_alloc(serving *sv);
 void sv_req_free(serving *sv, int32_t i);
-int sv_heap_push(replica *r, int32_t i);
+/* Decoding request i generates its last token in iteration finish_iter. */
+int sv_heap_push(replica *r, int32_t i, int64_t finish_iter);
 void sv_heap_remove(replica *r, int32_t i);
 
 /* ---- serving_prefix.c ------------------------------------------------------- */

@@ -10,6 +10,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/grow.h"
 #include "base/select.h"
@@ -19,10 +20,26 @@
 /* The CDF points kept in service_result (serving_types.h). */
 const double service_cdf_percentiles[SERVICE_CDF_POINTS] = { 1, 5, 10, 25, 50, 75, 90, 95, 99, 99.9, 100 };
 
+/* Samples past which an array moves to room for the whole reservoir on
+ * huge pages (sv_big_alloc): 2 MB of them. */
+#define SAMPLES_BIG (1u << 18)
+
+/* Move p's samples to room for RESERVOIR of them; -1 when out of memory (p unchanged). */
+static int samples_to_big(samples *p) {
+    double *x = sv_big_alloc((size_t)RESERVOIR * sizeof *x);
+    if (!x) return -1;
+    memcpy(x, p->x, p->n * sizeof *x);
+    free(p->x);
+    p->x = x;
+    p->cap = RESERVOIR;
+    return 0;
+}
+
 void sv_sample_add(serving *sv, samples *p, double v) {
     p->seen++;
     p->sum += v;
     if (p->n < RESERVOIR) {
+        if (p->n == SAMPLES_BIG && p->cap < RESERVOIR) (void)samples_to_big(p);   /* out of memory: small pages */
         if (GROW(p->x, p->cap, p->n + 1)) return;   /* out of memory: the sample is counted, not kept */
         p->x[p->n++] = v;
         return;
@@ -219,9 +236,13 @@ void sv_stats_close(serving *sv) {
     R->last_completion_s = R->requests ? sim_to_s(sv->last_completion) : -1;
     R->output_tokens_per_s = span > 0 ? R->output_tokens / span : 0;
     R->requests_per_s = span > 0 ? (double)R->requests / span : 0;
-    samples *all[5] = { &sv->s_ttft, &sv->s_tpot, &sv->s_e2e, &sv->s_queue, &sv->s_ttft_admit };
-    for (int k = 0; k < 5; k++)   /* every rank read below: the CDF points hold p50 and p99 */
-        select_percentiles(all[k]->x, all[k]->n, service_cdf_percentiles, SERVICE_CDF_POINTS);
+    /* every rank read below, each array in one pass: the CDF points (which
+     * hold p50 and p99) of the three latencies with a CDF, p50 and p99 of
+     * the other two (fewer ranks, fewer partitions) */
+    static const double p50_p99[] = { 50, 99 };
+    samples *cdfs[3] = { &sv->s_ttft, &sv->s_tpot, &sv->s_e2e }, *two[2] = { &sv->s_queue, &sv->s_ttft_admit };
+    for (int k = 0; k < 3; k++) select_percentiles(cdfs[k]->x, cdfs[k]->n, service_cdf_percentiles, SERVICE_CDF_POINTS);
+    for (int k = 0; k < 2; k++) select_percentiles(two[k]->x, two[k]->n, p50_p99, 2);
     R->ttft_p50_s = pct(&sv->s_ttft, 50);
     R->ttft_p99_s = pct(&sv->s_ttft, 99);
     R->ttft_admit_p50_s = pct(&sv->s_ttft_admit, 50);

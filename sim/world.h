@@ -90,7 +90,22 @@ int world_run(world *w, double until_s);
 benchset *world_benchset(const world *w);
 
 int world_job_count(const world *w);
-const job_result *world_job(const world *w, int i);
+/* Job i's outcome as of its last event, written to *out (the world keeps
+ * each job as a compact core and, for a training job, a side record: no
+ * job_result of its own). Returns out, or NULL for an index out of range. */
+const job_result *world_job(const world *w, int i, job_result *out);
+
+/* What the jobs take in memory (issue 23: at most 256 bytes per job in the
+ * core). core_size is one core record; the rest are bytes all told: the
+ * cores, the training jobs' side records with their step model figures,
+ * the node arrays of jobs on more than one node (a one-node job's node is
+ * in its core), the generated names ("group-17"). Allocator overhead is
+ * not counted; the trace's rows and texts are the scenario's. */
+typedef struct world_job_memory {
+    size_t core_size;
+    size_t cores_bytes, training_bytes, nodes_bytes, names_bytes;
+} world_job_memory;
+world_job_memory world_job_bytes(const world *w);
 /* Job i's own GPU-hours (the GPUs it held, in any state, integrated; after
  * world_finish up to the end) and what they cost at its node type's price
  * per GPU-hour (cost_price_per_gpu_hour): the job's share of the bill, not

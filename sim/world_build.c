@@ -21,22 +21,30 @@
 #include "models/checkpoint.h"
 #include "scenarios/jobtrace.h"
 
+/* A job's nodes[]: a one-node job's is its node1 (most jobs of a trace:
+ * no allocation per job). */
 static int alloc_nodes(job *j) {
     const node_spec *ns = cluster_pool_spec(j->w->c, j->pool);
-    j->n_nodes = j->r.gpus < ns->gpus ? 1 : (j->r.gpus + ns->gpus - 1) / ns->gpus;
-    j->gpus_per_node = j->r.gpus < ns->gpus ? j->r.gpus : ns->gpus;
-    j->nodes = malloc((size_t)j->n_nodes * sizeof *j->nodes);
+    j->n_nodes = j->gpus < ns->gpus ? 1 : (j->gpus + ns->gpus - 1) / ns->gpus;
+    j->gpus_per_node = j->gpus < ns->gpus ? j->gpus : ns->gpus;
+    j->nodes = j->n_nodes == 1 ? &j->node1 : malloc((size_t)j->n_nodes * sizeof *j->nodes);
     if (!j->nodes) return -1;
     for (int i = 0; i < j->n_nodes; i++) j->nodes[i] = -1;
     return 0;
 }
 
+static void free_nodes(job *j) {
+    if (j->nodes != &j->node1) free(j->nodes);
+    j->nodes = NULL;
+}
+
 /* Checkpoint size and costs from models/checkpoint, and the interval
  * (fixed, or Daly's optimum for the job's own failure rate). */
 static int plan_checkpoints(world *w, job *j, const fabric *f, char *err, size_t errlen) {
-    const sc_training *t = j->t;
+    job_train *tr = j->tr;
+    const sc_training *t = tr->t;
     const scenario *s = w->s;
-    j->inflight = -1;
+    tr->inflight = -1;
     if (!t->checkpoint.present) return 0;
     const sc_storage *st = NULL;
     for (int i = 0; i < s->n_storage; i++)
@@ -62,26 +70,25 @@ static int plan_checkpoints(world *w, job *j, const fabric *f, char *err, size_t
         char note[128];
         snprintf(note, sizeof note, "; rank 0 streams the %.3g TB gather through %.3g TB of host memory in %d chunks",
                  io.written_bytes / 1e12, io.host_budget_bytes / 1e12, io.stream_chunks);
-        if (!(j->ckpt_note = strdup(note))) {
+        if (!(tr->ckpt_note = strdup(note))) {
             snprintf(err, errlen, "out of memory");
             return -1;
         }
     }
-    j->r.checkpoint_size_bytes = z.total_bytes;
-    j->r.checkpoint_write_s = io.write_s;
-    j->r.checkpoint_stall_s = io.stall_s;
-    j->stall_s = io.stall_s;
-    j->background_s = io.background_s;
-    j->load_s = io.load_s;
+    tr->checkpoint_size_bytes = z.total_bytes;
+    tr->checkpoint_write_s = io.write_s;
+    tr->checkpoint_stall_s = tr->stall_s = io.stall_s;
+    tr->background_s = io.background_s;
+    tr->load_s = io.load_s;
     double interval_s = t->checkpoint.interval_s;
     if (t->checkpoint.interval_auto) {
         double rate = w->f ? failures_rate_per_s(w->f, j->n_nodes) : 0;
         interval_s = rate > 0 ? ckpt_auto_interval_s(&io, 1.0 / rate) : 0;
     }
-    j->r.checkpoint_interval_s = interval_s;
-    j->ckpt_every = interval_s > 0 ? interval_s / j->step_s : 0;
-    if (j->ckpt_every > 0 && j->ckpt_every < 1) j->ckpt_every = 1;     /* at most every step */
-    j->next_ckpt = j->ckpt_every;
+    tr->checkpoint_interval_s = interval_s;
+    tr->ckpt_every = interval_s > 0 ? interval_s / tr->step_s : 0;
+    if (tr->ckpt_every > 0 && tr->ckpt_every < 1) tr->ckpt_every = 1;     /* at most every step */
+    tr->next_ckpt = tr->ckpt_every;
     return 0;
 }
 
@@ -119,7 +126,8 @@ static int model_time(const scenario *s, const sc_training *t, const fabric *f, 
 
 static int build_training(world *w, const sc_training *t, job *j, char *err, size_t errlen) {
     const scenario *s = w->s;
-    j->t = t;
+    job_train *tr = j->tr;
+    tr->t = t;
     j->pool = cluster_pool_of_type(w->c, t->node_type);
     fabric f;
     if (j->pool < 0 || world_fabric(w, j->pool, &f) < 0) {
@@ -127,27 +135,27 @@ static int build_training(world *w, const sc_training *t, job *j, char *err, siz
                  s->file, t->line, t->name, t->node_type);
         return -1;
     }
-    if (train_step(&t->model, &t->plan, &f, j->perf) < 0 || !j->perf->fits) {
-        snprintf(err, errlen, "%s:%d: <training name=\"%s\">: %s", s->file, t->line, t->name, j->perf->why);
+    if (train_step(&t->model, &t->plan, &f, tr->perf) < 0 || !tr->perf->fits) {
+        snprintf(err, errlen, "%s:%d: <training name=\"%s\">: %s", s->file, t->line, t->name, tr->perf->why);
         return -1;
     }
-    if (model_time(s, t, &f, "a step time", j->perf->step_s, 0, 0, err, errlen) < 0 ||
-        (engine_check_s((double)t->steps * j->perf->step_s, NULL, 0) < 0 &&
+    if (model_time(s, t, &f, "a step time", tr->perf->step_s, 0, 0, err, errlen) < 0 ||
+        (engine_check_s((double)t->steps * tr->perf->step_s, NULL, 0) < 0 &&
          snprintf(err, errlen, "%s:%d: <training name=\"%s\">: %lld steps of %g s take %g s, beyond the simulated "
                   "clock's horizon of 100 years (%.4g s); give fewer steps or tokens", s->file, t->line, t->name,
-                  (long long)t->steps, j->perf->step_s, (double)t->steps * j->perf->step_s, SIM_HORIZON_S) > 0) ||
+                  (long long)t->steps, tr->perf->step_s, (double)t->steps * tr->perf->step_s, SIM_HORIZON_S) > 0) ||
         world_input_time(s, t->line, "training", "submit", t->submit_s, err, errlen) < 0 ||
         world_input_time(s, t->line, "training", "timeout", t->timeout_s, err, errlen) < 0 ||
         (t->checkpoint.present && !t->checkpoint.interval_auto &&
          world_input_time(s, t->checkpoint.line, "checkpoint", "interval", t->checkpoint.interval_s, err, errlen) < 0))
         return -1;
-    j->r.kind = JOB_TRAINING;
-    j->r.gpus = t->gpus;
-    j->r.steps_total = t->steps;
-    j->r.submit_s = t->submit_s;
-    j->step_s = j->perf->step_s;
-    j->r.name = t->name;
-    j->r.queue = t->queue;
+    j->kind = JOB_TRAINING;
+    j->gpus = t->gpus;
+    tr->steps_total = t->steps;
+    j->submit_s = t->submit_s;
+    tr->step_s = tr->perf->step_s;
+    j->name = t->name;
+    j->queue_name = t->queue;
     j->queue = sched_queue_of(w->q, t->queue);
     j->priority = t->priority;
     j->timeout_s = t->timeout_s;
@@ -160,10 +168,10 @@ static int build_training(world *w, const sc_training *t, job *j, char *err, siz
     double st_bw = 0;
     for (int i = 0; i < s->n_storage; i++)
         if (!strcmp(s->storage[i].name, t->storage) || (!t->storage[0] && i == 0)) st_bw = s->storage[i].bw_bytes_per_s;
-    if (model_time(s, t, &f, "a checkpoint stall", j->stall_s, 1, st_bw, err, errlen) < 0 ||
-        model_time(s, t, &f, "a background checkpoint write", j->background_s, 1, st_bw, err, errlen) < 0 ||
-        model_time(s, t, &f, "a checkpoint load", j->load_s, 1, st_bw, err, errlen) < 0 ||
-        model_time(s, t, &f, "a checkpoint interval", j->r.checkpoint_interval_s, 1, st_bw, err, errlen) < 0)
+    if (model_time(s, t, &f, "a checkpoint stall", tr->stall_s, 1, st_bw, err, errlen) < 0 ||
+        model_time(s, t, &f, "a background checkpoint write", tr->background_s, 1, st_bw, err, errlen) < 0 ||
+        model_time(s, t, &f, "a checkpoint load", tr->load_s, 1, st_bw, err, errlen) < 0 ||
+        model_time(s, t, &f, "a checkpoint interval", tr->checkpoint_interval_s, 1, st_bw, err, errlen) < 0)
         return -1;
     return 0;
 }
@@ -203,10 +211,10 @@ static job *add_batch_job(world *w, int gpus, const char *queue, int priority, d
     job *j = &w->jobs[w->n_jobs];
     j->w = w;
     j->index = w->n_jobs++;
-    j->r.kind = JOB_BATCH;
-    j->r.gpus = gpus;
+    j->kind = JOB_BATCH;
+    j->gpus = gpus;
     j->pool = 0;
-    j->r.queue = queue;
+    j->queue_name = queue;
     j->queue = sched_queue_of(w->q, queue);
     j->priority = priority;
     j->timeout_s = timeout_s;
@@ -245,9 +253,9 @@ static int add_trace_jobs(world *w) {
         const char *queue = t->queue >= 0 ? s->queues[t->queue].name : "default";
         job *j = add_batch_job(w, t->gpus, queue, t->priority, t->limit_s, t->line);
         if (!j) return -1;
-        j->r.name = s->trace_names + t->name;
-        j->r.submit_s = t->submit_s;
-        j->r.trace_row = i;
+        j->name = s->trace_names + t->name;
+        j->submit_s = t->submit_s;
+        j->trace_row = i;
         j->after = t->after >= 0 ? w->trace_first + t->after : -1;
         j->duration_s = trace_duration(s, t, i);
     }
@@ -274,13 +282,13 @@ static int add_group_jobs(world *w, int i, char *err, size_t errlen) {
     for (int k = 0; k < g->count && rc == 0; k++) {
         int gpus = sizes ? g->sizes[rng_discrete_draw(rs, sizes)] : g->gpus;
         job *j = add_batch_job(w, gpus, g->queue, g->priority, g->timeout_s, g->line);
-        if (!j || !(j->r.name = numbered_name(w, g->name, k))) {
+        if (!j || !(j->name = numbered_name(w, g->name, k))) {
             rc = -1;
             break;
         }
         if (!strcmp(g->arrivals, "poisson")) t += rng_exponential(ra, 1.0 / g->rate_per_s);
         else if (g->rate_per_s > 0) t = g->submit_s + k / g->rate_per_s;
-        j->r.submit_s = t;
+        j->submit_s = t;
         if (!strcmp(g->duration_distribution, "exponential"))
             j->duration_s = rng_exponential(rd, g->duration_s);
         else if (!strcmp(g->duration_distribution, "lognormal"))
@@ -303,13 +311,12 @@ static int add_training_jobs(world *w, char *err, size_t errlen) {
         job *j = &w->jobs[w->n_jobs];
         j->w = w;
         j->index = w->n_jobs;
-        j->perf = &w->perf[i];
-        j->r.perf = j->perf;
+        j->tr = &w->train[i];
+        j->tr->perf = &w->perf[i];
         if (build_training(w, &s->training[i], j, err, errlen) < 0) {
-            free(j->nodes);                 /* not yet counted in n_jobs: build_free misses it */
-            free(j->ckpt_note);
-            j->nodes = NULL;
-            j->ckpt_note = NULL;
+            free_nodes(j);              /* not yet counted in n_jobs: build_free misses it */
+            free(j->tr->ckpt_note);
+            j->tr->ckpt_note = NULL;
             return -2;
         }
         w->n_jobs++;
@@ -327,10 +334,11 @@ int build_jobs(world *w, char *err, size_t errlen) {
     }
     w->jobs = calloc((size_t)n + 1, sizeof *w->jobs);
     w->perf = calloc((size_t)s->n_training + 1, sizeof *w->perf);
-    if (!w->jobs || !w->perf) return -1;
+    w->train = calloc((size_t)s->n_training + 1, sizeof *w->train);
+    if (!w->jobs || !w->perf || !w->train) return -1;
     for (long long i = 0; i < n; i++) {
         job *j = &w->jobs[i];
-        j->r.trace_row = j->after = j->dep_head = j->dep_next = -1;
+        j->trace_row = j->after = j->dep_head = j->dep_next = -1;
     }
     int rc = add_training_jobs(w, err, errlen);
     /* Generic batch jobs: arrivals and durations from their own streams;
@@ -347,9 +355,9 @@ static int check_size(const world *w, const job *j, char *err, size_t errlen) {
     const scenario *s = w->s;
     int capacity = cluster_pool_capacity(w->c, j->pool);
     int spare_gpus = j->pool == 0 ? s->spares_warm * cluster_pool_spec(w->c, 0)->gpus : 0;
-    if (j->r.gpus <= capacity - spare_gpus) return 0;
+    if (j->gpus <= capacity - spare_gpus) return 0;
     errmsg_set(err, errlen, "%s:%d: job %s needs %d GPUs, the cluster has %d of its node type%s%s", s->file, j->line,
-               j->r.name, j->r.gpus, capacity - spare_gpus, spare_gpus ? " once its warm spares are held back" : "",
+               j->name, j->gpus, capacity - spare_gpus, spare_gpus ? " once its warm spares are held back" : "",
                w->cloud_pool == j->pool ? " (cloud nodes included)" : "");
     return -1;
 }
@@ -369,31 +377,38 @@ int build_submit(world *w, char *err, size_t errlen) {
     for (int i = 0; i < w->n_jobs; i++) {
         job *j = &w->jobs[i];
         j->ph = PH_QUEUED;
-        j->r.state = JOB_PENDING;
-        j->r.start_s = j->r.end_s = j->r.queue_wait_s = -1;
+        j->state = JOB_PENDING;
+        j->start_s = j->end_s = j->queue_wait_s = -1;
         if (check_size(w, j, err, errlen) < 0) return -2;
     }
     int rc = snapshot_build(w, err, errlen);
     if (rc < 0) return rc;
     for (int i = 0; i < w->n_jobs; i++) {
         job *j = &w->jobs[i];
-        int row = j->r.trace_row;
-        if (j->r.kind == JOB_TRAINING) j->m_progress = metrics_register(w->bus, j->r.name, "progress");
+        int row = j->trace_row;
+        if (j->kind == JOB_TRAINING) j->tr->m_progress = metrics_register(w->bus, j->name, "progress");
         if (row >= 0 && snapshot_never_eligible(w, j)) never++;
         if (row >= 0 && (s->trace_jobs[row].state != SC_JOB_PENDING || snapshot_never_eligible(w, j))) continue;
-        double at = j->r.submit_s > 0 ? j->r.submit_s : 0;
+        double at = j->submit_s > 0 ? j->submit_s : 0;
         if (!engine_schedule(w->e, sim_from_s(at), job_on_submit, j)) return -1;
     }
     w->unfinished = w->n_jobs - never;
     return 0;
 }
 
+size_t build_names_bytes(const world *w) {
+    size_t n = 0;
+    for (const name_chunk *c = w->names; c; c = c->next) n += sizeof *c + c->cap;
+    return n;
+}
+
 void build_free(world *w) {
     for (int i = 0; i < w->n_jobs; i++) {
-        free(w->jobs[i].nodes);
-        free(w->jobs[i].ckpt_note);
+        free_nodes(&w->jobs[i]);
+        if (w->jobs[i].tr) free(w->jobs[i].tr->ckpt_note);
     }
     free(w->jobs);
+    free(w->train);
     free(w->perf);
     while (w->names) {
         name_chunk *c = w->names;

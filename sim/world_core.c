@@ -60,7 +60,7 @@ int world_fabric(const world *w, int pool, fabric *f) {
 
 /* Scheduler ids 0 .. n_jobs-1 are jobs; n_jobs + k is service holding k. */
 const char *world_entry_name(const world *w, int id) {
-    if (!is_hold(w, id)) return w->jobs[id].r.name;
+    if (!is_hold(w, id)) return w->jobs[id].name;
     return w->s->inference[w->hold[id - w->n_jobs].svc].name;
 }
 

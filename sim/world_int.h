@@ -57,23 +57,13 @@ typedef enum phase {
 /* GPU states for utilisation time series (CONTRACT: by state). */
 enum { GS_TRAINING, GS_CHECKPOINT, GS_RESTARTING, GS_BATCH, GS_SERVING, GS_COUNT };
 
-typedef struct job {
-    job_result r;
-    world *w;
-    int index;
-    int pool;
-    int *nodes;                    /* nodes held (-1: a lost node not yet replaced) */
-    int n_nodes;
-    int gpus_per_node;             /* GPUs used on each node */
-    phase ph;
-    int n_held;                    /* entries of nodes[] >= 0: a phase change is O(1), not O(nodes) */
-    sim_time ph_since;
-    event_id ev_phase;             /* the phase's pending event */
-    /* batch */
-    double duration_s;
-    /* training */
+/* A training job's own state and the training half of its outcome (steps,
+ * checkpoints, where its time went): one per training job (w->train[k]),
+ * reached from its core through job.tr. Batch jobs, nearly all the jobs of
+ * a trace, have none. */
+typedef struct job_train {
     const sc_training *t;
-    train_result *perf;            /* the world's perf[] entry, also r.perf */
+    train_result *perf;            /* the world's perf[] entry */
     double step_s;                 /* current step time (grows when a job shrinks) */
     double progress;               /* steps done as of run_since */
     sim_time run_since;
@@ -84,20 +74,58 @@ typedef struct job {
     double next_ckpt;              /* progress at which the next checkpoint is due */
     double stall_s, background_s, load_s;
     char *ckpt_note;               /* said at each checkpoint_start (NULL none): a streamed gather; owned */
-    int lost_nodes;                /* nodes to replace before a restart */
-    int planned;                   /* the current interruption was planned (health check) */
     double fail_progress;          /* progress when the current interruption hit */
+    int planned;                   /* the current interruption was planned (health check) */
+    metric_id m_progress;
+    /* job_result's training fields, as world_job gives them */
+    int64_t steps_total, steps_done;
+    double tokens_done;
+    int planned_interruptions, shrinks, grows, leaf_groups, waited_for_nodes;
+    int checkpoints, checkpoints_skipped;
+    double checkpoint_size_bytes, checkpoint_write_s, checkpoint_stall_s, checkpoint_interval_s;
+    job_time time;
+} job_train;
+
+/* A job's core: what the scheduler's callbacks and the state machine touch
+ * for every job, and the fields of job_result every job has (world_job
+ * assembles the record from it and job.tr). Issue 23 asks for at most 256
+ * bytes (docs/performance.md, "The job record"); test_world checks it. A
+ * job's texts are pointers into tables shared by all jobs: the scenario's
+ * (training names, queue names, the trace's name pool) or the world's
+ * chunks of generated names ("group-17"). */
+typedef struct job {
+    world *w;
+    const char *name;              /* job_result.name */
+    const char *queue_name;        /* job_result.queue: owned by the scenario */
+    job_train *tr;                 /* a training job's side record; NULL for a batch job */
+    int *nodes;                    /* nodes held (-1: a lost node not yet replaced); &node1 for one node */
+    sim_time ph_since;
+    event_id ev_phase;             /* the phase's pending event */
+    event_id ev_timeout;
+    double submit_s, start_s, end_s, queue_wait_s;   /* job_result's; -1 = not yet */
+    double duration_s;             /* batch */
+    double timeout_s;              /* per start; 0 = none */
     double run_s;                  /* time spent running (kept + redone) */
     double gpu_s, held_s;          /* GPU-seconds held, and time holding GPUs */
-    int started_once;              /* has held GPUs (a later queue stretch is waiting) */
+    int index;
+    int pool;
+    int gpus;                      /* job_result.gpus: held while running (an elastic job's shrink lowers it) */
+    int n_nodes;
+    int node1;                     /* nodes[] of a one-node job: no allocation of its own */
+    int gpus_per_node;             /* GPUs used on each node */
+    int n_held;                    /* entries of nodes[] >= 0: a phase change is O(1), not O(nodes) */
+    int lost_nodes;                /* nodes to replace before a restart */
     int queue;                     /* scheduler queue */
     int priority;
     int line;                      /* of its element, for messages */
-    double timeout_s;              /* per start; 0 = none */
-    event_id ev_timeout;
-    metric_id m_progress;
     int after;                     /* a job it waits for (trace after); -1 none */
     int dep_head, dep_next;        /* jobs waiting for this one: a list through dep_next; -1 ends it */
+    int trace_row;                 /* job_result.trace_row: its row of scenario.trace_jobs; -1 none */
+    int preemptions, interruptions;   /* job_result's */
+    unsigned char kind;            /* job_kind */
+    unsigned char state;           /* job_state */
+    unsigned char ph;              /* phase */
+    unsigned char started_once;    /* has held GPUs (a later queue stretch is waiting) */
 } job;
 
 /* What the world keeps about one node. &w->node[i] is the argument of the
@@ -157,10 +185,11 @@ struct world {
     void (*dispatch)(world *w);    /* world.c's dispatch pass (the job, hold and cloud files' call) */
     rng *r_health;                 /* health-check coverage draws */
     /* jobs */
-    job *jobs;
+    job *jobs;                     /* cores, one per job */
     int n_jobs;
+    job_train *train;              /* one per training job (job.tr points here) */
     struct world_flow *flow;       /* <network model="flow">: the shared fabric (world_flow.c); NULL otherwise */
-    train_result *perf;            /* one per training job (job.perf points here) */
+    train_result *perf;            /* one per training job (job_train.perf points here) */
     struct name_chunk *names;      /* generated job names ("group-17"), freed with the world */
     int unfinished;
     int n_waiting;                 /* jobs in PH_WAITING (for nodes after a failure) */
@@ -277,6 +306,7 @@ int snapshot_never_eligible(const world *w, const job *j);
 int build_jobs(world *w, char *err, size_t errlen);
 int build_submit(world *w, char *err, size_t errlen);
 void build_free(world *w);
+size_t build_names_bytes(const world *w);               /* the generated names' chunks */
 
 /* world_flow.c: the fabric shared between training jobs (<network
  * model="flow">). world_flow_reprice puts every running training job's

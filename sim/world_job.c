@@ -43,7 +43,7 @@ static void on_detected(engine *e, void *arg);
 static void flow_apply(job *j, double step_s);
 
 static int phase_state(const job *j) {
-    if (j->r.kind == JOB_BATCH) return j->ph == PH_RUNNING ? GS_BATCH : -1;
+    if (j->kind == JOB_BATCH) return j->ph == PH_RUNNING ? GS_BATCH : -1;
     switch (j->ph) {
     case PH_RUNNING: return GS_TRAINING;
     case PH_CHECKPOINT: return GS_CHECKPOINT;
@@ -56,13 +56,13 @@ static int phase_state(const job *j) {
 
 static int held_gpus(const job *j) { return j->n_held * j->gpus_per_node; }
 
-/* Move a job to phase ph, keeping the time accounting and GPU states. */
-static void set_phase(job *j, phase ph) {
-    world *w = j->w;
-    double dt = sim_to_s(now_of(w) - j->ph_since);
-    job_time *T = &j->r.time;
+/* dt more in the job's current phase: time running (every job's), and a
+ * training job's time breakdown (job_result.time; a batch job has none). */
+static void count_phase_time(job *j, double dt) {
+    if (j->ph == PH_RUNNING) j->run_s += dt;
+    if (!j->tr) return;
+    job_time *T = &j->tr->time;
     switch (j->ph) {
-    case PH_RUNNING: j->run_s += dt; break;
     case PH_CHECKPOINT: T->checkpoint_stall_s += dt; break;
     case PH_DOWN:
     case PH_RESTART: T->restart_s += dt; break;
@@ -72,6 +72,13 @@ static void set_phase(job *j, phase ph) {
         break;
     default: break;
     }
+}
+
+/* Move a job to phase ph, keeping the time accounting and GPU states. */
+static void set_phase(job *j, phase ph) {
+    world *w = j->w;
+    double dt = sim_to_s(now_of(w) - j->ph_since);
+    count_phase_time(j, dt);
     int from = phase_state(j), g = held_gpus(j);
     if (from >= 0) {
         j->gpu_s += g * dt;
@@ -79,7 +86,7 @@ static void set_phase(job *j, phase ph) {
     }
     if (from >= 0) world_add_state(w, from, -g);
     w->n_waiting += (ph == PH_WAITING) - (j->ph == PH_WAITING);
-    int left_running = j->ph == PH_RUNNING && ph != PH_RUNNING && j->r.kind == JOB_TRAINING;
+    int left_running = j->ph == PH_RUNNING && ph != PH_RUNNING && j->kind == JOB_TRAINING;
     j->ph = ph;
     j->ph_since = now_of(w);
     int to = phase_state(j);
@@ -131,24 +138,25 @@ static void release_dependents(job *j) {
         d->dep_next = -1;
         sched_job v = job_sched_view(d);
         sched_submit(w->q, &v);
-        world_event(w, d->r.name, "job_eligible", "%s ended", j->r.name);
+        world_event(w, d->name, "job_eligible", "%s ended", j->name);
     }
 }
 
 static void finish(job *j) {
     world *w = j->w;
-    if (j->r.kind == JOB_TRAINING && j->r.state != JOB_TIMEOUT) j->progress = (double)j->r.steps_total;
-    if (j->ev_write) engine_cancel(w->e, j->ev_write);
-    j->ev_write = 0;
+    job_train *tr = j->tr;
+    if (tr && j->state != JOB_TIMEOUT) tr->progress = (double)tr->steps_total;
+    if (tr && tr->ev_write) engine_cancel(w->e, tr->ev_write);
+    if (tr) tr->ev_write = 0;
     if (j->ev_timeout) engine_cancel(w->e, j->ev_timeout);
     j->ev_timeout = 0;
     set_phase(j, PH_DONE);
-    j->r.time.kept_s = j->run_s - j->r.time.redone_s;
+    if (tr) tr->time.kept_s = j->run_s - tr->time.redone_s;
     release_nodes(j);
     sched_finished(w->q, j->index);
-    if (j->r.state != JOB_TIMEOUT) j->r.state = JOB_DONE;
-    j->r.end_s = now_s(w);
-    world_event(w, j->r.name, "job_end", "%s after %.0f s", job_state_name(j->r.state), j->r.end_s - j->r.start_s);
+    if (j->state != JOB_TIMEOUT) j->state = JOB_DONE;
+    j->end_s = now_s(w);
+    world_event(w, j->name, "job_end", "%s after %.0f s", job_state_name(j->state), j->end_s - j->start_s);
     release_dependents(j);
     w->unfinished--;
     if (w->unfinished == 0) engine_stop(w->e);
@@ -162,30 +170,32 @@ static void on_timeout(engine *e, void *arg) {
     world *w = j->w;
     j->ev_timeout = 0;
     if (j->ph == PH_DONE || j->ph == PH_QUEUED) return;
-    if (j->r.kind == JOB_TRAINING && j->ph == PH_RUNNING) commit_progress(j);
+    if (j->kind == JOB_TRAINING && j->ph == PH_RUNNING) commit_progress(j);
     if (j->ev_phase) engine_cancel(w->e, j->ev_phase);
     j->ev_phase = 0;
-    j->r.state = JOB_TIMEOUT;
-    if (j->r.kind == JOB_BATCH && j->ph == PH_RUNNING)   /* killed before it finished: lost */
-        w->batch_lost_gpu_s += j->r.gpus * sim_to_s(now_of(w) - j->ph_since);
-    world_event(w, j->r.name, "job_timeout", "time limit of %.0f s reached", j->timeout_s);
-    if (j->r.kind == JOB_TRAINING) j->progress = j->durable;   /* only what was saved is kept */
+    j->state = JOB_TIMEOUT;
+    if (j->kind == JOB_BATCH && j->ph == PH_RUNNING)   /* killed before it finished: lost */
+        w->batch_lost_gpu_s += j->gpus * sim_to_s(now_of(w) - j->ph_since);
+    world_event(w, j->name, "job_timeout", "time limit of %.0f s reached", j->timeout_s);
+    if (j->kind == JOB_TRAINING) j->tr->progress = j->tr->durable;   /* only what was saved is kept */
     finish(j);
 }
 
 /* ---- training: progress and checkpoints ---------------------------------- */
 
 double job_progress_now(const job *j) {
-    if (j->ph != PH_RUNNING) return j->progress;
-    double p = j->progress + sim_to_s(now_of(j->w) - j->run_since) / j->step_s;
-    return p > (double)j->r.steps_total ? (double)j->r.steps_total : p;
+    const job_train *tr = j->tr;
+    if (j->ph != PH_RUNNING) return tr->progress;
+    double p = tr->progress + sim_to_s(now_of(j->w) - tr->run_since) / tr->step_s;
+    return p > (double)tr->steps_total ? (double)tr->steps_total : p;
 }
 
 static void commit_progress(job *j) {
-    j->progress = job_progress_now(j);
-    j->run_since = now_of(j->w);
-    j->r.steps_done = (int64_t)floor(j->progress + 1e-9);
-    j->r.tokens_done = j->r.perf ? (double)j->r.steps_done * j->r.perf->tokens_per_step : 0;
+    job_train *tr = j->tr;
+    tr->progress = job_progress_now(j);
+    tr->run_since = now_of(j->w);
+    tr->steps_done = (int64_t)floor(tr->progress + 1e-9);
+    tr->tokens_done = tr->perf ? (double)tr->steps_done * tr->perf->tokens_per_step : 0;
 }
 
 static void on_run_event(engine *e, void *arg);
@@ -194,19 +204,20 @@ static void on_write_end(engine *e, void *arg);
 
 /* Schedule the next thing a running job does: finish, checkpoint or report. */
 static void schedule_run_event(job *j) {
-    double target = (double)j->r.steps_total;
-    if (j->ckpt_every > 0 && j->next_ckpt < target) target = j->next_ckpt;
-    double report = j->progress + REPORT_S / j->step_s;
+    job_train *tr = j->tr;
+    double target = (double)tr->steps_total;
+    if (tr->ckpt_every > 0 && tr->next_ckpt < target) target = tr->next_ckpt;
+    double report = tr->progress + REPORT_S / tr->step_s;
     if (report < target) target = report;
     /* At least 1 ns on: a target a rounding error away would otherwise be
      * rescheduled at the same instant for ever. */
-    double dt = (target - j->progress) * j->step_s;
+    double dt = (target - tr->progress) * tr->step_s;
     j->ev_phase = engine_after(j->w->e, sim_from_s(dt > 1e-9 ? dt : 1e-9), on_run_event, j);
 }
 
 static void training_start_running(job *j) {
     set_phase(j, PH_RUNNING);
-    j->run_since = now_of(j->w);
+    j->tr->run_since = now_of(j->w);
     schedule_run_event(j);
     world_flow_reprice(j->w, flow_apply);
 }
@@ -214,42 +225,46 @@ static void training_start_running(job *j) {
 /* The flow model (sim/world_flow.c): a job's step time at its share of the
  * fabric; a running job's progress so far is kept at the old one. */
 static void flow_apply(job *j, double step_s) {
-    if (step_s == j->step_s) return;
+    job_train *tr = j->tr;
+    if (step_s == tr->step_s) return;
     if (j->ph != PH_RUNNING) {
-        j->step_s = step_s;
+        tr->step_s = step_s;
         return;
     }
     commit_progress(j);
     if (j->ev_phase) engine_cancel(j->w->e, j->ev_phase);
-    j->step_s = step_s;
+    tr->step_s = step_s;
     schedule_run_event(j);
 }
 
 static void start_checkpoint(job *j) {
     world *w = j->w;
-    if (j->inflight >= 0) {
+    job_train *tr = j->tr;
+    if (tr->inflight >= 0) {
         /* The previous async write is still going: skip this one rather than
          * queue writes (the storage is the bottleneck). */
-        j->next_ckpt = j->progress + j->ckpt_every;
-        j->r.checkpoints_skipped++;
+        tr->next_ckpt = tr->progress + tr->ckpt_every;
+        tr->checkpoints_skipped++;
         schedule_run_event(j);
         return;
     }
     set_phase(j, PH_CHECKPOINT);
-    j->r.checkpoints++;
-    world_event(w, j->r.name, "checkpoint_start", "step %lld%s", (long long)j->r.steps_done, j->ckpt_note ? j->ckpt_note : "");
-    j->ev_phase = engine_after(w->e, sim_from_s(j->stall_s), on_stall_end, j);
+    tr->checkpoints++;
+    world_event(w, j->name, "checkpoint_start", "step %lld%s", (long long)tr->steps_done,
+                tr->ckpt_note ? tr->ckpt_note : "");
+    j->ev_phase = engine_after(w->e, sim_from_s(tr->stall_s), on_stall_end, j);
 }
 
 static void on_run_event(engine *e, void *arg) {
     (void)e;
     job *j = arg;
+    job_train *tr = j->tr;
     j->ev_phase = 0;
     commit_progress(j);
-    metrics_sample(j->w->bus, j->m_progress, now_of(j->w), j->progress / (double)j->r.steps_total);
-    if (j->progress >= (double)j->r.steps_total - 1e-9) {
+    metrics_sample(j->w->bus, tr->m_progress, now_of(j->w), tr->progress / (double)tr->steps_total);
+    if (tr->progress >= (double)tr->steps_total - 1e-9) {
         finish(j);
-    } else if (j->ckpt_every > 0 && j->progress >= j->next_ckpt - 1e-9) {
+    } else if (tr->ckpt_every > 0 && tr->progress >= tr->next_ckpt - 1e-9) {
         start_checkpoint(j);
     } else {
         schedule_run_event(j);
@@ -259,14 +274,15 @@ static void on_run_event(engine *e, void *arg) {
 static void on_stall_end(engine *e, void *arg) {
     (void)e;
     job *j = arg;
+    job_train *tr = j->tr;
     j->ev_phase = 0;
-    j->next_ckpt = j->progress + j->ckpt_every;
-    if (!strcmp(j->t->checkpoint.mode, "async")) {
-        j->inflight = j->progress;
-        j->ev_write = engine_after(j->w->e, sim_from_s(j->background_s), on_write_end, j);
+    tr->next_ckpt = tr->progress + tr->ckpt_every;
+    if (!strcmp(tr->t->checkpoint.mode, "async")) {
+        tr->inflight = tr->progress;
+        tr->ev_write = engine_after(j->w->e, sim_from_s(tr->background_s), on_write_end, j);
     } else {
-        j->durable = j->progress;
-        world_event(j->w, j->r.name, "checkpoint_end", "step %lld saved", (long long)j->r.steps_done);
+        tr->durable = tr->progress;
+        world_event(j->w, j->name, "checkpoint_end", "step %lld saved", (long long)tr->steps_done);
     }
     training_start_running(j);
 }
@@ -274,21 +290,22 @@ static void on_stall_end(engine *e, void *arg) {
 static void on_write_end(engine *e, void *arg) {
     (void)e;
     job *j = arg;
-    j->ev_write = 0;
-    j->durable = j->inflight;
-    j->inflight = -1;
-    world_event(j->w, j->r.name, "checkpoint_end", "step %.0f saved (async)", floor(j->durable));
+    job_train *tr = j->tr;
+    tr->ev_write = 0;
+    tr->durable = tr->inflight;
+    tr->inflight = -1;
+    world_event(j->w, j->name, "checkpoint_end", "step %.0f saved (async)", floor(tr->durable));
 }
 
 /* ---- queueing and preemption ------------------------------------------------ */
 
 /* What the scheduler knows of the job: for backfill, when it should end. */
 sched_job job_sched_view(const job *j) {
-    sched_job v = { j->index, j->queue, j->t ? j->t->priority : j->priority, j->pool, j->r.gpus,
-                    j->r.submit_s, 0, 0 };
-    if (j->r.kind == JOB_TRAINING) {
-        double left = ((double)j->r.steps_total - j->progress) * j->step_s;
-        v.expected_end_s = left + (j->started_once ? j->w->s->failure_cfg.restart_s + j->load_s : 0);
+    const job_train *tr = j->tr;
+    sched_job v = { j->index, j->queue, tr ? tr->t->priority : j->priority, j->pool, j->gpus, j->submit_s, 0, 0 };
+    if (tr) {
+        double left = ((double)tr->steps_total - tr->progress) * tr->step_s;
+        v.expected_end_s = left + (j->started_once ? j->w->s->failure_cfg.restart_s + tr->load_s : 0);
     } else {
         v.expected_end_s = j->duration_s;
     }
@@ -300,8 +317,8 @@ sched_job job_sched_view(const job *j) {
  * back every GPU; a training job keeps its durable progress. */
 static void requeue(job *j) {
     world *w = j->w;
-    if (j->r.kind == JOB_BATCH && j->ph == PH_RUNNING)   /* the run is lost: it starts again */
-        w->batch_lost_gpu_s += j->r.gpus * sim_to_s(now_of(w) - j->ph_since);
+    if (j->kind == JOB_BATCH && j->ph == PH_RUNNING)   /* the run is lost: it starts again */
+        w->batch_lost_gpu_s += j->gpus * sim_to_s(now_of(w) - j->ph_since);
     if (j->ev_phase) engine_cancel(w->e, j->ev_phase);
     j->ev_phase = 0;
     if (j->ev_timeout) engine_cancel(w->e, j->ev_timeout);
@@ -309,7 +326,7 @@ static void requeue(job *j) {
     set_phase(j, PH_QUEUED);
     release_nodes(j);
     j->lost_nodes = 0;
-    j->r.state = JOB_PENDING;
+    j->state = JOB_PENDING;
     sched_finished(w->q, j->index);
     sched_job v = job_sched_view(j);
     sched_submit(w->q, &v);
@@ -318,9 +335,9 @@ static void requeue(job *j) {
 /* lost_s of training to do again, to the job's total, its cause's share
  * (*cause) and the world's GPU-seconds of work not kept. */
 static void count_redone(job *j, double lost_s, double *cause) {
-    j->r.time.redone_s += lost_s;
+    j->tr->time.redone_s += lost_s;
     *cause += lost_s;
-    j->w->redone_gpu_s += lost_s * j->r.gpus;
+    j->w->redone_gpu_s += lost_s * j->gpus;
 }
 
 /* The scheduler evicts a running job for a more important one (by). A
@@ -329,23 +346,24 @@ static void count_redone(job *j, double lost_s, double *cause) {
  * since its last checkpoint. A batch job starts again from scratch. */
 void job_preempt(job *j, const char *by) {
     world *w = j->w;
+    job_train *tr = j->tr;
     if (j->ph == PH_QUEUED || j->ph == PH_DONE) return;
-    if (j->r.kind == JOB_TRAINING) {
+    if (j->kind == JOB_TRAINING) {
         if (j->ph == PH_RUNNING) commit_progress(j);
-        if (j->ev_write) engine_cancel(w->e, j->ev_write);
-        j->ev_write = 0;
-        j->inflight = -1;
-        if (j->ckpt_every > 0) {
-            j->durable = j->progress;
-        } else if (j->progress > j->durable) {
-            count_redone(j, (j->progress - j->durable) * j->step_s, &j->r.time.redone_preemption_s);
-            j->progress = j->durable;
+        if (tr->ev_write) engine_cancel(w->e, tr->ev_write);
+        tr->ev_write = 0;
+        tr->inflight = -1;
+        if (tr->ckpt_every > 0) {
+            tr->durable = tr->progress;
+        } else if (tr->progress > tr->durable) {
+            count_redone(j, (tr->progress - tr->durable) * tr->step_s, &tr->time.redone_preemption_s);
+            tr->progress = tr->durable;
             commit_progress(j);
         }
-        j->next_ckpt = j->progress + j->ckpt_every;
+        tr->next_ckpt = tr->progress + tr->ckpt_every;
     }
-    j->r.preemptions++;
-    world_event(w, j->r.name, "job_preempted", "by %s", by);
+    j->preemptions++;
+    world_event(w, j->name, "job_preempted", "by %s", by);
     requeue(j);
 }
 
@@ -354,8 +372,9 @@ void job_preempt(job *j, const char *by) {
 /* A failure (or a health-check drain when planned) hits a running job. */
 static void interrupt(job *j, int node, const failure_proc *p, int planned) {
     world *w = j->w;
+    job_train *tr = j->tr;
     if (j->ph == PH_QUEUED || j->ph == PH_DONE) return;
-    if (j->ph == PH_RUNNING) commit_progress(j);
+    if (j->tr && j->ph == PH_RUNNING) commit_progress(j);
     if (j->ph != PH_DOWN && j->ev_phase) {     /* a detection under way goes on */
         engine_cancel(w->e, j->ev_phase);
         j->ev_phase = 0;
@@ -374,10 +393,10 @@ static void interrupt(job *j, int node, const failure_proc *p, int planned) {
             }
         if (w->node[node].job == j->index) w->node[node].job = -1;
     }
-    if (j->r.kind == JOB_BATCH) {
+    if (j->kind == JOB_BATCH) {
         /* A batch job restarts from scratch on new GPUs: give back what it
          * holds and queue it again at the head. */
-        j->r.interruptions++;
+        j->interruptions++;
         requeue(j);
         w->dispatch(w);
         return;
@@ -388,21 +407,21 @@ static void interrupt(job *j, int node, const failure_proc *p, int planned) {
         try_restart(j);
         return;
     }
-    j->planned = planned;
-    j->fail_progress = j->progress;
+    tr->planned = planned;
+    tr->fail_progress = tr->progress;
     if (planned) {
         /* Found by a periodic health check before it hit the job: the job
          * checkpoints and moves off the node, losing no work. */
-        j->r.planned_interruptions++;
-        j->durable = j->progress;
-        if (j->ev_write) engine_cancel(w->e, j->ev_write);
-        j->ev_write = 0;
-        j->inflight = -1;
+        tr->planned_interruptions++;
+        tr->durable = tr->progress;
+        if (tr->ev_write) engine_cancel(w->e, tr->ev_write);
+        tr->ev_write = 0;
+        tr->inflight = -1;
         set_phase(j, PH_CHECKPOINT);
-        j->ev_phase = engine_after(w->e, sim_from_s(j->stall_s), on_detected, j);
+        j->ev_phase = engine_after(w->e, sim_from_s(tr->stall_s), on_detected, j);
         return;
     }
-    j->r.interruptions++;
+    j->interruptions++;
     set_phase(j, PH_DOWN);
     const sc_failures_cfg *fc = &w->s->failure_cfg;
     double detect = p->detect == DETECT_HANG ? fc->watchdog_s : fc->crash_detect_s;
@@ -413,18 +432,19 @@ static void on_detected(engine *e, void *arg) {
     (void)e;
     job *j = arg;
     world *w = j->w;
+    job_train *tr = j->tr;
     j->ev_phase = 0;
     /* Roll back to the last durable checkpoint; an async write in flight is lost. */
-    if (j->ev_write) engine_cancel(w->e, j->ev_write);
-    j->ev_write = 0;
-    j->inflight = -1;
-    double lost = j->fail_progress - j->durable;
-    if (lost > 0) count_redone(j, lost * j->step_s, &j->r.time.redone_failures_s);
-    j->progress = j->durable;
-    j->next_ckpt = j->progress + j->ckpt_every;
+    if (tr->ev_write) engine_cancel(w->e, tr->ev_write);
+    tr->ev_write = 0;
+    tr->inflight = -1;
+    double lost = tr->fail_progress - tr->durable;
+    if (lost > 0) count_redone(j, lost * tr->step_s, &tr->time.redone_failures_s);
+    tr->progress = tr->durable;
+    tr->next_ckpt = tr->progress + tr->ckpt_every;
     commit_progress(j);
-    world_event(w, j->r.name, "job_down", "rolled back to step %.0f, %.0f s of work lost%s", floor(j->durable),
-                lost * j->step_s, j->planned ? " (planned)" : "");
+    world_event(w, j->name, "job_down", "rolled back to step %.0f, %.0f s of work lost%s", floor(tr->durable),
+                lost * tr->step_s, tr->planned ? " (planned)" : "");
     set_phase(j, PH_WAITING);
     try_restart(j);
 }
@@ -447,26 +467,28 @@ static void on_detected(engine *e, void *arg) {
  * -1 when the plan is invalid there or does not fit. */
 static int plan_at(const job *j, int dp, train_result *r) {
     world *w = j->w;
-    train_plan p = j->t->plan;
+    const job_train *tr = j->tr;
+    train_plan p = tr->t->plan;
     p.dp = dp;
     char why[256];
     fabric f;
-    if (train_plan_check(&j->t->model, &p, why, sizeof why) < 0 || world_fabric(w, j->pool, &f) < 0) return -1;
-    if (train_step(&j->t->model, &p, &f, r) < 0 || !r->fits) return -1;
+    if (train_plan_check(&tr->t->model, &p, why, sizeof why) < 0 || world_fabric(w, j->pool, &f) < 0) return -1;
+    if (train_step(&tr->t->model, &p, &f, r) < 0 || !r->fits) return -1;
     return 0;
 }
 
 static void set_plan(job *j, const train_result *r, int gpus) {
     /* Progress so far is in steps, at the old step time. */
     if (j->ph == PH_RUNNING) commit_progress(j);
-    *j->perf = *r;
-    j->step_s = r->step_s;
-    j->r.gpus = gpus;
+    *j->tr->perf = *r;
+    j->tr->step_s = r->step_s;
+    j->gpus = gpus;
 }
 
 static void shrink(job *j) {
     world *w = j->w;
-    const train_plan *p = &j->t->plan;
+    job_train *tr = j->tr;
+    const train_plan *p = &tr->t->plan;
     int model_gpus = p->tp * p->pp * p->cp;
     int have = held_gpus(j);
     train_result r;
@@ -485,15 +507,15 @@ static void shrink(job *j) {
         job_release_node(j, i);
         live--;
     }
-    double old_s = j->step_s;
+    double old_s = tr->step_s;
     set_plan(j, &r, dp * model_gpus);
-    if (!j->r.shrinks) w->n_shrunk++;
-    j->r.shrinks++;
+    if (!tr->shrinks) w->n_shrunk++;
+    tr->shrinks++;
     j->lost_nodes = 0;
-    world_event(w, j->r.name, "job_shrink",
+    world_event(w, j->name, "job_shrink",
                 "continues on %d GPUs (dp %d of %d, global batch %d kept, %d micro-batches): %d nodes lost, none "
           "to replace them; step %.3f s (was %.3f s)",
-          j->r.gpus, dp, p->dp, p->global_batch, r.micro_batches, removed, r.step_s, old_s);
+          j->gpus, dp, p->dp, p->global_batch, r.micro_batches, removed, r.step_s, old_s);
 }
 
 /* A shrunk job takes nodes back (spares, then idle nodes) and, once it has
@@ -502,12 +524,13 @@ static void shrink(job *j) {
  * running (not checkpointing or restarting); the next repair tries again. */
 static void try_grow(job *j) {
     world *w = j->w;
-    if (j->ph != PH_RUNNING || !j->t->elastic || j->r.gpus >= j->t->gpus) return;
+    job_train *tr = j->tr;
+    if (j->ph != PH_RUNNING || !j->tr || !tr->t->elastic || j->gpus >= tr->t->gpus) return;
     int missing = 0;
     for (int i = 0; i < j->n_nodes; i++) missing += j->nodes[i] < 0;
     if (missing == 0) return;
     train_result r;
-    if (plan_at(j, j->t->plan.dp, &r) < 0) return;
+    if (plan_at(j, tr->t->plan.dp, &r) < 0) return;
     int got[64], n_got = 0;
     if (missing > 64) return;
     for (int k = 0; k < missing; k++) {
@@ -523,31 +546,32 @@ static void try_grow(job *j) {
     commit_progress(j);
     if (j->ev_phase) engine_cancel(w->e, j->ev_phase);
     j->ev_phase = 0;
-    if (j->ev_write) engine_cancel(w->e, j->ev_write);
-    j->ev_write = 0;
-    j->inflight = -1;
-    j->durable = j->progress;
-    j->next_ckpt = j->progress + j->ckpt_every;
+    if (tr->ev_write) engine_cancel(w->e, tr->ev_write);
+    tr->ev_write = 0;
+    tr->inflight = -1;
+    tr->durable = tr->progress;
+    tr->next_ckpt = tr->progress + tr->ckpt_every;
     for (int i = 0, k = 0; i < j->n_nodes; i++) {
         if (j->nodes[i] >= 0) continue;
         hold_node(j, i, got[k++]);
         world_add_state(w, phase_state(j), j->gpus_per_node);
     }
-    double old_s = j->step_s;
-    int old_gpus = j->r.gpus;
-    set_plan(j, &r, j->t->gpus);
-    j->r.grows++;
-    world_event(w, j->r.name, "job_grow",
-                "back to %d GPUs (dp %d) from %d: %d nodes returned; step %.3f s (was %.3f s)", j->r.gpus,
-                j->t->plan.dp, old_gpus, missing, r.step_s, old_s);
+    double old_s = tr->step_s;
+    int old_gpus = j->gpus;
+    set_plan(j, &r, tr->t->gpus);
+    tr->grows++;
+    world_event(w, j->name, "job_grow",
+                "back to %d GPUs (dp %d) from %d: %d nodes returned; step %.3f s (was %.3f s)", j->gpus,
+                tr->t->plan.dp, old_gpus, missing, r.step_s, old_s);
     set_phase(j, PH_RESTART);
-    j->ev_phase = engine_after(w->e, sim_from_s(w->s->failure_cfg.restart_s + j->load_s), on_restarted, j);
+    j->ev_phase = engine_after(w->e, sim_from_s(w->s->failure_cfg.restart_s + tr->load_s), on_restarted, j);
 }
 
 /* Replace lost nodes from warm spares, then idle nodes, else wait (or
  * shrink when the job is elastic); then restart. */
 static void try_restart(job *j) {
     world *w = j->w;
+    job_train *tr = j->tr;
     if (j->ph != PH_WAITING) return;
     for (int i = 0; i < j->n_nodes && j->lost_nodes > 0; i++) {
         if (j->nodes[i] >= 0) continue;
@@ -573,18 +597,18 @@ static void try_restart(job *j) {
         /* held from now only: set_phase counts it from the phase's start */
         if (phase_state(j) >= 0) j->gpu_s -= j->gpus_per_node * sim_to_s(now_of(w) - j->ph_since);
         world_add_state(w, phase_state(j), j->gpus_per_node);
-        world_event(w, j->r.name, "node_replaced", "node %d (%s)", n, from);
+        world_event(w, j->name, "node_replaced", "node %d (%s)", n, from);
     }
-    if (j->lost_nodes > 0 && j->t->elastic) shrink(j);
+    if (j->lost_nodes > 0 && tr->t->elastic) shrink(j);
     if (j->lost_nodes > 0) {
-        if (!j->r.waited_for_nodes)
-            world_event(w, j->r.name, "job_waiting", "waiting for %d replacement node(s): no spare or idle node",
+        if (!tr->waited_for_nodes)
+            world_event(w, j->name, "job_waiting", "waiting for %d replacement node(s): no spare or idle node",
                         j->lost_nodes);
-        j->r.waited_for_nodes = 1;
+        tr->waited_for_nodes = 1;
         return;
     }
     set_phase(j, PH_RESTART);
-    double t = w->s->failure_cfg.restart_s + j->load_s;
+    double t = w->s->failure_cfg.restart_s + tr->load_s;
     j->ev_phase = engine_after(w->e, sim_from_s(t), on_restarted, j);
 }
 
@@ -592,7 +616,7 @@ static void on_restarted(engine *e, void *arg) {
     (void)e;
     job *j = arg;
     j->ev_phase = 0;
-    world_event(j->w, j->r.name, "job_restart", "resumed at step %.0f", floor(j->progress));
+    world_event(j->w, j->name, "job_restart", "resumed at step %.0f", floor(j->tr->progress));
     training_start_running(j);
 }
 
@@ -632,21 +656,22 @@ static void on_batch_end(engine *e, void *arg) {
  * nodes / leaves-spanned nodes per leaf. */
 static void place_training(job *j) {
     world *w = j->w;
+    job_train *tr = j->tr;
     fabric f;
-    if (j->n_nodes < 2 || j->r.shrinks || world_fabric(w, j->pool, &f) < 0) return;
+    if (j->n_nodes < 2 || tr->shrinks || world_fabric(w, j->pool, &f) < 0) return;
     int L = f.nodes_per_leaf > 0 ? f.nodes_per_leaf : 1, leaves = 0;
     for (int i = 0; i < j->n_nodes; i++) {
         int seen = 0;
         for (int k = 0; k < i && !seen; k++) seen = j->nodes[k] / L == j->nodes[i] / L;
         leaves += !seen;
     }
-    j->r.leaf_groups = leaves;
+    tr->leaf_groups = leaves;
     int eff = (j->n_nodes + leaves - 1) / leaves;
     if (eff < f.nodes_per_leaf) f.nodes_per_leaf = eff;
     train_result r;
-    if (train_step(&j->t->model, &j->t->plan, &f, &r) == 0 && r.fits) {
-        *j->perf = r;
-        j->step_s = r.step_s;
+    if (train_step(&tr->t->model, &tr->t->plan, &f, &r) == 0 && r.fits) {
+        *tr->perf = r;
+        tr->step_s = r.step_s;
     }
 }
 
@@ -656,25 +681,25 @@ static void place_training(job *j) {
 static void begin(job *j, int n, double elapsed_s) {
     world *w = j->w;
     for (int i = 0; i < n; i++) hold_node(j, i, j->nodes[i]);
-    if (j->r.kind == JOB_TRAINING) place_training(j);
-    j->r.state = JOB_RUNNING;
+    if (j->kind == JOB_TRAINING) place_training(j);
+    j->state = JOB_RUNNING;
     int again = j->started_once;
     if (!again) {
-        j->r.start_s = now_s(w) - elapsed_s;
+        j->start_s = now_s(w) - elapsed_s;
         /* exact in ns; a submit before t = 0 is not a clock value */
-        j->r.queue_wait_s = elapsed_s > 0 || j->r.submit_s < 0 ? j->r.start_s - j->r.submit_s
-                                                               : sim_to_s(now_of(w) - sim_from_s(j->r.submit_s));
-        if (j->r.queue_wait_s < 0) j->r.queue_wait_s = 0;
+        j->queue_wait_s = elapsed_s > 0 || j->submit_s < 0 ? j->start_s - j->submit_s
+                                                               : sim_to_s(now_of(w) - sim_from_s(j->submit_s));
+        if (j->queue_wait_s < 0) j->queue_wait_s = 0;
     }
-    world_event(w, j->r.name, "job_start", "%d GPUs on %d nodes of %s%s", j->r.gpus, n,
+    world_event(w, j->name, "job_start", "%d GPUs on %d nodes of %s%s", j->gpus, n,
                 cluster_pool_spec(w->c, j->pool)->name, again ? " (resumed)" : elapsed_s > 0 ? " (running at t = 0)" : "");
     double limit_left = j->timeout_s - elapsed_s, run_left = j->duration_s - elapsed_s;
     if (j->timeout_s > 0) j->ev_timeout = engine_after(w->e, sim_from_s(limit_left > 0 ? limit_left : 0), on_timeout, j);
-    if (j->r.kind == JOB_TRAINING && again) {
+    if (j->kind == JOB_TRAINING && again) {
         /* Resumed after a preemption: restart overhead and checkpoint load. */
         set_phase(j, PH_RESTART);
-        j->ev_phase = engine_after(w->e, sim_from_s(w->s->failure_cfg.restart_s + j->load_s), on_restarted, j);
-    } else if (j->r.kind == JOB_TRAINING) {
+        j->ev_phase = engine_after(w->e, sim_from_s(w->s->failure_cfg.restart_s + j->tr->load_s), on_restarted, j);
+    } else if (j->kind == JOB_TRAINING) {
         training_start_running(j);
     } else {
         set_phase(j, PH_RUNNING);
@@ -687,7 +712,7 @@ static void begin(job *j, int n, double elapsed_s) {
         if (nd < 0 || !w->node[nd].latent) continue;
         const failure_proc *lp = failures_proc(w->f, w->node[nd].latent - 1);
         w->node[nd].latent = 0;
-        world_event(w, "cluster", "failure", "node %d: %s found when job %s started on it", nd, lp->cause, j->r.name);
+        world_event(w, "cluster", "failure", "node %d: %s found when job %s started on it", nd, lp->cause, j->name);
         interrupt(j, nd, lp, 0);
         repair_node_down(w, nd, lp);
         if (j->ph == PH_QUEUED) break;        /* a batch job went back to the queue */
@@ -695,7 +720,7 @@ static void begin(job *j, int n, double elapsed_s) {
 }
 
 void job_start(job *j) {
-    int n = sched_alloc(j->w->q, j->queue, j->pool, j->r.gpus, j->nodes, j->n_nodes);
+    int n = sched_alloc(j->w->q, j->queue, j->pool, j->gpus, j->nodes, j->n_nodes);
     if (n < 0) return;                       /* dispatch checked; cannot happen */
     begin(j, n, 0);
 }
@@ -710,7 +735,7 @@ int job_start_running(job *j, const int *nodes, double elapsed_s) {
                 return -1;
             }
         memcpy(j->nodes, nodes, (size_t)n * sizeof *nodes);
-    } else if ((n = sched_alloc(w->q, j->queue, j->pool, j->r.gpus, j->nodes, j->n_nodes)) < 0) {
+    } else if ((n = sched_alloc(w->q, j->queue, j->pool, j->gpus, j->nodes, j->n_nodes)) < 0) {
         return -1;
     }
     sched_job v = job_sched_view(j);
@@ -733,12 +758,12 @@ void job_on_submit(engine *e, void *arg) {
     if (dep && dep->ph != PH_DONE) {
         j->dep_next = dep->dep_head;
         dep->dep_head = j->index;
-        world_event(w, j->r.name, "job_submit", "%d GPUs, eligible once %s ends", j->r.gpus, dep->r.name);
+        world_event(w, j->name, "job_submit", "%d GPUs, eligible once %s ends", j->gpus, dep->name);
         return;
     }
     sched_job v = job_sched_view(j);
     sched_submit(w->q, &v);
-    world_event(w, j->r.name, "job_submit", "%d GPUs", j->r.gpus);
+    world_event(w, j->name, "job_submit", "%d GPUs", j->gpus);
     w->dispatch(w);
 }
 
@@ -754,9 +779,9 @@ void job_node_back(world *w, int repaired) {
 /* The end of a run for a job still going: its phase accounted up to now. */
 void job_close(job *j) {
     if (j->ph == PH_QUEUED || j->ph == PH_DONE) return;
-    if (j->r.kind == JOB_TRAINING) commit_progress(j);
+    if (j->kind == JOB_TRAINING) commit_progress(j);
     phase ph = j->ph;
     set_phase(j, ph);               /* account the current phase up to now */
-    if (ph == PH_RUNNING) j->run_since = now_of(j->w);
-    j->r.time.kept_s = j->run_s - j->r.time.redone_s;
+    if (j->tr && ph == PH_RUNNING) j->tr->run_since = now_of(j->w);
+    if (j->tr) j->tr->time.kept_s = j->run_s - j->tr->time.redone_s;
 }

@@ -22,8 +22,8 @@ int snapshot_never_eligible(const world *w, const job *j) {
     const scenario *s = w->s;
     /* After chains have no cycles (the trace reader refuses them). */
     for (int steps = 0; j && steps <= w->n_jobs; steps++) {
-        if (j->r.trace_row < 0) return 0;
-        int state = s->trace_jobs[j->r.trace_row].state;
+        if (j->trace_row < 0) return 0;
+        int state = s->trace_jobs[j->trace_row].state;
         if (state == SC_JOB_HELD) return 1;
         if (state == SC_JOB_RUNNING || j->after < 0) return 0;
         j = &w->jobs[j->after];
@@ -50,11 +50,11 @@ static int check_named_nodes(world *w, char *err, size_t errlen) {
             const char *name = s->node_text + s->node_name[n];
             if (used[n] < 0) {
                 errmsg_set(err, errlen, "%s:%d: job %s runs on node %s, which <unavailable> takes out of service",
-                           s->file, t->line, j->r.name, name);
+                           s->file, t->line, j->name, name);
                 rc = -2;
             } else if ((used[n] += j->gpus_per_node) > cluster_gpus_per_node(w->c, n)) {
                 errmsg_set(err, errlen, "%s:%d: job %s runs on node %s, whose %d GPUs running jobs already hold",
-                           s->file, t->line, j->r.name, name, cluster_gpus_per_node(w->c, n));
+                           s->file, t->line, j->name, name, cluster_gpus_per_node(w->c, n));
                 rc = -2;
             }
         }
@@ -80,8 +80,8 @@ static void on_snapshot(engine *e, void *arg) {
             job *j = &w->jobs[w->trace_first + i];
             const int *nodes = pass == 0 ? s->trace_nodes + t->nodes : NULL;
             if (job_start_running(j, nodes, t->elapsed_s) == 0) continue;
-            world_event(w, j->r.name, "job_requeued", "running when the cluster was read, but its %d GPUs are not "
-                        "free at t = 0: it waits in the queue", j->r.gpus);
+            world_event(w, j->name, "job_requeued", "running when the cluster was read, but its %d GPUs are not "
+                        "free at t = 0: it waits in the queue", j->gpus);
             job_on_submit(w->e, j);
         }
     }

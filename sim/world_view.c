@@ -16,8 +16,44 @@
 
 int world_job_count(const world *w) { return w->n_jobs; }
 
-const job_result *world_job(const world *w, int i) {
-    return (i >= 0 && i < w->n_jobs) ? &w->jobs[i].r : NULL;
+/* The record from the job's core and, for a training job, its side record. */
+const job_result *world_job(const world *w, int i, job_result *out) {
+    if (i < 0 || i >= w->n_jobs) return NULL;
+    const job *j = &w->jobs[i];
+    *out = (job_result){ .name = j->name, .kind = (job_kind)j->kind, .state = (job_state)j->state, .gpus = j->gpus,
+                         .queue = j->queue_name, .submit_s = j->submit_s, .start_s = j->start_s, .end_s = j->end_s,
+                         .queue_wait_s = j->queue_wait_s, .preemptions = j->preemptions,
+                         .interruptions = j->interruptions, .trace_row = j->trace_row };
+    const job_train *tr = j->tr;
+    if (!tr) return out;
+    out->steps_total = tr->steps_total;
+    out->steps_done = tr->steps_done;
+    out->tokens_done = tr->tokens_done;
+    out->perf = tr->perf;
+    out->planned_interruptions = tr->planned_interruptions;
+    out->shrinks = tr->shrinks;
+    out->grows = tr->grows;
+    out->leaf_groups = tr->leaf_groups;
+    out->waited_for_nodes = tr->waited_for_nodes;
+    out->checkpoints = tr->checkpoints;
+    out->checkpoints_skipped = tr->checkpoints_skipped;
+    out->checkpoint_size_bytes = tr->checkpoint_size_bytes;
+    out->checkpoint_write_s = tr->checkpoint_write_s;
+    out->checkpoint_stall_s = tr->checkpoint_stall_s;
+    out->checkpoint_interval_s = tr->checkpoint_interval_s;
+    out->time = tr->time;
+    return out;
+}
+
+world_job_memory world_job_bytes(const world *w) {
+    world_job_memory m = { sizeof(job), (size_t)w->n_jobs * sizeof(job), 0, 0, 0 };
+    for (int i = 0; i < w->n_jobs; i++) {
+        const job *j = &w->jobs[i];
+        if (j->nodes && j->nodes != &j->node1) m.nodes_bytes += (size_t)j->n_nodes * sizeof *j->nodes;
+        if (j->tr) m.training_bytes += sizeof *j->tr + sizeof *j->tr->perf;
+    }
+    m.names_bytes = build_names_bytes(w);
+    return m;
 }
 
 double world_job_gpu_hours(const world *w, int i) {
@@ -159,16 +195,16 @@ queue_result world_queue(const world *w, int qi) {
         if (j->queue != qi) continue;
         r.jobs++;
         if (!j->started_once) {
-            if (j->r.submit_s <= sim) r.waiting++;       /* submitted, never started */
+            if (j->submit_s <= sim) r.waiting++;       /* submitted, never started */
             continue;
         }
-        double end = j->r.end_s >= 0 ? j->r.end_s : sim;
+        double end = j->end_s >= 0 ? j->end_s : sim;
         r.gpu_hours += j->gpu_s / 3600;
-        if (waits) waits[r.started] = j->r.queue_wait_s;
-        r.mean_wait_s += j->r.queue_wait_s;
+        if (waits) waits[r.started] = j->queue_wait_s;
+        r.mean_wait_s += j->queue_wait_s;
         /* Slowdown: time from submission to the end (or now) over the time
          * it actually held GPUs (preempted stretches count as waiting). */
-        if (j->held_s > 0) slow += (end - j->r.submit_s) / j->held_s;
+        if (j->held_s > 0) slow += (end - j->submit_s) / j->held_s;
         r.started++;
     }
     if (r.started > 0) {
@@ -250,7 +286,7 @@ void world_node_views(const world *w, world_node_view *out) {
         if (w->node[i].jobs <= 0) continue;
         v->job = w->node[i].job;
         const job *j = v->job >= 0 ? &w->jobs[v->job] : NULL;
-        if (!j || j->r.kind == JOB_BATCH) v->activity = WA_BATCH;
+        if (!j || j->kind == JOB_BATCH) v->activity = WA_BATCH;
         else if (j->ph == PH_CHECKPOINT) v->activity = WA_CHECKPOINT;
         else if (j->ph == PH_RUNNING) v->activity = WA_TRAINING;
         else v->activity = WA_RESTARTING;
@@ -267,24 +303,25 @@ void world_node_views(const world *w, world_node_view *out) {
 int world_job_view(const world *w, int i, world_job_live *v) {
     if (i < 0 || i >= w->n_jobs) return -1;
     const job *j = &w->jobs[i];
+    const job_train *tr = j->tr;
     static const char *ph[] = { "queued", "running", "checkpoint", "down", "waiting", "restart", "done" };
     double now = now_s(w);
     v->phase = ph[j->ph];
-    v->step_s = j->r.kind == JOB_TRAINING ? j->step_s : 0;
+    v->step_s = tr ? tr->step_s : 0;
     v->eta_s = -1;
     v->ettr = -1;
-    if (j->r.kind == JOB_TRAINING) {
-        double total = (double)j->r.steps_total;
+    if (tr) {
+        double total = (double)tr->steps_total;
         double p = job_progress_now(j);
         v->progress = total > 0 ? p / total : 0;
         if (j->ph == PH_DONE) v->eta_s = 0;
-        else if (j->ph != PH_QUEUED) v->eta_s = (total - p) * j->step_s;
-        if (j->r.start_s >= 0) {
-            double end = j->r.end_s >= 0 ? j->r.end_s : now;
+        else if (j->ph != PH_QUEUED) v->eta_s = (total - p) * tr->step_s;
+        if (j->start_s >= 0) {
+            double end = j->end_s >= 0 ? j->end_s : now;
             double run = j->run_s + (j->ph == PH_RUNNING ? now - sim_to_s(j->ph_since) : 0);
-            double kept = run - j->r.time.redone_s;
-            if (j->ph == PH_DOWN) kept -= (j->fail_progress - j->durable) * j->step_s;   /* about to be redone */
-            v->ettr = end - j->r.start_s > 0 ? kept / (end - j->r.start_s) : 1;
+            double kept = run - tr->time.redone_s;
+            if (j->ph == PH_DOWN) kept -= (tr->fail_progress - tr->durable) * tr->step_s;   /* about to be redone */
+            v->ettr = end - j->start_s > 0 ? kept / (end - j->start_s) : 1;
             if (v->ettr < 0) v->ettr = 0;
         }
     } else {
@@ -312,9 +349,9 @@ world_replay world_get_replay(const world *w) {
             const job *j = &w->jobs[w->trace_first + i];
             double a = s->trace_jobs[i].actual_start_s;
             if (isnan(a) || !j->started_once) continue;
-            sim[r.jobs] = j->r.start_s;
+            sim[r.jobs] = j->start_s;
             act[r.jobs] = a;
-            err[r.jobs] = fabs(j->r.start_s - a);
+            err[r.jobs] = fabs(j->start_s - a);
             r.jobs++;
         }
         r.start_order_kendall_tau = rankstat_kendall_tau_b(sim, act, (size_t)r.jobs);

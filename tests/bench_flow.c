@@ -18,6 +18,16 @@
  *    the next node (every flow changing rail) climbs to the spine on rails
  *    only: twice the fat-tree's time, as the oversubscription says.
  *
+ * 4. All-to-all, PAT and CollNet unrolled against the closed form alone on
+ *    a non-blocking fabric: a 512-rank all-to-all of 1 GiB (64 nodes; n(n-1)
+ *    flows, one solve per set of flows ending together), a 64-node PAT
+ *    all-gather, a 512-rank CollNet direct all-reduce (SHARP).
+ * 5. Two 2,048-GPU MoE jobs on the 2:1 fabric of 2., each running the
+ *    all-to-alls of its 32 expert-parallel groups of 64 GPUs (8 nodes):
+ *    each job's all-to-all time shared over alone, against the uplinks'
+ *    share, packed (every EP group under one leaf) and spread (every EP
+ *    group's 8 nodes on 8 leaves).
+ *
  * Exit status 1 when a target is missed.
  *
  * With --peer NODES GPUS PER_LEAF OVERSUB BYTES pack|spread it runs the
@@ -90,14 +100,24 @@ static int place(int j, int k, int spread) {
     return spread ? (k % 16) * 32 + 2 * (k / 16) + j : j * 256 + k;
 }
 
-/* The step time of the given jobs' ring steps on the fabric: into out[j]. */
-static int step_times(flow_net *n, const flow_topo *t, int dom[2][256], int which, double out[2]) {
+/* One job's traffic: a ring step over its 2,048 GPUs, or (a2a) the
+ * all-to-alls of its 32 EP groups of 8 nodes (8 consecutive entries of dom). */
+static int job_flows(flow_net *n, const flow_topo *t, int *dom, int a2a) {
+    for (int e = 0; a2a && e < 32; e++) {
+        flow_group g = { 64, 8, dom + 8 * e, 0 };
+        if (flow_coll_alltoall_step(n, t, &g, GIB / 64) < 0) return -1;
+    }
+    flow_group g = { 2048, 8, dom, 0 };
+    return a2a ? 0 : flow_coll_ring_step(n, t, &g, 1e6);
+}
+
+/* The time of the given jobs' traffic on the fabric together: into out[j]. */
+static int step_times(flow_net *n, const flow_topo *t, int dom[2][256], int which, int a2a, double out[2]) {
     int first[3] = { 0, 0, 0 };
     flow_clear(n);
     for (int j = 0; j < 2; j++) {
         first[j] = flow_count(n);
-        flow_group g = { 2048, 8, dom[j], 0 };
-        if ((which & (1 << j)) && flow_coll_ring_step(n, t, &g, 1e6) < 0) return -1;
+        if ((which & (1 << j)) && job_flows(n, t, dom[j], a2a) < 0) return -1;
     }
     first[2] = flow_count(n);
     if (flow_run(n, NULL) < 0) return -1;
@@ -108,26 +128,34 @@ static int step_times(flow_net *n, const flow_topo *t, int dom[2][256], int whic
     return 0;
 }
 
+/* Each job's time beside the other over alone, packed or spread: into s. */
+static int slowdowns(flow_net *n, const flow_topo *t, int spread, int a2a, double s[2]) {
+    int dom[2][256];
+    for (int j = 0; j < 2; j++)
+        for (int k = 0; k < 256; k++) dom[j][k] = place(j, k, spread);
+    double alone[2], a2[2], both[2];
+    if (step_times(n, t, dom, 1, a2a, alone) < 0 || step_times(n, t, dom, 2, a2a, a2) < 0 ||
+        step_times(n, t, dom, 3, a2a, both) < 0)
+        return -1;
+    s[0] = both[0] / alone[0];
+    s[1] = both[1] / a2[1];
+    return 0;
+}
+
 static int bench_two_jobs(void) {
     flow_topo t;
     flow_net *n = h100(&t, 512, TOPO_FAT_TREE, 2, 32);
     if (!n) return 1;
     int fail = 0;
     for (int spread = 0; spread < 2; spread++) {
-        int dom[2][256];
-        for (int j = 0; j < 2; j++)
-            for (int k = 0; k < 256; k++) dom[j][k] = place(j, k, spread);
-        double alone[2], a2[2], both[2];
-        if (step_times(n, &t, dom, 1, alone) < 0 || step_times(n, &t, dom, 2, a2) < 0 ||
-            step_times(n, &t, dom, 3, both) < 0)
-            return flow_net_free(n), 1;
-        alone[1] = a2[1];
+        double sl[2];
+        if (slowdowns(n, &t, spread, 0, sl) < 0) return flow_net_free(n), 1;
         /* Analytic: a leaf's uplink over the NIC flows crossing it; packed,
          * 8 per leaf boundary (one ring hop's channels) per job. */
         double cap = t.sw_bw / t.nic_bw, per_job = spread ? 16 * 8 : 8;
         double want = fmin(1, cap / per_job) / fmin(1, cap / (spread ? 2 * per_job : per_job));
         for (int j = 0; j < 2; j++) {
-            double s = both[j] / alone[j];
+            double s = sl[j];
             int ok = fabs(s - want) <= SHARE_TOL * want;
             fail |= !ok;
             printf("flow fabric: two 2048-GPU jobs, 2:1 spine, %s: job %c slows %.3fx (analytic share %.3fx) %s\n",
@@ -170,6 +198,71 @@ static int bench_rails(void) {
            ring[1] * 1e3, ring[0] * 1e3, ok1 ? "ok" : "MISSED", cross[1] * 1e3, cross[0] * 1e3, cross[1] / cross[0],
            ok2 ? "ok" : "MISSED");
     return !(ok1 && ok2);
+}
+
+/* ---- all-to-all, PAT, CollNet --------------------------------------------------- */
+
+/* Agreement asked of an algorithm alone against the closed form (the
+ * closed form's and the flows' bottleneck are the same link). */
+#define CLOSED_TOL 0.03
+
+static int bench_one(flow_net *n, const flow_topo *t, coll_op op, const flow_group *g, flow_algo a,
+                     const char *what) {
+    flow_coll_result r;
+    double t0 = now_s();
+    int rc = flow_coll_time(n, t, op, GIB, g, a, &r);
+    double wall = now_s() - t0;
+    if (rc < 0) return fprintf(stderr, "bench_flow: %s failed\n", what), 1;
+    int ok = fabs(r.time_s / r.closed_s - 1) <= CLOSED_TOL;
+    printf("flow fabric: %s of 1 GiB unrolled (%lld steps, %d flows at most, %d solves, %.3f s wall): %.3f ms vs "
+           "closed form %.3f ms (%+.1f%%, within %.0f%% expected) %s\n",
+           what, r.steps, r.flows, r.solves, wall, r.time_s * 1e3, r.closed_s * 1e3, 100 * (r.time_s / r.closed_s - 1),
+           100 * CLOSED_TOL, ok ? "ok" : "MISSED");
+    return !ok;
+}
+
+static int bench_algos(void) {
+    flow_topo t;
+    flow_net *n = h100(&t, 64, TOPO_FAT_TREE, 1, 32);
+    if (!n) return 1;
+    flow_group a2a = { 512, 8, NULL, 0 }, pat = { 64, 1, NULL, 0 };
+    int fail = bench_one(n, &t, COLL_ALLTOALL, &a2a, FLOW_AS_NCCL, "512-rank all-to-all (64 nodes)");
+    fail |= bench_one(n, &t, COLL_ALLGATHER, &pat, FLOW_PAT, "64-node PAT all-gather (1 GPU per node)");
+    t.f.sharp = 1;
+    fail |= bench_one(n, &t, COLL_ALLREDUCE, &a2a, FLOW_COLLNET_DIRECT, "512-rank CollNet direct all-reduce");
+    flow_net_free(n);
+    return fail;
+}
+
+/* A flow's rate in NICs when x flows of a rank's 56 between nodes cross a
+ * leaf uplink of cap NICs' worth with x of them (0: none cross). */
+static double a2a_rate(double cap, double x) { return x > 0 ? fmin(1.0 / 56, cap / x) : 1.0 / 56; }
+
+static int bench_two_moe(void) {
+    flow_topo t;
+    flow_net *n = h100(&t, 512, TOPO_FAT_TREE, 2, 32);
+    if (!n) return 1;
+    int fail = 0;
+    for (int spread = 0; spread < 2; spread++) {
+        double sl[2], t0 = now_s();
+        if (slowdowns(n, &t, spread, 1, sl) < 0) return flow_net_free(n), 1;
+        double wall = now_s() - t0;
+        /* Spread: a leaf holds 16 nodes of each job, each of its 128 GPUs
+         * sending 56 flows across the spine; packed, none cross. */
+        double cap = t.sw_bw / t.nic_bw, per_job = spread ? 16 * 8 * 56 : 0;
+        double want = a2a_rate(cap, per_job) / a2a_rate(cap, 2 * per_job);
+        for (int j = 0; j < 2; j++) {
+            double s = sl[j];
+            int ok = fabs(s - want) <= SHARE_TOL * want;
+            fail |= !ok;
+            printf("flow fabric: two 2048-GPU MoE jobs' all-to-alls (32 EP groups of 64), 2:1 spine, %s: job %c slows "
+                   "%.3fx (analytic %.3fx; %.2f s wall for the three solves) %s\n",
+                   spread ? "EP groups spread over 8 leaves" : "EP groups packed under a leaf", 'A' + j, s, want, wall,
+                   ok ? "ok" : "MISSED");
+        }
+    }
+    flow_net_free(n);
+    return fail;
 }
 
 /* ---- the SimGrid peer's traffic ----------------------------------------------- */
@@ -226,7 +319,7 @@ int main(int argc, char **argv) {
         rc = peer(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atof(argv[5]), atof(argv[6]),
                   !strcmp(argv[7], "spread"));
     } else {
-        rc = bench_ring() | bench_two_jobs() | bench_rails();
+        rc = bench_ring() | bench_two_jobs() | bench_rails() | bench_algos() | bench_two_moe();
     }
     catalog_free(cat);
     return rc;

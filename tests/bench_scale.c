@@ -26,6 +26,14 @@
  *   peak RSS: the process's maximum resident set after each year
  *   (getrusage; the 1M year's is the larger).
  *
+ *   memory per job, for each year: the job's core record (sizeof; issue
+ *   23's target: at most 256 bytes, a failure above it), the bytes the
+ *   world keeps per job all told (world_job_bytes: cores, training side
+ *   records, node arrays, generated names) and the trace's rows and texts
+ *   in the scenario; and, from mallinfo2(), the heap per job that loading
+ *   the scenario and building the world took (allocator overhead and the
+ *   cluster, scheduler and failure state included, so an upper bound).
+ *
  * Exit status 1 when a target is missed.
  */
 #include <malloc.h>
@@ -50,6 +58,24 @@ static double now_s(void) {
 static size_t heap_bytes(void) {
     struct mallinfo2 m = mallinfo2();
     return m.uordblks + m.hblkhd;
+}
+
+#define JOB_CORE_TARGET_BYTES 256   /* issue 23 */
+
+/* The world's bytes per job, counted and measured (heap_loaded: taken by
+ * scenario_load, heap_built: by world_new). 1 when the core is over target. */
+static int job_memory(const scenario *s, const world *w, size_t heap_loaded, size_t heap_built) {
+    world_job_memory m = world_job_bytes(w);
+    double n = world_job_count(w) > 0 ? world_job_count(w) : 1;
+    size_t trace = (size_t)s->n_trace_jobs * sizeof *s->trace_jobs + s->trace_names_len;
+    size_t all = m.cores_bytes + m.training_bytes + m.nodes_bytes + m.names_bytes;
+    int ok = m.core_size <= JOB_CORE_TARGET_BYTES;
+    printf("job record: %zu bytes in the core (target <= %d bytes) %s; over %.0f jobs, per job: %.0f bytes in the "
+           "world (cores %.0f, training side records %.0f, node arrays %.0f, generated names %.0f) and %.0f of trace "
+           "rows and texts; heap %.0f bytes loading the scenario, %.0f building the world\n",
+           m.core_size, JOB_CORE_TARGET_BYTES, ok ? "ok" : "MISSED", n, all / n, m.cores_bytes / n,
+           m.training_bytes / n, m.nodes_bytes / n, m.names_bytes / n, trace / n, heap_loaded / n, heap_built / n);
+    return ok ? 0 : 1;
 }
 
 static int bench_state(void) {
@@ -94,10 +120,12 @@ static int bench_year(const char *file, const char *label, double target_s, doub
     char err[2048];
     scenario *s = NULL;
     double t0 = now_s();
+    size_t heap0 = heap_bytes();
     if (scenario_load(file, &s, err, sizeof err) < 0) {
         fprintf(stderr, "bench_scale: %s\n", err);
         return 1;
     }
+    size_t heap1 = heap_bytes();
     metric_bus *bus = metrics_new();
     world *w = bus ? world_new(s, bus, err, sizeof err) : NULL;
     if (!w) {
@@ -106,6 +134,7 @@ static int bench_year(const char *file, const char *label, double target_s, doub
         scenario_free(s);
         return 1;
     }
+    int core_over = job_memory(s, w, heap1 - heap0, heap_bytes() - heap1);
     double year_s = s->duration_s, day = 86400, t = 0;
     int finished = 1;
     while (t < year_s) {
@@ -122,7 +151,7 @@ static int bench_year(const char *file, const char *label, double target_s, doub
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     double mb = ru.ru_maxrss / 1024.0;
-    int failed = fail_s > 0 && (!finished || wall > fail_s);
+    int failed = core_over || (fail_s > 0 && (!finished || wall > fail_s));
     if (finished)
         printf("%s: %.2f s wall, %llu events (target <= %g s) %s\n", label, wall, (unsigned long long)tot.events,
                target_s, wall <= target_s ? "ok" : "MISSED");

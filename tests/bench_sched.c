@@ -40,7 +40,8 @@ static void take_waits(const world *w, void *ctx) {
     waits *v = ctx;
     *v = (waits){ world_job_count(w), 0, 0 };
     for (int i = 0; i < v->jobs; i++) {
-        const job_result *r = world_job(w, i);
+        job_result jr;
+        const job_result *r = world_job(w, i, &jr);
         if (r->start_s < 0) continue;
         v->started++;
         v->sum_s += r->start_s - r->submit_s;

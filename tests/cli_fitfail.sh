@@ -39,6 +39,19 @@ assert c["gpu"]["causes"][0]["mttr_s"] == 3 * 86400 - 30      # down from 18:00:
 PY
 grep -c '<failure component=' "$tmp/p.xml" | grep -qx 9 && ok "9 causes written" || no "profile: $(cat "$tmp/p.xml")"
 
+# The nodes as `scontrol show nodes --json` of Slurm 23.11 (v0.0.40: state
+# an array, reason_changed_at a {set, number}) through Slurm's one sinfo
+# reader: the same profile as 22.05's sinfo --json.
+expect_status 0 "the nodes from scontrol show nodes --json (v0.0.40)" "$bin" fit-failures --events $h/events.txt \
+  --sacct-text $h/sacct.txt --sinfo $h/scontrol-nodes-v0040.json --dcgm $h/dcgm-range.json --out "$tmp/p-scontrol.xml" --quiet
+cmp -s "$tmp/p.xml" "$tmp/p-scontrol.xml" && ok "scontrol show nodes --json gives the same profile" || no "profile differs (scontrol)"
+
+# Slurm 24.05's grouped sinfo (v0.0.41, the snapshot's sample): read too, GPUs from its GRES.
+expect_status 0 "the nodes from 24.05's grouped sinfo --json" "$bin" fit-failures --events $h/events.txt \
+  --sinfo tests/slurm/24.05/sinfo.json --out "$tmp/p-2405.xml" --json "$tmp/p-2405.json" --quiet
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d["gpus_per_node"] != 8)' "$tmp/p-2405.json" \
+  && ok "24.05 sinfo: 8 GPUs per node from its GRES" || no "24.05 sinfo: $(head -c 300 "$tmp/p-2405.json")"
+
 # sacct --json of Slurm 22.05 (v0.0.38) and 23.11 (v0.0.40): the same fit as the -P text.
 for v in v0038 v0040; do
   expect_status 0 "the same history with sacct --json ($v)" "$bin" fit-failures --events $h/events.txt \

@@ -8,6 +8,11 @@
 # - the closed form (model="closed-form") never lets the jobs see each
 #   other: a job ends at the same time alone and beside the other;
 # - the same scenario and seed give the same bytes twice;
+# - mixture-of-experts jobs put their expert all-to-all on the fabric: packed
+#   on leaves of 2 nodes at 4:1, a job whose 32-GPU EP groups span two
+#   leaves has a slower all-to-all than at 1:1 while its DP exchange (one
+#   flow per node boundary) is not slowed; spread over the leaves, two
+#   such jobs finish later together than one alone;
 # - a <collective> microbenchmark spanning leaves of an oversubscribed
 #   fabric: the closed form divides the group's NIC bandwidth by the
 #   oversubscription, the flows of one packed ring (NCCL's choice, made
@@ -64,15 +69,55 @@ for d in (a, b):
 sys.exit(a != b)
 PY
 
-# Microbenchmark: a 256-rank all-reduce of 1 GiB over 32 nodes, 8 per leaf.
-mb() {   # mb OUT OVERSUB MODEL
+# Mixture of experts: Qwen3-30B-A3B, 256 GPUs, EP 32 over 4 nodes.
+cluster_xml() {   # cluster_xml OUT NAME NODES OVERSUB PER_LEAF MODEL: a scenario's opening and cluster
   cat >"$1" <<XML
 <?xml version="1.0"?>
-<scenario name="flow-mb" seed="1">
+<scenario name="$2" seed="1">
   <cluster>
-    <nodes type="dgx-h100" count="32"/>
-    <network topology="fat-tree" oversubscription="$2" nodes-per-leaf="8" model="$3"/>
+    <nodes type="dgx-h100" count="$3"/>
+    <network topology="fat-tree" oversubscription="$4" nodes-per-leaf="$5" model="$6"/>
   </cluster>
+XML
+}
+moe() {   # moe OUT OVERSUB PER_LEAF PLACEMENT [one]
+  cluster_xml "$1" flow-moe 64 "$2" "$3" flow
+  cat >>"$1" <<XML
+  <scheduler placement="$4"/>
+  <workload>
+XML
+  for j in moe-a moe-b; do
+    [ "$j" = moe-b ] && [ "${5:-}" = one ] && continue
+    cat >>"$1" <<XML
+    <training name="$j" gpus="256" tp="1" pp="1" dp="256" ep="32" sharding="zero1" global-batch="512"
+              micro-batch="1" seq-len="4096" precision="bf16" recompute="selective" tokens="2B">
+      <model preset="qwen3-30b-a3b"/>
+    </training>
+XML
+  done
+  printf '  </workload>\n</scenario>\n' >>"$1"
+}
+part() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["jobs"][0]["breakdown"][sys.argv[2]])' "$1" "$2"; }
+for v in "1 2 pack one" "4 2 pack one" "4 8 spread" "4 8 spread one"; do
+  set -- $v
+  moe "$tmp/moe-$1-$2-$3${4:+-$4}.xml" "$@"
+  expect_status 0 "MoE at $1:1, $2 nodes per leaf, $3 ${4:-two jobs}" "$bin" run "$tmp/moe-$1-$2-$3${4:+-$4}.xml" \
+    --no-db --json "$tmp/moe-$1-$2-$3${4:+-$4}.json"
+done
+e1=$(part "$tmp/moe-1-2-pack-one.json" ep_comm_s); e4=$(part "$tmp/moe-4-2-pack-one.json" ep_comm_s)
+later "$e4" "$e1" && ok "EP groups across 4:1 leaves: the all-to-all is slower than at 1:1 ($e4 s > $e1 s)" \
+  || no "all-to-all at 4:1 $e4 s, at 1:1 $e1 s"
+d1=$(part "$tmp/moe-1-2-pack-one.json" dp_comm_s); d4=$(part "$tmp/moe-4-2-pack-one.json" dp_comm_s)
+same "$d4" "$d1" && ok "the same job's DP exchange is not slowed at 4:1 (one flow per node boundary)" \
+  || no "DP at 4:1 $d4 s, at 1:1 $d1 s"
+mb2=$(end_of "$tmp/moe-4-8-spread.json" moe-b); ma=$(end_of "$tmp/moe-4-8-spread-one.json" moe-a)
+later "$mb2" "$ma" && ok "spread, a MoE job finishes later beside the other than alone ($mb2 s > $ma s)" \
+  || no "MoE beside the other: $mb2 s, alone: $ma s"
+
+# Microbenchmark: a 256-rank all-reduce of 1 GiB over 32 nodes, 8 per leaf.
+mb() {   # mb OUT OVERSUB MODEL
+  cluster_xml "$1" flow-mb 32 "$2" 8 "$3"
+  cat >>"$1" <<XML
   <microbenchmarks>
     <collective op="allreduce" ranks="256" min-size="1GB" max-size="1GB"/>
   </microbenchmarks>

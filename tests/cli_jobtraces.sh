@@ -7,6 +7,8 @@
 #     rows (as the sample's rows say); every replayed job ends; the run's
 #     database holds the trace_read event that says which format was chosen;
 #     `check` says the same
+#   - users, accounts, real starts (the replay object) and SWF's preceding
+#     job reach the JSON
 #   - the same run twice gives the same JSON but for the wall_* fields
 #   - a job trace in the project's CSV with no format has no trace object
 #     (today's output) and no trace_read event
@@ -80,6 +82,22 @@ def strip(v):
     return v
 a, b = (strip(json.load(open(p))) for p in sys.argv[1:])
 sys.exit(a != b)
+PY
+
+# What the traces say beyond the run reaches the JSON: users and accounts,
+# the real starts and the replay object comparing the waits, and SWF's
+# preceding job (job 8 waits for job 2, which ends at 60 + 1800 s).
+python3 - "$tmp/swf.json" "$tmp/helios.json" "$tmp/pai.json" <<'PY' >"$tmp/why" 2>&1 && ok "swf, helios: users, accounts, real starts, replay, dependency" || no "trace facts: $(cat "$tmp/why")"
+import json, sys
+swf, helios, pai = (json.load(open(p)) for p in sys.argv[1:])
+jobs = {j["name"]: j for j in swf["jobs"]}
+assert (jobs["8"]["user"], jobs["8"]["account"], jobs["8"]["actual_start_s"]) == ("5", "2", 450), jobs["8"]
+assert jobs["8"]["start_s"] == 60 + 1800, jobs["8"]
+assert swf["replay"]["jobs"] == 4, swf["replay"]
+h = {j["name"]: j for j in helios["jobs"]}
+assert (h["1425514"]["user"], h["1425514"]["account"], h["1425514"]["actual_start_s"]) == ("uXBbc", "vcJkd", 539)
+assert helios["replay"]["jobs"] == 4, helios["replay"]
+assert "replay" not in pai and "user" not in pai["jobs"][0], "pai has no users or real starts"
 PY
 
 # The project's CSV with no format: today's output, no trace object or event.

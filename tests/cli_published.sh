@@ -69,21 +69,26 @@ g = {s["group"]: s for s in json.load(open(sys.argv[1]))["summary"]}["file:train
 print("  training.csv: n %d, median |error| %.1f%%, max %.1f%%" % (g["n"], g["median_abs_error_pct"], g["max_abs_error_pct"]))
 assert g["n"] >= 6 and g["median_abs_error_pct"] <= 5 and g["max_abs_error_pct"] <= 12
 PY
+# heldout_floor FILE MIN_ROWS BOUND LABEL: the held-out rows of FILE (at
+# least MIN_ROWS) all give a result and their median |error| is at most BOUND%.
+heldout_floor() {
+    python3 - "$tmp/all.json" "$1" "$2" "$3" "$4" <<'PY' && ok "$4: every row a result, median |error| <= $3%" \
+      || no "$4: every row a result, median |error| <= $3%"
+import json, statistics, sys
+f, n, bound, label = sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), sys.argv[5]
+c = [c for c in json.load(open(sys.argv[1]))["cases"] if c["file"] == f and c["set"] == "heldout"]
+e = [abs(x["error_pct"]) for x in c if x.get("error_pct") is not None]
+print("  %s: n %d (%d without a result), median |error| %.1f%%, max %.1f%%"
+      % (label, len(c), len(c) - len(e), statistics.median(e), max(e)))
+assert len(c) >= n and len(e) == len(c) and statistics.median(e) <= bound
+PY
+}
 # Issue 19's target for training on the held-out rows of its dense set
 # (training_published.csv; never fitted to): median |error| <= 8%. Its other
 # target, no case over 25%, is not met yet (docs/validation.md lists the
 # cases over it); the largest is printed. The MoE and Blackwell rows of issue
 # 20 (training_moe.csv) are checked below on their own.
-python3 - "$tmp/all.json" <<'PY' && ok "training held out: median |error| <= 8%" \
-  || no "training held out: median |error| <= 8%"
-import json, statistics, sys
-c = [c for c in json.load(open(sys.argv[1]))["cases"]
-     if c["file"] == "training_published.csv" and c["set"] == "heldout"]
-e = [abs(x["error_pct"]) for x in c if x.get("error_pct") is not None]
-print("  training held out: n %d (%d without a result), median |error| %.1f%%, max %.1f%%"
-      % (len(c), len(c) - len(e), statistics.median(e), max(e)))
-assert len(c) >= 25 and len(e) == len(c) and statistics.median(e) <= 8
-PY
+heldout_floor training_published.csv 25 8 "training held out"
 # Issue 20's MoE and Blackwell training rows (training_moe.csv): a floor
 # against regressions at what the model reaches today, not the issue's
 # target (median <= 10%, not met: docs/moe-training.md, "Validation").
@@ -99,6 +104,11 @@ print("  training_moe.csv: n %d (%d without a result), median |error| %.1f%%"
       % (len(c), len(c) - len(e), statistics.median(e)))
 assert len(c) >= 30 and len(c) - len(e) <= 1 and statistics.median(e) <= 21
 PY
+# Issue 21's serving latency rows (inference_latency.csv), held out: every
+# row gives a result and the median |error| stays at or under 12%, a floor at
+# today's 11.8%, not the issue's target (10%, not met: the time to first token
+# of several users, docs/validation.md "Serving latency by engine and concurrency").
+heldout_floor inference_latency.csv 18 12 "inference_latency.csv held out"
 # Issue 19's target for collectives: on the held-out half, sizes from 1 MB,
 # median |error| <= 10% (tests/validation/collectives.csv; nothing was fitted
 # to those rows).

@@ -174,6 +174,31 @@ jobs = {j["id"]: j for j in json.load(open(sys.argv[1]))["variants"][0]["jobs"]}
 assert jobs["ml/paused"]["state_at_snapshot"] == "held" and jobs["ml/paused"]["started_share"] == 0, jobs["ml/paused"]
 assert all(jobs[k]["started_share"] == 1 for k in ("ml/ft-b", "research/aw-d", "ml/sweep")), jobs
 PY
+# Without files, kubectl's answers are read as text (a stand-in kubectl on
+# PATH prints the same lists; this cluster serves no AppWrapper CRD): the
+# same trace as from the files without --appwrappers; a list that is not
+# JSON is refused naming the command and its line.
+mkdir -p "$tmp/kbin"
+cat >"$tmp/kbin/kubectl" <<SH
+#!/bin/sh
+case "\$2" in
+  pods) cat "$(pwd)/tests/k8s/pods.json" ;;
+  nodes) [ -n "\$K8S_BAD" ] && { echo '{"items": [}'; exit 0; }; cat "$(pwd)/tests/k8s/nodes.json" ;;
+  workloads.*) cat "$(pwd)/tests/k8s/workloads.json" ;;
+  *) echo "error: the server doesn't have a resource type \"\$2\"" >&2; exit 1 ;;
+esac
+SH
+chmod +x "$tmp/kbin/kubectl"
+expect_status 0 "snapshot --from k8s from kubectl's output" env PATH="$tmp/kbin:$PATH" "$bin" snapshot --from k8s \
+  --default-limit 3d --at $K8S_AT --out "$tmp/kk.xml"
+expect_status 0 "the same lists as files, without AppWrappers" "$bin" snapshot --from k8s --pods tests/k8s/pods.json \
+  --nodes tests/k8s/nodes.json --workloads tests/k8s/workloads.json --default-limit 3d --at $K8S_AT --out "$tmp/kf2.xml"
+cmp -s "$tmp/kk.jobs.csv" "$tmp/kf2.jobs.csv" && ok "k8s: kubectl's text gives the trace its files give" \
+  || no "k8s text: $(diff "$tmp/kk.jobs.csv" "$tmp/kf2.jobs.csv" | head -5)"
+expect_status 2 "kubectl printing bad JSON" env K8S_BAD=1 PATH="$tmp/kbin:$PATH" "$bin" snapshot --from k8s \
+  --default-limit 3d --at $K8S_AT --out "$tmp/kx.xml"
+grep -q '^kubectl get nodes:1: ' "$tmp/err" && [ ! -e "$tmp/kx.xml" ] && ok "k8s: bad kubectl output named by its command and line" \
+  || no "k8s bad text: $(cat "$tmp/err")"
 expect_status 2 "--from k8s with a Slurm report" k8s --squeue tests/slurm/23.02/squeue.json --out "$tmp/kb.xml"
 grep -q 'not Slurm' "$tmp/err" && [ ! -e "$tmp/kb.xml" ] && ok "k8s: Slurm options refused" || no "k8s + squeue: $(cat "$tmp/err")"
 expect_status 2 "--default-limit not a duration" k8s --default-limit 3GB --out "$tmp/kb.xml"

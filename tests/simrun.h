@@ -7,6 +7,7 @@
 #ifndef CT_TEST_SIMRUN_H
 #define CT_TEST_SIMRUN_H
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "scenarios/scenario.h"
@@ -17,6 +18,7 @@ typedef struct run {
     scenario *s;
     metric_bus *bus;
     world *w;
+    job_result *jobs;              /* run_job's copies of the jobs' outcomes; NULL until asked */
 } run;
 
 /* Load xml, set the seed, build the world and run it. */
@@ -47,7 +49,19 @@ static inline const char *build_error(const char *xml, char *err, size_t len) {
     return err;
 }
 
+/* Job i's outcome, as the run left it (the world gives each job's record
+ * into a caller's buffer; these are copied once, on the first call, and
+ * kept until done). NULL for an index out of range. */
+static inline const job_result *run_job(run *r, int i) {
+    int n = world_job_count(r->w);
+    if (!r->jobs && !(r->jobs = calloc((size_t)n + 1, sizeof *r->jobs))) fail_msg("out of memory");
+    if (i < 0 || i >= n) return NULL;
+    if (!r->jobs[i].name) world_job(r->w, i, &r->jobs[i]);
+    return &r->jobs[i];
+}
+
 static inline void done(run *r) {
+    free(r->jobs);
     world_free(r->w);
     metrics_free(r->bus);
     scenario_free(r->s);

@@ -20,7 +20,18 @@
  *   crossing rails climbs to the oversubscribed spine only on rails;
  * - the hierarchical all-reduce: its three phases one after another
  *   (NVLink reduce-scatter, a ring per rail, NVLink all-gather), each at
- *   its links' rate.
+ *   its links' rate;
+ * - all-to-all alone on a non-blocking fabric agrees with the closed form
+ *   (inside a node, on two nodes where NVLink and NICs overlap, on 16);
+ *   two jobs' all-to-alls on a 2:1 spine slow by what the leaves' uplinks
+ *   carry;
+ * - PAT: log2 steps whose chunks add up to the ring's bytes (n-1 chunks of
+ *   S/n, also for n not a power of 2) at 0.75 of the NIC; it agrees with
+ *   the closed form;
+ * - CollNet (SHARP): direct agrees with the closed form alone, chain moves
+ *   (r-1)/r of its NVLink bytes; spread over the
+ *   leaves of a 4:1 fabric it is not slowed, as the switches reduce before
+ *   the spine (one stream per switch, not per node).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -185,6 +196,15 @@ static double min_rate(const flow_net *n, int from, int to) {
     return m;
 }
 
+/* Two 64-GPU jobs of 8 nodes alternating over 4 leaves of 4 nodes (each
+ * leaf: 2 nodes of each job), on a fat-tree at over:1: into a and b. */
+static const int job_a_nodes[8] = { 0, 4, 8, 12, 1, 5, 9, 13 }, job_b_nodes[8] = { 2, 6, 10, 14, 3, 7, 11, 15 };
+static flow_net *two_jobs(flow_topo *t, double over, flow_group *a, flow_group *b) {
+    *a = (flow_group){ 64, 8, job_a_nodes, 0 };
+    *b = (flow_group){ 64, 8, job_b_nodes, 0 };
+    return h100(t, 16, TOPO_FAT_TREE, over, 4);
+}
+
 /* Two 8-node jobs, one GPU per node each (a DP group), alternating nodes
  * over 4 leaves of 4 nodes at 4:1: each leaf holds 2 nodes of each job,
  * all 4 sending across the spine. Uplink = 4 nodes x 8 NICs x bw / 4 = 8
@@ -194,9 +214,8 @@ static double min_rate(const flow_net *n, int from, int to) {
 static void test_two_jobs_share(void **st) {
     (void)st;
     flow_topo t;
-    flow_net *n = h100(&t, 16, TOPO_FAT_TREE, 4, 4);
-    int ja[8] = { 0, 4, 8, 12, 1, 5, 9, 13 }, jb[8] = { 2, 6, 10, 14, 3, 7, 11, 15 };
-    flow_group a = { 64, 8, ja, 0 }, b = { 64, 8, jb, 0 };
+    flow_group a, b;
+    flow_net *n = two_jobs(&t, 4, &a, &b);
     int na = flow_coll_ring_step(n, &t, &a, 1e6);
     assert_true(na > 0);
     flow_solve(n);
@@ -256,6 +275,99 @@ static void test_hierarchical(void **st) {
     flow_net_free(n);
 }
 
+/* All-to-all inside a node, on 2 nodes (NVLink and NICs at once), on 16. */
+static void test_alltoall_matches(void **st) {
+    (void)st;
+    flow_topo t;
+    flow_net *n = h100(&t, 16, TOPO_FAT_TREE, 1, 32);
+    int sizes[3] = { 8, 16, 128 };
+    for (int i = 0; i < 3; i++) {
+        flow_group g = { sizes[i], 8, NULL, 0 };
+        flow_coll_result r;
+        assert_int_equal(flow_coll_time(n, &t, COLL_ALLTOALL, GIB, &g, FLOW_AS_NCCL, &r), 0);
+        assert_true(r.unrolled);
+        assert_int_equal(r.algo, FLOW_ALLTOALL);
+        assert_int_equal(r.flows, sizes[i] * (sizes[i] - 1));
+        assert_near(r.time_s, r.closed_s, 0.01);
+    }
+    flow_group g = { 128, 8, NULL, 0 };
+    flow_coll_result r;
+    assert_int_equal(flow_coll_time(n, &t, COLL_ALLREDUCE, GIB, &g, FLOW_ALLTOALL, &r), -1);
+    flow_net_free(n);
+}
+
+/* Two 64-rank all-to-alls, nodes alternating over 4 leaves of 4 at 2:1
+ * (each leaf: 2 nodes of each job). A rank sends S/64 to 63 peers: 7 over
+ * NVLink, 8 to the job's other node under its leaf, 48 across the spine.
+ * Alone the NIC bounds it: 56 S/64 per NIC. Together the uplink (4 nodes x
+ * 8 NICs / 2 = 16 NICs' worth) carries 2 jobs x 16 ranks x 48 x S/64 =
+ * 24 S: 1.5 S per NIC's worth, 1.5 / 0.875 = 1.714x slower. */
+static void test_alltoall_two_jobs(void **st) {
+    (void)st;
+    flow_topo t;
+    flow_group a, b;
+    flow_net *n = two_jobs(&t, 2, &a, &b);
+    double chunk = GIB / 64;
+    assert_true(flow_coll_alltoall_step(n, &t, &a, chunk) > 0);
+    double alone = flow_run(n, NULL);
+    assert_near(alone, 56 * chunk / t.nic_bw, 1e-9);
+    flow_clear(n);
+    flow_coll_alltoall_step(n, &t, &a, chunk);
+    flow_coll_alltoall_step(n, &t, &b, chunk);
+    double both = flow_run(n, NULL);
+    assert_near(both / alone, (24.0 * 64 / 16) / 56, 1e-9);
+    flow_net_free(n);
+}
+
+/* PAT at one rank per node: ceil(log2 n) steps, n-1 chunks of S/n in all,
+ * at 0.75 of a NIC; it agrees with the closed form. */
+static void test_pat(void **st) {
+    (void)st;
+    flow_topo t;
+    flow_net *n = h100(&t, 16, TOPO_FAT_TREE, 1, 32);
+    int sizes[2] = { 16, 12 };
+    for (int i = 0; i < 2; i++) {
+        int m = sizes[i];
+        flow_group g = { m, 1, NULL, 0 };
+        flow_coll_result r;
+        assert_int_equal(flow_coll_time(n, &t, COLL_ALLGATHER, GIB, &g, FLOW_PAT, &r), 0);
+        assert_int_equal(r.solves, 4);
+        assert_near(r.flows_s, (m - 1.0) / m * GIB / (COLL_PAT_BW_FRACTION * t.nic_bw), 1e-9);
+        assert_near(r.time_s, r.closed_s, 0.01);
+        assert_int_equal(flow_coll_time(n, &t, COLL_REDUCESCATTER, GIB, &g, FLOW_PAT, &r), 0);
+        assert_near(r.flows_s, (m - 1.0) / m * GIB / (COLL_PAT_BW_FRACTION * t.nic_bw), 1e-9);
+    }
+    flow_group two = { 16, 8, NULL, 0 };
+    flow_coll_result r;
+    assert_int_equal(flow_coll_time(n, &t, COLL_ALLGATHER, GIB, &two, FLOW_PAT, &r), -1);   /* one rank per node */
+    flow_net_free(n);
+}
+
+/* CollNet needs SHARP: alone it agrees with the closed form; 16 nodes
+ * spread 4 per leaf at 4:1 run as on a non-blocking fabric, each leaf
+ * sending one reduced stream per channel to the spine (without the
+ * switches reducing, its 4 nodes' streams would take 4x the NIC time). */
+static void test_collnet(void **st) {
+    (void)st;
+    flow_topo t, u;
+    flow_net *n = h100(&t, 16, TOPO_FAT_TREE, 1, 32), *m = h100(&u, 16, TOPO_FAT_TREE, 4, 4);
+    flow_group g = { 128, 8, NULL, 0 };
+    flow_coll_result r, s;
+    assert_int_equal(flow_coll_time(n, &t, COLL_ALLREDUCE, GIB, &g, FLOW_COLLNET_DIRECT, &r), -1);   /* no SHARP */
+    t.f.sharp = u.f.sharp = 1;
+    assert_int_equal(flow_coll_time(n, &t, COLL_ALLREDUCE, GIB, &g, FLOW_COLLNET_DIRECT, &r), 0);
+    assert_near(r.time_s, r.closed_s, 0.01);
+    assert_int_equal(flow_coll_time(m, &u, COLL_ALLREDUCE, GIB, &g, FLOW_COLLNET_DIRECT, &s), 0);
+    assert_near(s.flows_s, r.flows_s, 1e-9);
+    /* The chain inside: rotated over the r channels each GPU is an inner
+     * link of r-2 chains, 2(r-1)/r S on its NVLink where the closed form
+     * charges 2S: 12.5% less at r = 8 (the NICs carry S/8 per NIC). */
+    assert_int_equal(flow_coll_time(n, &t, COLL_ALLREDUCE, GIB, &g, FLOW_COLLNET_CHAIN, &r), 0);
+    assert_near(r.flows_s, 7.0 / 8 * r.closed_xfer_s, 0.01);
+    flow_net_free(n);
+    flow_net_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_two_flows_one_link),
@@ -269,6 +381,10 @@ int main(void) {
         cmocka_unit_test(test_two_jobs_share),
         cmocka_unit_test(test_rail_vs_fat_tree),
         cmocka_unit_test(test_hierarchical),
+        cmocka_unit_test(test_alltoall_matches),
+        cmocka_unit_test(test_alltoall_two_jobs),
+        cmocka_unit_test(test_pat),
+        cmocka_unit_test(test_collnet),
     };
     return cmocka_run_group_tests(tests, catalog_setup, catalog_teardown);
 }

@@ -106,6 +106,22 @@ static void test_memory_and_attention(void **state) {
     assert_rel(gpu_attention_s(h100, PREC_FP8, 1e15), 1e15 / rate, 1e-12);
 }
 
+/* Attention by pass: the H100's FlashAttention-2 figures (FA3 paper, Figs.
+ * 5 and 6: forward 335 TFLOP/s causal and 370 unmasked, backward 322, of
+ * a 989 peak); a GPU without them runs every pass at eff_attention. */
+static void test_attention_passes(void **state) {
+    (void)state;
+    double s = h100->eff_sustained;
+    assert_rel(gpu_attention_pass_s(h100, PREC_BF16, 1e15, GPU_ATTN_FWD_CAUSAL), 1e15 / (989e12 * 0.339 * s), 1e-12);
+    assert_rel(gpu_attention_pass_s(h100, PREC_FP8, 1e15, GPU_ATTN_FWD_FULL), 1e15 / (989e12 * 0.374 * s), 1e-12);
+    assert_rel(gpu_attention_pass_s(h100, PREC_BF16, 1e15, GPU_ATTN_BWD), 1e15 / (989e12 * 0.326 * s), 1e-12);
+    assert_true(gpu_attention_pass_s(h100, PREC_BF16, 1e15, GPU_ATTN_BWD) >
+                gpu_attention_pass_s(h100, PREC_BF16, 1e15, GPU_ATTN_FWD_FULL));
+    for (int pass = GPU_ATTN_FWD_CAUSAL; pass <= GPU_ATTN_BWD; pass++)
+        assert_true(gpu_attention_pass_s(a100, PREC_BF16, 1e15, (gpu_attn_pass)pass) ==
+                    gpu_attention_s(a100, PREC_BF16, 1e15));
+}
+
 static void test_defaults_for_hand_built(void **state) {
     (void)state;
     gpu_spec g = { 0 };
@@ -191,6 +207,7 @@ int main(void) {
         cmocka_unit_test(test_skinny_gemm),
         cmocka_unit_test(test_shape_curve),
         cmocka_unit_test(test_memory_and_attention),
+        cmocka_unit_test(test_attention_passes),
         cmocka_unit_test(test_defaults_for_hand_built),
         cmocka_unit_test(test_power_identity),
         cmocka_unit_test(test_power_monotone),

@@ -7,7 +7,8 @@
  * reads it, into a 4-node DGX H100 cluster (32 GPUs) with queues ee9e8c,
  * LS and vcJkd; the jobs, their submit times, run times, GPUs and queues
  * and the rows skipped (by why) must be what the sample's rows say. Then
- * format="auto" must tell each sample's format; skip, count, time-scale and
+ * each job's user, account, time limit, real start and dependency must be
+ * what the sample's rows say (test_facts); format="auto" must tell each sample's format; skip, count, time-scale and
  * procs-per-gpu must cut and scale as documented; and each malformed file
  * of tests/bad-jobtraces/ (its format is its name up to the first '-')
  * must be refused with the line and words of its expected.txt, leaving
@@ -171,6 +172,81 @@ static void test_sample(void **state) {
     scenario_free(s);
 }
 
+/* What a sample says of its jobs beyond the run: user, account, time
+ * limit, real start (NAN: none) and the job each waits for (-1: none). */
+typedef struct want_facts {
+    int at;
+    const char *user, *account;
+    double limit_s, actual_start_s;
+    int after;
+} want_facts;
+
+typedef struct facts_case {
+    const char *file, *attrs;
+    unsigned columns;                 /* SC_TCOL_* the JSON reports */
+    want_facts want[5];
+} facts_case;
+
+static const facts_case facts_cases[] = {
+    /* Fields 12 and 13 (-1: none), 9 (job 1 asked for 3000 s and ran 3600:
+     * the request did not stop it, no limit), 3 (start = submit + wait), 17 (job 4 waited
+     * for job 3, which never ran: no dependency; job 8 for job 2). */
+    { "sample.swf", "format=\"swf\"", SC_TCOL_USER | SC_TCOL_ACCOUNT | SC_TCOL_ACTUAL_START,
+      { { 0, "1", "1", 0, 10, -1 }, { 1, "2", NULL, 0, 60, -1 }, { 2, "1", "1", 3600, 185, -1 },
+        { 3, "5", "2", 3600, 450, 1 } } },
+    { "sample.swf", "format=\"swf\" procs-per-gpu=\"8\"", SC_TCOL_USER | SC_TCOL_ACCOUNT | SC_TCOL_ACTUAL_START,
+      { { 3, "4", "1", 9000, 240, -1 }, { 4, "5", "2", 3600, 450, 1 } } },
+    /* Job 2 is before the window: job 8 waits for nothing; the waits are
+     * the trace's, from the scaled submits. */
+    { "sample.swf", "format=\"swf\" skip=\"100s\" count=\"2\" time-scale=\"2\"",
+      SC_TCOL_USER | SC_TCOL_ACCOUNT | SC_TCOL_ACTUAL_START,
+      { { 0, "1", "1", 3600, 45, -1 }, { 1, "5", "2", 3600, 190, -1 } } },
+    /* user and vc; start_time (1425514 waited 480 s). */
+    { "helios_cluster_log.csv", "format=\"helios\"", SC_TCOL_USER | SC_TCOL_ACCOUNT | SC_TCOL_ACTUAL_START,
+      { { 0, "uXBbc", "vcJkd", 0, 0, -1 }, { 2, "uXBbc", "vcJkd", 0, 539, -1 },
+        { 3, "uzqls", "vcpDC", 0, 209, -1 } } },
+    /* No vc: no account. */
+    { "acme_trace_seren.csv", "format=\"acme\"", SC_TCOL_USER | SC_TCOL_ACTUAL_START,
+      { { 0, "u5907", NULL, 0, 32, -1 }, { 2, "u1234", NULL, 0, 698, -1 } } },
+    /* The task table has no user and no submit before the launch. */
+    { "pai_task_table.csv", "format=\"pai\"", 0, { { 0, NULL, NULL, 0, NAN, -1 } } },
+    { "openb_pod_list.csv", "format=\"openb\"", SC_TCOL_ACTUAL_START,
+      { { 0, NULL, NULL, 0, 0, -1 }, { 3, NULL, NULL, 0, 9967063 - 9437497, -1 } } },
+    /* The first attempt's start; user, and vc as the account. */
+    { "philly_cluster_job_log.json", "format=\"philly\"", SC_TCOL_USER | SC_TCOL_ACCOUNT | SC_TCOL_ACTUAL_START,
+      { { 0, "ce2f4c", "ee9e8c", 0, 30, -1 }, { 1, "a1b2c3", "b436b2", 0, 501, -1 } } },
+};
+
+static void check_text(const scenario *s, uint32_t off, const char *want, int at, const char *what) {
+    const char *got = off == SC_NO_TEXT ? NULL : s->trace_names + off;
+    if (!want != !got || (want && strcmp(got, want)))
+        print_error("job %d: %s %s, want %s\n", at, what, got ? got : "(none)", want ? want : "(none)");
+    assert_true(!want == !got && (!want || !strcmp(got, want)));
+}
+
+static void test_facts(void **state) {
+    const facts_case *c = *state;
+    scenario *s = load_ok(c->file, c->attrs);
+    assert_int_equal(s->trace_columns, c->columns);
+    for (int i = 0; i < 5 && (i == 0 || c->want[i].at); i++) {
+        const want_facts *w = &c->want[i];
+        assert_true(w->at < s->n_trace_jobs);
+        const sc_trace_job *t = &s->trace_jobs[w->at];
+        check_text(s, t->user, w->user, w->at, "user");
+        check_text(s, t->account, w->account, w->at, "account");
+        if (fabs(t->limit_s - w->limit_s) > 1e-6 || t->after != w->after ||
+            isnan(t->actual_start_s) != isnan(w->actual_start_s) ||
+            (!isnan(w->actual_start_s) && fabs(t->actual_start_s - w->actual_start_s) > 1e-6))
+            print_error("job %d: limit %.9g, actual start %.9g, after %d; want %.9g, %.9g, %d\n", w->at, t->limit_s,
+                        t->actual_start_s, t->after, w->limit_s, w->actual_start_s, w->after);
+        assert_true(fabs(t->limit_s - w->limit_s) <= 1e-6);
+        assert_int_equal(t->after, w->after);
+        assert_int_equal(isnan(t->actual_start_s), isnan(w->actual_start_s));
+        if (!isnan(w->actual_start_s)) assert_true(fabs(t->actual_start_s - w->actual_start_s) <= 1e-6);
+    }
+    scenario_free(s);
+}
+
 /* format="auto" tells every sample's format; a project CSV stays csv. */
 static void test_auto(void **state) {
     (void)state;
@@ -303,12 +379,15 @@ static void test_corpus_complete(void **state) {
 
 int main(void) {
     if (read_expected() < 0) return 1;
-    struct CMUnitTest tests[MAX_CASES + 16];
+    struct CMUnitTest tests[MAX_CASES + 32];
     size_t n = 0;
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_datetime);
     for (size_t i = 0; i < sizeof samples / sizeof *samples; i++)
         tests[n++] = (struct CMUnitTest){ .name = samples[i].attrs, .test_func = test_sample,
                                           .initial_state = (void *)&samples[i] };
+    for (size_t i = 0; i < sizeof facts_cases / sizeof *facts_cases; i++)
+        tests[n++] = (struct CMUnitTest){ .name = facts_cases[i].file, .test_func = test_facts,
+                                          .initial_state = (void *)&facts_cases[i] };
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_auto);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_missing);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_nothing_kept);

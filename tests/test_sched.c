@@ -33,9 +33,9 @@
 #include "sim/world.h"
 
 
-static const job_result *by_name(const run *r, const char *name) {
+static const job_result *by_name(run *r, const char *name) {
     for (int i = 0; i < world_job_count(r->w); i++)
-        if (!strcmp(world_job(r->w, i)->name, name)) return world_job(r->w, i);
+        if (!strcmp(run_job(r, i)->name, name)) return run_job(r, i);
     fail_msg("no job %s", name);
     return NULL;
 }
@@ -187,7 +187,7 @@ static void test_preemption_no_livelock(void **state) {
     run r = simulate(xml, 1);
     int total = 0;
     for (int i = 0; i < world_job_count(r.w); i++) {
-        const job_result *j = world_job(r.w, i);
+        const job_result *j = run_job(&r, i);
         assert_string_equal(job_state_name(j->state), "done");
         if (!strncmp(j->name, "research", 8)) assert_true(j->preemptions <= 1);
         total += j->preemptions;
@@ -217,7 +217,7 @@ static void test_preemptor_starts_at_once(void **state) {
     assert_true(fabs(hi->start_s - 3600) < 1e-6);
     int victims = 0;
     for (int i = 0; i < world_job_count(r.w); i++) {
-        const job_result *j = world_job(r.w, i);
+        const job_result *j = run_job(&r, i);
         assert_true(j->preemptions <= 1);
         victims += j->preemptions;
     }
@@ -368,7 +368,7 @@ static void test_random_workloads(void **state) {
         snprintf(xml + n, sizeof xml - (size_t)n, "</workload></scenario>");
         run x = simulate(xml, (unsigned long long)round + 1);
         for (int i = 0; i < world_job_count(x.w); i++) {
-            const job_result *j = world_job(x.w, i);
+            const job_result *j = run_job(&x, i);
             assert_string_equal(job_state_name(j->state), "done");
             assert_true(j->start_s >= j->submit_s - 1e-9);
             if (j->preemptions == 0) assert_true(j->end_s > j->start_s);

@@ -807,7 +807,7 @@ static void test_shares_cluster_with_training(void **state) {
         "<inference name=\"svc\" model=\"llama3-8b\" tp=\"2\" replicas=\"2\">"
         "<arrivals process=\"poisson\" rate=\"5/s\" count=\"500\"/></inference></workload></scenario>";
     run r = simulate(xml, 1);
-    const job_result *j = world_job(r.w, 0);
+    const job_result *j = run_job(&r, 0);
     const service_result *s = svc(&r);
     printf("  service done at %.0f s, training started at %.0f s\n", s->last_completion_s, j->start_s);
     assert_int_equal(s->requests, 500);
@@ -839,7 +839,7 @@ static void test_replicas_through_scheduler(void **state) {
     snprintf(xml, sizeof xml, borrow_xml, "true");
     run r = simulate(xml, 1);
     const service_result *s = svc(&r);
-    const job_result *j = world_job(r.w, 0);
+    const job_result *j = run_job(&r, 0);
     printf("  preemption on: job preempted %d times, ends %.0f s; service %d ups, %d waited, losses %lld\n",
            j->preemptions, j->end_s, s->scale_ups, s->scale_blocked, (long long)s->replica_losses);
     assert_int_equal(s->requests, s->submitted);
@@ -853,7 +853,7 @@ static void test_replicas_through_scheduler(void **state) {
     snprintf(xml, sizeof xml, borrow_xml, "false");
     r = simulate(xml, 1);
     s = svc(&r);
-    j = world_job(r.w, 0);
+    j = run_job(&r, 0);
     printf("  preemption off: job preempted %d times, ends %.0f s; service %d ups, %d waited, peak %d\n",
            j->preemptions, j->end_s, s->scale_ups, s->scale_blocked, s->replicas_peak);
     assert_int_equal(j->preemptions, 0);

@@ -7,7 +7,8 @@
  * never starts; a dependency waits; run times drawn from the history are
  * deterministic and above the time already run; the replay's Kendall tau
  * is 1 when the simulated order is the actual one; node names map to the
- * cluster's node order.
+ * cluster's node order; users and accounts repeated by rows are kept
+ * once.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -46,9 +47,9 @@ static run run_trace(const char *extra, const char *history, const char *rows, u
     return r;
 }
 
-static const job_result *job_named(const run *r, const char *name) {
+static const job_result *job_named(run *r, const char *name) {
     for (int i = 0; i < world_job_count(r->w); i++)
-        if (!strcmp(world_job(r->w, i)->name, name)) return world_job(r->w, i);
+        if (!strcmp(run_job(r, i)->name, name)) return run_job(r, i);
     fail_msg("no job %s", name);
     return NULL;
 }
@@ -141,6 +142,24 @@ static void test_runtime_history_draws(void **state) {
     done(&r);
 }
 
+/* Users and accounts are interned: rows that repeat one share its text. */
+static void test_users_interned(void **state) {
+    (void)state;
+    run r = run_trace("", "", "id,submit,gpus,duration,user,account\nu,0,8,1h,al,ml\nv,0,8,1h,bo,ml\n"
+                      "w,0,8,1h,al,cv\nx,0,8,1h,al,al\n", 1);
+    const scenario *s = r.s;
+    const sc_trace_job *t = s->trace_jobs;
+    assert_int_equal(s->n_trace_jobs, 4);
+    assert_true(t[0].user == t[2].user && t[0].user == t[3].user && t[0].user != t[1].user);
+    assert_true(t[0].account == t[1].account && t[0].account != t[2].account);
+    assert_true(t[3].account == t[0].user);                        /* the same text, user or account */
+    assert_string_equal(scenario_trace_text(s, t[2].user), "al");
+    assert_string_equal(scenario_trace_text(s, t[1].user), "bo");
+    assert_string_equal(scenario_trace_text(s, t[2].account), "cv");
+    assert_string_equal(scenario_trace_text(s, t[1].account), "ml");
+    done(&r);
+}
+
 static void test_replay_tau(void **state) {
     (void)state;
     const char *rows[2] = { "id,submit,gpus,duration,actual_start\np,0,16,1h,0\nq,0,16,1h,1h\nr,0,16,1h,2h\n",
@@ -193,6 +212,7 @@ int main(void) {
         cmocka_unit_test(test_draining_node_keeps_its_job_only),
         cmocka_unit_test(test_held_never_starts_and_dependency_waits),
         cmocka_unit_test(test_runtime_history_draws),
+        cmocka_unit_test(test_users_interned),
         cmocka_unit_test(test_replay_tau),
         cmocka_unit_test(test_rankstat),
         cmocka_unit_test(test_node_names_follow_cluster_order),

@@ -66,6 +66,13 @@ static const char long_xml[] =
     "<workload><jobs name=\"b\" count=\"20000\" arrivals=\"poisson\" rate=\"1200/h\" gpus=\"1\""
     " duration=\"10min\" duration-distribution=\"exponential\"/></workload></scenario>";
 
+/* 1,057 batch jobs: written in three blocks of rows, 512, 512 and 33 (one
+ * statement of 32 rows and one row alone). */
+static const char blocks_xml[] =
+    "<scenario name=\"blocks\" seed=\"1\"><cluster><nodes type=\"dgx-h100\" count=\"16\"/></cluster>"
+    "<workload><jobs name=\"b\" count=\"1057\" arrivals=\"poisson\" rate=\"600/h\" gpus=\"1\""
+    " duration=\"10min\" duration-distribution=\"exponential\"/></workload></scenario>";
+
 /* serving-chat-70b's fleet: 4 replicas of tp 2 on one 8-GPU node, all of
  * them from time 0 (taken while the world is built, before the store
  * subscribes). Expected: gpu_hours_by_state.serving is the whole node (8
@@ -590,6 +597,40 @@ static void test_run_matches_json(void **state) {
     free(r.json);
 }
 
+/* Every event once, in publishing order: seq 0, 1, ... with times that
+ * never go back, as many as the bus published. */
+static void check_events(sqlite3 *db, const recorded *r) {
+    assert_int_equal((long)num(db, "SELECT count(*) FROM events WHERE run_id = ?1", r->id), r->bus_events);
+    assert_int_equal((long)num(db, "SELECT max(seq) + 1 FROM events WHERE run_id = ?1", r->id), r->bus_events);
+    assert_int_equal((int)num(db, "SELECT count(*) FROM events a JOIN events b ON b.run_id = a.run_id AND "
+                                  "b.seq = a.seq + 1 WHERE a.run_id = ?1 AND b.t_s < a.t_s", r->id), 0);
+}
+
+/* Rows written many to a statement, in blocks by the writer thread: every
+ * job field for field as in the JSON, each submitted once; events across
+ * several batches (long_xml: ~60,000) each once, in order. */
+static void test_rows_in_blocks(void **state) {
+    (void)state;
+    const char *path = tpath("blocks.db");
+    recorded r, l;
+    record(path, blocks_xml, 1, &r);
+    record(path, long_xml, 1, &l);
+    assert_true(l.bus_events > 3 * 16384);
+    sqlite3 *db = db_open(path);
+    assert_int_equal((int)num(db, "SELECT count(*) FROM jobs WHERE run_id = ?1", r.id), 1057);
+    check_rows_match_json(db, r.json, r.id, "jobs", "$.jobs", 1, "run_id = ?1 AND idx = ?2", "extra");
+    assert_int_equal((int)num(db, "SELECT max(idx) + 1 FROM jobs WHERE run_id = ?1", r.id), 1057);
+    assert_int_equal((int)num(db, "SELECT count(*) FROM jobs j WHERE run_id = ?1 AND (SELECT count(*) FROM events e "
+                                  "WHERE e.run_id = j.run_id AND e.entity = j.name AND e.kind = 'job_submit') != 1",
+                              r.id), 0);
+    check_events(db, &r);
+    check_events(db, &l);
+    assert_int_equal((int)num(db, "SELECT count(*) FROM jobs WHERE run_id = ?1", l.id), 20000);
+    sqlite3_close(db);
+    free(r.json);
+    free(l.json);
+}
+
 /* A job's series leaves out the buckets that repeat the one before (the
  * training job's progress is flat once it has finished, well before the
  * 20 days end); the reader gives every bucket back: as many as a cluster
@@ -970,6 +1011,7 @@ int main(void) {
         cmocka_unit_test(test_run_matches_json),
         cmocka_unit_test(test_serving_hours),
         cmocka_unit_test(test_job_series_filled),
+        cmocka_unit_test(test_rows_in_blocks),
         cmocka_unit_test(test_escaped_names),
         cmocka_unit_test(test_run_longer_than_one_value),
         cmocka_unit_test(test_two_runs_and_reopen),

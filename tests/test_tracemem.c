@@ -66,7 +66,8 @@ static size_t bytes_with_trace(int rows) {
     unlink(csv);
     size_t used = in_use();
     assert_int_equal(world_job_count(r.w), rows);
-    for (int i = 0; i < rows; i += rows / 16) assert_int_equal(world_job(r.w, i)->state, JOB_DONE);
+    job_result jr;
+    for (int i = 0; i < rows; i += rows / 16) assert_int_equal(world_job(r.w, i, &jr)->state, JOB_DONE);
     done(&r);
     return used;
 }

@@ -482,6 +482,46 @@ static void test_scaling(void **state) {
     assert_true(rd.step_s > 1.8 * r64.step_s);
 }
 
+/* Attention by pass (docs/attention-passes.md): per-pass figures equal to
+ * eff_attention price a step exactly as eff_attention alone; a slower
+ * backward lengthens the step; under context parallelism only the first
+ * ring step's block is causal, so a faster unmasked forward shortens a cp 4
+ * step more than a cp 1 step. */
+static double step_with(const llm_spec *m, train_plan *p, const gpu_spec *g) {
+    fabric f;
+    fabric_for(&f, "dgx-h100", 8);
+    f.gpu = g;
+    train_result r;
+    assert_int_equal(train_step(m, p, &f, &r), 0);
+    return r.step_s;
+}
+
+static void test_attention_passes(void **state) {
+    (void)state;
+    const llm_spec *m = catalog_llm(cat, "llama3.1-8b");
+    gpu_spec one = *catalog_gpu(cat, "H100-SXM5-80GB"), same = one, slow_b = one, fast_f = one;
+    one.eff_attention_fwd_causal = one.eff_attention_fwd_full = one.eff_attention_bwd = 0;
+    same.eff_attention_fwd_causal = same.eff_attention_fwd_full = same.eff_attention_bwd = one.eff_attention;
+    slow_b = same;
+    slow_b.eff_attention_bwd = one.eff_attention / 2;
+    fast_f = same;
+    fast_f.eff_attention_fwd_full = 2 * one.eff_attention;
+    train_plan p = base_plan(1, 1, 8, 8);
+    p.sharding = SHARD_FSDP;
+    p.seq_len = 32768;
+    p.recompute = RECOMPUTE_FULL;
+    double t1 = step_with(m, &p, &one);
+    assert_true(step_with(m, &p, &same) == t1);
+    assert_true(step_with(m, &p, &slow_b) > 1.1 * t1);
+    assert_true(step_with(m, &p, &fast_f) == t1);   /* cp 1: every block causal */
+    p.dp = 2;
+    p.cp = 4;
+    p.seq_len = 131072;
+    p.global_batch = 2;
+    double t4 = step_with(m, &p, &same);
+    assert_true(step_with(m, &p, &fast_f) < 0.9 * t4);
+}
+
 /* Context parallelism: twice the GPUs on a 128K sequence nearly halve it. */
 static void test_context_parallel(void **state) {
     (void)state;
@@ -845,6 +885,51 @@ static void test_stack_pipeline_schedules(void **state) {
     assert_true(stack_runs_interleaved(&k));
 }
 
+/* One step of plan p with its stack's layer-overhead (*r) and without (*r0). */
+static void step_with_without_overhead(const llm_spec *m, const train_plan *p, const fabric *f,
+                                       train_result *r, train_result *r0) {
+    train_plan z = *p;
+    z.stack.layer_overhead_s = 0;
+    assert_int_equal(train_step(m, p, f, r), 0);
+    assert_int_equal(train_step(m, &z, f, r0), 0);
+}
+
+/* layer-overhead (megatron-deepspeed-2022 only; every other profile 0):
+ * a fixed time per layer per micro-batch on the critical path of every
+ * pipeline slot. Compute and communication do not move; "other" grows by
+ * it once per micro-batch and the 1F1B bubble once per bubble slot, for
+ * the same layers of the busiest stage; a larger micro-batch pays it
+ * fewer times for the same global batch. */
+static void test_stack_layer_overhead(void **state) {
+    (void)state;
+    for (size_t i = 0; i < sizeof stack_names / sizeof stack_names[0]; i++) {
+        double x = stack_find(cat, stack_names[i])->layer_overhead_s;
+        if (strcmp(stack_names[i], "megatron-deepspeed-2022") == 0) assert_true(x > 0);
+        else assert_true(x == 0);
+    }
+    const llm_spec *m = catalog_llm(cat, "llama2-70b");
+    fabric f;
+    fabric_for(&f, "dgx-a100-80gb", 8 * 8 * 4);
+    train_plan p = base_plan(8, 8, 4, 4 * 64);
+    p.recompute = RECOMPUTE_FULL;
+    p.micro_batch = 1;
+    p.stack = *stack_find(cat, "megatron-deepspeed-2022");
+    p.stack_given = 1;
+    train_result r, r0, s, s0;
+    step_with_without_overhead(m, &p, &f, &r, &r0);
+    check_consistent(&r);
+    double x = p.stack.layer_overhead_s;
+    assert_true(fabs(r.t.compute_s - r0.t.compute_s) <= 1e-9 * r0.t.compute_s);
+    assert_true(r.t.tp_comm_s == r0.t.tp_comm_s && r.t.dp_comm_s == r0.t.dp_comm_s);
+    double per_mb = (r.t.other_s - r0.t.other_s) / (r.micro_batches * x);
+    double per_slot = (r.t.pp_bubble_s - r0.t.pp_bubble_s) / ((p.pp - 1) * x);
+    assert_true(fabs(per_mb - per_slot) <= 1e-6 * per_mb);
+    assert_true(per_mb >= r.stage_layers && per_mb < r.stage_layers + 2);
+    p.micro_batch = 2;
+    step_with_without_overhead(m, &p, &f, &s, &s0);
+    assert_true(s.t.other_s - s0.t.other_s < 0.51 * (r.t.other_s - r0.t.other_s));
+}
+
 /* Eager elementwise ops move more bytes and launch more kernels than the
  * fused chains; the count does not depend on the GPU, and a GeLU FFN's
  * activation is one op either way. fsdp2-eager is slower than
@@ -1067,6 +1152,7 @@ int main(void) {
         cmocka_unit_test(test_pipeline_bubble),
         cmocka_unit_test(test_scaling),
         cmocka_unit_test(test_context_parallel),
+        cmocka_unit_test(test_attention_passes),
         cmocka_unit_test(test_invalid),
         cmocka_unit_test(test_does_not_fit),
         cmocka_unit_test(test_names_and_defaults),
@@ -1078,6 +1164,7 @@ int main(void) {
         cmocka_unit_test(test_fsdp_stack),
         cmocka_unit_test(test_auto_micro_batch),
         cmocka_unit_test(test_stack_pipeline_schedules),
+        cmocka_unit_test(test_stack_layer_overhead),
         cmocka_unit_test(test_elementwise_eager),
         cmocka_unit_test(test_async_tp),
         cmocka_unit_test(test_cp_time_per_token_grows),

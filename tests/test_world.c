@@ -30,7 +30,7 @@
 #include "sim/world.h"
 
 
-static const job_result *training(const run *r) { return world_job(r->w, 0); }
+static const job_result *training(run *r) { return run_job(r, 0); }
 
 static double elapsed(const run *r, const job_result *j) {
     double end = j->end_s >= 0 ? j->end_s : world_get_totals(r->w).simulated_s;
@@ -130,7 +130,7 @@ static void test_lost_work_half_interval(void **state) {
 /* ---- mechanisms ------------------------------------------------------------ */
 
 /* Time from first start to the end splits exactly into its parts. */
-static void check_time_sums(const run *r) {
+static void check_time_sums(run *r) {
     const job_result *j = training(r);
     const job_time *T = &j->time;
     double sum = T->kept_s + T->redone_s + T->checkpoint_stall_s + T->restart_s + T->waiting_s;
@@ -321,6 +321,42 @@ static void test_auto_interval_is_daly(void **state) {
     done(&r);
 }
 
+/* A job is a core of at most 256 bytes (issue 23); a training job adds a
+ * side record, a job on more than one node an array of its nodes; a batch
+ * job's record has no training figures. */
+static void test_job_memory(void **state) {
+    (void)state;
+    static const char xml[] =
+        "<scenario name=\"m\" seed=\"1\" duration=\"1d\"><cluster><nodes type=\"dgx-h100\" count=\"16\"/>"
+        "</cluster><workload><training name=\"job\" gpus=\"16\" tp=\"1\" pp=\"1\" dp=\"16\" sharding=\"fsdp\""
+        " global-batch=\"64\" seq-len=\"4096\" tokens=\"1B\"><model preset=\"llama3-8b\"/></training>"
+        "<jobs name=\"one\" count=\"5\" rate=\"6/h\" gpus=\"4\" duration=\"1h\"/>"
+        "<jobs name=\"three\" count=\"2\" rate=\"6/h\" gpus=\"24\" duration=\"1h\"/></workload></scenario>";
+    run r = simulate(xml, 1);
+    world_job_memory m = world_job_bytes(r.w);
+    printf("  job core %zu bytes; 8 jobs: cores %zu, training %zu, node arrays %zu, names %zu bytes\n", m.core_size,
+           m.cores_bytes, m.training_bytes, m.nodes_bytes, m.names_bytes);
+    assert_true(m.core_size <= 256);
+    assert_int_equal(world_job_count(r.w), 8);
+    assert_int_equal(m.cores_bytes, 8 * m.core_size);
+    assert_true(m.training_bytes > 0);
+    assert_int_equal(m.nodes_bytes, (2 + 2 * 3) * sizeof(int));   /* the training job's 2 nodes, 3 each for "three" */
+    assert_true(m.names_bytes > 0);                                /* "one-0" ... "three-1" */
+    const job_result *t = run_job(&r, 0), *b = run_job(&r, 1);
+    assert_int_equal(t->kind, JOB_TRAINING);
+    assert_non_null(t->perf);
+    assert_true(t->steps_total > 0 && t->steps_done == t->steps_total);
+    assert_int_equal(b->kind, JOB_BATCH);
+    assert_string_equal(b->name, "one-0");
+    assert_null(b->perf);
+    assert_true(b->steps_total == 0 && b->checkpoints == 0 && b->time.kept_s == 0);
+    assert_int_equal(b->state, JOB_DONE);
+    job_result out;
+    assert_null(world_job(r.w, 8, &out));
+    assert_null(world_job(r.w, -1, &out));
+    done(&r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_llama3_54_days),
@@ -335,6 +371,7 @@ int main(void) {
         cmocka_unit_test(test_latent_faults_without_start_checks),
         cmocka_unit_test(test_async_stalls_less_than_sync),
         cmocka_unit_test(test_auto_interval_is_daly),
+        cmocka_unit_test(test_job_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

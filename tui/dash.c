@@ -216,7 +216,8 @@ static void draw_detail(dash *d) {
     char leaf[32] = "";
     if (d->npl > 0) snprintf(leaf, sizeof leaf, ", leaf %d", n / d->npl);
     put(y++, r.x, r.w, A_BOLD, "node %d, rack %d%s: %s", n, v->rack, leaf, world_activity_name(v->activity));
-    const job_result *j = v->job >= 0 ? world_job(d->w, v->job) : NULL;
+    job_result jr;
+    const job_result *j = v->job >= 0 ? world_job(d->w, v->job, &jr) : NULL;
     if (y < end)
         put(y++, r.x, r.w, 0, "%d GPUs, %d free, %d failures%s%s", v->gpus, v->free_gpus, v->failures,
             j ? ", job " : "", j ? j->name : "");
@@ -264,7 +265,8 @@ static int cmp_d(double a, double b) { return (a > b) - (a < b); }
 static int cmp_jobs(const void *pa, const void *pb) {
     const dash *d = sort_ctx;
     int a = *(const int *)pa, b = *(const int *)pb;
-    const job_result *x = world_job(d->w, a), *y = world_job(d->w, b);
+    job_result ra, rb;
+    const job_result *x = world_job(d->w, a, &ra), *y = world_job(d->w, b, &rb);
     const world_job_live *p = &d->jl[a], *q = &d->jl[b];
     int c = 0;
     switch (d->u.sort) {
@@ -285,7 +287,8 @@ static void collect_jobs(dash *d) {
     double now = sim_now_s(d);
     d->n_shown = 0;
     for (int i = 0; i < d->n_jobs; i++) {
-        const job_result *j = world_job(d->w, i);
+        job_result jr;
+        const job_result *j = world_job(d->w, i, &jr);
         if (j->submit_s > now) continue;
         world_job_view(d->w, i, &d->jl[i]);
         d->order[d->n_shown++] = i;
@@ -312,7 +315,8 @@ static void draw_jobs(dash *d) {
         int row = d->u.job_top + k;
         if (row >= d->n_shown) break;
         int i = d->order[row];
-        const job_result *j = world_job(d->w, i);
+        job_result jr;
+        const job_result *j = world_job(d->w, i, &jr);
         const world_job_live *v = &d->jl[i];
         char gpus[32], eta[16], step[32], ettr[16], prog[32];
         nf_count(j->gpus, gpus, sizeof gpus);

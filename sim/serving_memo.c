@@ -1,0 +1,64 @@
+/*
+ * serving_memo: serve_tokens_s of each model, remembered in two halves.
+ *
+ * The part of an iteration's price that depends on two whole numbers only
+ * (models/serving.h: linear layers, lm head, elementwise work, collectives,
+ * launch gaps) splits into a half that depends on the tokens alone and a
+ * half that depends on the rows of logits alone (serve_tokens_part,
+ * serve_rows_part), added up by serve_tokens_sum exactly as serve_tokens_s
+ * adds them: a remembered price is the same number as a new evaluation and
+ * the results do not move.
+ *
+ * Each half is kept in a dense array indexed by its number, grown as
+ * larger numbers come. The memo before this one kept every (tokens, rows)
+ * pair in a hash table: the 1e7-request chat service of
+ * tests/bench_serving.c met 300,907 distinct pairs, 8 MB of table, and one
+ * lookup per iteration with a prompt was a random read of memory, 18% of
+ * the run. The same service meets a few thousand token counts and at most
+ * a few hundred row counts (the token budget and the batch bound them), so
+ * the two arrays hold a few hundred KB that stay in the CPU's caches, and
+ * each count is priced once instead of each pair. Counts past MEMO_DENSE_MAX
+ * (a prompt longer than that, run alone without chunking) are priced
+ * afresh each time: the same numbers, more work.
+ */
+#include "sim/serving_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/grow.h"
+
+/* Room for entry k of a half-array of elem-byte entries, *cap of them
+ * now; new entries are empty: all bytes 0xFF, a NaN in their first time
+ * (a price that is itself NaN is priced again each time: the same number).
+ * 0, or -1 when out of memory or past MEMO_DENSE_MAX (nothing changed). */
+static int memo_room(void **v, size_t *cap, size_t elem, int64_t k) {
+    if (k < 0 || k >= MEMO_DENSE_MAX) return -1;
+    size_t old = *cap;
+    if ((size_t)k < old) return 0;
+    if (grow_array(v, cap, (size_t)k + 1, elem)) return -1;
+    memset((char *)*v + old * elem, 0xFF, (*cap - old) * elem);
+    return 0;
+}
+
+double sv_tokens_s(serving *sv, int m, int64_t tokens, int64_t rows) {
+    const serve_model *sm = &sv->models[m];
+    memo *c = &sv->memo[m];
+    serve_tok_part tp_new, *tp = &tp_new;
+    serve_row_part rp_new, *rp = &rp_new;
+    if (memo_room((void **)&c->tok, &c->cap_tok, sizeof *c->tok, tokens) == 0) tp = &c->tok[tokens];
+    if (tp == &tp_new || isnan(tp->linear_s)) serve_tokens_part(sm, (double)tokens, tp);
+    if (memo_room((void **)&c->row, &c->cap_row, sizeof *c->row, rows) == 0) rp = &c->row[rows];
+    if (rp == &rp_new || isnan(rp->lm_head_s)) serve_rows_part(sm, (double)rows, rp);
+    return serve_tokens_sum(sm, tp, rp, NULL);
+}
+
+void sv_memo_free(serving *sv) {
+    for (int m = 0; sv->memo && m < sv->n_models; m++) {
+        free(sv->memo[m].tok);
+        free(sv->memo[m].row);
+    }
+    free(sv->memo);
+    sv->memo = NULL;
+}
