@@ -51,7 +51,7 @@ struct went { int id, gpus, queue, prio; };
 typedef struct wnode {
     struct went one;               /* the scheduler jobs holding GPUs on it: the first here */
     int n;                         /* (a whole-node job is alone: one cache miss, not two) */
-    int bucket;                    /* 1 + its bucket; 0: none (no job on it) */
+    int bucket;                    /* 1 + its bucket; 0: none (no job on it); -1 - its place in q->odd */
     struct went *more;             /* the others (jobs sharing the node) */
     size_t cap;
 } wnode;
@@ -151,6 +151,8 @@ struct sched {
     int n_wb;
     size_t cap_wb;
     int *pool_first, *pool_nodes;  /* per pool: its first node and how many (contiguous) */
+    int *odd, n_odd;               /* over-listed nodes (their jobs hold more GPUs than the cluster */
+    size_t cap_odd;                /* counts used): in no bucket, the walk keys them as gathering does */
     int where_ok;                  /* 0: out of memory once; preemption gathers nodes instead */
     unsigned char *mark;           /* scratch of a walk: per running index, chosen (0 between walks) */
     size_t cap_mark;

@@ -442,9 +442,17 @@ static int walk_take(walk *w, int r) {
     return 0;
 }
 
-/* Node n as pick_nodes pops it: skipped when idle (what-if) or when a job
- * on it is not a candidate or its queue would go below its quota; else
- * its jobs not chosen yet are. 0, or -1 when out of memory. */
+/* The running index of the job of entry e when the head may evict it; -1 when not. */
+static int walk_candidate(const walk *w, const struct went *e) {
+    int r = sched_run_index(w->q, e->id);
+    return r >= 0 && is_candidate(w->q, w->head, &w->q->running[r], w->mine, w->reclaim) ? r : -1;
+}
+
+/* Node n as pick_nodes pops it: skipped when idle (what-if), when its
+ * free GPUs and its candidates' do not make a whole node (on a node that
+ * is not over-listed: when a job on it is not a candidate), or when a
+ * queue would go below its quota; else its candidates not chosen yet
+ * are. 0, or -1 when out of memory. */
 static int walk_visit(walk *w, int n) {
     sched *q = w->q;
     if (!in_reach(q, w->head, n) || (q->node_loc[n] >= 0 ? q->node_loc[n] : cluster_node_free_gpus(q->c, n)) == w->per)
@@ -452,52 +460,117 @@ static int walk_visit(walk *w, int n) {
     const wnode *x = &q->where[n];
     int room = cluster_node_free_gpus(q->c, n);
     for (int i = 0; i < x->n; i++) {
-        int r = sched_run_index(q, sched_went(x, i)->id);
-        if (r < 0 || !is_candidate(q, w->head, &q->running[r], w->mine, w->reclaim)) return 0;
-        room += sched_went(x, i)->gpus;
+        int r = walk_candidate(w, sched_went(x, i));
+        if (r < 0 && x->bucket >= 0) return 0;
+        if (r >= 0) room += sched_went(x, i)->gpus;
     }
     if (room < w->per) return 0;
     memcpy(w->saved, w->taken, (size_t)q->n_queues * sizeof *w->saved);
     int ok = 1;
     for (int i = 0; i < x->n && ok; i++) {
-        int r = sched_run_index(q, sched_went(x, i)->id);
-        if (q->mark[r]) continue;
+        int r = walk_candidate(w, sched_went(x, i));
+        if (r < 0 || q->mark[r]) continue;
         ok = may_take_job(q, w->taken, &q->running[r]);
         w->taken[q->running[r].queue] += q->running[r].gpus;
     }
     memcpy(w->taken, w->saved, (size_t)q->n_queues * sizeof *w->saved);
     for (int i = 0; i < x->n && ok; i++) {
-        int r = sched_run_index(q, sched_went(x, i)->id);
-        if (!q->mark[r] && walk_take(w, r) < 0) return -1;
+        int r = walk_candidate(w, sched_went(x, i));
+        if (r >= 0 && !q->mark[r] && walk_take(w, r) < 0) return -1;
+    }
+    return 0;
+}
+
+/* An over-listed node as pick_nodes keys it: the highest priority of the
+ * candidates on it, the GPUs to free (the cluster's count). */
+typedef struct okey { int prio, cost, node; } okey;
+
+static int okey_cmp(const void *a, const void *b) {
+    const okey *x = a, *y = b;
+    if (x->prio != y->prio) return x->prio < y->prio ? -1 : 1;
+    if (x->cost != y->cost) return x->cost < y->cost ? -1 : 1;
+    return (x->node > y->node) - (x->node < y->node);
+}
+
+/* The over-listed nodes of the head's pool that pick_nodes would see (in
+ * reach, a candidate on them), keyed and sorted into *out. Returns how
+ * many, -1 when out of memory. */
+static int walk_odd(const walk *w, okey **out) {
+    const sched *q = w->q;
+    *out = NULL;
+    if (q->n_odd == 0) return 0;
+    okey *o = malloc((size_t)q->n_odd * sizeof *o);
+    if (!o) return -1;
+    int no = 0;
+    for (int i = 0; i < q->n_odd; i++) {
+        int n = q->odd[i], prio = -(1 << 30), any = 0;
+        if (!in_reach(q, w->head, n)) continue;
+        for (int k = 0; k < q->where[n].n; k++) {
+            int r = walk_candidate(w, sched_went(&q->where[n], k));
+            if (r < 0) continue;
+            any = 1;
+            if (q->running[r].priority > prio) prio = q->running[r].priority;
+        }
+        if (any) o[no++] = (okey){ prio, w->per - cluster_node_free_gpus(q->c, n), n };
+    }
+    qsort(o, (size_t)no, sizeof *o, okey_cmp);
+    *out = o;
+    return no;
+}
+
+/* Does over-listed node o come before the nodes of key (prio, used)? */
+static int okey_before(const okey *o, int prio, int used) {
+    return o->prio < prio || (o->prio == prio && o->cost < used);
+}
+
+/* One group of buckets of equal key, bk[g..e), merged by node number with
+ * the over-listed nodes of that key (od[*o..]), until k nodes are idle. 0, or -1. */
+static int walk_group(walk *w, const int *bk, int *cur, int g, int e, const okey *od, int no, int *o, int k) {
+    sched *q = w->q;
+    int prio = q->wb[bk[g]].prio, used = q->wb[bk[g]].used;
+    for (int t = g; t < e; t++) cur[t] = sched_where_next(q, bk[t], 0);
+    while (w->idle < k) {
+        int best = -1;
+        for (int t = g; t < e; t++)
+            if (cur[t] >= 0 && (best < 0 || cur[t] < cur[best])) best = t;
+        int n = best >= 0 ? cur[best] : -1;
+        if (*o < no && od[*o].prio == prio && od[*o].cost == used && (n < 0 || od[*o].node < n)) {
+            n = od[(*o)++].node;
+        } else if (best >= 0) {
+            cur[best] = sched_where_next(q, bk[best], n + 1);
+        } else {
+            break;
+        }
+        if (walk_visit(w, n) < 0) return -1;
     }
     return 0;
 }
 
 /* The buckets in (priority, GPUs used) order, each group of equal key
- * merged by node number, until k nodes are idle (what-if). bk: room for
- * q->n_wb. Returns 1 when they are, 0 when not, -1 when out of memory. */
+ * merged by node number, and the over-listed nodes in their places, until
+ * k nodes are idle (what-if). bk: room for q->n_wb. Returns 1 when they
+ * are, 0 when not, -1 when out of memory. */
 static int walk_nodes(walk *w, int *bk, int *cur) {
     sched *q = w->q;
-    int k = (w->head->gpus + w->per - 1) / w->per, nb = 0;
+    int k = (w->head->gpus + w->per - 1) / w->per, nb = 0, o = 0;
     int all = sched_where_buckets(q, w->head->pool, bk);
     for (int i = 0; i < all; i++)
         if (walk_bucket_may(w, &q->wb[bk[i]])) bk[nb++] = bk[i];
-    for (int g = 0; g < nb && w->idle < k;) {
+    okey *od;
+    int no = walk_odd(w, &od), rc = 0;
+    if (no < 0) return -1;
+    for (int g = 0; (g < nb || o < no) && w->idle < k && rc == 0;) {
+        if (o < no && (g >= nb || okey_before(&od[o], q->wb[bk[g]].prio, q->wb[bk[g]].used))) {
+            rc = walk_visit(w, od[o++].node);
+            continue;
+        }
         int e = g + 1;
         while (e < nb && q->wb[bk[e]].prio == q->wb[bk[g]].prio && q->wb[bk[e]].used == q->wb[bk[g]].used) e++;
-        for (int t = g; t < e; t++) cur[t] = sched_where_next(q, bk[t], 0);
-        while (w->idle < k) {
-            int best = -1;
-            for (int t = g; t < e; t++)
-                if (cur[t] >= 0 && (best < 0 || cur[t] < cur[best])) best = t;
-            if (best < 0) break;
-            int n = cur[best];
-            cur[best] = sched_where_next(q, bk[best], n + 1);
-            if (walk_visit(w, n) < 0) return -1;
-        }
+        rc = walk_group(w, bk, cur, g, e, od, no, &o, k);
         g = e;
     }
-    return w->idle >= k;
+    free(od);
+    return rc < 0 ? -1 : w->idle >= k;
 }
 
 /* Scratch of a walk: per queue, per running index, per bucket. 0, or -1. */

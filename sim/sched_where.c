@@ -58,7 +58,7 @@ void sched_where_free(sched *q) {
         free(q->wb[b].bits);
         free(q->wb[b].top);
     }
-    void *v[] = { q->where, q->wb, q->pool_first, q->pool_nodes, q->mark, q->touched, q->wscratch };
+    void *v[] = { q->where, q->wb, q->pool_first, q->pool_nodes, q->odd, q->mark, q->touched, q->wscratch };
     for (size_t i = 0; i < sizeof v / sizeof *v; i++) free(v[i]);
 }
 
@@ -95,26 +95,46 @@ static void bucket_put(sched *q, int b, int node, int on) {
     x->count--;
 }
 
+/* Node `node` leaves the list of over-listed nodes (the last takes its place). */
+static void odd_drop(sched *q, int node) {
+    int i = -q->where[node].bucket - 1, last = q->odd[--q->n_odd];
+    q->odd[i] = last;
+    q->where[last].bucket = -1 - i;
+}
+
 /* The node's key from its jobs, and its move to that bucket. 0, or -1 when
  * out of memory (the index is then unusable). */
 static int node_rekey(sched *q, int node) {
     wnode *w = &q->where[node];
     if (w->bucket > 0) bucket_put(q, w->bucket - 1, node, 0);
+    if (w->bucket < 0) odd_drop(q, node);
     w->bucket = 0;
     if (w->n == 0) return 0;
-    int prio = w->one.prio, pool = cluster_node_pool(q->c, node);
+    int prio = w->one.prio, pool = cluster_node_pool(q->c, node), listed = 0;
     uint64_t qmask = 0;
     for (int i = 0; i < w->n; i++) {
         const struct went *e = sched_went(w, i);
         if (e->prio > prio) prio = e->prio;
         qmask |= queue_bit(e->queue);
+        listed += e->gpus;
     }
     /* GPUs used as the cluster counts them (what a victim node's cost was
-     * when all were gathered), not the jobs' sum: the two differ on a node
+     * when all were gathered), not the jobs' sum. The two differ on a node
      * where a job restarted while the node was failing (the world's
      * failure hit requeues a batch job, which may start again on the node
-     * before it goes down), and the choice must stay the same. */
+     * before it goes down; after the repair another job takes the node's
+     * GPUs beside it). Such a node's key as gathering sees it depends on
+     * the head (only candidates count), so it goes in no bucket but in the
+     * list of over-listed nodes, which the walk keys one by one. The
+     * cluster changes a node's free GPUs without telling only when it
+     * leaves service or comes back idle: the walk skips both. */
     int used = cluster_pool_spec(q->c, pool)->gpus - cluster_node_free_gpus(q->c, node);
+    if (listed > used) {
+        if (GROW(q->odd, q->cap_odd, (size_t)q->n_odd + 1)) return -1;
+        q->odd[q->n_odd] = node;
+        w->bucket = -1 - q->n_odd++;
+        return 0;
+    }
     int b = bucket_of(q, pool, prio, used, qmask);
     if (b < 0) return -1;
     bucket_put(q, b, node, 1);
