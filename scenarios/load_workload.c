@@ -158,6 +158,20 @@ static sc_training *new_training(loader *L, const xmlNode *e) {
     return t;
 }
 
+/* after="name": a <training> earlier in the document that this one waits
+ * for (Slurm's afterany, as a trace's after column: eligible once it ends,
+ * however it ends). Earlier only, so no chain can wait for itself. */
+static void read_after(loader *L, const xmlNode *e, sc_training *t) {
+    scenario *s = L->s;
+    char name[SC_NAME_MAX];
+    if (attr_str(&L->x, e, "after", name, sizeof name, 0) <= 0) return;
+    int k = nameset_find(&L->training_names, NAMES(s->training, name), name);
+    if (k < 0 || k == s->n_training - 1)
+        xml_fail(&L->x, e, "after", "expected the name of a <training> earlier in <workload>, got \"%s\"", name);
+    else
+        t->after = k + 1;
+}
+
 /* Which of the attributes that size a job were given (1), absent (0) or
  * wrong (-1). */
 typedef struct given {
@@ -210,6 +224,7 @@ static given read_training_attrs(loader *L, const xmlNode *e, sc_training *t) {
     attr_unit(&L->x, e, "submit", UNIT_DURATION, &t->submit_s, 0, 0);
     attr_bool(&L->x, e, "elastic", &t->elastic);
     attr_unit(&L->x, e, "timeout", UNIT_DURATION, &t->timeout_s, 0, 1);
+    read_after(L, e, t);
     return g;
 }
 
