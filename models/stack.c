@@ -70,7 +70,7 @@ static const char *attention_names[ATTN_COUNT] = { "unfused", "fused-softmax", "
 static const char *recipe_names[FP8_COUNT] = { "none", "delayed", "tensorwise", "rowwise", "mxfp8",
                                                 "blockwise" };
 static const char *elementwise_names[ELEM_COUNT] = { "fused", "eager" };
-static const char *selective_names[SELECTIVE_COUNT] = { "auto", "attention", "layers", "ops" };
+static const char *selective_names[SELECTIVE_COUNT] = { "auto", "attention", "layers", "ops", "modules" };
 #define SCHEDULES_DEFAULT "1f1b,interleaved"
 
 static int lookup(const char *z, const char *const *names, int n) {
@@ -92,7 +92,21 @@ int stack_elementwise_parse(const char *z) {
     return z && !*z ? ELEM_FUSED : lookup(z, elementwise_names, ELEM_COUNT);
 }
 int selective_kind_parse(const char *z) {
-    return z && !*z ? SELECTIVE_AUTO : lookup(z, selective_names, SELECTIVE_COUNT);
+    return z && !*z ? SELECTIVE_AUTO : lookup(z, selective_names, SELECTIVE_MODULES);
+}
+int recompute_modules_parse(const char *z) {
+    static const char *names[] = { "layernorm", "moe_act" };
+    int mask = 0;
+    while (z && *z) {
+        size_t n = strcspn(z, " ,");
+        int k = -1;
+        for (int i = 0; i < 2 && k < 0; i++)
+            if (n == strlen(names[i]) && !strncmp(z, names[i], n)) k = i;
+        if (n > 0 && k < 0) return -1;
+        if (n > 0) mask |= 1 << k;
+        z += n + (z[n] != 0);
+    }
+    return mask ? mask : -1;
 }
 const char *selective_kind_name(selective_kind k) {
     return (k >= 0 && k < SELECTIVE_COUNT) ? selective_names[k] : "?";
