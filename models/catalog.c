@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/grow.h"
+#include "models/reliability.h"
 #include "models/stack.h"
 
 typedef struct table {
@@ -24,6 +25,7 @@ typedef struct table {
 
 struct catalog {
     table gpu, nic, node, storage, llm, stack, engine;   /* stack: models/stack.h */
+    table profile;                                       /* failure-profile: models/reliability.h */
 };
 
 static const char *prec_names[PREC_COUNT] = {
@@ -55,6 +57,7 @@ catalog *catalog_new(void) {
     c->llm.size = sizeof(llm_spec);
     c->stack.size = sizeof(stack_spec);
     c->engine.size = sizeof(engine_spec);
+    c->profile.size = sizeof(rel_profile);
     return c;
 }
 
@@ -67,6 +70,7 @@ void catalog_free(catalog *c) {
     free(c->llm.items);
     free(c->stack.items);
     free(c->engine.items);
+    free(c->profile.items);
     free(c);
 }
 
@@ -105,6 +109,7 @@ static table *table_of(const catalog *c, const char *kind) {
     if (strcmp(kind, "llm") == 0) return &m->llm;
     if (strcmp(kind, "stack") == 0) return &m->stack;
     if (strcmp(kind, "engine") == 0) return &m->engine;
+    if (strcmp(kind, "failure-profile") == 0) return &m->profile;
     return NULL;
 }
 
@@ -164,6 +169,7 @@ const catalog_field *catalog_fields_for(const char *element, size_t *struct_size
         { "llm", catalog_fields_llm, sizeof(llm_spec) },
         { "stack", catalog_fields_stack, sizeof(stack_spec) },
         { "engine", catalog_fields_engine, sizeof(engine_spec) },
+        { "failure-profile", catalog_fields_failure_profile, sizeof(rel_profile) },
     };
     for (size_t i = 0; element && i < sizeof map / sizeof map[0]; i++) {
         if (strcmp(element, map[i].z) == 0) {

@@ -228,7 +228,8 @@ const llm_spec *catalog_llm(const catalog *c, const char *name);
 const engine_spec *catalog_engine(const catalog *c, const char *name);
 
 /* Iteration: count and i-th entry (in insertion order). */
-int catalog_count(const catalog *c, const char *kind);  /* "gpu" "nic" "node" "storage" "llm" "stack" "engine" */
+int catalog_count(const catalog *c, const char *kind);  /* "gpu" "nic" "node" "storage" "llm" "stack" "engine"
+                                                           "failure-profile" (models/reliability.h) */
 const void *catalog_at(const catalog *c, const char *kind, int i);
 
 /* Comma-separated names of one kind, for "expected one of" messages. */
@@ -266,7 +267,8 @@ extern const catalog_field catalog_fields_storage[];
 extern const catalog_field catalog_fields_llm[];
 extern const catalog_field catalog_fields_engine[];
 
-/* Table for an XML element name ("gpu", "nic", "node", "storage", "llm", "stack", "engine");
+/* Table for an XML element name ("gpu", "nic", "node", "storage", "llm", "stack", "engine",
+ * "failure-profile");
  * NULL for an unknown element. *struct_size receives sizeof the struct. */
 const catalog_field *catalog_fields_for(const char *element, size_t *struct_size);
 

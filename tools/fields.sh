@@ -18,7 +18,8 @@ BEGIN {
     close_kind()
     kind = substr($1, 2); st = $2; h = substr($3, 1, length($3) - 1)
     if (!(h in seen)) { seen[h] = 1; heads = heads "#include \"" h "\"\n" }
-    body = body "\nconst catalog_field catalog_fields_" kind "[] = {\n"
+    sym = kind; gsub(/-/, "_", sym)
+    body = body "\nconst catalog_field catalog_fields_" sym "[] = {\n"
     next
 }
 {
