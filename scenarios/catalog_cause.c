@@ -59,7 +59,9 @@ static int read_cause(const xmlNode *e, rel_cause *c, const char *file, char *er
         int i = 0;
         while (i < NATTRS && (a->ns || strcmp((const char *)a->name, attrs[i]) != 0)) i++;
         xmlChar *z = xmlNodeListGetString(e->doc, a->children, 1);
-        const char *v = z ? (const char *)z : "";
+        if (!z) z = xmlStrdup((const xmlChar *)"");          /* an empty value, or out of memory */
+        if (!z) return fail(err, errlen, file, e, "out of memory");
+        const char *v = (const char *)z;
         const char *want = i < NATTRS ? set_attr(c, i, v) : NULL;
         if (i == NATTRS)
             fail(err, errlen, file, e, "<cause %s=\"%.80s\">: unknown attribute '%s'; expected one of: label, "
