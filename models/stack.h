@@ -133,6 +133,7 @@ typedef struct stack_spec {
  *          fp32 upcasts included */
 typedef enum stack_elementwise { ELEM_FUSED, ELEM_EAGER, ELEM_COUNT } stack_elementwise;
 
+/* Generated from models/catalog_fields.txt, like the other kinds' tables. */
 extern const catalog_field catalog_fields_stack[];
 
 /* Names as a scenario spells them; parse returns -1 for an unknown name. */
