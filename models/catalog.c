@@ -306,6 +306,8 @@ const catalog_field catalog_fields_engine[] = {
     { "host-step", FIELD_DURATION, N(engine_spec, host_step_s), 0, 0, "host time of every iteration" },
     { "host-per-seq", FIELD_DURATION, N(engine_spec, host_s_per_seq), 0, 0,
       "host time per sequence of an iteration; 0: the serving model's default" },
+    { "gemm-efficiency", FIELD_FRACTION, N(engine_spec, gemm_efficiency), 0, 0,
+      "fraction of the serving model's GEMM rate the engine's kernels reach; left out: 1" },
     { "cuda-graph-sizes", FIELD_STR, S(engine_spec, cuda_graph_sizes), 0, 0,
       "captured decode batch sizes, e.g. 1,2,4,8-248/8,256-512/16 (first-last/step)" },
     { "max-batch", FIELD_INT, N(engine_spec, max_batch), 0, 0, "default sequences per iteration; 0: the scenario's" },
