@@ -62,6 +62,7 @@ void serve_params_default(serve_params *p) {
     p->host_s_per_seq = serve_param_docs[7].def;
     p->moe_kernels_per_layer = serve_param_docs[8].def;
     p->host_step_s = 0;
+    p->engine_gemm_eff = 1;
     p->host_sync = 0;
     p->n_graph_sizes = 0;
 }
@@ -322,7 +323,7 @@ double serve_pcie_s(const node_spec *node, double bytes) {
 
 /* Tensor rate for a GEMM shape at the model's compute precision. */
 static double gemm_rate(const serve_model *sm, precision c, double m, double n, double k) {
-    double r = gpu_gemm_flops_per_s(&sm->g, c, m, n, k);
+    double r = gpu_gemm_flops_per_s(&sm->g, c, m, n, k) * sm->p.engine_gemm_eff;
     if (c == PREC_FP8 && sm->g.tflops[PREC_FP8] > 0) r *= sm->p.eff_fp8_gemm;
     return r;
 }

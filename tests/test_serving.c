@@ -378,6 +378,28 @@ static void test_distserve_step_profile(void **state) {
     printf("  opt-13b A100-80GB, vllm profile vs vLLM v0.2.3: decode 32 x 544 %.1f ms (published %.1f), "
            "prefill 512 %.1f ms (published %.1f)\n", decode_s(&sm, 32, 544) * 1e3,
            vllm_dec[0] + vllm_dec[1] * 32 * 544 + vllm_dec[2] * 32, prefill_s(&sm, 512) * 1e3, pub);
+    /* The vllm-v0.2.3 entry: v0.2.3's GEMM rate (the ratio of the two
+     * profiles' linear terms) and no CUDA graphs. Its prefill then meets
+     * v0.2.3's profile (prefill 1,024 and 2,048 are held out: the entry
+     * took only the linear terms), and its decode, memory-bound, stays
+     * within 10% of the measured steps. */
+    const engine_spec *v023 = catalog_engine(cat, "vllm-v0.2.3");
+    assert_true(v023 && fabs(v023->gemm_efficiency - swift_pf[1] / vllm_pf[1]) < 0.001);
+    sm.p.engine_gemm_eff = v023->gemm_efficiency;
+    sm.p.n_graph_sizes = 0;
+    for (double n = 512; n <= 2048; n *= 2) {
+        pub = vllm_pf[0] + vllm_pf[1] * n + vllm_pf[2] * n * n;
+        assert_true(fabs(prefill_s(&sm, n) * 1e3 / pub - 1) < 0.12);
+    }
+    for (int i = 0; i < 4; i++) {
+        double d = vllm_dec[0] + vllm_dec[1] * seqs[i] * 544 + vllm_dec[2] * seqs[i];
+        assert_true(fabs(decode_s(&sm, seqs[i], 544) * 1e3 / d - 1) < 0.10);
+    }
+    printf("  vllm-v0.2.3: prefill 512 / 1024 / 2048 %.1f / %.1f / %.1f ms (published %.1f / %.1f / %.1f), "
+           "decode 32 x 544 %.1f ms\n", prefill_s(&sm, 512) * 1e3, prefill_s(&sm, 1024) * 1e3,
+           prefill_s(&sm, 2048) * 1e3, pub = vllm_pf[0] + vllm_pf[1] * 512 + vllm_pf[2] * 512 * 512,
+           vllm_pf[0] + vllm_pf[1] * 1024 + vllm_pf[2] * 1024 * 1024, vllm_pf[0] + vllm_pf[1] * 2048 + vllm_pf[2] * 2048 * 2048,
+           decode_s(&sm, 32, 544) * 1e3);
 }
 
 /* The host time per sequence is the node's (catalog host-s-per-seq): Grace
