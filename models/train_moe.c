@@ -33,6 +33,13 @@ double train_coll_s(const fabric *f, coll_op op, double bytes, int ranks, int pe
     return r.time_s;
 }
 
+double train_cast_bytes_per_elem(const train_plan *p) {
+    if (p->precision == PREC_FP8) return fp8_cast_bytes((fp8_recipe)p->fp8_recipe);
+    if (p->precision != PREC_FP4) return 0;
+    double reads = p->fp4_recipe == FP4_MXFP4 ? 1 : 2;
+    return 2 * reads + 2 * fp4_element_bytes((fp4_recipe)p->fp4_recipe);
+}
+
 int train_domain_gpus(const fabric *f) {
     int d = fabric_domain_gpus(f);
     return d > 0 ? d : 8;
@@ -90,6 +97,30 @@ static double etp_gather_s(const train_plan *p, const fabric *f, double rows, do
            train_coll_s(f, COLL_REDUCESCATTER, bytes, etp, rpn, gpn / rpn);
 }
 
+/* FP8 (FP4) casts of the routed experts' GEMM operands per micro-batch,
+ * on the convention the step model uses for every other GEMM (training.c,
+ * fp8_cast_s): the forward quantizes each GEMM's input (and the weights,
+ * unless the stack keeps low-precision weight copies between
+ * micro-batches), the backward each output gradient. Transformer Engine's
+ * GroupedLinear, which Megatron-Core's grouped-GEMM experts run on, does
+ * exactly this per expert: tex.split_quantize of the input by m_splits in
+ * its forward, of grad_output in its backward, the weights through
+ * get_weight_workspace, refreshed on the first micro-batch only
+ * (NVIDIA/TransformerEngine transformer_engine/pytorch/module/
+ * grouped_linear.py, _GroupedLinear). rows: the GPU's routed rows; fe: the
+ * expert FFN width on this GPU. Returns the forward's time, *bwd the
+ * backward's; 0 in BF16. */
+static double expert_casts_s(const gpu_spec *g, const train_plan *p, double rows, double experts, double h,
+                             double fe, int gated, double *bwd) {
+    *bwd = 0;
+    double per = train_cast_bytes_per_elem(p);
+    if (!(per > 0)) return 0;
+    double up = (gated ? 2 : 1) * fe;                   /* fc1's output width */
+    double w = p->stack.fp8_weight_cache ? 0 : experts * (up + fe) * h;
+    *bwd = gpu_memory_s(g, rows * (up + h) * per);
+    return gpu_memory_s(g, (rows * (h + fe) + w) * per);
+}
+
 void moe_ffn_costs(const llm_spec *m, const train_plan *p, const fabric *f, double tokens,
                    moe_ffn_cost *c) {
     const gpu_spec *g = f->gpu;
@@ -108,18 +139,20 @@ void moe_ffn_costs(const llm_spec *m, const train_plan *p, const fabric *f, doub
     double fe_loc = fe / etp;
     double experts = c->local_experts * (train_gemm_s(g, p, c->expert_rows, (d.gated ? 2 : 1) * fe_loc, h) +
                                          train_gemm_s(g, p, c->expert_rows, h, fe_loc));
-    double shared = 0;
+    double shared = 0, shared_b = 0, shared_b2 = 0;   /* shared experts: GEMMs, casts fwd, bwd */
     if (m->shared_experts > 0) {
         tf_gemm sg[2];
         tf_ffn_gemms(m, tokens, m->shared_experts * fe, p->tp, sg);
         for (int i = 0; i < 2; i++) shared += train_gemm_s(g, p, sg[i].m, sg[i].n, sg[i].k);
+        shared_b = expert_casts_s(g, p, sg[1].m, 1, h, sg[1].k, d.gated, &shared_b2);
     }
     double router = gpu_gemm_s(g, PREC_BF16, tok_sp, m->experts, h, 1);
     /* Permute and unpermute read and write each row; the gated activation
      * reads two and writes one expert-width vector per row. */
     double mem = gpu_memory_s(g, rows * (2 * 2 * h + (d.gated ? 3 : 2) * fe_loc) * ACT_BYTES);
-    c->fwd = router + experts + shared + mem;
-    c->bwd = 2 * (router + experts + shared + mem);
+    double cast_b, cast_f = expert_casts_s(g, p, rows, c->local_experts, h, fe_loc, d.gated, &cast_b);
+    c->fwd = router + experts + shared + mem + cast_f + shared_b;
+    c->bwd = 2 * (router + experts + shared + mem) + cast_b + shared_b2;
 
     double S = rows_mean * h;                           /* elements each GPU sends */
     double disp = ep_alltoall_s(m, p, f, S * imb * dispatch_bytes(p));

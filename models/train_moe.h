@@ -58,6 +58,13 @@ void moe_ffn_costs(const llm_spec *m, const train_plan *p, const fabric *f, doub
  * (low-precision peak / BF16 peak). */
 double train_gemm_s(const gpu_spec *g, const train_plan *p, double m, double n, double k);
 
+/* Bytes of HBM traffic per element quantized under the plan's precision:
+ * the FP8 recipe's (models/stack.c, fp8_cast_bytes), or under FP4 the same
+ * count for FP4 elements with their block scales (fp4_element_bytes):
+ * NVFP4's per-tensor FP32 scale needs an amax pass before the cast (two
+ * reads), MXFP4's power-of-two block scales none (one). 0 in BF16. */
+double train_cast_bytes_per_elem(const train_plan *p);
+
 /* One collective of `bytes` over `ranks` GPUs, per_node of them in a node,
  * conc such groups leaving a node at once: coll_time's seconds, 0 for one
  * rank or nothing to send. */

@@ -99,25 +99,13 @@ static double hw_flops_per_token(const llm_spec *m, const train_plan *p) {
 
 /* ---- Kernels under the stack ---------------------------------------------- */
 
-/* Bytes of HBM traffic per element quantized: the FP8 recipe's
- * (models/stack.c, fp8_cast_bytes), or under FP4 the same count for FP4
- * elements with their block scales (fp4_element_bytes): NVFP4's per-tensor
- * FP32 scale needs an amax pass before the cast (two reads), MXFP4's
- * power-of-two block scales none (one). */
-static double cast_bytes_per_elem(const train_plan *p) {
-    if (p->precision == PREC_FP8) return fp8_cast_bytes((fp8_recipe)p->fp8_recipe);
-    if (p->precision != PREC_FP4) return 0;
-    double reads = p->fp4_recipe == FP4_MXFP4 ? 1 : 2;
-    return 2 * reads + 2 * fp4_element_bytes((fp4_recipe)p->fp4_recipe);
-}
-
 /* FP8 (FP4) casts of one layer's n GEMM operands per micro-batch: the
  * forward casts each GEMM's input (and its weight, unless the stack keeps
  * low-precision weight copies), the backward each output gradient.
  * Returns the forward's time; *bwd gets the backward's. */
 static double fp8_cast_s(const gpu_spec *g, const train_plan *p, const tf_gemm *gm, int n, double *bwd) {
     *bwd = 0;
-    double per = cast_bytes_per_elem(p);
+    double per = train_cast_bytes_per_elem(p);
     if (!(per > 0)) return 0;
     double in = 0, out = 0, w = 0;
     for (int i = 0; i < n; i++) {

@@ -6,6 +6,7 @@
  * direction the mechanism must move the step or the memory; none asserts a
  * timing. Models: deepseek-v3 and mixtral-8x7b from the builtin catalog.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@
 
 #include "catalogfix.h"
 #include "tests/planfix.h"
+#include "models/gpu.h"
 #include "models/train_moe.h"
 #include "models/training.h"
 #include "models/transformer.h"
@@ -255,6 +257,35 @@ static void test_fp4(void **state) {
     assert_true(fp4_element_bytes(FP4_MXFP4) == 0.5 + 1.0 / 32);
 }
 
+/* The routed experts' FP8 casts (Transformer Engine GroupedLinear's
+ * split_quantize per expert): BF16 casts nothing; under MXFP8 the weights'
+ * casts fall to the forward exactly when the stack keeps no FP8 weight
+ * copies, and the backward casts only output gradients, whatever the
+ * weight cache. */
+static void test_expert_casts(void **state) {
+    (void)state;
+    train_plan p = moe_plan(1, 1, 8, 8, 64, PREC_BF16);
+    assert_true(train_cast_bytes_per_elem(&p) == 0);
+    p.precision = PREC_FP8;
+    p.fp8_recipe = FP8_MXFP8;
+    double per = train_cast_bytes_per_elem(&p);
+    assert_true(per == fp8_cast_bytes(FP8_MXFP8));
+    const llm_spec *m = catalog_llm(cat, "qwen3-30b-a3b");
+    assert_non_null(m);
+    fabric f;
+    fabric_for(&f, "dgx-b200", 8);
+    moe_ffn_cost kept, cast;
+    p.stack.fp8_weight_cache = 1;
+    moe_ffn_costs(m, &p, &f, 4096, &kept);
+    p.stack.fp8_weight_cache = 0;
+    moe_ffn_costs(m, &p, &f, 4096, &cast);
+    double fe = m->expert_ffn_hidden > 0 ? m->expert_ffn_hidden : m->ffn_hidden;
+    double w = kept.local_experts * 3 * m->hidden * fe;   /* gated: up, gate, down */
+    assert_true(w > 0 && cast.fwd > kept.fwd);
+    assert_true(fabs(cast.fwd - kept.fwd - gpu_memory_s(f.gpu, w * per)) < 1e-12);
+    assert_true(cast.bwd == kept.bwd);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_checks),     cmocka_unit_test(test_active_flops),
@@ -263,6 +294,7 @@ int main(void) {
         cmocka_unit_test(test_imbalance),  cmocka_unit_test(test_deepseek),
         cmocka_unit_test(test_fp4),        cmocka_unit_test(test_pipeline_slots),
         cmocka_unit_test(test_rack_domain), cmocka_unit_test(test_comm_sms),
+        cmocka_unit_test(test_expert_casts),
     };
     return cmocka_run_group_tests(tests, catalog_setup, catalog_teardown);
 }
