@@ -205,10 +205,12 @@ typedef struct dp_cost {
  * Megatron-FSDP shards each parameter over its own data-parallel group). */
 static void fsdp_layer_colls(const llm_spec *m, const train_plan *p, const fabric *f, double gbytes,
                              int nred, int rpn, int conc, double *ag, double *rs) {
-    double tp = p->tp, lp = tf_layer_params(m), routed = 0;
+    tf_param_counts pc;
+    tf_param_counts_of(m, &pc);
+    double tp = p->tp, lp = pc.layer, routed = 0;
     long span = (long)train_plan_ep(p) * train_plan_etp(p);
     if (span > 1 && m->layers > 0)
-        routed = tf_moe_layers(m) * tf_moe_layer_routed_params(m) / m->layers;
+        routed = tf_moe_layers(m) * pc.moe_layer_routed / m->layers;
     *ag = train_coll_s(f, COLL_ALLGATHER, (lp - routed) / tp * 2, nred, rpn, conc);
     *rs = train_coll_s(f, COLL_REDUCESCATTER, (lp - routed) / tp * gbytes, nred, rpn, conc);
     if (!(routed > 0)) return;
@@ -229,7 +231,9 @@ static dp_cost dp_fsdp_flat(const llm_spec *m, const train_plan *p, const fabric
     double tp = p->tp, ag, rs;
     const train_layer_cost *lc = &w->lc;
     fsdp_layer_colls(m, p, f, gbytes, nred, rpn, conc, &ag, &rs);
-    double eo = (tf_embedding_params(m) + tf_output_params(m)) / tp;
+    tf_param_counts pc;
+    tf_param_counts_of(m, &pc);
+    double eo = (pc.embedding + pc.output) / tp;
     double ag_eo = train_coll_s(f, COLL_ALLGATHER, eo * 2, nred, rpn, conc);
     double rs_eo = train_coll_s(f, COLL_REDUCESCATTER, eo * gbytes, nred, rpn, conc);
     double pre = p->stack.fsdp_prefetch ? 1 : 0;
@@ -418,8 +422,10 @@ static void fill_result(const llm_spec *m, const train_plan *p, const fabric *f,
     r->micro_batches = nmicro;
 
     long gpus = (long)p->tp * p->pp * p->dp * p->cp;
-    r->params = tf_params(m);
-    r->active_params = tf_active_params(m);
+    tf_param_counts pc;
+    tf_param_counts_of(m, &pc);
+    r->params = pc.total;
+    r->active_params = pc.active;
     r->ep = train_plan_ep(p);
     r->etp = train_plan_etp(p);
     r->schedule = k->v > 1 ? PP_INTERLEAVED : p->schedule == PP_DUALPIPE ? PP_DUALPIPE : PP_1F1B;

@@ -42,6 +42,14 @@
 #include "sim/serving.h"
 #include "sim/world.h"
 
+/* The parameter counts of m (models/transformer.h), by value. */
+static tf_param_counts pc_of(const llm_spec *m) {
+    tf_param_counts c;
+    tf_param_counts_of(m, &c);
+    return c;
+}
+
+
 static const service_result *svc(const run *r) { return world_service(r->w, 0); }
 
 /* ---- the cost model --------------------------------------------------------- */
@@ -51,11 +59,11 @@ static void test_kv_bytes_and_weights(void **state) {
     serve_model a = preset_on("llama3-70b", "dgx-h100", 2, PREC_BF16);
     assert_true(a.kv_bytes_per_token * 2 == 327680);              /* per token, both GPUs */
     double norm_p = 2.0 * 8192 * 80 + 8192;                       /* norm weights, replicated on each GPU */
-    assert_true(fabs(serve_model_bytes(&a) / (2 * tf_params(&a.m) + 2 * norm_p) - 1) < 1e-9);
+    assert_true(fabs(serve_model_bytes(&a) / (2 * pc_of(&a.m).total + 2 * norm_p) - 1) < 1e-9);
     serve_model b = preset_on("llama3-70b", "dgx-h100", 2, PREC_FP8);
     assert_true(b.kv_bytes_per_token * 2 == 163840);              /* fp8 KV by default with fp8 weights */
     double emb = 2.0 * 128256 * 8192;                             /* input + output embedding, kept bf16 */
-    double expect = (tf_params(&b.m) - emb - norm_p) * 1 + emb * 2 + norm_p * 2 * 2;
+    double expect = (pc_of(&b.m).total - emb - norm_p) * 1 + emb * 2 + norm_p * 2 * 2;
     assert_true(fabs(serve_model_bytes(&b) / expect - 1) < 1e-9);
     /* tp beyond the KV heads replicates them: 8 heads over 16 GPUs is one per GPU. */
     const node_spec *nd = catalog_node(cat, "dgx-h100");
@@ -131,7 +139,7 @@ static void test_prefill_compute_bound_decode_memory_bound(void **state) {
     b.prefill_done = 1;
     serve_iter_s(&sm, &b, &bd);
     /* Linear layers at the GEMM rate: 2 x (matmul params) FLOPs per token. */
-    double flops = 8192 * 2 * tf_layer_matmul_params(&sm.m) * sm.layers;
+    double flops = 8192 * 2 * pc_of(&sm.m).layer_matmul * sm.layers;
     double rate = 989e12 * 0.75 * 0.78;
     printf("  8B prefill of 8192 tokens: linear %.1f ms (%.0f TFLOP/s), attention %.1f ms\n", 1e3 * bd.linear_s,
            flops / bd.linear_s / 1e12, 1e3 * bd.attention_s);
