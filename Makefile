@@ -100,11 +100,11 @@ LIB_SRC  := $(sort $(wildcard base/*.c plan/*.c sim/*.c models/*.c hw/*.c scenar
 CLI_SRC  := $(sort $(wildcard cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 BENCH_SRC := $(sort $(wildcard tests/bench_*.c))
-GEN_SRC  := $(B)/gen/embedded.c
+GEN_SRC  := $(B)/gen/embedded.c $(B)/gen/catalog_fields.c
 EMBED    := $(sort $(wildcard models/catalog/*.xml)) scenarios/scenario.rng reports/schema.sql
 
-LIB_OBJ   := $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/embedded.o
-LIB_SOBJ  := $(LIB_SRC:%.c=$(B)/san/%.o) $(B)/san/gen/embedded.o
+LIB_OBJ   := $(LIB_SRC:%.c=$(B)/obj/%.o) $(GEN_SRC:$(B)/gen/%.c=$(B)/obj/gen/%.o)
+LIB_SOBJ  := $(LIB_SRC:%.c=$(B)/san/%.o) $(GEN_SRC:$(B)/gen/%.c=$(B)/san/gen/%.o)
 CLI_OBJ   := $(CLI_SRC:%.c=$(B)/obj/%.o)
 CLI_SOBJ  := $(CLI_SRC:%.c=$(B)/san/%.o)
 TESTS     := $(TEST_SRC:tests/%.c=$(B)/tests/%)
@@ -225,7 +225,7 @@ FUZZ_SECONDS ?= 60
 FUZZFLAGS = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZERS  := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz/%)
-LIB_FOBJ := $(LIB_SRC:%.c=$(B)/fuzz/obj/%.o) $(B)/fuzz/obj/gen/embedded.o
+LIB_FOBJ := $(LIB_SRC:%.c=$(B)/fuzz/obj/%.o) $(GEN_SRC:$(B)/gen/%.c=$(B)/fuzz/obj/gen/%.o)
 
 .PHONY: fuzz
 fuzz: $(FUZZERS)
@@ -235,9 +235,9 @@ $(B)/fuzz/libclustertwin.a: $(LIB_FOBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(B)/fuzz/obj/gen/embedded.o: $(GEN_SRC)
+$(B)/fuzz/obj/gen/%.o: $(B)/gen/%.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(CFLAGS_ALL) $(FUZZFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+	$(FUZZ_CC) $(CFLAGS_ALL) $(FUZZFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
 
 $(B)/fuzz/obj/%.o: %.c | $(FORBID_STAMP)
 	@mkdir -p $(@D)
@@ -302,20 +302,26 @@ $(FORBID_STAMP): Makefile
 	  "$(strip $(foreach f,$(FOLDERS),$(if $(filter $(l),$(USES_$(f))),$(f)/)))" > $(B)/forbid/$(l)/$$h || exit 1; done;)
 	@touch $@
 
-$(B)/obj/gen/embedded.o: $(GEN_SRC)
+$(B)/obj/gen/%.o: $(B)/gen/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+	$(CC) $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
 
-$(B)/san/gen/embedded.o: $(GEN_SRC)
+$(B)/san/gen/%.o: $(B)/gen/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) $(SANFLAGS) -c -o $@ $<
+	$(CC) $(CFLAGS_ALL) $(SANFLAGS) -MMD -MP -c -o $@ $<
 
 # The catalog, the scenario schema (scenario.rng) and the results database's
 # schema (reports/schema.sql) are compiled into the program so it runs from
 # any directory and after `make install` without data files to find.
-$(GEN_SRC): $(EMBED) tools/embed.sh
+$(B)/gen/embedded.c: $(EMBED) tools/embed.sh
 	@mkdir -p $(@D)
 	tools/embed.sh $(EMBED) > $@.tmp && mv $@.tmp $@
+
+# The catalog kinds' field tables (models/catalog.h catalog_field), one
+# declaration per attribute in models/catalog_fields.txt.
+$(B)/gen/catalog_fields.c: models/catalog_fields.txt tools/fields.sh
+	@mkdir -p $(@D)
+	tools/fields.sh models/catalog_fields.txt > $@.tmp && mv $@.tmp $@
 
 $(B)/tests/%: $(B)/obj/tests/%.o $(B)/libclustertwin.a
 	@mkdir -p $(@D)

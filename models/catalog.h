@@ -5,8 +5,10 @@
  * The data lives in models/catalog/ (XML) (compiled into the program) and a
  * scenario may add or override entries with the same elements inside
  * <catalog>. Each struct's attributes are described by a field table
- * (catalog_fields_*) that the XML loader, the documentation and calibration
- * use to set a field by name: to add a figure, add a member and a table row.
+ * (catalog_fields_*) that the XML loader and calibration use to set a field
+ * by name. The tables are generated at build time from one declaration per
+ * attribute in models/catalog_fields.txt (tools/fields.sh): to add a
+ * figure, add a member and a line there.
  *
  * Every figure that is not a vendor peak is an efficiency with a name, a
  * default in the table and its source in the XML comment beside it.
@@ -226,7 +228,8 @@ const llm_spec *catalog_llm(const catalog *c, const char *name);
 const engine_spec *catalog_engine(const catalog *c, const char *name);
 
 /* Iteration: count and i-th entry (in insertion order). */
-int catalog_count(const catalog *c, const char *kind);  /* "gpu" "nic" "node" "storage" "llm" "stack" "engine" */
+int catalog_count(const catalog *c, const char *kind);  /* "gpu" "nic" "node" "storage" "llm" "stack" "engine"
+                                                           "failure-profile" (models/reliability.h) */
 const void *catalog_at(const catalog *c, const char *kind, int i);
 
 /* Comma-separated names of one kind, for "expected one of" messages. */
@@ -252,10 +255,11 @@ typedef struct catalog_field {
     size_t size;           /* for FIELD_STR: buffer size */
     int required;          /* 1: an entry without it is an error */
     double def;            /* default for numbers when absent */
-    const char *doc;       /* one line for the README and `check --catalog` */
+    const char *doc;       /* one line of documentation (models/catalog_fields.txt) */
 } catalog_field;
 
-/* Each table ends with an entry whose attr is NULL. */
+/* Generated from models/catalog_fields.txt (build/gen/catalog_fields.c).
+ * Each table ends with an entry whose attr is NULL. */
 extern const catalog_field catalog_fields_gpu[];
 extern const catalog_field catalog_fields_nic[];
 extern const catalog_field catalog_fields_node[];
@@ -263,7 +267,8 @@ extern const catalog_field catalog_fields_storage[];
 extern const catalog_field catalog_fields_llm[];
 extern const catalog_field catalog_fields_engine[];
 
-/* Table for an XML element name ("gpu", "nic", "node", "storage", "llm", "stack", "engine");
+/* Table for an XML element name ("gpu", "nic", "node", "storage", "llm", "stack", "engine",
+ * "failure-profile");
  * NULL for an unknown element. *struct_size receives sizeof the struct. */
 const catalog_field *catalog_fields_for(const char *element, size_t *struct_size);
 

@@ -8,48 +8,29 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Named parameters: a name -> a double inside host_profile. */
+/* Named parameters, each name made from its member by one rule:
+ * "group.member" is host_profile's group_member, and "group.KEY.member" the
+ * element [index of KEY] of the array group_member (a CBLAS precision, an
+ * MPI collective). The unit is the name's (paramtab_unit). */
 typedef paramtab_def pdef;
 
-#define P(n, field, unit) { n, 0, offsetof(host_profile, field), unit }
-#define GEMM(prec, idx) \
-    P("gemm." prec ".latency_s", gemm_latency_s[idx], "s"), \
-    P("gemm." prec ".peak_flops", gemm_peak_flops[idx], "FLOP/s"), \
-    P("gemm." prec ".eff", gemm_eff[idx], "")
-#define COLL(op, idx) \
-    P("coll." op ".alpha_s", coll_alpha_s[idx], "s"), \
-    P("coll." op ".bw", coll_bw[idx], "B/s"), \
-    P("coll." op ".cache_bw", coll_cache_bw[idx], "B/s"), \
-    P("coll." op ".cache_bytes", coll_cache_bytes[idx], "B"), \
-    P("coll." op ".rndv_alpha_s", coll_rndv_alpha_s[idx], "s"), \
-    P("coll." op ".eager_bytes", coll_eager_bytes[idx], "B"), \
-    P("coll." op ".cache_k", coll_cache_k[idx], ""), \
-    P("coll." op ".eager_bw", coll_eager_bw[idx], "B/s")
+#define P(group, m) { #group "." #m, 0, offsetof(host_profile, group##_##m) }
+#define AT(group, key, idx, m) { #group "." key "." #m, 0, offsetof(host_profile, group##_##m[idx]) }
+#define GEMM(key, idx) AT(gemm, key, idx, latency_s), AT(gemm, key, idx, peak_flops), AT(gemm, key, idx, eff)
+#define COLL(key, idx) \
+    AT(coll, key, idx, alpha_s), AT(coll, key, idx, bw), AT(coll, key, idx, cache_bw), \
+    AT(coll, key, idx, cache_bytes), AT(coll, key, idx, rndv_alpha_s), AT(coll, key, idx, eager_bytes), \
+    AT(coll, key, idx, cache_k), AT(coll, key, idx, eager_bw)
 
 static const pdef params[] = {
-    P("copy.latency_s", copy_latency_s, "s"),
-    P("copy.cache_bw", copy_cache_bw, "B/s"),
-    P("copy.dram_bw", copy_dram_bw, "B/s"),
-    P("copy.cache_bytes", copy_cache_bytes, "B"),
-    P("copy.l1_bw", copy_l1_bw, "B/s"),
-    P("copy.l1_bytes", copy_l1_bytes, "B"),
-    P("copy.cache_k", copy_cache_k, ""),
-    GEMM("fp64", PREC_FP64),
-    GEMM("fp32", PREC_FP32),
-    P("storage.latency_s", storage_latency_s, "s"),
-    P("storage.write_bw", storage_write_bw, "B/s"),
-    P("storage.read_bw", storage_read_bw, "B/s"),
-    P("storage.read_latency_s", storage_read_latency_s, "s"),
-    P("storage.write_start_bw", storage_write_start_bw, "B/s"),
-    P("storage.write_ramp_bytes", storage_write_ramp_bytes, "B"),
-    P("storage.read_start_bw", storage_read_start_bw, "B/s"),
-    P("storage.read_ramp_bytes", storage_read_ramp_bytes, "B"),
-    COLL("allreduce", COLL_ALLREDUCE),
-    COLL("allgather", COLL_ALLGATHER),
-    COLL("reducescatter", COLL_REDUCESCATTER),
-    COLL("alltoall", COLL_ALLTOALL),
-    COLL("broadcast", COLL_BROADCAST),
-    COLL("sendrecv", COLL_SENDRECV),
+    P(copy, latency_s), P(copy, cache_bw), P(copy, dram_bw), P(copy, cache_bytes),
+    P(copy, l1_bw), P(copy, l1_bytes), P(copy, cache_k),
+    GEMM("fp64", PREC_FP64), GEMM("fp32", PREC_FP32),
+    P(storage, latency_s), P(storage, write_bw), P(storage, read_bw), P(storage, read_latency_s),
+    P(storage, write_start_bw), P(storage, write_ramp_bytes), P(storage, read_start_bw), P(storage, read_ramp_bytes),
+    COLL("allreduce", COLL_ALLREDUCE), COLL("allgather", COLL_ALLGATHER),
+    COLL("reducescatter", COLL_REDUCESCATTER), COLL("alltoall", COLL_ALLTOALL),
+    COLL("broadcast", COLL_BROADCAST), COLL("sendrecv", COLL_SENDRECV),
 };
 #define N_PARAMS (sizeof params / sizeof *params)
 
@@ -70,10 +51,7 @@ double host_param_get(const host_profile *h, const char *z) {
     return d ? *(const double *)((const char *)h + d->off) : NAN;
 }
 
-const char *host_param_unit(const char *z) {
-    const pdef *d = find(z);
-    return d ? d->unit : "";
-}
+const char *host_param_unit(const char *z) { return find(z) ? paramtab_unit(z) : ""; }
 
 void host_profile_default(host_profile *h) {
     memset(h, 0, sizeof *h);

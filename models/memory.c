@@ -118,7 +118,8 @@ static double layer_act_per_token(const llm_spec *m, const train_plan *p, recomp
     double swiglu_in = (d.gated ? 2 : 1) * fe * (low && p->stack.fp8_activations ? 0.5 : 1);
     double hidden, split, scores = 0;
     if (r == RECOMPUTE_SELECTIVE && p->selective == SELECTIVE_OPS) return sac_ops_act_per_token(&d, p);
-    if (r == RECOMPUTE_SELECTIVE) {
+    int modules = r == RECOMPUTE_SELECTIVE && p->selective == SELECTIVE_MODULES;
+    if (r == RECOMPUTE_SELECTIVE && !modules) {
         /* Keep the norm inputs (the residual stream) and what the GEMMs and
          * the attention backward need; recompute norms, the activation
          * function and (unfused) the attention scores. Under MLA the
@@ -134,6 +135,12 @@ static double layer_act_per_token(const llm_spec *m, const train_plan *p, recomp
         whole += rows * (lin * d.h + swiglu_in + lin * fe);
         if (p->attn_unfused)                    /* softmax out, dropout mask and out */
             scores = 5 * (d.heads / tp) * p->seq_len / ACT_BYTES;
+        /* Megatron-Core's recompute modules drop what they recompute: the
+         * two norms' outputs (the inputs of QKV and FC1), and each routed
+         * row's activation output (its FC2 input), rebuilt from the FC1
+         * output the row keeps. */
+        if (modules && (p->recompute_modules & RECOMPUTE_MOD_LAYERNORM)) hidden -= 2 * lin * d.h;
+        if (modules && (p->recompute_modules & RECOMPUTE_MOD_MOE_ACT)) whole -= rows * lin * fe;
     }
     return ACT_BYTES * (hidden / hid_div + split / tp + scores + whole);
 }

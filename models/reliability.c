@@ -1,6 +1,6 @@
 /*
  * reliability: failure processes per component instance, their expansion
- * from a scenario's <failure> elements and the built-in fleet profiles
+ * from a scenario's <failure> elements and the catalog's fleet profiles
  * (reliability_profiles.c), and the rate arithmetic to check them with.
  *
  * Load: called a handful of times per scenario when the world is built;
@@ -47,6 +47,26 @@ int rel_instances_per_node(rel_component c, const node_spec *n) {
 
 const char *rel_detection_name(rel_detection d) {
     return d == REL_DETECT_WATCHDOG ? "watchdog" : "crash";
+}
+
+int rel_detection_parse(const char *z) {
+    if (z && strcmp(z, "crash") == 0) return REL_DETECT_CRASH;
+    if (z && strcmp(z, "watchdog") == 0) return REL_DETECT_WATCHDOG;
+    return -1;
+}
+
+int rel_repair_parse(const char *z, int *needs_repair, double *mttr_s) {
+    static const struct { const char *z; double mttr_s; } repairs[] = {
+        { "restart", 0 }, { "gpu-swap", REL_MTTR_GPU_SWAP_S }, { "node-part", REL_MTTR_NODE_PART_S },
+        { "link", REL_MTTR_LINK_S }, { "reboot", REL_MTTR_REBOOT_S },
+    };
+    for (size_t i = 0; z && i < sizeof repairs / sizeof repairs[0]; i++) {
+        if (strcmp(z, repairs[i].z) != 0) continue;
+        *needs_repair = i > 0;
+        *mttr_s = repairs[i].mttr_s;
+        return 0;
+    }
+    return -1;
 }
 
 int rel_dist_parse(const char *z) {
@@ -238,18 +258,10 @@ static int expand_plain(const rel_spec *s, int comp, int d, rel_process *out, in
     return 1;
 }
 
-/* A <failure profile=...>: one process per cause (of comp only, when
- * given), every fleet profile through the same conversion. */
-static int expand_profile(const rel_spec *s, int comp, int d, rel_process *out, int room, char *why,
-                          size_t len) {
-    const rel_profile *p = rel_profile_find(s->profile);
-    if (!p) {
-        char names[256];
-        if (why && len)
-            snprintf(why, len, "unknown failure profile \"%s\"; expected one of: %s", s->profile,
-                     rel_profile_names(names, sizeof names));
-        return -1;
-    }
+/* A <failure profile=...> of profile p: one process per cause (of comp
+ * only, when given), every fleet profile through the same conversion. */
+static int expand_profile(const rel_profile *p, const rel_spec *s, int comp, int d, rel_process *out, int room,
+                          char *why, size_t len) {
     /* mtbf given with a profile: scale every cause by the same factor so the
      * per-GPU equivalent MTBF becomes mtbf (the mix is kept). */
     double k = s->mtbf_s > 0 ? s->mtbf_s / rel_profile_gpu_mtbf_s(p) : 1;
@@ -276,21 +288,35 @@ static int expand_profile(const rel_spec *s, int comp, int d, rel_process *out, 
     return n;
 }
 
-static int expand_one(const rel_spec *s, rel_process *out, int room, char *why, size_t len) {
+static int expand_one(const catalog *c, const rel_spec *s, rel_process *out, int room, char *why, size_t len) {
     int comp, d;
     if (check_spec(s, &comp, &d, why, len) < 0) return -1;
     if (!s->profile || !*s->profile) return expand_plain(s, comp, d, out, room, why, len);
-    return expand_profile(s, comp, d, out, room, why, len);
+    const rel_profile *p = rel_profile_find(c, s->profile);
+    if (!p) {
+        char names[256];
+        if (why && len)
+            snprintf(why, len, "unknown failure profile \"%s\"; expected one of: %s", s->profile,
+                     rel_profile_names(c, names, sizeof names));
+        return -1;
+    }
+    return expand_profile(p, s, comp, d, out, room, why, len);
 }
 
-int rel_expand(const rel_spec *s, int n, rel_process *out, int max, char *why, size_t len) {
+int rel_profile_processes(const rel_profile *p, rel_process *out, int max, char *why, size_t len) {
+    if (!p || max < 0 || (max > 0 && !out)) return set_why(why, len, "invalid arguments%s", NULL);
+    rel_spec spec = { .profile = p->name };
+    return expand_profile(p, &spec, -1, REL_EXPONENTIAL, out, max, why, len);
+}
+
+int rel_expand(const catalog *c, const rel_spec *s, int n, rel_process *out, int max, char *why, size_t len) {
     if (why && len) why[0] = 0;
     if (n < 0 || (n > 0 && !s) || max < 0 || (max > 0 && !out))
         return set_why(why, len, "invalid arguments%s", NULL);
     int total = 0;
     for (int i = 0; i < n; i++) {
         int room = max - total > 0 ? max - total : 0;
-        int k = expand_one(&s[i], room ? out + total : NULL, room, why, len);
+        int k = expand_one(c, &s[i], room ? out + total : NULL, room, why, len);
         if (k < 0) return -1;
         total += k;
     }

@@ -18,7 +18,9 @@
  *                                                          │
  *                                  sim: one RNG stream per instance
  *
- * Built-in fleet profiles (reliability_profiles.c, docs/failure-profiles.md):
+ * Fleet profiles are catalog entries (<failure-profile> in
+ * models/catalog/reliability.xml, read by scenarios/catalog_xml.c; a
+ * scenario's <catalog> may add its own; docs/failure-profiles.md):
  * published failure counts by cause over an observed exposure, each cause
  * charged to the component class it names, with a per-instance MTBF chosen
  * so that the observed fleet sees exactly that cause's count in its window.
@@ -29,7 +31,8 @@
  * research clusters, OPT-175B's 2021 cloud A100 run, BLOOM-176B on Jean
  * Zay's A100s.
  *
- * Pure functions; nothing allocates; the profile tables are static const.
+ * Pure functions; nothing allocates; profiles are looked up in the catalog
+ * a caller passes.
  */
 #ifndef CT_RELIABILITY_H
 #define CT_RELIABILITY_H
@@ -70,6 +73,7 @@ typedef enum rel_detection {
     REL_DETECT_WATCHDOG   /* the job hangs until the collective watchdog times out */
 } rel_detection;
 const char *rel_detection_name(rel_detection d);   /* "crash" | "watchdog" */
+int rel_detection_parse(const char *z);            /* the names above; -1 unknown */
 
 typedef enum rel_dist { REL_EXPONENTIAL, REL_WEIBULL } rel_dist;
 int rel_dist_parse(const char *z);               /* NULL or "" -> exponential; -1 unknown */
@@ -101,6 +105,13 @@ const char *rel_dist_name(rel_dist d);
                                                GSP hang, row remap pending) */
 #define REL_SPARE_SWAP_S     (5 * 60.0)     /* a warm spare replaces a drained node: scheduler
                                                reassignment and container start */
+
+/* A profile cause's repair by name (models/catalog/reliability.xml repair=):
+ * "restart" (the job only restarts: *needs_repair 0, *mttr_s 0), or the
+ * node drained for one of the times above: "gpu-swap", "node-part", "link",
+ * "reboot". Returns 0, or -1 for another name (outputs unchanged). */
+int rel_repair_parse(const char *z, int *needs_repair, double *mttr_s);
+#define REL_REPAIR_NAMES "restart, gpu-swap, node-part, link, reboot"
 
 /* Default MTTR of a component class when a scenario gives none: GPU and
  * HBM a GPU swap, node and storage a host part, NIC and switch a link
@@ -137,7 +148,7 @@ typedef struct rel_process {
 typedef struct rel_spec {
     const char *component;          /* without profile: required; with one: keep only
                                        the profile's causes of this class */
-    const char *profile;            /* a built-in profile name (rel_profile_find) or not
+    const char *profile;            /* a catalog profile name (rel_profile_find) or not
                                        given */
     double mtbf_s;                  /* per instance; with a profile: 0 keeps the published
                                        rates, > 0 rescales every cause so the profile's
@@ -150,15 +161,16 @@ typedef struct rel_spec {
                                        a profile: its causes keep their labels) */
 } rel_spec;
 
-/* The processes n specs imply, in order (a profile expands to one process
- * per cause). Writes at most max into out (out may be NULL when max is 0)
+/* The processes n specs imply, in order (a profile, looked up in catalog c,
+ * expands to one process per cause). Writes at most max into out (out may be NULL when max is 0)
  * and returns how many the specs imply, so a caller can size its array with
  * a first call. Returns -1 on invalid input (unknown component, profile or
  * distribution, mtbf <= 0 without a profile, mtbf under REL_MIN_MTBF_S, a Weibull shape outside
  * (0, 20] or one too small for its mtbf (rel_weibull_check), negative
  * mttr) with one line in why; out may then be partly
  * written. */
-int rel_expand(const rel_spec *s, int n, rel_process *out, int max, char *why, size_t len);
+int rel_expand(const catalog *c, const rel_spec *s, int n, rel_process *out, int max, char *why,
+               size_t len);
 
 /* Fill p for one instance class: the scale from mtbf and shape, the
  * detection delay from the detection kind. Returns 0, or -1 when mtbf_s is
@@ -174,42 +186,50 @@ int rel_process_init(rel_process *p, rel_component c, const char *cause, double 
  * cause, each charged to a component class) over an exposure (a window
  * times the GPUs, nodes and NICs observed). One conversion serves every
  * profile: a cause seen n times in a window T by I instances of its class
- * has the per-instance MTBF T·I/n (rel_profile_cause_mtbf_s). The built-in
- * profiles and their sources are in reliability_profiles.c and
- * docs/failure-profiles.md. */
+ * has the per-instance MTBF T·I/n (rel_profile_cause_mtbf_s). Profiles are
+ * catalog entries ("failure-profile"): the built-in ones and their sources
+ * are in models/catalog/reliability.xml and docs/failure-profiles.md. */
+
+/* Causes one profile may list (the Llama 3 table has 18). */
+#define REL_PROFILE_MAX_CAUSES 32
 
 /* One cause of a published failure table. */
 typedef struct rel_cause {
-    const char *label;
+    char label[REL_CAUSE_MAX];
     rel_component component;
     double count;                   /* failures in the profile's exposure; a study that
                                        publishes a mean rate (6.50 per 1000 node-days,
                                        "1-2 a week") gives a fractional count */
     rel_detection detection;
     int needs_repair;
-    double mttr_s;
+    double mttr_s;                  /* the named repair's time (rel_repair_parse) */
 } rel_cause;
 
 typedef struct rel_profile {
-    const char *name;               /* "llama3", "rsc1-a100", ... */
-    const char *source;             /* paper and table or section the counts come from */
-    const char *fleet;              /* what was observed, in words */
+    char name[CATALOG_NAME_MAX];    /* "llama3", "rsc1-a100", ... (first: the catalog's key) */
+    char source[192];               /* paper and table or section the counts come from */
+    char fleet[160];                /* what was observed, in words */
     double window_s;                /* observation window */
     int gpus, nodes, nics;          /* instances observed over the window (the exposure:
                                        window × instances; the divisor of each rate) */
-    const rel_cause *causes;
-    int n_causes;
+    rel_cause causes[REL_PROFILE_MAX_CAUSES];
+    int n_causes;                   /* at least 1 (scenarios/catalog_cause.c) */
 } rel_profile;
 
-const rel_profile *rel_profile_find(const char *name);   /* NULL when unknown */
+/* The attributes of <failure-profile> (generated from models/catalog_fields.txt;
+ * its <cause> children are read by scenarios/catalog_cause.c). */
+extern const catalog_field catalog_fields_failure_profile[];
 
-/* The built-in profiles in table order: i in [0, rel_profile_count()). */
-int rel_profile_count(void);
-const rel_profile *rel_profile_at(int i);                /* NULL out of range */
+/* The profile of that name in catalog c; NULL when unknown (or c is NULL). */
+const rel_profile *rel_profile_find(const catalog *c, const char *name);
 
-/* The names, ", "-separated, from the table ("llama3, rsc1-a100, ..."), for
- * an error message; truncated to fit len. Returns out. */
-char *rel_profile_names(char *out, size_t len);
+/* c's profiles in catalog order: i in [0, rel_profile_count(c)). */
+int rel_profile_count(const catalog *c);
+const rel_profile *rel_profile_at(const catalog *c, int i);   /* NULL out of range */
+
+/* The names, ", "-separated, in catalog order ("llama3, rsc1-a100, ..."),
+ * for an error message; truncated to fit len. Returns out. */
+char *rel_profile_names(const catalog *c, char *out, size_t len);
 
 /* Failures in the profile's exposure (sum of the counts). */
 double rel_profile_total(const rel_profile *p);
@@ -228,6 +248,12 @@ typedef enum rel_metric {
                                        node, per 1000 node-days */
 } rel_metric;
 int rel_metric_parse(const char *z);                     /* -1 when unknown */
+
+/* The processes of profile p at its published rates (exponential, each
+ * cause's own detection and repair): what a <failure profile="..."/> with
+ * no other attribute expands to. Writes at most max into out and returns
+ * how many p implies, or -1 (why set) for a profile that gives none. */
+int rel_profile_processes(const rel_profile *p, rel_process *out, int max, char *why, size_t len);
 
 /* Profile p's prediction of metric m for a job of `gpus` GPUs on nodes of
  * type n (gpus / n->gpus nodes, n->nics NICs each), with every cause at

@@ -1,68 +1,13 @@
 /*
- * stack: names, field table and FP8 recipe figures of the software stack
+ * stack: names, defaults and FP8 recipe figures of the software stack
  * profiles (see stack.h). The profiles themselves are data:
- * models/catalog/stacks.xml.
+ * models/catalog/stacks.xml; their attributes and defaults are declared in
+ * models/catalog_fields.txt (catalog_fields_stack).
  */
 #include "models/stack.h"
 
 #include <stdio.h>
 #include <string.h>
-
-/* ---- Field table ------------------------------------------------------------
- * The defaults are the figures of the stack `auto` gives a plan it does not
- * take for the Megatron-LM 2021 recipe; each one's source is in
- * train_plan.c (train_params_default), which reads them from here. */
-
-#define S(st, m) offsetof(st, m), sizeof(((st *)0)->m)
-#define N(st, m) offsetof(st, m), 0
-
-const catalog_field catalog_fields_stack[] = {
-    { "name", FIELD_STR, S(stack_spec, name), 1, 0, "stack name, e.g. megatron-core-2024" },
-    { "attention", FIELD_STR, S(stack_spec, attention), 0, 0,
-      "attention kernel: unfused, fused-softmax, flash2 (default), flash3" },
-    { "sequence-parallel", FIELD_BOOL, N(stack_spec, sequence_parallel), 0, 1,
-      "tensor parallelism with sequence parallelism" },
-    { "tp-overlap", FIELD_NUMBER, N(stack_spec, tp_overlap), 0, 0,
-      "fraction of TP communication hidden behind GEMMs" },
-    { "dp-overlap", FIELD_NUMBER, N(stack_spec, dp_overlap), 0, 1,
-      "fraction of the backward gradient reduction may hide under" },
-    { "p2p-overlap", FIELD_NUMBER, N(stack_spec, p2p_overlap), 0, 0, "fraction of pipeline sends hidden" },
-    { "fsdp-prefetch", FIELD_BOOL, N(stack_spec, fsdp_prefetch), 0, 1,
-      "FSDP gathers the next layer while this one computes" },
-    { "fsdp-reshard", FIELD_BOOL, N(stack_spec, fsdp_reshard), 0, 1,
-      "FSDP frees gathered weights after the forward (gathers again for the backward)" },
-    { "cp-allgather", FIELD_BOOL, N(stack_spec, cp_allgather), 0, 0,
-      "context parallelism all-gathers K and V per layer pass instead of a ring of hops" },
-    { "kv-repeat", FIELD_BOOL, N(stack_spec, kv_repeat), 0, 0,
-      "K and V reach attention repeated to every query head (GQA expanded first)" },
-    { "microbatches-per-stage", FIELD_INT, N(stack_spec, microbatches_per_stage), 0, 0,
-      "micro-batches per pipeline stage when the plan leaves micro-batch to the model (0: fastest)" },
-    { "kernel-gap", FIELD_DURATION, N(stack_spec, kernel_gap_s), 0, 1e-6, "idle time between dependent kernels" },
-    { "step-overhead", FIELD_DURATION, N(stack_spec, step_overhead_s), 0, 0.005, "host work per step" },
-    { "fp8-recipe", FIELD_STR, S(stack_spec, fp8_recipe), 0, 0,
-      "FP8 recipe under precision=fp8: delayed (default), tensorwise, rowwise, mxfp8, blockwise" },
-    { "fp8-weight-cache", FIELD_BOOL, N(stack_spec, fp8_weight_cache), 0, 1,
-      "FP8 weight copies persist between micro-batches" },
-    { "pipeline-schedules", FIELD_STR, S(stack_spec, pipeline_schedules), 0, 0,
-      "pipeline schedules the software runs: 1f1b,interleaved (default) or 1f1b" },
-    { "elementwise", FIELD_STR, S(stack_spec, elementwise), 0, 0,
-      "elementwise ops as fused kernels (default) or eager PyTorch ops: fused, eager" },
-    { "fp8-param", FIELD_BOOL, N(stack_spec, fp8_param), 0, 0,
-      "FP8 primary weights under precision=fp8 (no bf16 copy of the weights)" },
-    { "grad-reduce-bf16", FIELD_BOOL, N(stack_spec, grad_reduce_bf16), 0, 0,
-      "gradients accumulate and reduce in bf16, not fp32" },
-    { "selective", FIELD_STR, S(stack_spec, selective), 0, 0,
-      "what recompute=selective recomputes: auto (default), attention, layers, ops" },
-    { "fp8-activations", FIELD_BOOL, N(stack_spec, fp8_activations), 0, 0,
-      "DeepSeek-V3 low-precision activations under fp8/fp4: FP8 dispatch and SwiGLU inputs, E5M6 attention output" },
-    { "adam-moment-bytes", FIELD_NUMBER, N(stack_spec, adam_moment_bytes), 0, 0,
-      "bytes of each Adam moment (0: fp32, 4)" },
-    { "comm-sms", FIELD_INT, N(stack_spec, comm_sms), 0, 0,
-      "SMs the overlapped MoE all-to-all holds, compute runs on the rest (0: overlap slowdown instead)" },
-    { "layer-overhead", FIELD_DURATION, N(stack_spec, layer_overhead_s), 0, 0,
-      "time the GPU waits per layer per micro-batch, whatever its size (0: none)" },
-    { NULL, 0, 0, 0, 0, 0, NULL }
-};
 
 /* ---- Names ------------------------------------------------------------------ */
 
@@ -70,7 +15,7 @@ static const char *attention_names[ATTN_COUNT] = { "unfused", "fused-softmax", "
 static const char *recipe_names[FP8_COUNT] = { "none", "delayed", "tensorwise", "rowwise", "mxfp8",
                                                 "blockwise" };
 static const char *elementwise_names[ELEM_COUNT] = { "fused", "eager" };
-static const char *selective_names[SELECTIVE_COUNT] = { "auto", "attention", "layers", "ops" };
+static const char *selective_names[SELECTIVE_COUNT] = { "auto", "attention", "layers", "ops", "modules" };
 #define SCHEDULES_DEFAULT "1f1b,interleaved"
 
 static int lookup(const char *z, const char *const *names, int n) {
@@ -92,7 +37,21 @@ int stack_elementwise_parse(const char *z) {
     return z && !*z ? ELEM_FUSED : lookup(z, elementwise_names, ELEM_COUNT);
 }
 int selective_kind_parse(const char *z) {
-    return z && !*z ? SELECTIVE_AUTO : lookup(z, selective_names, SELECTIVE_COUNT);
+    return z && !*z ? SELECTIVE_AUTO : lookup(z, selective_names, SELECTIVE_MODULES);
+}
+int recompute_modules_parse(const char *z) {
+    static const char *names[] = { "layernorm", "moe_act" };
+    int mask = 0;
+    while (z && *z) {
+        size_t n = strcspn(z, " ,");
+        int k = -1;
+        for (int i = 0; i < 2 && k < 0; i++)
+            if (n == strlen(names[i]) && !strncmp(z, names[i], n)) k = i;
+        if (n > 0 && k < 0) return -1;
+        if (n > 0) mask |= 1 << k;
+        z += n + (z[n] != 0);
+    }
+    return mask ? mask : -1;
 }
 const char *selective_kind_name(selective_kind k) {
     return (k >= 0 && k < SELECTIVE_COUNT) ? selective_names[k] : "?";

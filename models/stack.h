@@ -49,10 +49,18 @@ typedef enum stack_attention {
  *              default of its Llama 3 8B config): the outputs of the matmuls,
  *              SDPA and the TP reduce-scatters are saved, except every second
  *              matmul of a block; everything else is recomputed in the
- *              backward (models/transformer.h, tf_layer_sac_ops_gemms). */
+ *              backward (models/transformer.h, tf_layer_sac_ops_gemms).
+ *   MODULES    Megatron-Core's --recompute-modules (train_plan.recompute_modules,
+ *              a RECOMPUTE_MOD_* mask): the layer keeps what it keeps without
+ *              recomputation but the outputs of the listed modules, which the
+ *              backward recomputes (megatron/core/transformer/transformer_config.py,
+ *              recompute_modules: "layernorm" the input layernorms, "moe_act"
+ *              the activation function of the MoE MLP). Set by the scenario's
+ *              recompute-modules=, never by a stack. */
 typedef enum selective_kind {
-    SELECTIVE_AUTO, SELECTIVE_ATTENTION, SELECTIVE_LAYERS, SELECTIVE_OPS, SELECTIVE_COUNT
+    SELECTIVE_AUTO, SELECTIVE_ATTENTION, SELECTIVE_LAYERS, SELECTIVE_OPS, SELECTIVE_MODULES, SELECTIVE_COUNT
 } selective_kind;
+enum { RECOMPUTE_MOD_LAYERNORM = 1, RECOMPUTE_MOD_MOE_ACT = 2 };
 
 typedef enum fp8_recipe {
     FP8_NONE, FP8_DELAYED, FP8_TENSORWISE, FP8_ROWWISE, FP8_MXFP8, FP8_BLOCKWISE, FP8_COUNT
@@ -125,6 +133,7 @@ typedef struct stack_spec {
  *          fp32 upcasts included */
 typedef enum stack_elementwise { ELEM_FUSED, ELEM_EAGER, ELEM_COUNT } stack_elementwise;
 
+/* Generated from models/catalog_fields.txt, like the other kinds' tables. */
 extern const catalog_field catalog_fields_stack[];
 
 /* Names as a scenario spells them; parse returns -1 for an unknown name. */
@@ -133,7 +142,10 @@ const char *stack_attention_name(stack_attention a);
 int fp8_recipe_parse(const char *z);
 const char *fp8_recipe_name(fp8_recipe r);
 int stack_elementwise_parse(const char *z);         /* empty: fused */
-int selective_kind_parse(const char *z);            /* empty: auto */
+int selective_kind_parse(const char *z);            /* empty: auto; a stack's kinds (not modules) */
+/* "layernorm moe_act" (spaces or commas): a RECOMPUTE_MOD_* mask; -1 on a
+ * name that is not one of them (Megatron-Core's other modules are not priced). */
+int recompute_modules_parse(const char *z);
 const char *selective_kind_name(selective_kind k);
 
 /* 1 when the stack runs interleaved pipeline schedules (its

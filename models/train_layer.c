@@ -33,6 +33,8 @@ static int sac_ops_with_wo(const train_plan *p) {
 /* FLOPs per token the GPUs execute (tf_hw_flops_per_token), with per-op
  * checkpointing's recomputed matmuls in place of the attention core. */
 double train_layer_hw_flops_per_token(const llm_spec *m, const train_plan *p) {
+    if (p->recompute == RECOMPUTE_SELECTIVE && p->selective == SELECTIVE_MODULES)
+        return tf_hw_flops_per_token(m, p->seq_len, RECOMPUTE_NONE, 0);   /* no GEMM runs again */
     if (p->recompute != RECOMPUTE_SELECTIVE || p->selective != SELECTIVE_OPS)
         return tf_hw_flops_per_token(m, p->seq_len, p->recompute,
                                      p->recompute == RECOMPUTE_SELECTIVE ? layer_recompute_fraction(p) : 0);
@@ -348,6 +350,7 @@ void train_layer_costs(const llm_spec *m, const train_plan *p, const fabric *f,
         c->recompute = elem_f + (p->attn_unfused ? attn_f : 0) + mla_up_s(m, p, g, tokens);
     int sac_ops = p->recompute == RECOMPUTE_SELECTIVE && p->selective == SELECTIVE_OPS;
     if (sac_ops) c->recompute = elem_f + sac_ops_s(m, p, g, tokens);
+    if (p->recompute == RECOMPUTE_SELECTIVE && p->selective == SELECTIVE_MODULES) c->recompute = elem_f;
 
     /* Tensor parallel: per pass 2 all-reduces, or 2 all-gathers and 2
      * reduce-scatters of the full activation (nccl-tests size convention). */

@@ -107,6 +107,7 @@ typedef struct train_plan {
                                         the stack's (train_plan_defaults resolves it) */
     int attn_kernel;                 /* stack_attention the layers run; resolved by
                                         train_plan_defaults from attn_unfused and the stack */
+    int recompute_modules;           /* under SELECTIVE_MODULES: RECOMPUTE_MOD_* (models/stack.h) */
     int async_tp;                    /* 0: the stack's TP overlap; 1: async TP (collectives
                                         decomposed and overlapped with their GEMMs); -1:
                                         vanilla TP, nothing overlapped (scenario async-tp=) */

@@ -45,6 +45,7 @@
 
 #include "models/gpu.h"
 #include "models/memory.h"
+#include "models/train_dp_bytes.h"
 #include "models/train_layer.h"
 #include "models/train_moe.h"
 #include "models/transformer.h"
@@ -211,12 +212,12 @@ static void fsdp_layer_colls(const llm_spec *m, const train_plan *p, const fabri
     long span = (long)train_plan_ep(p) * train_plan_etp(p);
     if (span > 1 && m->layers > 0)
         routed = tf_moe_layers(m) * pc.moe_layer_routed / m->layers;
-    *ag = train_coll_s(f, COLL_ALLGATHER, (lp - routed) / tp * 2, nred, rpn, conc);
+    *ag = train_coll_s(f, COLL_ALLGATHER, (lp - routed) / tp * train_dp_param_bytes(p), nred, rpn, conc);
     *rs = train_coll_s(f, COLL_REDUCESCATTER, (lp - routed) / tp * gbytes, nred, rpn, conc);
     if (!(routed > 0)) return;
     int gpn = train_domain_gpus(f), edp = train_plan_edp(p);
     int erpn = train_per_node(edp, (int)span, gpn);
-    *ag += train_coll_s(f, COLL_ALLGATHER, routed / span * 2, edp, erpn, gpn / erpn);
+    *ag += train_coll_s(f, COLL_ALLGATHER, routed / span * train_dp_param_bytes(p), edp, erpn, gpn / erpn);
     *rs += train_coll_s(f, COLL_REDUCESCATTER, routed / span * gbytes, edp, erpn, gpn / erpn);
 }
 
@@ -268,7 +269,7 @@ static dp_cost dp_per_step(const train_plan *p, const fabric *f, const train_par
         c.hidden = ar - c.exposed;
     } else {
         double rs = train_coll_s(f, COLL_REDUCESCATTER, grads, nred, rpn, conc);
-        double ag = train_coll_s(f, COLL_ALLGATHER, w->par * 2, nred, rpn, conc);
+        double ag = train_coll_s(f, COLL_ALLGATHER, w->par * train_dp_param_bytes(p), nred, rpn, conc);
         double times = p->sharding == SHARD_ZERO2 ? nmicro : 1;
         double e1 = times * fmax(0, rs - q->dp_overlap * t_bwd_mb);
         double e2 = fmax(0, ag - q->dp_overlap * t_fwd_mb);
@@ -284,7 +285,7 @@ static dp_cost dp_per_step(const train_plan *p, const fabric *f, const train_par
 static double dp_time(const llm_spec *m, const train_plan *p, const fabric *f,
                       const train_params *q, const stage_work *w, int nmicro) {
     int gpn = train_domain_gpus(f);
-    double gbytes = train_grad_bytes(p, q);
+    double gbytes = train_dp_grad_bytes(p, q);
     int nred = p->dp * p->cp;
     dp_cost c = { 0, 0 };
     if (nred > 1) {

@@ -269,7 +269,7 @@ int published_failure(const pubfile *pf, const csv_record *rec, pubrep_case *c) 
     if (m < 0) return metric_error(pf, c, "mtti_h or failures_per_1000_node_days");
     const char *type = published_col(pf, rec, "node_type"), *profile = published_col(pf, rec, "profile");
     const node_spec *ns = catalog_node(pf->cat, type);
-    const rel_profile *p = rel_profile_find(profile);
+    const rel_profile *p = rel_profile_find(pf->cat, profile);
     if (!ns || ns->gpus <= 0) {
         snprintf(c->note, sizeof c->note, "unknown node type '%s'", type);
         return 0;

@@ -14,7 +14,9 @@
  *
  * Costs: a sample is O(buckets it spans) (amortised O(1) over a run); a
  * merge is O(points) per series and happens at most ~log2(T * 1024) times.
- * Memory: 4 doubles per bucket per series, grown on demand.
+ * Memory: 4 doubles per bucket per series, grown on demand, except the
+ * buckets held at the series' first value before its first change and
+ * those after series_close: worked out when read (series.c).
  */
 #ifndef CT_SERIES_H
 #define CT_SERIES_H

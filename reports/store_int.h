@@ -70,6 +70,8 @@ typedef enum kept_stmt {
     KEPT_EVENT,                        /* INSERT INTO events */
     KEPT_EVENT_MANY,                   /* the same, STORE_BATCH_ROWS rows */
     KEPT_JOBS_MANY,                    /* INSERT INTO jobs, STORE_BATCH_ROWS rows */
+    KEPT_JOBS_NARROW,                  /* INSERT INTO jobs, the columns every job fills */
+    KEPT_JOBS_NARROW_MANY,             /* the same, STORE_BATCH_ROWS rows */
     KEPT_RUN_ROW,                      /* INSERT INTO runs ('incomplete') */
     KEPT_UPDATE_RUN,                   /* the run's figures from its JSON */
     KEPT_ROWS_INSERT,                  /* + table: INSERT INTO jobs, queues, ... */

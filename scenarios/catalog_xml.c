@@ -27,6 +27,7 @@
 
 #include "base/grow.h"
 #include "base/units.h"
+#include "scenarios/catalog_cause.h"
 #include "scenarios/embedded.h"
 #include "scenarios/infile.h"
 #include "scenarios/xml.h"
@@ -34,7 +35,8 @@
 #define CATALOG_DIR "models/catalog/"
 #define MAX_FIELDS 64
 
-static const char *const kinds[] = { "gpu", "nic", "node", "storage", "llm", "stack", "engine" };
+static const char *const kinds[] = { "gpu", "nic", "node", "storage", "llm", "stack", "engine", "failure-profile" };
+#define KIND_PROFILE 7     /* the one kind with children: its <cause> rows (catalog_cause.c) */
 #define NKINDS ((int)(sizeof kinds / sizeof kinds[0]))
 
 /* One entry read and checked but not yet in the catalog. */
@@ -309,8 +311,9 @@ static int read_entry(load *l, xmlNode *e, const char *file) {
     int rc = -1;
 
     if (!fields)
-        return fail(l, file, line, "<%s>: unknown element; expected one of: gpu, nic, node, storage, llm, stack, engine", el);
-    if (check_empty(l, e, file) != 0) return -1;
+        return fail(l, file, line, "<%s>: unknown element; expected one of: gpu, nic, node, storage, llm, stack, "
+                    "engine, failure-profile", el);
+    if (kind != KIND_PROFILE && check_empty(l, e, file) != 0) return -1;
     while (fields[nfields].attr) nfields++;
     assert(nfields <= MAX_FIELDS);
 
@@ -366,6 +369,7 @@ static int read_entry(load *l, xmlNode *e, const char *file) {
             fail(l, file, line, "<%s>: missing required attribute '%s' (%s)", el, f->attr, why);
         goto done;
     }
+    if (kind == KIND_PROFILE && catalog_cause_read(e, entry, base != NULL, file, l->err, l->errlen) != 0) goto done;
 
     rc = stage(l, kind, entry, file, line);
     entry = NULL;   /* owned by the load now, or freed by stage() */
@@ -392,7 +396,8 @@ static int read_catalog(load *l, xmlNode *cat, const char *file) {
             continue;
         } else {
             return fail(l, file, xmlGetLineNo(e) > 0 ? xmlGetLineNo(e) : xmlGetLineNo(cat),
-                        "<catalog>: unexpected text; expected only gpu, nic, node, storage, llm elements");
+                        "<catalog>: unexpected text; expected only gpu, nic, node, storage, llm, stack, engine, "
+                        "failure-profile elements");
         }
     }
     return 0;

@@ -12,8 +12,10 @@
  *     <node name="dgx-h100" gpu="H100-SXM5-80GB" gpus="8" nic="ndr-400" nics="8"/>
  *   </catalog>
  *
- * Elements are gpu, nic, node, storage and llm; their attributes are the
- * field tables of models/catalog.c, values in units.h syntax. An entry whose
+ * Elements are gpu, nic, node, storage, llm, stack, engine and
+ * failure-profile; their attributes are the field tables declared in
+ * models/catalog_fields.txt, values in units.h syntax. A failure-profile
+ * holds <cause> rows (scenarios/catalog_cause.h); other entries are empty. An entry whose
  * name exists replaces it. With base="NAME" an entry starts as a copy of the
  * entry NAME of the same kind (earlier in the same load, or already in the
  * catalog) and its attributes override only those figures; without base it

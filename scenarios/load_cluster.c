@@ -239,10 +239,10 @@ void load_failure(loader *L, const xmlNode *e, int line) {
     strcpy(f->distribution, "exponential");
     f->shape = 1;
     int has_profile = attr_str(&L->x, e, "profile", f->profile, sizeof f->profile, 0);
-    if (has_profile > 0 && !rel_profile_find(f->profile)) {
+    if (has_profile > 0 && !rel_profile_find(s->cat, f->profile)) {
         char names[256];
         xml_fail(&L->x, e, "profile", "unknown failure profile; expected one of: %s",
-                 rel_profile_names(names, sizeof names));
+                 rel_profile_names(s->cat, names, sizeof names));
         return;
     }
     if (attr_str(&L->x, e, "component", f->component, sizeof f->component, has_profile <= 0) < 0) return;

@@ -74,7 +74,7 @@ static void profile_load(loader *L, xml_src *y, const xmlNode *root, int line) {
         const sc_failure *f = &L->s->failures[L->s->n_failures - 1];
         rel_spec spec = { f->component, f->profile, f->mtbf_s, f->distribution, f->shape, f->mttr_s, f->cause };
         char why[256];
-        if (rel_expand(&spec, 1, NULL, 0, why, sizeof why) < 0) xml_fail(&L->x, e, NULL, "%s", why);
+        if (rel_expand(L->s->cat, &spec, 1, NULL, 0, why, sizeof why) < 0) xml_fail(&L->x, e, NULL, "%s", why);
     }
     *y = L->x;
     L->x = scen;

@@ -116,6 +116,23 @@ static void read_stack(loader *L, const xmlNode *e, train_plan *p) {
     }
 }
 
+/* recompute-modules="layernorm moe_act": Megatron-Core's --recompute-modules
+ * (models/stack.h, SELECTIVE_MODULES), under recompute="selective" only. */
+static void read_recompute_modules(loader *L, const xmlNode *e, train_plan *p) {
+    char z[64];
+    if (attr_str(&L->x, e, "recompute-modules", z, sizeof z, 0) <= 0) return;
+    int mask = recompute_modules_parse(z);
+    if (mask < 0)
+        xml_fail(&L->x, e, "recompute-modules", "expected layernorm, moe_act or both (Megatron-Core's module names)");
+    else if (p->recompute != RECOMPUTE_SELECTIVE)
+        xml_fail(&L->x, e, "recompute-modules", "recompute modules need recompute=\"selective\" (recompute is %s)",
+                 recompute_name(p->recompute));
+    else {
+        p->selective = SELECTIVE_MODULES;
+        p->recompute_modules = mask;
+    }
+}
+
 /* Expert parallelism (models/train_moe.h): ep=, etp=, expert-imbalance=,
  * capacity-factor=, route-nodes=, moe-overlap=; and fp4-recipe= (only with
  * precision="fp4"). Checked against the model by train_plan_check. */
@@ -131,6 +148,7 @@ static void read_moe(loader *L, const xmlNode *e, train_plan *p) {
     attr_int(&L->x, e, "route-nodes", &p->route_nodes, 0, 1, 100000);
     if (attr_enum(&L->x, e, "moe-overlap", moe_overlap_parse, "none, a2a, dualpipe", &v) > 0)
         p->moe_overlap = (moe_overlap)v;
+    read_recompute_modules(L, e, p);
     if (attr_enum(&L->x, e, "fp4-recipe", fp4_recipe_parse, "nvfp4, mxfp4", &v) > 0) {
         if (p->precision != PREC_FP4)
             xml_fail(&L->x, e, "fp4-recipe", "an FP4 recipe needs precision=\"fp4\" (precision is %s)",
@@ -156,6 +174,20 @@ static sc_training *new_training(loader *L, const xmlNode *e) {
         return NULL;
     }
     return t;
+}
+
+/* after="name": a <training> earlier in the document that this one waits
+ * for (Slurm's afterany, as a trace's after column: eligible once it ends,
+ * however it ends). Earlier only, so no chain can wait for itself. */
+static void read_after(loader *L, const xmlNode *e, sc_training *t) {
+    scenario *s = L->s;
+    char name[SC_NAME_MAX];
+    if (attr_str(&L->x, e, "after", name, sizeof name, 0) <= 0) return;
+    int k = nameset_find(&L->training_names, NAMES(s->training, name), name);
+    if (k < 0 || k == s->n_training - 1)
+        xml_fail(&L->x, e, "after", "expected the name of a <training> earlier in <workload>, got \"%s\"", name);
+    else
+        t->after = k + 1;
 }
 
 /* Which of the attributes that size a job were given (1), absent (0) or
@@ -210,6 +242,7 @@ static given read_training_attrs(loader *L, const xmlNode *e, sc_training *t) {
     attr_unit(&L->x, e, "submit", UNIT_DURATION, &t->submit_s, 0, 0);
     attr_bool(&L->x, e, "elastic", &t->elastic);
     attr_unit(&L->x, e, "timeout", UNIT_DURATION, &t->timeout_s, 0, 1);
+    read_after(L, e, t);
     return g;
 }
 

@@ -139,6 +139,9 @@ typedef struct sc_training {
     double submit_s;
     int elastic;                     /* may shrink (drop DP replicas) when nodes are lost */
     double timeout_s;                /* time limit per start; 0 = none */
+    int after;                       /* after=: 1 + the index of the earlier <training>
+                                        it waits for (eligible once that one ends); 0
+                                        none, so a zeroed one (a trace's) waits for none */
     sc_checkpoint checkpoint;
     int line;
 } sc_training;

@@ -159,6 +159,7 @@ static int build_training(world *w, const sc_training *t, job *j, char *err, siz
     j->queue = sched_queue_of(w->q, t->queue);
     j->priority = t->priority;
     j->timeout_s = t->timeout_s;
+    j->after = t->after - 1;        /* training jobs come first: job i is <training> i */
     j->line = t->line;
     if (alloc_nodes(j) < 0) {
         snprintf(err, errlen, "%s:%d: out of memory building the world", s->file, t->line);

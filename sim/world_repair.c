@@ -42,15 +42,15 @@ int repair_build_failures(world *w, char *err, size_t errlen) {
                               sf->mttr_s, sf->cause };
     }
     char why[256];
-    int n = rel_expand(spec, s->n_failures, NULL, 0, why, sizeof why);
+    int n = rel_expand(s->cat, spec, s->n_failures, NULL, 0, why, sizeof why);
     rel_process *rp = n > 0 ? calloc((size_t)n, sizeof *rp) : NULL;
     failure_proc *fp = n > 0 ? calloc((size_t)n, sizeof *fp) : NULL;
     w->fail_by_proc = calloc((size_t)(n > 0 ? n : 0) + 1, sizeof *w->fail_by_proc);
     int rc = -1;
     if (n > 0 && (!rp || !fp || !w->fail_by_proc)) goto out;   /* out of memory, not bad input */
-    if (n < 0 || rel_expand(spec, s->n_failures, rp, n, why, sizeof why) != n) {
+    if (n < 0 || rel_expand(s->cat, spec, s->n_failures, rp, n, why, sizeof why) != n) {
         int bad = 0;            /* the element at fault, not always the first */
-        while (bad < s->n_failures - 1 && rel_expand(&spec[bad], 1, NULL, 0, NULL, 0) >= 0) bad++;
+        while (bad < s->n_failures - 1 && rel_expand(s->cat, &spec[bad], 1, NULL, 0, NULL, 0) >= 0) bad++;
         snprintf(err, errlen, "%s:%d: <failure>: %s", s->file, s->failures[bad].line, why);
         rc = -2;
         goto out;

@@ -11,8 +11,13 @@
  *   issue's 1 s and 1.5 s for the 100,000-GPU year); 7.4x when the issue
  *   was opened.
  *
+ *   the 100,000-GPU year of tests/scale/trace-100k-year.xml, the issue's
+ *   own target: at most 1 s without the database and 1.5 s with it
+ *   (wall time). One run each.
+ *
  * Output (MISSED is printed, not failed, while issue 23 is open):
  *   results database, 10000 GPUs one year: 0.80 s without, 1.60 s with: 2.0x (target <= 1.5x) MISSED; CPU time 0.79 s and 1.50 s (1.20 s on the simulating thread): 1.90x (1.52x)
+ *   results database, 100000 GPUs one year: 0.95 s without (target <= 1.0 s), 1.52 s with (target <= 1.5 s) MISSED; CPU time 0.94 s and 1.60 s (1.25 s on the simulating thread)
  *
  * CPU times are given beside because a loaded machine moves them less:
  * of the process (every thread: the store writes on a second one) and of
@@ -67,9 +72,13 @@ static double one_run(scenario *s, const char *db_path, double *cpu_s, double *o
     return ok ? t : -1;
 }
 
-int main(void) {
-    const char *file = "scenarios/trace-10k-year.xml";
-    const double target = 1.5;
+/* Best of reps runs of file without and with the database: wall, CPU of
+ * the process and of the simulating thread (with). 0, or 1 on failure. */
+typedef struct best {
+    double without, with, cpu_without, cpu_with, own_with;
+} best;
+
+static int measure(const char *file, int reps, best *b) {
     char err[2048], path[] = "/tmp/bench_store_XXXXXX";
     scenario *s = NULL;
     if (scenario_load(file, &s, err, sizeof err) < 0) {
@@ -79,28 +88,42 @@ int main(void) {
     int fd = mkstemp(path);
     if (fd < 0) return 1;
     close(fd);
-    double without = 1e30, with = 1e30, cpu_without = 1e30, cpu_with = 1e30, own_with = 1e30, ca, cb, oa, ob;
-    for (int rep = 0; rep < 2; rep++) {
-        double a = one_run(s, NULL, &ca, &oa);
+    *b = (best){ 1e30, 1e30, 1e30, 1e30, 1e30 };
+    double ca, cb, oa, ob;
+    for (int rep = 0; rep < reps; rep++) {
+        double x = one_run(s, NULL, &ca, &oa);
         unlink(path);
-        double b = one_run(s, path, &cb, &ob);
-        if (a < 0 || b < 0) {
+        double y = one_run(s, path, &cb, &ob);
+        if (x < 0 || y < 0) {
             unlink(path);
             scenario_free(s);
             return 1;
         }
-        if (a < without) without = a;
-        if (b < with) with = b;
-        if (ca < cpu_without) cpu_without = ca;
-        if (cb < cpu_with) cpu_with = cb;
-        if (ob < own_with) own_with = ob;
+        if (x < b->without) b->without = x;
+        if (y < b->with) b->with = y;
+        if (ca < b->cpu_without) b->cpu_without = ca;
+        if (cb < b->cpu_with) b->cpu_with = cb;
+        if (ob < b->own_with) b->own_with = ob;
     }
     unlink(path);
     scenario_free(s);
-    double ratio = with / without;
+    return 0;
+}
+
+int main(void) {
+    const double target = 1.5;
+    best b;
+    if (measure("scenarios/trace-10k-year.xml", 2, &b)) return 1;
+    double ratio = b.with / b.without;
     printf("results database, 10000 GPUs one year: %.2f s without, %.2f s with: %.2fx (target <= %.1fx) %s; "
            "CPU time %.2f s and %.2f s (%.2f s on the simulating thread): %.2fx (%.2fx)\n",
-           without, with, ratio, target, ratio <= target ? "ok" : "MISSED", cpu_without, cpu_with, own_with,
-           cpu_with / cpu_without, own_with / cpu_without);
+           b.without, b.with, ratio, target, ratio <= target ? "ok" : "MISSED", b.cpu_without, b.cpu_with,
+           b.own_with, b.cpu_with / b.cpu_without, b.own_with / b.cpu_without);
+    fflush(stdout);
+    if (measure("tests/scale/trace-100k-year.xml", 1, &b)) return 1;
+    int ok = b.without <= 1.0 && b.with <= 1.5;
+    printf("results database, 100000 GPUs one year: %.2f s without (target <= 1.0 s), %.2f s with (target <= 1.5 s) "
+           "%s; CPU time %.2f s and %.2f s (%.2f s on the simulating thread)\n",
+           b.without, b.with, ok ? "ok" : "MISSED", b.cpu_without, b.cpu_with, b.own_with);
     return 0;
 }

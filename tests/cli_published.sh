@@ -92,17 +92,18 @@ heldout_floor training_published.csv 25 8 "training held out"
 # Issue 20's MoE and Blackwell training rows (training_moe.csv): a floor
 # against regressions at what the model reaches today, not the issue's
 # target (median <= 10%, not met: docs/moe-training.md, "Validation").
-# At most 1 row without a result (gpt-oss-120b BF16 on B200: the table's EP 8
-# needs 190 GB in the model, tests/validation/README.md) and median
-# |error| <= 21%.
-python3 - "$tmp/all.json" <<'PY' && ok "training_moe.csv: <= 1 without a result, median |error| <= 21%" \
-  || no "training_moe.csv: <= 1 without a result, median |error| <= 21%"
+# Every row with a result (gpt-oss-120b BF16 on B200 fits since the
+# recompute-modules its recipe sets, layernorm and moe_act, are priced; it
+# comes out +57%, which raised the median from 20.4% to 21.2%) and median
+# |error| <= 21.5%.
+python3 - "$tmp/all.json" <<'PY' && ok "training_moe.csv: every row with a result, median |error| <= 21.5%" \
+  || no "training_moe.csv: every row with a result, median |error| <= 21.5%"
 import json, statistics, sys
 c = [c for c in json.load(open(sys.argv[1]))["cases"] if c["file"] == "training_moe.csv"]
 e = [abs(x["error_pct"]) for x in c if x.get("error_pct") is not None]
 print("  training_moe.csv: n %d (%d without a result), median |error| %.1f%%"
       % (len(c), len(c) - len(e), statistics.median(e)))
-assert len(c) >= 30 and len(c) - len(e) <= 1 and statistics.median(e) <= 21
+assert len(c) >= 30 and len(c) == len(e) and statistics.median(e) <= 21.5
 PY
 # Issue 21's serving latency rows (inference_latency.csv), held out: every
 # row gives a result and the median |error| stays at or under 12%, a floor at

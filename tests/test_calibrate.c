@@ -90,6 +90,17 @@ static void test_predict_by_hand(void **state) {
     /* Every parameter name resolves. */
     for (const char *const *z = host_param_names(); *z; z++) assert_non_null(host_param(&h, *z));
     assert_null(host_param(&h, "copy.nope"));
+    /* A name is its member's ("coll.alltoall.cache_bytes" is
+     * coll_cache_bytes[COLL_ALLTOALL]) and its unit is the name's. */
+    assert_ptr_equal(host_param(&h, "coll.alltoall.cache_bytes"), &h.coll_cache_bytes[COLL_ALLTOALL]);
+    assert_ptr_equal(host_param(&h, "gemm.fp32.peak_flops"), &h.gemm_peak_flops[PREC_FP32]);
+    assert_ptr_equal(host_param(&h, "storage.read_ramp_bytes"), &h.storage_read_ramp_bytes);
+    assert_string_equal(host_param_unit("coll.alltoall.cache_bytes"), "B");
+    assert_string_equal(host_param_unit("gemm.fp32.peak_flops"), "FLOP/s");
+    assert_string_equal(host_param_unit("copy.dram_bw"), "B/s");
+    assert_string_equal(host_param_unit("storage.read_latency_s"), "s");
+    assert_string_equal(host_param_unit("coll.sendrecv.cache_k"), "");
+    assert_string_equal(host_param_unit("copy.nope"), "");
 }
 
 /* The "true" machine the synthetic measurements come from. */

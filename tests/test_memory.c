@@ -398,6 +398,38 @@ static void test_megatron_fp8_llama2_7b_fits(void **state) {
     assert_int_equal(autop.stack.fp8_param, 0);
 }
 
+/* Megatron-Core's recompute modules (recompute-modules="layernorm moe_act",
+ * SELECTIVE_MODULES): a gpt-oss-120b layer keeps what it keeps without
+ * recomputation less the two norms' outputs (2·h per token) and each routed
+ * row's activation output (k rows of expert-ffn-hidden per token), 2 bytes
+ * each in BF16; the module names parse, other names do not. */
+static void test_recompute_modules(void **state) {
+    (void)state;
+    const llm_spec *m = catalog_llm(cat, "gpt-oss-120b");
+    assert_non_null(m);
+    assert_int_equal(recompute_modules_parse("layernorm moe_act"), RECOMPUTE_MOD_LAYERNORM | RECOMPUTE_MOD_MOE_ACT);
+    assert_int_equal(recompute_modules_parse("moe_act,layernorm"), RECOMPUTE_MOD_LAYERNORM | RECOMPUTE_MOD_MOE_ACT);
+    assert_int_equal(recompute_modules_parse("layernorm"), RECOMPUTE_MOD_LAYERNORM);
+    assert_int_equal(recompute_modules_parse("core_attn"), -1);
+    assert_int_equal(recompute_modules_parse(""), -1);
+    assert_int_equal(selective_kind_parse("modules"), -1);     /* never a stack's */
+    train_plan p = plan(1, 1, 8, SHARD_ZERO1, RECOMPUTE_NONE);
+    p.micro_batch = 1;
+    p.seq_len = 4096;
+    p.ep = 8;
+    train_plan_defaults(&p);
+    double none = mem_layer_activation_bytes(m, &p);
+    p.recompute = RECOMPUTE_SELECTIVE;
+    p.selective = SELECTIVE_MODULES;
+    p.recompute_modules = RECOMPUTE_MOD_LAYERNORM;
+    double ln = mem_layer_activation_bytes(m, &p);
+    p.recompute_modules = RECOMPUTE_MOD_LAYERNORM | RECOMPUTE_MOD_MOE_ACT;
+    double both = mem_layer_activation_bytes(m, &p);
+    double tokens = 4096, fe = m->expert_ffn_hidden > 0 ? m->expert_ffn_hidden : m->ffn_hidden;
+    assert_true(fabs((none - ln) - tokens * 2 * 2 * m->hidden) < 1e-6 * none);
+    assert_true(fabs((ln - both) - tokens * 2 * m->experts_per_token * fe) < 1e-6 * none);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bytes_per_param),
@@ -408,6 +440,7 @@ int main(void) {
         cmocka_unit_test(test_hints_fit_the_gpus),
         cmocka_unit_test(test_mpt7b_fsdp_fits),
         cmocka_unit_test(test_megatron_fp8_llama2_7b_fits),
+        cmocka_unit_test(test_recompute_modules),
     };
     return cmocka_run_group_tests(tests, setup, catalog_teardown);
 }

@@ -38,6 +38,22 @@
 #define DAY 86400.0
 #define HOUR 3600.0
 
+/* The built-in catalog, where the fleet profiles are (models/catalog/reliability.xml). */
+static catalog *cat;
+
+static int load_catalog(void **state) {
+    (void)state;
+    char err[256];
+    cat = catalog_new();
+    return cat && catalog_load_builtin(cat, err, sizeof err) == 0 ? 0 : -1;
+}
+
+static int free_catalog(void **state) {
+    (void)state;
+    catalog_free(cat);
+    return 0;
+}
+
 static void assert_near(double got, double want, double tol, const char *what) {
     if (!(fabs(got - want) <= tol)) {
         fprintf(stderr, "%s: got %.6g, want %.6g +- %.3g\n", what, got, want, tol);
@@ -65,7 +81,7 @@ static rel_fleet llama3_fleet(void) {
 static int expand_llama3(rel_process *p, int max) {
     rel_spec s = { .profile = "llama3" };
     char why[128];
-    int n = rel_expand(&s, 1, p, max, why, sizeof why);
+    int n = rel_expand(cat, &s, 1, p, max, why, sizeof why);
     assert_true(n > 0);
     return n;
 }
@@ -73,9 +89,9 @@ static int expand_llama3(rel_process *p, int max) {
 /* The table as published: 18 causes summing to 419. */
 static void test_profile_table(void **state) {
     (void)state;
-    const rel_profile *p = rel_profile_find("llama3");
+    const rel_profile *p = rel_profile_find(cat, "llama3");
     assert_non_null(p);
-    assert_null(rel_profile_find("bloom"));
+    assert_null(rel_profile_find(cat, "bloom"));
     assert_int_equal(p->n_causes, 18);
     assert_near(rel_profile_total(p), 419, 0, "total");
     assert_int_equal(p->gpus, 16384);
@@ -111,7 +127,7 @@ static void test_llama3_rate(void **state) {
 /* Each cause's share of the rate is its count over 419. */
 static void test_cause_shares(void **state) {
     (void)state;
-    const rel_profile *prof = rel_profile_find("llama3");
+    const rel_profile *prof = rel_profile_find(cat, "llama3");
     rel_process p[32];
     int n = expand_llama3(p, 32);
     rel_fleet f = llama3_fleet();
@@ -133,7 +149,7 @@ static void test_cause_shares(void **state) {
  * 1000 node-days; N·t/MTBF gives the 419 back. */
 static void test_derived_figures(void **state) {
     (void)state;
-    const rel_profile *p = rel_profile_find("llama3");
+    const rel_profile *p = rel_profile_find(cat, "llama3");
     double m = rel_profile_gpu_mtbf_s(p);
     assert_near(m / HOUR, 50700, 50, "per-GPU MTBF (h)");
     assert_near(419.0 / (2048 * 54) * 1000, 3.79, 0.01, "failures per 1000 node-days");
@@ -154,14 +170,14 @@ static void test_detection_repair(void **state) {
     int restart_only = 0, watchdog = 0;
     for (int i = 0; i < n; i++) {
         if (!p[i].needs_repair) {
-            restart_only += rel_profile_find("llama3")->causes[i].count;
+            restart_only += rel_profile_find(cat, "llama3")->causes[i].count;
             assert_int_equal(p[i].component, REL_SOFTWARE);
             assert_near(p[i].mttr_s, 0, 0, "software mttr");
         } else {
             assert_true(p[i].mttr_s >= REL_MTTR_REBOOT_S);
         }
         if (p[i].detection == REL_DETECT_WATCHDOG) {
-            watchdog += rel_profile_find("llama3")->causes[i].count;
+            watchdog += rel_profile_find(cat, "llama3")->causes[i].count;
             assert_near(p[i].detect_s, REL_WATCHDOG_S, 0, "watchdog delay");
         } else {
             assert_near(p[i].detect_s, REL_CRASH_DETECT_S, 0, "crash delay");
@@ -179,14 +195,14 @@ static void test_profile_filter_scale(void **state) {
     rel_process p[32];
     char why[128];
     rel_spec gpu = { .profile = "llama3", .component = "gpu" };
-    int n = rel_expand(&gpu, 1, p, 32, why, sizeof why);
+    int n = rel_expand(cat, &gpu, 1, p, 32, why, sizeof why);
     assert_int_equal(n, 5);       /* faulty GPU, SRAM, GSP, SDC, thermal interface */
     rel_fleet f = llama3_fleet();
     assert_near(rel_job_rate_per_s(p, n, &f) * 54 * DAY, 148 + 19 + 17 + 6 + 6, 1e-6, "GPU causes");
 
     /* mtbf="25350h" with the profile: twice the published rate, same mix. */
-    rel_spec twice = { .profile = "llama3", .mtbf_s = rel_profile_gpu_mtbf_s(rel_profile_find("llama3")) / 2 };
-    n = rel_expand(&twice, 1, p, 32, why, sizeof why);
+    rel_spec twice = { .profile = "llama3", .mtbf_s = rel_profile_gpu_mtbf_s(rel_profile_find(cat, "llama3")) / 2 };
+    n = rel_expand(cat, &twice, 1, p, 32, why, sizeof why);
     assert_int_equal(n, 18);
     assert_near(rel_job_rate_per_s(p, n, &f) * 54 * DAY, 838, 1e-6, "rescaled");
 }
@@ -201,7 +217,7 @@ static void test_single_spec(void **state) {
     };
     rel_process p[2];
     char why[128];
-    assert_int_equal(rel_expand(s, 2, p, 2, why, sizeof why), 2);
+    assert_int_equal(rel_expand(cat, s, 2, p, 2, why, sizeof why), 2);
     assert_int_equal(p[0].distribution, REL_WEIBULL);
     assert_near(p[0].scale_s, 1.2 * 365 * DAY / 1.1330030963193471, 1, "Weibull scale");
     assert_near(rel_weibull_mean_s(p[0].scale_s, 0.8), 1.2 * 365 * DAY, 1e-3, "Weibull mean");
@@ -216,8 +232,8 @@ static void test_single_spec(void **state) {
 
     /* Counting call: max 0 returns the size to allocate. */
     rel_spec both[2] = { s[0], { .profile = "llama3" } };
-    assert_int_equal(rel_expand(both, 2, NULL, 0, why, sizeof why), 19);
-    assert_int_equal(rel_expand(both, 2, p, 2, why, sizeof why), 19);
+    assert_int_equal(rel_expand(cat, both, 2, NULL, 0, why, sizeof why), 19);
+    assert_int_equal(rel_expand(cat, both, 2, p, 2, why, sizeof why), 19);
 }
 
 static void test_weibull(void **state) {
@@ -252,10 +268,10 @@ static void test_weibull_tiny_shape(void **state) {
     /* Through rel_expand, as world_new calls it. */
     rel_process p[2];
     rel_spec s = { .component = "node", .mtbf_s = mean, .distribution = "weibull", .shape = 0.005 };
-    assert_int_equal(rel_expand(&s, 1, p, 2, why, sizeof why), -1);
+    assert_int_equal(rel_expand(cat, &s, 1, p, 2, why, sizeof why), -1);
     assert_non_null(strstr(why, "use a shape of at least"));
     rel_spec prof = { .profile = "llama3", .distribution = "weibull", .shape = 0.005 };
-    assert_int_equal(rel_expand(&prof, 1, NULL, 0, why, sizeof why), -1);
+    assert_int_equal(rel_expand(cat, &prof, 1, NULL, 0, why, sizeof why), -1);
 }
 
 /* A GSL error (here Γ(201) overflowing, and a domain error) is recorded
@@ -291,17 +307,17 @@ static void test_errors(void **state) {
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         why[0] = 0;
-        assert_int_equal(rel_expand(&bad[i], 1, p, 4, why, sizeof why), -1);
+        assert_int_equal(rel_expand(cat, &bad[i], 1, p, 4, why, sizeof why), -1);
         assert_true(why[0] != 0);
     }
-    rel_expand(&bad[0], 1, p, 4, why, sizeof why);
+    rel_expand(cat, &bad[0], 1, p, 4, why, sizeof why);
     assert_non_null(strstr(why, "tpu"));
     /* An unknown profile names every built-in one, from the table. */
-    rel_expand(&bad[4], 1, p, 4, why, sizeof why);
-    for (int i = 0; i < rel_profile_count(); i++) assert_non_null(strstr(why, rel_profile_at(i)->name));
+    rel_expand(cat, &bad[4], 1, p, 4, why, sizeof why);
+    for (int i = 0; i < rel_profile_count(cat); i++) assert_non_null(strstr(why, rel_profile_at(cat, i)->name));
     /* A class the profile has no cause of is an error, not zero processes. */
     rel_spec none = { .profile = "rsc1-a100", .component = "gpu" };
-    assert_int_equal(rel_expand(&none, 1, p, 4, why, sizeof why), -1);
+    assert_int_equal(rel_expand(cat, &none, 1, p, 4, why, sizeof why), -1);
     assert_non_null(strstr(why, "no cause"));
     assert_int_equal(rel_component_parse("switch"), REL_SWITCH);
     assert_int_equal(rel_component_parse(NULL), -1);
@@ -367,17 +383,17 @@ static void test_weibull_residual(void **state) {
 static void test_fleet_profiles(void **state) {
     (void)state;
     char names[512];
-    rel_profile_names(names, sizeof names);
-    assert_true(rel_profile_count() >= 5);
-    for (int i = 0; i < rel_profile_count(); i++) {
-        const rel_profile *p = rel_profile_at(i);
-        assert_ptr_equal(rel_profile_find(p->name), p);
+    rel_profile_names(cat, names, sizeof names);
+    assert_true(rel_profile_count(cat) >= 5);
+    for (int i = 0; i < rel_profile_count(cat); i++) {
+        const rel_profile *p = rel_profile_at(cat, i);
+        assert_ptr_equal(rel_profile_find(cat, p->name), p);
         assert_non_null(strstr(names, p->name));
-        assert_true(p->source && p->source[0] && p->fleet && p->fleet[0]);
+        assert_true(p->source[0] && p->fleet[0]);
         rel_process proc[32];
         rel_spec s = { .profile = p->name };
         char why[256];
-        int n = rel_expand(&s, 1, proc, 32, why, sizeof why);
+        int n = rel_expand(cat, &s, 1, proc, 32, why, sizeof why);
         assert_int_equal(n, p->n_causes);
         rel_fleet f = { p->gpus, p->nodes, p->nics };
         double expect = rel_job_rate_per_s(proc, n, &f) * p->window_s;
@@ -385,12 +401,52 @@ static void test_fleet_profiles(void **state) {
                p->window_s / DAY, p->gpus, p->nodes, rel_profile_total(p));
         assert_near(expect, rel_profile_total(p), 1e-9 * rel_profile_total(p), p->name);
     }
-    assert_null(rel_profile_at(rel_profile_count()));
-    assert_null(rel_profile_at(-1));
+    assert_null(rel_profile_at(cat, rel_profile_count(cat)));
+    assert_null(rel_profile_at(cat, -1));
     /* Two derived figures by hand: OPT-175B 105 restarts in 60 d of 124
      * nodes, BLOOM 1.5 GPU failures a week of 384 GPUs. */
-    assert_near(rel_profile_cause_mtbf_s(rel_profile_find("opt175b-a100"), 1), 60 * DAY * 124 / 70, 1e-6, "opt auto");
-    assert_near(rel_profile_gpu_mtbf_s(rel_profile_find("bloom176b-a100")) / HOUR, 384 * 7 * 24 / 1.5, 1e-9, "bloom");
+    assert_near(rel_profile_cause_mtbf_s(rel_profile_find(cat, "opt175b-a100"), 1), 60 * DAY * 124 / 70, 1e-6, "opt auto");
+    assert_near(rel_profile_gpu_mtbf_s(rel_profile_find(cat, "bloom176b-a100")) / HOUR, 384 * 7 * 24 / 1.5, 1e-9, "bloom");
+}
+
+/* A profile of one's own fleet through the catalog: its causes expand like
+ * the built-in ones; base= copies a profile and keeps its causes unless
+ * the new entry lists its own. */
+static void test_user_profile(void **state) {
+    (void)state;
+    static const char xml[] =
+        "<catalog>\n"
+        " <failure-profile name=\"site\" window=\"90d\" gpus=\"64\" nodes=\"8\" nics=\"64\">\n"
+        "  <cause label=\"bad GPU\" component=\"gpu\" count=\"6\" detection=\"crash\" repair=\"gpu-swap\"/>\n"
+        "  <cause label=\"hang\" component=\"software\" count=\"3\" detection=\"watchdog\" repair=\"restart\"/>\n"
+        " </failure-profile>\n"
+        " <failure-profile base=\"llama3\" name=\"llama3-long\" window=\"108d\"/>\n"
+        "</catalog>\n";
+    char err[256], why[128];
+    catalog *c = catalog_new();
+    assert_int_equal(catalog_load_builtin(c, err, sizeof err), 0);
+    assert_int_equal(catalog_load_memory(c, xml, sizeof xml - 1, "t.xml", err, sizeof err), 0);
+    const rel_profile *p = rel_profile_find(c, "site");
+    assert_non_null(p);
+    assert_int_equal(p->n_causes, 2);
+    rel_process proc[4];
+    rel_spec s = { .profile = "site" };
+    assert_int_equal(rel_expand(c, &s, 1, proc, 4, why, sizeof why), 2);
+    assert_near(proc[0].mtbf_s, 90 * DAY * 64 / 6, 1e-6, "site GPU mtbf");
+    assert_int_equal(proc[0].needs_repair, 1);
+    assert_near(proc[0].mttr_s, REL_MTTR_GPU_SWAP_S, 0, "gpu-swap");
+    assert_int_equal(proc[1].detection, REL_DETECT_WATCHDOG);
+    assert_int_equal(proc[1].needs_repair, 0);
+    /* Twice the window, the same counts: every cause half as often. */
+    const rel_profile *l = rel_profile_find(c, "llama3-long");
+    assert_non_null(l);
+    assert_int_equal(l->n_causes, 18);
+    assert_near(rel_profile_gpu_mtbf_s(l), 2 * rel_profile_gpu_mtbf_s(rel_profile_find(c, "llama3")), 1e-6, "base");
+    /* Not in another catalog: the built-in one knows neither. */
+    assert_null(rel_profile_find(cat, "site"));
+    assert_int_equal(rel_expand(cat, &s, 1, NULL, 0, why, sizeof why), -1);
+    assert_non_null(strstr(why, "unknown failure profile \"site\""));
+    catalog_free(c);
 }
 
 /* The validation file's columns (tests/validation/failures.csv). */
@@ -410,7 +466,7 @@ static double median(double *v, int n) {
 
 /* One row: the profile's prediction and its signed error in percent. */
 static double replay_row(const catalog *c, const csv_record *r, const char *path) {
-    const rel_profile *p = rel_profile_find(r->f[V_PROFILE]);
+    const rel_profile *p = rel_profile_find(cat, r->f[V_PROFILE]);
     const node_spec *n = catalog_node(c, r->f[V_NODE]);
     int m = rel_metric_parse(r->f[V_METRIC]);
     if (!p || !n || m < 0) fail_msg("%s:%ld: unknown profile, node type or metric", path, r->line);
@@ -466,11 +522,11 @@ static void test_predict(void **state) {
     assert_int_equal(catalog_load_builtin(c, err, sizeof err), 0);
     const node_spec *n = catalog_node(c, "dgx-a100-80gb");
     double h, r;
-    assert_int_equal(rel_profile_predict(rel_profile_find("rsc1-a100"), n, 16384, REL_METRIC_MTTI_H, &h), 0);
+    assert_int_equal(rel_profile_predict(rel_profile_find(cat, "rsc1-a100"), n, 16384, REL_METRIC_MTTI_H, &h), 0);
     assert_near(h, 24 / (2048 * 0.0065), 1e-9, "rsc1 16k mtti");
-    assert_int_equal(rel_profile_predict(rel_profile_find("rsc1-a100"), n, 8, REL_METRIC_PER_1000_NODE_DAYS, &r), 0);
+    assert_int_equal(rel_profile_predict(rel_profile_find(cat, "rsc1-a100"), n, 8, REL_METRIC_PER_1000_NODE_DAYS, &r), 0);
     assert_near(r, 6.50, 1e-9, "rsc1 rate");
-    assert_int_equal(rel_profile_predict(rel_profile_find("llama3"), n, 0, REL_METRIC_MTTI_H, &h), -1);
+    assert_int_equal(rel_profile_predict(rel_profile_find(cat, "llama3"), n, 0, REL_METRIC_MTTI_H, &h), -1);
     assert_int_equal(rel_metric_parse("mtti_h"), REL_METRIC_MTTI_H);
     assert_int_equal(rel_metric_parse("mtbf"), -1);
     catalog_free(c);
@@ -491,8 +547,9 @@ int main(void) {
         cmocka_unit_test(test_gsl_error_does_not_abort),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_fleet_profiles),
+        cmocka_unit_test(test_user_profile),
         cmocka_unit_test(test_validation_csv),
         cmocka_unit_test(test_predict),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, load_catalog, free_catalog);
 }
