@@ -177,7 +177,9 @@ int ckpt_size_of(const llm_spec *m, const ckpt_contents *c, int ranks, ckpt_size
         ckpt_contents_default(&def, PREC_BF16);
         c = &def;
     }
-    return size_with(tf_params(m), adafactor_elems(m), c, ranks, z);
+    tf_param_counts pc;
+    tf_param_counts_of(m, &pc);
+    return size_with(pc.total, adafactor_elems(m), c, ranks, z);
 }
 
 int ckpt_job_size(const llm_spec *m, const train_plan *p, ckpt_size *z) {

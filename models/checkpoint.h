@@ -172,7 +172,7 @@ typedef struct ckpt_size {
  * params is not positive or ranks < 1 (z unchanged). */
 int ckpt_size_params(double params, const ckpt_contents *c, int ranks, ckpt_size *z);
 
-/* Size for a model (params from tf_params()). c NULL: the bf16 defaults. */
+/* Size for a model (params: tf_param_counts' total). c NULL: the bf16 defaults. */
 int ckpt_size_of(const llm_spec *m, const ckpt_contents *c, int ranks, ckpt_size *z);
 
 /* The checkpoint of a job: contents defaults from the plan's precision,

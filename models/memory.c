@@ -157,21 +157,23 @@ double mem_stage_params(const llm_spec *m, const train_plan *p, int n, int first
                         double *expert) {
     double tp = p->tp > 0 ? p->tp : 1;
     double x, e = 0, exp_div = (double)train_plan_ep(p) * train_plan_etp(p);
+    tf_param_counts pc;
+    tf_param_counts_of(m, &pc);
     if (!tf_is_moe(m)) {
-        x = n * tf_layer_params(m);
+        x = n * pc.layer;
     } else {
         /* The routed layers of the stage: all of them but the dense ones
          * that lead the model (a whole model keeps its count exactly). */
         int nm = n < tf_moe_layers(m) ? n : tf_moe_layers(m);
-        x = nm * tf_moe_layer_other_params(m) + (n - nm) * tf_dense_layer_params(m);
-        e = nm * tf_moe_layer_routed_params(m);
+        x = nm * pc.moe_layer_other + (n - nm) * pc.dense_layer;
+        e = nm * pc.moe_layer_routed;
     }
-    if (first) x += tf_embedding_params(m);
-    if (last) x += (p->pp > 1 && m->tied_embeddings) ? tf_embedding_params(m) : tf_output_params(m);
+    if (first) x += pc.embedding;
+    if (last) x += (p->pp > 1 && m->tied_embeddings) ? pc.embedding : pc.output;
     if (last && m->mtp_depth > 0) {
         /* The MTP modules sit on the last stage (DeepSeek-V3 section 3.2.1). */
-        double routed = m->mtp_depth * tf_moe_layer_routed_params(m);
-        x += tf_mtp_params(m) - routed;
+        double routed = m->mtp_depth * pc.moe_layer_routed;
+        x += pc.mtp - routed;
         e += routed;
     }
     *expert = e / exp_div;
@@ -206,8 +208,10 @@ static void stage_bytes(const llm_spec *m, const train_plan *p, int v, int n, in
         /* The sharded parameters are the fp32 master copy (counted with the
          * optimizer state); bf16 exists only for the gathered layers. */
         int gathered = n < 2 ? n : 2;
+        tf_param_counts pc;
+        tf_param_counts_of(m, &pc);
         s->w = tf_is_moe(m) && n > 0 ? wbytes * gathered * (params + ex) / n
-                                     : wbytes * gathered * tf_layer_params(m) / tp;
+                                     : wbytes * gathered * pc.layer / tp;
     } else {
         /* Without resharding after the forward, every layer's gathered
          * weights stay until its backward. */

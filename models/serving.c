@@ -181,13 +181,12 @@ static const char *check_input(const llm_spec *m, const gpu_spec *g, const fabri
  * experts over tp, experts/ep routed experts each sliced etp ways, and the
  * router (bf16, replicated: GPT-OSS and DeepSeek-V3's FP8 checkpoint keep
  * it unquantised). */
-static double moe_layer_bytes(const serve_model *s) {
-    const llm_spec *m = &s->m;
+static double moe_layer_bytes(const serve_model *s, const tf_param_counts *pc) {
     double tp = s->tp, we = s->w_expert_bytes;
-    double attn = tf_attn_params(m) * s->w_bytes / tp;
-    double dense = tf_dense_ffn_params(m) * s->w_bytes / tp;
+    double attn = pc->attn * s->w_bytes / tp;
+    double dense = pc->dense_ffn * s->w_bytes / tp;
     double moe = s->shared_experts * s->expert_params * we / tp +
-                 (double)s->experts / s->ep * s->expert_params * we / s->etp + tf_router_params(m) * 2;
+                 (double)s->experts / s->ep * s->expert_params * we / s->etp + pc->router * 2;
     return attn + (s->dense_layers * dense + s->moe_layers * moe) / s->layers;
 }
 
@@ -210,9 +209,12 @@ static void init_shape(serve_model *s, const serve_layout *lay, const tf_dims *d
     s->moe_layers = tf_moe_layers(m);
     s->dense_layers = tf_dense_layers(m);
     s->shared_experts = tf_is_moe(m) && m->shared_experts > 0 ? m->shared_experts : 0;
-    s->expert_params = tf_is_moe(m) ? tf_expert_params(m) : 0;
-    s->total_params = tf_params(m);
-    s->active_params = tf_active_params(m);
+    tf_param_counts pc;
+    tf_param_counts_of(m, &pc);
+    s->expert_params = tf_is_moe(m) ? pc.expert_ffn : 0;
+    s->total_params = pc.total;
+    s->active_params = pc.active;
+    s->attn_params = pc.attn;
     /* fp4 on a MoE model: the experts only, the rest bf16 (GPT-OSS's MXFP4
      * checkpoint; NVIDIA's DeepSeek-R1-FP4 quantises the MoE layers' linear
      * weights only) */
@@ -228,14 +230,15 @@ static void init_memory(serve_model *s, const tf_dims *d, precision kv, int toke
     const llm_spec *m = &s->m;
     int plain = !tf_is_moe(m) && m->kv_lora_rank <= 0;
     double wb = s->w_bytes;
+    tf_param_counts pc;
+    tf_param_counts_of(m, &pc);
     double attn_params = d->h * (d->q_dim + 2 * d->kv_dim) + d->q_dim * d->h;
     double ffn_params = (d->gated ? 3 : 2) * d->h * d->f;
-    s->layer_weight_bytes = plain ? (attn_params + ffn_params) * wb / s->tp : moe_layer_bytes(s);
-    double emb = tf_embedding_params(m) * 2 / s->tp;      /* vocab-parallel, kept in bf16 */
-    double head = tf_output_params(m) * 2 / s->tp;
+    s->layer_weight_bytes = plain ? (attn_params + ffn_params) * wb / s->tp : moe_layer_bytes(s, &pc);
+    double emb = pc.embedding * 2 / s->tp;      /* vocab-parallel, kept in bf16 */
+    double head = pc.output * 2 / s->tp;
     double norms = plain ? (2.0 * d->h * d->layers + d->h) * 2
-                         : (tf_params(m) - d->layers * tf_layer_matmul_params(m) - tf_embedding_params(m) -
-                            tf_output_params(m)) * 2;
+                         : (pc.total - d->layers * pc.layer_matmul - pc.embedding - pc.output) * 2;
     s->weight_bytes = s->layer_weight_bytes * d->layers + emb + head + norms;
     double kvb = serve_elem_bytes(kv, s->fp4);
     /* MLA caches its latent and rotary key whole on every tp rank; under
@@ -381,7 +384,7 @@ double serve_experts_touched(double E, double k, double B) {
 static double attn_linear_s(const serve_model *s, double ta, const tf_gemm *gm) {
     double wb = s->w_bytes;
     if (s->m.kv_lora_rank > 0)
-        return linear_s(s, s->compute, wb, ta, tf_attn_params(&s->m) / s->hidden / s->tp, s->hidden, 1);
+        return linear_s(s, s->compute, wb, ta, s->attn_params / s->hidden / s->tp, s->hidden, 1);
     return linear_s(s, s->compute, wb, gm[0].m, gm[0].n, gm[0].k, 1) +
            linear_s(s, s->compute, wb, gm[1].m, gm[1].n, gm[1].k, 1);
 }

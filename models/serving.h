@@ -163,7 +163,8 @@ typedef struct serve_model {
     double w_bytes, w_expert_bytes;   /* bytes per weight: non-expert and expert linear layers */
     precision compute_expert;    /* tensor precision of the experts' GEMMs */
     fp4_recipe fp4;
-    double total_params, active_params;   /* tf_params, tf_active_params */
+    double total_params, active_params;   /* tf_param_counts' total and active */
+    double attn_params;          /* one layer's attention matmul weights (tf_param_counts.attn) */
 } serve_model;
 
 /* Build the constants for model m on GPU g with tp-way tensor parallelism

@@ -41,51 +41,26 @@ static double ffn_params(const tf_dims *d, double inner) {
     return (d->gated ? 3 : 2) * d->h * inner;
 }
 
-double tf_expert_params(const llm_spec *m) {
-    tf_dims d;
-    tf_dims_of(m, &d);
-    return ffn_params(&d, m->expert_ffn_hidden > 0 ? m->expert_ffn_hidden : m->ffn_hidden);
-}
-
-double tf_dense_ffn_params(const llm_spec *m) {
-    tf_dims d;
-    tf_dims_of(m, &d);
-    return ffn_params(&d, d.f);
-}
-
-double tf_router_params(const llm_spec *m) {
-    return tf_is_moe(m) ? (double)m->hidden * m->experts : 0;
-}
-
-double tf_attn_params(const llm_spec *m) {
-    tf_dims d;
-    tf_dims_of(m, &d);
-    if (m->kv_lora_rank <= 0) return d.h * (d.q_dim + 2 * d.kv_dim) + d.q_dim * d.h;
-    double q = m->q_lora_rank > 0 ? d.h * m->q_lora_rank + m->q_lora_rank * d.heads * d.qk_dim
-                                  : d.h * d.heads * d.qk_dim;
-    double kv = d.h * (m->kv_lora_rank + m->rope_head_dim) +
-                m->kv_lora_rank * d.heads * (d.head_dim + d.v_dim);
-    return q + kv + d.heads * d.v_dim * d.h;
+/* One layer's attention matmuls: QKV and the output projection, or MLA's
+ * query, KV-latent and output projections. */
+static double attn_params(const llm_spec *m, const tf_dims *d) {
+    if (m->kv_lora_rank <= 0) return d->h * (d->q_dim + 2 * d->kv_dim) + d->q_dim * d->h;
+    double q = m->q_lora_rank > 0 ? d->h * m->q_lora_rank + m->q_lora_rank * d->heads * d->qk_dim
+                                  : d->h * d->heads * d->qk_dim;
+    double kv = d->h * (m->kv_lora_rank + m->rope_head_dim) +
+                m->kv_lora_rank * d->heads * (d->head_dim + d->v_dim);
+    return q + kv + d->heads * d->v_dim * d->h;
 }
 
 /* FFN weights of all layers: stored (every expert) or active (top-k). */
-static double ffn_total(const llm_spec *m, int active) {
+static double ffn_total(const llm_spec *m, const tf_param_counts *c, int active) {
     int moe = tf_moe_layers(m);
     double experts = m->shared_experts + (active ? m->experts_per_token : m->experts);
-    return tf_dense_layers(m) * tf_dense_ffn_params(m) +
-           moe * (tf_router_params(m) + experts * tf_expert_params(m));
+    return tf_dense_layers(m) * c->dense_ffn + moe * (c->router + experts * c->expert_ffn);
 }
 
 static double per_layer(const llm_spec *m, double total) {
     return m->layers > 0 ? total / m->layers : 0;
-}
-
-double tf_layer_matmul_params(const llm_spec *m) {
-    return tf_attn_params(m) + per_layer(m, ffn_total(m, 0));
-}
-
-double tf_layer_active_matmul_params(const llm_spec *m) {
-    return tf_attn_params(m) + per_layer(m, ffn_total(m, 1));
 }
 
 /* Two RMSNorms per layer, and MLA's norms on its two latents. */
@@ -95,39 +70,36 @@ static double layer_norm_params(const llm_spec *m) {
     return n;
 }
 
-double tf_layer_params(const llm_spec *m) {
-    return tf_layer_matmul_params(m) + layer_norm_params(m);
-}
-
-double tf_embedding_params(const llm_spec *m) {
-    return (double)m->vocab * m->hidden;
-}
-
-double tf_output_params(const llm_spec *m) {
-    return m->tied_embeddings ? 0 : (double)m->vocab * m->hidden;
-}
-
-double tf_params(const llm_spec *m) {
-    return m->layers * tf_layer_params(m) + tf_embedding_params(m) + tf_output_params(m)
-           + m->hidden; /* final norm */
-}
-
-double tf_active_params(const llm_spec *m) {
-    return m->layers * (tf_layer_active_matmul_params(m) + layer_norm_params(m)) +
-           tf_embedding_params(m) + tf_output_params(m) + m->hidden;
-}
-
 /* DeepSeek-V3 section 2.2: each MTP module is a 2h -> h projection of the
  * normalised hidden state and the next token's embedding, and one
  * transformer block (a MoE layer in V3); embedding and output head are
  * shared with the main model. */
-double tf_mtp_params(const llm_spec *m) {
+static double mtp_params(const llm_spec *m, const tf_param_counts *c) {
     if (m->mtp_depth <= 0) return 0;
     double h = m->hidden;
-    double ffn = tf_is_moe(m) ? tf_router_params(m) +
-                                    (m->experts + m->shared_experts) * tf_expert_params(m)
-                              : tf_dense_ffn_params(m);
-    return m->mtp_depth * (2 * h * h + tf_attn_params(m) + ffn + layer_norm_params(m) + 3 * h);
+    double ffn = tf_is_moe(m) ? c->router + (m->experts + m->shared_experts) * c->expert_ffn : c->dense_ffn;
+    return m->mtp_depth * (2 * h * h + c->attn + ffn + layer_norm_params(m) + 3 * h);
+}
+
+void tf_param_counts_of(const llm_spec *m, tf_param_counts *c) {
+    tf_dims d;
+    tf_dims_of(m, &d);
+    double norms = layer_norm_params(m);
+    c->expert_ffn = ffn_params(&d, m->expert_ffn_hidden > 0 ? m->expert_ffn_hidden : m->ffn_hidden);
+    c->dense_ffn = ffn_params(&d, d.f);
+    c->router = tf_is_moe(m) ? (double)m->hidden * m->experts : 0;
+    c->attn = attn_params(m, &d);
+    c->layer_matmul = c->attn + per_layer(m, ffn_total(m, c, 0));
+    c->layer_active_matmul = c->attn + per_layer(m, ffn_total(m, c, 1));
+    c->layer = c->layer_matmul + norms;
+    c->moe_layer_routed = tf_is_moe(m) ? m->experts * c->expert_ffn : 0;
+    c->moe_layer_other = c->attn + c->router + m->shared_experts * c->expert_ffn + norms;
+    c->dense_layer = c->attn + c->dense_ffn + norms;
+    c->embedding = (double)m->vocab * m->hidden;
+    c->output = m->tied_embeddings ? 0 : (double)m->vocab * m->hidden;
+    c->total = m->layers * c->layer + c->embedding + c->output + m->hidden;   /* + the final norm */
+    c->active = m->layers * (c->layer_active_matmul + norms) + c->embedding + c->output + m->hidden;
+    c->mtp = mtp_params(m, c);
 }
 
 /* Layers whose attention is windowed. */
@@ -153,7 +125,9 @@ double tf_kv_cache_elems(const llm_spec *m, double ctx) {
 }
 
 double tf_layer_gemm_flops(const llm_spec *m) {
-    return 2 * tf_layer_active_matmul_params(m);
+    tf_param_counts c;
+    tf_param_counts_of(m, &c);
+    return 2 * c.layer_active_matmul;
 }
 
 double tf_layer_attn_flops(const llm_spec *m, double seq) {
@@ -242,19 +216,6 @@ int tf_attn_gemms(const llm_spec *m, double tokens, int tp, tf_gemm out[TF_ATTN_
     out[n++] = (tf_gemm){ tokens, d.heads * (d.head_dim + d.v_dim) / t, kr };
     out[n++] = (tf_gemm){ tokens, d.h, d.heads * d.v_dim / t };
     return n;
-}
-
-double tf_moe_layer_routed_params(const llm_spec *m) {
-    return tf_is_moe(m) ? m->experts * tf_expert_params(m) : 0;
-}
-
-double tf_moe_layer_other_params(const llm_spec *m) {
-    return tf_attn_params(m) + tf_router_params(m) + m->shared_experts * tf_expert_params(m) +
-           layer_norm_params(m);
-}
-
-double tf_dense_layer_params(const llm_spec *m) {
-    return tf_attn_params(m) + tf_dense_ffn_params(m) + layer_norm_params(m);
 }
 
 /* Bytes per element of the upcast the eager model code makes before a norm

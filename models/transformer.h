@@ -56,7 +56,7 @@ void tf_dims_of(const llm_spec *m, tf_dims *d);
  *   - model FLOPs are 6 × the active matmul weights per token plus the
  *     attention core and the logits (MFU of a MoE run, as DeepSeek, Megatron
  *     Core and torchtitan report it). The MTP modules (mtp_depth) are
- *     neither in the 671B nor in the MFU basis; tf_mtp_params counts them.
+ *     neither in the 671B nor in the MFU basis; tf_param_counts.mtp counts them.
  * Multi-head latent attention (kv_lora_rank > 0; DeepSeek-V2/V3): the query
  * goes through a q_lora_rank bottleneck (or a full h × heads·qk_dim matrix),
  * keys and values through a shared kv_lora_rank latent plus one
@@ -68,16 +68,6 @@ int tf_is_moe(const llm_spec *m);
 /* Layers with a routed FFN, and with a dense one (they sum to layers). */
 int tf_moe_layers(const llm_spec *m);
 int tf_dense_layers(const llm_spec *m);
-/* Weights of one expert's FFN; of a dense layer's FFN; of the router. */
-double tf_expert_params(const llm_spec *m);
-double tf_dense_ffn_params(const llm_spec *m);
-double tf_router_params(const llm_spec *m);
-/* Weights of one layer's attention matmuls (QKV or MLA projections, output). */
-double tf_attn_params(const llm_spec *m);
-/* Parameters one token passes through (equal to tf_params for a dense model). */
-double tf_active_params(const llm_spec *m);
-/* Parameters of the multi-token prediction modules (beyond tf_params). */
-double tf_mtp_params(const llm_spec *m);
 /* Elements of the KV cache one layer keeps per token: 2·kv_heads·head_dim,
  * or kv_lora_rank + rope_head_dim under MLA (tf_kv_cache_elems: summed over
  * layers for a context of ctx tokens per sequence, windows applied). */
@@ -87,17 +77,33 @@ double tf_kv_cache_elems(const llm_spec *m, double ctx);
  * ctx tokens (ctx without windows; windowed layers see min(ctx, window)). */
 double tf_mean_attended(const llm_spec *m, double ctx);
 
-/* Weights of one layer's matmuls (QKV, output projection, FFN), averaged
- * over the layers: for a MoE model every expert counts (what a layer
- * stores); tf_layer_active_matmul_params counts those one token uses. */
-double tf_layer_matmul_params(const llm_spec *m);
-double tf_layer_active_matmul_params(const llm_spec *m);
-/* One layer's weights including its two norms (mean over layers). */
-double tf_layer_params(const llm_spec *m);
-/* Input embedding, output projection (0 when tied), total parameters. */
-double tf_embedding_params(const llm_spec *m);
-double tf_output_params(const llm_spec *m);
-double tf_params(const llm_spec *m);
+/* The parameter counts of a model, whole and by part: what its weights
+ * hold (a MoE model's every expert) and what one token passes through. */
+typedef struct tf_param_counts {
+    double expert_ffn;           /* one routed expert's FFN */
+    double dense_ffn;            /* a dense layer's FFN */
+    double router;               /* a MoE layer's router (0 for a dense model) */
+    double attn;                 /* one layer's attention matmuls (QKV or MLA
+                                    projections, output) */
+    double layer_matmul;         /* one layer's matmuls (QKV, output projection,
+                                    FFN), mean over the layers, every expert */
+    double layer_active_matmul;  /* of those, what one token uses */
+    double layer;                /* one layer with its two norms, mean over layers */
+    double moe_layer_routed;     /* a MoE layer's routed experts (every expert) */
+    double moe_layer_other;      /* what a MoE layer holds besides them: attention,
+                                    router, shared experts, norms */
+    double dense_layer;          /* a dense layer with its norms (layer's dense
+                                    counterpart of moe_layer_other) */
+    double embedding;            /* input embedding */
+    double output;               /* output projection (0 when tied) */
+    double total;                /* every parameter */
+    double active;               /* those one token passes through (= total for
+                                    a dense model) */
+    double mtp;                  /* multi-token prediction modules (beyond total) */
+} tf_param_counts;
+
+/* Fill c from m. */
+void tf_param_counts_of(const llm_spec *m, tf_param_counts *c);
 
 /* Forward FLOPs per token of one layer's matmuls (active weights, mean
  * over layers). */
@@ -152,13 +158,6 @@ int tf_layer_sac_ops_gemms(const llm_spec *m, double tokens, int tp, int with_wo
 int tf_attn_gemms(const llm_spec *m, double tokens, int tp, tf_gemm out[TF_ATTN_GEMMS_MAX]);
 /* The two GEMMs of a (gated) FFN of `inner` columns split over tp. */
 void tf_ffn_gemms(const llm_spec *m, double tokens, double inner, int tp, tf_gemm out[2]);
-/* Weights of a MoE layer's routed experts (every expert), and of what a
- * MoE layer holds besides them (attention, router, shared experts,
- * norms). tf_layer_params of a dense model is the second's dense-layer
- * counterpart. */
-double tf_moe_layer_routed_params(const llm_spec *m);
-double tf_moe_layer_other_params(const llm_spec *m);
-double tf_dense_layer_params(const llm_spec *m);
 
 /* Memory traffic of the elementwise work of one layer's forward pass, bytes
  * per token at act_bytes per element: norms and residual adds over the

@@ -159,14 +159,17 @@ static int number_elements(xmlNode *e, int k) {
     return k;
 }
 
+/* Forget the start tags' lines: xml_line falls back to libxml2's. */
+static void drop_tag_lines(xml_src *x) {
+    free(x->tag_line);
+    x->tag_line = NULL;
+    x->n_tags = 0;
+    x->tag_cap = 0;
+}
+
 int xml_src_index(xml_src *x, xmlNode *root) {
     if (index_tags(x) < 0) return -1;
-    if (number_elements(root, 0) != x->n_tags) {      /* not as expected: libxml2's lines instead */
-        free(x->tag_line);
-        x->tag_line = NULL;
-        x->n_tags = 0;
-        x->tag_cap = 0;
-    }
+    if (number_elements(root, 0) != x->n_tags) drop_tag_lines(x);   /* not as expected: libxml2's lines */
     return 0;
 }
 
@@ -185,11 +188,8 @@ void xml_src_end(xml_src *x) {
 
 void xml_src_free(xml_src *x) {
     free(x->text);
-    free(x->tag_line);
     x->text = NULL;
-    x->tag_line = NULL;
-    x->n_tags = 0;
-    x->tag_cap = 0;
+    drop_tag_lines(x);
 }
 
 int xml_line(const xml_src *x, const xmlNode *e) {

@@ -184,50 +184,52 @@ static void on_clock(engine *e, void *arg) {
 
 /* ---- life cycle ------------------------------------------------------- */
 
+/* Kind i of procs, the next in f: its random stream, named by what it is
+ * and not by its place in the list (adding a <failure> never moves another
+ * kind's numbers; a repeated (component, cause) gets its occurrence
+ * number), its instances over the nodes, and each one's first failure.
+ * -1 when memory runs out. */
+static int kind_start(failures *f, const failure_proc *procs, int i, int nodes) {
+    kind *k = &f->k[f->n++];
+    k->p = procs[i];
+    k->id = i;
+    k->f = f;
+    int same = 0;
+    for (int j = 0; j < i; j++)
+        same += !strcmp(procs[j].component, k->p.component) && !strcmp(procs[j].cause, k->p.cause);
+    if (same) snprintf(k->stream, sizeof k->stream, "failures/%s/%s/%d", k->p.component, k->p.cause, same + 1);
+    else snprintf(k->stream, sizeof k->stream, "failures/%s/%s", k->p.component, k->p.cause);
+    k->n_inst = (long long)ceil(k->p.per_node * nodes);
+    if (k->n_inst < 1 || !(k->p.mtbf_s > 0)) return 0;
+    if (!k->p.weibull || k->p.shape == 1) {
+        k->r = rng_new(f->seed, k->stream, 0);
+        if (!k->r) return -1;
+        schedule_poisson(k);
+        return 0;
+    }
+    double s = rel_weibull_scale_s(k->p.mtbf_s, k->p.shape);
+    k->scale_s = s > 0 && isfinite(s) ? s : 0;       /* world_new refuses 0 (rel_weibull_check) */
+    k->clk = calloc((size_t)k->n_inst, sizeof *k->clk);
+    if (!k->clk) return -1;
+    double age = k->p.age_s > 0 ? k->p.age_s : 0;
+    for (long long j = 0; j < k->n_inst; j++) {
+        k->clk[j].k = k;
+        k->clk[j].index = (int)j;
+        schedule_clock(k, &k->clk[j], 0, age);
+    }
+    return 0;
+}
+
 failures *failures_new(engine *e, cluster *c, const failure_proc *procs, int n, uint64_t seed,
                        failure_fn fn, void *ctx) {
-    failures *f = calloc(1, sizeof *f);
+    failures *f = malloc(sizeof *f);
     if (!f) return NULL;
-    f->e = e;
-    f->c = c;
-    f->seed = seed;
-    f->fn = fn;
-    f->ctx = ctx;
+    *f = (failures){ .e = e, .c = c, .seed = seed, .fn = fn, .ctx = ctx };
     f->k = calloc((size_t)n + 1, sizeof *f->k);
     if (!f->k) goto oom;
     int nodes = cluster_node_count(c);
-    for (int i = 0; i < n; i++) {
-        kind *k = &f->k[f->n++];
-        k->p = procs[i];
-        k->id = i;
-        k->f = f;
-        /* Named by what it is, not by its place in the list: adding a
-         * <failure> never moves another kind's numbers. A repeated
-         * (component, cause) gets its occurrence number. */
-        int same = 0;
-        for (int j = 0; j < i; j++)
-            same += !strcmp(procs[j].component, k->p.component) && !strcmp(procs[j].cause, k->p.cause);
-        if (same) snprintf(k->stream, sizeof k->stream, "failures/%s/%s/%d", k->p.component, k->p.cause, same + 1);
-        else snprintf(k->stream, sizeof k->stream, "failures/%s/%s", k->p.component, k->p.cause);
-        k->n_inst = (long long)ceil(k->p.per_node * nodes);
-        if (k->n_inst < 1 || !(k->p.mtbf_s > 0)) continue;
-        if (!k->p.weibull || k->p.shape == 1) {
-            k->r = rng_new(seed, k->stream, 0);
-            if (!k->r) goto oom;
-            schedule_poisson(k);
-            continue;
-        }
-        double s = rel_weibull_scale_s(k->p.mtbf_s, k->p.shape);
-        k->scale_s = s > 0 && isfinite(s) ? s : 0;       /* world_new refuses 0 (rel_weibull_check) */
-        k->clk = calloc((size_t)k->n_inst, sizeof *k->clk);
-        if (!k->clk) goto oom;
-        double age = k->p.age_s > 0 ? k->p.age_s : 0;
-        for (long long j = 0; j < k->n_inst; j++) {
-            k->clk[j].k = k;
-            k->clk[j].index = (int)j;
-            schedule_clock(k, &k->clk[j], 0, age);
-        }
-    }
+    for (int i = 0; i < n; i++)
+        if (kind_start(f, procs, i, nodes) < 0) goto oom;
     return f;
 oom:
     failures_free(f);

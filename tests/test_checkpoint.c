@@ -18,7 +18,7 @@
  *     2.24 TiB against 2.3 TiB (2.53e12 B): -2.4%, held to 5%. (Against a
  *     decimal 2.3e12 it would be +7%; the card's own weights figure says the
  *     units are binary. BLOOM's params include biases and an embedding
- *     norm that tf_params leaves out: ~0.01%.)
+ *     norm that tf_param_counts' total leaves out: ~0.01%.)
  *   - Young (1974) and Daly (2006) for δ = 60 s, M = 3 h: 1138 s and 1099 s
  *     (validation README), to 1 s.
  *   - BLOOM checkpointed every 3 h and lost 1.5 h per crash on average
@@ -55,6 +55,14 @@
 #include "models/training.h"
 #include "models/transformer.h"
 #include "scenarios/catalog_xml.h"
+
+/* The parameter counts of m (models/transformer.h), by value. */
+static tf_param_counts pc_of(const llm_spec *m) {
+    tf_param_counts c;
+    tf_param_counts_of(m, &c);
+    return c;
+}
+
 
 #define HOUR 3600.0
 #define GB 1e9
@@ -143,7 +151,7 @@ static void test_size_precision_optimizer(void **state) {
     (void)state;
     const llm_spec *m = catalog_llm(cat, "llama3-70b");
     assert_non_null(m);
-    double n = tf_params(m);
+    double n = pc_of(m).total;
     ckpt_size z;
     train_plan p = plan_of(8, 4, 32, SHARD_ZERO1, PREC_FP8);
     assert_int_equal(ckpt_job_size(m, &p, &z), 0);

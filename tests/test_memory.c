@@ -39,6 +39,14 @@
 #include "models/transformer.h"
 #include "scenarios/catalog_xml.h"
 
+/* The parameter counts of m (models/transformer.h), by value. */
+static tf_param_counts pc_of(const llm_spec *m) {
+    tf_param_counts c;
+    tf_param_counts_of(m, &c);
+    return c;
+}
+
+
 static const gpu_spec *h100;
 
 static int setup(void **state) {
@@ -67,7 +75,7 @@ static void test_bytes_per_param(void **state) {
     memory_breakdown mb;
     mem_layout lay;
     mem_pp_layout(m->layers, 1, 0, 0, &lay);
-    double n = tf_params(m);
+    double n = pc_of(m).total;
 
     train_plan p = plan(1, 1, 8, SHARD_NONE, RECOMPUTE_FULL);
     p.precision = PREC_FP16;
@@ -319,10 +327,10 @@ static void test_mpt7b_fsdp_fits(void **state) {
     mem_pp_layout(m.layers, 1, 0, 0, &lay);
     memory_breakdown mb;
     assert_int_equal(mem_estimate(&m, &p, 1, &lay, h100, &q, &mb), 1);
-    double tokens = 6 * 2048.0, h = 4096, n = tf_params(&m);
+    double tokens = 6 * 2048.0, h = 4096, n = pc_of(&m).total;
     assert_true(fabs(mb.activations_bytes - 32 * tokens * h * 32) < 1);
     assert_true(fabs(mb.grads_bytes + mb.optimizer_bytes - 16 * n / 8) < 1e-5 * n);
-    assert_true(fabs(mb.weights_bytes - 2 * 2 * tf_layer_params(&m)) < 1);
+    assert_true(fabs(mb.weights_bytes - 2 * 2 * pc_of(&m).layer) < 1);
     assert_true(fabs(mb.other_bytes - (q.reserved_bytes + 4 * tokens * m.vocab)) < 1);
     assert_true(mb.total_bytes > 65e9 && mb.total_bytes < 80e9);
     p.attn_unfused = 1;
@@ -364,7 +372,7 @@ static void test_megatron_fp8_llama2_7b_fits(void **state) {
     mem_layout lay;
     mem_pp_layout(m->layers, 1, 0, 0, &lay);
     memory_breakdown mb;
-    double n = tf_params(m);
+    double n = pc_of(m).total;
     assert_int_equal(mem_estimate(m, &p, 1, &lay, h100, &q, &mb), 1);
     assert_true(fabs(mb.grads_bytes - (2 + 4.0 / 8) * n) < 1e-5 * n);
     assert_true(fabs(mb.weights_bytes - 4 * n) < 1e-5 * n);

@@ -16,16 +16,11 @@
 
 #include "catalogfix.h"
 #include "tests/planfix.h"
+#include "tests/trainfix.h"
 #include "models/gpu.h"
 #include "models/train_moe.h"
 #include "models/training.h"
 #include "models/transformer.h"
-
-static void fabric_for(fabric *f, const char *node, int gpus) {
-    const node_spec *n = catalog_node(cat, node);
-    assert_non_null(n);
-    assert_int_equal(fabric_init(f, cat, n, (gpus + n->gpus - 1) / n->gpus), 0);
-}
 
 /* A plan of tp x pp x dp GPUs with ep, micro-batch 1 of 4K tokens, ZeRO-1,
  * selective recompute, no MoE overlap. */

@@ -4,11 +4,8 @@
  * What it models: `clustertwin run FILE --db PATH` recording runs of a
  * 16-node H100 cluster (a training job hit by GPU and node failures,
  * checkpointing every 2 h, plus 300 batch jobs) into one database file.
+ * (Opening the file, its schema and what is refused: test_store_open.)
  * Expected, and where it comes from:
- * - the schema is created at version STORE_SCHEMA_VERSION with our
- *   application id; a newer version, another program's database, a file that
- *   is not a database and a directory are refused (STORE_BAD_INPUT), a path
- *   in a missing directory fails (STORE_FAILED) and creates nothing;
  * - a run's rows equal its JSON results field for field: every leaf of
  *   jobs[i] and of cluster is its column (path a.b -> a_b) or is kept in
  *   extra, with the same value; every non-NULL column is a JSON leaf;
@@ -40,6 +37,8 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "tests/storefix.h"
+
 #include "reports/json.h"
 #include "reports/results.h"
 #include "reports/rundata.h"
@@ -47,18 +46,6 @@
 #include "scenarios/scenario.h"
 #include "sim/metrics.h"
 #include "sim/world.h"
-
-static const char small_xml[] =
-    "<scenario name=\"store-test\" seed=\"1\" duration=\"20d\">"
-    "<cluster><nodes type=\"dgx-h100\" count=\"16\"/>"
-    "<storage name=\"ckpt\" kind=\"parallel-fs\" bandwidth=\"200GB/s\"/><spares warm=\"1\"/></cluster>"
-    "<failures><failure component=\"gpu\" mtbf=\"3000h\" cause=\"faulty GPU\"/>"
-    "<failure component=\"node\" mtbf=\"2000h\" mttr=\"1d\"/></failures>"
-    "<workload><training name=\"job\" gpus=\"64\" tp=\"8\" pp=\"1\" dp=\"8\" sharding=\"fsdp\""
-    " global-batch=\"64\" seq-len=\"4096\" tokens=\"300G\" storage=\"ckpt\"><model preset=\"llama3-8b\"/>"
-    "<checkpoint interval=\"2h\" mode=\"async\" layout=\"sharded\"/></training>"
-    "<jobs name=\"batch\" count=\"300\" arrivals=\"poisson\" rate=\"2/h\" gpus=\"8\" duration=\"3h\""
-    " duration-distribution=\"exponential\"/></workload></scenario>";
 
 /* ~60,000 events: several event batches are committed during the run. */
 static const char long_xml[] =
@@ -85,30 +72,6 @@ static const char serving_xml[] =
     "<arrivals process=\"poisson\" rate=\"10/s\" count=\"2000\"/>"
     "<requests input-tokens=\"1000\" output-tokens=\"200\"/><slo ttft=\"1s\" tpot=\"50ms\" percentile=\"99\"/>"
     "</inference></workload></scenario>";
-
-static char tmpdir[256];
-
-static int setup(void **state) {
-    (void)state;
-    const char *t = getenv("TMPDIR");
-    snprintf(tmpdir, sizeof tmpdir, "%s/test_store.XXXXXX", t && *t ? t : "/tmp");
-    return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state) {
-    (void)state;
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-static const char *tpath(const char *name) {
-    static char buf[4][512];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
-    return buf[k];
-}
 
 /* ---- running a scenario into a store ------------------------------------- */
 
@@ -169,37 +132,7 @@ static void record(const char *path, const char *xml, unsigned long long seed, r
     scenario_free(s);
 }
 
-/* ---- reading the database in the test ------------------------------------ */
-
-static sqlite3 *db_open(const char *path) {
-    sqlite3 *db = NULL;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) fail_msg("open %s", path);
-    return db;
-}
-
-static sqlite3_stmt *q(sqlite3 *db, const char *sql) {
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) fail_msg("%s: %s", sql, sqlite3_errmsg(db));
-    return st;
-}
-
-/* The first column of the first row of sql (with ?1 = a) as a double. */
-static double num(sqlite3 *db, const char *sql, int64_t a) {
-    sqlite3_stmt *st = q(db, sql);
-    sqlite3_bind_int64(st, 1, a);
-    double v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_double(st, 0) : NAN;
-    sqlite3_finalize(st);
-    return v;
-}
-
-static char *text(sqlite3 *db, const char *sql, int64_t a) {
-    sqlite3_stmt *st = q(db, sql);
-    sqlite3_bind_int64(st, 1, a);
-    char *z = strdup(sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)
-                         ? (const char *)sqlite3_column_text(st, 0) : "");
-    sqlite3_finalize(st);
-    return z;
-}
+/* ---- the database against the JSON -------------------------------------- */
 
 /* Two SQL values are the same JSON value: both NULL, equal numbers, equal text. */
 static int same_value(sqlite3_value *a, sqlite3_value *b) {
@@ -300,165 +233,6 @@ static void check_rows_match_json(sqlite3 *db, const char *json_text, int64_t ru
 }
 
 /* ---- tests --------------------------------------------------------------- */
-
-static void test_schema(void **state) {
-    (void)state;
-    const char *path = tpath("schema.db");
-    char err[512];
-    store *st = NULL;
-    assert_int_equal(store_open(path, STORE_WRITE, &st, err, sizeof err), STORE_OK);
-    store_close(st);
-    sqlite3 *db = db_open(path);
-    assert_int_equal((int)num(db, "PRAGMA user_version", 0), STORE_SCHEMA_VERSION);
-    assert_int_equal((int)num(db, "PRAGMA application_id", 0), 0x43545231);
-    static const char *objects[] = { "runs", "jobs", "queues", "services", "failure_kinds", "events", "series", "points",
-                                     "failure_events", "checkpoint_events", "cluster_series" };
-    for (size_t i = 0; i < sizeof objects / sizeof *objects; i++) {
-        sqlite3_stmt *s = q(db, "SELECT count(*) FROM sqlite_schema WHERE name = ?");
-        sqlite3_bind_text(s, 1, objects[i], -1, SQLITE_STATIC);
-        assert_int_equal(sqlite3_step(s), SQLITE_ROW);
-        if (sqlite3_column_int(s, 0) != 1) fail_msg("no %s in the schema", objects[i]);
-        sqlite3_finalize(s);
-    }
-    char *mode = text(db, "PRAGMA journal_mode", 0);
-    assert_string_equal(mode, "delete");
-    free(mode);
-    sqlite3_close(db);
-    /* Reopening for reading and for writing leaves it as it was. */
-    assert_int_equal(store_open(path, STORE_READ, &st, err, sizeof err), STORE_OK);
-    store_close(st);
-    assert_int_equal(store_open(path, STORE_WRITE, &st, err, sizeof err), STORE_OK);
-    store_close(st);
-    store_close(NULL);
-}
-
-static void expect_refused(const char *path, store_mode mode, int want, const char *words) {
-    char err[512] = "";
-    store *st = (store *)1;
-    int rc = store_open(path, mode, &st, err, sizeof err);
-    if (rc != want) fail_msg("%s: status %d, want %d (%s)", path, rc, want, err);
-    assert_null(st);
-    if (!strstr(err, path)) fail_msg("message '%s' does not name %s", err, path);
-    if (!strstr(err, words)) fail_msg("message '%s' lacks '%s'", err, words);
-}
-
-/* What schema version 4 added: dropped to make a file of an older version. */
-#define V4_COLUMNS_DROP \
-    "ALTER TABLE runs DROP COLUMN gpu_utilization_allocated; ALTER TABLE runs DROP COLUMN gpu_utilization_productive; " \
-    "ALTER TABLE runs DROP COLUMN gpu_productive_hours; ALTER TABLE jobs DROP COLUMN lost_work_after_failures_s; " \
-    "ALTER TABLE jobs DROP COLUMN lost_work_after_preemption_s; " \
-    "ALTER TABLE jobs DROP COLUMN time_redone_after_failures_s; " \
-    "ALTER TABLE jobs DROP COLUMN time_redone_after_preemption_s; " \
-    "ALTER TABLE runs DROP COLUMN gpu_hours_by_state_serving; ALTER TABLE services DROP COLUMN goodput_requests_per_s; " \
-    "ALTER TABLE jobs DROP COLUMN gpu_hours; ALTER TABLE jobs DROP COLUMN cost_usd; "
-
-static void test_open_errors(void **state) {
-    (void)state;
-    struct stat sb;
-    /* A directory. */
-    expect_refused(tmpdir, STORE_WRITE, STORE_BAD_INPUT, "is a directory");
-    /* A text file: refused and left unchanged. */
-    const char *txt = tpath("notes.txt");
-    FILE *f = fopen(txt, "w");
-    fputs("these are not the results you are looking for\n", f);
-    fclose(f);
-    expect_refused(txt, STORE_WRITE, STORE_BAD_INPUT, "not an SQLite database");
-    expect_refused(txt, STORE_READ, STORE_BAD_INPUT, "not an SQLite database");
-    assert_int_equal(stat(txt, &sb), 0);
-    assert_int_equal((int)sb.st_size, 46);
-    /* Another program's SQLite database. */
-    const char *other = tpath("other.db");
-    sqlite3 *db = NULL;
-    sqlite3_open(other, &db);
-    assert_int_equal(sqlite3_exec(db, "CREATE TABLE t(x)", NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(db);
-    expect_refused(other, STORE_WRITE, STORE_BAD_INPUT, "another program");
-    /* Ours, written by a newer clustertwin. */
-    const char *newer = tpath("newer.db");
-    char err[512];
-    store *st = NULL;
-    assert_int_equal(store_open(newer, STORE_WRITE, &st, err, sizeof err), STORE_OK);
-    store_close(st);
-    db = db_open(newer);
-    assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(db);
-    expect_refused(newer, STORE_WRITE, STORE_BAD_INPUT, "newer clustertwin");
-    expect_refused(newer, STORE_READ, STORE_BAD_INPUT, "newer clustertwin");
-    /* Version 1 (before the microbenchmarks and hardware tables): refused for
-     * reading, upgraded in place by a writer. */
-    const char *v1 = tpath("v1.db");
-    assert_int_equal(store_open(v1, STORE_WRITE, &st, err, sizeof err), STORE_OK);
-    store_close(st);
-    db = db_open(v1);
-    assert_int_equal(sqlite3_exec(db, V4_COLUMNS_DROP "DROP TABLE microbenchmarks; DROP TABLE hardware; PRAGMA user_version = 1",
-                                  NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(db);
-    expect_refused(v1, STORE_READ, STORE_BAD_INPUT, "older than this clustertwin");
-    assert_int_equal(store_open(v1, STORE_WRITE, &st, err, sizeof err), STORE_OK);
-    store_close(st);
-    db = db_open(v1);
-    assert_int_equal((int)num(db, "PRAGMA user_version", 0), STORE_SCHEMA_VERSION);
-    assert_int_equal((int)num(db, "SELECT count(*) FROM sqlite_schema WHERE name IN ('microbenchmarks', 'hardware')", 0), 2);
-    sqlite3_close(db);
-    /* Version 2 (before the statistic columns): upgraded by a writer. */
-    const char *v2 = tpath("v2.db");
-    assert_int_equal(store_open(v2, STORE_WRITE, &st, err, sizeof err), STORE_OK);
-    store_close(st);
-    db = db_open(v2);
-    assert_int_equal(sqlite3_exec(db, V4_COLUMNS_DROP "ALTER TABLE microbenchmarks DROP COLUMN measured_median_s; "
-                                      "ALTER TABLE hardware DROP COLUMN statistic; ALTER TABLE hardware DROP COLUMN peak_fp64_flops; "
-                                      "ALTER TABLE hardware DROP COLUMN peak_fp32_flops; "
-                                      "PRAGMA user_version = 2",
-                                  NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(db);
-    expect_refused(v2, STORE_READ, STORE_BAD_INPUT, "older than this clustertwin");
-    assert_int_equal(store_open(v2, STORE_WRITE, &st, err, sizeof err), STORE_OK);
-    store_close(st);
-    db = db_open(v2);
-    assert_int_equal((int)num(db, "PRAGMA user_version", 0), STORE_SCHEMA_VERSION);
-    assert_int_equal((int)num(db, "SELECT count(*) FROM pragma_table_info('hardware') WHERE name = 'statistic'", 0), 1);
-    assert_int_equal(
-        (int)num(db, "SELECT count(*) FROM pragma_table_info('microbenchmarks') WHERE name = 'measured_median_s'", 0), 1);
-    sqlite3_close(db);
-    /* Version 3 (before version 4's columns): read as it is (no upgrade, the
-     * new columns absent), upgraded by a writer. */
-    const char *v3 = tpath("v3.db");
-    assert_int_equal(store_open(v3, STORE_WRITE, &st, err, sizeof err), STORE_OK);
-    store_close(st);
-    db = db_open(v3);
-    assert_int_equal(sqlite3_exec(db, V4_COLUMNS_DROP "PRAGMA user_version = 3",
-                                  NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(db);
-    assert_int_equal(store_open(v3, STORE_READ, &st, err, sizeof err), STORE_OK);
-    store_close(st);
-    db = db_open(v3);
-    assert_int_equal((int)num(db, "PRAGMA user_version", 0), 3);
-    sqlite3_close(db);
-    assert_int_equal(store_open(v3, STORE_WRITE, &st, err, sizeof err), STORE_OK);
-    store_close(st);
-    db = db_open(v3);
-    assert_int_equal((int)num(db, "PRAGMA user_version", 0), STORE_SCHEMA_VERSION);
-    assert_int_equal((int)num(db, "SELECT count(*) FROM pragma_table_info('runs') WHERE name LIKE 'gpu_utilization_%'", 0), 2);
-    assert_int_equal((int)num(db, "SELECT count(*) FROM pragma_table_info('jobs') WHERE name LIKE '%redone_after_%' "
-                                  "OR name LIKE 'lost_work_after_%'", 0), 4);
-    assert_int_equal((int)num(db, "SELECT count(*) FROM pragma_table_info('runs') WHERE name = "
-                                  "'gpu_hours_by_state_serving'", 0), 1);
-    assert_int_equal((int)num(db, "SELECT count(*) FROM pragma_table_info('services') WHERE name = "
-                                  "'goodput_requests_per_s'", 0), 1);
-    sqlite3_close(db);
-    /* Missing: reading refuses and creates nothing; an empty file has no runs. */
-    const char *missing = tpath("missing.db");
-    expect_refused(missing, STORE_READ, STORE_BAD_INPUT, "no such file");
-    assert_int_not_equal(stat(missing, &sb), 0);
-    const char *empty = tpath("empty.db");
-    close(open(empty, O_CREAT | O_WRONLY, 0644));
-    expect_refused(empty, STORE_READ, STORE_BAD_INPUT, "no runs");
-    /* A directory that does not exist: the write fails, nothing is created. */
-    const char *nodir = tpath("no/such/dir/r.db");
-    expect_refused(nodir, STORE_WRITE, STORE_FAILED, "cannot open");
-    assert_int_not_equal(stat(tpath("no"), &sb), 0);
-    expect_refused("", STORE_WRITE, STORE_BAD_INPUT, "");
-}
 
 static void check_run(const char *path, const recorded *r) {
     sqlite3 *db = db_open(path);
@@ -931,83 +705,8 @@ static void test_killed_writer(void **state) {
     free(first.json);
 }
 
-/* Misuse is an error, not a crash. */
-static void test_misuse(void **state) {
-    (void)state;
-    char err[512] = "";
-    store *st = NULL;
-    assert_int_equal(store_open(tpath("misuse.db"), STORE_WRITE, &st, err, sizeof err), STORE_OK);
-    assert_int_equal(store_run_id(st), 0);
-    scenario *s = NULL;
-    assert_int_equal(scenario_load_memory(small_xml, strlen(small_xml), "t.xml", &s, err, sizeof err), 0);
-    metric_bus *bus = metrics_new();
-    world *w = world_new(s, bus, err, sizeof err);
-    assert_int_equal(store_run_finish(st, w, "{}", err, sizeof err), STORE_FAILED);   /* not begun */
-    assert_int_equal(store_run_begin(st, s, bus, err, sizeof err), STORE_OK);
-    assert_int_equal(store_run_begin(st, s, bus, err, sizeof err), STORE_FAILED);           /* twice */
-    world_run(w, 0);
-    assert_int_equal(store_run_finish(st, w, NULL, err, sizeof err), STORE_FAILED);   /* no JSON */
-    assert_non_null(strstr(err, "incomplete"));
-    assert_int_equal(store_run_finish(st, w, "{}", err, sizeof err), STORE_FAILED);   /* already ended */
-    store_close(st);
-    world_free(w);
-    metrics_free(bus);
-    scenario_free(s);
-}
-
-/* A corrupt database (a b-tree page overwritten, the header intact) is
- * refused for writing and for reading, named, and left byte for byte; a
- * FIFO is refused, not replaced; a symlinked database is followed and the
- * link kept (issue 16). */
-static void test_corrupt_and_not_ours(void **state) {
-    (void)state;
-    const char *path = tpath("corrupt.db");
-    char err[512];
-    store *st = NULL;
-    assert_int_equal(store_open(path, STORE_WRITE, &st, err, sizeof err), STORE_OK);
-    store_close(st);
-    sqlite3 *db = db_open(path);
-    /* the runs table's root page: not read when the schema is, so only a
-     * check of the b-trees finds it broken */
-    int psize = (int)num(db, "PRAGMA page_size", 0), root = (int)num(db, "SELECT rootpage FROM sqlite_schema WHERE name = 'runs'", 0);
-    sqlite3_close(db);
-    assert_true(root >= 2);
-    char *junk = malloc((size_t)psize);
-    assert_non_null(junk);
-    memset(junk, 0xAA, (size_t)psize);
-    int fd = open(path, O_WRONLY);
-    assert_true(fd >= 0);
-    assert_int_equal(pwrite(fd, junk, (size_t)psize, (off_t)psize * (root - 1)), psize);
-    close(fd);
-    free(junk);
-    struct stat before, after;
-    assert_int_equal(stat(path, &before), 0);
-    expect_refused(path, STORE_WRITE, STORE_BAD_INPUT, "the database is corrupt (quick_check");
-    expect_refused(path, STORE_READ, STORE_BAD_INPUT, "the database is corrupt (quick_check");
-    assert_int_equal(stat(path, &after), 0);
-    assert_true(before.st_size == after.st_size && before.st_mtime == after.st_mtime);
-    /* a FIFO: refused, still a FIFO (and no wait for a writer) */
-    const char *fifo = tpath("fifo.db");
-    assert_int_equal(mkfifo(fifo, 0666), 0);
-    expect_refused(fifo, STORE_WRITE, STORE_BAD_INPUT, "not a regular file");
-    assert_int_equal(lstat(fifo, &after), 0);
-    assert_true(S_ISFIFO(after.st_mode));
-    /* a dangling symlink: the database is created at its target */
-    const char *link = tpath("link.db");
-    assert_int_equal(symlink("target.db", link), 0);
-    assert_int_equal(store_open(link, STORE_WRITE, &st, err, sizeof err), STORE_OK);
-    store_close(st);
-    assert_int_equal(lstat(link, &after), 0);
-    assert_true(S_ISLNK(after.st_mode));
-    assert_int_equal(stat(tpath("target.db"), &after), 0);
-    assert_true(S_ISREG(after.st_mode) && after.st_size > 0);
-}
-
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_schema),
-        cmocka_unit_test(test_open_errors),
-        cmocka_unit_test(test_corrupt_and_not_ours),
         cmocka_unit_test(test_run_matches_json),
         cmocka_unit_test(test_serving_hours),
         cmocka_unit_test(test_job_series_filled),
@@ -1016,7 +715,6 @@ int main(void) {
         cmocka_unit_test(test_run_longer_than_one_value),
         cmocka_unit_test(test_two_runs_and_reopen),
         cmocka_unit_test(test_killed_writer),
-        cmocka_unit_test(test_misuse),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -34,6 +34,14 @@
 #include "models/transformer.h"
 #include "scenarios/catalog_xml.h"
 
+/* The parameter counts of m (models/transformer.h), by value. */
+static tf_param_counts pc_of(const llm_spec *m) {
+    tf_param_counts c;
+    tf_param_counts_of(m, &c);
+    return c;
+}
+
+
 static llm_spec mha(int layers, int h, int heads, int vocab) {
     llm_spec m;
     memset(&m, 0, sizeof m);
@@ -117,7 +125,7 @@ static void test_presets(void **state) {
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         const llm_spec *m = catalog_llm(c, want[i].name);
         assert_non_null(m);
-        assert_rel(tf_params(m), want[i].params, 0.005, want[i].name);
+        assert_rel(pc_of(m).total, want[i].params, 0.005, want[i].name);
     }
     catalog_free(c);
 }
@@ -134,17 +142,17 @@ static void test_moe_counts(void **state) {
     const llm_spec *ds = catalog_llm(c, "deepseek-v3");
     assert_non_null(ds);
     assert_int_equal(tf_moe_layers(ds), 58);
-    assert_rel(tf_params(ds), 671e9, 0.01, "deepseek-v3 total");
-    assert_rel(tf_active_params(ds), 37e9, 0.03, "deepseek-v3 active");
-    assert_rel(tf_mtp_params(ds) + 2 * tf_embedding_params(ds), 14e9, 0.10, "deepseek-v3 mtp");
+    assert_rel(pc_of(ds).total, 671e9, 0.01, "deepseek-v3 total");
+    assert_rel(pc_of(ds).active, 37e9, 0.03, "deepseek-v3 active");
+    assert_rel(pc_of(ds).mtp + 2 * pc_of(ds).embedding, 14e9, 0.10, "deepseek-v3 mtp");
     /* MLA caches the 512 latent and one 64-wide rotary key per layer. */
     assert_true(tf_kv_elems_per_layer(ds) == 576);
     const llm_spec *mx = catalog_llm(c, "mixtral-8x7b");
     assert_non_null(mx);
-    assert_rel(tf_params(mx), 46.7e9, 0.01, "mixtral total");
-    assert_rel(tf_active_params(mx), 12.9e9, 0.01, "mixtral active");
+    assert_rel(pc_of(mx).total, 46.7e9, 0.01, "mixtral total");
+    assert_rel(pc_of(mx).active, 12.9e9, 0.01, "mixtral active");
     const llm_spec *l3 = catalog_llm(c, "llama3-70b");
-    assert_true(tf_active_params(l3) == tf_params(l3));
+    assert_true(pc_of(l3).active == pc_of(l3).total);
     /* A window shrinks what windowed layers attend to, not the global ones. */
     llm_spec w = *l3;
     w.attn_window = 128;
@@ -185,10 +193,10 @@ static void test_presets_2026(void **state) {
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         const llm_spec *m = catalog_llm(c, want[i].name);
         assert_non_null(m);
-        assert_rel(tf_params(m), want[i].total, 0.02, want[i].name);
-        double active = tf_active_params(m) - (want[i].no_embed ? tf_embedding_params(m) : 0);
+        assert_rel(pc_of(m).total, want[i].total, 0.02, want[i].name);
+        double active = pc_of(m).active - (want[i].no_embed ? pc_of(m).embedding : 0);
         if (want[i].active > 0) assert_rel(active, want[i].active, 0.03, want[i].name);
-        else assert_true(tf_active_params(m) == tf_params(m));
+        else assert_true(pc_of(m).active == pc_of(m).total);
         assert_true(tf_is_moe(m) == (want[i].active > 0));
     }
     catalog_free(c);
@@ -211,12 +219,12 @@ static void test_presets_2026_structure(void **state) {
     /* A token passes one routed and the shared expert (2 x 8192 wide), as
      * wide as Maverick's dense layers (16384): the two active counts differ
      * by their routers only. */
-    assert_rel(tf_active_params(mav) - tf_active_params(scout),
-               24 * tf_router_params(mav) - 48 * tf_router_params(scout), 1e-9, "llama4 active");
+    assert_rel(pc_of(mav).active - pc_of(scout).active,
+               24 * pc_of(mav).router - 48 * pc_of(scout).router, 1e-9, "llama4 active");
     tf_dims d;
     tf_dims_of(qw, &d);
     assert_true(d.q_dim == 8192 && d.kv_dim == 512);
-    assert_rel(tf_attn_params(qw), 4096.0 * (8192 + 2 * 512) + 8192.0 * 4096, 1e-12, "qwen3 attn");
+    assert_rel(pc_of(qw).attn, 4096.0 * (8192 + 2 * 512) + 8192.0 * 4096, 1e-12, "qwen3 attn");
     assert_true(tf_kv_elems_per_layer(qw) == 1024);
     assert_true(tf_kv_elems_per_layer(oss) == 2 * 8 * 64);
     /* Half of GPT-OSS's layers see 128 tokens; 3 in 4 of Llama 4's see 8192. */
@@ -242,7 +250,7 @@ static void test_gated_inferred(void **state) {
         tf_dims_of(m, &a);
         tf_dims_of(&u, &b);
         assert_int_equal(a.gated, b.gated);
-        assert_true(tf_params(&u) == tf_params(m));
+        assert_true(pc_of(&u).total == pc_of(m).total);
     }
     catalog_free(c);
 }
@@ -254,12 +262,12 @@ static void test_six_n(void **state) {
     m.kv_heads = 8;
     m.ffn_hidden = 28672;
     m.gated_ffn = 1;
-    double n = m.layers * tf_layer_matmul_params(&m) + tf_output_params(&m);
+    double n = m.layers * pc_of(&m).layer_matmul + pc_of(&m).output;
     double s = 8192;
     assert_rel(tf_model_flops_per_token(&m, s), 6 * n + 12.0 * m.layers * m.hidden * s, 1e-12, "6N+12lhs");
     /* GQA: K and V have kv_heads·head_dim columns; gated FFN three matrices. */
     double h = 8192, kv = 8 * 128, f = 28672;
-    assert_rel(tf_layer_matmul_params(&m), h * (h + 2 * kv) + h * h + 3 * h * f, 1e-12, "layer");
+    assert_rel(pc_of(&m).layer_matmul, h * (h + 2 * kv) + h * h + 3 * h * f, 1e-12, "layer");
 }
 
 static void test_gemm_shapes(void **state) {
