@@ -72,23 +72,13 @@ void sv_stats_complete(serving *sv, const req *q, double *ttft_s, double *tpot_s
     sv->last_completion = now;
 }
 
-/* Nearest-rank percentile q of x, once the last select_percentiles on x
- * placed q's rank (base/select.h); -1 when empty. */
-static double pct(const samples *p, double q) {
-    if (p->n == 0) return -1;
-    return p->x[select_pct_index(q, p->n)];
-}
-
 void sv_samples_summary(samples *p, double *p50, double *p99, double *mean) {
     static const double q[] = { 50, 99 };
-    select_percentiles(p->x, p->n, q, 2);
-    *p50 = pct(p, 50);
-    *p99 = pct(p, 99);
+    double v[2];
+    (void)select_percentile_values(p->x, p->n, q, 2, v);   /* 2 percentiles: no memory asked */
+    *p50 = v[0];
+    *p99 = v[1];
     *mean = p->seen ? p->sum / (double)p->seen : -1;
-}
-
-static void cdf(const samples *p, double out[SERVICE_CDF_POINTS]) {
-    for (int k = 0; k < SERVICE_CDF_POINTS; k++) out[k] = pct(p, service_cdf_percentiles[k]);
 }
 
 /* Replicas held over time, for GPU-hours and the mean replica count. */
@@ -236,30 +226,26 @@ void sv_stats_close(serving *sv) {
     R->last_completion_s = R->requests ? sim_to_s(sv->last_completion) : -1;
     R->output_tokens_per_s = span > 0 ? R->output_tokens / span : 0;
     R->requests_per_s = span > 0 ? (double)R->requests / span : 0;
-    /* every rank read below, each array in one pass: the CDF points (which
-     * hold p50 and p99) of the three latencies with a CDF, p50 and p99 of
-     * the other two (fewer ranks, fewer partitions) */
-    static const double p50_p99[] = { 50, 99 };
-    samples *cdfs[3] = { &sv->s_ttft, &sv->s_tpot, &sv->s_e2e }, *two[2] = { &sv->s_queue, &sv->s_ttft_admit };
-    for (int k = 0; k < 3; k++) select_percentiles(cdfs[k]->x, cdfs[k]->n, service_cdf_percentiles, SERVICE_CDF_POINTS);
-    for (int k = 0; k < 2; k++) select_percentiles(two[k]->x, two[k]->n, p50_p99, 2);
-    R->ttft_p50_s = pct(&sv->s_ttft, 50);
-    R->ttft_p99_s = pct(&sv->s_ttft, 99);
-    R->ttft_admit_p50_s = pct(&sv->s_ttft_admit, 50);
-    R->ttft_admit_p99_s = pct(&sv->s_ttft_admit, 99);
-    R->tpot_p50_s = pct(&sv->s_tpot, 50);
-    R->tpot_p99_s = pct(&sv->s_tpot, 99);
-    R->e2e_p50_s = pct(&sv->s_e2e, 50);
-    R->e2e_p99_s = pct(&sv->s_e2e, 99);
-    R->queue_p50_s = pct(&sv->s_queue, 50);
-    R->queue_p99_s = pct(&sv->s_queue, 99);
+    /* every percentile read below, each array in one pass: the CDF points
+     * (which hold p50 and p99) of the three latencies with a CDF, p50 and
+     * p99 of the other two (select_percentile_values: -1 when empty) */
+    static const int at50 = 4, at99 = 8;           /* service_cdf_percentiles[4] = 50, [8] = 99 */
+    (void)select_percentile_values(sv->s_ttft.x, sv->s_ttft.n, service_cdf_percentiles, SERVICE_CDF_POINTS, R->ttft_cdf);
+    (void)select_percentile_values(sv->s_tpot.x, sv->s_tpot.n, service_cdf_percentiles, SERVICE_CDF_POINTS, R->tpot_cdf);
+    (void)select_percentile_values(sv->s_e2e.x, sv->s_e2e.n, service_cdf_percentiles, SERVICE_CDF_POINTS, R->e2e_cdf);
+    double mean;
+    sv_samples_summary(&sv->s_queue, &R->queue_p50_s, &R->queue_p99_s, &mean);
+    sv_samples_summary(&sv->s_ttft_admit, &R->ttft_admit_p50_s, &R->ttft_admit_p99_s, &mean);
+    R->ttft_p50_s = R->ttft_cdf[at50];
+    R->ttft_p99_s = R->ttft_cdf[at99];
+    R->tpot_p50_s = R->tpot_cdf[at50];
+    R->tpot_p99_s = R->tpot_cdf[at99];
+    R->e2e_p50_s = R->e2e_cdf[at50];
+    R->e2e_p99_s = R->e2e_cdf[at99];
     R->ttft_mean_s = sv->s_ttft.seen ? sv->s_ttft.sum / (double)sv->s_ttft.seen : -1;
     R->tpot_mean_s = sv->s_tpot.seen ? sv->s_tpot.sum / (double)sv->s_tpot.seen : -1;
     R->e2e_mean_s = sv->s_e2e.seen ? sv->s_e2e.sum / (double)sv->s_e2e.seen : -1;
     R->queue_mean_s = sv->s_queue.seen ? sv->s_queue.sum / (double)sv->s_queue.seen : -1;
-    cdf(&sv->s_ttft, R->ttft_cdf);
-    cdf(&sv->s_tpot, R->tpot_cdf);
-    cdf(&sv->s_e2e, R->e2e_cdf);
     R->slo_attainment = R->requests ? (double)sv->slo_ok / (double)R->requests : 1;
     R->slo_met = R->slo_attainment >= sv->cfg->slo_percentile / 100.0 - 1e-12;
     R->kv_utilization_mean = sv->busy_s > 0 ? sv->kv_integral / sv->busy_s : 0;
