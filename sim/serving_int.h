@@ -103,7 +103,6 @@ typedef struct req {
     int32_t blocks;                /* KV blocks held (reserve; prefill; swapped) */
     int32_t prev, next;            /* queue, swapped or running list */
     int32_t pprev, pnext;          /* prefill list */
-    int32_t heap;                  /* position in the finish heap; -1 none */
     int16_t model;
     int16_t cls;                   /* request class (sc_inference.classes; 0 without) */
     uint8_t state;
@@ -191,6 +190,10 @@ typedef struct memo {
     serve_tok_part *tok;           /* [tokens]; linear_s NaN: not priced yet */
     serve_row_part *row;           /* [rows]; lm_head_s NaN: not priced yet */
     size_t cap_tok, cap_row;
+    double *same;                  /* [n]: the sum for n tokens and n rows; NaN: not yet */
+    size_t cap_same;
+    int32_t *graph;                /* [n]: serve_graph_batch of n decode sequences; 0: not yet */
+    size_t cap_graph;
 } memo;
 
 /* A request length's law (serving_arrivals.c): kind, mean and cv as given,
@@ -370,6 +373,9 @@ static inline double min_kv(const serving *sv) { return MIN_KV_SHARE * sv->kv_fr
 
 /* serve_tokens_s of model m for (tokens >= 1, rows), remembered. */
 double sv_tokens_s(serving *sv, int m, int64_t tokens, int64_t rows);
+/* The tokens (and rows) a decode-only iteration of n >= 1 sequences of
+ * model m runs: serve_graph_batch, remembered. */
+int64_t sv_graph_batch(serving *sv, int m, int64_t n);
 void sv_memo_free(serving *sv);
 
 /* ---- serving_spec.c -------------------------------------------------------- */
@@ -407,8 +413,12 @@ void *sv_big_alloc(size_t bytes);
 
 int32_t sv_req_alloc(serving *sv);
 void sv_req_free(serving *sv, int32_t i);
-/* Decoding request i generates its last token in iteration finish_iter. */
+/* Decoding request i generates its last token in iteration finish_iter
+ * (0, or -1 when out of memory). */
 int sv_heap_push(replica *r, int32_t i, int64_t finish_iter);
+/* The first to finish leaves the heap: its request. The heap is not empty. */
+int32_t sv_heap_pop(replica *r);
+/* Request i, which is in the heap, leaves it. */
 void sv_heap_remove(replica *r, int32_t i);
 
 /* ---- serving_prefix.c ------------------------------------------------------- */

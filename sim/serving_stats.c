@@ -40,7 +40,7 @@ void sv_sample_add(serving *sv, samples *p, double v) {
     p->sum += v;
     if (p->n < RESERVOIR) {
         if (p->n == SAMPLES_BIG && p->cap < RESERVOIR) (void)samples_to_big(p);   /* out of memory: small pages */
-        if (GROW(p->x, p->cap, p->n + 1)) return;   /* out of memory: the sample is counted, not kept */
+        if (p->n + 1 > p->cap && GROW(p->x, p->cap, p->n + 1)) return;   /* out of memory: counted, not kept */
         p->x[p->n++] = v;
         return;
     }
