@@ -48,9 +48,11 @@ static double tokens_sum(serving *sv, int m, int64_t tokens, int64_t rows) {
     memo *c = &sv->memo[m];
     serve_tok_part tp_new, *tp = &tp_new;
     serve_row_part rp_new, *rp = &rp_new;
-    if (memo_room((void **)&c->tok, &c->cap_tok, sizeof *c->tok, tokens) == 0) tp = &c->tok[tokens];
+    if ((uint64_t)tokens < c->cap_tok || memo_room((void **)&c->tok, &c->cap_tok, sizeof *c->tok, tokens) == 0)
+        tp = &c->tok[tokens];
     if (tp == &tp_new || isnan(tp->linear_s)) serve_tokens_part(sm, (double)tokens, tp);
-    if (memo_room((void **)&c->row, &c->cap_row, sizeof *c->row, rows) == 0) rp = &c->row[rows];
+    if ((uint64_t)rows < c->cap_row || memo_room((void **)&c->row, &c->cap_row, sizeof *c->row, rows) == 0)
+        rp = &c->row[rows];
     if (rp == &rp_new || isnan(rp->lm_head_s)) serve_rows_part(sm, (double)rows, rp);
     return serve_tokens_sum(sm, tp, rp, NULL);
 }

@@ -121,14 +121,45 @@ int64_t sv_waiting(const serving *sv) {
     return n;
 }
 
+/* The largest values a tick's p99 is read among: 1% of TICK_LAT_N, and one more. */
+#define TICK_TOP 12
+
+/* Put v in the min-heap top[0..m) in place of its least. */
+static void top_replace(double *top, int m, double v) {
+    int pos = 0;
+    for (int c = 1; c < m; c = 2 * pos + 1) {
+        if (c + 1 < m && top[c + 1] < top[c]) c++;
+        if (!(top[c] < v)) break;
+        top[pos] = top[c];
+        pos = c;
+    }
+    top[pos] = v;
+}
+
+/* The value at ascending rank `at` of x[0..k): the least of the k - at
+ * largest, kept in a min-heap over one pass when they are few (a p99:
+ * 11 of 1024), which is several times cheaper than a selection that
+ * moves the array (18,000 ticks of two such reads in a 1e7-request run:
+ * 2.5% of it); else select_nth. */
+static double value_at_rank(double *x, size_t k, size_t at) {
+    int m = (int)(k - at);
+    if (m > TICK_TOP) {
+        select_nth(x, k, at);
+        return x[at];
+    }
+    double top[TICK_TOP];
+    for (int i = 0; i < m; i++) top[i] = -INFINITY;
+    for (size_t i = 0; i < k; i++)
+        if (x[i] > top[0]) top_replace(top, m, x[i]);
+    return top[0];
+}
+
 /* p99 of the latencies completed this tick (the last TICK_LAT_N of them),
- * published when there were any; reorders in place (the buffer restarts). */
+ * published when there were any (the buffer restarts). */
 static void tick_p99(serving *sv, double *x, int64_t *n, metric_id id, sim_time t) {
     if (*n == 0) return;
     size_t k = (size_t)(*n < TICK_LAT_N ? *n : TICK_LAT_N);
-    size_t at = select_pct_index(99, k);
-    select_nth(x, k, at);
-    metrics_sample(sv->bus, id, t, x[at]);
+    metrics_sample(sv->bus, id, t, value_at_rank(x, k, select_pct_index(99, k)));
     *n = 0;
 }
 
