@@ -375,7 +375,8 @@ static double price_iteration(replica *r, int64_t it, double extra_s, double *pr
      * (the longer sets the pace), or takes turns with them (a synchronous
      * engine: they add up): models/serving.h serve_host_s; a speculative
      * step's host work is shared by the tokens it gives */
-    double host = serve_host_s(&sv->models[0], (double)*seqs) / sv_spec_tokens(sv);
+    double host = serve_host_s(&sv->models[0], (double)*seqs);
+    if (sv->spec.method != SPEC_NONE) host /= sv_spec_tokens(sv);   /* else 1: x / 1 is x */
     return serve_pace_s(&sv->models[0].p, t, host);
 }
 

@@ -48,10 +48,14 @@ void sv_req_free(serving *sv, int32_t i) {
     sv->free_rq = i;
 }
 
+/* (iter, r) before: without branches, as which of two children is the
+ * smaller is a coin toss a branch predictor loses. */
 static int heap_less(fin a, fin b) {
-    if (a.iter != b.iter) return a.iter < b.iter;
-    return a.r < b.r;
+    return (a.iter < b.iter) | ((a.iter == b.iter) & (a.r < b.r));
 }
+
+/* Past the last entry while a pop walks down: no entry is after it. */
+static const fin FIN_END = { INT64_MAX, INT32_MAX };
 
 /* Put x in the hole at pos, moving it up past larger parents. */
 static void heap_up(fin *h, int64_t pos, fin x) {
@@ -91,8 +95,9 @@ int32_t sv_heap_pop(replica *r) {
     fin *h = r->heap, top = h[0], last = h[--r->heap_n];
     int64_t n = r->heap_n, pos = 0;
     if (n == 0) return top.r;
+    h[n] = FIN_END;                            /* a last child's right sibling, never taken */
     for (int64_t c = 1; c < n; c = 2 * pos + 1) {
-        if (c + 1 < n && heap_less(h[c + 1], h[c])) c++;
+        c += heap_less(h[c + 1], h[c]);
         h[pos] = h[c];
         pos = c;
     }
