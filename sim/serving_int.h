@@ -174,7 +174,20 @@ typedef struct pfx_session {
 /* Routing policies (<inference router=>, serving_router.c). */
 enum { ROUTE_ROUND_ROBIN, ROUTE_LEAST_TOKENS, ROUTE_RANDOM, ROUTE_POWER_OF_TWO, ROUTE_PREFIX, ROUTE_KV, ROUTE_CACHE };
 
-typedef struct samples { double *x; size_t n, cap; int64_t seen; double sum; } samples;
+/* Latency samples: the first RESERVOIR exactly, then a reservoir (Vitter's
+ * algorithm R). A reservoir's replacements wait in a short log of (slot,
+ * value), written in their order when it is full (serving_stats.c says
+ * why): read x only after sv_samples_flush. */
+#define SAMPLES_LOG 32
+typedef struct samples {
+    double *x;
+    size_t n, cap;
+    int64_t seen;
+    double sum;
+    int log_n;
+    uint32_t log_k[SAMPLES_LOG];
+    double log_v[SAMPLES_LOG];
+} samples;
 
 /* The requests of one class or one multiplexed model (serving_slo.c). */
 typedef struct sv_part {
@@ -483,12 +496,14 @@ int sv_queue_before(const serving *sv, int32_t a, int32_t b);
 /* ---- serving_stats.c -------------------------------------------------------- */
 
 void sv_sample_add(serving *sv, samples *p, double v);
+/* The replacements waiting in p's log written to p->x (before reading it). */
+void sv_samples_flush(samples *p);
 /* A request's latencies as it completes now: recorded in the service that
  * measures it, and given back (tpot_s -1 with one output token); its SLO
  * is judged by serving_slo.c's sv_slo_request_done, which calls this. */
 void sv_stats_complete(serving *sv, const req *q, double *ttft_s, double *tpot_s, double *e2e_s);
 void sv_integrate_reps(serving *sv);
-/* p's median, p99 (selected in place: base/select.h) and mean (-1 when none). */
+/* p's median, p99 (selected in place, flushed first: base/select.h) and mean (-1 when none). */
 void sv_samples_summary(samples *p, double *p50, double *p99, double *mean);
 void sv_account_iteration(replica *r, int whole);
 void sv_account_load(replica *r);
