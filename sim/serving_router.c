@@ -191,6 +191,17 @@ static int pick_prefix(serving *sv, int model, int pass, const req *q) {
  * One pass over the replicas (once a request: 10M times in the 1e7 run). */
 static int pick_least(const serving *sv, int model, int pass) {
     int best = -1;
+    if (sv->router == ROUTE_LEAST_TOKENS) {       /* the least so far in a register: no branch to mispredict */
+        double lo = 0;
+        for (int i = 0; i < sv->n_reps; i++) {
+            if (!candidate(sv, i, model, pass)) continue;
+            double o = sv->reps[i].outstanding;
+            int take = best < 0 || o < lo;
+            lo = take ? o : lo;
+            best = take ? i : best;
+        }
+        return best;
+    }
     for (int i = 0; i < sv->n_reps; i++) {
         if (!candidate(sv, i, model, pass)) continue;
         const replica *r = &sv->reps[i], *b = best >= 0 ? &sv->reps[best] : NULL;
