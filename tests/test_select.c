@@ -170,23 +170,28 @@ static void test_select_pct_index(void **state) {
     assert_int_equal(select_percentiles(x, 0, cdf_q, N_CDF), 0);   /* nothing to select */
 }
 
+/* A sorted copy of x[0..n). */
+static double *sorted_copy(const double *x, size_t n) {
+    double *s = malloc((n + 1) * sizeof *s);
+    assert_non_null(s);
+    memcpy(s, x, n * sizeof *s);
+    qsort(s, n, sizeof *s, cmp_double);
+    return s;
+}
+
 /* select_values against the sorted array: the values at the ranks, and x
  * still a permutation of its input. */
 static void check_values(const double *x, size_t n, const size_t *k, size_t nk) {
-    double *a = malloc(n * sizeof *a), *s = malloc(n * sizeof *s), *out = malloc(nk * sizeof *out);
+    double out[64], *a = malloc(n * sizeof *a), *s = sorted_copy(x, n);
+    assert_true(nk <= 64);
     assert_non_null(a);
-    assert_non_null(s);
-    assert_non_null(out);
     memcpy(a, x, n * sizeof *a);
-    memcpy(s, x, n * sizeof *s);
-    qsort(s, n, sizeof *s, cmp_double);
     select_values(a, n, k, nk, out);
     for (size_t j = 0; j < nk; j++) assert_true(out[j] == s[k[j]]);
     qsort(a, n, sizeof *a, cmp_double);
     assert_memory_equal(a, s, n * sizeof *a);
     free(a);
     free(s);
-    free(out);
 }
 
 /* Past the size where radix passes run (select.c: 16,384): the inputs
