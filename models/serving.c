@@ -502,9 +502,9 @@ static double pair_flops(const serve_model *s, int decode) {
  * kv_bytes_per_token / bandwidth. When their ratio is at most 1/2 the
  * read is the larger at every context (each side carries a few roundings,
  * ~1e-15 of its value, far inside a factor of two), and serve_context_s's
- * max(tc, tm) is tm without pricing tc: the same number for less work (a
- * decode-only iteration's largest price but one, ~5% of a 1e7-request
- * run). Dense GQA models on today's GPUs are read-bound by ~10x. */
+ * max(tc, tm) is tm without pricing tc: the same number for less work
+ * (pricing tc was ~5% of a 1e7-request run). Dense GQA models on today's GPUs are read-bound by a wide
+ * margin; MLA's absorbed decode is not (tests/test_serving_memo.c). */
 #define DECODE_READ_BOUND_RATIO 0.5
 
 static int decode_read_bound(const serve_model *s) {
