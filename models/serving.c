@@ -254,6 +254,8 @@ static void init_memory(serve_model *s, const tf_dims *d, precision kv, int toke
                           LOGIT_ROWS * d->vocab / s->tp * 4;
 }
 
+static int decode_read_bound(const serve_model *s);
+
 int serve_model_init(serve_model *sm, const llm_spec *m, const gpu_spec *g, const fabric *f, int tp,
                      precision w, precision kv, int token_budget, const serve_params *p, char *why,
                      size_t whylen) {
@@ -298,6 +300,7 @@ int serve_model_init_layout(serve_model *sm, const llm_spec *m, const gpu_spec *
     s.kv_blocks = s.kv_capacity_bytes > 0 ? (long long)floor(s.kv_capacity_bytes / block_bytes) : 0;
     s.kv_capacity_tokens = (double)s.kv_blocks * s.p.block_tokens;
     s.hbm_bytes_per_s = gpu_hbm_bytes_per_s(g);
+    s.decode_read_bound = decode_read_bound(&s);
     *sm = s;
     return 0;
 }
@@ -498,6 +501,22 @@ static double pair_flops(const serve_model *s, int decode) {
     return per * s->layers;
 }
 
+/* Decode attention's compute (tc) and KV read (tm) are both proportional
+ * to the context: tc = pair_flops · ctx / attn_dp / rate, tm = ctx ·
+ * kv_bytes_per_token / bandwidth. When their ratio is at most 1/2 the
+ * read is the larger at every context (each side carries a few roundings,
+ * ~1e-15 of its value, far inside a factor of two), and serve_context_s's
+ * max(tc, tm) is tm without pricing tc: the same number for less work
+ * (pricing tc was ~5% of a 1e7-request run). Dense GQA models on today's GPUs are read-bound by a wide
+ * margin; MLA's absorbed decode is not (tests/test_serving_memo.c). */
+#define DECODE_READ_BOUND_RATIO 0.5
+
+static int decode_read_bound(const serve_model *s) {
+    double tc = gpu_attention_s(&s->g, PREC_BF16, pair_flops(s, 1) * (1.0 / s->attn_dp));
+    double tm = s->kv_bytes_per_token / s->hbm_bytes_per_s;
+    return tc >= 0 && tm > 0 && tc <= DECODE_READ_BOUND_RATIO * tm;
+}
+
 double serve_context_s(const serve_model *sm, double prefill_pairs, double decode_ctx, double decode_seqs,
                        serve_breakdown *bd) {
     const serve_model *s = sm;
@@ -510,8 +529,8 @@ double serve_context_s(const serve_model *sm, double prefill_pairs, double decod
     if (s->m.attn_window > 0 && decode_seqs > 0)     /* windowed layers read at most the window */
         decode_ctx = decode_seqs * tf_mean_attended(&s->m, decode_ctx / decode_seqs);
     if (decode_ctx > 0) {
-        double tc = gpu_attention_s(&s->g, PREC_BF16, pair_flops(s, 1) * (decode_ctx / s->attn_dp));
         double tm = decode_ctx * s->kv_bytes_per_token / s->hbm_bytes_per_s;
+        double tc = s->decode_read_bound ? 0 : gpu_attention_s(&s->g, PREC_BF16, pair_flops(s, 1) * (decode_ctx / s->attn_dp));
         kv = tc > tm ? tc : tm;
     }
     if (bd) {

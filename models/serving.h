@@ -165,6 +165,9 @@ typedef struct serve_model {
     fp4_recipe fp4;
     double total_params, active_params;   /* tf_param_counts' total and active */
     double attn_params;          /* one layer's attention matmul weights (tf_param_counts.attn) */
+    int decode_read_bound;       /* 1: decode attention's compute is at most half its KV read
+                                    at every context (serve_model_init proves it), so
+                                    serve_context_s skips the compute's price; 0: price both */
 } serve_model;
 
 /* Build the constants for model m on GPU g with tp-way tensor parallelism

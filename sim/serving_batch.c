@@ -38,12 +38,11 @@ static void complete(replica *r, int32_t i) {
     sv_closed_next(sv->stats ? sv->stats : sv);   /* a decode pool's users are its service's */
 }
 
-/* A decoding sequence generated its last token in iteration `it`. */
+/* A decoding sequence, out of the heap, generated its last token in iteration `it`. */
 static void finish_decode(replica *r, int32_t i, int64_t it) {
     serving *sv = r->sv;
     req *q = &sv->rq[i];
     mstate *ms = &r->ms[q->model];
-    sv_heap_remove(r, i);
     ms->n_dec--;
     ms->S -= q->base;
     if (!sv->reserve) ms->bucket[imod(q->base, sv->block)]--;
@@ -119,7 +118,7 @@ static void preempt_youngest(replica *r, int64_t it) {
 }
 
 static int add_chunk(replica *r, int32_t i, int32_t c) {
-    if (GROW(r->ch, r->cap_ch, (size_t)r->n_ch + 1)) return -1;
+    if ((size_t)r->n_ch + 1 > r->cap_ch && GROW(r->ch, r->cap_ch, (size_t)r->n_ch + 1)) return -1;
     r->ch[r->n_ch++] = (chunk){ i, c };
     serving *sv = r->sv;
     req *q = &sv->rq[i];
@@ -359,7 +358,7 @@ static double price_iteration(replica *r, int64_t it, double extra_s, double *pr
         }
         int64_t rows = d_tok + (int64_t)ms->b.prefill_done;
         if (ms->b.prefill_tokens <= 0)          /* decode only: the engine replays a captured graph */
-            tokens = rows = (int64_t)serve_graph_batch(&sv->models[m].p, (double)d_tok);
+            tokens = rows = sv_graph_batch(sv, m, d_tok);
         serve_breakdown ctx;                    /* its decode reads: what the decode tokens alone read */
         double part = sv_tokens_s(sv, m, tokens, rows) +
                       serve_context_s(&sv->models[m], ms->b.prefill_pairs, ms->b.decode_ctx, ms->b.decode_seqs, &ctx);
@@ -376,7 +375,8 @@ static double price_iteration(replica *r, int64_t it, double extra_s, double *pr
      * (the longer sets the pace), or takes turns with them (a synchronous
      * engine: they add up): models/serving.h serve_host_s; a speculative
      * step's host work is shared by the tokens it gives */
-    double host = serve_host_s(&sv->models[0], (double)*seqs) / sv_spec_tokens(sv);
+    double host = serve_host_s(&sv->models[0], (double)*seqs);
+    if (sv->spec.method != SPEC_NONE) host /= sv_spec_tokens(sv);   /* else 1: x / 1 is x */
     return serve_pace_s(&sv->models[0].p, t, host);
 }
 
@@ -435,7 +435,7 @@ static void on_iter_end(engine *e, void *arg) {
     r->ev_iter = 0;
     sv_account_iteration(r, 1);
     /* Decoders that produced their last token. */
-    while (r->heap_n > 0 && r->heap[0].iter <= it) finish_decode(r, r->heap[0].r, it);
+    while (r->heap_n > 0 && r->heap[0].iter <= it) finish_decode(r, sv_heap_pop(r), it);
     /* Prompt chunks: a prompt that completes samples a token. */
     for (int k = 0; k < r->n_ch; k++) {
         int32_t i = r->ch[k].r;

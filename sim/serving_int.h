@@ -103,7 +103,6 @@ typedef struct req {
     int32_t blocks;                /* KV blocks held (reserve; prefill; swapped) */
     int32_t prev, next;            /* queue, swapped or running list */
     int32_t pprev, pnext;          /* prefill list */
-    int32_t heap;                  /* position in the finish heap; -1 none */
     int16_t model;
     int16_t cls;                   /* request class (sc_inference.classes; 0 without) */
     uint8_t state;
@@ -175,7 +174,20 @@ typedef struct pfx_session {
 /* Routing policies (<inference router=>, serving_router.c). */
 enum { ROUTE_ROUND_ROBIN, ROUTE_LEAST_TOKENS, ROUTE_RANDOM, ROUTE_POWER_OF_TWO, ROUTE_PREFIX, ROUTE_KV, ROUTE_CACHE };
 
-typedef struct samples { double *x; size_t n, cap; int64_t seen; double sum; } samples;
+/* Latency samples: the first RESERVOIR exactly, then a reservoir (Vitter's
+ * algorithm R). A reservoir's replacements wait in a short log of (slot,
+ * value), written in their order when it is full (serving_stats.c says
+ * why): read x only after sv_samples_flush. */
+#define SAMPLES_LOG 32
+typedef struct samples {
+    double *x;
+    size_t n, cap;
+    int64_t seen;
+    double sum;
+    int log_n;
+    uint32_t log_k[SAMPLES_LOG];
+    double log_v[SAMPLES_LOG];
+} samples;
 
 /* The requests of one class or one multiplexed model (serving_slo.c). */
 typedef struct sv_part {
@@ -191,6 +203,10 @@ typedef struct memo {
     serve_tok_part *tok;           /* [tokens]; linear_s NaN: not priced yet */
     serve_row_part *row;           /* [rows]; lm_head_s NaN: not priced yet */
     size_t cap_tok, cap_row;
+    double *same;                  /* [n]: the sum for n tokens and n rows; NaN: not yet */
+    size_t cap_same;
+    int32_t *graph;                /* [n]: serve_graph_batch of n decode sequences; 0: not yet */
+    size_t cap_graph;
 } memo;
 
 /* A request length's law (serving_arrivals.c): kind, mean and cv as given,
@@ -370,6 +386,9 @@ static inline double min_kv(const serving *sv) { return MIN_KV_SHARE * sv->kv_fr
 
 /* serve_tokens_s of model m for (tokens >= 1, rows), remembered. */
 double sv_tokens_s(serving *sv, int m, int64_t tokens, int64_t rows);
+/* The tokens (and rows) a decode-only iteration of n >= 1 sequences of
+ * model m runs: serve_graph_batch, remembered. */
+int64_t sv_graph_batch(serving *sv, int m, int64_t n);
 void sv_memo_free(serving *sv);
 
 /* ---- serving_spec.c -------------------------------------------------------- */
@@ -407,8 +426,12 @@ void *sv_big_alloc(size_t bytes);
 
 int32_t sv_req_alloc(serving *sv);
 void sv_req_free(serving *sv, int32_t i);
-/* Decoding request i generates its last token in iteration finish_iter. */
+/* Decoding request i generates its last token in iteration finish_iter
+ * (0, or -1 when out of memory). */
 int sv_heap_push(replica *r, int32_t i, int64_t finish_iter);
+/* The first to finish leaves the heap: its request. The heap is not empty. */
+int32_t sv_heap_pop(replica *r);
+/* Request i, which is in the heap, leaves it. */
 void sv_heap_remove(replica *r, int32_t i);
 
 /* ---- serving_prefix.c ------------------------------------------------------- */
@@ -473,12 +496,14 @@ int sv_queue_before(const serving *sv, int32_t a, int32_t b);
 /* ---- serving_stats.c -------------------------------------------------------- */
 
 void sv_sample_add(serving *sv, samples *p, double v);
+/* The replacements waiting in p's log written to p->x (before reading it). */
+void sv_samples_flush(samples *p);
 /* A request's latencies as it completes now: recorded in the service that
  * measures it, and given back (tpot_s -1 with one output token); its SLO
  * is judged by serving_slo.c's sv_slo_request_done, which calls this. */
 void sv_stats_complete(serving *sv, const req *q, double *ttft_s, double *tpot_s, double *e2e_s);
 void sv_integrate_reps(serving *sv);
-/* p's median, p99 (selected in place: base/select.h) and mean (-1 when none). */
+/* p's median, p99 (selected in place, flushed first: base/select.h) and mean (-1 when none). */
 void sv_samples_summary(samples *p, double *p50, double *p99, double *mean);
 void sv_account_iteration(replica *r, int whole);
 void sv_account_load(replica *r);

@@ -170,12 +170,73 @@ static void test_select_pct_index(void **state) {
     assert_int_equal(select_percentiles(x, 0, cdf_q, N_CDF), 0);   /* nothing to select */
 }
 
+/* A sorted copy of x[0..n). */
+static double *sorted_copy(const double *x, size_t n) {
+    double *s = malloc((n + 1) * sizeof *s);
+    assert_non_null(s);
+    memcpy(s, x, n * sizeof *s);
+    qsort(s, n, sizeof *s, cmp_double);
+    return s;
+}
+
+/* select_values against the sorted array: the values at the ranks, and x
+ * still a permutation of its input. */
+static void check_values(const double *x, size_t n, const size_t *k, size_t nk) {
+    double out[64], *a = malloc(n * sizeof *a), *s = sorted_copy(x, n);
+    assert_true(nk <= 64);
+    assert_non_null(a);
+    memcpy(a, x, n * sizeof *a);
+    select_values(a, n, k, nk, out);
+    for (size_t j = 0; j < nk; j++) assert_true(out[j] == s[k[j]]);
+    qsort(a, n, sizeof *a, cmp_double);
+    assert_memory_equal(a, s, n * sizeof *a);
+    free(a);
+    free(s);
+}
+
+/* Past the size where radix passes run (select.c: 16,384): the inputs
+ * above, and latency-like ones: spread over many octaves, of both signs,
+ * most values one number (a queue wait of 0) with a tail, and values a
+ * few ulps apart (every pass down to the last bits). */
+static void test_select_values(void **state) {
+    (void)state;
+    static const size_t sizes[] = { 7, 20000, 100003, 400000 };
+    double *x = malloc(400000 * sizeof *x);
+    assert_non_null(x);
+    for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+        size_t n = sizes[z], k[N_CDF], all[64];
+        for (size_t j = 0; j < N_CDF; j++) k[j] = select_pct_index(cdf_q[j], n);
+        for (size_t j = 0; j < 64; j++) all[j] = j * (n - 1) / 63;
+        for (int kind = 0; kind < N_KINDS + 4; kind++) {
+            if (kind < N_KINDS) fill(x, n, kind);
+            for (size_t i = 0; kind >= N_KINDS && i < n; i++) {
+                double u = (double)(rnd() >> 11) / 9007199254740992.0;
+                x[i] = kind == N_KINDS       ? exp(40 * u - 20)                       /* octaves */
+                     : kind == N_KINDS + 1   ? (u - 0.5) * exp(30 * u)                /* signs */
+                     : kind == N_KINDS + 2   ? (i % 3 ? 0 : -log(u + 1e-300))         /* zeros, tail */
+                                             : nextafter(1.0, 2.0) * (1 + (double)(rnd() % 8) * 0x1p-52);
+            }
+            check_values(x, n, k, N_CDF);
+            check_values(x, n, all, 64);
+            size_t one = n / 2;
+            check_values(x, n, &one, 1);
+        }
+    }
+    double y[3] = { 2, 1, 3 }, out[N_CDF];
+    assert_int_equal(select_percentile_values(y, 3, cdf_q, N_CDF, out), 0);
+    assert_true(out[0] == 1 && out[4] == 2 && out[N_CDF - 1] == 3);
+    assert_int_equal(select_percentile_values(y, 0, cdf_q, N_CDF, out), 0);
+    assert_true(out[0] == -1 && out[N_CDF - 1] == -1);                  /* none: -1 */
+    free(x);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_select_small_sizes),
         cmocka_unit_test(test_select_large),
         cmocka_unit_test(test_select_every_rank),
         cmocka_unit_test(test_select_pct_index),
+        cmocka_unit_test(test_select_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,7 +8,10 @@
  * models, with and without tensor parallelism, for no rows of logits and
  * for counts past the memo's cap (priced afresh). Each count is priced
  * once: after the model changes under the memo, the counts seen give their
- * old halves and new counts the changed model's.
+ * old halves and new counts the changed model's. The price for as many
+ * rows as tokens and the graph batch, remembered whole, are the same
+ * numbers too, as is serve_context_s where it skips pricing the decode's
+ * attention compute (models/serving.c decode_read_bound).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -122,6 +125,53 @@ static void test_remembers(void **state) {
     free_service(sv);
 }
 
+/* As many rows as tokens (the memo's third array) and the decode-only
+ * iteration's graph batch, first asked and asked again: the numbers
+ * serve_tokens_s and serve_graph_batch give. */
+static void test_same_counts(void **state) {
+    (void)state;
+    serve_model sm = layout_on(catalog_llm(cat, "llama3-70b"), "dgx-h100", 2, 1, PREC_FP8);
+    char why[128];
+    assert_int_equal(serve_graph_sizes_parse("1,2,4,8-512/8", &sm.p, why, sizeof why), 0);   /* vLLM's */
+    serving *sv = service_of(&sm);
+    for (int pass = 0; pass < 2; pass++) {
+        for (int64_t n = 1; n <= 2 * TOKENS; n += 3) assert_same(sv, &sm, n, n);
+        for (int64_t n = 1; n <= 1000; n++)
+            assert_int_equal(sv_graph_batch(sv, 0, n), (int64_t)serve_graph_batch(&sm.p, (double)n));
+    }
+    assert_true(sv->memo[0].cap_same > 0 && sv->memo[0].cap_graph > 0);
+    assert_int_equal(sv_graph_batch(sv, 0, 3), 4);      /* the next captured size */
+    assert_int_equal(sv_graph_batch(sv, 0, 513), 513);  /* past the largest: run as it is */
+    free_service(sv);
+}
+
+/* Where serve_model_init proves decode attention read-bound, its compute
+ * is not priced: serve_context_s gives the same number as pricing both,
+ * at every context, with and without prompts in the batch. */
+static void same_context(serve_model sm) {
+    serve_model both = sm;
+    both.decode_read_bound = 0;
+    for (double ctx = 1; ctx < 1e9; ctx *= 1.37)
+        for (int k = 0; k < 3; k++) {
+            double pairs = k == 0 ? 0 : k == 1 ? 1e5 : 3e7, seqs = ctx < 256 ? 1 : 256;
+            serve_breakdown a, b;
+            double x = serve_context_s(&sm, pairs, ctx, seqs, &a), y = serve_context_s(&both, pairs, ctx, seqs, &b);
+            assert_memory_equal(&x, &y, sizeof x);
+            assert_memory_equal(&a.kv_read_s, &b.kv_read_s, sizeof a.kv_read_s);
+        }
+}
+
+static void test_decode_read_bound(void **state) {
+    (void)state;
+    serve_model gqa = layout_on(catalog_llm(cat, "llama3-70b"), "dgx-h100", 2, 1, PREC_FP8);
+    assert_int_equal(gqa.decode_read_bound, 1);         /* 8 KV heads for 64 query heads */
+    same_context(gqa);
+    same_context(layout_on(catalog_llm(cat, "llama3-8b"), "dgx-h100", 1, 1, PREC_BF16));
+    same_context(layout_on(catalog_llm(cat, "deepseek-v3"), "hgx-h200", 8, 8, PREC_FP8));
+    serve_model mla = layout_on(catalog_llm(cat, "deepseek-v3"), "hgx-h200", 8, 8, PREC_FP8);
+    assert_int_equal(mla.decode_read_bound, 0);         /* MLA decode over one latent: not read-bound by 2x */
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_numbers_dense_tp),
@@ -129,6 +179,8 @@ int main(void) {
         cmocka_unit_test(test_same_numbers_expert_parallel),
         cmocka_unit_test(test_breakdown),
         cmocka_unit_test(test_remembers),
+        cmocka_unit_test(test_same_counts),
+        cmocka_unit_test(test_decode_read_bound),
     };
     return cmocka_run_group_tests(tests, catalog_setup, catalog_teardown);
 }
