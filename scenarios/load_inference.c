@@ -17,6 +17,9 @@
 #include "scenarios/reqtrace.h"
 
 static int parse_batching(const char *z) { return !strcmp(z, "continuous") ? 0 : !strcmp(z, "static") ? 1 : -1; }
+static int parse_prefix_order(const char *z) {
+    return !strcmp(z, "drawn") ? 0 : !strcmp(z, "shuffled") ? 1 : !strcmp(z, "grouped") ? 2 : -1;
+}
 static int parse_kv_allocation(const char *z) { return !strcmp(z, "reserve") ? 0 : !strcmp(z, "on-demand") ? 1 : -1; }
 static int parse_kv_preemption(const char *z) { return !strcmp(z, "recompute") ? 0 : !strcmp(z, "swap") ? 1 : -1; }
 static int parse_router(const char *z) {
@@ -130,6 +133,7 @@ static sc_inference *new_service(loader *L, const xmlNode *e) {
     strcpy(f->router, "least-tokens");
     f->prefixes = 1;
     f->prefix_share = 1;
+    strcpy(f->prefix_order, "drawn");
     strcpy(f->input_dist, "fixed");
     strcpy(f->output_dist, "fixed");
     f->input_cv = f->output_cv = 1;
@@ -335,6 +339,9 @@ static void load_request_prefixes(loader *L, const xmlNode *c, sc_inference *f) 
     int zf = attr_unit(&L->x, c, "prefix-zipf", UNIT_NUMBER, &f->prefix_zipf, 0, 0);
     int ns = attr_int(&L->x, c, "sessions", &f->sessions, 0, 1, 10000000);
     int nt = attr_int(&L->x, c, "turns", &f->turns, 0, 1, 1000000);
+    int order = 0;
+    attr_word(&L->x, c, "prefix-order", parse_prefix_order, "drawn, shuffled, grouped", &order, f->prefix_order,
+              sizeof f->prefix_order, 0);
     if (L->x.failed) return;
     if (sh > 0 && f->prefix_share > 1) xml_fail(&L->x, c, "prefix-share", "prefix-share must be a fraction from 0 to 1");
     else if (zf > 0 && f->prefix_zipf > 10) xml_fail(&L->x, c, "prefix-zipf", "prefix-zipf must be from 0 to 10");
@@ -342,6 +349,9 @@ static void load_request_prefixes(loader *L, const xmlNode *c, sc_inference *f) 
         xml_fail(&L->x, c, np > 0 ? "prefixes" : sh > 0 ? "prefix-share" : "prefix-zipf",
                  "prefixes, prefix-share and prefix-zipf need prefix-tokens (the shared prompt's length)");
     else if (!ns && nt > 0) xml_fail(&L->x, c, "turns", "turns needs sessions (conversations open at once)");
+    else if (order > 0 && (!pt || ns > 0 || f->prefix_share < 1 || f->prefix_zipf > 0))
+        xml_fail(&L->x, c, "prefix-order", "prefix-order=\"%s\" deals every request one of the prompts: it needs "
+                 "prefix-tokens, and no sessions, prefix-share or prefix-zipf", f->prefix_order);
     else if (ns > 0 && !nt) xml_fail(&L->x, c, NULL, "sessions needs turns (turns of a conversation, e.g. turns=\"4\")");
 }
 
@@ -575,12 +585,16 @@ void load_inference(loader *L, const xmlNode *e) {
     read_disagg(L, e, f);
     if (L->x.failed) return;
     int has_arrivals = 0;
+    const xmlNode *rq = NULL;
     nameset_free(&L->served);                /* f->models by preset: this service's */
     for (const xmlNode *c = e->children; c && !L->x.failed; c = c->next) {
         if (xml_is(c, "arrivals")) {
             load_arrivals(L, c, f);
             has_arrivals = 1;
-        } else if (xml_is(c, "requests")) load_requests(L, c, f);
+        } else if (xml_is(c, "requests")) {
+            load_requests(L, c, f);
+            rq = c;
+        }
         else if (xml_is(c, "slo")) load_slo(L, c, f);
         else if (xml_is(c, "autoscale")) load_autoscale(L, c, f);
         else if (xml_is(c, "model")) load_serve_model(L, c, f, &L->served);
@@ -589,6 +603,9 @@ void load_inference(loader *L, const xmlNode *e) {
     }
     if (L->x.failed) return;
     if (!has_arrivals) f->count = 1000;
+    if (rq && strcmp(f->prefix_order, "drawn") && (f->count <= 0 || !strcmp(f->arrival_process, "trace")))
+        FAIL_RETURN(L, rq, "prefix-order", "prefix-order=\"%s\" deals a known number of requests: it needs "
+                    "<arrivals count=> (and no trace)", f->prefix_order);
     check_models(L, e, f, has_model);
     if (!L->x.failed) load_serve_classes(L, e, f);
     if (!L->x.failed && f->spec_method[0]) check_speculative(L, e, f);

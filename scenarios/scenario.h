@@ -289,6 +289,7 @@ typedef struct sc_inference {
     int prefixes;                    /* distinct shared prompts (1) */
     double prefix_share;             /* share of requests that carry one (1) */
     double prefix_zipf;              /* popularity of the prompts: Zipf exponent, 0 = uniform (0) */
+    char prefix_order[12];           /* drawn (each request draws its prompt) | shuffled | grouped */
     int sessions;                    /* conversations open at once (0: none) */
     int turns;                       /* turns of a conversation before a new one starts */
     /* <speculative> (docs/speculative-decoding.md); spec_method "" = none */

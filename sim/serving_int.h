@@ -263,6 +263,8 @@ struct serving {
     int pfx_block;                 /* tokens per hashed block: the trace's, else the KV block */
     rng *r_pfx, *r_route;          /* prefixes and conversations drawn; random routers */
     double *pfx_cum;               /* Zipf popularity of the shared prompts, cumulative; NULL uniform */
+    int32_t *pfx_deck;             /* prefix-order shuffled|grouped: the k-th request's prompt; NULL drawn */
+    int64_t pfx_deck_n, pfx_dealt; /* the deck's length (the service's count); requests dealt */
     pfx_session *sess;             /* <requests sessions=> conversations */
     uint64_t next_tail;            /* ids of conversations and lone requests */
     double prompt_tokens_admitted, prefill_tokens_saved;

@@ -177,6 +177,32 @@ uint64_t pfx_chain_key(const pfx_chain *ch, const uint32_t *trace_blocks, int32_
 #define HEAD_ID_BASE (1ull << 63)            /* shared prompts' ids, apart from conversations' */
 #define SESSION_ID_BASE (1ull << 62)         /* a trace's session ids, apart from generated ones */
 
+/* prefix-order="shuffled" or "grouped": the count requests split as evenly
+ * as the prompts allow (request i of the grouped order carries prompt
+ * i * prefixes / count), in that order or in a seeded random permutation
+ * of it (Fisher-Yates). bench_serving's generated-shared-prefix dataset
+ * builds its requests group by group and shuffles them unless told
+ * --gsp-ordered (sgl-project/sglang,
+ * python/sglang/benchmark/datasets/generated_shared_prefix.py). */
+static int deal_deck(serving *sv) {
+    const sc_inference *c = sv->cfg;
+    int64_t n = c->count;
+    int p = c->prefixes > 1 ? c->prefixes : 1;
+    sv->pfx_deck = malloc((size_t)n * sizeof *sv->pfx_deck);
+    if (!sv->pfx_deck) return -1;
+    sv->pfx_deck_n = n;
+    for (int64_t i = 0; i < n; i++) sv->pfx_deck[i] = (int32_t)((double)i * p / (double)n);
+    if (!strcmp(c->prefix_order, "shuffled")) {
+        for (int64_t i = n - 1; i > 0; i--) {
+            int64_t j = (int64_t)rng_uniform_int(sv->r_pfx, (uint64_t)i + 1);
+            int32_t t = sv->pfx_deck[i];
+            sv->pfx_deck[i] = sv->pfx_deck[j];
+            sv->pfx_deck[j] = t;
+        }
+    }
+    return 0;
+}
+
 int sv_prefix_init(serving *sv) {
     const sc_inference *c = sv->cfg;
     sv->prefix_on = c->prefix_caching;
@@ -194,6 +220,7 @@ int sv_prefix_init(serving *sv) {
         double sum = 0;
         for (int k = 0; k < n; k++) sv->pfx_cum[k] = sum += pow(k + 1.0, -c->prefix_zipf);
     }
+    if (c->prefix_tokens > 0 && c->count > 0 && strcmp(c->prefix_order, "drawn") && deal_deck(sv) < 0) return -1;
     if (c->sessions > 0) {
         sv->sess = calloc((size_t)c->sessions, sizeof *sv->sess);
         if (!sv->sess) return -1;
@@ -205,16 +232,19 @@ int sv_prefix_init(serving *sv) {
 void sv_prefix_free(serving *sv) {
     for (int i = 0; i < sv->n_reps; i++) pcache_free(&sv->reps[i].pc);
     free(sv->pfx_cum);
+    free(sv->pfx_deck);
     free(sv->sess);
     rng_free(sv->r_pfx);
 }
 
-/* Which shared prompt a request carries: -1 none (a share 1 - prefix-share
+/* Which shared prompt a request carries: the next of the deck when there
+ * is one; else -1 none (a share 1 - prefix-share
  * of the requests), else uniform or Zipf over the prompts. Draws the same
  * numbers whatever the outcome, so the stream stays aligned. */
 static int draw_head(serving *sv) {
     const sc_inference *c = sv->cfg;
     if (c->prefix_tokens <= 0) return -1;
+    if (sv->pfx_deck) return sv->pfx_deck[sv->pfx_dealt++ % sv->pfx_deck_n];
     double u = rng_uniform(sv->r_pfx), v = rng_uniform(sv->r_pfx);
     if (u >= c->prefix_share) return -1;
     int n = c->prefixes > 1 ? c->prefixes : 1;

@@ -74,7 +74,8 @@ for r in rows:
                replicas="{r['replicas']}" engine="{r['engine']}" prefix-caching="true" router="{router}">
       <arrivals process="closed" users="{r['users']}" count="{r['count']}"/>
       <requests input-tokens="{r['input_tokens']}" output-tokens="{r['output_tokens']}"
-                prefix-tokens="{r['prefix_tokens']}" prefixes="{r['prefixes']}"/>
+                prefix-tokens="{r['prefix_tokens']}" prefixes="{r['prefixes']}"
+                prefix-order="{r.get('prefix_order') or 'drawn'}"/>
     </inference>
   </workload>
 </scenario>

@@ -17,6 +17,11 @@
  *   caches it (a higher hit rate than least-tokens over four replicas);
  *   random and power-of-two are seeded (same seed, same bytes) and
  *   power-of-two queues less than random.
+ * - prefix-order: shuffled and grouped deal each prompt exactly count /
+ *   prefixes requests (one at a time on one replica, each prompt misses
+ *   exactly once, where independent draws leave some prompts out); grouped
+ *   sends a prompt's requests together, so round-robin spreads them before
+ *   any is cached and hits less than in the shuffled order.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -254,6 +259,41 @@ static void test_drawn_routers(void **state) {
     assert_true(queue[1] < 0.5 * queue[0]);
 }
 
+/* 64 requests over 32 prompts of 2048 tokens (128 blocks) and 128 tokens
+ * of their own, in the order given, to `replicas` replicas behind router;
+ * users: requests in flight at once. */
+static run dealt(const char *order, const char *router, int replicas, int users) {
+    char xml[2048], a[256], body[512];
+    snprintf(a, sizeof a, VLLM "replicas=\"%d\" prefix-caching=\"true\" router=\"%s\"", replicas, router);
+    snprintf(body, sizeof body,
+             "<arrivals process=\"closed\" users=\"%d\" count=\"64\"/><requests input-tokens=\"128\""
+             " output-tokens=\"16\" prefix-tokens=\"2048\" prefixes=\"32\" prefix-order=\"%s\"/>", users, order);
+    return simulate(one_service(xml, sizeof xml, a, body), 1);
+}
+
+static void test_prefix_order(void **state) {
+    (void)state;
+    run dr = dealt("drawn", "round-robin", 1, 1), sh = dealt("shuffled", "round-robin", 1, 1);
+    run gr = dealt("grouped", "round-robin", 1, 1);
+    double exact = (64.0 - 32) / 64 * 2048 / 2176;   /* each of the 32 prompts misses once */
+    printf("  one at a time, 64 requests over 32 prompts: hit rate %.4f drawn, %.4f shuffled, %.4f grouped"
+           " (dealt evenly: %.4f)\n", svc(&dr)->prefix_hit_rate, svc(&sh)->prefix_hit_rate,
+           svc(&gr)->prefix_hit_rate, exact);
+    assert_true(fabs(svc(&sh)->prefix_hit_rate - exact) < 1e-9);
+    assert_true(fabs(svc(&gr)->prefix_hit_rate - exact) < 1e-9);
+    assert_true(svc(&dr)->prefix_hit_rate > exact + 0.01);   /* 64 draws of 32 leave some prompts out */
+    run shr = dealt("shuffled", "round-robin", 4, 64), grr = dealt("grouped", "round-robin", 4, 64);
+    printf("  all at once over 4 replicas, round-robin: hit rate %.3f shuffled, %.3f grouped\n",
+           svc(&shr)->prefix_hit_rate, svc(&grr)->prefix_hit_rate);
+    assert_int_equal(svc(&grr)->requests, 64);
+    assert_true(svc(&grr)->prefix_hit_rate < svc(&shr)->prefix_hit_rate);
+    done(&dr);
+    done(&sh);
+    done(&gr);
+    done(&shr);
+    done(&grr);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pcache),
@@ -264,6 +304,7 @@ int main(void) {
         cmocka_unit_test(test_prefix_aware_router),
         cmocka_unit_test(test_cache_aware_router),
         cmocka_unit_test(test_drawn_routers),
+        cmocka_unit_test(test_prefix_order),
     };
     return cmocka_run_group_tests(tests, catalog_setup, catalog_teardown);
 }
