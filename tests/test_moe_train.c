@@ -281,6 +281,42 @@ static void test_expert_casts(void **state) {
     assert_true(cast.bwd == kept.bwd);
 }
 
+/* gpt-oss-120b's routed experts (hidden 2880, 128 experts of 2880, top-4)
+ * are priced expert by expert on each expert's own GEMM shape, on the GPU's
+ * efficiency curve (gemm_half_dim): raising the half-efficiency size slows
+ * the layer by exactly the local experts' GEMM pairs and the router, so no
+ * merged or curve-free pricing of the grouped GEMM hides there (issue 20's
+ * fifth round, docs/moe-training.md). */
+static double gemm_pair_s(const gpu_spec *g, const train_plan *p, double rows, double h, double fe) {
+    return train_gemm_s(g, p, rows, 2 * fe, h) + train_gemm_s(g, p, rows, h, fe);
+}
+
+static void test_expert_gemm_shape(void **state) {
+    (void)state;
+    const llm_spec *m = catalog_llm(cat, "gpt-oss-120b");
+    assert_non_null(m);
+    train_plan p = moe_plan(1, 1, 8, 8, 64, PREC_BF16);
+    train_plan_defaults(&p);
+    fabric f;
+    fabric_for(&f, "dgx-b200", 8);
+    gpu_spec wide = *f.gpu;
+    wide.gemm_half_dim = 4 * (f.gpu->gemm_half_dim > 0 ? f.gpu->gemm_half_dim : 256);
+    memset(wide.gemm_half_dim_by_prec, 0, sizeof wide.gemm_half_dim_by_prec);
+    double tokens = 4 * 4096;
+    moe_ffn_cost base, slow;
+    moe_ffn_costs(m, &p, &f, tokens, &base);
+    const gpu_spec *g = f.gpu;
+    f.gpu = &wide;
+    moe_ffn_costs(m, &p, &f, tokens, &slow);
+    assert_true(base.local_experts == 16 && base.expert_rows == tokens * 4 / 16);
+    double fe = m->ffn_hidden, h = m->hidden, rows = base.expert_rows;
+    double pair = gemm_pair_s(&wide, &p, rows, h, fe) - gemm_pair_s(g, &p, rows, h, fe);
+    double router = gpu_gemm_s(&wide, PREC_BF16, tokens, m->experts, h, 1)
+                  - gpu_gemm_s(g, PREC_BF16, tokens, m->experts, h, 1);
+    assert_true(pair > 0 && slow.fwd > base.fwd);
+    assert_true(fabs(slow.fwd - base.fwd - (base.local_experts * pair + router)) < 1e-12);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_checks),     cmocka_unit_test(test_active_flops),
@@ -289,7 +325,7 @@ int main(void) {
         cmocka_unit_test(test_imbalance),  cmocka_unit_test(test_deepseek),
         cmocka_unit_test(test_fp4),        cmocka_unit_test(test_pipeline_slots),
         cmocka_unit_test(test_rack_domain), cmocka_unit_test(test_comm_sms),
-        cmocka_unit_test(test_expert_casts),
+        cmocka_unit_test(test_expert_casts), cmocka_unit_test(test_expert_gemm_shape),
     };
     return cmocka_run_group_tests(tests, catalog_setup, catalog_teardown);
 }
