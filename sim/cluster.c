@@ -422,6 +422,8 @@ void cluster_release(cluster *c, const int *nodes, int n, int gpus_each) {
     }
 }
 
+void cluster_prefetch(const cluster *c, int n) { __builtin_prefetch(&c->nodes[n], 1); }
+
 void cluster_fail(cluster *c, int n) {
     node *x = &c->nodes[n];
     pool *p = &c->pools[x->pool];

@@ -172,6 +172,10 @@ void sched_unplaced(sched *q, int id, int node) {
     if (node_rekey(q, node) < 0) q->where_ok = 0;
 }
 
+void sched_where_prefetch(const sched *q, int node) {
+    if (q->where_ok && node >= 0 && node < q->n_where) __builtin_prefetch(&q->where[node], 1);
+}
+
 /* The first node of bucket b at or after node `from`; -1 when none. */
 int sched_where_next(const sched *q, int b, int from) {
     const wbucket *x = &q->wb[b];
