@@ -156,6 +156,12 @@ static int is_held(const sched *q, int id) {
  * at most `want`, appended to q->order from n. Returns the new n. O(jobs
  * taken x classes in the level), usually one class. */
 static int take_level(sched *q, const int *cs, int nc, int n, int want) {
+    if (nc == 1 && !q->n_held) {        /* one class, nothing held: its first jobs as they stand */
+        const sclass *x = &q->classes[cs[0]];
+        int i = x->head, end = x->n - x->head < want - n ? x->n : x->head + (want - n);
+        for (; i < end; i++) q->order[n++] = (qref){ cs[0], i };
+        return n;
+    }
     int *pos = q->cs_pos;
     for (int k = 0; k < nc; k++) pos[cs[k]] = q->classes[cs[k]].head;
     while (n < want) {
