@@ -47,13 +47,17 @@ typedef struct cset {
 } cset;
 
 /* sched_where.c: a job on a node, and a node's record. */
-struct went { int id, gpus, queue, prio; };
+/* A node's record is 32 bytes, aligned to them (sched_where_init): the
+ * 1M-GPU year places and releases ~230 million (node, job) pairs on nodes
+ * spread over the cluster, and a 40-byte record crossed a cache line
+ * every other node. */
+struct went { int id, prio; short gpus, queue; };
 typedef struct wnode {
     struct went one;               /* the scheduler jobs holding GPUs on it: the first here */
     int n;                         /* (a whole-node job is alone: one cache miss, not two) */
     int bucket;                    /* 1 + its bucket; 0: none (no job on it); -1 - its place in q->odd */
+    int cap;                       /* room in more */
     struct went *more;             /* the others (jobs sharing the node) */
-    size_t cap;
 } wnode;
 static inline const struct went *sched_went(const wnode *w, int i) { return i == 0 ? &w->one : &w->more[i - 1]; }
 
