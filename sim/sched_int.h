@@ -77,6 +77,12 @@ typedef struct qref { int c, i; } qref;
 
 /* A class: the queued jobs of one (queue, priority), in (submit time, id)
  * order in slots v[head..n), with room below head (sched_queue.c). */
+/* bmin: per block of QBLOCK slots, at most the fewest GPUs a queued job of
+ * the block asks for (exact after each change, sched_queue.c): the
+ * backfill scan passes over a block whose every job is above the pools'
+ * fit limits without reading its jobs. */
+#define QBLOCK_SHIFT 5
+#define QBLOCK (1 << QBLOCK_SHIFT)
 typedef struct sclass {
     int queue, prio;
     int count;                     /* queued jobs: n - head */
@@ -84,6 +90,8 @@ typedef struct sclass {
     sched_job *v;
     int n;
     size_t cap;
+    int *bmin;                     /* per block of v: the least GPUs of its queued jobs (INT_MAX: none) */
+    size_t cap_bmin;
 } sclass;
 
 typedef struct queue {
