@@ -18,7 +18,14 @@
  * or -1 with *p and *cap untouched when memory (or size_t) runs out. */
 int grow_array(void **p, size_t *cap, size_t need, size_t elem);
 
+/* grow_array with its common case, room enough already, inline: the
+ * scheduler asks ~10 million times in the 1M-GPU year, nearly always
+ * with room. */
+static inline int grow_if_needed(void **p, size_t *cap, size_t need, size_t elem) {
+    return need <= *cap ? 0 : grow_array(p, cap, need, elem);
+}
+
 /* GROW(ptr, cap, need): ptr an lvalue pointer, cap an lvalue size_t. */
-#define GROW(ptr, cap, need) grow_array((void **)&(ptr), &(cap), (need), sizeof *(ptr))
+#define GROW(ptr, cap, need) grow_if_needed((void **)&(ptr), &(cap), (need), sizeof *(ptr))
 
 #endif

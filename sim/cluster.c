@@ -26,6 +26,7 @@ typedef struct pool {
     int *by_free;                  /* by_free[f]: UP nodes with exactly f > 0 free GPUs (0..gpus) */
     int *fit_from;                 /* fit_from[f]: no UP node with exactly f free GPUs below it */
     uint64_t *maybe_idle;          /* bit per node of the pool: may be idle and UP (never misses one) */
+    int idle_word;                 /* maybe_idle's words below it are 0 (a packing scan starts there) */
     int rack_nodes, rack_first;    /* nodes per rack; the pool's first rack number */
     int domain_nodes;              /* nodes per NVLink domain (1: the node) */
 } pool;
@@ -204,6 +205,7 @@ static void set_free(cluster *c, int i, int free_gpus) {
     if (n->free_gpus == p->spec->gpus && p->maybe_idle) {
         int off = i - p->first;
         p->maybe_idle[off >> 6] |= 1ull << (off & 63);
+        if (off >> 6 < p->idle_word) p->idle_word = off >> 6;
     }
     if (n->free_gpus > 0 && p->fit_from && i < p->fit_from[n->free_gpus]) p->fit_from[n->free_gpus] = i;
 }
@@ -214,6 +216,7 @@ static void came_up(cluster *c, int i) {
     if (p->maybe_idle) {
         int off = i - p->first;
         p->maybe_idle[off >> 6] |= 1ull << (off & 63);
+        if (off >> 6 < p->idle_word) p->idle_word = off >> 6;
     }
     for (int f = 1; p->fit_from && f <= p->spec->gpus; f++)
         if (i < p->fit_from[f]) p->fit_from[f] = i;
@@ -346,8 +349,10 @@ int cluster_alloc(cluster *c, int pi, int gpus, int *out, int cap) {
         /* pack: the lowest-numbered idle nodes, from the bitset of nodes
          * that may be idle (a scan of every node dominated on a busy
          * 12,800-node pool). A bit found not idle is cleared. */
-        int words = (p->count + 63) / 64;
-        for (int w = 0; w < words && k < need; w++) {
+        int words = (p->count + 63) / 64, w = p->idle_word;
+        while (w < words && !p->maybe_idle[w]) w++;        /* the words a scan found empty stay so */
+        p->idle_word = w;
+        for (; w < words && k < need; w++) {
             uint64_t bits = p->maybe_idle[w];
             while (bits && k < need) {
                 int b = __builtin_ctzll(bits);
@@ -421,6 +426,8 @@ void cluster_release(cluster *c, const int *nodes, int n, int gpus_each) {
         set_free(c, nodes[i], g > max ? max : g);
     }
 }
+
+void cluster_prefetch(const cluster *c, int n) { __builtin_prefetch(&c->nodes[n], 1); }
 
 void cluster_fail(cluster *c, int n) {
     node *x = &c->nodes[n];

@@ -97,6 +97,8 @@ int cluster_take_gpus(cluster *c, int node, int gpus);
 
 /* Give back `gpus_each` GPUs on each of n nodes (those still UP). */
 void cluster_release(cluster *c, const int *nodes, int n, int gpus_each);
+/* A hint that node's record will be read soon; no effect on results. */
+void cluster_prefetch(const cluster *c, int node);
 
 /* Mark a node failed: its GPUs leave service (the caller handles the jobs
  * on it). The node's failure count goes up. */

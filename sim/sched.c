@@ -82,7 +82,10 @@ void sched_free(sched *q) {
     if (!q) return;
     sched_part_free(q);
     sched_where_free(q);
-    for (int c = 0; c < q->n_cls; c++) free(q->classes[c].v);
+    for (int c = 0; c < q->n_cls; c++) {
+        free(q->classes[c].v);
+        free(q->classes[c].bmin);
+    }
     void *v[] = { q->queues, q->running, q->order, q->classes,
                   q->small,  q->cs,     q->cs_share, q->cs_pos, q->held, q->node_loc, q->lim };
     for (size_t i = 0; i < sizeof v / sizeof *v; i++) free(v[i]);
@@ -156,6 +159,12 @@ static int is_held(const sched *q, int id) {
  * at most `want`, appended to q->order from n. Returns the new n. O(jobs
  * taken x classes in the level), usually one class. */
 static int take_level(sched *q, const int *cs, int nc, int n, int want) {
+    if (nc == 1 && !q->n_held) {        /* one class, nothing held: its first jobs as they stand */
+        const sclass *x = &q->classes[cs[0]];
+        int i = x->head, end = x->n - x->head < want - n ? x->n : x->head + (want - n);
+        for (; i < end; i++) q->order[n++] = (qref){ cs[0], i };
+        return n;
+    }
     int *pos = q->cs_pos;
     for (int k = 0; k < nc; k++) pos[cs[k]] = q->classes[cs[k]].head;
     while (n < want) {
@@ -271,6 +280,34 @@ static int any_fits(sched *q) {
     return any;
 }
 
+/* The largest of the pools' fit limits (q->lim, as any_fits left them). */
+static int max_lim(const sched *q) {
+    int m = 0;
+    for (int p = 0; p < q->n_pools; p++)
+        if (q->lim[p] > m) m = q->lim[p];
+    return m;
+}
+
+/* How many of the pass's order from oi on the backfill scan may pass over
+ * at once: the rest of a block of one class's slots (QBLOCK) when every
+ * job in the block is above maxlim, so above its pool's fit limit (the
+ * scan's first test), and the order lists those slots one after the other
+ * (nothing held among them). 0: look at oi. */
+static int skippable(const sched *q, int oi, int n_order, int maxlim) {
+    qref r = q->order[oi];
+    const sclass *k = &q->classes[r.c];
+    if (k->bmin[r.i >> QBLOCK_SHIFT] <= maxlim) return 0;
+    int n = ((r.i | (QBLOCK - 1)) + 1) - r.i;
+    if (n > n_order - oi) n = n_order - oi;
+    qref e = q->order[oi + n - 1];
+    if (e.c != r.c || e.i != r.i + n - 1) return 0;
+#ifdef CT_SCHED_CROSSCHECK
+    for (int i = r.i; i < r.i + n; i++)
+        if (k->v[i].gpus <= q->lim[k->v[i].pool]) abort();
+#endif
+    return n;
+}
+
 static void dispatch_steps(sched *q, double now_s) {
     for (int guard = 0; guard < 1000000 && q->n_queued > 0; guard++) {
         q->n_order = 0;
@@ -322,8 +359,13 @@ static void dispatch_steps(sched *q, double now_s) {
          * jobs of its class, and sched_queue.c keeps the order's slots
          * true. When a start changed the queue otherwise (a job requeued
          * from a callback), the pass starts over. */
-        int started = 0;
+        int started = 0, maxlim = max_lim(q);
         for (int oi = 1; oi < n_order; oi++) {
+            int pass = skippable(q, oi, n_order, maxlim);
+            if (pass > 0) {
+                oi += pass - 1;
+                continue;
+            }
             const sched_job *j = sched_queue_at(q, q->order[oi]);
             if (j->gpus > q->lim[j->pool]) continue;       /* cannot be allocated now */
             if (q->n_held && is_held(q, j->id)) continue;
@@ -336,6 +378,7 @@ static void dispatch_steps(sched *q, double now_s) {
             int n_before = q->n_queued;
             start_queued(q, q->order[oi]);
             any_fits(q);
+            maxlim = max_lim(q);
             started = 1;
             if (q->n_queued != n_before - 1) {         /* the queue changed under us: a new pass */
                 started = 2;

@@ -68,6 +68,9 @@ void sched_adopt(sched *q, const sched_job *j);
  * told, or victims are chosen from a stale picture. */
 void sched_placed(sched *q, int job, int node, int gpus);
 void sched_unplaced(sched *q, int job, int node);
+/* A hint that node's record will be read soon (a job's nodes are spread
+ * over the cluster: each is a cache miss otherwise). No effect on results. */
+void sched_where_prefetch(const sched *q, int node);
 /* A running job ended (done, failed, preempted): its GPUs are free. */
 void sched_finished(sched *q, int job);
 /* A running job's expected end changed. */

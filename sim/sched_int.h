@@ -47,13 +47,17 @@ typedef struct cset {
 } cset;
 
 /* sched_where.c: a job on a node, and a node's record. */
-struct went { int id, gpus, queue, prio; };
+/* A node's record is 32 bytes, aligned to them (sched_where_init): the
+ * 1M-GPU year places and releases ~230 million (node, job) pairs on nodes
+ * spread over the cluster, and a 40-byte record crossed a cache line
+ * every other node. */
+struct went { int id, prio; short gpus, queue; };
 typedef struct wnode {
     struct went one;               /* the scheduler jobs holding GPUs on it: the first here */
     int n;                         /* (a whole-node job is alone: one cache miss, not two) */
     int bucket;                    /* 1 + its bucket; 0: none (no job on it); -1 - its place in q->odd */
+    int cap;                       /* room in more */
     struct went *more;             /* the others (jobs sharing the node) */
-    size_t cap;
 } wnode;
 static inline const struct went *sched_went(const wnode *w, int i) { return i == 0 ? &w->one : &w->more[i - 1]; }
 
@@ -73,6 +77,12 @@ typedef struct qref { int c, i; } qref;
 
 /* A class: the queued jobs of one (queue, priority), in (submit time, id)
  * order in slots v[head..n), with room below head (sched_queue.c). */
+/* bmin: per block of QBLOCK slots, at most the fewest GPUs a queued job of
+ * the block asks for (exact after each change, sched_queue.c): the
+ * backfill scan passes over a block whose every job is above the pools'
+ * fit limits without reading its jobs. */
+#define QBLOCK_SHIFT 5
+#define QBLOCK (1 << QBLOCK_SHIFT)
 typedef struct sclass {
     int queue, prio;
     int count;                     /* queued jobs: n - head */
@@ -80,6 +90,8 @@ typedef struct sclass {
     sched_job *v;
     int n;
     size_t cap;
+    int *bmin;                     /* per block of v: the least GPUs of its queued jobs (INT_MAX: none) */
+    size_t cap_bmin;
 } sclass;
 
 typedef struct queue {

@@ -18,6 +18,7 @@
  */
 #include "sim/sched_int.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,6 +68,19 @@ static int place_of(const sclass *k, const sched_job *j) {
     return lo;
 }
 
+/* The blocks of class k over slots [from, to) get their least GPUs again,
+ * from the queued jobs (slots head..n) in them. O(to - from + QBLOCK). */
+static void remin(sclass *k, int from, int to) {
+    for (int b = from >> QBLOCK_SHIFT; b <= (to - 1) >> QBLOCK_SHIFT && to > from; b++) {
+        int lo = b << QBLOCK_SHIFT, hi = lo + QBLOCK, m = INT_MAX;
+        if (lo < k->head) lo = k->head;
+        if (hi > k->n) hi = k->n;
+        for (int i = lo; i < hi; i++)
+            if (k->v[i].gpus < m) m = k->v[i].gpus;
+        k->bmin[b] = m;
+    }
+}
+
 /* Room for one more job at the end of class c: re-centred to slot 0 when
  * the room below head outgrows the jobs, else grown. 0, or -1. */
 static int make_room(sched *q, int c) {
@@ -74,10 +88,13 @@ static int make_room(sched *q, int c) {
     if (k->head > ROOM_MIN && k->head > k->count) {
         memmove(k->v, k->v + k->head, (size_t)k->count * sizeof *k->v);
         moved(q, c, k->head, k->n, -k->head);
+        int was = k->n;
         k->n = k->count;
         k->head = 0;
+        remin(k, 0, was);
     }
-    return GROW(k->v, k->cap, (size_t)k->n + 1) ? -1 : 0;
+    if (GROW(k->v, k->cap, (size_t)k->n + 1) || GROW(k->bmin, k->cap_bmin, (k->cap >> QBLOCK_SHIFT) + 1)) return -1;
+    return 0;
 }
 
 int sched_queue_add(sched *q, const sched_job *j) {
@@ -85,19 +102,22 @@ int sched_queue_add(sched *q, const sched_job *j) {
     if (c < 0 || make_room(q, c) < 0 || count_queued(q, j, 1) < 0) return -1;
     sclass *k = &q->classes[c];
     /* New jobs arrive in time order: an append but for requeued jobs. */
-    int p = place_of(k, j);
+    int p = place_of(k, j), lo, hi;                     /* the slots that change: [lo, hi) */
     if (k->head > 0 && p - k->head < k->n - p) {        /* the jobs before it move down */
         memmove(&k->v[k->head - 1], &k->v[k->head], (size_t)(p - k->head) * sizeof *k->v);
         moved(q, c, k->head, p, -1);
         k->head--;
         p--;
+        lo = k->head, hi = p + 1;
     } else {                                           /* the jobs after it move up */
         memmove(&k->v[p + 1], &k->v[p], (size_t)(k->n - p) * sizeof *k->v);
         moved(q, c, p, k->n, 1);
         k->n++;
+        lo = p, hi = k->n;
     }
     k->v[p] = *j;
     k->v[p].running = 0;
+    remin(k, lo, hi);
     k->count++;
     q->n_queued++;
     return 0;
@@ -110,10 +130,12 @@ void sched_queue_remove(sched *q, qref r) {
         memmove(&k->v[k->head + 1], &k->v[k->head], (size_t)(r.i - k->head) * sizeof *k->v);
         moved(q, r.c, k->head, r.i, 1);
         k->head++;
+        remin(k, k->head - 1, r.i + 1);
     } else {                                           /* the jobs after it move down */
         memmove(&k->v[r.i], &k->v[r.i + 1], (size_t)(k->n - 1 - r.i) * sizeof *k->v);
         moved(q, r.c, r.i + 1, k->n, -1);
         k->n--;
+        remin(k, r.i, k->n + 1);
     }
     k->count--;
     q->n_queued--;

@@ -22,10 +22,14 @@
 #include "sim/sched.h"
 #include "sim/sched_int.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/grow.h"
+
+_Static_assert(sizeof(wnode) == 32, "a node's record is half a cache line");
 
 /* The queue's bit in a bucket's set of queues; WHERE_OTHER stands for a
  * queue beyond the mask and for a job the scheduler does not run. */
@@ -38,7 +42,10 @@ int sched_where_init(sched *q) {
     if (!needed) return 0;
     int nodes = cluster_node_count(q->c);
     q->n_where = nodes;
-    q->where = calloc((size_t)nodes + 1, sizeof *q->where);
+    size_t bytes = ((size_t)nodes + 1) * sizeof *q->where;
+    bytes = (bytes + 63) / 64 * 64;
+    q->where = aligned_alloc(64, bytes);                 /* a record never straddles two cache lines */
+    if (q->where) memset(q->where, 0, bytes);
     q->pool_first = calloc((size_t)q->n_pools + 1, sizeof *q->pool_first);
     q->pool_nodes = calloc((size_t)q->n_pools + 1, sizeof *q->pool_nodes);
     if (!q->where || !q->pool_first || !q->pool_nodes) return -1;
@@ -146,13 +153,16 @@ void sched_placed(sched *q, int id, int node, int gpus) {
     if (!q->where_ok || node < 0 || node >= q->n_where) return;
     wnode *w = &q->where[node];
     int r = sched_run_index(q, id);
-    if (w->n > 0 && GROW(w->more, w->cap, (size_t)w->n)) {
+    size_t cap = (size_t)w->cap;
+    int qi = r >= 0 ? q->running[r].queue : -1;
+    if (gpus > SHRT_MAX || qi > SHRT_MAX || (w->n > 0 && (GROW(w->more, cap, (size_t)w->n) || cap > INT32_MAX))) {
         q->where_ok = 0;
         return;
     }
+    w->cap = (int)cap;
     /* A job the scheduler does not run is never a candidate: its queue
      * stands as WHERE_OTHER, which only the exact test per node reads. */
-    struct went e = { id, gpus, r >= 0 ? q->running[r].queue : -1, r >= 0 ? q->running[r].priority : 0 };
+    struct went e = { id, r >= 0 ? q->running[r].priority : 0, (short)gpus, (short)qi };
     if (w->n == 0) w->one = e;
     else w->more[w->n - 1] = e;
     w->n++;
@@ -170,6 +180,10 @@ void sched_unplaced(sched *q, int id, int node) {
             break;
         }
     if (node_rekey(q, node) < 0) q->where_ok = 0;
+}
+
+void sched_where_prefetch(const sched *q, int node) {
+    if (q->where_ok && node >= 0 && node < q->n_where) __builtin_prefetch(&q->where[node], 1);
 }
 
 /* The first node of bucket b at or after node `from`; -1 when none. */

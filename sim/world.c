@@ -125,8 +125,12 @@ static int build_cluster(world *w) {
     if (!w->e || !w->c || !w->r_health) return -1;
     int nodes = cluster_node_count(w->c);
     w->node = calloc((size_t)nodes + 1, sizeof *w->node);
-    if (!w->node) return -1;
-    for (int i = 0; i < nodes; i++) w->node[i] = (node_rec){ .w = w, .index = i, .job = -1 };
+    w->use = calloc((size_t)nodes + 1, sizeof *w->use);
+    if (!w->node || !w->use) return -1;
+    for (int i = 0; i < nodes; i++) {
+        w->node[i] = (node_rec){ .w = w, .index = i };
+        w->use[i] = (node_use){ .job = -1 };
+    }
     w->on_node = (node_hooks){ node_hit, node_back, cloud_node_idle };
     w->dispatch = dispatch;
     cluster_set_spread(w->c, !strcmp(s->sched_placement, "spread"), s->network.nodes_per_leaf);
@@ -188,6 +192,7 @@ void world_free(world *w) {
     cluster_free(w->c);
     rng_free(w->r_health);
     free(w->node);
+    free(w->use);
     build_free(w);
     sched_free(w->q);
     free(w->fail_by_proc);

@@ -68,7 +68,7 @@ static void on_release_check(engine *e, void *arg) {
     node_rec *r = arg;
     world *w = r->w;
     int n = r->index;
-    if (cluster_node_state(w->c, n) == NODE_UP && r->jobs == 0 && r->replicas == 0 &&
+    if (cluster_node_state(w->c, n) == NODE_UP && w->use[n].jobs == 0 && w->use[n].replicas == 0 &&
         now_s(w) - r->idle_since_s >= w->s->cloud_idle_release_s - 1e-6) {
         cloud_account(w);
         cluster_cloud_release(w->c, n);

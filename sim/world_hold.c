@@ -70,7 +70,7 @@ void hold_start(world *w, int k) {
     if (g->state != H_QUEUED) return;
     if (sched_alloc(w->q, h->queue, h->pool, g->gpus, g->nodes, g->n) < 0) return;   /* dispatch checked */
     for (int i = 0; i < g->n; i++) {
-        w->node[g->nodes[i]].replicas++;
+        w->use[g->nodes[i]].replicas++;
         sched_placed(w->q, w->n_jobs + k, g->nodes[i], g->gpus_each);
     }
     g->state = H_HELD;
@@ -83,7 +83,7 @@ static void drop(world *w, int k) {
     holding *g = &w->hold[k];
     cluster_release(w->c, g->nodes, g->n, g->gpus_each);
     for (int i = 0; i < g->n; i++) {
-        w->node[g->nodes[i]].replicas--;
+        w->use[g->nodes[i]].replicas--;
         sched_unplaced(w->q, w->n_jobs + k, g->nodes[i]);
         repair_node_left(w, g->nodes[i]);
     }
@@ -118,10 +118,10 @@ void hold_lost(world *w, int k, const char *why) {
 
 /* A failure on a node hits the replicas placed on it. */
 void hold_hit_node(world *w, int node, const failure_proc *p) {
-    if (w->node[node].replicas <= 0) return;
+    if (w->use[node].replicas <= 0) return;
     char why[160];
     snprintf(why, sizeof why, "node %d failed: %s (%s)", node, p->cause, p->component);
-    for (int k = 0; k < w->n_hold && w->node[node].replicas > 0; k++) {
+    for (int k = 0; k < w->n_hold && w->use[node].replicas > 0; k++) {
         holding *g = &w->hold[k];
         if (g->state != H_HELD) continue;
         for (int i = 0; i < g->n; i++)

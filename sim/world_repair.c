@@ -121,7 +121,7 @@ static void node_failed(void *ctx, int node, int proc) {
     const sc_failures_cfg *fc = &w->s->failure_cfg;
     w->n_fail_total++;
     w->fail_by_proc[proc]++;
-    int used = w->node[node].jobs > 0 || w->node[node].replicas > 0;
+    int used = w->use[node].jobs > 0 || w->use[node].replicas > 0;
     int down = cluster_node_state(w->c, node) == NODE_FAILED;
     world_event(w, "cluster", "failure", "node %d: %s (%s)%s", node, p->cause, p->component,
           used ? "" : down ? " while the node is down for repair" : " on an unused node");
@@ -136,7 +136,7 @@ static void node_failed(void *ctx, int node, int proc) {
     if (!used && !fc->health_at_start && cluster_node_state(w->c, node) == NODE_UP) {
         /* Nobody checks an idle node: the fault stays hidden until a job
          * starts on it and crashes. */
-        if (!w->node[node].latent) w->node[node].latent = (short)(proc + 1);
+        if (!w->use[node].latent) w->use[node].latent = (short)(proc + 1);
         return;
     }
     repair_node_down(w, node, p);
@@ -149,8 +149,8 @@ static void on_repaired(engine *e, void *arg) {
     int node = r->index;
     r->repair_ev = 0;
     if (cluster_node_state(w->c, node) != NODE_FAILED) return;
-    if (r->drain) {                                /* failed while draining: the drain stands */
-        drain_finish(w, node, r->drain - 1);
+    if (w->use[node].drain) {                      /* failed while draining: the drain stands */
+        drain_finish(w, node, w->use[node].drain - 1);
         return;
     }
     if (r->replaced) {
@@ -227,7 +227,7 @@ void repair_unavailable(world *w) {
 static void drain_finish(world *w, int n, int u) {
     const sc_unavailable *x = &w->s->unavailable[u];
     node_rec *nr = &w->node[n];
-    nr->drain = 0;
+    w->use[n].drain = 0;
     cluster_drain(w->c, n);
     publish_failed(w);
     if (x->repair_s > 0 && !nr->repair_ev) nr->repair_ev = engine_after(w->e, sim_from_s(x->repair_s), on_resumed, nr);
@@ -247,15 +247,15 @@ void repair_begin_draining(world *w) {
         int busy = 0;
         for (int k = 0; k < x->n; k++) {
             int n = x->nodes[k];
-            node_rec *nr = &w->node[n];
-            if (cluster_node_state(w->c, n) != NODE_UP || nr->drain) continue;     /* named twice */
+            node_use *nu = &w->use[n];
+            if (cluster_node_state(w->c, n) != NODE_UP || nu->drain) continue;     /* named twice */
             w->draining_at_start++;
-            if (nr->jobs == 0 && nr->replicas == 0) {
+            if (nu->jobs == 0 && nu->replicas == 0) {
                 drain_finish(w, n, u);
                 continue;
             }
             cluster_begin_drain(w->c, n);
-            nr->drain = u + 1;
+            nu->drain = u + 1;
             busy++;
         }
         world_event(w, "cluster", "node_draining", "%d node(s) draining at t = 0%s%s: %d with running jobs take no "
@@ -264,9 +264,9 @@ void repair_begin_draining(world *w) {
 }
 
 void repair_node_left(world *w, int n) {
-    const node_rec *nr = &w->node[n];
-    if (nr->drain && nr->jobs == 0 && nr->replicas == 0 && cluster_node_state(w->c, n) == NODE_DRAINING)
-        drain_finish(w, n, nr->drain - 1);
+    const node_use *nu = &w->use[n];
+    if (nu->drain && nu->jobs == 0 && nu->replicas == 0 && cluster_node_state(w->c, n) == NODE_DRAINING)
+        drain_finish(w, n, nu->drain - 1);
 }
 
 /* A node failure injected from the dashboard (world_inject_failure). */
@@ -277,10 +277,10 @@ int repair_inject(world *w, int node) {
     failure_proc p = { "node", "injected", 1, 0, 0, 0, rel_mttr_default_s(REL_NODE), DETECT_CRASH, 1, 0 };
     w->n_fail_total++;
     w->injected++;
-    int used = w->node[node].jobs > 0 || w->node[node].replicas > 0;
+    int used = w->use[node].jobs > 0 || w->use[node].replicas > 0;
     world_event(w, "cluster", "failure", "node %d: %s (%s)%s", node, p.cause, p.component, used ? "" : " on an unused node");
     w->on_node.hit(w, node, &p, 0);
-    w->node[node].latent = 0;                 /* whatever was hidden goes to repair too */
+    w->use[node].latent = 0;                 /* whatever was hidden goes to repair too */
     repair_node_down(w, node, &p);
     return 0;
 }
@@ -293,7 +293,7 @@ int repair_drain(world *w, int node, int on) {
         if (st == NODE_DRAINED || st == NODE_OFF) return -1;
         /* Out of service first, so jobs moved off it cannot land on it. */
         cluster_drain(w->c, node);
-        w->node[node].drain = 0;
+        w->use[node].drain = 0;
         failure_proc p = { "node", "drained", 1, 0, 0, 0, 0, DETECT_CRASH, 1, 0 };
         w->on_node.hit(w, node, &p, 1);
         publish_failed(w);
@@ -301,7 +301,7 @@ int repair_drain(world *w, int node, int on) {
         return 0;
     }
     if (st != NODE_DRAINED || cluster_undrain(w->c, node) < 0) return -1;
-    w->node[node].latent = 0;
+    w->use[node].latent = 0;
     publish_failed(w);
     world_event(w, "cluster", "node_undrained", "node %d back in service", node);
     w->on_node.back(w, node, 0);

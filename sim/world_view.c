@@ -282,9 +282,9 @@ void world_node_views(const world *w, world_node_view *out) {
         case NODE_OFF: v->activity = WA_OFF; continue;
         case NODE_UP: case NODE_DRAINING: break;     /* a draining node still runs its jobs */
         }
-        v->activity = w->node[i].latent ? WA_FAILED : WA_IDLE;
-        if (w->node[i].jobs <= 0) continue;
-        v->job = w->node[i].job;
+        v->activity = w->use[i].latent ? WA_FAILED : WA_IDLE;
+        if (w->use[i].jobs <= 0) continue;
+        v->job = w->use[i].job;
         const job *j = v->job >= 0 ? &w->jobs[v->job] : NULL;
         if (!j || j->kind == JOB_BATCH) v->activity = WA_BATCH;
         else if (j->ph == PH_CHECKPOINT) v->activity = WA_CHECKPOINT;
