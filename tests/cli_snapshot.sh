@@ -51,11 +51,11 @@ grep -q '^104,.*,pending,,alice,ml,101,,post$' "$tmp/s-24.05.jobs.csv" && ok "de
 expect_status 0 "the snapshot checks" "$bin" check "$f"
 expect_status 0 "the snapshot runs" "$bin" run "$f" --json "$tmp/r.json" --no-db
 python3 - "$tmp/r.json" >"$tmp/checks" 2>&1 <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-jobs = {j["id"]: j for j in d["jobs"]}
-def check(ok, what):
-    print(("ok " if ok else "FAIL ") + what)
+import sys
+sys.path.insert(0, "tests")
+from ctrun import Checks, jobs_by_id
+d, jobs = jobs_by_id(sys.argv[1])
+check = Checks()
 check(d.get("snapshot_time") == "2025-11-26T09:30:00Z", "snapshot_time")
 check(d["cluster"].get("nodes_unavailable_at_start") == 2, "2 nodes out at t = 0")
 check(jobs["101"]["start_s"] == -7200 and jobs["101"]["state_at_snapshot"] == "running", "101 started at -elapsed")
@@ -63,7 +63,7 @@ check(jobs["103"]["state_at_snapshot"] == "held" and jobs["103"]["start_s"] is N
 check(all(jobs["105_%d" % t]["start_s"] is not None for t in range(4)), "the array's tasks run")
 check(jobs["104"]["start_s"] >= jobs["101"]["end_s"], "104 waits for 101")
 PY
-while read -r line; do case $line in ok*) ok "${line#ok }" ;; *) no "${line#FAIL }" ;; esac; done <"$tmp/checks"
+while read -r word rest; do case $word in ok) ok "$rest" ;; *) no "$rest" ;; esac; done <"$tmp/checks"
 
 # sacct -P text and sacct --json give the same history, hence the same scenario.
 expect_status 0 "snapshot with --sacct-text" "$bin" snapshot --from slurm --squeue tests/slurm/22.05/squeue.json \

@@ -18,11 +18,11 @@ grep -v '"wall' "$tmp/b.json" >"$tmp/b.cut"
 cmp -s "$tmp/a.cut" "$tmp/b.cut" && ok "same scenario and seed, same bytes" || no "two runs differ"
 
 python3 - "$tmp/a.json" >"$tmp/checks" 2>&1 <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-jobs = {j["id"]: j for j in d["jobs"]}
-def check(ok, what):
-    print(("ok " if ok else "FAIL ") + what)
+import sys
+sys.path.insert(0, "tests")
+from ctrun import Checks, jobs_by_id
+d, jobs = jobs_by_id(sys.argv[1])
+check = Checks()
 check(d.get("snapshot_time") == "2026-11-26T09:30:00Z", "snapshot_time reported")
 check(d["cluster"].get("nodes_unavailable_at_start") == 3, "3 nodes out at t = 0")
 a = jobs["1001"]

@@ -26,6 +26,13 @@ def service(path, i=0):
         return json.load(f)["services"][i]
 
 
+def jobs_by_id(path):
+    """The results JSON at path and its jobs by id (`clustertwin run ... --json path`)."""
+    with open(path) as f:
+        d = json.load(f)
+    return d, {j["id"]: j for j in d["jobs"]}
+
+
 class Checks:
     """check(ok, what) prints an ok or FAIL line as the shell suites do and
     counts the failures in bad."""
