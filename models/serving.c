@@ -435,15 +435,47 @@ static double linear_all_s(const serve_model *s, double tokens, double ta) {
     return attn * s->layers + dense * s->dense_layers + moe_ffn_s(s, tokens, ta) * s->moe_layers;
 }
 
+/* Bytes one MoE layer's routing kernels move on one GPU for `tokens`
+ * tokens of the replica, ta of them in this GPU's attention group:
+ * TensorRT-LLM's CUTLASS fused MoE (moe_kernels.cu) permutes each token
+ * into its k expert rows (expandInputRows: reads the token's bf16 row,
+ * writes k rows at the experts' activation precision), runs the gated
+ * activation on every routed row between the two grouped GEMMs
+ * (doActivation: reads gate and up, writes their product, as a dense
+ * FFN's activation does per row) and sums each token's k expert outputs
+ * back (finalizeMoeRouting: reads k bf16 rows, writes one; with the
+ * FINALIZE epilogue fusion the same rows are atomically added instead).
+ * A GPU runs tokens·k/ep of those rows (each etp-sliced); the shared
+ * experts' activation runs on its ta tokens. The GEMMs' own reads and
+ * writes are tiled_linear_s's. */
+static double moe_route_bytes(const serve_model *s, const tf_dims *d, double tokens, double ta) {
+    double fe = s->m.expert_ffn_hidden > 0 ? s->m.expert_ffn_hidden : d->f, act = (d->gated ? 3 : 2) * fe * 2;
+    double h = s->hidden, rows = tokens * s->experts_per_token / s->ep;
+    double per_row = h * act_in_bytes(s->compute_expert) + h * 2 + act / s->etp;
+    return ta * (2 * h * 2 + s->shared_experts * act / s->tp) + rows * per_row;
+}
+
+/* Elementwise bytes per token of the attention group outside the MoE
+ * routing: every layer's norms, residual adds and rotary embedding; the
+ * dense layers' activation. A dense model keeps its one expression. */
+static double token_elementwise_bytes(const serve_model *s, const tf_dims *d) {
+    tf_elementwise e;
+    tf_layer_elementwise(&s->m, 2, &e);
+    double tail = s->kv_bytes_per_token + 2 * s->hidden;     /* KV write, embedding row */
+    if (s->moe_layers == 0) return s->layers * (e.hidden_bytes + e.split_bytes / s->tp) + tail;
+    double act = (d->gated ? 3 : 2) * d->f * 2;
+    return s->layers * (e.hidden_bytes + (e.split_bytes - act) / s->tp) + s->dense_layers * act / s->tp + tail;
+}
+
 void serve_tokens_part(const serve_model *sm, double tokens, serve_tok_part *p) {
     const serve_model *s = sm;
     double ta = tokens / s->attn_dp;                 /* per attention group */
     p->linear_s = linear_all_s(s, tokens, ta);
-    tf_elementwise e;
-    tf_layer_elementwise(&s->m, 2, &e);
-    double per_token = s->layers * (e.hidden_bytes + e.split_bytes / s->tp) + s->kv_bytes_per_token +
-                       2 * s->hidden;                /* embedding row */
-    p->elementwise_s = ta * per_token / s->hbm_bytes_per_s;
+    tf_dims d;
+    tf_dims_of(&s->m, &d);
+    double bytes = ta * token_elementwise_bytes(s, &d);
+    if (s->moe_layers > 0) bytes += s->moe_layers * moe_route_bytes(s, &d, tokens, ta);
+    p->elementwise_s = bytes / s->hbm_bytes_per_s;
     p->allreduce_s = s->tp > 1 ? 2 * s->layers * collective_s(s, COLL_ALLREDUCE, ta * s->hidden * 2) : 0;
     p->a2a_s = s->moe_layers * a2a_s(s, tokens);
 }

@@ -83,11 +83,12 @@ rc=$?
 # |error| stays at or under what the model reached when it was last changed
 # (42.9% over 18 rows, issue 20's second serving pass, rounded up to 43%;
 # 42.0% since the rows run the page's own request counts, third pass;
+# 40.4% with the MoE routing traffic, fourth pass, rounded up to 41%;
 # docs/moe-serving.md), so a regression fails. The dense rows keep theirs
 # (1.4%, rounded up to 2%).
 "$bin" validate --published tests/validation --only inference 2>&1 | python3 -c '
 import sys
-want = {"file:inference_moe.csv": (18, 43.0), "file:inference.csv": (3, 2.0)}
+want = {"file:inference_moe.csv": (18, 41.0), "file:inference.csv": (3, 2.0)}
 seen = {}
 for line in sys.stdin:
     f = line.split()

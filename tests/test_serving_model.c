@@ -249,6 +249,35 @@ static void test_host_bound_and_moe_kernels(void **state) {
     assert_true(fabs(bd.launch_s - p.kernel_gap_s * (12.0 * big.layers + 4)) < 1e-12);
 }
 
+/* MoE routing traffic (models/serving.c moe_route_bytes): TensorRT-LLM's
+ * CUTLASS fused MoE permutes each token into k expert rows, runs the gated
+ * activation on every routed row and sums the k outputs back. Qwen3-30B-A3B
+ * (hidden 2048, 128 experts of 768, top 8, 48 MoE layers, 32 query and 4 KV
+ * heads of 128) in NVFP4 on one B200, 8192 tokens: per token and layer the
+ * norms and residuals (10·2048·2 bytes) and the rotary embedding
+ * (2·(4096 + 512)·2), plus the KV write (49,152) and the embedding row
+ * (2·2048); per MoE layer the permute (read 2048·2, write 8 rows of 2048 at
+ * 4.5 bits), the activation (8 rows of 3·768·2) and the finalize (read 8
+ * rows of 2048·2, write 2048·2). A dense model keeps its own expression. */
+static void test_moe_route_traffic(void **state) {
+    (void)state;
+    serve_model sm = layout_on(catalog_llm(cat, "qwen3-30b-a3b"), "dgx-b200", 1, 1, PREC_FP4);
+    serve_breakdown bd;
+    double n = 8192, h = 2048, rows = n * 8;
+    serve_tokens_s(&sm, n, 1, &bd);
+    double token = 48 * (10 * h * 2 + 2 * (4096 + 512) * 2) + 49152 + 2 * h;
+    double route = n * 2 * h * 2 + rows * (h * 4.5 / 8 + h * 2 + 3 * 768 * 2);
+    double want = (n * token + 48 * route) / sm.hbm_bytes_per_s;
+    printf("  qwen3-30b-a3b fp4 B200, 8192 tokens: elementwise %.2f ms (routing %.2f ms)\n", bd.elementwise_s * 1e3,
+           48 * route / sm.hbm_bytes_per_s * 1e3);
+    assert_true(fabs(bd.elementwise_s - want) < 1e-9 * want);
+    serve_model big = preset_on("llama3-70b", "dgx-h100", 2, PREC_FP8);
+    serve_tokens_s(&big, n, 1, &bd);
+    double dense = 80 * (10 * 8192.0 * 2 + (3 * 28672.0 + 2 * (8192 + 1024)) * 2 / 2) + big.kv_bytes_per_token +
+                   2 * 8192.0;
+    assert_true(fabs(bd.elementwise_s - n * dense / big.hbm_bytes_per_s) < 1e-9 * bd.elementwise_s);
+}
+
 /* Engines (models/catalog/engines.xml): CUDA-graph lists read as their
  * sources write them and pad a decode batch up to the next captured size;
  * a synchronous engine adds its host time to the GPU's, an overlapping one
@@ -506,6 +535,7 @@ int main(void) {
         cmocka_unit_test(test_host_per_node),
         cmocka_unit_test(test_moe_memory_on_total_flops_on_active),
         cmocka_unit_test(test_host_bound_and_moe_kernels),
+        cmocka_unit_test(test_moe_route_traffic),
         cmocka_unit_test(test_experts_touched),
         cmocka_unit_test(test_expert_parallel),
         cmocka_unit_test(test_fp4_weights),
