@@ -371,6 +371,9 @@ void train_layer_costs(const llm_spec *m, const train_plan *p, const fabric *f,
     ep_exposure(p, q, g, &mc, whole, c);
     c->gaps = (q->kernels_per_layer + extra_kernels) * q->kernel_gap_s * (3 + whole);
     /* Host-bound time per layer per micro-batch (stack layer-overhead): on
-     * the critical path of every pipeline slot, bubble slots included. */
+     * the critical path of every pipeline slot, bubble slots included. A
+     * MoE layer adds its dispatcher's host sync, once per forward pass
+     * (recomputed forwards too). */
     c->host = p->stack.layer_overhead_s;
+    if (kind == TRAIN_LAYER_MOE) c->host += (1 + whole) * train_moe_dispatch_sync_s(p, f);
 }

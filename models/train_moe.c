@@ -161,3 +161,8 @@ void moe_ffn_costs(const llm_spec *m, const train_plan *p, const fabric *f, doub
     c->a2a_fwd = disp + comb + gather;
     c->a2a_bwd = 2 * ep_alltoall_s(m, p, f, S * imb * ACT_BYTES) + gather;
 }
+
+double train_moe_dispatch_sync_s(const train_plan *p, const fabric *f) {
+    if (p->moe_dispatcher != MOE_DISPATCHER_ALLTOALL || !f->node) return 0;
+    return f->node->coll_launch_s;
+}

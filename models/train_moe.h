@@ -51,6 +51,14 @@ typedef struct moe_ffn_cost {
 void moe_ffn_costs(const llm_spec *m, const train_plan *p, const fabric *f, double tokens,
                    moe_ffn_cost *c);
 
+/* Device idle time per forward pass of one MoE layer that the dispatcher's
+ * host synchronisation costs (train_plan.h, moe_dispatcher): 0 for flex;
+ * under alltoall the host waits for the tokens per expert, so the device's
+ * queue is empty when the host enqueues the dispatch all-to-all, and the
+ * device waits for that enqueue: the node's collective launch and host
+ * enqueue time (catalog coll-launch-latency, node_spec.coll_launch_s). */
+double train_moe_dispatch_sync_s(const train_plan *p, const fabric *f);
+
 /* A GEMM of the layers under the plan's precision. In FP8 or FP4 it runs
  * at that peak with the GEMM's fixed cost (pipeline fill, epilogue:
  * latency, not tensor-core work) unchanged in time, so the size at which

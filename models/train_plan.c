@@ -45,6 +45,10 @@ int fp4_recipe_parse(const char *z) {
     int r = lookup(z, fp4_names, FP4_COUNT);
     return r == FP4_NONE ? -1 : r;
 }
+int moe_dispatcher_parse(const char *z) {
+    static const char *const names[] = { "flex", "alltoall" };
+    return lookup(z, names, 2);
+}
 const char *fp4_recipe_name(fp4_recipe r) {
     return (r >= 0 && r < FP4_COUNT) ? fp4_names[r] : "?";
 }

@@ -45,6 +45,18 @@ typedef enum moe_overlap { MOE_OVERLAP_NONE, MOE_OVERLAP_A2A, MOE_OVERLAP_DUALPI
  * (32-element blocks with an E8M0 scale: OCP Microscaling Formats (MX)
  * Specification v1.0, 2023, section 5). */
 typedef enum fp4_recipe { FP4_NONE, FP4_NVFP4, FP4_MXFP4, FP4_COUNT } fp4_recipe;
+/* Megatron-Core's token dispatcher of a MoE layer (--moe-token-dispatcher-type):
+ *   FLEX      the host never waits for the device (the default: today's
+ *             pricing; DeepEP and HybridEP as flex backends)
+ *   ALLTOALL  the NCCL all-to-all dispatcher: dropless, it copies the tokens
+ *             per expert and the split sizes to the host and waits for them
+ *             once in every MoE layer's forward, before the dispatch
+ *             all-to-all (megatron/core/transformer/moe/token_dispatcher.py
+ *             at core_v0.15.0, MoEAlltoAllTokenDispatcher.preprocess,
+ *             sync point "before_ep_alltoall", and _maybe_dtoh_and_synchronize:
+ *             d2h_event.synchronize()), so the device idles while the host
+ *             enqueues the all-to-all (train_moe_dispatch_sync_s). */
+typedef enum moe_dispatcher { MOE_DISPATCHER_FLEX, MOE_DISPATCHER_ALLTOALL } moe_dispatcher;
 /* selective_kind (what selective recomputation recomputes) is in
  * models/stack.h: a stack may name the kind its software runs. */
 
@@ -58,6 +70,7 @@ int moe_overlap_parse(const char *z);
 const char *moe_overlap_name(moe_overlap o);
 int fp4_recipe_parse(const char *z);        /* "nvfp4", "mxfp4"; -1 when unknown */
 const char *fp4_recipe_name(fp4_recipe r);
+int moe_dispatcher_parse(const char *z);    /* "flex", "alltoall"; -1 when unknown */
 /* Bytes per element of an FP4 tensor with its block scales: 0.5 + 1/16
  * (NVFP4: one E4M3 byte per 16; the per-tensor FP32 scale is negligible),
  * 0.5 + 1/32 (MXFP4: one E8M0 byte per 32). */
@@ -127,6 +140,7 @@ typedef struct train_plan {
     moe_overlap moe_overlap;         /* all-to-all against compute; -1: not given (dualpipe
                                         under pipeline-schedule dualpipe, else none) */
     int fp4_recipe;                  /* under precision fp4: an fp4_recipe; 0: nvfp4 */
+    moe_dispatcher moe_dispatcher;   /* the MoE token dispatcher; 0: flex (no host sync) */
 } train_plan;
 
 /* Figures of the step model that belong to the software rather than the

@@ -134,7 +134,7 @@ static void read_recompute_modules(loader *L, const xmlNode *e, train_plan *p) {
 }
 
 /* Expert parallelism (models/train_moe.h): ep=, etp=, expert-imbalance=,
- * capacity-factor=, route-nodes=, moe-overlap=; and fp4-recipe= (only with
+ * capacity-factor=, route-nodes=, moe-overlap=, moe-dispatcher=; and fp4-recipe= (only with
  * precision="fp4"). Checked against the model by train_plan_check. */
 static void read_moe(loader *L, const xmlNode *e, train_plan *p) {
     int v;
@@ -148,6 +148,8 @@ static void read_moe(loader *L, const xmlNode *e, train_plan *p) {
     attr_int(&L->x, e, "route-nodes", &p->route_nodes, 0, 1, 100000);
     if (attr_enum(&L->x, e, "moe-overlap", moe_overlap_parse, "none, a2a, dualpipe", &v) > 0)
         p->moe_overlap = (moe_overlap)v;
+    if (attr_enum(&L->x, e, "moe-dispatcher", moe_dispatcher_parse, "flex, alltoall", &v) > 0)
+        p->moe_dispatcher = (moe_dispatcher)v;
     read_recompute_modules(L, e, p);
     if (attr_enum(&L->x, e, "fp4-recipe", fp4_recipe_parse, "nvfp4, mxfp4", &v) > 0) {
         if (p->precision != PREC_FP4)

@@ -95,16 +95,17 @@ heldout_floor training_published.csv 25 8 "training held out"
 # Every row with a result (gpt-oss-120b BF16 on B200 fits since the
 # recompute-modules its recipe sets, layernorm and moe_act, are priced; it
 # comes out +57%, which raised the median from 20.4% to 21.2%) and median
-# |error| <= 20.5% (20.3% since the routed experts' FP8/FP4 casts are
-# priced, docs/moe-training.md).
-python3 - "$tmp/all.json" <<'PY' && ok "training_moe.csv: every row with a result, median |error| <= 20.5%" \
-  || no "training_moe.csv: every row with a result, median |error| <= 20.5%"
+# |error| <= 20.2% (20.3% since the routed experts' FP8/FP4 casts are
+# priced, 20.17% since the alltoall dispatcher's host sync is, on the rows
+# whose recipe runs it: docs/moe-training.md).
+python3 - "$tmp/all.json" <<'PY' && ok "training_moe.csv: every row with a result, median |error| <= 20.2%" \
+  || no "training_moe.csv: every row with a result, median |error| <= 20.2%"
 import json, statistics, sys
 c = [c for c in json.load(open(sys.argv[1]))["cases"] if c["file"] == "training_moe.csv"]
 e = [abs(x["error_pct"]) for x in c if x.get("error_pct") is not None]
 print("  training_moe.csv: n %d (%d without a result), median |error| %.1f%%"
       % (len(c), len(c) - len(e), statistics.median(e)))
-assert len(c) >= 30 and len(c) == len(e) and statistics.median(e) <= 20.5
+assert len(c) >= 30 and len(c) == len(e) and statistics.median(e) <= 20.2
 PY
 # Issue 21's serving latency rows (inference_latency.csv), held out: every
 # row gives a result and the median |error| stays at or under 12%, a floor at

@@ -18,6 +18,7 @@
 #include "tests/planfix.h"
 #include "tests/trainfix.h"
 #include "models/gpu.h"
+#include "models/train_layer.h"
 #include "models/train_moe.h"
 #include "models/training.h"
 #include "models/transformer.h"
@@ -317,6 +318,43 @@ static void test_expert_gemm_shape(void **state) {
     assert_true(fabs(slow.fwd - base.fwd - (base.local_experts * pair + router)) < 1e-12);
 }
 
+/* The alltoall dispatcher's host sync (train_plan.h, moe_dispatcher): a MoE
+ * layer's host time grows by the node's collective launch time once per
+ * forward pass, a recomputed forward included; a dense layer and the flex
+ * dispatcher pay nothing, and the step grows by that time per MoE layer
+ * per micro-batch. */
+static void test_dispatch_sync(void **state) {
+    (void)state;
+    const llm_spec *m = catalog_llm(cat, "qwen3-30b-a3b");
+    assert_non_null(m);
+    train_plan p = moe_plan(1, 1, 8, 8, 64, PREC_BF16);
+    p.recompute = RECOMPUTE_NONE;
+    train_plan_defaults(&p);
+    fabric f;
+    fabric_for(&f, "dgx-b200", 8);
+    train_params q;
+    train_params_default(&q);
+    train_layer_cost flex, a2a, dense, full;
+    train_layer_costs(m, &p, &f, &q, TRAIN_LAYER_MOE, &flex);
+    train_result rf = step("qwen3-30b-a3b", "dgx-b200", &p);
+    p.moe_dispatcher = MOE_DISPATCHER_ALLTOALL;
+    train_layer_costs(m, &p, &f, &q, TRAIN_LAYER_MOE, &a2a);
+    train_layer_costs(m, &p, &f, &q, TRAIN_LAYER_DENSE, &dense);
+    train_result ra = step("qwen3-30b-a3b", "dgx-b200", &p);
+    double sync = f.node->coll_launch_s;
+    assert_true(sync > 0 && train_moe_dispatch_sync_s(&p, &f) == sync);
+    assert_true(fabs(a2a.host - flex.host - sync) < 1e-15 && dense.host == flex.host);
+    double mb = ra.micro_batches, grew = ra.step_s - rf.step_s;
+    assert_true(fabs(grew - mb * m->layers * sync) < 1e-9 * ra.step_s);
+    p.recompute = RECOMPUTE_FULL;
+    train_layer_costs(m, &p, &f, &q, TRAIN_LAYER_MOE, &full);
+    p.moe_dispatcher = MOE_DISPATCHER_FLEX;
+    train_layer_costs(m, &p, &f, &q, TRAIN_LAYER_MOE, &flex);
+    assert_true(fabs(full.host - flex.host - 2 * sync) < 1e-15);
+    assert_int_equal(moe_dispatcher_parse("alltoall"), MOE_DISPATCHER_ALLTOALL);
+    assert_int_equal(moe_dispatcher_parse("all2all"), -1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_checks),     cmocka_unit_test(test_active_flops),
@@ -326,6 +364,7 @@ int main(void) {
         cmocka_unit_test(test_fp4),        cmocka_unit_test(test_pipeline_slots),
         cmocka_unit_test(test_rack_domain), cmocka_unit_test(test_comm_sms),
         cmocka_unit_test(test_expert_casts), cmocka_unit_test(test_expert_gemm_shape),
+        cmocka_unit_test(test_dispatch_sync),
     };
     return cmocka_run_group_tests(tests, catalog_setup, catalog_teardown);
 }
