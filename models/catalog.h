@@ -201,6 +201,8 @@ typedef struct engine_spec {
     int max_batch;                    /* max_num_seqs / max_batch_size; 0 = the scenario default */
     int token_budget;                 /* max_num_batched_tokens / chunked prefill size; 0 = default */
     int chunked_prefill;              /* 1: prompts split to fill the token budget */
+    int prefill_alone;                /* 1: without chunking, an iteration that runs prompts runs
+                                         no decode step (vLLM V0's default scheduler) */
     int block_size;                   /* KV block (page) tokens; 0 = default (16) */
     char kv_allocation[16];           /* reserve | on-demand; "" = default (reserve) */
     char kv_preemption[16];           /* recompute | swap; "" = default (recompute) */

@@ -277,6 +277,7 @@ static void init_policy(serving *sv, const serve_params *p) {
     sv->rep_gpus = c->ep > c->tp ? c->ep : c->tp;
     sv->reserve = strcmp(c->kv_allocation, "on-demand") != 0;
     sv->chunked = c->chunked_prefill;
+    sv->prefill_alone = c->prefill_alone && !sv->chunked;
     sv->static_b = !strcmp(c->batching, "static");
     if (sv->static_b) sv->reserve = 1;
     sv->swap = !strcmp(c->kv_preemption, "swap");
