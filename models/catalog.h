@@ -195,6 +195,8 @@ typedef struct engine_spec {
                                          serving model's default (models/serving.c) */
     double gemm_efficiency;           /* fraction of the serving model's GEMM rate the engine's
                                          kernels reach; 0 = all of it (1) */
+    double kv_read_efficiency;        /* fraction of the serving model's KV-cache read rate the
+                                         engine's decode attention kernel reaches; 0 = all (1) */
     char cuda_graph_sizes[160];       /* captured decode batch sizes: "1,2,4,8-248/8,256-512/16";
                                          a decode-only batch is padded up to the next one,
                                          larger ones run at their size; "" = none */

@@ -373,6 +373,7 @@ static void engine_params(const scenario *s, const sc_inference *c, serve_params
     p->host_sync = !strcmp(en->scheduler, "sync");
     if (en->host_s_per_seq > 0) p->host_s_per_seq = en->host_s_per_seq;
     if (en->gemm_efficiency > 0) p->engine_gemm_eff = en->gemm_efficiency;
+    if (en->kv_read_efficiency > 0) p->engine_kv_eff = en->kv_read_efficiency;
     if (serve_graph_sizes_parse(en->cuda_graph_sizes, p, why, sizeof why) < 0) p->n_graph_sizes = 0;
 }
 
