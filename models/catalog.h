@@ -195,12 +195,16 @@ typedef struct engine_spec {
                                          serving model's default (models/serving.c) */
     double gemm_efficiency;           /* fraction of the serving model's GEMM rate the engine's
                                          kernels reach; 0 = all of it (1) */
+    double kv_read_efficiency;        /* fraction of the serving model's KV-cache read rate the
+                                         engine's decode attention kernel reaches; 0 = all (1) */
     char cuda_graph_sizes[160];       /* captured decode batch sizes: "1,2,4,8-248/8,256-512/16";
                                          a decode-only batch is padded up to the next one,
                                          larger ones run at their size; "" = none */
     int max_batch;                    /* max_num_seqs / max_batch_size; 0 = the scenario default */
     int token_budget;                 /* max_num_batched_tokens / chunked prefill size; 0 = default */
     int chunked_prefill;              /* 1: prompts split to fill the token budget */
+    int prefill_alone;                /* 1: without chunking, an iteration that runs prompts runs
+                                         no decode step (vLLM V0's default scheduler) */
     int block_size;                   /* KV block (page) tokens; 0 = default (16) */
     char kv_allocation[16];           /* reserve | on-demand; "" = default (reserve) */
     char kv_preemption[16];           /* recompute | swap; "" = default (recompute) */

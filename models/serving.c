@@ -63,6 +63,7 @@ void serve_params_default(serve_params *p) {
     p->moe_kernels_per_layer = serve_param_docs[8].def;
     p->host_step_s = 0;
     p->engine_gemm_eff = 1;
+    p->engine_kv_eff = 1;
     p->host_sync = 0;
     p->n_graph_sizes = 0;
 }
@@ -545,7 +546,7 @@ static double pair_flops(const serve_model *s, int decode) {
 
 static int decode_read_bound(const serve_model *s) {
     double tc = gpu_attention_s(&s->g, PREC_BF16, pair_flops(s, 1) * (1.0 / s->attn_dp));
-    double tm = s->kv_bytes_per_token / s->hbm_bytes_per_s;
+    double tm = s->kv_bytes_per_token / (s->hbm_bytes_per_s * s->p.engine_kv_eff);
     return tc >= 0 && tm > 0 && tc <= DECODE_READ_BOUND_RATIO * tm;
 }
 
@@ -561,7 +562,7 @@ double serve_context_s(const serve_model *sm, double prefill_pairs, double decod
     if (s->m.attn_window > 0 && decode_seqs > 0)     /* windowed layers read at most the window */
         decode_ctx = decode_seqs * tf_mean_attended(&s->m, decode_ctx / decode_seqs);
     if (decode_ctx > 0) {
-        double tm = decode_ctx * s->kv_bytes_per_token / s->hbm_bytes_per_s;
+        double tm = decode_ctx * s->kv_bytes_per_token / (s->hbm_bytes_per_s * s->p.engine_kv_eff);
         double tc = s->decode_read_bound ? 0 : gpu_attention_s(&s->g, PREC_BF16, pair_flops(s, 1) * (decode_ctx / s->attn_dp));
         kv = tc > tm ? tc : tm;
     }

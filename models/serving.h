@@ -88,6 +88,8 @@ typedef struct serve_params {
     double host_step_s;          /* host time of every iteration besides its sequences' (0) */
     double engine_gemm_eff;      /* the engine's GEMM rate over the serving model's (1): an
                                     older engine's unfused, untuned kernels (engines.xml) */
+    double engine_kv_eff;        /* the engine's KV-cache read rate in decode attention over the
+                                    serving model's (1): an older paged-attention kernel */
     int host_sync;               /* 1: host and GPU work add up (vLLM's synchronous
                                     loop); 0: the host works ahead, the longer sets the pace */
     int n_graph_sizes;           /* captured CUDA-graph batch sizes, ascending (0: none) */

@@ -206,6 +206,7 @@ static void read_service_engine(loader *L, const xmlNode *e, sc_inference *f) {
     if (en->token_budget > 0) f->token_budget = en->token_budget;
     if (en->block_size > 0) f->block_tokens = en->block_size;
     f->chunked_prefill = en->chunked_prefill;
+    f->prefill_alone = en->prefill_alone;
     if (en->kv_allocation[0]) snprintf(f->kv_allocation, sizeof f->kv_allocation, "%s", en->kv_allocation);
     if (en->kv_preemption[0]) snprintf(f->kv_preemption, sizeof f->kv_preemption, "%s", en->kv_preemption);
 }
@@ -220,6 +221,7 @@ static void read_service_stack(loader *L, const xmlNode *e, sc_inference *f) {
     attr_int(&L->x, e, "token-budget", &f->token_budget, 0, 1, 100000000);
     attr_word(&L->x, e, "batching", parse_batching, "continuous, static", NULL, f->batching, sizeof f->batching, 0);
     attr_bool(&L->x, e, "chunked-prefill", &f->chunked_prefill);
+    attr_bool(&L->x, e, "prefill-alone", &f->prefill_alone);
     attr_word(&L->x, e, "kv-allocation", parse_kv_allocation, "reserve, on-demand", NULL, f->kv_allocation,
               sizeof f->kv_allocation, 0);
     attr_word(&L->x, e, "kv-preemption", parse_kv_preemption, "recompute, swap", NULL, f->kv_preemption,

@@ -234,6 +234,8 @@ typedef struct sc_inference {
     char node_type[CATALOG_NAME_MAX];/* pool to run on ("" = the first whose GPU is gpu) */
     char batching[16];               /* continuous | static */
     int chunked_prefill;             /* 1: prompts split to fill the token budget */
+    int prefill_alone;               /* 1: without chunking, prompts run in iterations of their own
+                                        and the decoding sequences wait (vLLM V0's default policy) */
     int token_budget;                /* tokens per iteration (8192) */
     char kv_allocation[16];          /* reserve (whole request at admission) | on-demand (paged, preempts) */
     char kv_preemption[16];          /* recompute | swap (on-demand only) */

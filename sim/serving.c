@@ -277,6 +277,7 @@ static void init_policy(serving *sv, const serve_params *p) {
     sv->rep_gpus = c->ep > c->tp ? c->ep : c->tp;
     sv->reserve = strcmp(c->kv_allocation, "on-demand") != 0;
     sv->chunked = c->chunked_prefill;
+    sv->prefill_alone = c->prefill_alone && !sv->chunked;
     sv->static_b = !strcmp(c->batching, "static");
     if (sv->static_b) sv->reserve = 1;
     sv->swap = !strcmp(c->kv_preemption, "swap");
@@ -372,6 +373,7 @@ static void engine_params(const scenario *s, const sc_inference *c, serve_params
     p->host_sync = !strcmp(en->scheduler, "sync");
     if (en->host_s_per_seq > 0) p->host_s_per_seq = en->host_s_per_seq;
     if (en->gemm_efficiency > 0) p->engine_gemm_eff = en->gemm_efficiency;
+    if (en->kv_read_efficiency > 0) p->engine_kv_eff = en->kv_read_efficiency;
     if (serve_graph_sizes_parse(en->cuda_graph_sizes, p, why, sizeof why) < 0) p->n_graph_sizes = 0;
 }
 

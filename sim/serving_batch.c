@@ -284,19 +284,26 @@ static void grow_decoders(replica *r, int64_t it) {
     }
 }
 
+/* What an iteration of continuous batching may take: everything (prompts
+ * beside the decoders), or, with prefill-alone, prompts only or decoders
+ * only (vLLM V0's default scheduler). */
+enum { COMPOSE_MIXED, COMPOSE_PROMPTS, COMPOSE_DECODES };
+
 /* Continuous batching: prompt chunks of the admitted sequences, oldest
  * first, then new admissions while there is room in the batch, the token
- * budget and the cache. Decode tokens count against the budget. Without
- * chunking a prompt longer than what is left still runs when it is the
- * iteration's only prompt (the budget is then at least the longest prompt,
- * as vLLM requires without chunked prefill). 0, or -1 when out of memory. */
-static int compose_continuous(replica *r) {
+ * budget and the cache. Decode tokens count against the budget (not in a
+ * prompts-only iteration: its decoders wait). Without chunking a prompt
+ * longer than what is left still runs when it is the iteration's only
+ * prompt (the budget is then at least the longest prompt, as vLLM requires
+ * without chunked prefill). A decoders-only iteration admits only caches
+ * that arrived from a prefill pool. 0, or -1 when out of memory. */
+static int compose_continuous(replica *r, int mode) {
     serving *sv = r->sv;
     int64_t n_dec = 0;
     for (int m = 0; m < sv->n_models; m++) n_dec += r->ms[m].n_dec;
-    int64_t left = sv->budget - n_dec;
+    int64_t left = sv->budget - (mode == COMPOSE_PROMPTS ? 0 : n_dec);
     int any = 0;
-    for (int32_t i = r->prefill.head; i != NIL; i = sv->rq[i].pnext) {
+    for (int32_t i = mode == COMPOSE_DECODES ? NIL : r->prefill.head; i != NIL; i = sv->rq[i].pnext) {
         req *q = &sv->rq[i];
         int64_t rem = q->prompt - q->prefilled, c;
         if (sv->chunked) c = rem < left ? rem : left;
@@ -314,12 +321,13 @@ static int compose_continuous(replica *r) {
         if (i == NIL) break;
         req *q = &sv->rq[i];
         if (kv_arrived(q)) {                  /* decodes at once: one token of the budget */
+            if (mode == COMPOSE_PROMPTS) break;
             if (!fits(r, admit_blocks(sv, q) * sv->block_bytes[q->model], !sv->reserve)) break;
             if (admit_arrived(r, i) < 0) return -1;
             left--;
             continue;
         }
-        if (!sv->chunked && any && q->prompt > left) break;
+        if (mode == COMPOSE_DECODES || (!sv->chunked && any && q->prompt > left)) break;
         if (!fits(r, admit_blocks(sv, q) * sv->block_bytes[q->model], !sv->reserve)) break;
         admit(r, i);
         int64_t c = q->prompt - q->prefilled;
@@ -332,6 +340,26 @@ static int compose_continuous(replica *r) {
     return 0;
 }
 
+/* prefill-alone (vLLM V0's _schedule_default): while no sequence is
+ * swapped out, waiting prompts that fit run in an iteration of their own;
+ * only when none does do the decoders run, after swap-in and their block
+ * growth, with no prompt beside them. 0, or -1 when out of memory. */
+static int compose_alone(replica *r, int64_t it, double *extra_s) {
+    serving *sv = r->sv;
+    int swapped_out = 0;
+    for (int m = 0; m < sv->n_models; m++) swapped_out += r->ms[m].swapped.n > 0;
+    if (!swapped_out) {
+        if (compose_continuous(r, COMPOSE_PROMPTS) < 0) return -1;
+        r->prompt_only = r->n_ch > 0;
+        if (r->prompt_only) return 0;
+    }
+    if (!sv->reserve) {
+        if (swap_in(r, it, extra_s) < 0) return -1;
+        grow_decoders(r, it);
+    }
+    return compose_continuous(r, COMPOSE_DECODES);
+}
+
 /* Price the composed iteration it: one model after another on the same
  * GPUs, plus extra_s of swaps. For power, a model's part is split into what
  * its decode tokens alone would take (memory-bound reads of weights and KV
@@ -341,13 +369,15 @@ static double price_iteration(replica *r, int64_t it, double extra_s, double *pr
     serving *sv = r->sv;
     double t = extra_s, pre = 0, dec = 0;
     *seqs = 0;
+    int dec_on = !r->prompt_only;               /* a prompts-only iteration's decoders wait */
     for (int m = 0; m < sv->n_models; m++) {
         mstate *ms = &r->ms[m];
-        ms->b.decode_seqs = (double)(ms->n_dec + ms->ghost_n);
-        ms->b.decode_ctx = (double)(ms->S + ms->ghost_S) + (double)(ms->n_dec + ms->ghost_n) * (double)it;
-        r->produced += ms->n_dec + (int64_t)ms->b.prefill_done;
-        *seqs += ms->running;
-        int64_t d_tok = ms->n_dec + ms->ghost_n, tokens = (int64_t)ms->b.prefill_tokens + d_tok;
+        int64_t d_tok = dec_on * (ms->n_dec + ms->ghost_n);
+        ms->b.decode_seqs = (double)d_tok;
+        ms->b.decode_ctx = dec_on * ((double)(ms->S + ms->ghost_S) + (double)d_tok * (double)it);
+        r->produced += dec_on * ms->n_dec + (int64_t)ms->b.prefill_done;
+        *seqs += dec_on ? ms->running : 0;
+        int64_t tokens = (int64_t)ms->b.prefill_tokens + d_tok;
         if (tokens == 0) continue;
         if (sv->spec.method != SPEC_NONE) {      /* serving_spec.c: 1/E of a speculative step */
             double d, part = sv_spec_part_s(sv, m, &ms->b, &d);
@@ -369,6 +399,7 @@ static double price_iteration(replica *r, int64_t it, double extra_s, double *pr
         dec += d;
         pre += part - d;
     }
+    if (!dec_on) *seqs = r->n_ch;               /* the prompts it runs */
     *pre_s = pre;
     *dec_s = dec;
     /* the host prepares each iteration while the GPUs run the one before
@@ -391,14 +422,17 @@ void sv_start_iteration(replica *r) {
     r->produced = 0;
     double extra = r->swap_s;
     r->swap_s = 0;
+    r->prompt_only = 0;
     if (sv->static_b) {
         if (compose_static(r) < 0) return;
+    } else if (sv->prefill_alone) {
+        if (compose_alone(r, it, &extra) < 0) return;
     } else {
         if (!sv->reserve) {
             if (swap_in(r, it, &extra) < 0) return;
             grow_decoders(r, it);
         }
-        if (compose_continuous(r) < 0) return;
+        if (compose_continuous(r, COMPOSE_MIXED) < 0) return;
     }
     /* Loaded models have taken what they could; now a model with waiting
      * requests may be loaded in their place. Idle cached prefixes give
@@ -432,10 +466,12 @@ static void on_iter_end(engine *e, void *arg) {
     replica *r = arg;
     serving *sv = r->sv;
     int64_t it = r->iter;
+    int dec_on = !r->prompt_only;   /* else its decoders waited: they resume at the same decode index */
     r->ev_iter = 0;
+    r->prompt_only = 0;
     sv_account_iteration(r, 1);
     /* Decoders that produced their last token. */
-    while (r->heap_n > 0 && r->heap[0].iter <= it) finish_decode(r, sv_heap_pop(r), it);
+    while (dec_on && r->heap_n > 0 && r->heap[0].iter <= it) finish_decode(r, sv_heap_pop(r), it);
     /* Prompt chunks: a prompt that completes samples a token. */
     for (int k = 0; k < r->n_ch; k++) {
         int32_t i = r->ch[k].r;
@@ -456,13 +492,13 @@ static void on_iter_end(engine *e, void *arg) {
             complete(r, i);
         } else if (sv->role == SV_PREFILL) {
             sv_disagg_send(r, i, sim_to_s(now_of(sv) - r->it_t0));   /* decodes in the other pool */
-        } else if (enter_decode(r, i, it + 1, q->prompt) < 0) {
+        } else if (enter_decode(r, i, it + dec_on, q->prompt) < 0) {
             continue;
         }
     }
     r->outstanding -= (double)r->produced;
     for (int m = 0; m < sv->n_models; m++) memset(&r->ms[m].b, 0, sizeof r->ms[m].b);
-    r->iter++;
+    r->iter += dec_on;
     r->busy = 0;
     sv_start_iteration(r);
     sv_check_finished(sv);

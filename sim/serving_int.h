@@ -146,6 +146,8 @@ typedef struct replica {
     int n_ch;
     size_t cap_ch;
     int64_t produced;              /* tokens the current iteration produces */
+    int prompt_only;               /* prefill-alone: the iteration in flight runs prompts only; its
+                                      decoders wait and iter (the decode clock) stays */
     double kv_cap, kv_used;        /* bytes per GPU */
     double weights;                /* resident weights, bytes per GPU */
     double outstanding;            /* tokens still to process (router) */
@@ -232,6 +234,7 @@ struct serving {
     memo *memo;                    /* per model */
     int block;                     /* tokens per block */
     int reserve, chunked, static_b, swap, router;
+    int prefill_alone;             /* prompts in iterations of their own (vLLM V0; not with chunking) */
     int max_batch, budget;
     int rep_gpus;                  /* GPUs per replica: max(tp, ep) */
     double usable;                 /* per GPU: HBM - reserve - largest workspace */

@@ -294,6 +294,7 @@ static void evict_all(replica *r) {
     r->swap_s = 0;
     r->n_ch = 0;
     r->produced = 0;
+    r->prompt_only = 0;
     r->busy = 0;
     for (int m = 0; m < sv->n_models; m++) {
         mstate *ms = &r->ms[m];

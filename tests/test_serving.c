@@ -138,6 +138,52 @@ static void test_chunked_prefill(void **state) {
     done(&b);
 }
 
+/* prefill-alone (vLLM V0's scheduler): an iteration that runs prompts runs
+ * no decode step, so under load every prompt stalls the decoders for one
+ * iteration: more iterations for the same tokens and a longer TPOT. One
+ * user never overlaps a prompt with decoders: the same numbers either way.
+ * With chunked prefill the attribute has no effect (vLLM mixes then). */
+static void test_prefill_alone(void **state) {
+    (void)state;
+    char xml[2048];
+    const char *load = "<arrivals process=\"poisson\" rate=\"20/s\" count=\"2000\"/>"
+                       "<requests input-tokens=\"512\" output-tokens=\"64\"/>";
+    const char *one = "<arrivals process=\"closed\" users=\"1\" count=\"20\"/>"
+                      "<requests input-tokens=\"512\" output-tokens=\"64\"/>";
+    const char *body[2] = { load, one };
+    for (int k = 0; k < 2; k++) {
+        one_service(xml, sizeof xml, 1, "llama3-8b", "kv-allocation=\"on-demand\"", body[k]);
+        run mixed = simulate(xml, 1);
+        one_service(xml, sizeof xml, 1, "llama3-8b", "kv-allocation=\"on-demand\" prefill-alone=\"true\"", body[k]);
+        run alone = simulate(xml, 1);
+        const service_result *a = svc(&mixed), *b = svc(&alone);
+        printf("  512/64 %s: TPOT mean %.2f ms mixed, %.2f ms prompts alone; %lld and %lld iterations\n",
+               k ? "one user" : "at 20/s", 1e3 * a->tpot_mean_s, 1e3 * b->tpot_mean_s, (long long)a->iterations,
+               (long long)b->iterations);
+        assert_int_equal(a->requests, b->requests);
+        assert_true(a->output_tokens == b->output_tokens);
+        if (k == 0) {
+            assert_true(b->tpot_mean_s > 1.05 * a->tpot_mean_s);
+            assert_true(b->iterations > a->iterations);
+        } else {
+            assert_true(b->tpot_mean_s == a->tpot_mean_s && b->ttft_mean_s == a->ttft_mean_s);
+            assert_int_equal(b->iterations, a->iterations);
+        }
+        done(&mixed);
+        done(&alone);
+    }
+    const char *chunk = "kv-allocation=\"on-demand\" chunked-prefill=\"true\" token-budget=\"512\"";
+    one_service(xml, sizeof xml, 1, "llama3-8b", chunk, load);
+    run c0 = simulate(xml, 1);
+    char attrs[256];
+    snprintf(attrs, sizeof attrs, "%s prefill-alone=\"true\"", chunk);
+    one_service(xml, sizeof xml, 1, "llama3-8b", attrs, load);
+    run c1 = simulate(xml, 1);
+    assert_true(svc(&c0)->tpot_mean_s == svc(&c1)->tpot_mean_s && svc(&c0)->iterations == svc(&c1)->iterations);
+    done(&c0);
+    done(&c1);
+}
+
 /* On-demand KV allocation admits more and preempts when the cache runs
  * out; recompute and swap both finish every request. */
 static void test_preemption(void **state) {
@@ -458,6 +504,7 @@ int main(void) {
         cmocka_unit_test(test_offline_row),
         cmocka_unit_test(test_static_vs_continuous),
         cmocka_unit_test(test_chunked_prefill),
+        cmocka_unit_test(test_prefill_alone),
         cmocka_unit_test(test_preemption),
         cmocka_unit_test(test_multiplexing),
         cmocka_unit_test(test_router),
