@@ -10,7 +10,7 @@
  * there, and a node out of service is listed by none
  * (world_overlisted_nodes). Before the fix the first test's job started
  * again on the node it had just failed on, and the random runs found such
- * nodes within their first failures.
+ * nodes within two simulated days of the first.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -104,8 +104,9 @@ static void test_failed_node_is_not_reused(void **state) {
 }
 
 /* Random mixes on a few nodes: sub-node jobs sharing nodes and multi-node
- * ones, two priorities with preemption (a requeued job's dispatch may
- * evict others), GPU and node failures; by turns health checks catching
+ * ones, a training job that takes the warm spare when it loses a node, two
+ * priorities with preemption (a requeued job's dispatch may evict others),
+ * GPU and node failures; by turns health checks catching
  * faults first (planned moves), lemon drains, and no start health check
  * (a hidden fault found when a job starts on the node). */
 static void test_random_runs_never_overlist(void **state) {
@@ -116,14 +117,18 @@ static void test_random_runs_never_overlist(void **state) {
         "<failures lemon-threshold=\"2\" lemon-window=\"30d\">",
         "<failures health-check-at-start=\"false\">",
     };
-    int interrupted = 0;
+    int interrupted = 0, trained = 0;
     for (int round = 0; round < 8; round++) {
         char xml[4096];
         snprintf(xml, sizeof xml,
-                 "<scenario name=\"t\" duration=\"30d\"><cluster><nodes type=\"dgx-h100\" count=\"6\"/></cluster>"
+                 "<scenario name=\"t\" duration=\"30d\"><cluster><nodes type=\"dgx-h100\" count=\"8\"/>"
+                 "<spares warm=\"1\"/><storage name=\"ckpt\" kind=\"parallel-fs\" bandwidth=\"200GB/s\"/></cluster>"
                  "%s<failure component=\"gpu\" mtbf=\"300h\" mttr=\"6h\"/>"
                  "<failure component=\"node\" mtbf=\"400h\" mttr=\"12h\"/></failures>"
                  "<scheduler preemption=\"true\" backfill=\"easy\"/><workload>"
+                 "<training name=\"train\" gpus=\"16\" tp=\"1\" pp=\"1\" dp=\"16\" sharding=\"fsdp\" global-batch=\"32\""
+                 " seq-len=\"4096\" tokens=\"10B\" storage=\"ckpt\" priority=\"5\"><model preset=\"llama3-8b\"/>"
+                 "<checkpoint interval=\"1h\"/></training>"
                  "<jobs name=\"s\" count=\"60\" rate=\"6/h\" gpus=\"2\" duration=\"3h\" duration-distribution=\"exponential\"/>"
                  "<jobs name=\"w\" count=\"30\" rate=\"2/h\" gpus=\"8\" duration=\"5h\" duration-distribution=\"exponential\"/>"
                  "<jobs name=\"m\" count=\"10\" rate=\"1/h\" gpus=\"16\" duration=\"4h\" priority=\"5\""
@@ -131,11 +136,15 @@ static void test_random_runs_never_overlist(void **state) {
                  failures[round % 4]);
         run r = build(xml, (unsigned long long)round + 1);
         step_checked(r.w);
-        for (int i = 0; i < world_job_count(r.w); i++) interrupted += run_job(&r, i)->interruptions;
+        for (int i = 0; i < world_job_count(r.w); i++) {
+            const job_result *j = run_job(&r, i);
+            interrupted += j->interruptions;
+            if (j->kind == JOB_TRAINING) trained += j->interruptions + j->planned_interruptions;
+        }
         done(&r);
     }
-    printf("  %d job interruptions by failures in 8 runs\n", interrupted);
-    assert_true(interrupted > 0);
+    printf("  %d job interruptions by failures in 8 runs, %d of the training job\n", interrupted, trained);
+    assert_true(interrupted > 0 && trained > 0);
 }
 
 int main(void) {
