@@ -24,6 +24,7 @@
 
 #include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,16 +127,23 @@ static int node_rekey(sched *q, int node) {
         listed += e->gpus;
     }
     /* GPUs used as the cluster counts them (what a victim node's cost was
-     * when all were gathered), not the jobs' sum. The two differ on a node
-     * where a job restarted while the node was failing (the world's
-     * failure hit requeues a batch job, which may start again on the node
-     * before it goes down; after the repair another job takes the node's
-     * GPUs beside it). Such a node's key as gathering sees it depends on
-     * the head (only candidates count), so it goes in no bucket but in the
-     * list of over-listed nodes, which the walk keys one by one. The
-     * cluster changes a node's free GPUs without telling only when it
-     * leaves service or comes back idle: the walk skips both. */
+     * when all were gathered), not the jobs' sum. The two differed on a
+     * node where a job started while the node was failing (before the
+     * world took a failing node out of service ahead of its jobs'
+     * requeue: docs/failures.md). Such an over-listed node's key as
+     * gathering sees it depends on the head (only candidates count), so
+     * it goes in no bucket but in the list of over-listed nodes, which the
+     * walk keys one by one; the world no longer makes one, and the
+     * sanitized build aborts if it does. The cluster changes a node's
+     * free GPUs without telling only when it leaves service or comes back
+     * idle: the walk skips both. */
     int used = cluster_pool_spec(q->c, pool)->gpus - cluster_node_free_gpus(q->c, node);
+#ifdef CT_SCHED_CROSSCHECK
+    if (listed > used) {
+        fprintf(stderr, "sched_where: node %d listed for %d GPUs, %d used\n", node, listed, used);
+        abort();
+    }
+#endif
     if (listed > used) {
         if (GROW(q->odd, q->cap_odd, (size_t)q->n_odd + 1)) return -1;
         q->odd[q->n_odd] = node;

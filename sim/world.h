@@ -196,6 +196,15 @@ int world_nodes_per_leaf(const world *w);        /* of the first pool's fabric; 
 /* Fill out[0 .. world_node_count()-1]. */
 void world_node_views(const world *w, world_node_view *out);
 
+/* Where jobs and replicas say they run, against the cluster's counts: the
+ * nodes whose running jobs and held replicas list more GPUs than the
+ * cluster counts as used there (any GPU at all on a node out of service).
+ * A failure takes its node out of service before its jobs requeue, so
+ * none should exist (docs/failures.md, "What a failure does to the jobs
+ * on the node"). Returns how many, the first of them in *first (-1 when
+ * none); -1 when out of memory. O(nodes + the jobs' nodes): for tests. */
+int world_overlisted_nodes(const world *w, int *first);
+
 /* A job as it stands now (world_job() holds figures as of its last event). */
 typedef struct world_job_live {
     const char *phase;                 /* queued running checkpoint down waiting restart done */

@@ -733,8 +733,8 @@ static void begin(job *j, int n, double elapsed_s) {
         const failure_proc *lp = failures_proc(w->f, w->use[nd].latent - 1);
         w->use[nd].latent = 0;
         world_event(w, "cluster", "failure", "node %d: %s found when job %s started on it", nd, lp->cause, j->name);
+        repair_node_down(w, nd, lp);          /* out of service before the job requeues */
         interrupt(j, nd, lp, 0);
-        repair_node_down(w, nd, lp);
         if (j->ph == PH_QUEUED) break;        /* a batch job went back to the queue */
     }
 }

@@ -131,15 +131,17 @@ static void node_failed(void *ctx, int node, int proc) {
     /* A share of hardware faults is caught by periodic health checks first. */
     int planned = used && p->needs_repair && fc->health_coverage > 0 &&
                   rng_uniform(w->r_health) < fc->health_coverage;
-    w->on_node.hit(w, node, p, planned);
-    if (!p->needs_repair) return;
-    if (!used && !fc->health_at_start && cluster_node_state(w->c, node) == NODE_UP) {
+    if (p->needs_repair && !used && !fc->health_at_start && cluster_node_state(w->c, node) == NODE_UP) {
         /* Nobody checks an idle node: the fault stays hidden until a job
          * starts on it and crashes. */
         if (!w->use[node].latent) w->use[node].latent = (short)(proc + 1);
         return;
     }
-    repair_node_down(w, node, p);
+    /* Out of service before its jobs hear of it: a batch job the hit
+     * requeues, and the dispatch pass that follows, cannot land on it. A
+     * restart-only fault leaves the node in service. */
+    if (p->needs_repair) repair_node_down(w, node, p);
+    w->on_node.hit(w, node, p, planned);
 }
 
 static void on_repaired(engine *e, void *arg) {
@@ -279,9 +281,9 @@ int repair_inject(world *w, int node) {
     w->injected++;
     int used = w->use[node].jobs > 0 || w->use[node].replicas > 0;
     world_event(w, "cluster", "failure", "node %d: %s (%s)%s", node, p.cause, p.component, used ? "" : " on an unused node");
-    w->on_node.hit(w, node, &p, 0);
     w->use[node].latent = 0;                 /* whatever was hidden goes to repair too */
-    repair_node_down(w, node, &p);
+    repair_node_down(w, node, &p);           /* out of service first, as node_failed */
+    w->on_node.hit(w, node, &p, 0);
     return 0;
 }
 

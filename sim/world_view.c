@@ -300,6 +300,38 @@ void world_node_views(const world *w, world_node_view *out) {
     }
 }
 
+/* GPUs each node's running jobs and held replicas list, into listed[]. */
+static void listed_gpus(const world *w, int *listed) {
+    for (int i = 0; i < w->n_jobs; i++) {
+        const job *j = &w->jobs[i];
+        if (j->ph == PH_QUEUED || j->ph == PH_DONE) continue;
+        for (int k = 0; k < j->n_nodes; k++)
+            if (j->nodes[k] >= 0) listed[j->nodes[k]] += j->gpus_per_node;
+    }
+    for (int k = 0; k < w->n_hold; k++) {
+        const holding *g = &w->hold[k];
+        for (int i = 0; g->state == H_HELD && i < g->n; i++)
+            if (g->nodes[i] >= 0) listed[g->nodes[i]] += g->gpus_each;
+    }
+}
+
+int world_overlisted_nodes(const world *w, int *first) {
+    int n = cluster_node_count(w->c), bad = 0;
+    int *listed = calloc((size_t)n + 1, sizeof *listed);
+    *first = -1;
+    if (!listed) return -1;
+    listed_gpus(w, listed);
+    for (int i = 0; i < n; i++) {
+        node_state st = cluster_node_state(w->c, i);
+        int in_service = st == NODE_UP || st == NODE_DRAINING;
+        int used = in_service ? cluster_gpus_per_node(w->c, i) - cluster_node_free_gpus(w->c, i) : 0;
+        if (listed[i] <= used) continue;
+        if (bad++ == 0) *first = i;
+    }
+    free(listed);
+    return bad;
+}
+
 int world_job_view(const world *w, int i, world_job_live *v) {
     if (i < 0 || i >= w->n_jobs) return -1;
     const job *j = &w->jobs[i];

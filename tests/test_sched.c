@@ -384,8 +384,9 @@ static void test_random_workloads(void **state) {
  * the gathered nodes of every candidate, and the index against the jobs'
  * nodes. Random mixes of sub-node jobs sharing nodes and multi-node ones,
  * two priorities, quotas (reclaim) and node failures with repairs (a
- * failing node's batch jobs requeue and may start on it again before it
- * goes down): preemptions happen, no job is left running. */
+ * failing node's batch jobs requeue after it left service, so none starts
+ * on it again; the sanitized build aborts on a node whose jobs list more
+ * GPUs than it uses): preemptions happen, no job is left running. */
 static void test_preempt_walk(void **state) {
     (void)state;
     rng *r = rng_new(11, "test-preempt-walk", 0);
