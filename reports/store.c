@@ -233,10 +233,7 @@ void store_close(store *st) {
     free(st->series_entity);
     free(st->series_name);
     free(st->series_of);
-    for (int i = 0; i < 2; i++) {
-        free(st->buf[i].ev);
-        free(st->buf[i].arena);
-    }
+    store_events_free(st);
     free(st->path);
     free(st);
 }

@@ -13,6 +13,7 @@
  *                    microbenchmarks, the run's figures
  *   store_jobs.c     a run's own jobs[] as rows, scanned from its text
  *   store_batch.c    many rows per INSERT statement (events, jobs)
+ *   store_events.c   a run's events: buffered, handed to the writer
  *   store_writer.c   the thread that writes event batches during a run
  *   store_measure.c  the measured microbenchmarks read back (calibration)
  *   store_sweep.c    the sweep tables and merging databases (sweepdb.h)
@@ -36,6 +37,14 @@
 
 #define EVENT_BATCH 16384              /* events buffered before a write */
 
+/* Event buffers the sink cycles through: one filled, the others queued
+ * for the writer. The 10K-GPU year publishes its ~310,000 events (19
+ * batches) faster than SQLite writes them; with 2 buffers the simulating
+ * thread waited for the writer (store_writer.c). 16 let the writer fall
+ * 15 batches behind (about 1.5 MB a buffer) and catch up while the
+ * results are built. */
+#define EVENT_BUFS 16
+
 /* Rows per multi-row INSERT (store_batch.c), fewer when the table's
  * columns times this pass SQLite's limit on parameters. Measured with
  * SQLite 3.40 (the events table, 300,000 rows in one transaction, gcc -O2):
@@ -54,8 +63,9 @@ typedef struct pending_event {
 } pending_event;
 
 /* Events buffered for one batch: the sink fills one while the writer
- * thread writes the other (store_writer.c). */
+ * thread writes others (store_events.c). */
 typedef struct event_buf {
+    struct store *st;
     pending_event *ev;
     int n;
     char *arena;
@@ -103,9 +113,8 @@ struct store {
     double busy_value[N_BUSY];
     int idle;                          /* series of gpus_idle */
     int gpus;
-    event_buf buf[2];
+    event_buf buf[EVENT_BUFS];
     int fill;                          /* the buffer the sink fills */
-    event_buf *out;                    /* the one handed to the writer */
     store_writer *writer;              /* NULL: batches written in place */
     char writer_why[384];              /* why the writer's last batch failed */
     int64_t seq;                       /* events.seq of the next event */
@@ -157,17 +166,34 @@ int store_batch_rows(sqlite3 *db, int ncols);
  * (store_writer.c), or NULL when one cannot be started. */
 store_writer *store_writer_start(void);
 
-/* Wait until the job handed over (if any) is done; hand job(arg) over and
- * return SQLITE_OK, or, when the job before failed, return its code and
- * hand nothing. With w NULL, run job(arg) here and return its code. */
-int store_writer_give(store_writer *w, int (*job)(void *), void *arg);
+/* Wait until fewer than room jobs are queued (the one running included);
+ * queue job(arg) and return SQLITE_OK, or, when a job before failed,
+ * return its code and queue nothing. Jobs run in the order given. With w
+ * NULL, run job(arg) here and return its code. */
+int store_writer_give(store_writer *w, int room, int (*job)(void *), void *arg);
 
-/* Wait until the job handed over is done; its code (SQLITE_OK when
- * none). w may be NULL. */
+/* Wait until every job queued is done; the code of the first that failed
+ * since the last wait (SQLITE_OK when none). w may be NULL. */
 int store_writer_wait(store_writer *w);
 
 /* Wait, end the thread and free w (NULL is a no-op); the last job's code. */
 int store_writer_stop(store_writer *w);
+
+/* The event buffers made ready (store_events.c); 0, or -1 when out of
+ * memory. */
+int store_events_start(store *st);
+
+/* An event into the buffer being filled; a full buffer is queued for the
+ * writer. 0, or -1 with st->writer_why set (out of memory, or a batch
+ * before failed). */
+int store_events_add(store *st, double t_s, const char *entity, const char *kind, const char *detail);
+
+/* The buffer being filled written inside the caller's transaction. An
+ * SQLite code; on failure st->writer_why says why. */
+int store_events_write_last(store *st);
+
+/* The event buffers freed. */
+void store_events_free(store *st);
 
 /* The wall clock now, UTC, ISO 8601 ("2025-01-31T12:00:00Z"), into buf. */
 void store_utc_now(char *buf, size_t len);

@@ -408,7 +408,7 @@ int store_jobs_insert(store *st, sqlite3_stmt *many, sqlite3_stmt *one, const ch
     for (int fill = 0; rc == SQLITE_OK && !end; fill = !fill) {
         rc = read_block(&s, &blk[fill], st->run, idx, &end);
         idx += blk[fill].rows;
-        if (rc == SQLITE_OK && blk[fill].rows) rc = store_writer_give(st->writer, write_block, &blk[fill]);
+        if (rc == SQLITE_OK && blk[fill].rows) rc = store_writer_give(st->writer, 1, write_block, &blk[fill]);
     }
     int last = store_writer_wait(st->writer);
     if (rc == SQLITE_OK) rc = last;
