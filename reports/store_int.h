@@ -74,6 +74,7 @@ typedef struct event_buf {
 } event_buf;
 
 typedef struct store_writer store_writer;
+typedef struct job_feed job_feed;
 
 /* The statements kept prepared (store_kept). */
 typedef enum kept_stmt {
@@ -118,6 +119,8 @@ struct store {
     store_writer *writer;              /* NULL: batches written in place */
     char writer_why[384];              /* why the writer's last batch failed */
     int64_t seq;                       /* events.seq of the next event */
+    job_feed *feed;                    /* jobs read as the JSON is written (store_run_watch) */
+    int final_open;                    /* the run's last transaction is open */
     sqlite3_stmt *kept[KEPT_N];
 };
 
@@ -231,6 +234,29 @@ int store_insert_results(store *st, const char *results_json, double bucket_s, c
  * writes). */
 int store_jobs_insert(store *st, sqlite3_stmt *many, sqlite3_stmt *one, const char *const *fields, const char *z,
                       size_t a, size_t n, size_t *b);
+
+/* The jobs table's INSERTs of every column (many rows, store_kept_batch;
+ * one row) and its JSON paths, one per column after run_id and idx
+ * (store_rows.c). Returns an SQLite code. */
+int store_jobs_statements(store *st, sqlite3_stmt **many, sqlite3_stmt **one, const char *const **fields);
+
+/* The run's last transaction begun, unless it is open already (by the
+ * writer, for the jobs watched: store_run.c). Returns an SQLite code. */
+int store_final_begin(store *st);
+
+/* The jobs watched (store_run_watch) and not yet handed over: queued for
+ * the writer; the watch ends (store_jobs.c). Call before the wait that
+ * precedes store_run_finish's own writes. */
+void store_jobs_feed_end(store *st);
+
+/* Jobs were watched: whether the array opening at z[a] (n: the
+ * document's length) is the one they were read from, its end in *b. 1
+ * when it is, 0 when no jobs were watched, -1 when it is not (the text is
+ * not the document watched). */
+int store_jobs_watched(store *st, const char *z, size_t a, size_t n, size_t *b);
+
+/* The watch's buffers freed (NULL feed: nothing). */
+void store_jobs_feed_free(store *st);
 
 /* The hardware row, when the JSON has a hardware object (store_hw.c). */
 int store_insert_hardware(store *st, const char *json_text);

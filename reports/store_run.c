@@ -236,10 +236,21 @@ void store_run_interrupted(store *st) {
     if (st) st->interrupted = 1;
 }
 
-/* The run written or given up: the writer thread ends, checks are back. */
-static void end_writing(store *st) {
+int store_final_begin(store *st) {
+    if (st->final_open) return SQLITE_OK;
+    int rc = store_exec(st->db, "BEGIN IMMEDIATE");
+    st->final_open = rc == SQLITE_OK;
+    return rc;
+}
+
+/* The run written or given up: the writer thread ends, a transaction
+ * left open rolls back, checks are back. */
+static void end_writing(store *st, int rollback) {
     store_writer_stop(st->writer);
     st->writer = NULL;
+    if (rollback && st->final_open) store_exec(st->db, "ROLLBACK");
+    st->final_open = 0;
+    store_jobs_feed_free(st);
     check_references(st, 1);
 }
 
@@ -249,18 +260,19 @@ int store_run_finish(store *st, const world *w, const char *results_json, char *
         return STORE_FAILED;
     }
     world_totals tot = world_get_totals(w);
+    store_jobs_feed_end(st);
     if (store_writer_wait(st->writer) != SQLITE_OK) sink_fail(st, "%s", st->writer_why);
     if (!st->failed && series_close(st->ss, tot.simulated_s) < 0) sink_fail(st, "%s: out of memory", st->path);
     if (!results_json) sink_fail(st, "%s: out of memory", st->path);
     if (st->failed) {
         errmsg_set(err, errlen, "%s (run %lld left incomplete)", st->why, (long long)st->run);
         st->finished = 1;
-        end_writing(st);
+        end_writing(st, 1);
         return STORE_FAILED;
     }
     st->finished = 1;
     const char *step = "begin";
-    int rc = store_exec(st->db, "BEGIN IMMEDIATE");
+    int rc = store_final_begin(st);
     if (rc == SQLITE_OK) step = "events", rc = store_events_write_last(st);
     if (rc == SQLITE_OK) step = "series", rc = write_series(st, &tot);
     if (rc == SQLITE_OK) step = "failures", rc = write_failure_kinds(st, w);
@@ -270,9 +282,7 @@ int store_run_finish(store *st, const world *w, const char *results_json, char *
         char why[256];
         errmsg_set(err, errlen, "%s: cannot write the run (%s): %s (run %lld left incomplete)", st->path, step,
                store_db_why(st->db, rc, why, sizeof why), (long long)st->run);
-        store_exec(st->db, "ROLLBACK");
     }
-    end_writing(st);
+    end_writing(st, rc != SQLITE_OK);
     return rc == SQLITE_OK ? STORE_OK : STORE_FAILED;
 }
-

@@ -59,6 +59,7 @@ static double one_run(scenario *s, const char *db_path, double *cpu_s, double *o
              store_run_begin(st, s, bus, err, sizeof err) == STORE_OK;
     if (ok) world_run(w, 0);
     json *j = ok ? json_new() : NULL;
+    if (j && st) store_run_watch(st, j);   /* as clustertwin run does (cli/outputs.c) */
     if (j) results_json(j, s, w, now_s() - t0);
     if (j && st) ok = store_run_finish(st, w, json_text(j, NULL), err, sizeof err) == STORE_OK;
     store_close(st);
