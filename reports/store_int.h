@@ -25,6 +25,7 @@
 #ifndef CT_STORE_INT_H
 #define CT_STORE_INT_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -56,10 +57,13 @@
  * idle (busy_names in store_run.c). */
 #define N_BUSY 5
 
-/* An event waiting to be written: its strings are offsets into the arena. */
+/* An event waiting to be written: its strings are offsets into the arena;
+ * with fmt, detail is the offset of its arguments, packed (store_events.c),
+ * and the writer makes the text. */
 typedef struct pending_event {
     double t_s;
     size_t entity, kind, detail;
+    const char *fmt;
 } pending_event;
 
 /* Events buffered for one batch: the sink fills one while the writer
@@ -190,6 +194,10 @@ int store_events_start(store *st);
  * writer. 0, or -1 with st->writer_why set (out of memory, or a batch
  * before failed). */
 int store_events_add(store *st, double t_s, const char *entity, const char *kind, const char *detail);
+
+/* The same, the detail as a printf format (a string literal) and its
+ * arguments: packed as they are, formatted by the writer. */
+int store_events_addv(store *st, double t_s, const char *entity, const char *kind, const char *fmt, va_list ap);
 
 /* The buffer being filled written inside the caller's transaction. An
  * SQLite code; on failure st->writer_why says why. */

@@ -105,6 +105,12 @@ static void on_event(void *ctx, sim_time t, const char *entity, const char *kind
     if (store_events_add(st, sim_to_s(t), entity, kind, detail) < 0) sink_fail(st, "%s", st->writer_why);
 }
 
+static void on_eventv(void *ctx, sim_time t, const char *entity, const char *kind, const char *fmt, va_list ap) {
+    store *st = ctx;
+    if (st->failed || st->finished) return;
+    if (store_events_addv(st, sim_to_s(t), entity, kind, fmt, ap) < 0) sink_fail(st, "%s", st->writer_why);
+}
+
 static void on_close(void *ctx, sim_time t) {
     store *st = ctx;
     if (st->failed || st->finished) return;
@@ -146,7 +152,7 @@ int store_run_begin(store *st, const scenario *s, metric_bus *bus, char *err, si
     /* Once subscribed the store must stay open while the bus publishes, so
      * a failure from here on (out of memory in on_register) is reported by
      * store_run_finish. */
-    metric_sink sink = { st, on_register, on_sample, on_event, on_close };
+    metric_sink sink = { st, on_register, on_sample, on_event, on_close, on_eventv };
     if (metrics_subscribe(bus, &sink) < 0) {
         errmsg_set(err, errlen, "%s: out of memory", st->path);
         return STORE_FAILED;
