@@ -393,6 +393,17 @@ static int read_block(jscan *s, job_block *b, sqlite3_int64 run, sqlite3_int64 i
     return rc;
 }
 
+static void block_free(job_block *b) {
+    free(b->cells);
+    free(b->narrow);
+    free(b->arena);
+}
+
+static void scan_free(jscan *s) {
+    free(s->extra);
+    free(s->tmp);
+}
+
 int store_jobs_insert(store *st, sqlite3_stmt *many, sqlite3_stmt *one, const char *const *fields, const char *z,
                       size_t a, size_t n, size_t *b) {
     jscan s = { .z = z, .i = a + 1, .n = n, .fields = fields };
@@ -415,13 +426,8 @@ int store_jobs_insert(store *st, sqlite3_stmt *many, sqlite3_stmt *one, const ch
     if (rc == SQLITE_OK) rc = last;
     if (rc == SQLITE_OK && s.i < n) *b = s.i + 1;
     else if (rc == SQLITE_OK) rc = SQLITE_MISMATCH;
-    for (int k = 0; k < 2; k++) {
-        free(blk[k].cells);
-        free(blk[k].narrow);
-        free(blk[k].arena);
-    }
-    free(s.extra);
-    free(s.tmp);
+    for (int k = 0; k < 2; k++) block_free(&blk[k]);
+    scan_free(&s);
     return rc;
 }
 
@@ -581,11 +587,8 @@ void store_jobs_feed_free(store *st) {
     if (!f) return;
     if (f->j) json_watch(f->j, NULL, NULL);
     for (int k = 0; k < JOB_TEXTS; k++) free(f->t[k].z);
-    free(f->blk.cells);
-    free(f->blk.narrow);
-    free(f->blk.arena);
-    free(f->s.extra);
-    free(f->s.tmp);
+    block_free(&f->blk);
+    scan_free(&f->s);
     free(f);
     st->feed = NULL;
 }
