@@ -21,8 +21,9 @@
  *
  * CPU times are given beside because a loaded machine moves them less:
  * of the process (every thread: the store writes on a second one) and of
- * the simulating thread alone, which is the wall time with a core free
- * for the store's writer.
+ * the simulating thread alone, a lower bound of the wall time with a core
+ * free for the store's writer (the simulating thread waits for the writer
+ * at the end: docs/performance.md, "The results store, fourth round").
  */
 #include <stdio.h>
 #include <stdlib.h>
