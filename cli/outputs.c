@@ -91,6 +91,7 @@ int cli_write_results(const char *cmd, const scenario *s, const world *w, double
     char err[2048];
     int rc = EXIT_OK;
     json *j = json_new();
+    if (j && st) store_run_watch(st, j);   /* the store writes the jobs while the rest is built */
     if (j) results_json(j, s, w, wall_s);
     if (json_path && (!j || json_write_file(j, json_path, err, sizeof err) < 0)) {
         fprintf(stderr, "clustertwin %s: %s\n", cmd, j ? err : "out of memory");

@@ -97,7 +97,7 @@ static int run_one(forecast *f, int p, int r, char **out) {
     x->s->seed = x->seed0 + (uint64_t)r;
     held_sink h = { 0 };
     for (int i = 0; i < N_HELD; i++) h.id[i] = -1;
-    metric_sink sink = { &h, held_register, held_sample, NULL, NULL };
+    metric_sink sink = { &h, held_register, held_sample, NULL, NULL, NULL };
     metric_bus *bus = metrics_new();
     int ok = bus && forecast_days_init(&h.days, f->days, DAY_S) == 0 && metrics_subscribe(bus, &sink) == 0;
     world *w = ok ? world_new(x->s, bus, err, sizeof err) : NULL;

@@ -24,6 +24,10 @@ struct json {
     int depth;
     int count[MAX_DEPTH];      /* values written at each level (for commas) */
     char kind[MAX_DEPTH];      /* the closing bracket of each open level */
+    size_t start[MAX_DEPTH];   /* where each open level's bracket is */
+    const char *key[MAX_DEPTH];   /* the key each open level was opened with */
+    json_watch_fn watch;
+    void *watch_ctx;
 };
 
 json *json_new(void) { return calloc(1, sizeof(json)); }
@@ -103,11 +107,19 @@ static void begin_value(json *j, const char *key) {
 
 static void open_(json *j, const char *key, const char *bracket) {
     begin_value(j, key);
+    size_t at = j->len;
     puts_(j, bracket);
     if (j->depth + 1 < MAX_DEPTH) j->depth++;
     else j->oom = 1;
     j->count[j->depth] = 0;
     j->kind[j->depth] = bracket[0] == '{' ? '}' : ']';
+    j->start[j->depth] = at;
+    j->key[j->depth] = key;
+}
+
+void json_watch(json *j, json_watch_fn fn, void *ctx) {
+    j->watch = fn;
+    j->watch_ctx = ctx;
 }
 
 void json_object(json *j, const char *key) { open_(j, key, "{"); }
@@ -117,9 +129,12 @@ void json_end(json *j) {
     if (j->depth == 0) return;
     int had = j->count[j->depth];
     char close = j->kind[j->depth];
+    size_t at = j->start[j->depth];
     j->depth--;
     if (had) indent(j);
     put(j, &close, 1);
+    /* depth 1: the top-level object; 2: its member; this value was in it */
+    if (j->watch && j->depth == 2 && !j->oom && j->key[2]) j->watch(j->watch_ctx, j->key[2], j->buf, at, j->len);
 }
 
 void json_num(json *j, const char *key, double v) {

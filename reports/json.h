@@ -42,6 +42,17 @@ double json_field_num(const void *base, const json_field *f);   /* the double f 
 void json_ints(json *j, const void *base, const json_field *f, size_t n);
 void json_strs(json *j, const void *base, const json_field *f, size_t n);
 
+/* A function told of each object or array that closes directly inside a
+ * member of the document's top-level object (an element of "jobs": [...]):
+ * member is the key that member was opened with, [from, to) the value's
+ * text in text, the document so far (valid until the next write). It is
+ * how the results store reads a run's jobs while the rest of the document
+ * is still being written (reports/store_jobs.c). */
+typedef void (*json_watch_fn)(void *ctx, const char *member, const char *text, size_t from, size_t to);
+
+/* Call fn for each such value written from now on (fn NULL: no more). */
+void json_watch(json *j, json_watch_fn fn, void *ctx);
+
 /* The text so far (NUL-terminated), or NULL when out of memory. */
 const char *json_text(const json *j, size_t *len);
 

@@ -223,6 +223,7 @@ int store_open(const char *path, store_mode mode, store **out, char *err, size_t
 void store_close(store *st) {
     if (!st) return;
     store_writer_stop(st->writer);    /* before the connection goes */
+    store_jobs_feed_free(st);
     for (int i = 0; i < KEPT_N; i++) sqlite3_finalize(st->kept[i]);
     sqlite3_close(st->db);
     series_free(st->ss);
@@ -233,10 +234,7 @@ void store_close(store *st) {
     free(st->series_entity);
     free(st->series_name);
     free(st->series_of);
-    for (int i = 0; i < 2; i++) {
-        free(st->buf[i].ev);
-        free(st->buf[i].arena);
-    }
+    store_events_free(st);
     free(st->path);
     free(st);
 }

@@ -57,6 +57,16 @@ int store_run_begin(store *st, const scenario *s, metric_bus *bus, char *err, si
 /* The id of the run begun (runs.id), or 0. */
 int64_t store_run_id(const store *st);
 
+/* Read the run's jobs from j, its JSON results about to be built
+ * (results_json), as each job's object is written: the writer thread
+ * parses and inserts them, in the run's last transaction, while the rest
+ * of the document is built, and store_run_finish then finds them written.
+ * j must be the document then given to store_run_finish, and live until
+ * it returns. Optional: without it store_run_finish reads the jobs from
+ * the text. */
+struct json;                       /* reports/json.h */
+void store_run_watch(store *st, struct json *j);
+
 /* Write the rest of the run in one transaction and mark it 'complete'.
  * results_json is the run's JSON results (reports/results.h, NULL when
  * they could not be made); jobs, queues, services and cluster figures are taken

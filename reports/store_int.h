@@ -13,6 +13,7 @@
  *                    microbenchmarks, the run's figures
  *   store_jobs.c     a run's own jobs[] as rows, scanned from its text
  *   store_batch.c    many rows per INSERT statement (events, jobs)
+ *   store_events.c   a run's events: buffered, handed to the writer
  *   store_writer.c   the thread that writes event batches during a run
  *   store_measure.c  the measured microbenchmarks read back (calibration)
  *   store_sweep.c    the sweep tables and merging databases (sweepdb.h)
@@ -24,6 +25,7 @@
 #ifndef CT_STORE_INT_H
 #define CT_STORE_INT_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,6 +38,14 @@
 
 #define EVENT_BATCH 16384              /* events buffered before a write */
 
+/* Event buffers the sink cycles through: one filled, the others queued
+ * for the writer. The 10K-GPU year publishes its ~310,000 events (19
+ * batches) faster than SQLite writes them; with 2 buffers the simulating
+ * thread waited for the writer (store_writer.c). 16 let the writer fall
+ * 15 batches behind (about 1.5 MB a buffer) and catch up while the
+ * results are built. */
+#define EVENT_BUFS 16
+
 /* Rows per multi-row INSERT (store_batch.c), fewer when the table's
  * columns times this pass SQLite's limit on parameters. Measured with
  * SQLite 3.40 (the events table, 300,000 rows in one transaction, gcc -O2):
@@ -47,15 +57,19 @@
  * idle (busy_names in store_run.c). */
 #define N_BUSY 5
 
-/* An event waiting to be written: its strings are offsets into the arena. */
+/* An event waiting to be written: its strings are offsets into the arena;
+ * with fmt, detail is the offset of its arguments, packed (store_events.c),
+ * and the writer makes the text. */
 typedef struct pending_event {
     double t_s;
     size_t entity, kind, detail;
+    const char *fmt;
 } pending_event;
 
 /* Events buffered for one batch: the sink fills one while the writer
- * thread writes the other (store_writer.c). */
+ * thread writes others (store_events.c). */
 typedef struct event_buf {
+    struct store *st;
     pending_event *ev;
     int n;
     char *arena;
@@ -64,6 +78,7 @@ typedef struct event_buf {
 } event_buf;
 
 typedef struct store_writer store_writer;
+typedef struct job_feed job_feed;
 
 /* The statements kept prepared (store_kept). */
 typedef enum kept_stmt {
@@ -103,12 +118,13 @@ struct store {
     double busy_value[N_BUSY];
     int idle;                          /* series of gpus_idle */
     int gpus;
-    event_buf buf[2];
+    event_buf buf[EVENT_BUFS];
     int fill;                          /* the buffer the sink fills */
-    event_buf *out;                    /* the one handed to the writer */
     store_writer *writer;              /* NULL: batches written in place */
     char writer_why[384];              /* why the writer's last batch failed */
     int64_t seq;                       /* events.seq of the next event */
+    job_feed *feed;                    /* jobs read as the JSON is written (store_run_watch) */
+    int final_open;                    /* the run's last transaction is open */
     sqlite3_stmt *kept[KEPT_N];
 };
 
@@ -157,17 +173,38 @@ int store_batch_rows(sqlite3 *db, int ncols);
  * (store_writer.c), or NULL when one cannot be started. */
 store_writer *store_writer_start(void);
 
-/* Wait until the job handed over (if any) is done; hand job(arg) over and
- * return SQLITE_OK, or, when the job before failed, return its code and
- * hand nothing. With w NULL, run job(arg) here and return its code. */
-int store_writer_give(store_writer *w, int (*job)(void *), void *arg);
+/* Wait until fewer than room jobs are queued (the one running included);
+ * queue job(arg) and return SQLITE_OK, or, when a job before failed,
+ * return its code and queue nothing. Jobs run in the order given. With w
+ * NULL, run job(arg) here and return its code. */
+int store_writer_give(store_writer *w, int room, int (*job)(void *), void *arg);
 
-/* Wait until the job handed over is done; its code (SQLITE_OK when
- * none). w may be NULL. */
+/* Wait until every job queued is done; the code of the first that failed
+ * since the last wait (SQLITE_OK when none). w may be NULL. */
 int store_writer_wait(store_writer *w);
 
 /* Wait, end the thread and free w (NULL is a no-op); the last job's code. */
 int store_writer_stop(store_writer *w);
+
+/* The event buffers made ready (store_events.c); 0, or -1 when out of
+ * memory. */
+int store_events_start(store *st);
+
+/* An event into the buffer being filled; a full buffer is queued for the
+ * writer. 0, or -1 with st->writer_why set (out of memory, or a batch
+ * before failed). */
+int store_events_add(store *st, double t_s, const char *entity, const char *kind, const char *detail);
+
+/* The same, the detail as a printf format (a string literal) and its
+ * arguments: packed as they are, formatted by the writer. */
+int store_events_addv(store *st, double t_s, const char *entity, const char *kind, const char *fmt, va_list ap);
+
+/* The buffer being filled written inside the caller's transaction. An
+ * SQLite code; on failure st->writer_why says why. */
+int store_events_write_last(store *st);
+
+/* The event buffers freed. */
+void store_events_free(store *st);
 
 /* The wall clock now, UTC, ISO 8601 ("2025-01-31T12:00:00Z"), into buf. */
 void store_utc_now(char *buf, size_t len);
@@ -205,6 +242,29 @@ int store_insert_results(store *st, const char *results_json, double bucket_s, c
  * writes). */
 int store_jobs_insert(store *st, sqlite3_stmt *many, sqlite3_stmt *one, const char *const *fields, const char *z,
                       size_t a, size_t n, size_t *b);
+
+/* The jobs table's INSERTs of every column (many rows, store_kept_batch;
+ * one row) and its JSON paths, one per column after run_id and idx
+ * (store_rows.c). Returns an SQLite code. */
+int store_jobs_statements(store *st, sqlite3_stmt **many, sqlite3_stmt **one, const char *const **fields);
+
+/* The run's last transaction begun, unless it is open already (by the
+ * writer, for the jobs watched: store_run.c). Returns an SQLite code. */
+int store_final_begin(store *st);
+
+/* The jobs watched (store_run_watch) and not yet handed over: queued for
+ * the writer; the watch ends (store_jobs.c). Call before the wait that
+ * precedes store_run_finish's own writes. */
+void store_jobs_feed_end(store *st);
+
+/* Jobs were watched: whether the array opening at z[a] (n: the
+ * document's length) is the one they were read from, its end in *b. 1
+ * when it is, 0 when no jobs were watched, -1 when it is not (the text is
+ * not the document watched). */
+int store_jobs_watched(store *st, const char *z, size_t a, size_t n, size_t *b);
+
+/* The watch's buffers freed (NULL feed: nothing). */
+void store_jobs_feed_free(store *st);
 
 /* The hardware row, when the JSON has a hardware object (store_hw.c). */
 int store_insert_hardware(store *st, const char *json_text);

@@ -14,6 +14,7 @@
  * else is refused (SQLITE_MISMATCH) rather than guessed at.
  */
 #include "reports/store.h"
+#include "reports/json.h"
 #include "reports/store_int.h"
 #include "base/grow.h"
 
@@ -392,6 +393,17 @@ static int read_block(jscan *s, job_block *b, sqlite3_int64 run, sqlite3_int64 i
     return rc;
 }
 
+static void block_free(job_block *b) {
+    free(b->cells);
+    free(b->narrow);
+    free(b->arena);
+}
+
+static void scan_free(jscan *s) {
+    free(s->extra);
+    free(s->tmp);
+}
+
 int store_jobs_insert(store *st, sqlite3_stmt *many, sqlite3_stmt *one, const char *const *fields, const char *z,
                       size_t a, size_t n, size_t *b) {
     jscan s = { .z = z, .i = a + 1, .n = n, .fields = fields };
@@ -408,18 +420,175 @@ int store_jobs_insert(store *st, sqlite3_stmt *many, sqlite3_stmt *one, const ch
     for (int fill = 0; rc == SQLITE_OK && !end; fill = !fill) {
         rc = read_block(&s, &blk[fill], st->run, idx, &end);
         idx += blk[fill].rows;
-        if (rc == SQLITE_OK && blk[fill].rows) rc = store_writer_give(st->writer, write_block, &blk[fill]);
+        if (rc == SQLITE_OK && blk[fill].rows) rc = store_writer_give(st->writer, 1, write_block, &blk[fill]);
     }
     int last = store_writer_wait(st->writer);
     if (rc == SQLITE_OK) rc = last;
     if (rc == SQLITE_OK && s.i < n) *b = s.i + 1;
     else if (rc == SQLITE_OK) rc = SQLITE_MISMATCH;
-    for (int k = 0; k < 2; k++) {
-        free(blk[k].cells);
-        free(blk[k].narrow);
-        free(blk[k].arena);
-    }
-    free(s.extra);
-    free(s.tmp);
+    for (int k = 0; k < 2; k++) block_free(&blk[k]);
+    scan_free(&s);
     return rc;
+}
+
+/* ---- jobs read while the JSON is written (store_run_watch) ----------------
+ * The JSON writer tells the store of each job's object as it closes
+ * (json_watch); its text is copied into a block of JOB_BLOCK jobs, and a
+ * full block is queued for the writer thread, which parses it into cells
+ * and inserts the rows, in the run's last transaction, while the rest of
+ * the document is written: the jobs' INSERTs no longer wait for the whole
+ * document. The simulating thread pays one copy of the text. */
+
+/* Text blocks the watch cycles through (one filled, the others queued). */
+#define JOB_TEXTS 8
+
+/* The text of up to JOB_BLOCK consecutive jobs, "{...},{...},". */
+typedef struct job_text {
+    job_feed *feed;
+    char *z;
+    size_t n, cap;
+    int rows;
+    sqlite3_int64 idx0;                /* jobs[] index of the first */
+} job_text;
+
+struct job_feed {
+    store *st;
+    json *j;
+    job_text t[JOB_TEXTS];
+    int fill;
+    sqlite3_int64 jobs;                /* jobs watched */
+    size_t first, last_end;            /* the first's start, the last's end, in the document */
+    int broken;                        /* a job not right after the one before */
+    /* the writer's side, ready after its first block */
+    int ready;
+    jscan s;
+    job_block blk;
+    int col[N_NARROW];
+};
+
+/* Prepared on the writer: the statements and the cells of a block. */
+static int feed_prepare(job_feed *f) {
+    sqlite3_stmt *many = NULL, *one = NULL;
+    const char *const *fields;
+    int rc = store_jobs_statements(f->st, &many, &one, &fields);
+    if (rc != SQLITE_OK) return rc;
+    f->s.fields = fields;
+    for (f->s.nf = 0; fields[f->s.nf];) f->s.nf++;
+    f->blk = (job_block){ .ncols = f->s.nf + 3, .many = many, .one = one, .narrow_col = f->col };
+    rc = narrow_statements(f->st, fields, &f->blk, f->col);
+    if (rc == SQLITE_OK && (!(f->blk.cells = malloc(JOB_BLOCK * (size_t)f->blk.ncols * sizeof(cell))) ||
+                            !(f->blk.narrow = malloc(JOB_BLOCK))))
+        rc = SQLITE_NOMEM;
+    f->ready = rc == SQLITE_OK;
+    return rc;
+}
+
+/* The writer's job: a block's jobs parsed and inserted. */
+static int feed_block(void *p) {
+    job_text *t = p;
+    job_feed *f = t->feed;
+    int rc = store_final_begin(f->st), end = 0;
+    if (rc == SQLITE_OK && !f->ready) rc = feed_prepare(f);
+    f->s.z = t->z;
+    f->s.i = 0;
+    f->s.n = t->n;
+    if (rc == SQLITE_OK) rc = read_block(&f->s, &f->blk, f->st->run, t->idx0, &end);
+    if (rc == SQLITE_OK && f->blk.rows != t->rows) rc = SQLITE_MISMATCH;
+    if (rc == SQLITE_OK) rc = write_block(&f->blk);
+    if (rc != SQLITE_OK) {
+        char why[256];
+        snprintf(f->st->writer_why, sizeof f->st->writer_why, "%s: cannot write the jobs: %s", f->st->path,
+                 rc == SQLITE_MISMATCH ? "the results are not our JSON" : store_db_why(f->st->db, rc, why, sizeof why));
+    }
+    return rc;
+}
+
+/* The block being filled, queued for the writer; the next one filled. */
+static void feed_give(job_feed *f) {
+    job_text *t = &f->t[f->fill];
+    if (!t->rows) return;
+    t->idx0 = f->jobs - t->rows;
+    if (store_writer_give(f->st->writer, JOB_TEXTS - 1, feed_block, t) != SQLITE_OK) {
+        f->broken = 1;                 /* the writer failed: finish says why */
+        f->st->failed = 1;
+        snprintf(f->st->why, sizeof f->st->why, "%s", f->st->writer_why);
+    }
+    f->fill = (f->fill + 1) % JOB_TEXTS;
+    f->t[f->fill].n = 0;
+    f->t[f->fill].rows = 0;
+}
+
+static int blank(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+/* A value closed in a member of the document (a json_watch_fn). */
+static void on_value(void *ctx, const char *member, const char *text, size_t from, size_t to) {
+    job_feed *f = ctx;
+    if (f->broken || f->st->failed || f->st->finished || strcmp(member, "jobs") != 0) return;
+    if (f->jobs == 0) f->first = from;
+    else {                             /* only ", " between it and the one before */
+        size_t i = f->last_end;
+        while (i < from && blank(text[i])) i++;
+        if (i < from && text[i] == ',') i++;
+        while (i < from && blank(text[i])) i++;
+        if (i != from) f->broken = 1;
+    }
+    job_text *t = &f->t[f->fill];
+    if (!f->broken && GROW(t->z, t->cap, t->n + (to - from) + 2)) {
+        f->st->failed = 1;
+        snprintf(f->st->why, sizeof f->st->why, "%s: out of memory", f->st->path);
+    }
+    if (f->broken || f->st->failed) {
+        f->broken = 1;
+        return;
+    }
+    memcpy(t->z + t->n, text + from, to - from);
+    t->n += to - from;
+    t->z[t->n++] = ',';
+    t->z[t->n] = 0;
+    t->rows++;
+    f->jobs++;
+    f->last_end = to;
+    if (t->rows == JOB_BLOCK) feed_give(f);
+}
+
+void store_run_watch(store *st, json *j) {
+    if (!st || !j || !st->run || st->finished || st->failed || st->feed) return;
+    job_feed *f = calloc(1, sizeof *f);
+    if (!f) return;                    /* no watch: finish reads the jobs from the text */
+    f->st = st;
+    f->j = j;
+    for (int k = 0; k < JOB_TEXTS; k++) f->t[k].feed = f;
+    st->feed = f;
+    json_watch(j, on_value, f);
+}
+
+void store_jobs_feed_end(store *st) {
+    job_feed *f = st->feed;
+    if (!f) return;
+    json_watch(f->j, NULL, NULL);
+    f->j = NULL;
+    if (!f->broken && !st->failed) feed_give(f);
+}
+
+int store_jobs_watched(store *st, const char *z, size_t a, size_t n, size_t *b) {
+    job_feed *f = st->feed;
+    if (!f || !f->jobs) return 0;
+    size_t i = a + 1;
+    while (i < n && blank(z[i])) i++;
+    if (f->broken || i != f->first || f->last_end > n) return -1;
+    for (i = f->last_end; i < n && blank(z[i]);) i++;
+    if (i >= n || z[i] != ']') return -1;
+    *b = i + 1;
+    return 1;
+}
+
+void store_jobs_feed_free(store *st) {
+    job_feed *f = st->feed;
+    if (!f) return;
+    if (f->j) json_watch(f->j, NULL, NULL);
+    for (int k = 0; k < JOB_TEXTS; k++) free(f->t[k].z);
+    block_free(&f->blk);
+    scan_free(&f->s);
+    free(f);
+    st->feed = NULL;
 }

@@ -344,12 +344,22 @@ static int find_array(const char *z, size_t n, const char *key, size_t *a) {
     return -1;
 }
 
-/* The jobs of the array opening at z[a], scanned from the text
+int store_jobs_statements(store *st, sqlite3_stmt **many, sqlite3_stmt **one, const char *const **fields) {
+    sqlite3_stmt *rd = NULL;
+    *fields = job_fields;
+    return row_statements(st, ROWS_JOBS, one, &rd, many);
+}
+
+/* The jobs of the array opening at z[a]: found written when they were
+ * watched as the JSON was built, else scanned from the text
  * (store_jobs.c); *b receives its end. */
 static int insert_jobs(store *st, const char *z, size_t a, size_t n, size_t *b) {
-    sqlite3_stmt *ins = NULL, *rd = NULL, *many = NULL;
-    int rc = row_statements(st, ROWS_JOBS, &ins, &rd, &many);
-    return rc == SQLITE_OK ? store_jobs_insert(st, many, ins, job_fields, z, a, n, b) : rc;
+    int watched = store_jobs_watched(st, z, a, n, b);
+    if (watched) return watched > 0 ? SQLITE_OK : SQLITE_MISMATCH;
+    sqlite3_stmt *ins = NULL, *many = NULL;
+    const char *const *fields;
+    int rc = store_jobs_statements(st, &many, &ins, &fields);
+    return rc == SQLITE_OK ? store_jobs_insert(st, many, ins, fields, z, a, n, b) : rc;
 }
 
 /* The run row's UPDATE: its figures from the JSON (?2), the document kept

@@ -2,9 +2,9 @@
  * store_run: recording a run as it is simulated (store.h: store_run_begin,
  * store_run_finish). The store subscribes a sink to the metric bus:
  *
- *   events    buffered (strings in one arena) and written EVENT_BATCH at a
+ *   events    buffered (store_events.c) and written EVENT_BATCH at a
  *             time, each batch in a short transaction of its own, by the
- *             writer thread (store_writer.c) while the sink fills a second
+ *             writer thread (store_writer.c) while the sink fills another
  *             buffer; 32 rows per INSERT kept prepared (store_batch.c)
  *   samples   resampled in memory (reports/series.h) and written once, at
  *             the end: at most STORE_MAX_POINTS points per series, a job's
@@ -99,102 +99,16 @@ static void on_sample(void *ctx, metric_id id, sim_time t, double value) {
     }
 }
 
-/* "node 12: ..." -> 12; -1 when the detail does not start so. */
-static long node_of(const char *detail) {
-    if (strncmp(detail, "node ", 5) != 0) return -1;
-    char *end;
-    long n = strtol(detail + 5, &end, 10);
-    return end > detail + 5 && n >= 0 ? n : -1;
-}
-
-/* A batch of events being written: the run and the buffer. */
-typedef struct event_rows {
-    int64_t run;
-    const event_buf *b;
-} event_rows;
-
-/* Row i of a batch (a store_row_fn). */
-static int event_row(void *ctx, sqlite3_stmt *q, int base, int64_t i) {
-    const event_rows *r = ctx;
-    if (i >= r->b->n) return SQLITE_DONE;
-    const pending_event *e = &r->b->ev[i];
-    const char *arena = r->b->arena, *detail = arena + e->detail;
-    long node = node_of(detail);
-    int rc = sqlite3_bind_int64(q, base + 1, r->run);
-    if (rc == SQLITE_OK) rc = sqlite3_bind_int64(q, base + 2, r->b->seq0 + i);
-    if (rc == SQLITE_OK) rc = sqlite3_bind_double(q, base + 3, e->t_s);
-    if (rc == SQLITE_OK) rc = sqlite3_bind_text(q, base + 4, arena + e->entity, -1, SQLITE_STATIC);
-    if (rc == SQLITE_OK) rc = sqlite3_bind_text(q, base + 5, arena + e->kind, -1, SQLITE_STATIC);
-    if (rc == SQLITE_OK && node >= 0) rc = sqlite3_bind_int64(q, base + 6, node);
-    if (rc == SQLITE_OK) rc = sqlite3_bind_text(q, base + 7, detail, -1, SQLITE_STATIC);
-    return rc;
-}
-
-/* Write the events of b; in a transaction of its own unless txn (then
- * inside the caller's). On failure st->writer_why says why. */
-static int write_events(store *st, const event_buf *b, int txn) {
-    static const char head[] = "INSERT INTO events(run_id, seq, t_s, entity, kind, node, detail)";
-    sqlite3_stmt *one = NULL, *many = NULL;
-    event_rows rows = { st->run, b };
-    int rc = store_kept(st, KEPT_EVENT, "INSERT INTO events(run_id, seq, t_s, entity, kind, node, detail) "
-                                        "VALUES (?, ?, ?, ?, ?, ?, ?)", &one);
-    if (rc == SQLITE_OK) rc = store_kept_batch(st, KEPT_EVENT_MANY, head, 7, &many);
-    if (rc == SQLITE_OK && !txn) rc = store_exec(st->db, "BEGIN IMMEDIATE");
-    if (rc == SQLITE_OK) rc = store_batch_insert(many, one, event_row, &rows, NULL);
-    if (rc == SQLITE_OK && !txn) rc = store_exec(st->db, "COMMIT");
-    if (rc != SQLITE_OK) {
-        char why[256];
-        snprintf(st->writer_why, sizeof st->writer_why, "%s: cannot write events: %s", st->path,
-                 store_db_why(st->db, rc, why, sizeof why));
-        if (!txn) store_exec(st->db, "ROLLBACK");
-    }
-    return rc;
-}
-
-/* The writer's job: the batch handed over. */
-static int write_out(void *p) {
-    store *st = p;
-    return write_events(st, st->out, 0);
-}
-
-/* The buffer the sink fills, when full: handed to the writer (once it has
- * written the one before), and the other one filled from now on. */
-static void hand_off(store *st) {
-    if (store_writer_wait(st->writer) != SQLITE_OK) {
-        sink_fail(st, "%s", st->writer_why);
-        return;
-    }
-    event_buf *full = &st->buf[st->fill];
-    full->seq0 = st->seq;
-    st->seq += full->n;
-    st->out = full;
-    st->fill = !st->fill;
-    st->buf[st->fill].n = 0;
-    st->buf[st->fill].arena_n = 0;
-    if (store_writer_give(st->writer, write_out, st) != SQLITE_OK) sink_fail(st, "%s", st->writer_why);
-}
-
-static int arena_put(event_buf *b, const char *z, size_t *off) {
-    size_t n = strlen(z) + 1;
-    if (GROW(b->arena, b->arena_cap, b->arena_n + n)) return -1;
-    memcpy(b->arena + b->arena_n, z, n);
-    *off = b->arena_n;
-    b->arena_n += n;
-    return 0;
-}
-
 static void on_event(void *ctx, sim_time t, const char *entity, const char *kind, const char *detail) {
     store *st = ctx;
     if (st->failed || st->finished) return;
-    event_buf *b = &st->buf[st->fill];
-    pending_event *e = &b->ev[b->n];
-    e->t_s = sim_to_s(t);
-    if (arena_put(b, entity ? entity : "", &e->entity) < 0 || arena_put(b, kind ? kind : "", &e->kind) < 0 ||
-        arena_put(b, detail ? detail : "", &e->detail) < 0) {
-        sink_fail(st, "%s: out of memory", st->path);
-        return;
-    }
-    if (++b->n == EVENT_BATCH) hand_off(st);
+    if (store_events_add(st, sim_to_s(t), entity, kind, detail) < 0) sink_fail(st, "%s", st->writer_why);
+}
+
+static void on_eventv(void *ctx, sim_time t, const char *entity, const char *kind, const char *fmt, va_list ap) {
+    store *st = ctx;
+    if (st->failed || st->finished) return;
+    if (store_events_addv(st, sim_to_s(t), entity, kind, fmt, ap) < 0) sink_fail(st, "%s", st->writer_why);
 }
 
 static void on_close(void *ctx, sim_time t) {
@@ -223,9 +137,8 @@ int store_run_begin(store *st, const scenario *s, metric_bus *bus, char *err, si
         return STORE_FAILED;
     }
     st->ss = series_new(STORE_MAX_POINTS);
-    for (int i = 0; i < 2; i++) st->buf[i].ev = malloc(EVENT_BATCH * sizeof *st->buf[i].ev);
     st->gpus = scenario_gpus(s);
-    if (!st->ss || !st->buf[0].ev || !st->buf[1].ev || (st->idle = new_series(st, "cluster", "gpus_idle", st->gpus)) < 0) {
+    if (!st->ss || store_events_start(st) < 0 || (st->idle = new_series(st, "cluster", "gpus_idle", st->gpus)) < 0) {
         errmsg_set(err, errlen, "%s: out of memory", st->path);
         return STORE_FAILED;
     }
@@ -239,7 +152,7 @@ int store_run_begin(store *st, const scenario *s, metric_bus *bus, char *err, si
     /* Once subscribed the store must stay open while the bus publishes, so
      * a failure from here on (out of memory in on_register) is reported by
      * store_run_finish. */
-    metric_sink sink = { st, on_register, on_sample, on_event, on_close };
+    metric_sink sink = { st, on_register, on_sample, on_event, on_close, on_eventv };
     if (metrics_subscribe(bus, &sink) < 0) {
         errmsg_set(err, errlen, "%s: out of memory", st->path);
         return STORE_FAILED;
@@ -329,10 +242,21 @@ void store_run_interrupted(store *st) {
     if (st) st->interrupted = 1;
 }
 
-/* The run written or given up: the writer thread ends, checks are back. */
-static void end_writing(store *st) {
+int store_final_begin(store *st) {
+    if (st->final_open) return SQLITE_OK;
+    int rc = store_exec(st->db, "BEGIN IMMEDIATE");
+    st->final_open = rc == SQLITE_OK;
+    return rc;
+}
+
+/* The run written or given up: the writer thread ends, a transaction
+ * left open rolls back, checks are back. */
+static void end_writing(store *st, int rollback) {
     store_writer_stop(st->writer);
     st->writer = NULL;
+    if (rollback && st->final_open) store_exec(st->db, "ROLLBACK");
+    st->final_open = 0;
+    store_jobs_feed_free(st);
     check_references(st, 1);
 }
 
@@ -342,20 +266,20 @@ int store_run_finish(store *st, const world *w, const char *results_json, char *
         return STORE_FAILED;
     }
     world_totals tot = world_get_totals(w);
+    store_jobs_feed_end(st);
     if (store_writer_wait(st->writer) != SQLITE_OK) sink_fail(st, "%s", st->writer_why);
     if (!st->failed && series_close(st->ss, tot.simulated_s) < 0) sink_fail(st, "%s: out of memory", st->path);
     if (!results_json) sink_fail(st, "%s: out of memory", st->path);
     if (st->failed) {
         errmsg_set(err, errlen, "%s (run %lld left incomplete)", st->why, (long long)st->run);
         st->finished = 1;
-        end_writing(st);
+        end_writing(st, 1);
         return STORE_FAILED;
     }
     st->finished = 1;
     const char *step = "begin";
-    int rc = store_exec(st->db, "BEGIN IMMEDIATE");
-    st->buf[st->fill].seq0 = st->seq;
-    if (rc == SQLITE_OK) step = "events", rc = write_events(st, &st->buf[st->fill], 1);
+    int rc = store_final_begin(st);
+    if (rc == SQLITE_OK) step = "events", rc = store_events_write_last(st);
     if (rc == SQLITE_OK) step = "series", rc = write_series(st, &tot);
     if (rc == SQLITE_OK) step = "failures", rc = write_failure_kinds(st, w);
     if (rc == SQLITE_OK) rc = store_insert_results(st, results_json, series_bucket_s(st->ss), &step);
@@ -364,9 +288,7 @@ int store_run_finish(store *st, const world *w, const char *results_json, char *
         char why[256];
         errmsg_set(err, errlen, "%s: cannot write the run (%s): %s (run %lld left incomplete)", st->path, step,
                store_db_why(st->db, rc, why, sizeof why), (long long)st->run);
-        store_exec(st->db, "ROLLBACK");
     }
-    end_writing(st);
+    end_writing(st, rc != SQLITE_OK);
     return rc == SQLITE_OK ? STORE_OK : STORE_FAILED;
 }
-

@@ -9,7 +9,12 @@
 #ifndef CT_METRICS_H
 #define CT_METRICS_H
 
+#include <stdarg.h>
+
 #include "sim/engine.h"
+
+/* The longest text of an event published by metrics_eventv, NUL included. */
+#define METRICS_DETAIL_MAX 256
 
 typedef struct metric_bus metric_bus;
 typedef int metric_id;               /* >= 0; -1 means "not registered" */
@@ -22,6 +27,14 @@ typedef struct metric_sink {
     void (*on_event)(void *ctx, sim_time t, const char *entity, const char *kind,
                      const char *detail);
     void (*on_close)(void *ctx, sim_time t);
+    /* An event published by metrics_eventv, its text not yet made: fmt
+     * (a string literal: the sink may keep the pointer) and its arguments
+     * (read during the call). A sink that has it gets those events here
+     * instead of through on_event, and may format them later, on another
+     * thread (the results store does: reports/store_events.c); the text
+     * is vsnprintf's, cut to METRICS_DETAIL_MAX - 1 bytes. */
+    void (*on_eventv)(void *ctx, sim_time t, const char *entity, const char *kind, const char *fmt,
+                      va_list ap);
 } metric_sink;
 
 metric_bus *metrics_new(void);                  /* NULL when out of memory */
@@ -44,6 +57,11 @@ int metrics_count(const metric_bus *b);
 void metrics_sample(metric_bus *b, metric_id id, sim_time t, double value);
 void metrics_event(metric_bus *b, sim_time t, const char *entity, const char *kind,
                    const char *detail);
+/* The same, the text given as a printf format (a string literal) and its
+ * arguments: a sink with on_eventv gets them unformatted, the others the
+ * text, formatted once (cut to METRICS_DETAIL_MAX - 1 bytes). */
+void metrics_eventv(metric_bus *b, sim_time t, const char *entity, const char *kind, const char *fmt,
+                    va_list ap);
 /* Would an event published now reach anyone: a sink that takes events,
  * or the run's opening kept for a later subscriber? A publisher may skip
  * formatting an event's text when not (a run without a database or a

@@ -19,12 +19,10 @@ const char *job_state_name(job_state s) {
 
 void world_event(world *w, const char *entity, const char *kind, const char *fmt, ...) {
     if (!metrics_wants_events(w->bus)) return;
-    char detail[256];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(detail, sizeof detail, fmt, ap);
+    metrics_eventv(w->bus, now_of(w), entity, kind, fmt, ap);   /* formatted by the sinks that want text */
     va_end(ap);
-    metrics_event(w->bus, now_of(w), entity, kind, detail);
 }
 
 /* ---- GPU state accounting ------------------------------------------------ */

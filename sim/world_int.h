@@ -244,7 +244,8 @@ static inline double now_s(const world *w) { return sim_to_s(engine_now(w->e)); 
 static inline int is_hold(const world *w, int id) { return id >= w->n_jobs; }
 
 /* ---- world_core.c ---- */
-/* An event on the metric bus at the current time. */
+/* An event on the metric bus at the current time; fmt is a string literal
+ * (a sink may keep it and format the text later: metrics_eventv). */
 void world_event(world *w, const char *entity, const char *kind, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 void world_add_state(world *w, int gs, int gpus);      /* gpus more (or fewer) in state gs */

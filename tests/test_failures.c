@@ -61,7 +61,7 @@ static world_totals run(const char *xml, seen *s) {
     char err[2048] = "";
     if (scenario_load_memory(xml, strlen(xml), "failures.xml", &sc, err, sizeof err) != 0) fail_msg("load: %s", err);
     metric_bus *bus = metrics_new();
-    metric_sink sink = { s, NULL, NULL, on_event, NULL };
+    metric_sink sink = { s, NULL, NULL, on_event, NULL, NULL };
     metrics_subscribe(bus, &sink);
     world *w = world_new(sc, bus, err, sizeof err);
     if (!w) fail_msg("world: %s", err);

@@ -46,7 +46,20 @@ static void on_close(void *ctx, sim_time t) {
 }
 
 static metric_sink rec_sink(rec *r) {
-    return (metric_sink){ r, on_register, on_sample, on_event, on_close };
+    return (metric_sink){ r, on_register, on_sample, on_event, on_close, NULL };
+}
+
+static void on_eventv(void *ctx, sim_time t, const char *entity, const char *kind, const char *fmt, va_list ap) {
+    char d[METRICS_DETAIL_MAX];
+    vsnprintf(d, sizeof d, fmt, ap);
+    rec_line(ctx, "eventv %lld %s %s [%s] %s\n", (long long)t, entity, kind, fmt, d);
+}
+
+static void publish(metric_bus *b, sim_time t, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    metrics_eventv(b, t, "job1", "job_end", fmt, ap);
+    va_end(ap);
 }
 
 static void test_register_intern(void **state) {
@@ -148,6 +161,42 @@ static void test_null_callbacks(void **state) {
     metrics_close(b, 5);
     r.buf[r.n] = '\0';
     assert_string_equal(r.buf, "sample 0 1 2\nsample 0 2 3\nclose 5\n");
+    metrics_free(b);
+}
+
+/* metrics_eventv: a sink with on_eventv gets the format and its arguments,
+ * one without gets the text, made once and cut to METRICS_DETAIL_MAX - 1
+ * bytes; the opening is kept as text and replayed through on_event. */
+static void test_eventv(void **state) {
+    (void)state;
+    metric_bus *b = metrics_new();
+    publish(b, 0, "%d GPUs", 8);
+    rec t = { .n = 0 }, v = { .n = 0 };
+    metric_sink text = rec_sink(&t), args = { .ctx = &v, .on_eventv = on_eventv };
+    assert_int_equal(metrics_subscribe(b, &text), 0);
+    assert_int_equal(metrics_subscribe(b, &args), 0);
+    publish(b, 5, "%s after %.0f s", "done", 3599.6);
+    char big[400], cut[METRICS_DETAIL_MAX];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    memcpy(cut, big, sizeof cut - 1);          /* what vsnprintf keeps */
+    cut[sizeof cut - 1] = 0;
+    publish(b, 6, "%s", big);
+    assert_true(metrics_wants_events(b));
+    char want_t[1024], want_v[1024];
+    snprintf(want_t, sizeof want_t, "event 0 job1 job_end 8 GPUs\nevent 5 job1 job_end done after 3600 s\n"
+                                    "event 6 job1 job_end %s\n", cut);
+    snprintf(want_v, sizeof want_v, "eventv 5 job1 job_end [%%s after %%.0f s] done after 3600 s\n"
+                                    "eventv 6 job1 job_end [%%s] %s\n", cut);
+    t.buf[t.n] = v.buf[v.n] = '\0';
+    assert_string_equal(t.buf, want_t);
+    assert_string_equal(v.buf, want_v);
+    metric_bus *only = metrics_new();
+    publish(only, 1, "%s", "drops the opening");
+    assert_false(metrics_wants_events(only));
+    assert_int_equal(metrics_subscribe(only, &args), 0);
+    assert_true(metrics_wants_events(only));
+    metrics_free(only);
     metrics_free(b);
 }
 
@@ -309,6 +358,7 @@ int main(void) {
         cmocka_unit_test(test_reentrant),
         cmocka_unit_test(test_late_subscriber_last_value),
         cmocka_unit_test(test_late_subscriber_opening_events),
+        cmocka_unit_test(test_eventv),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

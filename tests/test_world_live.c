@@ -61,7 +61,7 @@ static live *build(const char *x) {
     char err[2048] = "";
     if (scenario_load_memory(x, strlen(x), "live.xml", &l->s, err, sizeof err) != 0) fail_msg("load: %s", err);
     l->bus = metrics_new();
-    metric_sink sink = { l, NULL, NULL, on_event, NULL };
+    metric_sink sink = { l, NULL, NULL, on_event, NULL, NULL };
     metrics_subscribe(l->bus, &sink);
     l->w = world_new(l->s, l->bus, err, sizeof err);
     if (!l->w) fail_msg("world: %s", err);

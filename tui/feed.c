@@ -156,7 +156,7 @@ static void on_event(void *ctx, sim_time t, const char *entity, const char *kind
 }
 
 metric_sink feed_sink(feed *f) {
-    metric_sink s = { f, on_register, on_sample, on_event, NULL };
+    metric_sink s = { f, on_register, on_sample, on_event, NULL, NULL };
     return s;
 }
 
