@@ -121,7 +121,9 @@ struct sched {
     size_t cap_run_of;
     int *run_hpos;                 /* parallel to running: position in its pool's heap */
     size_t cap_run_hpos;
-    struct rheap { int *v; int n; size_t cap; } *rheap;   /* per pool: running indices, min-heap by expected end */
+    /* Per pool: running indices, min-heap by expected end; each entry
+     * carries its end so that a sift reads the heap alone. */
+    struct rheap { struct rent { double end_s; int r; } *v; int n; size_t cap; } *rheap;
     int *front, n_front, *group;   /* scratch of the reservation walk */
     size_t cap_front, cap_group;
     qref *order;                   /* the pass's order (kept true as jobs come and go) */
