@@ -24,7 +24,9 @@ typedef struct pool {
     int spare_target, spares;
     int cloud_first, cloud_count;  /* cloud nodes [cloud_first, +count), inside [first, first+count) */
     int *by_free;                  /* by_free[f]: UP nodes with exactly f > 0 free GPUs (0..gpus) */
-    int *fit_from;                 /* fit_from[f]: no UP node with exactly f free GPUs below it */
+    uint64_t *with_free;           /* row f (words each): bit per UP node of the pool with exactly f > 0 free GPUs */
+    int *fit_word;                 /* fit_word[f]: row f's words below it are 0 */
+    int words;                     /* (count + 63) / 64, at least 1 */
     uint64_t *maybe_idle;          /* bit per node of the pool: may be idle and UP (never misses one) */
     int idle_word;                 /* maybe_idle's words below it are 0 (a packing scan starts there) */
     int rack_nodes, rack_first;    /* nodes per rack; the pool's first rack number */
@@ -49,6 +51,19 @@ void cluster_set_spread(cluster *c, int spread, int nodes_per_leaf) {
 const char *node_state_name(node_state s) {
     static const char *z[] = { "up", "failed", "spare", "drained", "off", "draining" };
     return (s >= 0 && s <= NODE_DRAINING) ? z[s] : "?";
+}
+
+/* Node off (an offset in pool p) into (on = 1) or out of row f of
+ * with_free; a bit set below fit_word[f] lowers it. */
+static void with_free_set(pool *p, int f, int off, int on) {
+    uint64_t *word = &p->with_free[(size_t)f * (size_t)p->words + (size_t)(off >> 6)];
+    uint64_t bit = 1ull << (off & 63);
+    if (!on) {
+        *word &= ~bit;
+        return;
+    }
+    *word |= bit;
+    if (off >> 6 < p->fit_word[f]) p->fit_word[f] = off >> 6;
 }
 
 cluster *cluster_new(const scenario *s) {
@@ -100,9 +115,11 @@ cluster *cluster_new(const scenario *s) {
         p->up_gpus = p->free_gpus = onprem * p->spec->gpus;
         p->idle = onprem;
         p->by_free = calloc((size_t)p->spec->gpus + 1, sizeof *p->by_free);
-        p->fit_from = calloc((size_t)p->spec->gpus + 1, sizeof *p->fit_from);
+        p->words = p->count / 64 + 1;
+        p->with_free = calloc((size_t)(p->spec->gpus + 1) * (size_t)p->words, sizeof *p->with_free);
+        p->fit_word = calloc((size_t)p->spec->gpus + 1, sizeof *p->fit_word);
         p->maybe_idle = calloc((size_t)p->count / 64 + 1, sizeof *p->maybe_idle);
-        if (!p->by_free || !p->fit_from || !p->maybe_idle) {
+        if (!p->by_free || !p->with_free || !p->fit_word || !p->maybe_idle) {
             cluster_free(c);
             return NULL;
         }
@@ -113,6 +130,7 @@ cluster *cluster_new(const scenario *s) {
         p->domain_nodes = p->spec->nvlink_domain > p->spec->gpus ? p->spec->nvlink_domain / p->spec->gpus : 1;
         p->by_free[p->spec->gpus] = onprem;
         for (int i = 0; i < p->count; i++) p->maybe_idle[i >> 6] |= 1ull << (i & 63);
+        for (int i = 0; i < onprem; i++) with_free_set(p, p->spec->gpus, i, 1);
         next += p->count;
     }
     /* Warm spares come out of the first pool's on-premises nodes. */
@@ -126,6 +144,7 @@ cluster *cluster_new(const scenario *s) {
             n->state = NODE_SPARE;
             n->free_gpus = 0;
             p->by_free[p->spec->gpus]--;
+            with_free_set(p, p->spec->gpus, onprem - 1 - i, 0);
             p->up_gpus -= p->spec->gpus;
             p->free_gpus -= p->spec->gpus;
             p->idle--;
@@ -140,7 +159,8 @@ void cluster_free(cluster *c) {
     if (!c) return;
     for (int i = 0; c->pools && i < c->n_pools; i++) {
         free(c->pools[i].by_free);
-        free(c->pools[i].fit_from);
+        free(c->pools[i].with_free);
+        free(c->pools[i].fit_word);
         free(c->pools[i].maybe_idle);
     }
     free(c->nodes);
@@ -198,16 +218,21 @@ static void set_free(cluster *c, int i, int free_gpus) {
     assert(free_gpus >= 0 && free_gpus <= p->spec->gpus);
     p->idle -= n->free_gpus == p->spec->gpus;
     p->free_gpus += free_gpus - n->free_gpus;
-    if (n->free_gpus > 0) p->by_free[n->free_gpus]--;
+    if (n->free_gpus > 0) {
+        p->by_free[n->free_gpus]--;
+        with_free_set(p, n->free_gpus, i - p->first, 0);
+    }
     n->free_gpus = (short)free_gpus;
-    if (n->free_gpus > 0) p->by_free[n->free_gpus]++;
+    if (n->free_gpus > 0) {
+        p->by_free[n->free_gpus]++;
+        with_free_set(p, n->free_gpus, i - p->first, 1);
+    }
     p->idle += n->free_gpus == p->spec->gpus;
     if (n->free_gpus == p->spec->gpus && p->maybe_idle) {
         int off = i - p->first;
         p->maybe_idle[off >> 6] |= 1ull << (off & 63);
         if (off >> 6 < p->idle_word) p->idle_word = off >> 6;
     }
-    if (n->free_gpus > 0 && p->fit_from && i < p->fit_from[n->free_gpus]) p->fit_from[n->free_gpus] = i;
 }
 
 /* A node came (back) into service: packing may start at it again. */
@@ -218,8 +243,6 @@ static void came_up(cluster *c, int i) {
         p->maybe_idle[off >> 6] |= 1ull << (off & 63);
         if (off >> 6 < p->idle_word) p->idle_word = off >> 6;
     }
-    for (int f = 1; p->fit_from && f <= p->spec->gpus; f++)
-        if (i < p->fit_from[f]) p->fit_from[f] = i;
 }
 
 int cluster_nodes_with_free(const cluster *c, int pi, int free_gpus) {
@@ -231,22 +254,26 @@ int cluster_nodes_with_free(const cluster *c, int pi, int free_gpus) {
  * still fit; -1 when none. */
 static int best_fit(const cluster *c, pool *p, int gpus) {
     int best = -1;
-    if (!c->spread && p->fit_from) {
+    if (!c->spread) {
         /* Packing: the lowest-numbered UP node with the fewest free GPUs
-         * that fit, found from the per-count hints instead of a scan of
-         * every node (12,800 of them at 100,000 GPUs). */
+         * that fit: the first bit of that count's row, instead of a scan
+         * of the nodes (12,800 of them at 100,000 GPUs). */
         int f = gpus > 0 ? gpus : 1;
         while (f <= p->spec->gpus && p->by_free[f] == 0) f++;
         if (f > p->spec->gpus) return -1;
-        int from = p->fit_from[f] > p->first ? p->fit_from[f] : p->first;
-        for (int i = from; i < p->first + p->count; i++) {
-            const node *n = &c->nodes[i];
-            if (n->state == NODE_UP && n->free_gpus == f) {
-                p->fit_from[f] = i;
-                return i;
-            }
-        }
-        /* by_free and the nodes disagree: fall back to the full scan. */
+        const uint64_t *row = &p->with_free[(size_t)f * (size_t)p->words];
+        int w = p->fit_word[f];
+        while (w < p->words && !row[w]) w++;
+        p->fit_word[f] = w;             /* the words it passed are 0 */
+        if (w < p->words) best = p->first + w * 64 + __builtin_ctzll(row[w]);
+#ifdef CT_SCHED_CROSSCHECK
+        int scan = -1;                  /* the lowest such node, by a scan */
+        for (int i = p->first; i < p->first + p->count && scan < 0; i++)
+            if (c->nodes[i].state == NODE_UP && c->nodes[i].free_gpus == f) scan = i;
+        if (scan != best) abort();
+#endif
+        if (best >= 0) return best;
+        /* by_free and the rows disagree: fall back to the full scan. */
     }
     for (int i = p->first; i < p->first + p->count; i++) {
         const node *n = &c->nodes[i];
