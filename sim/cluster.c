@@ -210,28 +210,34 @@ static void set_state(cluster *c, node *x, node_state st) {
 }
 
 /* Set a node's free GPUs, keeping the pool's counters (free GPUs, idle
- * whole nodes) in step. Only for UP nodes. */
+ * whole nodes, nodes and rows by free count, the may-be-idle bits) in
+ * step. Only for UP nodes. Every field is read once into a local: a store
+ * to an int counter could alias p->spec->gpus, and the compiler would
+ * read it again (one call per node a job takes or gives back: 1M calls in
+ * the 10K-GPU year). */
 static void set_free(cluster *c, int i, int free_gpus) {
     node *n = &c->nodes[i];
     pool *p = &c->pools[n->pool];
+    int G = p->spec->gpus, was = n->free_gpus, off = i - p->first, wd = off >> 6;
+    size_t W = (size_t)p->words;
+    uint64_t bit = 1ull << (off & 63), *rows = p->with_free;
     /* No GPU is ever double-allocated or freed twice. */
-    assert(free_gpus >= 0 && free_gpus <= p->spec->gpus);
-    p->idle -= n->free_gpus == p->spec->gpus;
-    p->free_gpus += free_gpus - n->free_gpus;
-    if (n->free_gpus > 0) {
-        p->by_free[n->free_gpus]--;
-        with_free_set(p, n->free_gpus, i - p->first, 0);
+    assert(free_gpus >= 0 && free_gpus <= G);
+    p->idle += (free_gpus == G) - (was == G);
+    p->free_gpus += free_gpus - was;
+    if (was > 0) {
+        p->by_free[was]--;
+        rows[(size_t)was * W + (size_t)wd] &= ~bit;
     }
     n->free_gpus = (short)free_gpus;
-    if (n->free_gpus > 0) {
-        p->by_free[n->free_gpus]++;
-        with_free_set(p, n->free_gpus, i - p->first, 1);
+    if (free_gpus > 0) {
+        p->by_free[free_gpus]++;
+        rows[(size_t)free_gpus * W + (size_t)wd] |= bit;
+        if (wd < p->fit_word[free_gpus]) p->fit_word[free_gpus] = wd;
     }
-    p->idle += n->free_gpus == p->spec->gpus;
-    if (n->free_gpus == p->spec->gpus && p->maybe_idle) {
-        int off = i - p->first;
-        p->maybe_idle[off >> 6] |= 1ull << (off & 63);
-        if (off >> 6 < p->idle_word) p->idle_word = off >> 6;
+    if (free_gpus == G && p->maybe_idle) {
+        p->maybe_idle[wd] |= bit;
+        if (wd < p->idle_word) p->idle_word = wd;
     }
 }
 
