@@ -199,6 +199,7 @@ struct world {
     struct world_flow *flow;       /* <network model="flow">: the shared fabric (world_flow.c); NULL otherwise */
     train_result *perf;            /* one per training job (job_train.perf points here) */
     struct name_chunk *names;      /* generated job names ("group-17"), freed with the world */
+    struct name_chunk *node_arrays;   /* multi-node jobs' nodes[], carved the same way */
     int unfinished;
     int n_waiting;                 /* jobs in PH_WAITING (for nodes after a failure) */
     int n_shrunk;                  /* elastic jobs that ever shrank (repairs look for growth) */
