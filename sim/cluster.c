@@ -405,6 +405,11 @@ int cluster_alloc(cluster *c, int pi, int gpus, int *out, int cap) {
     return k;
 }
 
+/* How many nodes ahead cluster_release asks for a node's record: a job's
+ * nodes are spread over the cluster (sim/world_job.c, NODE_AHEAD), so at
+ * 1M GPUs each record is a cache miss the loop would otherwise wait for. */
+#define CLUSTER_AHEAD 8
+
 /* The nodes of the set a job of gpus GPUs would take, into out (NULL: just
  * count); how many, or -1 when it does not fit now. */
 static int pick_in(const cluster *c, int pi, int gpus, const int *set, int n_set, int *out, int cap) {
@@ -452,6 +457,8 @@ int cluster_take_gpus(cluster *c, int n, int gpus) {
 
 void cluster_release(cluster *c, const int *nodes, int n, int gpus_each) {
     for (int i = 0; i < n; i++) {
+        if (nodes[i] < 0) continue;
+        if (i + CLUSTER_AHEAD < n && nodes[i + CLUSTER_AHEAD] >= 0) __builtin_prefetch(&c->nodes[nodes[i + CLUSTER_AHEAD]], 1);
         node *x = &c->nodes[nodes[i]];
         if (x->state != NODE_UP) continue;
         int g = x->free_gpus + gpus_each;
