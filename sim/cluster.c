@@ -215,7 +215,7 @@ static void set_state(cluster *c, node *x, node_state st) {
  * to an int counter could alias p->spec->gpus, and the compiler would
  * read it again (one call per node a job takes or gives back: 1M calls in
  * the 10K-GPU year). */
-static void set_free(cluster *c, int i, int free_gpus) {
+static inline __attribute__((always_inline)) void set_free(cluster *c, int i, int free_gpus) {
     node *n = &c->nodes[i];
     pool *p = &c->pools[n->pool];
     int G = p->spec->gpus, was = n->free_gpus, off = i - p->first, wd = off >> 6;
