@@ -182,6 +182,8 @@ void sched_unplaced(sched *q, int id, int node) {
     if (node_rekey(q, node) < 0) q->where_ok = 0;
 }
 
+int sched_where_kept(const sched *q) { return q->where_ok; }
+
 void sched_where_prefetch(const sched *q, int node) {
     if (q->where_ok && node >= 0 && node < q->n_where) __builtin_prefetch(&q->where[node], 1);
 }

@@ -224,6 +224,8 @@ struct world {
     int trace_first;               /* w->jobs index of the trace's first batch job */
     /* cloud autoscaling */
     int cloud_pool;                /* pool of the cloud node type, -1 none */
+    int where_kept;                /* sched_where_kept() when built: 0, a job's nodes need not be told one by one */
+    int any_latent;                /* a node ever had a hidden fault (node_use.latent): a start looks for one */
     int cloud_pending;             /* nodes being provisioned */
     event_id ev_scale;             /* pending scale-up check */
     double cloud_node_s;           /* rented node-seconds */

@@ -107,7 +107,7 @@ static void prefetch_node(world *w, int n) {
     if (n < 0) return;
     __builtin_prefetch(&w->use[n], 1);
     cluster_prefetch(w->c, n);
-    sched_where_prefetch(w->q, n);
+    if (w->where_kept) sched_where_prefetch(w->q, n);
 }
 
 /* Node n takes slot i of the job. */
@@ -117,7 +117,7 @@ static void hold_node(job *j, int i, int n) {
     j->n_held++;
     w->use[n].jobs++;
     w->use[n].job = j->index;
-    sched_placed(w->q, j->index, n, j->gpus_per_node);
+    if (w->where_kept) sched_placed(w->q, j->index, n, j->gpus_per_node);
 }
 
 /* The world's side of slot i's node going back, the cluster's done: the
@@ -126,7 +126,7 @@ static void hold_node(job *j, int i, int n) {
 static void left_node(job *j, int i) {
     world *w = j->w;
     int n = j->nodes[i];
-    sched_unplaced(w->q, j->index, n);
+    if (w->where_kept) sched_unplaced(w->q, j->index, n);
     node_use *u = &w->use[n];
     u->jobs--;
     if (u->job == j->index) u->job = -1;
@@ -741,8 +741,8 @@ static void begin(job *j, int n, double elapsed_s) {
         j->ev_phase = engine_after(w->e, sim_from_s(run_left > 0 ? run_left : 0), on_batch_end, j);
     }
     /* A node that failed unseen while idle (no start health check): the
-     * job crashes on it as soon as it starts. */
-    for (int i = 0; i < j->n_nodes; i++) {
+     * job crashes on it as soon as it starts. (None ever: no look.) */
+    for (int i = 0; i < j->n_nodes && w->any_latent; i++) {
         int nd = j->nodes[i];
         if (nd < 0 || !w->use[nd].latent) continue;
         const failure_proc *lp = failures_proc(w->f, w->use[nd].latent - 1);

@@ -137,6 +137,7 @@ static void node_failed(void *ctx, int node, int proc) {
         /* Nobody checks an idle node: the fault stays hidden until a job
          * starts on it and crashes. */
         if (!w->use[node].latent) w->use[node].latent = (short)(proc + 1);
+        w->any_latent = 1;
         return;
     }
     repair_node_down(w, node, p);
