@@ -122,8 +122,9 @@ struct sched {
     int *run_hpos;                 /* parallel to running: position in its pool's heap */
     size_t cap_run_hpos;
     /* Per pool: running indices, min-heap by expected end; each entry
-     * carries its end so that a sift reads the heap alone. */
-    struct rheap { struct rent { double end_s; int r; } *v; int n; size_t cap; } *rheap;
+     * carries its end (as an ordered integer key, sched_run.c) so that a
+     * sift reads the heap alone. */
+    struct rheap { struct rent { uint64_t end_key; int r; } *v; int n; size_t cap; } *rheap;
     int *front, n_front, *group;   /* scratch of the reservation walk */
     size_t cap_front, cap_group;
     qref *order;                   /* the pass's order (kept true as jobs come and go) */

@@ -1,12 +1,14 @@
 /*
  * sched_run: the running set. Running jobs sit in one array (q->running,
  * a job leaving is replaced by the last one, as before), found by id in
- * O(1) (q->run_of), and kept per pool in a binary min-heap by expected
+ * O(1) (q->run_of), and kept per pool in a 4-ary min-heap by expected
  * end (q->rheap), so that the EASY reservation reads the running jobs in
  * end order without sorting them all on every pass. A heap entry holds
- * the end beside the index: a sift compares without reading the job
- * (each start and end sifts; the 10K-GPU FIFO year, bench_sched, spent
- * 9% of its time there through the index).
+ * the end beside the index: a sift compares without reading the job. Each
+ * start and end sifts (a job ending is usually at the root: the ends are
+ * known), so the heap is 4-ary, half as deep as a binary one; the 10K-GPU
+ * FIFO year (bench_sched) spent 9% of its time there through the index
+ * and 12% in the binary heap after it.
  *
  * Per (pool, queue) it also counts the running jobs by priority
  * (q->rprio), for sched_preempt.c's quick test for candidates.
@@ -24,29 +26,67 @@
 
 #include "base/grow.h"
 
-static double end_at(const struct rheap *h, int pos) { return h->v[pos].end_s; }
+/* An end time as an integer key of the same order, so that the sifts'
+ * tournament compiles to conditional moves (the compiler branches on a
+ * double compare): a double's bits, the sign bit flipped for one at or
+ * above zero and every bit for one below, order as the doubles do (-0
+ * before +0: a tie then ordered, which changes the heap's shape, never
+ * which jobs a walk in end order reads, by ends compared as doubles). */
+static uint64_t end_key(double e) {
+    uint64_t u;
+    memcpy(&u, &e, sizeof u);
+    return u >> 63 ? ~u : u | (1ull << 63);
+}
+
+static double key_end(uint64_t k) {
+    uint64_t u = k >> 63 ? k & ~(1ull << 63) : ~k;
+    double e;
+    memcpy(&e, &u, sizeof e);
+    return e;
+}
+
+static double end_at(const struct rheap *h, int pos) { return key_end(h->v[pos].end_key); }
 
 static void heap_set(sched *q, struct rheap *h, int pos, struct rent x) {
     h->v[pos] = x;
     q->run_hpos[x.r] = pos;
 }
 
+#define ARITY 4                    /* children of heap position p: ARITY * p + 1 .. ARITY * p + ARITY (least_child compares four) */
+
 static void sift_up(sched *q, struct rheap *h, int pos) {
     struct rent x = h->v[pos];
-    while (pos > 0 && h->v[(pos - 1) / 2].end_s > x.end_s) {
-        heap_set(q, h, pos, h->v[(pos - 1) / 2]);
-        pos = (pos - 1) / 2;
+    while (pos > 0 && h->v[(pos - 1) / ARITY].end_key > x.end_key) {
+        heap_set(q, h, pos, h->v[(pos - 1) / ARITY]);
+        pos = (pos - 1) / ARITY;
     }
     heap_set(q, h, pos, x);
+}
+
+/* The child of least end among c .. c + ARITY - 1 (those below h->n). A
+ * full family is a branch-free tournament, as in sim/engine.c's
+ * min_child: which child is least is a coin toss the branch predictor
+ * would lose (a compare loop there was 8% of bench_sched). */
+static int least_child(const struct rheap *h, int c) {
+    const struct rent *v = h->v;
+    if (h->n - c < ARITY) {
+        int m = c;
+        for (int k = c + 1; k < h->n; k++) m = v[k].end_key < v[m].end_key ? k : m;
+        return m;
+    }
+    uint64_t e0 = v[c].end_key, e1 = v[c + 1].end_key, e2 = v[c + 2].end_key, e3 = v[c + 3].end_key;
+    int m01 = e1 < e0 ? c + 1 : c, m23 = e3 < e2 ? c + 3 : c + 2;
+    uint64_t a = e1 < e0 ? e1 : e0, b = e3 < e2 ? e3 : e2;
+    return b < a ? m23 : m01;
 }
 
 static void sift_down(sched *q, struct rheap *h, int pos) {
     struct rent x = h->v[pos];
     for (;;) {
-        int l = 2 * pos + 1, m = l;
-        if (l >= h->n) break;
-        if (l + 1 < h->n && h->v[l + 1].end_s < h->v[l].end_s) m = l + 1;
-        if (h->v[m].end_s >= x.end_s) break;
+        int c = ARITY * pos + 1;
+        if (c >= h->n) break;
+        int m = least_child(h, c);
+        if (h->v[m].end_key >= x.end_key) break;
         heap_set(q, h, pos, h->v[m]);
         pos = m;
     }
@@ -95,7 +135,7 @@ int sched_run_add(sched *q, const sched_job *j) {
     q->running[r].running = 1;
     *slot = r;
     h->n++;
-    heap_set(q, h, h->n - 1, (struct rent){ j->expected_end_s, r });
+    heap_set(q, h, h->n - 1, (struct rent){ end_key(j->expected_end_s), r });
     sift_up(q, h, h->n - 1);
     return 0;
 }
@@ -125,7 +165,7 @@ void sched_run_remove(sched *q, int i) {
 void sched_run_set_end(sched *q, int i, double end_s) {
     struct rheap *h = &q->rheap[q->running[i].pool];
     q->running[i].expected_end_s = end_s;
-    h->v[q->run_hpos[i]].end_s = end_s;
+    h->v[q->run_hpos[i]].end_key = end_key(end_s);
     sift_up(q, h, q->run_hpos[i]);
     sift_down(q, h, q->run_hpos[i]);
 }
@@ -157,8 +197,7 @@ static int front_pop(sched *q, const struct rheap *h) {
     }
     if (n > 0) f[k] = pos;
     /* The popped position's children join the frontier. */
-    for (int c = 2 * top + 1; c <= 2 * top + 2; c++)
-        if (c < h->n) front_push(q, h, c);
+    for (int c = ARITY * top + 1; c <= ARITY * top + ARITY && c < h->n; c++) front_push(q, h, c);
     return top;
 }
 
