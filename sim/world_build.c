@@ -245,6 +245,8 @@ static void fresh_job(world *w, job *j) {
  * by the scheduler's index, priority, line); its name, submit time and
  * duration are the caller's to set. Returns it, or NULL when out of
  * memory (w->n_jobs then counts it, and world_free frees what it holds). */
+static void note_size(world *w, const job *j);
+
 static job *add_batch_job(world *w, int gpus, const char *queue, int qi, int priority, double timeout_s, int line) {
     job *j = &w->jobs[w->n_jobs];
     fresh_job(w, j);
@@ -257,6 +259,7 @@ static job *add_batch_job(world *w, int gpus, const char *queue, int qi, int pri
     j->priority = priority;
     j->timeout_s = timeout_s;
     j->line = line;
+    note_size(w, j);
     return alloc_nodes(j) < 0 ? NULL : j;
 }
 
@@ -366,6 +369,7 @@ static int add_training_jobs(world *w, char *err, size_t errlen) {
             j->tr->ckpt_note = NULL;
             return -2;
         }
+        note_size(w, j);
         w->n_jobs++;
     }
     return 0;
@@ -399,10 +403,19 @@ static int check_size(const world *w, const job *j, char *err, size_t errlen) {
     int capacity = cluster_pool_capacity(w->c, j->pool);
     int spare_gpus = j->pool == 0 ? s->spares_warm * cluster_pool_spec(w->c, 0)->gpus : 0;
     if (j->gpus <= capacity - spare_gpus) return 0;
+    if (!err) return -1;
     errmsg_set(err, errlen, "%s:%d: job %s needs %d GPUs, the cluster has %d of its node type%s%s", s->file, j->line,
                j->name, j->gpus, capacity - spare_gpus, spare_gpus ? " once its warm spares are held back" : "",
                w->cloud_pool == j->pool ? " (cloud nodes included)" : "");
     return -1;
+}
+
+/* The first job bigger than its node type is noted as the jobs are made
+ * (in index order, with what check_size reads fixed by then: the job's
+ * GPUs and pool, the cluster) and reported by build_submit where its
+ * pass over every job reported it before. */
+static void note_size(world *w, const job *j) {
+    if (!w->too_big && check_size(w, j, NULL, 0) < 0) w->too_big = j->index + 1;
 }
 
 /* Each job enters the queue at its submit time (a job submitted before
@@ -417,8 +430,7 @@ int build_submit(world *w, char *err, size_t errlen) {
         jobtrace_describe(s, said, sizeof said);
         world_event(w, "trace", "trace_read", "%s", said);
     }
-    for (int i = 0; i < w->n_jobs; i++)
-        if (check_size(w, &w->jobs[i], err, errlen) < 0) return -2;
+    if (w->too_big && check_size(w, &w->jobs[w->too_big - 1], err, errlen) < 0) return -2;
     int rc = snapshot_build(w, err, errlen);
     if (rc < 0) return rc;
     for (int i = 0; i < w->n_jobs; i++) {

@@ -225,6 +225,7 @@ struct world {
     /* cloud autoscaling */
     int cloud_pool;                /* pool of the cloud node type, -1 none */
     int where_kept;                /* sched_where_kept() when built: 0, a job's nodes need not be told one by one */
+    int too_big;                   /* the first job bigger than its node type, as index + 1 (0: none): build_submit's error */
     int any_latent;                /* a node ever had a hidden fault (node_use.latent): a start looks for one */
     int cloud_pending;             /* nodes being provisioned */
     event_id ev_scale;             /* pending scale-up check */
