@@ -209,36 +209,65 @@ static void set_state(cluster *c, node *x, node_state st) {
     x->state = (unsigned char)st;
 }
 
-/* Set a node's free GPUs, keeping the pool's counters (free GPUs, idle
- * whole nodes, nodes and rows by free count, the may-be-idle bits) in
- * step. Only for UP nodes. Every field is read once into a local: a store
- * to an int counter could alias p->spec->gpus, and the compiler would
- * read it again (one call per node a job takes or gives back: 1M calls in
- * the 10K-GPU year). */
-static inline __attribute__((always_inline)) void set_free(cluster *c, int i, int free_gpus) {
-    node *n = &c->nodes[i];
-    pool *p = &c->pools[n->pool];
-    int G = p->spec->gpus, was = n->free_gpus, off = i - p->first, wd = off >> 6;
-    size_t W = (size_t)p->words;
-    uint64_t bit = 1ull << (off & 63), *rows = p->with_free;
+/* A pool's counters as a loop over its nodes changes them: the fields
+ * read once into locals and the counts summed, written back by pool_done
+ * (a store to an int counter could alias p->spec->gpus, and the compiler
+ * would read every field again per node: a job's start and end change
+ * 1M nodes' free GPUs in the 10K-GPU year). */
+typedef struct pool_edit {
+    pool *p;
+    node *nodes;                   /* the cluster's */
+    int G, first, idle_word;
+    size_t W;
+    uint64_t *rows, *may;
+    int *by_free, *fit_word;
+    int d_idle, d_free;
+} pool_edit;
+
+static inline pool_edit pool_open(cluster *c, int pi) {
+    pool *p = &c->pools[pi];
+    return (pool_edit){ p, c->nodes, p->spec->gpus, p->first, p->idle_word, (size_t)p->words, p->with_free,
+                        p->maybe_idle, p->by_free, p->fit_word, 0, 0 };
+}
+
+static inline void pool_done(const pool_edit *e) {
+    e->p->idle += e->d_idle;
+    e->p->free_gpus += e->d_free;
+    e->p->idle_word = e->idle_word;
+}
+
+/* Set UP node i's free GPUs (a node of e's pool), keeping the pool's
+ * counters (free GPUs, idle whole nodes, nodes and rows by free count, the
+ * may-be-idle bits) in step. */
+static inline __attribute__((always_inline)) void pool_set(pool_edit *e, int i, int free_gpus) {
+    node *n = &e->nodes[i];
+    int was = n->free_gpus, off = i - e->first, wd = off >> 6;
+    uint64_t bit = 1ull << (off & 63);
     /* No GPU is ever double-allocated or freed twice. */
-    assert(free_gpus >= 0 && free_gpus <= G);
-    p->idle += (free_gpus == G) - (was == G);
-    p->free_gpus += free_gpus - was;
+    assert(free_gpus >= 0 && free_gpus <= e->G);
+    e->d_idle += (free_gpus == e->G) - (was == e->G);
+    e->d_free += free_gpus - was;
     if (was > 0) {
-        p->by_free[was]--;
-        rows[(size_t)was * W + (size_t)wd] &= ~bit;
+        e->by_free[was]--;
+        e->rows[(size_t)was * e->W + (size_t)wd] &= ~bit;
     }
     n->free_gpus = (short)free_gpus;
     if (free_gpus > 0) {
-        p->by_free[free_gpus]++;
-        rows[(size_t)free_gpus * W + (size_t)wd] |= bit;
-        if (wd < p->fit_word[free_gpus]) p->fit_word[free_gpus] = wd;
+        e->by_free[free_gpus]++;
+        e->rows[(size_t)free_gpus * e->W + (size_t)wd] |= bit;
+        if (wd < e->fit_word[free_gpus]) e->fit_word[free_gpus] = wd;
     }
-    if (free_gpus == G && p->maybe_idle) {
-        p->maybe_idle[wd] |= bit;
-        if (wd < p->idle_word) p->idle_word = wd;
+    if (free_gpus == e->G && e->may) {
+        e->may[wd] |= bit;
+        if (wd < e->idle_word) e->idle_word = wd;
     }
+}
+
+/* Set one UP node's free GPUs (pool_set on its own). */
+static void set_free(cluster *c, int i, int free_gpus) {
+    pool_edit e = pool_open(c, c->nodes[i].pool);
+    pool_set(&e, i, free_gpus);
+    pool_done(&e);
 }
 
 /* A node came (back) into service: packing may start at it again. */
@@ -385,15 +414,21 @@ int cluster_alloc(cluster *c, int pi, int gpus, int *out, int cap) {
         int words = (p->count + 63) / 64, w = p->idle_word;
         while (w < words && !p->maybe_idle[w]) w++;        /* the words a scan found empty stay so */
         p->idle_word = w;
+        pool_edit e = pool_open(c, pi);
         for (; w < words && k < need; w++) {
-            uint64_t bits = p->maybe_idle[w];
+            uint64_t bits = e.may[w];
             while (bits && k < need) {
-                int b = __builtin_ctzll(bits);
+                int b = __builtin_ctzll(bits), off = w * 64 + b;
                 bits &= bits - 1;
-                p->maybe_idle[w] &= ~(1ull << b);
-                k += take_idle(c, p, w * 64 + b, &out[k]);
+                e.may[w] &= ~(1ull << b);
+                if (off >= p->count) continue;                  /* take_idle's test */
+                const node *x = &c->nodes[e.first + off];
+                if (x->state != NODE_UP || x->free_gpus != e.G) continue;
+                pool_set(&e, e.first + off, 0);
+                out[k++] = e.first + off;
             }
         }
+        pool_done(&e);
         return k;
     }
     /* spread: node r*L + l visited as (l, r), one node per leaf group
@@ -455,16 +490,29 @@ int cluster_take_gpus(cluster *c, int n, int gpus) {
     return 0;
 }
 
-void cluster_release(cluster *c, const int *nodes, int n, int gpus_each) {
-    for (int i = 0; i < n; i++) {
+/* From nodes[i] on, the nodes of nodes[i]'s pool (an empty slot or a
+ * node not UP passed over) get gpus_each GPUs back, through one
+ * pool_edit; returns where a node of another pool stands (n: none). */
+static int release_in_pool(cluster *c, const int *nodes, int i, int n, int gpus_each) {
+    while (i < n && nodes[i] < 0) i++;
+    if (i == n) return n;
+    int pi = c->nodes[nodes[i]].pool;
+    pool_edit e = pool_open(c, pi);
+    for (; i < n; i++) {
         if (nodes[i] < 0) continue;
         if (i + CLUSTER_AHEAD < n && nodes[i + CLUSTER_AHEAD] >= 0) __builtin_prefetch(&c->nodes[nodes[i + CLUSTER_AHEAD]], 1);
-        node *x = &c->nodes[nodes[i]];
+        const node *x = &c->nodes[nodes[i]];
+        if (x->pool != pi) break;
         if (x->state != NODE_UP) continue;
         int g = x->free_gpus + gpus_each;
-        int max = c->pools[x->pool].spec->gpus;
-        set_free(c, nodes[i], g > max ? max : g);
+        pool_set(&e, nodes[i], g > e.G ? e.G : g);
     }
+    pool_done(&e);
+    return i;
+}
+
+void cluster_release(cluster *c, const int *nodes, int n, int gpus_each) {
+    for (int i = 0; i < n;) i = release_in_pool(c, nodes, i, n, gpus_each);
 }
 
 void cluster_prefetch(const cluster *c, int n) { __builtin_prefetch(&c->nodes[n], 1); }
