@@ -108,6 +108,8 @@ struct sched {
     sched_ops ops;
     sched_policy policy;
     int backfill, preemption;
+    int evicts;                    /* preemption or a queue with a quota: a running job may be evicted (else
+                                      no index of where jobs run, no counts of running priorities) */
     int spread;                    /* placement: sub-node jobs go to the emptiest node */
     queue *queues;
     int n_queues;

@@ -11,7 +11,8 @@
  * and 12% in the binary heap after it.
  *
  * Per (pool, queue) it also counts the running jobs by priority
- * (q->rprio), for sched_preempt.c's quick test for candidates.
+ * (q->rprio), for sched_preempt.c's quick test for candidates: only
+ * when a job may be evicted at all (q->evicts).
  *
  * Order kept: the reservation adds running jobs by (expected end, index
  * in q->running), the order the pass sorted them in before. The heap keys
@@ -128,7 +129,7 @@ int sched_run_add(sched *q, const sched_job *j) {
     struct rheap *h = &q->rheap[j->pool];
     if (!slot || GROW(q->running, q->cap_running, (size_t)q->n_running + 1) ||
         GROW(q->run_hpos, q->cap_run_hpos, (size_t)q->n_running + 1) || GROW(h->v, h->cap, (size_t)h->n + 1) ||
-        sched_cset_add(&q->rprio[j->pool * q->n_queues + j->queue], j->priority, 1) < 0)
+        (q->evicts && sched_cset_add(&q->rprio[j->pool * q->n_queues + j->queue], j->priority, 1) < 0))
         return -1;
     int r = q->n_running++;
     q->running[r] = *j;
@@ -151,7 +152,7 @@ static void heap_remove(sched *q, struct rheap *h, int pos) {
 
 void sched_run_remove(sched *q, int i) {
     const sched_job *j = &q->running[i];
-    sched_cset_add(&q->rprio[j->pool * q->n_queues + j->queue], j->priority, -1);   /* seen: no allocation */
+    if (q->evicts) sched_cset_add(&q->rprio[j->pool * q->n_queues + j->queue], j->priority, -1);   /* seen: no allocation */
     heap_remove(q, &q->rheap[q->running[i].pool], q->run_hpos[i]);
     q->run_of[q->running[i].id] = -1;
     int last = --q->n_running;

@@ -36,10 +36,7 @@ _Static_assert(sizeof(wnode) == 32, "a node's record is half a cache line");
 static uint64_t queue_bit(int qi) { return 1ull << (qi >= 0 && qi < WHERE_OTHER ? qi : WHERE_OTHER); }
 
 int sched_where_init(sched *q) {
-    /* Without preemption and quotas nothing is ever evicted: no index. */
-    int needed = q->preemption;
-    for (int i = 0; i < q->n_queues; i++) needed |= q->queues[i].quota > 0;
-    if (!needed) return 0;
+    if (!q->evicts) return 0;      /* nothing is ever evicted: no index */
     int nodes = cluster_node_count(q->c);
     q->n_where = nodes;
     size_t bytes = ((size_t)nodes + 1) * sizeof *q->where;
