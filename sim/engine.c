@@ -344,6 +344,28 @@ static uint32_t slot_reserve(engine *e) {
     return e->free_head;
 }
 
+int engine_reserve(engine *e, size_t n) {
+    if (n > SLOT_MAX - e->nslots) return -1;
+    size_t lneed = e->lend + n;
+    if (lneed > e->lcap) {
+        hent *l = realloc(e->lane, lneed * sizeof *l);
+        if (!l) return -1;
+        e->lane = l;
+        e->lcap = lneed;
+    }
+    uint32_t want = e->nslots + (uint32_t)n;
+    if (want <= e->nslots) return 0;
+    slot *s = realloc(e->slots, (size_t)want * sizeof *s);
+    if (!s) return -1;
+    for (uint32_t i = want; i-- > e->nslots;) {     /* free list lowest first, as slot_reserve leaves it */
+        s[i] = (slot){ NULL, NULL, 1, e->free_head };
+        e->free_head = i;
+    }
+    e->slots = s;
+    e->nslots = want;
+    return 0;
+}
+
 engine *engine_new(void) {
     engine *e = calloc(1, sizeof *e);
     if (!e)

@@ -433,6 +433,7 @@ int build_submit(world *w, char *err, size_t errlen) {
     if (w->too_big && check_size(w, &w->jobs[w->too_big - 1], err, errlen) < 0) return -2;
     int rc = snapshot_build(w, err, errlen);
     if (rc < 0) return rc;
+    if (engine_reserve(w->e, (size_t)w->n_jobs) < 0) return -1;     /* the submissions, at once */
     for (int i = 0; i < w->n_jobs; i++) {
         job *j = &w->jobs[i];
         int row = j->trace_row;

@@ -679,6 +679,30 @@ static void test_seq_renumber_lane(void **state) {
     engine_free(e);
 }
 
+/* engine_reserve changes nothing but the room: the same events in the
+ * same order from an engine that reserved and one that did not. */
+static void test_reserve(void **state) {
+    (void)state;
+    trace tr[2];
+    memset(tr, 0, sizeof tr);
+    tev ev[2][48];
+    for (int k = 0; k < 2; k++) {
+        engine *e = engine_new();
+        if (k == 1) assert_int_equal(engine_reserve(e, 40), 0);
+        for (int i = 0; i < 48; i++) {
+            ev[k][i] = (tev){ .tr = &tr[k], .tag = i };
+            sim_time t = i % 4 == 3 ? 5 * (sim_time)i - 7 : 5 * (sim_time)i;   /* mostly in order */
+            assert_true(engine_schedule(e, t, tev_handler, &ev[k][i]) != 0);
+        }
+        engine_run(e, SIM_FOREVER);
+        engine_free(e);
+    }
+    assert_int_equal(tr[0].n, 48);
+    assert_int_equal(tr[1].n, 48);
+    assert_memory_equal(tr[0].tags, tr[1].tags, sizeof tr[0].tags);
+    assert_memory_equal(tr[0].times, tr[1].times, sizeof tr[0].times);
+}
+
 /* Many cancels: the compaction keeps everything straight. */
 static void count_handler(engine *e, void *arg) {
     (void)e;
@@ -719,6 +743,7 @@ int main(void) {
         cmocka_unit_test(test_ns_from_s),
         cmocka_unit_test(test_seq_renumber),
         cmocka_unit_test(test_seq_renumber_lane),
+        cmocka_unit_test(test_reserve),
         cmocka_unit_test(test_mass_cancel),
         cmocka_unit_test(test_script_against_reference),
         cmocka_unit_test(test_lane_against_reference),
