@@ -141,16 +141,7 @@ int sched_queue_add(sched *q, const sched_job *j) {
 void sched_queue_remove(sched *q, qref r) {
     sclass *k = &q->classes[r.c];
     count_queued(q, &k->v[r.i], -1);
-    if (r.i == k->head && k->n - 1 > r.i) {           /* the first job (a start): nothing moves */
-        int b = r.i >> QBLOCK_SHIFT, g = k->v[r.i].gpus;
-        k->head++;
-        if (g <= k->bmin[b]) remin(k, r.i, r.i + 1);   /* above the block's least it leaves that as it was */
-#ifdef CT_SCHED_CROSSCHECK
-        int m = k->bmin[b];
-        remin(k, r.i, r.i + 1);
-        if (k->bmin[b] != m) abort();
-#endif
-    } else if (r.i - k->head < k->n - 1 - r.i) {      /* the jobs before it move up */
+    if (r.i - k->head < k->n - 1 - r.i) {             /* the jobs before it move up */
         memmove(&k->v[k->head + 1], &k->v[k->head], (size_t)(r.i - k->head) * sizeof *k->v);
         moved(q, r.c, k->head, r.i, 1);
         k->head++;
