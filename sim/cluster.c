@@ -24,7 +24,9 @@ typedef struct pool {
     int spare_target, spares;
     int cloud_first, cloud_count;  /* cloud nodes [cloud_first, +count), inside [first, first+count) */
     int *by_free;                  /* by_free[f]: UP nodes with exactly f > 0 free GPUs (0..gpus) */
-    int *fit_from;                 /* fit_from[f]: no UP node with exactly f free GPUs below it */
+    uint64_t *with_free;           /* row f (words each): bit per UP node of the pool with exactly f > 0 free GPUs */
+    int *fit_word;                 /* fit_word[f]: row f's words below it are 0 */
+    int words;                     /* (count + 63) / 64, at least 1 */
     uint64_t *maybe_idle;          /* bit per node of the pool: may be idle and UP (never misses one) */
     int idle_word;                 /* maybe_idle's words below it are 0 (a packing scan starts there) */
     int rack_nodes, rack_first;    /* nodes per rack; the pool's first rack number */
@@ -49,6 +51,19 @@ void cluster_set_spread(cluster *c, int spread, int nodes_per_leaf) {
 const char *node_state_name(node_state s) {
     static const char *z[] = { "up", "failed", "spare", "drained", "off", "draining" };
     return (s >= 0 && s <= NODE_DRAINING) ? z[s] : "?";
+}
+
+/* Node off (an offset in pool p) into (on = 1) or out of row f of
+ * with_free; a bit set below fit_word[f] lowers it. */
+static void with_free_set(pool *p, int f, int off, int on) {
+    uint64_t *word = &p->with_free[(size_t)f * (size_t)p->words + (size_t)(off >> 6)];
+    uint64_t bit = 1ull << (off & 63);
+    if (!on) {
+        *word &= ~bit;
+        return;
+    }
+    *word |= bit;
+    if (off >> 6 < p->fit_word[f]) p->fit_word[f] = off >> 6;
 }
 
 cluster *cluster_new(const scenario *s) {
@@ -100,9 +115,11 @@ cluster *cluster_new(const scenario *s) {
         p->up_gpus = p->free_gpus = onprem * p->spec->gpus;
         p->idle = onprem;
         p->by_free = calloc((size_t)p->spec->gpus + 1, sizeof *p->by_free);
-        p->fit_from = calloc((size_t)p->spec->gpus + 1, sizeof *p->fit_from);
+        p->words = p->count / 64 + 1;
+        p->with_free = calloc((size_t)(p->spec->gpus + 1) * (size_t)p->words, sizeof *p->with_free);
+        p->fit_word = calloc((size_t)p->spec->gpus + 1, sizeof *p->fit_word);
         p->maybe_idle = calloc((size_t)p->count / 64 + 1, sizeof *p->maybe_idle);
-        if (!p->by_free || !p->fit_from || !p->maybe_idle) {
+        if (!p->by_free || !p->with_free || !p->fit_word || !p->maybe_idle) {
             cluster_free(c);
             return NULL;
         }
@@ -113,6 +130,7 @@ cluster *cluster_new(const scenario *s) {
         p->domain_nodes = p->spec->nvlink_domain > p->spec->gpus ? p->spec->nvlink_domain / p->spec->gpus : 1;
         p->by_free[p->spec->gpus] = onprem;
         for (int i = 0; i < p->count; i++) p->maybe_idle[i >> 6] |= 1ull << (i & 63);
+        for (int i = 0; i < onprem; i++) with_free_set(p, p->spec->gpus, i, 1);
         next += p->count;
     }
     /* Warm spares come out of the first pool's on-premises nodes. */
@@ -126,6 +144,7 @@ cluster *cluster_new(const scenario *s) {
             n->state = NODE_SPARE;
             n->free_gpus = 0;
             p->by_free[p->spec->gpus]--;
+            with_free_set(p, p->spec->gpus, onprem - 1 - i, 0);
             p->up_gpus -= p->spec->gpus;
             p->free_gpus -= p->spec->gpus;
             p->idle--;
@@ -140,7 +159,8 @@ void cluster_free(cluster *c) {
     if (!c) return;
     for (int i = 0; c->pools && i < c->n_pools; i++) {
         free(c->pools[i].by_free);
-        free(c->pools[i].fit_from);
+        free(c->pools[i].with_free);
+        free(c->pools[i].fit_word);
         free(c->pools[i].maybe_idle);
     }
     free(c->nodes);
@@ -189,25 +209,65 @@ static void set_state(cluster *c, node *x, node_state st) {
     x->state = (unsigned char)st;
 }
 
-/* Set a node's free GPUs, keeping the pool's counters (free GPUs, idle
- * whole nodes) in step. Only for UP nodes. */
-static void set_free(cluster *c, int i, int free_gpus) {
-    node *n = &c->nodes[i];
-    pool *p = &c->pools[n->pool];
+/* A pool's counters as a loop over its nodes changes them: the fields
+ * read once into locals and the counts summed, written back by pool_done
+ * (a store to an int counter could alias p->spec->gpus, and the compiler
+ * would read every field again per node: a job's start and end change
+ * 1M nodes' free GPUs in the 10K-GPU year). */
+typedef struct pool_edit {
+    pool *p;
+    node *nodes;                   /* the cluster's */
+    int G, first, idle_word;
+    size_t W;
+    uint64_t *rows, *may;
+    int *by_free, *fit_word;
+    int d_idle, d_free;
+} pool_edit;
+
+static inline pool_edit pool_open(cluster *c, int pi) {
+    pool *p = &c->pools[pi];
+    return (pool_edit){ p, c->nodes, p->spec->gpus, p->first, p->idle_word, (size_t)p->words, p->with_free,
+                        p->maybe_idle, p->by_free, p->fit_word, 0, 0 };
+}
+
+static inline void pool_done(const pool_edit *e) {
+    e->p->idle += e->d_idle;
+    e->p->free_gpus += e->d_free;
+    e->p->idle_word = e->idle_word;
+}
+
+/* Set UP node i's free GPUs (a node of e's pool), keeping the pool's
+ * counters (free GPUs, idle whole nodes, nodes and rows by free count, the
+ * may-be-idle bits) in step. */
+static inline __attribute__((always_inline)) void pool_set(pool_edit *e, int i, int free_gpus) {
+    node *n = &e->nodes[i];
+    int was = n->free_gpus, off = i - e->first, wd = off >> 6;
+    uint64_t bit = 1ull << (off & 63);
     /* No GPU is ever double-allocated or freed twice. */
-    assert(free_gpus >= 0 && free_gpus <= p->spec->gpus);
-    p->idle -= n->free_gpus == p->spec->gpus;
-    p->free_gpus += free_gpus - n->free_gpus;
-    if (n->free_gpus > 0) p->by_free[n->free_gpus]--;
-    n->free_gpus = (short)free_gpus;
-    if (n->free_gpus > 0) p->by_free[n->free_gpus]++;
-    p->idle += n->free_gpus == p->spec->gpus;
-    if (n->free_gpus == p->spec->gpus && p->maybe_idle) {
-        int off = i - p->first;
-        p->maybe_idle[off >> 6] |= 1ull << (off & 63);
-        if (off >> 6 < p->idle_word) p->idle_word = off >> 6;
+    assert(free_gpus >= 0 && free_gpus <= e->G);
+    e->d_idle += (free_gpus == e->G) - (was == e->G);
+    e->d_free += free_gpus - was;
+    if (was > 0) {
+        e->by_free[was]--;
+        e->rows[(size_t)was * e->W + (size_t)wd] &= ~bit;
     }
-    if (n->free_gpus > 0 && p->fit_from && i < p->fit_from[n->free_gpus]) p->fit_from[n->free_gpus] = i;
+    n->free_gpus = (short)free_gpus;
+    if (free_gpus > 0) {
+        e->by_free[free_gpus]++;
+        e->rows[(size_t)free_gpus * e->W + (size_t)wd] |= bit;
+        if (wd < e->fit_word[free_gpus]) e->fit_word[free_gpus] = wd;
+    }
+    if (free_gpus == e->G && e->may) {
+        e->may[wd] |= bit;
+        if (wd < e->idle_word) e->idle_word = wd;
+    }
+}
+
+/* Set one UP node's free GPUs (pool_set on its own). */
+static void set_free(cluster *c, int i, int free_gpus) {
+    pool_edit e = pool_open(c, c->nodes[i].pool);
+    pool_set(&e, i, free_gpus);
+    pool_done(&e);
 }
 
 /* A node came (back) into service: packing may start at it again. */
@@ -218,8 +278,6 @@ static void came_up(cluster *c, int i) {
         p->maybe_idle[off >> 6] |= 1ull << (off & 63);
         if (off >> 6 < p->idle_word) p->idle_word = off >> 6;
     }
-    for (int f = 1; p->fit_from && f <= p->spec->gpus; f++)
-        if (i < p->fit_from[f]) p->fit_from[f] = i;
 }
 
 int cluster_nodes_with_free(const cluster *c, int pi, int free_gpus) {
@@ -231,22 +289,26 @@ int cluster_nodes_with_free(const cluster *c, int pi, int free_gpus) {
  * still fit; -1 when none. */
 static int best_fit(const cluster *c, pool *p, int gpus) {
     int best = -1;
-    if (!c->spread && p->fit_from) {
+    if (!c->spread) {
         /* Packing: the lowest-numbered UP node with the fewest free GPUs
-         * that fit, found from the per-count hints instead of a scan of
-         * every node (12,800 of them at 100,000 GPUs). */
+         * that fit: the first bit of that count's row, instead of a scan
+         * of the nodes (12,800 of them at 100,000 GPUs). */
         int f = gpus > 0 ? gpus : 1;
         while (f <= p->spec->gpus && p->by_free[f] == 0) f++;
         if (f > p->spec->gpus) return -1;
-        int from = p->fit_from[f] > p->first ? p->fit_from[f] : p->first;
-        for (int i = from; i < p->first + p->count; i++) {
-            const node *n = &c->nodes[i];
-            if (n->state == NODE_UP && n->free_gpus == f) {
-                p->fit_from[f] = i;
-                return i;
-            }
-        }
-        /* by_free and the nodes disagree: fall back to the full scan. */
+        const uint64_t *row = &p->with_free[(size_t)f * (size_t)p->words];
+        int w = p->fit_word[f];
+        while (w < p->words && !row[w]) w++;
+        p->fit_word[f] = w;             /* the words it passed are 0 */
+        if (w < p->words) best = p->first + w * 64 + __builtin_ctzll(row[w]);
+#ifdef CT_SCHED_CROSSCHECK
+        int scan = -1;                  /* the lowest such node, by a scan */
+        for (int i = p->first; i < p->first + p->count && scan < 0; i++)
+            if (c->nodes[i].state == NODE_UP && c->nodes[i].free_gpus == f) scan = i;
+        if (scan != best) abort();
+#endif
+        if (best >= 0) return best;
+        /* by_free and the rows disagree: fall back to the full scan. */
     }
     for (int i = p->first; i < p->first + p->count; i++) {
         const node *n = &c->nodes[i];
@@ -352,15 +414,21 @@ int cluster_alloc(cluster *c, int pi, int gpus, int *out, int cap) {
         int words = (p->count + 63) / 64, w = p->idle_word;
         while (w < words && !p->maybe_idle[w]) w++;        /* the words a scan found empty stay so */
         p->idle_word = w;
+        pool_edit e = pool_open(c, pi);
         for (; w < words && k < need; w++) {
-            uint64_t bits = p->maybe_idle[w];
+            uint64_t bits = e.may[w];
             while (bits && k < need) {
-                int b = __builtin_ctzll(bits);
+                int b = __builtin_ctzll(bits), off = w * 64 + b;
                 bits &= bits - 1;
-                p->maybe_idle[w] &= ~(1ull << b);
-                k += take_idle(c, p, w * 64 + b, &out[k]);
+                e.may[w] &= ~(1ull << b);
+                if (off >= p->count) continue;                  /* take_idle's test */
+                const node *x = &c->nodes[e.first + off];
+                if (x->state != NODE_UP || x->free_gpus != e.G) continue;
+                pool_set(&e, e.first + off, 0);
+                out[k++] = e.first + off;
             }
         }
+        pool_done(&e);
         return k;
     }
     /* spread: node r*L + l visited as (l, r), one node per leaf group
@@ -371,6 +439,11 @@ int cluster_alloc(cluster *c, int pi, int gpus, int *out, int cap) {
         for (int b = 0; b < rows && k < need; b++) k += take_idle(c, p, b * L + a, &out[k]);
     return k;
 }
+
+/* How many nodes ahead cluster_release asks for a node's record: a job's
+ * nodes are spread over the cluster (sim/world_job.c, NODE_AHEAD), so at
+ * 1M GPUs each record is a cache miss the loop would otherwise wait for. */
+#define CLUSTER_AHEAD 8
 
 /* The nodes of the set a job of gpus GPUs would take, into out (NULL: just
  * count); how many, or -1 when it does not fit now. */
@@ -417,14 +490,29 @@ int cluster_take_gpus(cluster *c, int n, int gpus) {
     return 0;
 }
 
-void cluster_release(cluster *c, const int *nodes, int n, int gpus_each) {
-    for (int i = 0; i < n; i++) {
-        node *x = &c->nodes[nodes[i]];
+/* From nodes[i] on, the nodes of nodes[i]'s pool (an empty slot or a
+ * node not UP passed over) get gpus_each GPUs back, through one
+ * pool_edit; returns where a node of another pool stands (n: none). */
+static int release_in_pool(cluster *c, const int *nodes, int i, int n, int gpus_each) {
+    while (i < n && nodes[i] < 0) i++;
+    if (i == n) return n;
+    int pi = c->nodes[nodes[i]].pool;
+    pool_edit e = pool_open(c, pi);
+    for (; i < n; i++) {
+        if (nodes[i] < 0) continue;
+        if (i + CLUSTER_AHEAD < n && nodes[i + CLUSTER_AHEAD] >= 0) __builtin_prefetch(&c->nodes[nodes[i + CLUSTER_AHEAD]], 1);
+        const node *x = &c->nodes[nodes[i]];
+        if (x->pool != pi) break;
         if (x->state != NODE_UP) continue;
         int g = x->free_gpus + gpus_each;
-        int max = c->pools[x->pool].spec->gpus;
-        set_free(c, nodes[i], g > max ? max : g);
+        pool_set(&e, nodes[i], g > e.G ? e.G : g);
     }
+    pool_done(&e);
+    return i;
+}
+
+void cluster_release(cluster *c, const int *nodes, int n, int gpus_each) {
+    for (int i = 0; i < n;) i = release_in_pool(c, nodes, i, n, gpus_each);
 }
 
 void cluster_prefetch(const cluster *c, int n) { __builtin_prefetch(&c->nodes[n], 1); }

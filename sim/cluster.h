@@ -95,7 +95,8 @@ int cluster_alloc_in(cluster *c, int pool, int gpus, const int *set, int n_set, 
  * cluster was read). 0, or -1 when the node is not up or has fewer free. */
 int cluster_take_gpus(cluster *c, int node, int gpus);
 
-/* Give back `gpus_each` GPUs on each of n nodes (those still UP). */
+/* Give back `gpus_each` GPUs on each of n nodes (those still UP; a
+ * negative entry, an empty slot of a job, is passed over). */
 void cluster_release(cluster *c, const int *nodes, int n, int gpus_each);
 /* A hint that node's record will be read soon; no effect on results. */
 void cluster_prefetch(const cluster *c, int node);

@@ -43,6 +43,12 @@ event_id engine_schedule(engine *e, sim_time t_ns, event_fn fn, void *arg);
 /* Same, at now + delay_ns (delay clamped to >= 0, saturating at SIM_FOREVER). */
 event_id engine_after(engine *e, sim_time delay_ns, event_fn fn, void *arg);
 
+/* Room for n more pending events scheduled in time order (a trace's
+ * submissions) without growing the arrays one doubling at a time (each a
+ * copy). No effect on the order or the results. 0, or -1 when out of
+ * memory (nothing changed). */
+int engine_reserve(engine *e, size_t n);
+
 /* Cancel a pending event. Returns 1 when it was pending and is now cancelled,
  * 0 when the id is unknown, already ran or was already cancelled. Safe from
  * inside a handler, including for the event being dispatched (returns 0). */

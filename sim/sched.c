@@ -60,6 +60,8 @@ sched *sched_new(const scenario *s, cluster *c, const sched_ops *ops) {
         memcpy(q->queues[i].name, s->queues[i].name, sizeof q->queues[i].name);
         q->queues[i].quota = s->queues[i].quota_gpus;
     }
+    q->evicts = q->preemption;
+    for (int i = 0; i < q->n_queues; i++) q->evicts |= q->queues[i].quota > 0;
     for (int p = 0; p < cluster_pool_count(c); p++) q->total_gpus += cluster_pool_gpus(c, p);
     q->depth = s->sched_backfill_depth > 0 ? s->sched_backfill_depth : SCHED_DEFAULT_DEPTH;
     q->small = calloc((size_t)cluster_pool_count(c) * SMALL_MAX + 1, sizeof *q->small);

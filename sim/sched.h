@@ -71,6 +71,10 @@ void sched_unplaced(sched *q, int job, int node);
 /* A hint that node's record will be read soon (a job's nodes are spread
  * over the cluster: each is a cache miss otherwise). No effect on results. */
 void sched_where_prefetch(const sched *q, int node);
+/* Whether the index of where jobs run is kept (preemption or quotas):
+ * when it is not, sched_placed and sched_unplaced do nothing, and a caller
+ * that places a node per call may skip them (0 never turns 1). */
+int sched_where_kept(const sched *q);
 /* A running job ended (done, failed, preempted): its GPUs are free. */
 void sched_finished(sched *q, int job);
 /* A running job's expected end changed. */

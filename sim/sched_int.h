@@ -108,6 +108,8 @@ struct sched {
     sched_ops ops;
     sched_policy policy;
     int backfill, preemption;
+    int evicts;                    /* preemption or a queue with a quota: a running job may be evicted (else
+                                      no index of where jobs run, no counts of running priorities) */
     int spread;                    /* placement: sub-node jobs go to the emptiest node */
     queue *queues;
     int n_queues;
@@ -121,7 +123,10 @@ struct sched {
     size_t cap_run_of;
     int *run_hpos;                 /* parallel to running: position in its pool's heap */
     size_t cap_run_hpos;
-    struct rheap { int *v; int n; size_t cap; } *rheap;   /* per pool: running indices, min-heap by expected end */
+    /* Per pool: running indices, min-heap by expected end; each entry
+     * carries its end (as an ordered integer key, sched_run.c) so that a
+     * sift reads the heap alone. */
+    struct rheap { struct rent { uint64_t end_key; int r; } *v; int n; size_t cap; } *rheap;
     int *front, n_front, *group;   /* scratch of the reservation walk */
     size_t cap_front, cap_group;
     qref *order;                   /* the pass's order (kept true as jobs come and go) */

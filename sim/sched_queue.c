@@ -81,6 +81,20 @@ static void remin(sclass *k, int from, int to) {
     }
 }
 
+/* A job appended at slot p (the usual submit): its block's least is the
+ * block's old one or the job's, without reading the block's jobs; the
+ * old one counts only when the block had a queued job below p. */
+static void append_min(sclass *k, int p) {
+    int b = p >> QBLOCK_SHIFT, first = b << QBLOCK_SHIFT, g = k->v[p].gpus;
+    int others = p > first && p > k->head;
+    k->bmin[b] = others && k->bmin[b] < g ? k->bmin[b] : g;
+#ifdef CT_SCHED_CROSSCHECK
+    int m = k->bmin[b];
+    remin(k, p, p + 1);
+    if (k->bmin[b] != m) abort();
+#endif
+}
+
 /* Room for one more job at the end of class c: re-centred to slot 0 when
  * the room below head outgrows the jobs, else grown. 0, or -1. */
 static int make_room(sched *q, int c) {
@@ -117,7 +131,8 @@ int sched_queue_add(sched *q, const sched_job *j) {
     }
     k->v[p] = *j;
     k->v[p].running = 0;
-    remin(k, lo, hi);
+    if (hi - lo == 1 && p == k->n - 1) append_min(k, p);
+    else remin(k, lo, hi);
     k->count++;
     q->n_queued++;
     return 0;

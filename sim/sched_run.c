@@ -1,12 +1,18 @@
 /*
  * sched_run: the running set. Running jobs sit in one array (q->running,
  * a job leaving is replaced by the last one, as before), found by id in
- * O(1) (q->run_of), and kept per pool in a binary min-heap by expected
+ * O(1) (q->run_of), and kept per pool in a 4-ary min-heap by expected
  * end (q->rheap), so that the EASY reservation reads the running jobs in
- * end order without sorting them all on every pass.
+ * end order without sorting them all on every pass. A heap entry holds
+ * the end beside the index: a sift compares without reading the job. Each
+ * start and end sifts (a job ending is usually at the root: the ends are
+ * known), so the heap is 4-ary, half as deep as a binary one; the 10K-GPU
+ * FIFO year (bench_sched) spent 9% of its time there through the index
+ * and 12% in the binary heap after it.
  *
  * Per (pool, queue) it also counts the running jobs by priority
- * (q->rprio), for sched_preempt.c's quick test for candidates.
+ * (q->rprio), for sched_preempt.c's quick test for candidates: only
+ * when a job may be evicted at all (q->evicts).
  *
  * Order kept: the reservation adds running jobs by (expected end, index
  * in q->running), the order the pass sorted them in before. The heap keys
@@ -21,35 +27,71 @@
 
 #include "base/grow.h"
 
-static double end_at(const sched *q, const struct rheap *h, int pos) { return q->running[h->v[pos]].expected_end_s; }
-
-static void heap_set(sched *q, struct rheap *h, int pos, int r) {
-    h->v[pos] = r;
-    q->run_hpos[r] = pos;
+/* An end time as an integer key of the same order, so that the sifts'
+ * tournament compiles to conditional moves (the compiler branches on a
+ * double compare): a double's bits, the sign bit flipped for one at or
+ * above zero and every bit for one below, order as the doubles do (-0
+ * before +0: a tie then ordered, which changes the heap's shape, never
+ * which jobs a walk in end order reads, by ends compared as doubles). */
+static uint64_t end_key(double e) {
+    uint64_t u;
+    memcpy(&u, &e, sizeof u);
+    return u >> 63 ? ~u : u | (1ull << 63);
 }
 
+static double key_end(uint64_t k) {
+    uint64_t u = k >> 63 ? k & ~(1ull << 63) : ~k;
+    double e;
+    memcpy(&e, &u, sizeof e);
+    return e;
+}
+
+static double end_at(const struct rheap *h, int pos) { return key_end(h->v[pos].end_key); }
+
+static void heap_set(sched *q, struct rheap *h, int pos, struct rent x) {
+    h->v[pos] = x;
+    q->run_hpos[x.r] = pos;
+}
+
+#define ARITY 4                    /* children of heap position p: ARITY * p + 1 .. ARITY * p + ARITY (least_child compares four) */
+
 static void sift_up(sched *q, struct rheap *h, int pos) {
-    int r = h->v[pos];
-    double e = q->running[r].expected_end_s;
-    while (pos > 0 && end_at(q, h, (pos - 1) / 2) > e) {
-        heap_set(q, h, pos, h->v[(pos - 1) / 2]);
-        pos = (pos - 1) / 2;
+    struct rent x = h->v[pos];
+    while (pos > 0 && h->v[(pos - 1) / ARITY].end_key > x.end_key) {
+        heap_set(q, h, pos, h->v[(pos - 1) / ARITY]);
+        pos = (pos - 1) / ARITY;
     }
-    heap_set(q, h, pos, r);
+    heap_set(q, h, pos, x);
+}
+
+/* The child of least end among c .. c + ARITY - 1 (those below h->n). A
+ * full family is a branch-free tournament, as in sim/engine.c's
+ * min_child: which child is least is a coin toss the branch predictor
+ * would lose (a compare loop there was 8% of bench_sched). */
+static int least_child(const struct rheap *h, int c) {
+    const struct rent *v = h->v;
+    if (h->n - c < ARITY) {
+        int m = c;
+        for (int k = c + 1; k < h->n; k++) m = v[k].end_key < v[m].end_key ? k : m;
+        return m;
+    }
+    uint64_t e0 = v[c].end_key, e1 = v[c + 1].end_key, e2 = v[c + 2].end_key, e3 = v[c + 3].end_key;
+    int m01 = e1 < e0 ? c + 1 : c, m23 = e3 < e2 ? c + 3 : c + 2;
+    uint64_t a = e1 < e0 ? e1 : e0, b = e3 < e2 ? e3 : e2;
+    return b < a ? m23 : m01;
 }
 
 static void sift_down(sched *q, struct rheap *h, int pos) {
-    int r = h->v[pos];
-    double e = q->running[r].expected_end_s;
+    struct rent x = h->v[pos];
     for (;;) {
-        int l = 2 * pos + 1, m = l;
-        if (l >= h->n) break;
-        if (l + 1 < h->n && end_at(q, h, l + 1) < end_at(q, h, l)) m = l + 1;
-        if (end_at(q, h, m) >= e) break;
+        int c = ARITY * pos + 1;
+        if (c >= h->n) break;
+        int m = least_child(h, c);
+        if (h->v[m].end_key >= x.end_key) break;
         heap_set(q, h, pos, h->v[m]);
         pos = m;
     }
-    heap_set(q, h, pos, r);
+    heap_set(q, h, pos, x);
 }
 
 /* The multiset of a few distinct ints (the running priorities here, the
@@ -87,43 +129,44 @@ int sched_run_add(sched *q, const sched_job *j) {
     struct rheap *h = &q->rheap[j->pool];
     if (!slot || GROW(q->running, q->cap_running, (size_t)q->n_running + 1) ||
         GROW(q->run_hpos, q->cap_run_hpos, (size_t)q->n_running + 1) || GROW(h->v, h->cap, (size_t)h->n + 1) ||
-        sched_cset_add(&q->rprio[j->pool * q->n_queues + j->queue], j->priority, 1) < 0)
+        (q->evicts && sched_cset_add(&q->rprio[j->pool * q->n_queues + j->queue], j->priority, 1) < 0))
         return -1;
     int r = q->n_running++;
     q->running[r] = *j;
     q->running[r].running = 1;
     *slot = r;
     h->n++;
-    heap_set(q, h, h->n - 1, r);
+    heap_set(q, h, h->n - 1, (struct rent){ end_key(j->expected_end_s), r });
     sift_up(q, h, h->n - 1);
     return 0;
 }
 
 /* Take heap position pos out of h. */
 static void heap_remove(sched *q, struct rheap *h, int pos) {
-    int last = h->v[--h->n];
+    struct rent last = h->v[--h->n];
     if (pos == h->n) return;
     heap_set(q, h, pos, last);
     sift_up(q, h, pos);
-    sift_down(q, h, q->run_hpos[last]);
+    sift_down(q, h, q->run_hpos[last.r]);
 }
 
 void sched_run_remove(sched *q, int i) {
     const sched_job *j = &q->running[i];
-    sched_cset_add(&q->rprio[j->pool * q->n_queues + j->queue], j->priority, -1);   /* seen: no allocation */
+    if (q->evicts) sched_cset_add(&q->rprio[j->pool * q->n_queues + j->queue], j->priority, -1);   /* seen: no allocation */
     heap_remove(q, &q->rheap[q->running[i].pool], q->run_hpos[i]);
     q->run_of[q->running[i].id] = -1;
     int last = --q->n_running;
     if (i == last) return;
     q->running[i] = q->running[last];             /* the last job takes the slot */
     q->run_hpos[i] = q->run_hpos[last];
-    q->rheap[q->running[i].pool].v[q->run_hpos[i]] = i;
+    q->rheap[q->running[i].pool].v[q->run_hpos[i]].r = i;
     q->run_of[q->running[i].id] = i;
 }
 
 void sched_run_set_end(sched *q, int i, double end_s) {
     struct rheap *h = &q->rheap[q->running[i].pool];
     q->running[i].expected_end_s = end_s;
+    h->v[q->run_hpos[i]].end_key = end_key(end_s);
     sift_up(q, h, q->run_hpos[i]);
     sift_down(q, h, q->run_hpos[i]);
 }
@@ -134,8 +177,8 @@ void sched_run_set_end(sched *q, int i, double end_s) {
  * in a min-heap of their own. */
 static void front_push(sched *q, const struct rheap *h, int pos) {
     int *f = q->front, k = q->n_front++;
-    double e = end_at(q, h, pos);
-    while (k > 0 && end_at(q, h, f[(k - 1) / 2]) > e) {
+    double e = end_at(h, pos);
+    while (k > 0 && end_at(h, f[(k - 1) / 2]) > e) {
         f[k] = f[(k - 1) / 2];
         k = (k - 1) / 2;
     }
@@ -144,19 +187,18 @@ static void front_push(sched *q, const struct rheap *h, int pos) {
 
 static int front_pop(sched *q, const struct rheap *h) {
     int *f = q->front, top = f[0], pos = f[--q->n_front], k = 0, n = q->n_front;
-    double e = end_at(q, h, pos);
+    double e = end_at(h, pos);
     for (;;) {
         int l = 2 * k + 1, m = l;
         if (l >= n) break;
-        if (l + 1 < n && end_at(q, h, f[l + 1]) < end_at(q, h, f[l])) m = l + 1;
-        if (end_at(q, h, f[m]) >= e) break;
+        if (l + 1 < n && end_at(h, f[l + 1]) < end_at(h, f[l])) m = l + 1;
+        if (end_at(h, f[m]) >= e) break;
         f[k] = f[m];
         k = m;
     }
     if (n > 0) f[k] = pos;
     /* The popped position's children join the frontier. */
-    for (int c = 2 * top + 1; c <= 2 * top + 2; c++)
-        if (c < h->n) front_push(q, h, c);
+    for (int c = ARITY * top + 1; c <= ARITY * top + ARITY && c < h->n; c++) front_push(q, h, c);
     return top;
 }
 
@@ -180,10 +222,10 @@ double sched_run_reservation(sched *q, int pool, int gpus, double now_s, int *ex
     if (h->n > 0) front_push(q, h, 0);
     while (free_gpus < gpus && q->n_front > 0) {
         /* Every job of the next end time, taken in index order. */
-        double e = end_at(q, h, q->front[0]);
+        double e = end_at(h, q->front[0]);
         int n = 0;
-        do q->group[n++] = h->v[front_pop(q, h)];
-        while (q->n_front > 0 && end_at(q, h, q->front[0]) == e);
+        do q->group[n++] = h->v[front_pop(q, h)].r;
+        while (q->n_front > 0 && end_at(h, q->front[0]) == e);
         qsort(q->group, (size_t)n, sizeof *q->group, cmp_int);
         for (int k = 0; k < n && free_gpus < gpus; k++) {
             free_gpus += q->running[q->group[k]].gpus;

@@ -37,10 +37,7 @@ _Static_assert(sizeof(wnode) == 32, "a node's record is half a cache line");
 static uint64_t queue_bit(int qi) { return 1ull << (qi >= 0 && qi < WHERE_OTHER ? qi : WHERE_OTHER); }
 
 int sched_where_init(sched *q) {
-    /* Without preemption and quotas nothing is ever evicted: no index. */
-    int needed = q->preemption;
-    for (int i = 0; i < q->n_queues; i++) needed |= q->queues[i].quota > 0;
-    if (!needed) return 0;
+    if (!q->evicts) return 0;      /* nothing is ever evicted: no index */
     int nodes = cluster_node_count(q->c);
     q->n_where = nodes;
     size_t bytes = ((size_t)nodes + 1) * sizeof *q->where;
@@ -189,6 +186,8 @@ void sched_unplaced(sched *q, int id, int node) {
         }
     if (node_rekey(q, node) < 0) q->where_ok = 0;
 }
+
+int sched_where_kept(const sched *q) { return q->where_ok; }
 
 void sched_where_prefetch(const sched *q, int node) {
     if (q->where_ok && node >= 0 && node < q->n_where) __builtin_prefetch(&q->where[node], 1);

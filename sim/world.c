@@ -137,6 +137,7 @@ static int build_cluster(world *w) {
     sched_ops ops = { w, sched_start, sched_preempt, sched_nodes };
     w->q = sched_new(s, w->c, &ops);
     if (!w->q) return -1;
+    w->where_kept = sched_where_kept(w->q);
     w->cloud_pool = s->has_cloud ? cluster_pool_of_type(w->c, s->cloud_node_type) : -1;
     return 0;
 }

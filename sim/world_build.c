@@ -7,7 +7,8 @@
  * <trace> stands among the groups. Every input time and every time a
  * model gives (a step, a checkpoint write) must be a clock value: a bad
  * one is refused here, by element and line, rather than run for ever.
- * Generated names ("group-17") live in chunks freed with the world.
+ * Generated names ("group-17") and multi-node jobs' node arrays live in
+ * chunks freed with the world.
  */
 #include "sim/world_int.h"
 
@@ -21,21 +22,62 @@
 #include "models/checkpoint.h"
 #include "scenarios/jobtrace.h"
 
-/* A job's nodes[]: a one-node job's is its node1 (most jobs of a trace:
- * no allocation per job). */
+/* Generated job names and node arrays live in chunks freed with the
+ * world: a job's name is a pointer, so ten million jobs do not each carry
+ * a fixed buffer, and the 66,000 multi-node jobs of the 10K-GPU year do
+ * not each make a malloc (2% of the SimPy peer's workload in bench_sched,
+ * and as much again in world_free). */
+typedef struct name_chunk {
+    struct name_chunk *next;
+    size_t used, cap;
+    char text[];                   /* 8-byte aligned: after three 8-byte fields */
+} name_chunk;
+
+#define CHUNK_BYTES 65536
+
+/* n bytes from the first chunk of *list (a new one when it has no room);
+ * NULL when out of memory. A list carves one kind of item, so its items
+ * stay aligned to their size (n a multiple of it). */
+static void *carve(name_chunk **list, size_t n) {
+    name_chunk *c = *list;
+    if (!c || c->cap - c->used < n) {
+        size_t cap = n > CHUNK_BYTES ? n : CHUNK_BYTES;
+        c = malloc(sizeof *c + cap);
+        if (!c) return NULL;
+        c->next = *list;
+        c->used = 0;
+        c->cap = cap;
+        *list = c;
+    }
+    void *z = c->text + c->used;
+    c->used += n;
+    return z;
+}
+
+static size_t chunks_bytes(const name_chunk *c) {
+    size_t n = 0;
+    for (; c; c = c->next) n += sizeof *c + c->cap;
+    return n;
+}
+
+static void chunks_free(name_chunk **list) {
+    while (*list) {
+        name_chunk *c = *list;
+        *list = c->next;
+        free(c);
+    }
+}
+
+/* A job's nodes[]: a one-node job's is its node1 (most jobs of a trace),
+ * a bigger job's carved from the world's chunks. */
 static int alloc_nodes(job *j) {
     const node_spec *ns = cluster_pool_spec(j->w->c, j->pool);
     j->n_nodes = j->gpus < ns->gpus ? 1 : (j->gpus + ns->gpus - 1) / ns->gpus;
     j->gpus_per_node = j->gpus < ns->gpus ? j->gpus : ns->gpus;
-    j->nodes = j->n_nodes == 1 ? &j->node1 : malloc((size_t)j->n_nodes * sizeof *j->nodes);
+    j->nodes = j->n_nodes == 1 ? &j->node1 : carve(&j->w->node_arrays, (size_t)j->n_nodes * sizeof *j->nodes);
     if (!j->nodes) return -1;
     for (int i = 0; i < j->n_nodes; i++) j->nodes[i] = -1;
     return 0;
-}
-
-static void free_nodes(job *j) {
-    if (j->nodes != &j->node1) free(j->nodes);
-    j->nodes = NULL;
 }
 
 /* Checkpoint size and costs from models/checkpoint, and the interval
@@ -177,49 +219,47 @@ static int build_training(world *w, const sc_training *t, job *j, char *err, siz
     return 0;
 }
 
-/* Generated job names live in chunks freed with the world: a job's name
- * is a pointer, so ten million jobs do not each carry a fixed buffer. */
-typedef struct name_chunk {
-    struct name_chunk *next;
-    size_t used, cap;
-    char text[];
-} name_chunk;
-
 /* A copy of "prefix-k" owned by the world; NULL when out of memory. */
 static const char *numbered_name(world *w, const char *prefix, int k) {
     int n = snprintf(NULL, 0, "%s-%d", prefix, k) + 1;
-    name_chunk *c = w->names;
-    if (!c || c->cap - c->used < (size_t)n) {
-        size_t cap = (size_t)n > 65536 ? (size_t)n : 65536;
-        c = malloc(sizeof *c + cap);
-        if (!c) return NULL;
-        c->next = w->names;
-        c->used = 0;
-        c->cap = cap;
-        w->names = c;
-    }
-    char *z = c->text + c->used;
-    snprintf(z, (size_t)n, "%s-%d", prefix, k);
-    c->used += (size_t)n;
+    char *z = carve(&w->names, (size_t)n);
+    if (z) snprintf(z, (size_t)n, "%s-%d", prefix, k);
     return z;
 }
 
-/* The next job of w->jobs as a batch job (kind, GPUs, queue, priority,
- * line); its name, submit time and duration are the caller's to set.
- * Returns it, or NULL when out of memory (w->n_jobs then counts it, and
- * world_free frees what it holds). */
-static job *add_batch_job(world *w, int gpus, const char *queue, int priority, double timeout_s, int line) {
-    job *j = &w->jobs[w->n_jobs];
+/* Job j (zeroed by calloc: PH_QUEUED, JOB_PENDING) as every job starts:
+ * its index, no trace row, no job it waits for or that waits for it, not
+ * started, not ended. Set as each job is made, not in passes of their own
+ * over the whole array (20 MB for the 10K-GPU year: each pass a cache
+ * miss per job). */
+_Static_assert(PH_QUEUED == 0 && JOB_PENDING == 0, "a calloc'd job is queued and pending");
+
+static void fresh_job(world *w, job *j) {
     j->w = w;
-    j->index = w->n_jobs++;
+    j->index = (int)(j - w->jobs);
+    j->trace_row = j->after = j->dep_head = j->dep_next = -1;
+    j->start_s = j->end_s = j->queue_wait_s = -1;
+}
+
+/* The next job of w->jobs as a batch job (kind, GPUs, queue by name and
+ * by the scheduler's index, priority, line); its name, submit time and
+ * duration are the caller's to set. Returns it, or NULL when out of
+ * memory (w->n_jobs then counts it, and world_free frees what it holds). */
+static void note_size(world *w, const job *j);
+
+static job *add_batch_job(world *w, int gpus, const char *queue, int qi, int priority, double timeout_s, int line) {
+    job *j = &w->jobs[w->n_jobs];
+    fresh_job(w, j);
+    w->n_jobs++;
     j->kind = JOB_BATCH;
     j->gpus = gpus;
     j->pool = 0;
     j->queue_name = queue;
-    j->queue = sched_queue_of(w->q, queue);
+    j->queue = qi;
     j->priority = priority;
     j->timeout_s = timeout_s;
     j->line = line;
+    note_size(w, j);
     return alloc_nodes(j) < 0 ? NULL : j;
 }
 
@@ -245,21 +285,31 @@ static double trace_duration(const scenario *s, const sc_trace_job *t, int row) 
     return t->limit_s;
 }
 
-/* The trace's batch jobs (scenario.trace_jobs), in file order. */
+/* The trace's batch jobs (scenario.trace_jobs), in file order. Each
+ * scenario queue's scheduler index is looked up once, not per row. */
 static int add_trace_jobs(world *w) {
     const scenario *s = w->s;
+    int *qi = malloc(((size_t)s->n_queues + 1) * sizeof *qi);
+    if (!qi) return -1;
+    for (int k = 0; k < s->n_queues; k++) qi[k] = sched_queue_of(w->q, s->queues[k].name);
+    qi[s->n_queues] = sched_queue_of(w->q, "default");
     w->trace_first = w->n_jobs;
     for (int i = 0; i < s->n_trace_jobs; i++) {
         const sc_trace_job *t = &s->trace_jobs[i];
+        int k = t->queue >= 0 ? t->queue : s->n_queues;
         const char *queue = t->queue >= 0 ? s->queues[t->queue].name : "default";
-        job *j = add_batch_job(w, t->gpus, queue, t->priority, t->limit_s, t->line);
-        if (!j) return -1;
+        job *j = add_batch_job(w, t->gpus, queue, qi[k], t->priority, t->limit_s, t->line);
+        if (!j) {
+            free(qi);
+            return -1;
+        }
         j->name = s->trace_names + t->name;
         j->submit_s = t->submit_s;
         j->trace_row = i;
         j->after = t->after >= 0 ? w->trace_first + t->after : -1;
         j->duration_s = trace_duration(s, t, i);
     }
+    free(qi);
     return 0;
 }
 
@@ -280,9 +330,10 @@ static int add_group_jobs(world *w, int i, char *err, size_t errlen) {
                     (g->rate_per_s > 0 && input_rate(s, g->line, "jobs", g->rate_per_s, err, errlen) < 0)))
         rc = -2;
     double t = g->submit_s;
+    int qi = sched_queue_of(w->q, g->queue);
     for (int k = 0; k < g->count && rc == 0; k++) {
         int gpus = sizes ? g->sizes[rng_discrete_draw(rs, sizes)] : g->gpus;
-        job *j = add_batch_job(w, gpus, g->queue, g->priority, g->timeout_s, g->line);
+        job *j = add_batch_job(w, gpus, g->queue, qi, g->priority, g->timeout_s, g->line);
         if (!j || !(j->name = numbered_name(w, g->name, k))) {
             rc = -1;
             break;
@@ -310,16 +361,15 @@ static int add_training_jobs(world *w, char *err, size_t errlen) {
     const scenario *s = w->s;
     for (int i = 0; i < s->n_training; i++) {
         job *j = &w->jobs[w->n_jobs];
-        j->w = w;
-        j->index = w->n_jobs;
+        fresh_job(w, j);
         j->tr = &w->train[i];
         j->tr->perf = &w->perf[i];
         if (build_training(w, &s->training[i], j, err, errlen) < 0) {
-            free_nodes(j);              /* not yet counted in n_jobs: build_free misses it */
-            free(j->tr->ckpt_note);
+            free(j->tr->ckpt_note);     /* not yet counted in n_jobs: build_free misses it */
             j->tr->ckpt_note = NULL;
             return -2;
         }
+        note_size(w, j);
         w->n_jobs++;
     }
     return 0;
@@ -337,10 +387,6 @@ int build_jobs(world *w, char *err, size_t errlen) {
     w->perf = calloc((size_t)s->n_training + 1, sizeof *w->perf);
     w->train = calloc((size_t)s->n_training + 1, sizeof *w->train);
     if (!w->jobs || !w->perf || !w->train) return -1;
-    for (long long i = 0; i < n; i++) {
-        job *j = &w->jobs[i];
-        j->trace_row = j->after = j->dep_head = j->dep_next = -1;
-    }
     int rc = add_training_jobs(w, err, errlen);
     /* Generic batch jobs: arrivals and durations from their own streams;
      * the trace's batch jobs where its <trace> stands among the groups. */
@@ -357,10 +403,19 @@ static int check_size(const world *w, const job *j, char *err, size_t errlen) {
     int capacity = cluster_pool_capacity(w->c, j->pool);
     int spare_gpus = j->pool == 0 ? s->spares_warm * cluster_pool_spec(w->c, 0)->gpus : 0;
     if (j->gpus <= capacity - spare_gpus) return 0;
+    if (!err) return -1;
     errmsg_set(err, errlen, "%s:%d: job %s needs %d GPUs, the cluster has %d of its node type%s%s", s->file, j->line,
                j->name, j->gpus, capacity - spare_gpus, spare_gpus ? " once its warm spares are held back" : "",
                w->cloud_pool == j->pool ? " (cloud nodes included)" : "");
     return -1;
+}
+
+/* The first job bigger than its node type is noted as the jobs are made
+ * (in index order, with what check_size reads fixed by then: the job's
+ * GPUs and pool, the cluster) and reported by build_submit where its
+ * pass over every job reported it before. */
+static void note_size(world *w, const job *j) {
+    if (!w->too_big && check_size(w, j, NULL, 0) < 0) w->too_big = j->index + 1;
 }
 
 /* Each job enters the queue at its submit time (a job submitted before
@@ -375,21 +430,17 @@ int build_submit(world *w, char *err, size_t errlen) {
         jobtrace_describe(s, said, sizeof said);
         world_event(w, "trace", "trace_read", "%s", said);
     }
-    for (int i = 0; i < w->n_jobs; i++) {
-        job *j = &w->jobs[i];
-        j->ph = PH_QUEUED;
-        j->state = JOB_PENDING;
-        j->start_s = j->end_s = j->queue_wait_s = -1;
-        if (check_size(w, j, err, errlen) < 0) return -2;
-    }
+    if (w->too_big && check_size(w, &w->jobs[w->too_big - 1], err, errlen) < 0) return -2;
     int rc = snapshot_build(w, err, errlen);
     if (rc < 0) return rc;
+    if (engine_reserve(w->e, (size_t)w->n_jobs) < 0) return -1;     /* the submissions, at once */
     for (int i = 0; i < w->n_jobs; i++) {
         job *j = &w->jobs[i];
         int row = j->trace_row;
         if (j->kind == JOB_TRAINING) j->tr->m_progress = metrics_register(w->bus, j->name, "progress");
-        if (row >= 0 && snapshot_never_eligible(w, j)) never++;
-        if (row >= 0 && (s->trace_jobs[row].state != SC_JOB_PENDING || snapshot_never_eligible(w, j))) continue;
+        int held = row >= 0 && snapshot_never_eligible(w, j);
+        never += held;
+        if (row >= 0 && (s->trace_jobs[row].state != SC_JOB_PENDING || held)) continue;
         double at = j->submit_s > 0 ? j->submit_s : 0;
         if (!engine_schedule(w->e, sim_from_s(at), job_on_submit, j)) return -1;
     }
@@ -397,23 +448,14 @@ int build_submit(world *w, char *err, size_t errlen) {
     return 0;
 }
 
-size_t build_names_bytes(const world *w) {
-    size_t n = 0;
-    for (const name_chunk *c = w->names; c; c = c->next) n += sizeof *c + c->cap;
-    return n;
-}
+size_t build_names_bytes(const world *w) { return chunks_bytes(w->names); }
 
 void build_free(world *w) {
-    for (int i = 0; i < w->n_jobs; i++) {
-        free_nodes(&w->jobs[i]);
+    for (int i = 0; i < w->n_jobs; i++)
         if (w->jobs[i].tr) free(w->jobs[i].tr->ckpt_note);
-    }
     free(w->jobs);
     free(w->train);
     free(w->perf);
-    while (w->names) {
-        name_chunk *c = w->names;
-        w->names = c->next;
-        free(c);
-    }
+    chunks_free(&w->names);
+    chunks_free(&w->node_arrays);
 }

@@ -199,6 +199,7 @@ struct world {
     struct world_flow *flow;       /* <network model="flow">: the shared fabric (world_flow.c); NULL otherwise */
     train_result *perf;            /* one per training job (job_train.perf points here) */
     struct name_chunk *names;      /* generated job names ("group-17"), freed with the world */
+    struct name_chunk *node_arrays;   /* multi-node jobs' nodes[], carved the same way */
     int unfinished;
     int n_waiting;                 /* jobs in PH_WAITING (for nodes after a failure) */
     int n_shrunk;                  /* elastic jobs that ever shrank (repairs look for growth) */
@@ -223,6 +224,9 @@ struct world {
     int trace_first;               /* w->jobs index of the trace's first batch job */
     /* cloud autoscaling */
     int cloud_pool;                /* pool of the cloud node type, -1 none */
+    int where_kept;                /* sched_where_kept() when built: 0, a job's nodes need not be told one by one */
+    int too_big;                   /* the first job bigger than its node type, as index + 1 (0: none): build_submit's error */
+    int any_latent;                /* a node ever had a hidden fault (node_use.latent): a start looks for one */
     int cloud_pending;             /* nodes being provisioned */
     event_id ev_scale;             /* pending scale-up check */
     double cloud_node_s;           /* rented node-seconds */

@@ -107,7 +107,7 @@ static void prefetch_node(world *w, int n) {
     if (n < 0) return;
     __builtin_prefetch(&w->use[n], 1);
     cluster_prefetch(w->c, n);
-    sched_where_prefetch(w->q, n);
+    if (w->where_kept) sched_where_prefetch(w->q, n);
 }
 
 /* Node n takes slot i of the job. */
@@ -117,29 +117,44 @@ static void hold_node(job *j, int i, int n) {
     j->n_held++;
     w->use[n].jobs++;
     w->use[n].job = j->index;
-    sched_placed(w->q, j->index, n, j->gpus_per_node);
+    if (w->where_kept) sched_placed(w->q, j->index, n, j->gpus_per_node);
 }
 
-/* Slot i's node goes back to the pool (an idle cloud node starts its
- * release clock); the slot is left empty (-1). */
-void job_release_node(job *j, int i) {
+/* The world's side of slot i's node going back, the cluster's done: the
+ * scheduler's index and the node's use, an idle cloud node's release
+ * clock, a draining node's end; the slot is left empty (-1). */
+static void left_node(job *j, int i) {
     world *w = j->w;
     int n = j->nodes[i];
-    if (n < 0) return;
-    cluster_release(w->c, &n, 1, j->gpus_per_node);
-    sched_unplaced(w->q, j->index, n);
-    w->use[n].jobs--;
-    if (w->use[n].job == j->index) w->use[n].job = -1;
+    if (w->where_kept) sched_unplaced(w->q, j->index, n);
+    node_use *u = &w->use[n];
+    u->jobs--;
+    if (u->job == j->index) u->job = -1;
     j->nodes[i] = -1;
     j->n_held--;
-    if (cluster_is_cloud(w->c, n) && w->use[n].jobs == 0 && w->use[n].replicas == 0) w->on_node.idle(w, n);
-    repair_node_left(w, n);
+    if (w->s->has_cloud && cluster_is_cloud(w->c, n) && u->jobs == 0 && u->replicas == 0) w->on_node.idle(w, n);
+    if (u->drain) repair_node_left(w, n);
 }
 
+/* Slot i's node goes back to the pool. */
+void job_release_node(job *j, int i) {
+    int n = j->nodes[i];
+    if (n < 0) return;
+    cluster_release(j->w->c, &n, 1, j->gpus_per_node);
+    left_node(j, i);
+}
+
+/* Every node of the job goes back: the cluster's side for all of them in
+ * one call, then the world's node by node. The same as job_release_node
+ * on each in turn: what the world's side reads of the cluster is the
+ * node's own state (the index's key) or counts by node state (a drain's
+ * end), which another node's free GPUs do not change. */
 static void release_nodes(job *j) {
+    world *w = j->w;
+    cluster_release(w->c, j->nodes, j->n_nodes, j->gpus_per_node);
     for (int i = 0; i < j->n_nodes; i++) {
-        if (i + NODE_AHEAD < j->n_nodes) prefetch_node(j->w, j->nodes[i + NODE_AHEAD]);
-        job_release_node(j, i);
+        if (i + NODE_AHEAD < j->n_nodes) prefetch_node(w, j->nodes[i + NODE_AHEAD]);
+        if (j->nodes[i] >= 0) left_node(j, i);
     }
 }
 
@@ -726,8 +741,8 @@ static void begin(job *j, int n, double elapsed_s) {
         j->ev_phase = engine_after(w->e, sim_from_s(run_left > 0 ? run_left : 0), on_batch_end, j);
     }
     /* A node that failed unseen while idle (no start health check): the
-     * job crashes on it as soon as it starts. */
-    for (int i = 0; i < j->n_nodes; i++) {
+     * job crashes on it as soon as it starts. (None ever: no look.) */
+    for (int i = 0; i < j->n_nodes && w->any_latent; i++) {
         int nd = j->nodes[i];
         if (nd < 0 || !w->use[nd].latent) continue;
         const failure_proc *lp = failures_proc(w->f, w->use[nd].latent - 1);

@@ -135,6 +135,7 @@ static void node_failed(void *ctx, int node, int proc) {
         /* Nobody checks an idle node: the fault stays hidden until a job
          * starts on it and crashes. */
         if (!w->use[node].latent) w->use[node].latent = (short)(proc + 1);
+        w->any_latent = 1;
         return;
     }
     /* Out of service before its jobs hear of it: a batch job the hit

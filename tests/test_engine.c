@@ -9,7 +9,10 @@
  * and the pending count and next time must agree after every operation. The
  * cancel-heavy phases push dead entries past the live ones, so the heap
  * compaction runs; the sequence counter is moved next to its limit midway so
- * the renumbering runs too.
+ * the renumbering runs too. A second script schedules half its events in
+ * time order (a trace's submissions), so that the engine's lane (the queue
+ * of in-order events beside the heap) is long, cancelled into, compacted
+ * and renumbered while the heap holds the rest.
  *
  * Then the corner cases one by one: FIFO ties, cancel of unknown / run /
  * cancelled / running ids, cancel from a handler, engine_run(until) and
@@ -110,6 +113,8 @@ typedef struct script {
     int dispatched_in_step;
     unsigned char *log;             /* (time, tag) of every dispatch */
     size_t nlog, caplog;
+    int in_order;                   /* half the schedules at a rising time */
+    sim_time last_in_order;
 } script;
 
 static script S;
@@ -148,7 +153,13 @@ static void op_schedule(void) {
     uint32_t tag = S.next_tag++;
     uint64_t how = prng_below(10);
     event_id id;
-    if (how < 7) {
+    if (S.in_order && prng_below(2)) {
+        if (S.last_in_order < engine_now(S.e))          /* ahead of the clock */
+            S.last_in_order = engine_now(S.e) + (sim_time)prng_below(1000000);
+        S.last_in_order += (sim_time)prng_below(3);     /* ties too */
+        t = S.last_in_order;
+        id = engine_schedule(S.e, t, script_handler, (void *)(uintptr_t)tag);
+    } else if (how < 7) {
         t = engine_now(S.e) + random_delay();
         id = engine_schedule(S.e, t, script_handler, (void *)(uintptr_t)tag);
     } else if (how < 9) {
@@ -220,8 +231,9 @@ static void op_step(void) {
 }
 
 /* Run nops operations from seed; leaves the dispatch log in S.log. */
-static void run_script(uint64_t seed, int nops) {
+static void run_script(uint64_t seed, int nops, int in_order) {
     memset(&S, 0, sizeof S);
+    S.in_order = in_order;
     prng_state = seed;
     S.e = engine_new();
     assert_non_null(S.e);
@@ -258,16 +270,23 @@ static void run_script(uint64_t seed, int nops) {
 
 static void test_script_against_reference(void **state) {
     (void)state;
-    run_script(0x5eed1234abcdULL, 200000);
+    run_script(0x5eed1234abcdULL, 200000, 0);
+    free(S.log);
+}
+
+/* Events scheduled in time order (the lane) mixed with the others. */
+static void test_lane_against_reference(void **state) {
+    (void)state;
+    run_script(0x1a4e5eedULL, 200000, 1);
     free(S.log);
 }
 
 static void test_determinism(void **state) {
     (void)state;
-    run_script(42, 50000);
+    run_script(42, 50000, 1);
     unsigned char *log1 = S.log;
     size_t n1 = S.nlog;
-    run_script(42, 50000);
+    run_script(42, 50000, 1);
     assert_true(n1 > 0);
     assert_int_equal(S.nlog, n1);
     assert_memory_equal(S.log, log1, n1);
@@ -640,6 +659,50 @@ static void test_seq_renumber(void **state) {
     engine_free(e);
 }
 
+/* The renumbering merges the lane (events scheduled in time order) with
+ * the heap: a tie between them keeps its order across it. */
+static void test_seq_renumber_lane(void **state) {
+    (void)state;
+    engine *e = engine_new();
+    trace tr = { 0 };
+    tev ev[4];
+    static const sim_time at[4] = { 100, 200, 100, 100 };  /* lane, lane, heap, after renumbering */
+    engine_debug_set_seq(e, engine_debug_seq_limit() - 3);
+    for (int i = 0; i < 4; i++) {
+        ev[i] = (tev){ .tr = &tr, .tag = i };
+        assert_true(engine_schedule(e, at[i], tev_handler, &ev[i]) != 0);
+    }
+    engine_run(e, SIM_FOREVER);
+    static const int want[4] = { 0, 2, 3, 1 };
+    assert_int_equal(tr.n, 4);
+    for (int k = 0; k < 4; k++) assert_int_equal(tr.tags[k], want[k]);
+    engine_free(e);
+}
+
+/* engine_reserve changes nothing but the room: the same events in the
+ * same order from an engine that reserved and one that did not. */
+static void test_reserve(void **state) {
+    (void)state;
+    trace tr[2];
+    memset(tr, 0, sizeof tr);
+    tev ev[2][48];
+    for (int k = 0; k < 2; k++) {
+        engine *e = engine_new();
+        if (k == 1) assert_int_equal(engine_reserve(e, 40), 0);
+        for (int i = 0; i < 48; i++) {
+            ev[k][i] = (tev){ .tr = &tr[k], .tag = i };
+            sim_time t = i % 4 == 3 ? 5 * (sim_time)i - 7 : 5 * (sim_time)i;   /* mostly in order */
+            assert_true(engine_schedule(e, t, tev_handler, &ev[k][i]) != 0);
+        }
+        engine_run(e, SIM_FOREVER);
+        engine_free(e);
+    }
+    assert_int_equal(tr[0].n, 48);
+    assert_int_equal(tr[1].n, 48);
+    assert_memory_equal(tr[0].tags, tr[1].tags, sizeof tr[0].tags);
+    assert_memory_equal(tr[0].times, tr[1].times, sizeof tr[0].times);
+}
+
 /* Many cancels: the compaction keeps everything straight. */
 static void count_handler(engine *e, void *arg) {
     (void)e;
@@ -679,8 +742,11 @@ int main(void) {
         cmocka_unit_test(test_horizon),
         cmocka_unit_test(test_ns_from_s),
         cmocka_unit_test(test_seq_renumber),
+        cmocka_unit_test(test_seq_renumber_lane),
+        cmocka_unit_test(test_reserve),
         cmocka_unit_test(test_mass_cancel),
         cmocka_unit_test(test_script_against_reference),
+        cmocka_unit_test(test_lane_against_reference),
         cmocka_unit_test(test_determinism),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
