@@ -161,7 +161,6 @@ int comm_bcast(void *buf, size_t n, int root) {
     return 0;
 }
 
-#ifdef CT_HAVE_MPI
 /* Sleep between polls of a wait that may be long (a sweep's rank waiting
  * for another's share of runs, seconds to hours): 50 us at first, doubling
  * to 10 ms, so a wait costs a few hundred polls per second at most instead
@@ -175,6 +174,7 @@ static void idle_sleep(long *ns) {
     if (*ns < 10000000) *ns *= 2;
 }
 
+#ifdef CT_HAVE_MPI
 static int idle_request(MPI_Request *r) {
     long ns = 50000;
     for (;;) {
@@ -198,6 +198,79 @@ int comm_wait_message(int src, int tag) {
     }
 #else
     (void)src; (void)tag;
+    return -1;
+#endif
+}
+
+int comm_wait_idle(int (*ready)(void *ctx), void *ctx) {
+    long ns = 50000;
+    for (;;) {
+        int r = ready(ctx);
+        if (r != 0) return r;
+        idle_sleep(&ns);
+    }
+}
+
+int comm_probe(int src, int tag, int *from, size_t *bytes) {
+#ifdef CT_HAVE_MPI
+    if (!started) return -1;
+    int there = 0, n = 0;
+    MPI_Status st;
+    if (MPI_Iprobe(src == COMM_ANY_SOURCE ? MPI_ANY_SOURCE : src, tag, MPI_COMM_WORLD, &there, &st) != MPI_SUCCESS)
+        return -1;
+    if (!there) return 0;
+    MPI_Get_count(&st, MPI_BYTE, &n);
+    if (from) *from = st.MPI_SOURCE;
+    if (bytes) *bytes = n > 0 ? (size_t)n : 0;
+    return 1;
+#else
+    (void)src; (void)tag; (void)from; (void)bytes;
+    return -1;
+#endif
+}
+
+struct comm_req {
+#ifdef CT_HAVE_MPI
+    MPI_Request r;
+#else
+    int unused;
+#endif
+};
+
+/* Start a send (out) or a receive of n bytes; *req set, or NULL and -1. */
+static int start_req(int out, void *buf, size_t n, int peer, int tag, comm_req **req) {
+    *req = NULL;
+#ifdef CT_HAVE_MPI
+    comm_req *q = started && n <= (size_t)0x7fffffff ? malloc(sizeof *q) : NULL;
+    if (!q) return -1;
+    int rc = out ? MPI_Isend(buf, (int)n, MPI_BYTE, peer, tag, MPI_COMM_WORLD, &q->r)
+                 : MPI_Irecv(buf, (int)n, MPI_BYTE, peer, tag, MPI_COMM_WORLD, &q->r);
+    if (rc != MPI_SUCCESS) {
+        free(q);
+        return -1;
+    }
+    *req = q;
+    return 0;
+#else
+    (void)out; (void)buf; (void)n; (void)peer; (void)tag;
+    return -1;
+#endif
+}
+
+int comm_isend(const void *buf, size_t n, int dest, int tag, comm_req **req) {
+    return start_req(1, (void *)buf, n, dest, tag, req);
+}
+
+int comm_irecv(void *buf, size_t n, int src, int tag, comm_req **req) { return start_req(0, buf, n, src, tag, req); }
+
+int comm_test(comm_req *req) {
+#ifdef CT_HAVE_MPI
+    int done = 0;
+    if (MPI_Test(&req->r, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) done = -1;
+    if (done) free(req);
+    return done;
+#else
+    free(req);
     return -1;
 #endif
 }

@@ -1,6 +1,7 @@
 /*
- * ranks: the MPI messages of a sweep (see ranks.h). A few messages per
- * rank per sweep: a count, then one message per result or misfit.
+ * ranks: the MPI messages of a sweep's checks and its list of runs (see
+ * ranks.h; the runs themselves: ranks_run.c). A few messages per rank per
+ * sweep: a count, then one message per misfit.
  */
 #include "plan/ranks.h"
 
@@ -100,35 +101,4 @@ int ranks_bcast_tasks(ranks_task **todo, int *nt) {
     if (comm_rank() != 0 && *nt > 0 && !(*todo = malloc((size_t)*nt * sizeof **todo))) comm_abort(1);
     if (*nt > 0 && comm_bcast_idle(*todo, (size_t)*nt * sizeof **todo, 0) < 0) return -1;
     return 0;
-}
-
-int ranks_send_results(char *const *buf, const size_t *len, int n) {
-    int32_t k = n;
-    if (comm_send(&k, sizeof k, 0, TAG_COUNT) < 0) return -1;
-    for (int i = 0; i < n; i++)
-        if (comm_send(buf[i], len[i], 0, TAG_RESULT) < 0) return -1;
-    return 0;
-}
-
-int ranks_recv_results(int n_points, void (*on)(void *ctx, const pool_msg *h, const char *payload), void *ctx) {
-    int rc = 0;
-    for (int src = 1; src < comm_size(); src++) {
-        int32_t k = 0;
-        if (comm_wait_message(src, TAG_COUNT) < 0 || comm_recv(&k, sizeof k, src, TAG_COUNT) < 0) return -1;
-        for (int i = 0; i < k; i++) {
-            void *m = NULL;
-            long got = comm_recv_any_size(&m, src, TAG_RESULT);
-            if (got < (long)sizeof(pool_msg)) {
-                free(m);
-                rc = -1;
-                break;                       /* on to the next rank */
-            }
-            pool_msg h;
-            memcpy(&h, m, sizeof h);
-            if (h.p >= 0 && h.p < n_points && h.n == (uint64_t)(got - (long)sizeof h)) on(ctx, &h, (char *)m + sizeof h);
-            else rc = -1;
-            free(m);
-        }
-    }
-    return rc;
 }

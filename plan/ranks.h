@@ -1,10 +1,12 @@
 /*
  * ranks: a sweep over MPI ranks (hw/comm.h). Rank 0 decides which runs
- * remain and broadcasts them; each rank runs a contiguous share of that
- * point-major list (with its own worker processes), so it loads only its
- * own points, and sends its results to rank 0 when done; only rank 0 opens
- * the database. The checks go the same way: each rank checks the points of
- * its share and rank 0 names the first bad one for all.
+ * remain and broadcasts them; then it deals that point-major list to the
+ * ranks in shrinking chunks as they ask, each rank starting from its own
+ * contiguous share so that it loads few points (plan/guided.h), runs
+ * tasks itself between deals, and records every result as it comes; only
+ * rank 0 opens the database. The checks go by the static shares: each
+ * rank checks the points of its share and rank 0 names the first bad one
+ * for all.
  *
  * The waits that may be long (rank 0 for the others' shares, the others
  * for rank 0's checks, tasks and database writes) sleep between polls
@@ -46,12 +48,29 @@ void ranks_bcast_verdict(int *rc, int *bad);
  * rank; the others allocate *todo. 0, or -1 when MPI failed. */
 int ranks_bcast_tasks(ranks_task **todo, int *nt);
 
-/* A rank's framed results (pool_msg then the text, as kept by the sweep)
- * to rank 0. 0 or -1. */
-int ranks_send_results(char *const *buf, const size_t *len, int n);
+/* How a rank runs tasks of the list, for ranks_run (the sweep's side). */
+typedef void (*ranks_reply_fn)(void *ctx, const pool_msg *h, const char *payload);
+typedef struct ranks_work {
+    int nt;                          /* tasks 0..nt of the list every rank holds */
+    int jobs;                        /* tasks a rank runs at once (its workers; the same on every rank) */
+    int n_points;                    /* a result's point is below this */
+    const char *cmd;                 /* for messages */
+    /* run tasks [lo, hi) here, each answer to reply(reply_ctx, ...), handing
+     * out no more once *stop is set; 0, or -1 when this rank cannot go on */
+    int (*run)(void *run_ctx, int lo, int hi, ranks_reply_fn reply, void *reply_ctx, volatile int *stop);
+    void *run_ctx;
+    ranks_reply_fn record;           /* rank 0: record one answer, its own or another rank's */
+    void *record_ctx;
+    volatile int *stop;              /* rank 0: set when recording failed: deal nothing more */
+} ranks_work;
 
-/* Rank 0: every other rank's results, each passed to on (the pool's reply
- * shape). 0, or -1 when a message was broken or MPI failed. */
-int ranks_recv_results(int n_points, void (*on)(void *ctx, const pool_msg *h, const char *payload), void *ctx);
+/* Run tasks 0..nt over every rank, dealt as they go in shrinking chunks
+ * (plan/guided.h): rank 0 runs tasks too, one round of its workers at a
+ * time, and between rounds deals to the ranks that ask and records their
+ * results as they come; a rank asks before its chunk is done. A failing
+ * or interrupted rank stops the dealing (what finished is recorded).
+ * Every rank calls it. 0, or -1 when this rank failed, or (rank 0) another
+ * one did (said), or MPI failed. */
+int ranks_run(const ranks_work *w);
 
 #endif

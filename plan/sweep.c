@@ -152,30 +152,7 @@ typedef struct result_sink {
     int write_failed;
     int in_batch;                    /* a database transaction is open */
     double batch_t0;
-    /* ranks other than 0 keep their results to send at the end */
-    int keep;
-    char **buf;
-    size_t *len;
-    int n;
-    size_t cap, len_cap;
 } result_sink;
-
-/* A rank other than 0: keep the framed result for rank 0. */
-static void keep_result(result_sink *rs, const pool_msg *h, const char *payload) {
-    if (GROW(rs->buf, rs->cap, (size_t)rs->n + 1) < 0 || GROW(rs->len, rs->len_cap, (size_t)rs->n + 1) < 0) {
-        rs->write_failed = 1;
-        return;
-    }
-    char *m = malloc(sizeof *h + h->n);
-    if (!m) {
-        rs->write_failed = 1;
-        return;
-    }
-    memcpy(m, h, sizeof *h);
-    memcpy(m + sizeof *h, payload, h->n);
-    rs->buf[rs->n] = m;
-    rs->len[rs->n++] = sizeof *h + h->n;
-}
 
 /* Store the results JSON of replica r of point p (runs in transactions of
  * at most BATCH_S, or one each when ex->commit_each). 0 or -1 (printed). */
@@ -213,11 +190,6 @@ static int store_result(result_sink *rs, int p, int r, const char *payload, size
 static void on_result(void *ctx, const pool_msg *h, const char *payload) {
     result_sink *rs = ctx;
     rs->pg->done++;
-    if (rs->keep) {
-        keep_result(rs, h, payload);
-        progress_draw(rs->pg, 0);
-        return;
-    }
     if (h->status != 0) {
         rs->ex->failed++;
         rs->pg->failed++;
@@ -364,33 +336,49 @@ static int list_runs(sweep *sw, const int *pts, int np, sweep_exec *ex, ranks_ta
     return src == STORE_BAD_INPUT ? PLAN_BAD_INPUT : PLAN_FAILED;
 }
 
-/* Run this rank's share of todo[0..nt) (a contiguous block of the
- * point-major list) on the pool, results to rs. 0, or -1 (a worker died). */
+/* What runs a list of tasks on this rank (ranks_run's run). */
+typedef struct run_ctx {
+    sweep *sw;
+    const ranks_task *todo;
+    const char *cmd;
+} run_ctx;
+
+/* Run todo[lo..hi) on the pool (or here), answers to reply. 0, or -1 (a
+ * worker died). */
+static int run_tasks(void *ctx, int lo, int hi, ranks_reply_fn reply, void *reply_ctx, volatile int *stop) {
+    run_ctx *rc = ctx;
+    pool_item *items = malloc(((size_t)(hi - lo) + 1) * sizeof *items);
+    if (!items) return -1;
+    for (int i = lo; i < hi; i++) items[i - lo] = (pool_item){ OP_RUN, rc->todo[i].p, rc->todo[i].r, 0 };
+    pool_job job = { work, rc->sw, reply, reply_ctx, died };
+    died_cmd = rc->cmd;
+    int prc = pool_do(rc->sw->pool, items, hi - lo, &job, stop);
+    free(items);
+    return prc;
+}
+
+/* Run todo[0..nt) on this process's pool, or over the MPI ranks (dealt as
+ * they go, plan/ranks.h), results to rs (rank 0 records them all). 0, or
+ * -1 (a worker or a rank failed). */
 static int run_share(sweep *sw, const ranks_task *todo, int nt, sweep_exec *ex, result_sink *rs) {
     int rank = comm_rank(), size = comm_size();
-    long long lo = 0, hi = nt;
-    if (size > 1) ranks_share(nt, rank, size, &lo, &hi);
-    int mine = (int)(hi - lo);
-    pool_item *share = malloc(((size_t)mine + 1) * sizeof *share);
-    if (!share) return -1;
-    for (int i = 0; i < mine; i++) share[i] = (pool_item){ OP_RUN, todo[lo + i].p, todo[lo + i].r, 0 };
     rs->pg->on = ex->progress && rank == 0;
-    rs->pg->total = size > 1 ? mine : nt;
+    rs->pg->total = nt;
     rs->pg->t0 = comm_wtime();
     pool_signals *sig = pool_signals_catch();
     progress_draw(rs->pg, 0);
     pool_job job = { work, sw, on_result, rs, died };
-    died_cmd = ex->cmd;
-    int own = !sw->pool && ex->jobs > 1 && mine > 1;      /* a pool started here is stopped here */
-    if (own) sw->pool = start_pool(sw, ex->jobs < mine ? ex->jobs : mine, ex->cmd, &job);
-    int prc = own && !sw->pool ? -1 : pool_do(sw->pool, share, mine, &job, &rs->write_failed);
+    int own = !sw->pool && ex->jobs > 1 && nt > 1;      /* a pool started here is stopped here */
+    if (own) sw->pool = start_pool(sw, ex->jobs < nt ? ex->jobs : nt, ex->cmd, &job);
+    run_ctx rc = { sw, todo, ex->cmd };
+    ranks_work w = { nt, ex->jobs, sw->n_points, ex->cmd, run_tasks, &rc, on_result, rs, &rs->write_failed };
+    int prc = own && !sw->pool ? -1 : size > 1 ? ranks_run(&w) : run_tasks(&rc, 0, nt, on_result, rs, &rs->write_failed);
     if (own || pool_interrupted() || prc < 0) {
         pool_stop(sw->pool, 1);
         sw->pool = NULL;
     }
     progress_draw(rs->pg, 1);
     pool_signals_restore(sig);
-    free(share);
     return prc;
 }
 
@@ -411,19 +399,12 @@ int sweep_execute(sweep *sw, const int *pts, int np, sweep_exec *ex) {
         return status == PLAN_OK ? PLAN_FAILED : status;
     }
     progress pg = { 0 };
-    result_sink rs = { .sw = sw, .ex = ex, .pg = &pg, .keep = rank != 0 };
+    result_sink rs = { .sw = sw, .ex = ex, .pg = &pg };
     int prc = run_share(sw, todo, nt, ex, &rs);
-    /* what this rank ran goes to rank 0, even after a failure here (rank 0
-     * waits for the count it is told) */
-    if (size > 1 && rank != 0 && ranks_send_results(rs.buf, rs.len, rs.n) < 0) prc = -1;
-    if (size > 1 && rank == 0 && ranks_recv_results(sw->n_points, on_result, &rs) < 0) prc = -1;
     if (rs.in_batch && sweepdb_batch(ex->st, 0, err, sizeof err) != STORE_OK) {
         sweep_say("clustertwin %s: %s\n", ex->cmd, err);
         rs.write_failed = 1;
     }
-    for (int i = 0; i < rs.n; i++) free(rs.buf[i]);
-    free(rs.buf);
-    free(rs.len);
     free(todo);
     ex->wall_s = comm_wtime() - t0;
     if (rank != 0) return prc == 0 ? PLAN_OK : PLAN_FAILED;
