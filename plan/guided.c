@@ -15,7 +15,7 @@ int guided_init(guided *g, long long n, int parts) {
         guided_free(g);
         return -1;
     }
-    for (int k = 0; k < g->parts; k++) {          /* the static split, as ranks_share */
+    for (int k = 0; k < g->parts; k++) {          /* the static split */
         g->lo[k] = g->left * k / g->parts;
         g->hi[k] = g->left * (k + 1) / g->parts;
     }

@@ -3,10 +3,10 @@
  * sweep spread over MPI ranks (plan/ranks.h).
  *
  * Each taker has a home region, the contiguous share [n*k/P, n*(k+1)/P)
- * that a static split would give it (ranks_share), so that in a
- * point-major list of runs it meets few points and loads few scenarios
- * (loading is most of a short run's cost; the checks loaded the same
- * share). A taker is dealt the next items from the front of its own
+ * that a static split would give it, so that in a point-major list of
+ * runs it meets few points and loads few scenarios (loading is most of a
+ * short run's cost; the checks of the points, dealt the same way, loaded
+ * the same ones when the list is the whole grid). A taker is dealt the next items from the front of its own
  * region; when that is empty it takes from the back of the region with
  * the most left, far from where that region's owner is working.
  *

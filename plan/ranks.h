@@ -1,12 +1,13 @@
 /*
- * ranks: a sweep over MPI ranks (hw/comm.h). Rank 0 decides which runs
- * remain and broadcasts them; then it deals that point-major list to the
- * ranks in shrinking chunks as they ask, each rank starting from its own
- * contiguous share so that it loads few points (plan/guided.h), runs
- * tasks itself between deals, and records every result as it comes; only
- * rank 0 opens the database. The checks go by the static shares: each
- * rank checks the points of its share and rank 0 names the first bad one
- * for all.
+ * ranks: a sweep over MPI ranks (hw/comm.h). The points are checked, then
+ * run, the same way (ranks_run): rank 0 deals the list (the points, then
+ * the point-major list of runs the database does not hold, which it
+ * broadcasts) in shrinking chunks as the ranks ask, each rank starting
+ * from its own contiguous share so that it loads few points
+ * (plan/guided.h); rank 0 runs tasks itself between deals and records
+ * every answer as it comes, so it knows every point's verdict (and names
+ * the first bad one for all) and stores every run; only rank 0 opens the
+ * database.
  *
  * The waits that may be long (rank 0 for the others' shares, the others
  * for rank 0's checks, tasks and database writes) sleep between polls
@@ -31,15 +32,6 @@ typedef struct ranks_task {
 /* Start MPI when launched by mpirun (comm_init), idle ranks yielding.
  * 0, or -1 with err set. */
 int ranks_init(char *err, size_t errlen);
-
-/* The share [*lo, *hi) of total items that rank k of size runs. */
-void ranks_share(long long total, int k, int size, long long *lo, long long *hi);
-
-/* Every rank's check verdict to rank 0 (rc a status, *bad the first bad
- * point or -1 with *msg why, sw->unfit[] the points that do not fit):
- * rank 0 keeps the first bad point in grid order and learns every rank's
- * misfits. Returns the status rank 0 sees (PLAN_FAILED when a rank failed). */
-int ranks_gather_checks(sweep *sw, int rc, int *bad, char **msg);
 
 /* Rank 0's status and first bad point to every rank. */
 void ranks_bcast_verdict(int *rc, int *bad);

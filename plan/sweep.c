@@ -243,41 +243,40 @@ static void all_unfit(sweep *sw, check_ctx *c) {
     c->bad = 0;
 }
 
-/* Check the points in this rank's share (on jobs workers, started here
- * and kept for the runs). */
-static int check_share(sweep *sw, const char *cmd, int jobs, check_ctx *c) {
-    pool_item *items = calloc((size_t)sw->n_points + 1, sizeof *items);
-    if (!items) return PLAN_FAILED;
-    int n = 0, rank = comm_rank(), size = comm_size();
-    long long total = (long long)sw->n_points * sw->replicas, lo = 0, hi = total;
-    if (size > 1) ranks_share(total, rank, size, &lo, &hi);
-    for (int p = 0; p < sw->n_points; p++) {
-        long long a = (long long)p * sw->replicas, b = a + sw->replicas;
-        if (b > lo && a < hi) items[n++] = (pool_item){ OP_CHECK, p, 0, 0 };
-    }
+/* Check point todo[i].p for i in [lo, hi) (ranks_run's run for the
+ * checks). 0, or -1 (a worker died). */
+static int check_points(void *ctx, int lo, int hi, ranks_reply_fn reply, void *reply_ctx, volatile int *stop) {
+    sweep *sw = ctx;
+    pool_item *items = malloc(((size_t)(hi - lo) + 1) * sizeof *items);
+    if (!items) return -1;
+    for (int i = lo; i < hi; i++) items[i - lo] = (pool_item){ OP_CHECK, i, 0, 0 };
+    pool_job job = { work, sw, reply, reply_ctx, died };
+    int rc = pool_do(sw->pool, items, hi - lo, &job, stop);
+    free(items);
+    return rc;
+}
+
+/* Check every point, on jobs workers (started here and kept for the runs)
+ * and over the MPI ranks (dealt as they ask, each from its own share;
+ * rank 0 learns every verdict). */
+static int check_all(sweep *sw, const char *cmd, int jobs, check_ctx *c) {
+    int n = sw->n_points;
     pool_job job = { work, sw, on_check, c, died };
     died_cmd = cmd;
     if (jobs > 1 && n > 1 && !sw->pool) sw->pool = start_pool(sw, jobs < n ? jobs : n, cmd, &job);
     volatile int stop = 0;
-    int rc = pool_do(sw->pool, items, n, &job, &stop) < 0 ? PLAN_FAILED : PLAN_OK;
-    free(items);
-    return rc;
+    ranks_work w = { n, jobs, n, cmd, check_points, sw, on_check, c, &stop };
+    int rc = comm_size() > 1 ? ranks_run(&w) : check_points(sw, 0, n, on_check, c, &stop);
+    return rc < 0 ? PLAN_FAILED : PLAN_OK;
 }
 
 int sweep_check(sweep *sw, const char *cmd, int jobs) {
     int rc = sweep_points(sw, cmd);
     if (rc == PLAN_OK) rc = sweep_point_texts(sw, cmd);
     check_ctx c = { -1, NULL, sw };
-    if (rc == PLAN_OK) rc = check_share(sw, cmd, jobs, &c);
-    if (comm_size() > 1) {
-        /* every rank's verdict to rank 0, which names the first bad point,
-         * and the points that do not fit; then the outcome to all */
-        rc = ranks_gather_checks(sw, rc, &c.bad, &c.msg);
-        if (comm_rank() == 0) all_unfit(sw, &c);
-        ranks_bcast_verdict(&rc, &c.bad);
-    } else {
-        all_unfit(sw, &c);
-    }
+    if (rc == PLAN_OK) rc = check_all(sw, cmd, jobs, &c);
+    if (comm_rank() == 0) all_unfit(sw, &c);
+    if (comm_size() > 1) ranks_bcast_verdict(&rc, &c.bad);        /* rank 0 knows every point's */
     if (rc == PLAN_OK && c.bad >= 0) {
         sweep_say("clustertwin %s: %s\n", cmd, c.msg ? c.msg : "bad input");
         rc = PLAN_BAD_INPUT;
