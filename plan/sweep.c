@@ -243,15 +243,24 @@ static void all_unfit(sweep *sw, check_ctx *c) {
     c->bad = 0;
 }
 
-/* Check point todo[i].p for i in [lo, hi) (ranks_run's run for the
- * checks). 0, or -1 (a worker died). */
-static int check_points(void *ctx, int lo, int hi, ranks_reply_fn reply, void *reply_ctx, volatile int *stop) {
-    sweep *sw = ctx;
+/* A list of items for this rank (ranks_run's run): checks of points lo..hi
+ * (todo NULL), or runs todo[lo..hi). */
+typedef struct item_list {
+    sweep *sw;
+    int op;
+    const ranks_task *todo;
+} item_list;
+
+/* Do items [lo, hi) of the list on the pool (or here), answers to reply.
+ * 0, or -1 (a worker died). */
+static int do_items(void *ctx, int lo, int hi, ranks_reply_fn reply, void *reply_ctx, volatile int *stop) {
+    const item_list *l = ctx;
     pool_item *items = malloc(((size_t)(hi - lo) + 1) * sizeof *items);
     if (!items) return -1;
-    for (int i = lo; i < hi; i++) items[i - lo] = (pool_item){ OP_CHECK, i, 0, 0 };
-    pool_job job = { work, sw, reply, reply_ctx, died };
-    int rc = pool_do(sw->pool, items, hi - lo, &job, stop);
+    for (int i = lo; i < hi; i++)
+        items[i - lo] = l->todo ? (pool_item){ l->op, l->todo[i].p, l->todo[i].r, 0 } : (pool_item){ l->op, i, 0, 0 };
+    pool_job job = { work, l->sw, reply, reply_ctx, died };
+    int rc = pool_do(l->sw->pool, items, hi - lo, &job, stop);
     free(items);
     return rc;
 }
@@ -265,8 +274,9 @@ static int check_all(sweep *sw, const char *cmd, int jobs, check_ctx *c) {
     died_cmd = cmd;
     if (jobs > 1 && n > 1 && !sw->pool) sw->pool = start_pool(sw, jobs < n ? jobs : n, cmd, &job);
     volatile int stop = 0;
-    ranks_work w = { n, jobs, n, cmd, check_points, sw, on_check, c, &stop };
-    int rc = comm_size() > 1 ? ranks_run(&w) : check_points(sw, 0, n, on_check, c, &stop);
+    item_list l = { sw, OP_CHECK, NULL };
+    ranks_work w = { n, jobs, n, cmd, do_items, &l, on_check, c, &stop };
+    int rc = comm_size() > 1 ? ranks_run(&w) : do_items(&l, 0, n, on_check, c, &stop);
     return rc < 0 ? PLAN_FAILED : PLAN_OK;
 }
 
@@ -335,31 +345,10 @@ static int list_runs(sweep *sw, const int *pts, int np, sweep_exec *ex, ranks_ta
     return src == STORE_BAD_INPUT ? PLAN_BAD_INPUT : PLAN_FAILED;
 }
 
-/* What runs a list of tasks on this rank (ranks_run's run). */
-typedef struct run_ctx {
-    sweep *sw;
-    const ranks_task *todo;
-    const char *cmd;
-} run_ctx;
-
-/* Run todo[lo..hi) on the pool (or here), answers to reply. 0, or -1 (a
- * worker died). */
-static int run_tasks(void *ctx, int lo, int hi, ranks_reply_fn reply, void *reply_ctx, volatile int *stop) {
-    run_ctx *rc = ctx;
-    pool_item *items = malloc(((size_t)(hi - lo) + 1) * sizeof *items);
-    if (!items) return -1;
-    for (int i = lo; i < hi; i++) items[i - lo] = (pool_item){ OP_RUN, rc->todo[i].p, rc->todo[i].r, 0 };
-    pool_job job = { work, rc->sw, reply, reply_ctx, died };
-    died_cmd = rc->cmd;
-    int prc = pool_do(rc->sw->pool, items, hi - lo, &job, stop);
-    free(items);
-    return prc;
-}
-
 /* Run todo[0..nt) on this process's pool, or over the MPI ranks (dealt as
  * they go, plan/ranks.h), results to rs (rank 0 records them all). 0, or
  * -1 (a worker or a rank failed). */
-static int run_share(sweep *sw, const ranks_task *todo, int nt, sweep_exec *ex, result_sink *rs) {
+static int run_list(sweep *sw, const ranks_task *todo, int nt, sweep_exec *ex, result_sink *rs) {
     int rank = comm_rank(), size = comm_size();
     rs->pg->on = ex->progress && rank == 0;
     rs->pg->total = nt;
@@ -369,9 +358,10 @@ static int run_share(sweep *sw, const ranks_task *todo, int nt, sweep_exec *ex, 
     pool_job job = { work, sw, on_result, rs, died };
     int own = !sw->pool && ex->jobs > 1 && nt > 1;      /* a pool started here is stopped here */
     if (own) sw->pool = start_pool(sw, ex->jobs < nt ? ex->jobs : nt, ex->cmd, &job);
-    run_ctx rc = { sw, todo, ex->cmd };
-    ranks_work w = { nt, ex->jobs, sw->n_points, ex->cmd, run_tasks, &rc, on_result, rs, &rs->write_failed };
-    int prc = own && !sw->pool ? -1 : size > 1 ? ranks_run(&w) : run_tasks(&rc, 0, nt, on_result, rs, &rs->write_failed);
+    item_list l = { sw, OP_RUN, todo };
+    ranks_work w = { nt, ex->jobs, sw->n_points, ex->cmd, do_items, &l, on_result, rs, &rs->write_failed };
+    died_cmd = ex->cmd;
+    int prc = own && !sw->pool ? -1 : size > 1 ? ranks_run(&w) : do_items(&l, 0, nt, on_result, rs, &rs->write_failed);
     if (own || pool_interrupted() || prc < 0) {
         pool_stop(sw->pool, 1);
         sw->pool = NULL;
@@ -399,7 +389,7 @@ int sweep_execute(sweep *sw, const int *pts, int np, sweep_exec *ex) {
     }
     progress pg = { 0 };
     result_sink rs = { .sw = sw, .ex = ex, .pg = &pg };
-    int prc = run_share(sw, todo, nt, ex, &rs);
+    int prc = run_list(sw, todo, nt, ex, &rs);
     if (rs.in_batch && sweepdb_batch(ex->st, 0, err, sizeof err) != STORE_OK) {
         sweep_say("clustertwin %s: %s\n", ex->cmd, err);
         rs.write_failed = 1;
