@@ -9,7 +9,7 @@
  * never initialises MPI.
  *
  * Used by the mpi measurement backend (hw/) and by `sweep` to spread points
- * over ranks (rank 0 gathers the results).
+ * over ranks (rank 0 deals the runs and records every result, plan/ranks.h).
  */
 #ifndef CT_COMM_H
 #define CT_COMM_H
