@@ -34,8 +34,15 @@
 #include "plan/guided.h"
 
 int ranks_init(char *err, size_t errlen) {
-    /* OpenMPI busy-polls in a blocking receive unless told to yield */
-    if (comm_launched()) setenv("OMPI_MCA_mpi_yield_when_idle", "1", 0);
+    if (comm_launched()) {
+        /* OpenMPI busy-polls in a blocking receive unless told to yield */
+        setenv("OMPI_MCA_mpi_yield_when_idle", "1", 0);
+        /* OpenMPI's own point-to-point layer (ob1) rather than UCX's: a
+         * sweep sends a few kilobytes a run, and choosing UCX at MPI_Init
+         * (it opens and probes its transports) cost 0.19 s of 0.23 s on the
+         * 2-core machine of docs/performance.md, against 0.04 s with ob1 */
+        setenv("OMPI_MCA_pml", "ob1", 0);
+    }
     return comm_init(0, err, errlen);
 }
 
