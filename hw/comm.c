@@ -128,28 +128,6 @@ int comm_recv(void *buf, size_t n, int src, int tag) {
     return -1;
 }
 
-long comm_recv_any_size(void **buf, int src, int tag) {
-    *buf = NULL;
-#ifdef CT_HAVE_MPI
-    if (!started) return -1;
-    MPI_Status st;
-    if (MPI_Probe(src, tag, MPI_COMM_WORLD, &st) != MPI_SUCCESS) return -1;
-    int n = 0;
-    MPI_Get_count(&st, MPI_BYTE, &n);
-    void *p = malloc(n > 0 ? (size_t)n : 1);
-    if (!p) return -1;
-    if (MPI_Recv(p, n, MPI_BYTE, st.MPI_SOURCE, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
-        free(p);
-        return -1;
-    }
-    *buf = p;
-    return n;
-#else
-    (void)src; (void)tag;
-    return -1;
-#endif
-}
-
 int comm_bcast(void *buf, size_t n, int root) {
 #ifdef CT_HAVE_MPI
     if (started && n <= (size_t)0x7fffffff)
@@ -162,12 +140,12 @@ int comm_bcast(void *buf, size_t n, int root) {
 }
 
 /* Sleep between polls of a wait that may be long (a sweep's rank waiting
- * for another's share of runs, seconds to hours): 50 us at first, doubling
- * to 10 ms, so a wait costs a few hundred polls per second at most instead
- * of a core busy-polling (OpenMPI's blocking calls poll; its
- * mpi_yield_when_idle only adds sched_yield() between polls, which returns
- * at once on an idle core). A message is then seen at most 10 ms late,
- * nothing beside a run of a simulation. */
+ * for its next chunk or for the others' last results, up to hours): 50 us
+ * at first, doubling to 10 ms, so a wait costs a few hundred polls per
+ * second at most instead of a core busy-polling (OpenMPI's blocking calls
+ * poll; its mpi_yield_when_idle only adds sched_yield() between polls,
+ * which returns at once on an idle core). A message is then seen at most
+ * 10 ms late, nothing beside a run of a simulation. */
 static void idle_sleep(long *ns) {
     struct timespec ts = { 0, *ns };
     nanosleep(&ts, NULL);
@@ -185,22 +163,6 @@ static int idle_request(MPI_Request *r) {
     }
 }
 #endif
-
-int comm_wait_message(int src, int tag) {
-#ifdef CT_HAVE_MPI
-    if (!started) return -1;
-    long ns = 50000;
-    for (;;) {
-        int there = 0;
-        if (MPI_Iprobe(src, tag, MPI_COMM_WORLD, &there, MPI_STATUS_IGNORE) != MPI_SUCCESS) return -1;
-        if (there) return 0;
-        idle_sleep(&ns);
-    }
-#else
-    (void)src; (void)tag;
-    return -1;
-#endif
-}
 
 int comm_wait_idle(int (*ready)(void *ctx), void *ctx) {
     long ns = 50000;

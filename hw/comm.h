@@ -46,9 +46,6 @@ int comm_barrier(void);              /* 0, or -1 on error; no-op outside MPI */
 /* Point to point, bytes. Return 0, -1 on error. */
 int comm_send(const void *buf, size_t n, int dest, int tag);
 int comm_recv(void *buf, size_t n, int src, int tag);
-/* Receive a message of unknown size from src with tag: *buf malloc'd,
- * caller frees. Returns the size, or -1. */
-long comm_recv_any_size(void **buf, int src, int tag);
 
 /* Broadcast n bytes from root. */
 int comm_bcast(void *buf, size_t n, int root);
@@ -76,10 +73,8 @@ void comm_abort(int code);
 
 /* Waits that sleep between polls (50 us doubling to 10 ms) instead of
  * busy-polling a core, for waits that may last as long as a simulation
- * (a sweep's ranks): comm_wait_message returns when a message from src
- * with tag can be received (the receive then does not wait); the others
- * are comm_bcast and comm_barrier. 0, or -1 on an MPI error. */
-int comm_wait_message(int src, int tag);
+ * (a sweep's ranks): comm_bcast and comm_barrier. 0, or -1 on an MPI
+ * error. */
 int comm_bcast_idle(void *buf, size_t n, int root);
 int comm_barrier_idle(void);
 

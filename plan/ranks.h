@@ -9,9 +9,9 @@
  * the first bad one for all) and stores every run; only rank 0 opens the
  * database.
  *
- * The waits that may be long (rank 0 for the others' shares, the others
- * for rank 0's checks, tasks and database writes) sleep between polls
- * (hw/comm.h: comm_wait_message, comm_bcast_idle, comm_barrier_idle): a
+ * The waits that may be long (rank 0 for the others' last results, the
+ * others for rank 0's verdict, list and database writes) sleep between polls
+ * (hw/comm.h: comm_wait_idle, comm_bcast_idle, comm_barrier_idle): a
  * waiting rank leaves its core to the ones still running. ranks_init also
  * sets OMPI_MCA_mpi_yield_when_idle=1 (unless the environment says
  * otherwise) for the short blocking calls that remain.
