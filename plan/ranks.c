@@ -177,12 +177,12 @@ static int take(const ranks_work *w, long long lo, long long hi) {
         if (!t.asked) ask(&t);
         read_give(&t, &lo, &hi);
     }
-    if (t.asked) read_give(&t, &lo, &hi);              /* dealt but not run: rank 0 is told below */
+    if (t.asked) read_give(&t, &lo, &hi);    /* stopping: not run, and the status below stops the sweep */
     int32_t done[2] = { failed || t.bad ? 1 : pool_interrupted() ? 2 : 0, t.sent };
     if (comm_send(done, sizeof done, 0, TAG_DONE) < 0) done[0] = 1;
     comm_wait_idle(sends_done, &t);
     free(t.out);
-    return done[0] == 0 ? 0 : -1;
+    return done[0] == 0 && !t.bad ? 0 : -1;
 }
 
 /* ---- rank 0 ----------------------------------------------------------------------- */
@@ -232,8 +232,10 @@ static void record(dealer *d, const inflight *m) {
     }
     memcpy(&h, m->buf, sizeof h);
     m->buf[m->n] = 0;
-    if (h.p >= 0 && h.p < d->w->n_points && h.n == m->n - sizeof h) d->w->record(d->w->record_ctx, &h, m->buf + sizeof h);
-    else d->failed = 1;
+    if (h.p >= 0 && h.p < d->w->n_points && h.n == m->n - sizeof h)
+        d->w->record(d->w->record_ctx, &h, m->buf + sizeof h);
+    else
+        d->failed = 1;
     d->got[m->from]++;
 }
 
