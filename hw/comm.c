@@ -128,28 +128,6 @@ int comm_recv(void *buf, size_t n, int src, int tag) {
     return -1;
 }
 
-long comm_recv_any_size(void **buf, int src, int tag) {
-    *buf = NULL;
-#ifdef CT_HAVE_MPI
-    if (!started) return -1;
-    MPI_Status st;
-    if (MPI_Probe(src, tag, MPI_COMM_WORLD, &st) != MPI_SUCCESS) return -1;
-    int n = 0;
-    MPI_Get_count(&st, MPI_BYTE, &n);
-    void *p = malloc(n > 0 ? (size_t)n : 1);
-    if (!p) return -1;
-    if (MPI_Recv(p, n, MPI_BYTE, st.MPI_SOURCE, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
-        free(p);
-        return -1;
-    }
-    *buf = p;
-    return n;
-#else
-    (void)src; (void)tag;
-    return -1;
-#endif
-}
-
 int comm_bcast(void *buf, size_t n, int root) {
 #ifdef CT_HAVE_MPI
     if (started && n <= (size_t)0x7fffffff)
@@ -161,20 +139,20 @@ int comm_bcast(void *buf, size_t n, int root) {
     return 0;
 }
 
-#ifdef CT_HAVE_MPI
 /* Sleep between polls of a wait that may be long (a sweep's rank waiting
- * for another's share of runs, seconds to hours): 50 us at first, doubling
- * to 10 ms, so a wait costs a few hundred polls per second at most instead
- * of a core busy-polling (OpenMPI's blocking calls poll; its
- * mpi_yield_when_idle only adds sched_yield() between polls, which returns
- * at once on an idle core). A message is then seen at most 10 ms late,
- * nothing beside a run of a simulation. */
+ * for its next chunk or for the others' last results, up to hours): 50 us
+ * at first, doubling to 10 ms, so a wait costs a few hundred polls per
+ * second at most instead of a core busy-polling (OpenMPI's blocking calls
+ * poll; its mpi_yield_when_idle only adds sched_yield() between polls,
+ * which returns at once on an idle core). A message is then seen at most
+ * 10 ms late, nothing beside a run of a simulation. */
 static void idle_sleep(long *ns) {
     struct timespec ts = { 0, *ns };
     nanosleep(&ts, NULL);
     if (*ns < 10000000) *ns *= 2;
 }
 
+#ifdef CT_HAVE_MPI
 static int idle_request(MPI_Request *r) {
     long ns = 50000;
     for (;;) {
@@ -186,18 +164,75 @@ static int idle_request(MPI_Request *r) {
 }
 #endif
 
-int comm_wait_message(int src, int tag) {
-#ifdef CT_HAVE_MPI
-    if (!started) return -1;
+int comm_wait_idle(int (*ready)(void *ctx), void *ctx) {
     long ns = 50000;
     for (;;) {
-        int there = 0;
-        if (MPI_Iprobe(src, tag, MPI_COMM_WORLD, &there, MPI_STATUS_IGNORE) != MPI_SUCCESS) return -1;
-        if (there) return 0;
+        int r = ready(ctx);
+        if (r != 0) return r;
         idle_sleep(&ns);
     }
+}
+
+int comm_probe(int src, int tag, int *from, size_t *bytes) {
+#ifdef CT_HAVE_MPI
+    if (!started) return -1;
+    int there = 0, n = 0;
+    MPI_Status st;
+    if (MPI_Iprobe(src == COMM_ANY_SOURCE ? MPI_ANY_SOURCE : src, tag, MPI_COMM_WORLD, &there, &st) != MPI_SUCCESS)
+        return -1;
+    if (!there) return 0;
+    MPI_Get_count(&st, MPI_BYTE, &n);
+    if (from) *from = st.MPI_SOURCE;
+    if (bytes) *bytes = n > 0 ? (size_t)n : 0;
+    return 1;
 #else
-    (void)src; (void)tag;
+    (void)src; (void)tag; (void)from; (void)bytes;
+    return -1;
+#endif
+}
+
+struct comm_req {
+#ifdef CT_HAVE_MPI
+    MPI_Request r;
+#else
+    int unused;
+#endif
+};
+
+/* Start a send (out) or a receive of n bytes; *req set, or NULL and -1. */
+static int start_req(int out, void *buf, size_t n, int peer, int tag, comm_req **req) {
+    *req = NULL;
+#ifdef CT_HAVE_MPI
+    comm_req *q = started && n <= (size_t)0x7fffffff ? malloc(sizeof *q) : NULL;
+    if (!q) return -1;
+    int rc = out ? MPI_Isend(buf, (int)n, MPI_BYTE, peer, tag, MPI_COMM_WORLD, &q->r)
+                 : MPI_Irecv(buf, (int)n, MPI_BYTE, peer, tag, MPI_COMM_WORLD, &q->r);
+    if (rc != MPI_SUCCESS) {
+        free(q);
+        return -1;
+    }
+    *req = q;
+    return 0;
+#else
+    (void)out; (void)buf; (void)n; (void)peer; (void)tag;
+    return -1;
+#endif
+}
+
+int comm_isend(const void *buf, size_t n, int dest, int tag, comm_req **req) {
+    return start_req(1, (void *)buf, n, dest, tag, req);
+}
+
+int comm_irecv(void *buf, size_t n, int src, int tag, comm_req **req) { return start_req(0, buf, n, src, tag, req); }
+
+int comm_test(comm_req *req) {
+#ifdef CT_HAVE_MPI
+    int done = 0;
+    if (MPI_Test(&req->r, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) done = -1;
+    if (done) free(req);
+    return done;
+#else
+    free(req);
     return -1;
 #endif
 }

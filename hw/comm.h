@@ -9,7 +9,7 @@
  * never initialises MPI.
  *
  * Used by the mpi measurement backend (hw/) and by `sweep` to spread points
- * over ranks (rank 0 gathers the results).
+ * over ranks (rank 0 deals the runs and records every result, plan/ranks.h).
  */
 #ifndef CT_COMM_H
 #define CT_COMM_H
@@ -46,9 +46,6 @@ int comm_barrier(void);              /* 0, or -1 on error; no-op outside MPI */
 /* Point to point, bytes. Return 0, -1 on error. */
 int comm_send(const void *buf, size_t n, int dest, int tag);
 int comm_recv(void *buf, size_t n, int src, int tag);
-/* Receive a message of unknown size from src with tag: *buf malloc'd,
- * caller frees. Returns the size, or -1. */
-long comm_recv_any_size(void **buf, int src, int tag);
 
 /* Broadcast n bytes from root. */
 int comm_bcast(void *buf, size_t n, int root);
@@ -76,11 +73,32 @@ void comm_abort(int code);
 
 /* Waits that sleep between polls (50 us doubling to 10 ms) instead of
  * busy-polling a core, for waits that may last as long as a simulation
- * (a sweep's ranks): comm_wait_message returns when a message from src
- * with tag can be received (the receive then does not wait); the others
- * are comm_bcast and comm_barrier. 0, or -1 on an MPI error. */
-int comm_wait_message(int src, int tag);
+ * (a sweep's ranks): comm_bcast and comm_barrier. 0, or -1 on an MPI
+ * error. */
 int comm_bcast_idle(void *buf, size_t n, int root);
 int comm_barrier_idle(void);
+
+/* Without waiting, for a rank that checks between pieces of its own work
+ * (a sweep's rank 0 between runs):
+ *   comm_probe   is a message from src (COMM_ANY_SOURCE: any) with tag
+ *                there to receive? 1 with *from and *bytes set (either may
+ *                be NULL), 0 not yet, -1 error
+ *   comm_isend   start sending n bytes (buf untouched until done)
+ *   comm_irecv   start receiving n bytes (buf unread until done)
+ *   comm_test    1 done (req freed), 0 under way, -1 error (req freed)
+ * comm_isend and comm_irecv return 0 with *req set, or -1 with *req NULL.
+ * MPI moves a message only inside MPI calls, so a rank with operations
+ * under way calls comm_test or comm_probe between its pieces of work. */
+#define COMM_ANY_SOURCE (-1)
+typedef struct comm_req comm_req;
+int comm_probe(int src, int tag, int *from, size_t *bytes);
+int comm_isend(const void *buf, size_t n, int dest, int tag, comm_req **req);
+int comm_irecv(void *buf, size_t n, int src, int tag, comm_req **req);
+int comm_test(comm_req *req);
+
+/* Call ready(ctx) until it returns non-zero (which is returned), sleeping
+ * between calls as the waits above do (50 us doubling to 10 ms): for a
+ * wait on several things at once (ready probes and tests them). */
+int comm_wait_idle(int (*ready)(void *ctx), void *ctx);
 
 #endif

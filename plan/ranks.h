@@ -1,14 +1,17 @@
 /*
- * ranks: a sweep over MPI ranks (hw/comm.h). Rank 0 decides which runs
- * remain and broadcasts them; each rank runs a contiguous share of that
- * point-major list (with its own worker processes), so it loads only its
- * own points, and sends its results to rank 0 when done; only rank 0 opens
- * the database. The checks go the same way: each rank checks the points of
- * its share and rank 0 names the first bad one for all.
+ * ranks: a sweep over MPI ranks (hw/comm.h). The points are checked, then
+ * run, the same way (ranks_run): rank 0 deals the list (the points, then
+ * the point-major list of runs the database does not hold, which it
+ * broadcasts) in shrinking chunks as the ranks ask, each rank starting
+ * from its own contiguous share so that it loads few points
+ * (plan/guided.h); rank 0 runs tasks itself between deals and records
+ * every answer as it comes, so it knows every point's verdict (and names
+ * the first bad one for all) and stores every run; only rank 0 opens the
+ * database.
  *
- * The waits that may be long (rank 0 for the others' shares, the others
- * for rank 0's checks, tasks and database writes) sleep between polls
- * (hw/comm.h: comm_wait_message, comm_bcast_idle, comm_barrier_idle): a
+ * The waits that may be long (rank 0 for the others' last results, the
+ * others for rank 0's verdict, list and database writes) sleep between polls
+ * (hw/comm.h: comm_wait_idle, comm_bcast_idle, comm_barrier_idle): a
  * waiting rank leaves its core to the ones still running. ranks_init also
  * sets OMPI_MCA_mpi_yield_when_idle=1 (unless the environment says
  * otherwise) for the short blocking calls that remain.
@@ -30,15 +33,6 @@ typedef struct ranks_task {
  * 0, or -1 with err set. */
 int ranks_init(char *err, size_t errlen);
 
-/* The share [*lo, *hi) of total items that rank k of size runs. */
-void ranks_share(long long total, int k, int size, long long *lo, long long *hi);
-
-/* Every rank's check verdict to rank 0 (rc a status, *bad the first bad
- * point or -1 with *msg why, sw->unfit[] the points that do not fit):
- * rank 0 keeps the first bad point in grid order and learns every rank's
- * misfits. Returns the status rank 0 sees (PLAN_FAILED when a rank failed). */
-int ranks_gather_checks(sweep *sw, int rc, int *bad, char **msg);
-
 /* Rank 0's status and first bad point to every rank. */
 void ranks_bcast_verdict(int *rc, int *bad);
 
@@ -46,12 +40,29 @@ void ranks_bcast_verdict(int *rc, int *bad);
  * rank; the others allocate *todo. 0, or -1 when MPI failed. */
 int ranks_bcast_tasks(ranks_task **todo, int *nt);
 
-/* A rank's framed results (pool_msg then the text, as kept by the sweep)
- * to rank 0. 0 or -1. */
-int ranks_send_results(char *const *buf, const size_t *len, int n);
+/* How a rank runs tasks of the list, for ranks_run (the sweep's side). */
+typedef void (*ranks_reply_fn)(void *ctx, const pool_msg *h, const char *payload);
+typedef struct ranks_work {
+    int nt;                          /* tasks 0..nt of the list every rank holds */
+    int jobs;                        /* tasks a rank runs at once (its workers; the same on every rank) */
+    int n_points;                    /* a result's point is below this */
+    const char *cmd;                 /* for messages */
+    /* run tasks [lo, hi) here, each answer to reply(reply_ctx, ...), handing
+     * out no more once *stop is set; 0, or -1 when this rank cannot go on */
+    int (*run)(void *run_ctx, int lo, int hi, ranks_reply_fn reply, void *reply_ctx, volatile int *stop);
+    void *run_ctx;
+    ranks_reply_fn record;           /* rank 0: record one answer, its own or another rank's */
+    void *record_ctx;
+    volatile int *stop;              /* rank 0: set when recording failed: deal nothing more */
+} ranks_work;
 
-/* Rank 0: every other rank's results, each passed to on (the pool's reply
- * shape). 0, or -1 when a message was broken or MPI failed. */
-int ranks_recv_results(int n_points, void (*on)(void *ctx, const pool_msg *h, const char *payload), void *ctx);
+/* Run tasks 0..nt over every rank, dealt as they go in shrinking chunks
+ * (plan/guided.h): rank 0 runs tasks too, one round of its workers at a
+ * time, and between rounds deals to the ranks that ask and records their
+ * results as they come; a rank asks before its chunk is done. A failing
+ * or interrupted rank stops the dealing (what finished is recorded).
+ * Every rank calls it. 0, or -1 when this rank failed, or (rank 0) another
+ * one did (said), or MPI failed. */
+int ranks_run(const ranks_work *w);
 
 #endif

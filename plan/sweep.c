@@ -152,30 +152,7 @@ typedef struct result_sink {
     int write_failed;
     int in_batch;                    /* a database transaction is open */
     double batch_t0;
-    /* ranks other than 0 keep their results to send at the end */
-    int keep;
-    char **buf;
-    size_t *len;
-    int n;
-    size_t cap, len_cap;
 } result_sink;
-
-/* A rank other than 0: keep the framed result for rank 0. */
-static void keep_result(result_sink *rs, const pool_msg *h, const char *payload) {
-    if (GROW(rs->buf, rs->cap, (size_t)rs->n + 1) < 0 || GROW(rs->len, rs->len_cap, (size_t)rs->n + 1) < 0) {
-        rs->write_failed = 1;
-        return;
-    }
-    char *m = malloc(sizeof *h + h->n);
-    if (!m) {
-        rs->write_failed = 1;
-        return;
-    }
-    memcpy(m, h, sizeof *h);
-    memcpy(m + sizeof *h, payload, h->n);
-    rs->buf[rs->n] = m;
-    rs->len[rs->n++] = sizeof *h + h->n;
-}
 
 /* Store the results JSON of replica r of point p (runs in transactions of
  * at most BATCH_S, or one each when ex->commit_each). 0 or -1 (printed). */
@@ -213,11 +190,6 @@ static int store_result(result_sink *rs, int p, int r, const char *payload, size
 static void on_result(void *ctx, const pool_msg *h, const char *payload) {
     result_sink *rs = ctx;
     rs->pg->done++;
-    if (rs->keep) {
-        keep_result(rs, h, payload);
-        progress_draw(rs->pg, 0);
-        return;
-    }
     if (h->status != 0) {
         rs->ex->failed++;
         rs->pg->failed++;
@@ -271,41 +243,50 @@ static void all_unfit(sweep *sw, check_ctx *c) {
     c->bad = 0;
 }
 
-/* Check the points in this rank's share (on jobs workers, started here
- * and kept for the runs). */
-static int check_share(sweep *sw, const char *cmd, int jobs, check_ctx *c) {
-    pool_item *items = calloc((size_t)sw->n_points + 1, sizeof *items);
-    if (!items) return PLAN_FAILED;
-    int n = 0, rank = comm_rank(), size = comm_size();
-    long long total = (long long)sw->n_points * sw->replicas, lo = 0, hi = total;
-    if (size > 1) ranks_share(total, rank, size, &lo, &hi);
-    for (int p = 0; p < sw->n_points; p++) {
-        long long a = (long long)p * sw->replicas, b = a + sw->replicas;
-        if (b > lo && a < hi) items[n++] = (pool_item){ OP_CHECK, p, 0, 0 };
-    }
+/* A list of items for this rank (ranks_run's run): checks of points lo..hi
+ * (todo NULL), or runs todo[lo..hi). */
+typedef struct item_list {
+    sweep *sw;
+    int op;
+    const ranks_task *todo;
+} item_list;
+
+/* Do items [lo, hi) of the list on the pool (or here), answers to reply.
+ * 0, or -1 (a worker died). */
+static int do_items(void *ctx, int lo, int hi, ranks_reply_fn reply, void *reply_ctx, volatile int *stop) {
+    const item_list *l = ctx;
+    pool_item *items = malloc(((size_t)(hi - lo) + 1) * sizeof *items);
+    if (!items) return -1;
+    for (int i = lo; i < hi; i++)
+        items[i - lo] = l->todo ? (pool_item){ l->op, l->todo[i].p, l->todo[i].r, 0 } : (pool_item){ l->op, i, 0, 0 };
+    pool_job job = { work, l->sw, reply, reply_ctx, died };
+    int rc = pool_do(l->sw->pool, items, hi - lo, &job, stop);
+    free(items);
+    return rc;
+}
+
+/* Check every point, on jobs workers (started here and kept for the runs)
+ * and over the MPI ranks (dealt as they ask, each from its own share;
+ * rank 0 learns every verdict). */
+static int check_all(sweep *sw, const char *cmd, int jobs, check_ctx *c) {
+    int n = sw->n_points;
     pool_job job = { work, sw, on_check, c, died };
     died_cmd = cmd;
     if (jobs > 1 && n > 1 && !sw->pool) sw->pool = start_pool(sw, jobs < n ? jobs : n, cmd, &job);
     volatile int stop = 0;
-    int rc = pool_do(sw->pool, items, n, &job, &stop) < 0 ? PLAN_FAILED : PLAN_OK;
-    free(items);
-    return rc;
+    item_list l = { sw, OP_CHECK, NULL };
+    ranks_work w = { n, jobs, n, cmd, do_items, &l, on_check, c, &stop };
+    int rc = comm_size() > 1 ? ranks_run(&w) : do_items(&l, 0, n, on_check, c, &stop);
+    return rc < 0 ? PLAN_FAILED : PLAN_OK;
 }
 
 int sweep_check(sweep *sw, const char *cmd, int jobs) {
     int rc = sweep_points(sw, cmd);
     if (rc == PLAN_OK) rc = sweep_point_texts(sw, cmd);
     check_ctx c = { -1, NULL, sw };
-    if (rc == PLAN_OK) rc = check_share(sw, cmd, jobs, &c);
-    if (comm_size() > 1) {
-        /* every rank's verdict to rank 0, which names the first bad point,
-         * and the points that do not fit; then the outcome to all */
-        rc = ranks_gather_checks(sw, rc, &c.bad, &c.msg);
-        if (comm_rank() == 0) all_unfit(sw, &c);
-        ranks_bcast_verdict(&rc, &c.bad);
-    } else {
-        all_unfit(sw, &c);
-    }
+    if (rc == PLAN_OK) rc = check_all(sw, cmd, jobs, &c);
+    if (comm_rank() == 0) all_unfit(sw, &c);
+    if (comm_size() > 1) ranks_bcast_verdict(&rc, &c.bad);        /* rank 0 knows every point's */
     if (rc == PLAN_OK && c.bad >= 0) {
         sweep_say("clustertwin %s: %s\n", cmd, c.msg ? c.msg : "bad input");
         rc = PLAN_BAD_INPUT;
@@ -364,33 +345,29 @@ static int list_runs(sweep *sw, const int *pts, int np, sweep_exec *ex, ranks_ta
     return src == STORE_BAD_INPUT ? PLAN_BAD_INPUT : PLAN_FAILED;
 }
 
-/* Run this rank's share of todo[0..nt) (a contiguous block of the
- * point-major list) on the pool, results to rs. 0, or -1 (a worker died). */
-static int run_share(sweep *sw, const ranks_task *todo, int nt, sweep_exec *ex, result_sink *rs) {
+/* Run todo[0..nt) on this process's pool, or over the MPI ranks (dealt as
+ * they go, plan/ranks.h), results to rs (rank 0 records them all). 0, or
+ * -1 (a worker or a rank failed). */
+static int run_list(sweep *sw, const ranks_task *todo, int nt, sweep_exec *ex, result_sink *rs) {
     int rank = comm_rank(), size = comm_size();
-    long long lo = 0, hi = nt;
-    if (size > 1) ranks_share(nt, rank, size, &lo, &hi);
-    int mine = (int)(hi - lo);
-    pool_item *share = malloc(((size_t)mine + 1) * sizeof *share);
-    if (!share) return -1;
-    for (int i = 0; i < mine; i++) share[i] = (pool_item){ OP_RUN, todo[lo + i].p, todo[lo + i].r, 0 };
     rs->pg->on = ex->progress && rank == 0;
-    rs->pg->total = size > 1 ? mine : nt;
+    rs->pg->total = nt;
     rs->pg->t0 = comm_wtime();
     pool_signals *sig = pool_signals_catch();
     progress_draw(rs->pg, 0);
     pool_job job = { work, sw, on_result, rs, died };
+    int own = !sw->pool && ex->jobs > 1 && nt > 1;      /* a pool started here is stopped here */
+    if (own) sw->pool = start_pool(sw, ex->jobs < nt ? ex->jobs : nt, ex->cmd, &job);
+    item_list l = { sw, OP_RUN, todo };
+    ranks_work w = { nt, ex->jobs, sw->n_points, ex->cmd, do_items, &l, on_result, rs, &rs->write_failed };
     died_cmd = ex->cmd;
-    int own = !sw->pool && ex->jobs > 1 && mine > 1;      /* a pool started here is stopped here */
-    if (own) sw->pool = start_pool(sw, ex->jobs < mine ? ex->jobs : mine, ex->cmd, &job);
-    int prc = own && !sw->pool ? -1 : pool_do(sw->pool, share, mine, &job, &rs->write_failed);
+    int prc = own && !sw->pool ? -1 : size > 1 ? ranks_run(&w) : do_items(&l, 0, nt, on_result, rs, &rs->write_failed);
     if (own || pool_interrupted() || prc < 0) {
         pool_stop(sw->pool, 1);
         sw->pool = NULL;
     }
     progress_draw(rs->pg, 1);
     pool_signals_restore(sig);
-    free(share);
     return prc;
 }
 
@@ -411,19 +388,12 @@ int sweep_execute(sweep *sw, const int *pts, int np, sweep_exec *ex) {
         return status == PLAN_OK ? PLAN_FAILED : status;
     }
     progress pg = { 0 };
-    result_sink rs = { .sw = sw, .ex = ex, .pg = &pg, .keep = rank != 0 };
-    int prc = run_share(sw, todo, nt, ex, &rs);
-    /* what this rank ran goes to rank 0, even after a failure here (rank 0
-     * waits for the count it is told) */
-    if (size > 1 && rank != 0 && ranks_send_results(rs.buf, rs.len, rs.n) < 0) prc = -1;
-    if (size > 1 && rank == 0 && ranks_recv_results(sw->n_points, on_result, &rs) < 0) prc = -1;
+    result_sink rs = { .sw = sw, .ex = ex, .pg = &pg };
+    int prc = run_list(sw, todo, nt, ex, &rs);
     if (rs.in_batch && sweepdb_batch(ex->st, 0, err, sizeof err) != STORE_OK) {
         sweep_say("clustertwin %s: %s\n", ex->cmd, err);
         rs.write_failed = 1;
     }
-    for (int i = 0; i < rs.n; i++) free(rs.buf[i]);
-    free(rs.buf);
-    free(rs.len);
     free(todo);
     ex->wall_s = comm_wtime() - t0;
     if (rank != 0) return prc == 0 ? PLAN_OK : PLAN_FAILED;

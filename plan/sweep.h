@@ -30,8 +30,9 @@
  * the first one's reason is the error). Under MPI rank 0 learns every
  * rank's misfits. With jobs > 1 the checks run on worker processes, which
  * stay up for sweep_execute keeping the points they loaded (loading is
- * most of a short run's cost). Under MPI each rank checks the points of
- * its share and rank 0 reports the first bad one for all. PLAN_OK or
+ * most of a short run's cost). Under MPI the points are dealt to the
+ * ranks as they ask (plan/ranks.h) and rank 0 reports the first bad one
+ * for all. PLAN_OK or
  * PLAN_BAD_INPUT (printed, naming the path and value). */
 int sweep_check(sweep *sw, const char *cmd, int jobs);
 int sweep_prepare(sweep *sw, const char *cmd);   /* sweep_check in this process */

@@ -15,7 +15,9 @@
 #     databases into the same results as a local sweep; merging again adds
 #     nothing
 #   MPI: mpirun -np 2 gives the same results as a local sweep (skipped,
-#     visibly, without mpirun or without MPI built in)
+#     visibly, without mpirun or without MPI built in); runs dealt to 2 and
+#     3 ranks (with and without local workers, and resuming half the runs)
+#     store the same results and print the same tables as one process
 #   plan: a toy problem whose answer is known (tests/sweep/toy-batch.xml:
 #     5 nodes) found by bisection, and a goal nothing meets exits 1
 #   planning's numbers (issue 17): a point that does not fit is recorded
@@ -208,6 +210,23 @@ import sqlite3, sys
 rows = sqlite3.connect(sys.argv[1]).execute("SELECT point_key, reason FROM sweep_unfit").fetchall()
 assert len(rows) == 1 and rows[0][0] == '["64"]' and "needs 1024 GPUs" in rows[0][1], rows
 PY
+    # runs dealt as ranks ask (plan/guided.h): 1, 2 and 3 ranks, with and
+    # without local workers, and a resume of half the runs, store the same
+    # results and print the same tables
+    sp="scenarios/llama3-405b-spares.xml --vary cluster/spares/@warm=0,16,32,64 --replicas 10"
+    "$bin" sweep $sp --jobs 1 --db "$tmp/rk1.db" >"$tmp/rk1.out" 2>&1
+    dump "$tmp/rk1.db" >"$tmp/rk1"; sed 1d "$tmp/rk1.out" | grep -v "clustertwin report" >"$tmp/rk1.t"
+    "$bin" sweep $sp --part 0/2 --jobs 1 --db "$tmp/rkres.db" --quiet >/dev/null 2>&1
+    for v in 2 3 3j 3res; do
+      np=${v%%[a-z]*} db="$tmp/rk$v.db" extra="" what="$np ranks"
+      [ $v = 3j ] && extra="--jobs 2" what="3 ranks of 2 workers"
+      [ $v = 3res ] && db="$tmp/rkres.db" what="3 ranks resuming"
+      ASAN_OPTIONS=detect_leaks=0 timeout 300 mpirun -np $np "$bin" sweep $sp $extra --db "$db" >"$tmp/rk.out" 2>"$tmp/rk.err" </dev/null; st=$?
+      dump "$db" >"$tmp/rk"; sed 1d "$tmp/rk.out" | grep -v "clustertwin report" >"$tmp/rk.t"
+      [ $st = 0 ] && [ "$(wc -l <"$tmp/rk")" = 40 ] && cmp -s "$tmp/rk" "$tmp/rk1" && cmp -s "$tmp/rk.t" "$tmp/rk1.t" \
+        && ok "$what: the same 40 stored results and tables as 1 process" || no "$what (exit $st): $(head -c 300 "$tmp/rk.err")"
+    done
+    grep -q '20 runs done now, 20 already in' "$tmp/rk.out" && ok "3 ranks resume the half a --part left" || no "MPI resume: $(head -1 "$tmp/rk.out")"
   else
     no "mpirun -np 2 sweep (exit $st): $(head -c 600 "$tmp/mpi.err")"
   fi
