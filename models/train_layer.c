@@ -178,9 +178,12 @@ typedef struct cp_cost {
  *              gathers again, and passes fp32 dK,dV round the ring
  *              (all-to-all hops), each behind one block.
  * Either way the last dK,dV hop follows the last block with nothing left
- * to hide behind. Each step after the first merges its block into the
- * running output by log-sum-exp (forward) and adds its dQ, dK, dV into
- * the fp32 sums (backward). docs/context-parallel.md. */
+ * to hide behind. A stack without cp-overlap waits for every exchange
+ * where it is issued, so no block hides any (torch.compile traces the
+ * ring, and a traced functional collective is waited for at once:
+ * docs/torchtitan-mechanisms.md). Each step after the first merges its
+ * block into the running output by log-sum-exp (forward) and adds its dQ,
+ * dK, dV into the fp32 sums (backward). docs/context-parallel.md. */
 static cp_cost cp_costs(const train_plan *p, const fabric *f, const tf_dims *d, double tokens,
                         double attn_f, double attn_b) {
     cp_cost c = { 0, 0, 0, 0 };
@@ -190,7 +193,8 @@ static cp_cost cp_costs(const train_plan *p, const fabric *f, const tf_dims *d, 
     double q_cols = d->q_dim / tp;
     double kv_cols = p->stack.kv_repeat ? q_cols : fmax(d->kv_dim / tp, d->head_dim);
     double kv = tokens * 2 * kv_cols;                 /* K and V elements of one chunk */
-    double blk_f = attn_f / cp, blk_b = attn_b / cp;
+    int hide = p->stack.cp_overlap;
+    double blk_f = hide ? attn_f / cp : 0, blk_b = hide ? attn_b / cp : 0;
     int same = p->tp * p->cp <= gpn;
     double hop_g;                                    /* one dK,dV hop */
     if (p->stack.cp_allgather) {
