@@ -11,6 +11,7 @@
 
 #include "models/gpu.h"
 #include "models/train_moe.h"
+#include "models/train_symm_tp.h"
 #include "models/transformer.h"
 
 /* ---- Plan ----------------------------------------------------------------- */
@@ -233,6 +234,37 @@ static double sac_ops_s(const llm_spec *m, const train_plan *p, const gpu_spec *
     return t;
 }
 
+/* ---- Async TP as PyTorch's micro-pipeline ------------------------------- */
+
+/* Async TP on (tp_overlap > 0) under a stack that runs PyTorch's
+ * symmetric-memory micro-pipeline, with sequence parallelism, on a dense
+ * layer whose four GEMMs tf_layer_gemms gives (no MoE, no MLA). */
+static int symm_tp_applies(const llm_spec *m, const train_plan *p, const train_params *q) {
+    return p->stack.async_tp_pipeline && q->tp_overlap > 0 && p->tp > 1 && p->sequence_parallel &&
+           !tf_is_moe(m) && m->kv_lora_rank <= 0;
+}
+
+/* The layer's TP collectives under the micro-pipeline (train_symm_tp):
+ * one pass forward; backward the input-gradient passes (1 + whole: each
+ * all-gather's gradient is a reduce-scatter and each reduce-scatter's an
+ * all-gather) and, under per-op checkpointing, the two all-gathers again.
+ * Replaces the exposed and hidden TP traffic of the default rule and adds
+ * the pipeline's compute. */
+static void symm_tp_costs(const llm_spec *m, const train_plan *p, const gpu_spec *g, double tokens,
+                          double t_ag, double t_rs, double whole, int sac_ops, train_layer_cost *c) {
+    tf_gemm gm[4];
+    tf_layer_gemms(m, tokens, p->tp, gm);
+    symm_tp_pass sp;
+    train_symm_tp_pass(g, p, gm, t_ag, t_rs, 2, &sp);
+    double n_ag = 1 + whole + (sac_ops ? 1 : 0), n_rs = 1 + whole;
+    double total = 2 * (t_ag + t_rs) + n_ag * 2 * t_ag + n_rs * 2 * t_rs;
+    c->comm_fwd = sp.exposed[0] + sp.exposed[1];
+    c->comm_bwd = n_ag * sp.exposed[0] + n_rs * sp.exposed[1];
+    c->hidden_comm = fmax(0, total - c->comm_fwd - c->comm_bwd);
+    c->fwd += sp.extra[0] + sp.extra[1];
+    c->bwd += n_ag * sp.extra[0] + n_rs * sp.extra[1];
+}
+
 /* ---- One layer ------------------------------------------------------------ */
 
 double train_layer_total(const train_layer_cost *c) {
@@ -346,13 +378,14 @@ void train_layer_costs(const llm_spec *m, const train_plan *p, const fabric *f,
 
     /* Tensor parallel: per pass 2 all-reduces, or 2 all-gathers and 2
      * reduce-scatters of the full activation (nccl-tests size convention). */
-    double t_tp = 0, t_ag = 0;
+    double t_tp = 0, t_ag = 0, t_rs = 0;
     if (p->tp > 1) {
         int rpn = p->tp < gpn ? p->tp : gpn;
         double bytes = tokens * d.h * act;
         t_ag = train_coll_s(f, COLL_ALLGATHER, bytes, p->tp, rpn, gpn / rpn);
+        t_rs = train_coll_s(f, COLL_REDUCESCATTER, bytes, p->tp, rpn, gpn / rpn);
         if (p->sequence_parallel)
-            t_tp = 2 * (t_ag + train_coll_s(f, COLL_REDUCESCATTER, bytes, p->tp, rpn, gpn / rpn));
+            t_tp = 2 * (t_ag + t_rs);
         else
             t_tp = 2 * train_coll_s(f, COLL_ALLREDUCE, bytes, p->tp, rpn, gpn / rpn);
     }
@@ -366,6 +399,7 @@ void train_layer_costs(const llm_spec *m, const train_plan *p, const fabric *f,
     c->comm_fwd = t_tp * exposed;
     c->comm_bwd = t_tp * tp_passes_bwd * exposed;
     c->hidden_comm = t_tp * (1 + tp_passes_bwd) * (1 - exposed);
+    if (symm_tp_applies(m, p, q)) symm_tp_costs(m, p, g, tokens, t_ag, t_rs, whole, sac_ops, c);
 
     /* Context parallel (cp_costs); a recomputed forward repeats its traffic. */
     c->comm_fwd += cpc.comm_fwd;
