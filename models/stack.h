@@ -71,6 +71,9 @@ typedef struct stack_spec {
     char attention[16];              /* a stack_attention name */
     int sequence_parallel;           /* 1: TP runs with sequence parallelism */
     double tp_overlap;               /* fraction of TP communication hidden behind GEMMs */
+    int async_tp_pipeline;           /* 1: async TP is PyTorch's symmetric-memory micro-
+                                        pipeline (docs/torchtitan-mechanisms.md): a chunk's
+                                        transfer hides behind one chunk's GEMM at most */
     double dp_overlap;               /* fraction of the backward (forward) that gradient
                                         reduction (parameter gathers) may hide under */
     double p2p_overlap;              /* fraction of pipeline sends hidden */
@@ -82,6 +85,9 @@ typedef struct stack_spec {
                                         method); 0: passes them hop by hop round the ring */
     int kv_repeat;                   /* 1: K and V reach attention repeated to every query
                                         head (GQA expanded before the kernel) */
+    int cp_overlap;                  /* 1: the context-parallel K/V exchange runs beside the
+                                        attention blocks; 0: each collective is waited for
+                                        where it is issued (traced by torch.compile) */
     int microbatches_per_stage;      /* pp > 1, micro-batch left to the model: this many
                                         micro-batches per pipeline stage (torchtitan: 1);
                                         0: the fastest micro-batch that fits */

@@ -11,6 +11,7 @@
 
 #include "models/gpu.h"
 #include "models/train_moe.h"
+#include "models/train_symm_tp.h"
 #include "models/transformer.h"
 
 /* ---- Plan ----------------------------------------------------------------- */
@@ -178,9 +179,12 @@ typedef struct cp_cost {
  *              gathers again, and passes fp32 dK,dV round the ring
  *              (all-to-all hops), each behind one block.
  * Either way the last dK,dV hop follows the last block with nothing left
- * to hide behind. Each step after the first merges its block into the
- * running output by log-sum-exp (forward) and adds its dQ, dK, dV into
- * the fp32 sums (backward). docs/context-parallel.md. */
+ * to hide behind. A stack without cp-overlap waits for every exchange
+ * where it is issued, so no block hides any (torch.compile traces the
+ * ring, and a traced functional collective is waited for at once:
+ * docs/torchtitan-mechanisms.md). Each step after the first merges its
+ * block into the running output by log-sum-exp (forward) and adds its dQ,
+ * dK, dV into the fp32 sums (backward). docs/context-parallel.md. */
 static cp_cost cp_costs(const train_plan *p, const fabric *f, const tf_dims *d, double tokens,
                         double attn_f, double attn_b) {
     cp_cost c = { 0, 0, 0, 0 };
@@ -190,7 +194,8 @@ static cp_cost cp_costs(const train_plan *p, const fabric *f, const tf_dims *d, 
     double q_cols = d->q_dim / tp;
     double kv_cols = p->stack.kv_repeat ? q_cols : fmax(d->kv_dim / tp, d->head_dim);
     double kv = tokens * 2 * kv_cols;                 /* K and V elements of one chunk */
-    double blk_f = attn_f / cp, blk_b = attn_b / cp;
+    int hide = p->stack.cp_overlap;
+    double blk_f = hide ? attn_f / cp : 0, blk_b = hide ? attn_b / cp : 0;
     int same = p->tp * p->cp <= gpn;
     double hop_g;                                    /* one dK,dV hop */
     if (p->stack.cp_allgather) {
@@ -227,6 +232,37 @@ static double sac_ops_s(const llm_spec *m, const train_plan *p, const gpu_spec *
     }
     if (p->precision == PREC_FP8) t += gpu_memory_s(g, cast * fp8_cast_bytes((fp8_recipe)p->fp8_recipe));
     return t;
+}
+
+/* ---- Async TP as PyTorch's micro-pipeline ------------------------------- */
+
+/* Async TP on (tp_overlap > 0) under a stack that runs PyTorch's
+ * symmetric-memory micro-pipeline, with sequence parallelism, on a dense
+ * layer whose four GEMMs tf_layer_gemms gives (no MoE, no MLA). */
+static int symm_tp_applies(const llm_spec *m, const train_plan *p, const train_params *q) {
+    return p->stack.async_tp_pipeline && q->tp_overlap > 0 && p->tp > 1 && p->sequence_parallel &&
+           !tf_is_moe(m) && m->kv_lora_rank <= 0;
+}
+
+/* The layer's TP collectives under the micro-pipeline (train_symm_tp):
+ * one pass forward; backward the input-gradient passes (1 + whole: each
+ * all-gather's gradient is a reduce-scatter and each reduce-scatter's an
+ * all-gather) and, under per-op checkpointing, the two all-gathers again.
+ * Replaces the exposed and hidden TP traffic of the default rule and adds
+ * the pipeline's compute. */
+static void symm_tp_costs(const llm_spec *m, const train_plan *p, const gpu_spec *g, double tokens,
+                          double t_ag, double t_rs, double whole, int sac_ops, train_layer_cost *c) {
+    tf_gemm gm[4];
+    tf_layer_gemms(m, tokens, p->tp, gm);
+    symm_tp_pass sp;
+    train_symm_tp_pass(g, p, gm, t_ag, t_rs, 2, &sp);
+    double n_ag = 1 + whole + (sac_ops ? 1 : 0), n_rs = 1 + whole;
+    double total = 2 * (t_ag + t_rs) + n_ag * 2 * t_ag + n_rs * 2 * t_rs;
+    c->comm_fwd = sp.exposed[0] + sp.exposed[1];
+    c->comm_bwd = n_ag * sp.exposed[0] + n_rs * sp.exposed[1];
+    c->hidden_comm = fmax(0, total - c->comm_fwd - c->comm_bwd);
+    c->fwd += sp.extra[0] + sp.extra[1];
+    c->bwd += n_ag * sp.extra[0] + n_rs * sp.extra[1];
 }
 
 /* ---- One layer ------------------------------------------------------------ */
@@ -342,13 +378,14 @@ void train_layer_costs(const llm_spec *m, const train_plan *p, const fabric *f,
 
     /* Tensor parallel: per pass 2 all-reduces, or 2 all-gathers and 2
      * reduce-scatters of the full activation (nccl-tests size convention). */
-    double t_tp = 0, t_ag = 0;
+    double t_tp = 0, t_ag = 0, t_rs = 0;
     if (p->tp > 1) {
         int rpn = p->tp < gpn ? p->tp : gpn;
         double bytes = tokens * d.h * act;
         t_ag = train_coll_s(f, COLL_ALLGATHER, bytes, p->tp, rpn, gpn / rpn);
+        t_rs = train_coll_s(f, COLL_REDUCESCATTER, bytes, p->tp, rpn, gpn / rpn);
         if (p->sequence_parallel)
-            t_tp = 2 * (t_ag + train_coll_s(f, COLL_REDUCESCATTER, bytes, p->tp, rpn, gpn / rpn));
+            t_tp = 2 * (t_ag + t_rs);
         else
             t_tp = 2 * train_coll_s(f, COLL_ALLREDUCE, bytes, p->tp, rpn, gpn / rpn);
     }
@@ -362,6 +399,7 @@ void train_layer_costs(const llm_spec *m, const train_plan *p, const fabric *f,
     c->comm_fwd = t_tp * exposed;
     c->comm_bwd = t_tp * tp_passes_bwd * exposed;
     c->hidden_comm = t_tp * (1 + tp_passes_bwd) * (1 - exposed);
+    if (symm_tp_applies(m, p, q)) symm_tp_costs(m, p, g, tokens, t_ag, t_rs, whole, sac_ops, c);
 
     /* Context parallel (cp_costs); a recomputed forward repeats its traffic. */
     c->comm_fwd += cpc.comm_fwd;

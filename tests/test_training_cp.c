@@ -121,6 +121,25 @@ static void test_cp_allgather_and_kv_repeat(void **state) {
     assert_true(mha_a.step_s == mha_b.step_s);
 }
 
+/* A stack without cp-overlap waits for each exchange where it is issued
+ * (torch.compile traces torchtitan's ring, and a traced functional
+ * collective is waited for at once): the all-gathers and every dK,dV hop
+ * show, where with overlap only the last hop did; the kernels are the
+ * same. The torchtitan profile says so, Megatron-Core's does not. */
+static void test_cp_exchange_waited_when_traced(void **state) {
+    (void)state;
+    train_plan p = cp_plan("torchtitan", 1, 1, 8, 8 * 32768);
+    assert_int_equal(p.stack.cp_overlap, 0);
+    assert_int_equal(stack_find(cat, "megatron-core-2024")->cp_overlap, 1);
+    train_result waited, hidden;
+    cp_step("llama3.1-8b", &p, &waited);
+    p.stack.cp_overlap = 1;
+    cp_step("llama3.1-8b", &p, &hidden);
+    assert_true(waited.t.tp_comm_s > 5 * hidden.t.tp_comm_s);
+    assert_true(waited.step_s > hidden.step_s);
+    assert_true(fabs(waited.t.compute_s - hidden.t.compute_s) <= 1e-12 * hidden.t.compute_s);
+}
+
 /* Each ring step after the first merges its block into the fp32 running
  * output (and, backward, adds dQ, dK, dV into fp32 sums): memory-bound work
  * that grows with the ring's steps. cp 1 and cp 8 hold the same tokens per
@@ -153,6 +172,7 @@ int main(void) {
         cmocka_unit_test(test_cp_time_per_token_grows),
         cmocka_unit_test(test_cp_exchange_exposed_when_blocks_small),
         cmocka_unit_test(test_cp_allgather_and_kv_repeat),
+        cmocka_unit_test(test_cp_exchange_waited_when_traced),
         cmocka_unit_test(test_cp_merges_cost_compute),
     };
     return cmocka_run_group_tests(tests, catalog_setup, catalog_teardown);

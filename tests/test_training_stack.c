@@ -325,11 +325,13 @@ static void test_elementwise_eager(void **state) {
     assert_true(re.t.tp_comm_s == rc.t.tp_comm_s);
 }
 
-/* async-tp: on hides all but one chunk in tp of the TP collectives, off
- * exposes them all whatever the stack overlaps; not given, the stack's. */
+/* async-tp: on hides all but one chunk in tp of the TP collectives (the
+ * rule of a stack without async-tp-pipeline), off exposes them all
+ * whatever the stack overlaps; not given, the stack's. */
 static void test_async_tp(void **state) {
     (void)state;
     train_plan p = stack_plan("torchtitan", 8, 2, SHARD_FSDP, RECOMPUTE_FULL);
+    p.stack.async_tp_pipeline = 0;
     train_result r0, r1, r2, r3;
     step_of("llama3-70b", &p, PREC_BF16, &r0);
     p.async_tp = 1;
@@ -341,6 +343,30 @@ static void test_async_tp(void **state) {
     q.async_tp = -1;
     step_of("llama3-70b", &q, PREC_BF16, &r3);
     assert_true(r3.t.tp_comm_s > 4 * r2.t.tp_comm_s);
+}
+
+/* PyTorch's symmetric-memory async TP (the torchtitan profiles'
+ * async-tp-pipeline): a chunk's copy hides behind one chunk's GEMM at
+ * most, so with an 8B model's short GEMMs more of the traffic shows than
+ * the one-chunk rule says; the GEMMs run in tp chunks and the pipeline
+ * adds its staging copies and partial sums, so compute grows; vanilla TP
+ * still shows more. Megatron-Core's userbuffers keep the one-chunk rule. */
+static void test_async_tp_pipeline(void **state) {
+    (void)state;
+    train_plan p = stack_plan("torchtitan", 8, 2, SHARD_FSDP, RECOMPUTE_SELECTIVE);
+    assert_int_equal(p.stack.async_tp_pipeline, 1);
+    assert_int_equal(stack_find(cat, "megatron-core-2024")->async_tp_pipeline, 0);
+    train_result vanilla, pipe, rule;
+    p.async_tp = -1;
+    step_of("llama3-8b", &p, PREC_BF16, &vanilla);
+    p.async_tp = 1;
+    step_of("llama3-8b", &p, PREC_BF16, &pipe);
+    p.stack.async_tp_pipeline = 0;
+    step_of("llama3-8b", &p, PREC_BF16, &rule);
+    assert_true(pipe.t.tp_comm_s > 1.5 * rule.t.tp_comm_s);
+    assert_true(pipe.t.tp_comm_s < vanilla.t.tp_comm_s);
+    assert_true(pipe.t.compute_s > rule.t.compute_s);
+    assert_true(pipe.step_s > rule.step_s);
 }
 
 /* ---- Per-op selective checkpointing (torchtitan selective_ac_option="op") */
@@ -414,6 +440,7 @@ int main(void) {
         cmocka_unit_test(test_stack_layer_overhead),
         cmocka_unit_test(test_elementwise_eager),
         cmocka_unit_test(test_async_tp),
+        cmocka_unit_test(test_async_tp_pipeline),
         cmocka_unit_test(test_microbatches_per_stage),
         cmocka_unit_test(test_selective_ops),
     };
