@@ -167,6 +167,11 @@ typedef struct serve_model {
     fp4_recipe fp4;
     double total_params, active_params;   /* tf_param_counts' total and active */
     double attn_params;          /* one layer's attention matmul weights (tf_param_counts.attn) */
+    double act_quant_elems;      /* NVFP4 W4A4: activation elements per token of the attention
+                                    group that a separate quantisation kernel turns into fp4
+                                    before their GEMM, all layers (0 on other paths;
+                                    docs/fp4-serving-path.md) */
+    double act_quant_kernels;    /* those kernels per iteration (each one launch gap) */
     int decode_read_bound;       /* 1: decode attention's compute is at most half its KV read
                                     at every context (serve_model_init proves it), so
                                     serve_context_s skips the compute's price; 0: price both */
