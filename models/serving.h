@@ -31,7 +31,9 @@
  * embedding and the lm head stay bf16 under quantisation, as ModelOpt,
  * AWQ and GPTQ checkpoints keep them. fp4 weights are NVFP4 (an E2M1
  * element plus an FP8 scale per 16: 4.5 bits) or MXFP4 (an E8M0 scale per
- * 32: 4.25 bits), run on FP4 tensor cores where the GPU has them (W4A4),
+ * 32: 4.25 bits), run on FP4 tensor cores where the GPU has them (W4A4;
+ * an NVFP4 GEMM input not already fp4 pays a quantisation pass,
+ * docs/fp4-serving-path.md),
  * else dequantised to bf16 (W4A16); on a mixture-of-experts model only the
  * experts are fp4 and the rest stays bf16, as GPT-OSS ships.
  *
