@@ -143,6 +143,44 @@ static precision compute_of(precision w, const gpu_spec *g) {
     }
 }
 
+/* NVFP4 activation quantisation (docs/fp4-serving-path.md). An NVFP4 GEMM
+ * of TensorRT-LLM runs on fp4 activations: NVFP4LinearMethod._input_prepare
+ * (tensorrt_llm/_torch/modules/linear.py) quantises a bf16 input with
+ * torch.ops.trtllm.fp4_quantize, a kernel of its own that reads the bf16
+ * row and writes E2M1 values with one E4M3 scale per 16 (scaling_vector_size
+ * 16), and the fused MoE does the same to its input before the permute
+ * (fc31_input_scale). The attention output alone comes quantised from the
+ * attention kernel (modules/attention.py, _use_quantize_output), so the
+ * output projection pays no pass. Per token of the attention group the
+ * passes quantise: with fp4 linear layers, the QKV input (hidden) of every
+ * layer and, in each dense FFN, the gate/up input (hidden) and the down
+ * input (ffn/tp: modules/gated_mlp.py applies swiglu and hands down_proj a
+ * bf16 tensor); with fp4 experts, the MoE input (hidden) of each MoE layer
+ * and the shared experts' gate/up and down inputs. MXFP4 and the other
+ * precisions keep today's pricing (no pass). */
+static int nvfp4_act(const serve_model *s, precision c) { return c == PREC_FP4 && s->fp4 != FP4_MXFP4; }
+
+static void init_act_quant(serve_model *s, const tf_dims *d) {
+    double h = s->hidden, fe = s->m.expert_ffn_hidden > 0 ? s->m.expert_ffn_hidden : d->f;
+    int dense_ffn = s->moe_layers > 0 ? s->dense_layers : s->layers;
+    double e = 0, k = 0;
+    if (nvfp4_act(s, s->compute)) {
+        e += s->layers * h + dense_ffn * (h + d->f / s->tp);
+        k += s->layers + 2.0 * dense_ffn;
+    }
+    if (s->moe_layers > 0 && nvfp4_act(s, s->compute_expert)) {
+        int sh = s->shared_experts;
+        e += s->moe_layers * (h + (sh > 0 ? h + fe * sh / s->tp : 0));
+        k += s->moe_layers * (sh > 0 ? 3.0 : 1.0);
+    }
+    s->act_quant_elems = e;
+    s->act_quant_kernels = k;
+}
+
+/* Bytes one quantisation pass moves per element: the bf16 read and the
+ * fp4 write with its scales. */
+static double act_quant_pass_bytes(void) { return 2 + serve_elem_bytes(PREC_FP4, FP4_NVFP4); }
+
 double serve_elem_bytes(precision p, fp4_recipe fmt) {
     /* NVFP4 4.5 bits, MXFP4 4.25: sources at fp4_recipe (train_plan.h). */
     return p == PREC_FP4 ? fp4_element_bytes(fmt) : precision_bytes(p);
@@ -294,6 +332,7 @@ int serve_model_init_layout(serve_model *sm, const llm_spec *m, const gpu_spec *
     tf_dims d;
     tf_dims_of(m, &d);
     init_shape(&s, lay, &d);
+    init_act_quant(&s, &d);
     init_memory(&s, &d, kv, token_budget);
     double left = g->hbm_bytes - s.weight_bytes - s.activation_bytes - s.p.runtime_reserve_bytes;
     s.kv_capacity_bytes = left * s.p.kv_memory_fraction;
@@ -453,7 +492,10 @@ static double moe_route_bytes(const serve_model *s, const tf_dims *d, double tok
     double fe = s->m.expert_ffn_hidden > 0 ? s->m.expert_ffn_hidden : d->f, act = (d->gated ? 3 : 2) * fe * 2;
     double h = s->hidden, rows = tokens * s->experts_per_token / s->ep;
     double per_row = h * act_in_bytes(s->compute_expert) + h * 2 + act / s->etp;
-    return ta * (2 * h * 2 + s->shared_experts * act / s->tp) + rows * per_row;
+    /* the permute reads the token's row as the MoE got it: fp4 after an
+     * NVFP4 input quantisation (init_act_quant), else bf16 */
+    double row_in = nvfp4_act(s, s->compute_expert) ? act_in_bytes(PREC_FP4) : 2;
+    return ta * (h * row_in + h * 2 + s->shared_experts * act / s->tp) + rows * per_row;
 }
 
 /* Elementwise bytes per token of the attention group outside the MoE
@@ -474,7 +516,7 @@ void serve_tokens_part(const serve_model *sm, double tokens, serve_tok_part *p) 
     p->linear_s = linear_all_s(s, tokens, ta);
     tf_dims d;
     tf_dims_of(&s->m, &d);
-    double bytes = ta * token_elementwise_bytes(s, &d);
+    double bytes = ta * (token_elementwise_bytes(s, &d) + s->act_quant_elems * act_quant_pass_bytes());
     if (s->moe_layers > 0) bytes += s->moe_layers * moe_route_bytes(s, &d, tokens, ta);
     p->elementwise_s = bytes / s->hbm_bytes_per_s;
     p->allreduce_s = s->tp > 1 ? 2 * s->layers * collective_s(s, COLL_ALLREDUCE, ta * s->hidden * 2) : 0;
@@ -493,8 +535,8 @@ double serve_tokens_sum(const serve_model *sm, const serve_tok_part *tp, const s
     const serve_model *s = sm;
     /* an absent all-gather adds +0, which leaves the all-reduce's time as it is */
     double comm = tp->allreduce_s + rp->allgather_s + tp->a2a_s;
-    double launch = s->p.kernel_gap_s *
-                    (s->p.kernels_per_layer * s->layers + s->p.moe_kernels_per_layer * s->moe_layers + 4);
+    double launch = s->p.kernel_gap_s * (s->p.kernels_per_layer * s->layers +
+                                         s->p.moe_kernels_per_layer * s->moe_layers + 4 + s->act_quant_kernels);
     if (bd) {
         bd->linear_s = tp->linear_s;
         bd->lm_head_s = rp->lm_head_s;

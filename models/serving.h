@@ -31,7 +31,9 @@
  * embedding and the lm head stay bf16 under quantisation, as ModelOpt,
  * AWQ and GPTQ checkpoints keep them. fp4 weights are NVFP4 (an E2M1
  * element plus an FP8 scale per 16: 4.5 bits) or MXFP4 (an E8M0 scale per
- * 32: 4.25 bits), run on FP4 tensor cores where the GPU has them (W4A4),
+ * 32: 4.25 bits), run on FP4 tensor cores where the GPU has them (W4A4;
+ * an NVFP4 GEMM input not already fp4 pays a quantisation pass,
+ * docs/fp4-serving-path.md),
  * else dequantised to bf16 (W4A16); on a mixture-of-experts model only the
  * experts are fp4 and the rest stays bf16, as GPT-OSS ships.
  *
@@ -167,6 +169,11 @@ typedef struct serve_model {
     fp4_recipe fp4;
     double total_params, active_params;   /* tf_param_counts' total and active */
     double attn_params;          /* one layer's attention matmul weights (tf_param_counts.attn) */
+    double act_quant_elems;      /* NVFP4 W4A4: activation elements per token of the attention
+                                    group that a separate quantisation kernel turns into fp4
+                                    before their GEMM, all layers (0 on other paths;
+                                    docs/fp4-serving-path.md) */
+    double act_quant_kernels;    /* those kernels per iteration (each one launch gap) */
     int decode_read_bound;       /* 1: decode attention's compute is at most half its KV read
                                     at every context (serve_model_init proves it), so
                                     serve_context_s skips the compute's price; 0: price both */

@@ -241,9 +241,10 @@ static void test_host_bound_and_moe_kernels(void **state) {
     s.decode_ctx = 16 * 1000.0;
     double tb = serve_iter_s(&big, &s, &bd);
     assert_true(tb > bd.host_s && tb == bd.total_s);
-    /* launch gaps: 12 per layer, 6 more per MoE layer, 4 per iteration */
+    /* launch gaps: 12 per layer, 6 more per MoE layer, 4 per iteration, and
+     * the NVFP4 MoE's input quantisation kernel per MoE layer */
     serve_iter_s(&sm, &b, &bd);
-    assert_true(fabs(bd.launch_s - p.kernel_gap_s * (12.0 * sm.layers + 6.0 * sm.moe_layers + 4)) < 1e-12);
+    assert_true(fabs(bd.launch_s - p.kernel_gap_s * (12.0 * sm.layers + 6.0 * sm.moe_layers + 4 + 48)) < 1e-12);
     assert_true(sm.moe_layers == 48);
     serve_iter_s(&big, &s, &bd);
     assert_true(fabs(bd.launch_s - p.kernel_gap_s * (12.0 * big.layers + 4)) < 1e-12);
@@ -258,15 +259,18 @@ static void test_host_bound_and_moe_kernels(void **state) {
  * (2·(4096 + 512)·2), plus the KV write (49,152) and the embedding row
  * (2·2048); per MoE layer the permute (read 2048·2, write 8 rows of 2048 at
  * 4.5 bits), the activation (8 rows of 3·768·2) and the finalize (read 8
- * rows of 2048·2, write 2048·2). A dense model keeps its own expression. */
+ * rows of 2048·2, write 2048·2). Its NVFP4 experts get their input from a
+ * quantisation kernel (read 2048·2, write 2048 at 4.5 bits), so the permute
+ * reads the token's row at 4.5 bits (docs/fp4-serving-path.md). A dense
+ * model keeps its own expression. */
 static void test_moe_route_traffic(void **state) {
     (void)state;
     serve_model sm = layout_on(catalog_llm(cat, "qwen3-30b-a3b"), "dgx-b200", 1, 1, PREC_FP4);
     serve_breakdown bd;
     double n = 8192, h = 2048, rows = n * 8;
     serve_tokens_s(&sm, n, 1, &bd);
-    double token = 48 * (10 * h * 2 + 2 * (4096 + 512) * 2) + 49152 + 2 * h;
-    double route = n * 2 * h * 2 + rows * (h * 4.5 / 8 + h * 2 + 3 * 768 * 2);
+    double token = 48 * (10 * h * 2 + 2 * (4096 + 512) * 2) + 49152 + 2 * h + 48 * h * (2 + 4.5 / 8);
+    double route = n * (h * 4.5 / 8 + h * 2) + rows * (h * 4.5 / 8 + h * 2 + 3 * 768 * 2);
     double want = (n * token + 48 * route) / sm.hbm_bytes_per_s;
     printf("  qwen3-30b-a3b fp4 B200, 8192 tokens: elementwise %.2f ms (routing %.2f ms)\n", bd.elementwise_s * 1e3,
            48 * route / sm.hbm_bytes_per_s * 1e3);
@@ -523,6 +527,48 @@ static void test_expert_parallel(void **state) {
     assert_non_null(strstr(why, "dense"));
 }
 
+/* NVFP4 activation quantisation (models/serving.c init_act_quant; sources in
+ * docs/fp4-serving-path.md): TensorRT-LLM quantises a bf16 GEMM input to fp4
+ * in a kernel of its own (fp4_quantize), reading 2 bytes and writing 4.5
+ * bits per element, except the output projection's, which the attention
+ * kernel writes in fp4. Llama 3.3 70B (hidden 8192, FFN 28672, 80 layers)
+ * in NVFP4 on one B200: per token 80 × (8192 QKV + 8192 gate/up + 28672
+ * down) elements and 3 kernels a layer; at tp 2 the down input halves. The
+ * same model in FP8, or in MXFP4, has no pass; Qwen3-30B-A3B (FP4 experts
+ * only) one pass of its 2048-wide MoE input per layer. 8192 tokens: the
+ * elementwise time grows by exactly those bytes. */
+static void test_fp4_activation_quant(void **state) {
+    (void)state;
+    const llm_spec *l70 = catalog_llm(cat, "llama3.3-70b");
+    serve_model f4 = layout_on(l70, "dgx-b200", 1, 1, PREC_FP4);
+    assert_true(f4.act_quant_elems == 80 * (8192.0 + 8192 + 28672) && f4.act_quant_kernels == 240);
+    assert_true(layout_on(l70, "dgx-b200", 2, 1, PREC_FP4).act_quant_elems == 80 * (8192.0 + 8192 + 14336));
+    serve_model f8 = layout_on(l70, "dgx-b200", 1, 1, PREC_FP8);
+    assert_true(f8.act_quant_elems == 0 && f8.act_quant_kernels == 0);
+    serve_model q = layout_on(catalog_llm(cat, "qwen3-30b-a3b"), "dgx-b200", 1, 1, PREC_FP4);
+    assert_true(q.act_quant_elems == 48 * 2048.0 && q.act_quant_kernels == 48);
+    const node_spec *nd = catalog_node(cat, "dgx-b200");
+    fabric f;
+    assert_int_equal(fabric_init(&f, cat, nd, 1), 0);
+    serve_layout mx = { 1, 1, FP4_MXFP4 };
+    serve_model m4;
+    char why[256];
+    assert_int_equal(serve_model_init_layout(&m4, l70, catalog_gpu(cat, nd->gpu), &f, &mx, PREC_FP4, PREC_FP8, 8192,
+                                             NULL, why, sizeof why), 0);
+    assert_true(m4.act_quant_elems == 0 && m4.act_quant_kernels == 0);
+    /* the pass's bytes are in the elementwise time: set them to nought and
+     * the difference is 8192 tokens × the elements × (2 + 0.5625) bytes */
+    serve_breakdown with, without;
+    serve_tokens_s(&f4, 8192, 1, &with);
+    serve_model none = f4;
+    none.act_quant_elems = 0;
+    serve_tokens_s(&none, 8192, 1, &without);
+    double want = 8192 * f4.act_quant_elems * 2.5625 / f4.hbm_bytes_per_s;
+    printf("  llama3.3-70b nvfp4 B200, 8192 tokens: activation quantisation %.2f ms of %.2f ms elementwise\n",
+           want * 1e3, with.elementwise_s * 1e3);
+    assert_true(fabs(with.elementwise_s - without.elementwise_s - want) < 1e-9 * want);
+}
+
 /* fp4: NVFP4 4.5 bits, MXFP4 4.25 bits per weight; on a MoE model only the
  * experts; on a GPU without FP4 tensor cores the GEMMs run at bf16. */
 static void test_fp4_weights(void **state) {
@@ -578,6 +624,7 @@ int main(void) {
         cmocka_unit_test(test_experts_touched),
         cmocka_unit_test(test_expert_parallel),
         cmocka_unit_test(test_fp4_weights),
+        cmocka_unit_test(test_fp4_activation_quant),
         cmocka_unit_test(test_windows_in_decode),
         cmocka_unit_test(test_engines),
         cmocka_unit_test(test_trtllm_engine_sync),
