@@ -18,7 +18,10 @@
  *            + S*spb(a)/eff_p * ramp_p(S)                      LL, LL128
  *            + S*spb(a) + min(S, channels*window)*spb(a)       Simple
  *
- * and COLL_AUTO takes the fastest (a,p), as NCCL does per size.
+ * and COLL_AUTO takes the (a,p) NCCL's own model rates fastest per size
+ * (latency + S / bandwidth, LL128 at 0.92: nccl_plan.c model_time), priced
+ * as above. LL128 rings also pay their busiest channel's share of NCCL's
+ * whole-chunk dealing (nccl_plan.c ll128_imbalance).
  *
  * spb(a), seconds per byte of S, is the slower of two pipelined stages:
  *
