@@ -1,7 +1,7 @@
 /*
  * nccl_plan: NCCL's algorithms and protocols as alpha-beta plans, private
- * to models/collective.c (which builds the shape and picks the fastest
- * plan). See docs/collectives.md for the model and its sources.
+ * to models/collective.c (which builds the shape and picks the plan NCCL's
+ * own model rates fastest). See docs/collectives.md for the model and its sources.
  */
 #ifndef CT_NCCL_PLAN_H
 #define CT_NCCL_PLAN_H
