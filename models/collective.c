@@ -18,7 +18,10 @@
  *            + S*spb(a)/eff_p * ramp_p(S)                      LL, LL128
  *            + S*spb(a) + min(S, channels*window)*spb(a)       Simple
  *
- * and COLL_AUTO takes the fastest (a,p), as NCCL does per size.
+ * and COLL_AUTO takes the (a,p) NCCL's own model rates fastest per size
+ * (latency + S / bandwidth, LL128 at 0.92: nccl_plan.c model_time), priced
+ * as above. LL128 rings also pay their busiest channel's share of NCCL's
+ * whole-chunk dealing (nccl_plan.c ll128_imbalance).
  *
  * spb(a), seconds per byte of S, is the slower of two pipelined stages:
  *
@@ -304,23 +307,25 @@ int coll_offered(const fabric *f, coll_op op, const coll_group *g, coll_algo a, 
     return nccl_offered(&s, op, a, why, len);
 }
 
-/* The fastest (algorithm, protocol) among the masks: time without the
- * launch (INFINITY when none is offered), out->algo and out->proto. */
+/* The (algorithm, protocol) among the masks that NCCL's own model rates
+ * fastest (nccl_plan_time): its time as run without the launch (INFINITY
+ * when none is offered), out->algo and out->proto. */
 static double best_choice(const shape *s, coll_op op, double S, unsigned algos, unsigned protos,
                           coll_result *out) {
-    double best = INFINITY;
+    double best = INFINITY, t_run = INFINITY;
     for (int a = COLL_RING; a < COLL_ALGO_COUNT; a++) {
         plan p;
         if (!(algos & (1u << a)) || nccl_plan_make(&p, s, op, (coll_algo)a) < 0) continue;
         coll_proto proto = COLL_SIMPLE;
-        double t = nccl_plan_time(&p, s, S, protos, &proto);
-        if (t < best) {
-            best = t;
+        double m = INFINITY, t = nccl_plan_time(&p, s, S, protos, &proto, &m);
+        if (m < best) {
+            best = m;
+            t_run = t;
             out->algo = (coll_algo)a;
             out->proto = proto;
         }
     }
-    return best;
+    return t_run;
 }
 
 /* Forcing as NCCL_ALGO/NCCL_PROTO do; what nothing forced is offered for

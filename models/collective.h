@@ -138,8 +138,8 @@ typedef struct coll_result {
 } coll_result;
 
 /* Time of one collective of `bytes` on group g. algo COLL_AUTO picks the
- * fastest (algorithm, protocol) NCCL offers for the op and group among those
- * the fabric forces (f->algo_mask, f->proto_mask); when none of those is
+ * (algorithm, protocol) that NCCL's own model rates fastest among those
+ * NCCL offers for the op and group and the fabric forces (f->algo_mask, f->proto_mask); when none of those is
  * offered it falls back to NCCL's own choice and sets r->fallback. An
  * explicit algo ignores the fabric's algo_mask. Returns 0, or -1 on invalid
  * input (r unchanged).

@@ -25,6 +25,21 @@
 #define NCCL_PAT_BASE_S 8e-6
 #define NCCL_PAT_LOG_DIVISOR 3.5
 #define NCCL_PAT_RANK_S 2.8e-6
+/* Ring LL128 bandwidth in NCCL's model: 0.92 of Simple's at two or more
+ * GPUs per node (ncclTopoTuneModel: "busBw * (ppn < 2 ? 0.7 : 0.92)"); the
+ * per-channel ceilings perChMaxRingLL128Bws do not bind on NVSwitch nodes
+ * (Ampere: 12 graph channels x 20 GB/s = the 240 GB/s NVLink rate). */
+#define NCCL_LL128_MODEL_FACTOR 0.92
+
+/* LL128 ring chunking (NCCL 2.18 src/collectives/device/all_reduce.h,
+ * all_gather.h, reduce_scatter.h, runRing): a loop gives each (channel,
+ * rank) slot a chunk of a whole number of minChunkSize = nthreads x
+ * calcBytePerGrain / 2 = 640 x 60 / 2 = 19200 bytes (NCCL_LL128_MAX_NTHREADS
+ * 640; a grain is 8 lines' data, 8 x 120/128 x 8 B = 60 B, prims_ll128.h),
+ * at most one step of the LL128 buffer's data, 120 x 640 x 8 B x 15/16 =
+ * 576000 bytes (init.cc DEFAULT_LL128_BUFFSIZE / NCCL_STEPS, devcomm.h). */
+#define NCCL_LL128_MIN_CHUNK_BYTES 19200.0
+#define NCCL_LL128_STEP_BYTES 576000.0
 
 static int ilog2_floor(int x) {
     int k = 0;
@@ -132,8 +147,14 @@ static void plan_ring(plan *p, const shape *s, coll_op op) {
     if (op == COLL_ALLREDUCE) {
         ring_latency(p, s, 2 * (n - 1), multi ? 2 * N : 0);
         p->ll_ch_bytes *= n;
+        p->ll128_slots = n;        /* the whole buffer in n chunks per channel */
+        p->ll128_share = 1;
     } else {
         ring_latency(p, s, n - 1, multi ? N - 1 : 0);
+        if (is_gather(op)) {       /* each rank's part in one chunk per channel */
+            p->ll128_slots = 1;
+            p->ll128_share = 1.0 / n;
+        }
     }
 }
 
@@ -233,6 +254,26 @@ int nccl_plan_make(plan *p, const shape *s, coll_op op, coll_algo a) {
     }
 }
 
+/* Bytes the busiest of nc channels moves in an LL128 ring over the
+ * average, >= 1, for D bytes dealt in slots chunks per channel per loop
+ * (NCCL_LL128_MIN_CHUNK_BYTES): full loops are even; the last one rounds
+ * its chunks up to whole minimum chunks, so the first channels fill every
+ * slot while the last ones get less or nothing, and a channel (one SM)
+ * cannot take over another's data. */
+static double ll128_imbalance(double D, int nc, int slots) {
+    double g = (double)nc * slots, loop = g * NCCL_LL128_STEP_BYTES;
+    double loops = floor(D / loop), R = D - loops * loop;
+    if (!(D > 0) || !(R > 0) || slots < 1) return 1;
+    double chunk = ceil(R / (g * NCCL_LL128_MIN_CHUNK_BYTES)) * NCCL_LL128_MIN_CHUNK_BYTES;
+    if (chunk > NCCL_LL128_STEP_BYTES) chunk = NCCL_LL128_STEP_BYTES;
+    /* Channel 0 holds slots 0, nc, 2 nc, ...: full ones, then what is left. */
+    double full = R >= chunk ? floor((R - chunk) / (nc * chunk)) + 1 : 0;
+    if (full > slots) full = slots;
+    double rest = full < slots ? R - full * nc * chunk : 0;
+    double first = full * chunk + (rest > 0 ? (rest < chunk ? rest : chunk) : 0);
+    return (loops * loop / nc + first) / (D / nc);
+}
+
 /* One protocol's time for S bytes. Simple moves a window per channel per
  * step: a message that fits in one window per channel cannot overlap its
  * stages and pays its transfer twice; larger ones pay one window. LL and
@@ -250,18 +291,35 @@ static double proto_time(const plan *p, const shape *s, double S, int k) {
     double used = thr > 0 ? S / thr : ch;
     if (used < 1) used = 1;
     if (used > ch) used = ch;
-    return t + S * p->spb / s->eff[k] * (ch / used);
+    /* Once the size fills every channel (below, the ramp above prices the
+     * few channels NCCL runs). */
+    double spread = k == COLL_LL128 && p->ll128_slots > 0 && used >= ch
+                        ? ll128_imbalance(S * p->ll128_share, (int)ch, p->ll128_slots) : 1;
+    return t + S * p->spb / s->eff[k] * (ch / used) * spread;
 }
 
-double nccl_plan_time(const plan *p, const shape *s, double S, unsigned proto_mask, coll_proto *proto) {
-    double best = INFINITY;
+/* NCCL's own estimate of a protocol's time (tuning.cc ncclTopoGetAlgoTime:
+ * latency + bytes / bandwidth): no channel ramp, no pipeline fill, and
+ * LL128 at tuning.cc's ring factor 0.92 (NCCL_LL128_MODEL_FACTOR) whatever
+ * the architecture: NCCL chooses with this, the GPU then runs what it
+ * chose (proto_time). */
+static double model_time(const plan *p, const shape *s, double S, int k) {
+    double f = k == COLL_LL128 ? NCCL_LL128_MODEL_FACTOR : s->eff[k];
+    return p->lat_s[k] + S * p->spb / f;
+}
+
+double nccl_plan_time(const plan *p, const shape *s, double S, unsigned proto_mask, coll_proto *proto,
+                      double *model_s) {
+    double best = INFINITY, t = INFINITY;
     for (int k = 0; k < COLL_PROTO_COUNT; k++) {
         if (!p->proto_ok[k] || !(s->eff[k] > 0) || !(proto_mask & (1u << k))) continue;
-        double t = proto_time(p, s, S, k);
-        if (t < best) {
-            best = t;
+        double m = model_time(p, s, S, k);
+        if (m < best) {
+            best = m;
+            t = proto_time(p, s, S, k);
             *proto = (coll_proto)k;
         }
     }
-    return best;
+    if (model_s) *model_s = best;
+    return t;
 }

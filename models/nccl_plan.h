@@ -1,7 +1,7 @@
 /*
  * nccl_plan: NCCL's algorithms and protocols as alpha-beta plans, private
- * to models/collective.c (which builds the shape and picks the fastest
- * plan). See docs/collectives.md for the model and its sources.
+ * to models/collective.c (which builds the shape and picks the plan NCCL's
+ * own model rates fastest). See docs/collectives.md for the model and its sources.
  */
 #ifndef CT_NCCL_PLAN_H
 #define CT_NCCL_PLAN_H
@@ -35,6 +35,10 @@ typedef struct plan {
     int proto_ok[COLL_PROTO_COUNT];
     double ll_ch_bytes;         /* ramp threshold per channel for LL */
     int fill;                   /* Simple pays the pipeline fill */
+    int ll128_slots;            /* LL128 ring chunks per channel per loop (n for
+                                   all-reduce, 1 for all-gather and reduce-scatter);
+                                   0: no chunk imbalance modelled */
+    double ll128_share;         /* of S, the bytes those chunks deal (1, or 1/n) */
 } plan;
 
 /* 1 when NCCL offers algorithm a for op on s, else 0 with why filled
@@ -44,8 +48,11 @@ int nccl_offered(const shape *s, coll_op op, coll_algo a, char *why, size_t len)
 /* Build the plan of algorithm a for op on s: 0, or -1 when not offered. */
 int nccl_plan_make(plan *p, const shape *s, coll_op op, coll_algo a);
 
-/* Fastest protocol of p allowed by proto_mask (bit 1 << proto; never 0)
- * for S bytes: time without the launch, and *proto; INFINITY when none. */
-double nccl_plan_time(const plan *p, const shape *s, double S, unsigned proto_mask, coll_proto *proto);
+/* The protocol of p allowed by proto_mask (bit 1 << proto; never 0) that
+ * NCCL's own model picks for S bytes (*proto, and that model's time in
+ * *model_s, may be NULL): its time as run, without the launch; INFINITY
+ * when none. */
+double nccl_plan_time(const plan *p, const shape *s, double S, unsigned proto_mask, coll_proto *proto,
+                      double *model_s);
 
 #endif

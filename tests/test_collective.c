@@ -403,6 +403,30 @@ static void test_names(void **state) {
 /* ---- Properties -------------------------------------------------------------- */
 
 /* Time never falls as the size grows, for every op, algorithm and shape. */
+/* Time never falls as the size grows for one (algorithm, protocol): sizes
+ * x1.5 from 1 B to 16 GiB. Plan by plan, as NCCL's own model picks the
+ * plan (docs/collectives.md, "NCCL chooses with its own model"): where it
+ * keeps one past the size at which another already runs faster, its
+ * switch lowers the time, so auto may fall there (test_nccl_model_choice). */
+static int monotonic_sweep(const fabric *f, coll_op op, const coll_group *g, coll_algo a,
+                           coll_proto proto) {
+    double prev = 0;
+    int checked = 0;
+    for (double s = 1; s <= 16 * GiB; s *= 1.5) {
+        coll_result r;
+        assert_int_equal(coll_time(f, op, s, g, a, &r), 0);
+        if (r.fallback || r.proto != proto) continue;   /* the protocol does not run here */
+        if (r.time_s < prev * (1 - 1e-12))
+            print_error("%s %s %s/%s ranks %d/%d: t(%.0f) = %g < %g\n", f->node->name,
+                        coll_op_name(op), coll_algo_name(a), coll_proto_name(proto), g->ranks,
+                        g->ranks_per_node, s, r.time_s, prev);
+        assert_true(r.time_s >= prev * (1 - 1e-12));
+        prev = r.time_s;
+        checked++;
+    }
+    return checked;
+}
+
 static void test_monotonic(void **state) {
     (void)state;
     static const char *const nodes[] = { "dgx-a100-80gb", "dgx-h100", "mi300x-8" };
@@ -418,26 +442,19 @@ static void test_monotonic(void **state) {
             f.oversubscription = mode ? 2 : 1;
             for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
                 coll_group g = { shapes[si][0], shapes[si][1], shapes[si][2] };
-                for (int op = 0; op < COLL_OP_COUNT; op++) {
+                for (int op = 0; op < COLL_OP_COUNT; op++)
                     for (int a = 0; a < COLL_ALGO_COUNT; a++) {
-                        double prev = 0;
                         coll_result r;
                         if (coll_time(&f, (coll_op)op, 1024, &g, (coll_algo)a, &r) != 0) {
                             assert_true(a != COLL_AUTO);  /* AUTO always has an answer */
                             continue;
                         }
-                        for (double s = 1; s <= 16 * GiB; s *= 1.5) {
-                            assert_int_equal(coll_time(&f, (coll_op)op, s, &g, (coll_algo)a, &r), 0);
-                            if (r.time_s < prev * (1 - 1e-12))
-                                print_error("%s %s %s ranks %d/%d: t(%.0f) = %g < %g\n", nodes[ni],
-                                            coll_op_name((coll_op)op), coll_algo_name((coll_algo)a),
-                                            g.ranks, g.ranks_per_node, s, r.time_s, prev);
-                            assert_true(r.time_s >= prev * (1 - 1e-12));
-                            prev = r.time_s;
-                            checked++;
+                        for (int p = 0; a != COLL_AUTO && p < COLL_PROTO_COUNT; p++) {
+                            f.proto_mask = 1u << p;
+                            checked += monotonic_sweep(&f, (coll_op)op, &g, (coll_algo)a, (coll_proto)p);
                         }
+                        f.proto_mask = 0;
                     }
-                }
             }
         }
     }
@@ -448,13 +465,45 @@ static void test_monotonic(void **state) {
  * ones; across many nodes trees (or NVLS trees) for small and medium
  * messages, where the ring's 2(n-1) steps cost the most latency, and the ring
  * for the largest messages, where bandwidth decides. */
+/* NCCL picks the protocol with its own model, then the GPU runs what it
+ * picked (docs/collectives.md, "Mid sizes on A100").
+ * - Choice: NVIDIA/nccl v2.18.5 src/graph/tuning.cc rates ring LL128 at 0.92
+ *   of Simple whatever the architecture, so on 8x A100 it keeps LL128 up to
+ *   ~24 MB (LL128 14 + 14 x 1.9 us, Simple 8.4 + 14 x 3.4 us) though the
+ *   GPU runs Ampere's LL128 at 0.75: 16 MiB runs LL128, 32 MiB Simple.
+ * - Chunking: all_reduce.h deals LL128 in whole 19200-byte chunks per
+ *   (channel, rank) slot. At 8 MiB on 24 channels and 8 ranks that is
+ *   chunks of 57600 B in 145.6 of 192 slots: the first channel carries 7
+ *   (403200 B), as it does 8 of them (460800 B) at 192 x 57600 B, all slots
+ *   full. The transfer times go as those bytes, not as the sizes. */
+/* What NCCL runs for an all-reduce of bytes on one node of 8. */
+static void expect_choice(const fabric *f, double bytes, coll_algo algo, coll_proto proto) {
+    coll_result r = run(f, COLL_ALLREDUCE, bytes, 8, 8, 1, COLL_AUTO);
+    assert_int_equal(r.algo, algo);
+    assert_int_equal(r.proto, proto);
+}
+
+static void test_nccl_model_choice(void **state) {
+    (void)state;
+    fabric f = fab("dgx-a100-80gb", 1);
+    expect_choice(&f, 16 * MiB, COLL_RING, COLL_LL128);
+    expect_choice(&f, 32 * MiB, COLL_RING, COLL_SIMPLE);
+
+    f.proto_mask = 1u << COLL_LL128;
+    coll_result a = run(&f, COLL_ALLREDUCE, 8 * MiB, 8, 8, 1, COLL_RING);
+    coll_result b = run(&f, COLL_ALLREDUCE, 192 * 57600.0, 8, 8, 1, COLL_RING);
+    assert_int_equal(a.proto, COLL_LL128);
+    assert_int_equal(b.proto, COLL_LL128);
+    assert_dbl((a.time_s - a.lat_s) / (b.time_s - b.lat_s), 403200.0 / 460800.0, 1e-9);
+    /* All slots full: the transfer is the balanced one. */
+    assert_dbl(b.time_s - b.lat_s, b.xfer_s / f.node->eff_ll128, 1e-15);
+}
+
 static void test_algorithm_choice(void **state) {
     (void)state;
     fabric h1 = fab("dgx-h100", 1);
-    coll_result r = run(&h1, COLL_ALLREDUCE, 1 * GiB, 8, 8, 1, COLL_AUTO);
-    assert_int_equal(r.algo, COLL_NVLS);
-    assert_int_equal(r.proto, COLL_SIMPLE);
-    r = run(&h1, COLL_ALLREDUCE, 1024, 8, 8, 1, COLL_AUTO);
+    expect_choice(&h1, 1 * GiB, COLL_NVLS, COLL_SIMPLE);
+    coll_result r = run(&h1, COLL_ALLREDUCE, 1024, 8, 8, 1, COLL_AUTO);
     assert_int_equal(r.proto, COLL_LL);
 
     for (int k = 0; k < 2; k++) {
@@ -766,6 +815,7 @@ int main(void) {
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_monotonic),
         cmocka_unit_test(test_algorithm_choice),
+        cmocka_unit_test(test_nccl_model_choice),
         cmocka_unit_test(test_forcing),
         cmocka_unit_test(test_overlay),
         cmocka_unit_test(test_oversubscription),
