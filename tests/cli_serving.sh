@@ -85,13 +85,15 @@ rc=$?
 # 42.0% since the rows run the page's own request counts, third pass;
 # 40.4% with the MoE routing traffic, fourth pass, rounded up to 41%;
 # docs/moe-serving.md), so a regression fails. The dense rows keep theirs
-# (1.4%, rounded up to 2%). The later, re-measured Qwen3-30B-A3B rows
+# (1.4%, rounded up to 2%; 2.7% since collectives follow NCCL's own
+# protocol choice, the 70B TP all-reduce at decode sizes now ring/LL as
+# nccl-tests measures, docs/collectives.md: rounded up to 3%). The later, re-measured Qwen3-30B-A3B rows
 # (inference_moe_later.csv, held out, sixth pass) gave 23.6% when first run,
 # rounded up to 24%.
 "$bin" validate --published tests/validation --only inference 2>&1 | python3 -c '
 import sys
 want = {"file:inference_moe.csv": (18, 41.0), "file:inference_moe_later.csv": (10, 24.0),
-        "file:inference.csv": (3, 2.0)}
+        "file:inference.csv": (3, 3.0)}
 seen = {}
 for line in sys.stdin:
     f = line.split()
