@@ -84,6 +84,8 @@ rc=$?
 # (42.9% over 18 rows, issue 20's second serving pass, rounded up to 43%;
 # 42.0% since the rows run the page's own request counts, third pass;
 # 40.4% with the MoE routing traffic, fourth pass, rounded up to 41%;
+# 35.5% with the NVFP4 conversion pass and NCCL's own protocol choice for
+# the TP4 rows' all-reduces, rounded up to 36%;
 # docs/moe-serving.md), so a regression fails. The dense rows keep theirs
 # (1.4%, rounded up to 2%; 2.7% since collectives follow NCCL's own
 # protocol choice, the 70B TP all-reduce at decode sizes now ring/LL as
@@ -92,7 +94,7 @@ rc=$?
 # rounded up to 24%.
 "$bin" validate --published tests/validation --only inference 2>&1 | python3 -c '
 import sys
-want = {"file:inference_moe.csv": (18, 41.0), "file:inference_moe_later.csv": (10, 24.0),
+want = {"file:inference_moe.csv": (18, 36.0), "file:inference_moe_later.csv": (10, 24.0),
         "file:inference.csv": (3, 3.0)}
 seen = {}
 for line in sys.stdin:
