@@ -92,7 +92,7 @@ static void dispatch(world *w) {
     } while (w->redispatch);
     w->in_dispatch = 0;
     sim_time t = now_of(w);
-    w->frag_gpu_s += w->frag_now * sim_to_s(t - w->frag_since);
+    if (w->frag_now) w->frag_gpu_s += w->frag_now * sim_to_s(t - w->frag_since);   /* else + 0: a division saved */
     w->frag_since = t;
     w->frag_now = sched_fragmented_gpus(w->q);
     metrics_sample(w->bus, w->m_queue, t, sched_queued(w->q));
