@@ -252,7 +252,8 @@ int world_step_event(world *w) {
  * services close their books, the bus is closed. */
 void world_finish(world *w) {
     if (w->closed) return;
-    for (int i = 0; i < w->n_jobs; i++) job_close(&w->jobs[i]);
+    for (int k = 0; k <= (w->n_jobs - 1) / 64 && w->n_jobs > 0; k++)   /* the active jobs, in index order */
+        for (uint64_t b = w->active[k]; b; b &= b - 1) job_close(&w->jobs[k * 64 + __builtin_ctzll(b)]);
     for (int i = 0; i < w->n_svc; i++) serving_close(w->svc[i].sv);
     world_integrate_states(w);
     metrics_close(w->bus, now_of(w));

@@ -384,9 +384,10 @@ int build_jobs(world *w, char *err, size_t errlen) {
         return -2;
     }
     w->jobs = calloc((size_t)n + 1, sizeof *w->jobs);
+    w->active = calloc((size_t)n / 64 + 1, sizeof *w->active);
     w->perf = calloc((size_t)s->n_training + 1, sizeof *w->perf);
     w->train = calloc((size_t)s->n_training + 1, sizeof *w->train);
-    if (!w->jobs || !w->perf || !w->train) return -1;
+    if (!w->jobs || !w->active || !w->perf || !w->train) return -1;
     int rc = add_training_jobs(w, err, errlen);
     /* Generic batch jobs: arrivals and durations from their own streams;
      * the trace's batch jobs where its <trace> stands among the groups. */
@@ -454,6 +455,7 @@ void build_free(world *w) {
     for (int i = 0; i < w->n_jobs; i++)
         if (w->jobs[i].tr) free(w->jobs[i].tr->ckpt_note);
     free(w->jobs);
+    free(w->active);
     free(w->train);
     free(w->perf);
     chunks_free(&w->names);

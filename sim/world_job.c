@@ -86,6 +86,8 @@ static void set_phase(job *j, phase ph) {
     }
     if (from >= 0) world_add_state(w, from, -g);
     w->n_waiting += (ph == PH_WAITING) - (j->ph == PH_WAITING);
+    if ((j->ph == PH_QUEUED || j->ph == PH_DONE) != (ph == PH_QUEUED || ph == PH_DONE))
+        w->active[j->index >> 6] ^= 1ull << (j->index & 63);
     int left_running = j->ph == PH_RUNNING && ph != PH_RUNNING && j->kind == JOB_TRAINING;
     j->ph = ph;
     j->ph_since = now_of(w);
