@@ -154,9 +154,26 @@ void job_release_node(job *j, int i) {
 static void release_nodes(job *j) {
     world *w = j->w;
     cluster_release(w->c, j->nodes, j->n_nodes, j->gpus_per_node);
+    if (w->where_kept || w->s->has_cloud) {
+        for (int i = 0; i < j->n_nodes; i++) {
+            if (i + NODE_AHEAD < j->n_nodes) prefetch_node(w, j->nodes[i + NODE_AHEAD]);
+            if (j->nodes[i] >= 0) left_node(j, i);
+        }
+        return;
+    }
+    /* left_node without its index and cloud steps, which neither
+     * applies: the loop reads no world field per node. */
+    int *nodes = j->nodes;
     for (int i = 0; i < j->n_nodes; i++) {
-        if (i + NODE_AHEAD < j->n_nodes) prefetch_node(w, j->nodes[i + NODE_AHEAD]);
-        if (j->nodes[i] >= 0) left_node(j, i);
+        if (i + NODE_AHEAD < j->n_nodes) prefetch_node(w, nodes[i + NODE_AHEAD]);
+        int n = nodes[i];
+        if (n < 0) continue;
+        node_use *u = &w->use[n];
+        u->jobs--;
+        if (u->job == j->index) u->job = -1;
+        nodes[i] = -1;
+        j->n_held--;
+        if (u->drain) repair_node_left(w, n);
     }
 }
 
@@ -714,10 +731,17 @@ static void place_training(job *j) {
  * job's run are what is left of them. */
 static void begin(job *j, int n, double elapsed_s) {
     world *w = j->w;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n && w->where_kept; i++) {
         if (i + NODE_AHEAD < n) prefetch_node(w, j->nodes[i + NODE_AHEAD]);
         hold_node(j, i, j->nodes[i]);
     }
+    for (int i = 0; i < n && !w->where_kept; i++) {      /* hold_node without the index's step */
+        if (i + NODE_AHEAD < n) prefetch_node(w, j->nodes[i + NODE_AHEAD]);
+        node_use *u = &w->use[j->nodes[i]];
+        u->jobs++;
+        u->job = j->index;
+    }
+    if (!w->where_kept) j->n_held += n;
     if (j->kind == JOB_TRAINING) place_training(j);
     j->state = JOB_RUNNING;
     int again = j->started_once;
