@@ -225,6 +225,9 @@ struct world {
     int unavailable_at_start;      /* nodes out of service at t = 0 (<unavailable>) */
     int draining_at_start;         /* nodes draining at t = 0 (<unavailable state="draining">) */
     int trace_first;               /* w->jobs index of the trace's first batch job */
+    int trace_running;             /* trace rows running at t = 0 (a live cluster's snapshot) */
+    int trace_plain;               /* every trace row pending and waiting for none: a submission
+                                      need not read its row again (build_submit) */
     /* cloud autoscaling */
     int cloud_pool;                /* pool of the cloud node type, -1 none */
     int where_kept;                /* sched_where_kept() when built: 0, a job's nodes need not be told one by one */
