@@ -4,6 +4,7 @@
 #include "sim/cluster.h"
 
 #include <assert.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,8 +28,6 @@ typedef struct pool {
     uint64_t *with_free;           /* row f (words each): bit per UP node of the pool with exactly f > 0 free GPUs */
     int *fit_word;                 /* fit_word[f]: row f's words below it are 0 */
     int words;                     /* (count + 63) / 64, at least 1 */
-    uint64_t *maybe_idle;          /* bit per node of the pool: may be idle and UP (never misses one) */
-    int idle_word;                 /* maybe_idle's words below it are 0 (a packing scan starts there) */
     int rack_nodes, rack_first;    /* nodes per rack; the pool's first rack number */
     int domain_nodes;              /* nodes per NVLink domain (1: the node) */
 } pool;
@@ -118,8 +117,7 @@ cluster *cluster_new(const scenario *s) {
         p->words = p->count / 64 + 1;
         p->with_free = calloc((size_t)(p->spec->gpus + 1) * (size_t)p->words, sizeof *p->with_free);
         p->fit_word = calloc((size_t)p->spec->gpus + 1, sizeof *p->fit_word);
-        p->maybe_idle = calloc((size_t)p->count / 64 + 1, sizeof *p->maybe_idle);
-        if (!p->by_free || !p->with_free || !p->fit_word || !p->maybe_idle) {
+        if (!p->by_free || !p->with_free || !p->fit_word) {
             cluster_free(c);
             return NULL;
         }
@@ -129,7 +127,6 @@ cluster *cluster_new(const scenario *s) {
                               : 0;
         p->domain_nodes = p->spec->nvlink_domain > p->spec->gpus ? p->spec->nvlink_domain / p->spec->gpus : 1;
         p->by_free[p->spec->gpus] = onprem;
-        for (int i = 0; i < p->count; i++) p->maybe_idle[i >> 6] |= 1ull << (i & 63);
         for (int i = 0; i < onprem; i++) with_free_set(p, p->spec->gpus, i, 1);
         next += p->count;
     }
@@ -161,7 +158,6 @@ void cluster_free(cluster *c) {
         free(c->pools[i].by_free);
         free(c->pools[i].with_free);
         free(c->pools[i].fit_word);
-        free(c->pools[i].maybe_idle);
     }
     free(c->nodes);
     free(c->pools);
@@ -217,28 +213,27 @@ static void set_state(cluster *c, node *x, node_state st) {
 typedef struct pool_edit {
     pool *p;
     node *nodes;                   /* the cluster's */
-    int G, first, idle_word;
+    int G, first;
     size_t W;
-    uint64_t *rows, *may;
+    uint64_t *rows;
     int *by_free, *fit_word;
     int d_idle, d_free;
 } pool_edit;
 
 static inline pool_edit pool_open(cluster *c, int pi) {
     pool *p = &c->pools[pi];
-    return (pool_edit){ p, c->nodes, p->spec->gpus, p->first, p->idle_word, (size_t)p->words, p->with_free,
-                        p->maybe_idle, p->by_free, p->fit_word, 0, 0 };
+    return (pool_edit){ p, c->nodes, p->spec->gpus, p->first, (size_t)p->words, p->with_free,
+                        p->by_free, p->fit_word, 0, 0 };
 }
 
 static inline void pool_done(const pool_edit *e) {
     e->p->idle += e->d_idle;
     e->p->free_gpus += e->d_free;
-    e->p->idle_word = e->idle_word;
 }
 
 /* Set UP node i's free GPUs (a node of e's pool), keeping the pool's
- * counters (free GPUs, idle whole nodes, nodes and rows by free count, the
- * may-be-idle bits) in step. */
+ * counters (free GPUs, idle whole nodes, nodes and rows by free count) in
+ * step. */
 static inline __attribute__((always_inline)) void pool_set(pool_edit *e, int i, int free_gpus) {
     node *n = &e->nodes[i];
     int was = n->free_gpus, off = i - e->first, wd = off >> 6;
@@ -257,10 +252,17 @@ static inline __attribute__((always_inline)) void pool_set(pool_edit *e, int i, 
         e->rows[(size_t)free_gpus * e->W + (size_t)wd] |= bit;
         if (wd < e->fit_word[free_gpus]) e->fit_word[free_gpus] = wd;
     }
-    if (free_gpus == e->G && e->may) {
-        e->may[wd] |= bit;
-        if (wd < e->idle_word) e->idle_word = wd;
-    }
+}
+
+/* dn whole nodes of e's pool went from every GPU free to none (dn < 0)
+ * or back (dn > 0), their free GPUs and their bits of row G set by the
+ * caller: the counts pool_set would have kept for each. A whole-node
+ * job's nodes (most of a trace's node changes) then cost a bit each, not
+ * a pool_set's chain of counter updates. G > 0. */
+static inline void whole_nodes(pool_edit *e, int dn) {
+    e->d_idle += dn;
+    e->d_free += dn * e->G;
+    e->by_free[e->G] += dn;
 }
 
 /* Set one UP node's free GPUs (pool_set on its own). */
@@ -268,16 +270,6 @@ static void set_free(cluster *c, int i, int free_gpus) {
     pool_edit e = pool_open(c, c->nodes[i].pool);
     pool_set(&e, i, free_gpus);
     pool_done(&e);
-}
-
-/* A node came (back) into service: packing may start at it again. */
-static void came_up(cluster *c, int i) {
-    pool *p = &c->pools[c->nodes[i].pool];
-    if (p->maybe_idle) {
-        int off = i - p->first;
-        p->maybe_idle[off >> 6] |= 1ull << (off & 63);
-        if (off >> 6 < p->idle_word) p->idle_word = off >> 6;
-    }
 }
 
 int cluster_nodes_with_free(const cluster *c, int pi, int free_gpus) {
@@ -394,6 +386,48 @@ static int alloc_domains(cluster *c, const pool *p, int need, int *out) {
     return k;
 }
 
+/* Packing: the lowest-numbered idle nodes of pool pi into out[k..need),
+ * the first bits of row G (the UP nodes with every GPU free, kept exact
+ * by pool_set) from its first word that may be set; the new k. It was a
+ * bitset of nodes that might be idle, cleared only when a scan found a
+ * node taken, which each packing scan re-read node by node: 10% of
+ * bench_sched (docs/performance.md, "Issue 23: the SimPy peer, second
+ * round"). */
+static int pack_idle(cluster *c, int pi, int need, int *out, int k) {
+    pool_edit e = pool_open(c, pi);
+    uint64_t *row = &e.rows[(size_t)e.G * e.W];
+    int w = e.fit_word[e.G], words = (int)e.W, k0 = k;
+    while (w < words && !row[w]) w++;
+    e.fit_word[e.G] = w;                               /* the words it passed are 0 */
+    for (; w < words && k < need; w++) {
+        uint64_t bits = row[w];
+        for (; bits && k < need; bits &= bits - 1) {
+            int i = e.first + w * 64 + __builtin_ctzll(bits);
+            assert(e.nodes[i].free_gpus == e.G);
+            e.nodes[i].free_gpus = 0;
+            out[k++] = i;
+        }
+        row[w] = bits;                                 /* the bits taken leave the row */
+    }
+    whole_nodes(&e, k0 - k);
+    pool_done(&e);
+    return k;
+}
+
+/* The sanitized build: out[k0..k) are the lowest-numbered nodes that were
+ * idle, by a scan of the pool. */
+static void check_packed(const cluster *c, const pool *p, const int *out, int k0, int k) {
+#ifdef CT_SCHED_CROSSCHECK
+    for (int i = p->first, t = k0; i < p->first + p->count && t < k; i++) {
+        int taken = out[t] == i;
+        if (!taken && c->nodes[i].state == NODE_UP && c->nodes[i].free_gpus == p->spec->gpus) abort();
+        t += taken;
+    }
+#else
+    (void)c, (void)p, (void)out, (void)k0, (void)k;
+#endif
+}
+
 int cluster_alloc(cluster *c, int pi, int gpus, int *out, int cap) {
     pool *p = &c->pools[pi];
     if (!cluster_can_alloc(c, pi, gpus)) return -1;
@@ -408,27 +442,9 @@ int cluster_alloc(cluster *c, int pi, int gpus, int *out, int cap) {
     if (need > cap) return -1;
     if (!c->spread) {
         if (p->domain_nodes > 1) k = alloc_domains(c, p, need, out);
-        /* pack: the lowest-numbered idle nodes, from the bitset of nodes
-         * that may be idle (a scan of every node dominated on a busy
-         * 12,800-node pool). A bit found not idle is cleared. */
-        int words = (p->count + 63) / 64, w = p->idle_word;
-        while (w < words && !p->maybe_idle[w]) w++;        /* the words a scan found empty stay so */
-        p->idle_word = w;
-        pool_edit e = pool_open(c, pi);
-        for (; w < words && k < need; w++) {
-            uint64_t bits = e.may[w];
-            while (bits && k < need) {
-                int b = __builtin_ctzll(bits), off = w * 64 + b;
-                bits &= bits - 1;
-                e.may[w] &= ~(1ull << b);
-                if (off >= p->count) continue;                  /* take_idle's test */
-                const node *x = &c->nodes[e.first + off];
-                if (x->state != NODE_UP || x->free_gpus != e.G) continue;
-                pool_set(&e, e.first + off, 0);
-                out[k++] = e.first + off;
-            }
-        }
-        pool_done(&e);
+        int k0 = k;
+        k = pack_idle(c, pi, need, out, k);
+        check_packed(c, p, out, k0, k);
         return k;
     }
     /* spread: node r*L + l visited as (l, r), one node per leaf group
@@ -498,15 +514,27 @@ static int release_in_pool(cluster *c, const int *nodes, int i, int n, int gpus_
     if (i == n) return n;
     int pi = c->nodes[nodes[i]].pool;
     pool_edit e = pool_open(c, pi);
+    int whole = e.G > 0 && gpus_each >= e.G, back = 0, low = INT_MAX;
+    uint64_t *row = &e.rows[(size_t)e.G * e.W];
     for (; i < n; i++) {
         if (nodes[i] < 0) continue;
         if (i + CLUSTER_AHEAD < n && nodes[i + CLUSTER_AHEAD] >= 0) __builtin_prefetch(&c->nodes[nodes[i + CLUSTER_AHEAD]], 1);
-        const node *x = &c->nodes[nodes[i]];
+        node *x = &c->nodes[nodes[i]];
         if (x->pool != pi) break;
         if (x->state != NODE_UP) continue;
+        if (whole && x->free_gpus == 0) {             /* none free to all free: counted below */
+            int off = nodes[i] - e.first;
+            x->free_gpus = (short)e.G;
+            row[off >> 6] |= 1ull << (off & 63);
+            low = off >> 6 < low ? off >> 6 : low;
+            back++;
+            continue;
+        }
         int g = x->free_gpus + gpus_each;
         pool_set(&e, nodes[i], g > e.G ? e.G : g);
     }
+    whole_nodes(&e, back);
+    if (low < e.fit_word[e.G]) e.fit_word[e.G] = low;
     pool_done(&e);
     return i;
 }
@@ -543,7 +571,6 @@ void cluster_repair(cluster *c, int n) {
         return;
     }
     set_state(c, x, NODE_UP);
-    came_up(c, (int)(x - c->nodes));
     x->free_gpus = 0;
     p->up_gpus += p->spec->gpus;
     set_free(c, n, p->spec->gpus);
@@ -579,8 +606,7 @@ int cluster_take_spare(cluster *c, int pi, int gpus_each) {
         node *x = &c->nodes[i];
         if (x->state != NODE_SPARE) continue;
         set_state(c, x, NODE_UP);
-        came_up(c, (int)(x - c->nodes));
-        x->free_gpus = 0;
+            x->free_gpus = 0;
         p->spares--;
         p->up_gpus += p->spec->gpus;
         set_free(c, i, p->spec->gpus - gpus_each);
@@ -618,8 +644,7 @@ int cluster_cloud_rent(cluster *c, int pi) {
         node *x = &c->nodes[i];
         if (x->state != NODE_OFF) continue;
         set_state(c, x, NODE_UP);
-        came_up(c, (int)(x - c->nodes));
-        x->free_gpus = 0;
+            x->free_gpus = 0;
         p->up_gpus += p->spec->gpus;
         set_free(c, i, p->spec->gpus);
         c->cloud_up++;

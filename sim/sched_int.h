@@ -125,8 +125,15 @@ struct sched {
     size_t cap_run_hpos;
     /* Per pool: running indices, min-heap by expected end; each entry
      * carries its end (as an ordered integer key, sched_run.c) so that a
-     * sift reads the heap alone. */
-    struct rheap { struct rent { uint64_t end_key; int r; } *v; int n; size_t cap; } *rheap;
+     * sift reads the heap alone. A heap whose order nobody read for a
+     * while is left loose (unordered) until the next read (sched_run.c). */
+    struct rheap {
+        struct rent { uint64_t end_key; int r; } *v;
+        int n;
+        size_t cap;
+        int loose;                 /* 1: v is in no order; the next reservation heapifies it */
+        int churn;                 /* changes since the order was last read */
+    } *rheap;
     int *front, n_front, *group;   /* scratch of the reservation walk */
     size_t cap_front, cap_group;
     qref *order;                   /* the pass's order (kept true as jobs come and go) */

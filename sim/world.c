@@ -92,7 +92,7 @@ static void dispatch(world *w) {
     } while (w->redispatch);
     w->in_dispatch = 0;
     sim_time t = now_of(w);
-    w->frag_gpu_s += w->frag_now * sim_to_s(t - w->frag_since);
+    if (w->frag_now) w->frag_gpu_s += w->frag_now * sim_to_s(t - w->frag_since);   /* else + 0: a division saved */
     w->frag_since = t;
     w->frag_now = sched_fragmented_gpus(w->q);
     metrics_sample(w->bus, w->m_queue, t, sched_queued(w->q));
@@ -252,7 +252,8 @@ int world_step_event(world *w) {
  * services close their books, the bus is closed. */
 void world_finish(world *w) {
     if (w->closed) return;
-    for (int i = 0; i < w->n_jobs; i++) job_close(&w->jobs[i]);
+    for (int k = 0; k <= (w->n_jobs - 1) / 64 && w->n_jobs > 0; k++)   /* the active jobs, in index order */
+        for (uint64_t b = w->active[k]; b; b &= b - 1) job_close(&w->jobs[k * 64 + __builtin_ctzll(b)]);
     for (int i = 0; i < w->n_svc; i++) serving_close(w->svc[i].sv);
     world_integrate_states(w);
     metrics_close(w->bus, now_of(w));

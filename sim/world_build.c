@@ -294,8 +294,11 @@ static int add_trace_jobs(world *w) {
     for (int k = 0; k < s->n_queues; k++) qi[k] = sched_queue_of(w->q, s->queues[k].name);
     qi[s->n_queues] = sched_queue_of(w->q, "default");
     w->trace_first = w->n_jobs;
+    w->trace_plain = 1;
     for (int i = 0; i < s->n_trace_jobs; i++) {
         const sc_trace_job *t = &s->trace_jobs[i];
+        w->trace_running += t->state == SC_JOB_RUNNING;
+        w->trace_plain &= t->state == SC_JOB_PENDING && t->after < 0;
         int k = t->queue >= 0 ? t->queue : s->n_queues;
         const char *queue = t->queue >= 0 ? s->queues[t->queue].name : "default";
         job *j = add_batch_job(w, t->gpus, queue, qi[k], t->priority, t->limit_s, t->line);
@@ -384,9 +387,10 @@ int build_jobs(world *w, char *err, size_t errlen) {
         return -2;
     }
     w->jobs = calloc((size_t)n + 1, sizeof *w->jobs);
+    w->active = calloc((size_t)n / 64 + 1, sizeof *w->active);
     w->perf = calloc((size_t)s->n_training + 1, sizeof *w->perf);
     w->train = calloc((size_t)s->n_training + 1, sizeof *w->train);
-    if (!w->jobs || !w->perf || !w->train) return -1;
+    if (!w->jobs || !w->active || !w->perf || !w->train) return -1;
     int rc = add_training_jobs(w, err, errlen);
     /* Generic batch jobs: arrivals and durations from their own streams;
      * the trace's batch jobs where its <trace> stands among the groups. */
@@ -436,7 +440,7 @@ int build_submit(world *w, char *err, size_t errlen) {
     if (engine_reserve(w->e, (size_t)w->n_jobs) < 0) return -1;     /* the submissions, at once */
     for (int i = 0; i < w->n_jobs; i++) {
         job *j = &w->jobs[i];
-        int row = j->trace_row;
+        int row = w->trace_plain ? -1 : j->trace_row;    /* a plain trace's rows are all submitted */
         if (j->kind == JOB_TRAINING) j->tr->m_progress = metrics_register(w->bus, j->name, "progress");
         int held = row >= 0 && snapshot_never_eligible(w, j);
         never += held;
@@ -454,6 +458,7 @@ void build_free(world *w) {
     for (int i = 0; i < w->n_jobs; i++)
         if (w->jobs[i].tr) free(w->jobs[i].tr->ckpt_note);
     free(w->jobs);
+    free(w->active);
     free(w->train);
     free(w->perf);
     chunks_free(&w->names);

@@ -195,6 +195,9 @@ struct world {
     /* jobs */
     job *jobs;                     /* cores, one per job */
     int n_jobs;
+    uint64_t *active;              /* bit per job: in a phase other than PH_QUEUED and PH_DONE (set_phase
+                                      keeps it): the jobs the run's end closes, found without reading
+                                      every job (20 MB of cores in the 10K-GPU year) */
     job_train *train;              /* one per training job (job.tr points here) */
     struct world_flow *flow;       /* <network model="flow">: the shared fabric (world_flow.c); NULL otherwise */
     train_result *perf;            /* one per training job (job_train.perf points here) */
@@ -222,6 +225,9 @@ struct world {
     int unavailable_at_start;      /* nodes out of service at t = 0 (<unavailable>) */
     int draining_at_start;         /* nodes draining at t = 0 (<unavailable state="draining">) */
     int trace_first;               /* w->jobs index of the trace's first batch job */
+    int trace_running;             /* trace rows running at t = 0 (a live cluster's snapshot) */
+    int trace_plain;               /* every trace row pending and waiting for none: a submission
+                                      need not read its row again (build_submit) */
     /* cloud autoscaling */
     int cloud_pool;                /* pool of the cloud node type, -1 none */
     int where_kept;                /* sched_where_kept() when built: 0, a job's nodes need not be told one by one */

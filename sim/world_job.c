@@ -86,6 +86,8 @@ static void set_phase(job *j, phase ph) {
     }
     if (from >= 0) world_add_state(w, from, -g);
     w->n_waiting += (ph == PH_WAITING) - (j->ph == PH_WAITING);
+    if ((j->ph == PH_QUEUED || j->ph == PH_DONE) != (ph == PH_QUEUED || ph == PH_DONE))
+        w->active[j->index >> 6] ^= 1ull << (j->index & 63);
     int left_running = j->ph == PH_RUNNING && ph != PH_RUNNING && j->kind == JOB_TRAINING;
     j->ph = ph;
     j->ph_since = now_of(w);
@@ -152,9 +154,26 @@ void job_release_node(job *j, int i) {
 static void release_nodes(job *j) {
     world *w = j->w;
     cluster_release(w->c, j->nodes, j->n_nodes, j->gpus_per_node);
+    if (w->where_kept || w->s->has_cloud) {
+        for (int i = 0; i < j->n_nodes; i++) {
+            if (i + NODE_AHEAD < j->n_nodes) prefetch_node(w, j->nodes[i + NODE_AHEAD]);
+            if (j->nodes[i] >= 0) left_node(j, i);
+        }
+        return;
+    }
+    /* left_node without its index and cloud steps, which neither
+     * applies: the loop reads no world field per node. */
+    int *nodes = j->nodes;
     for (int i = 0; i < j->n_nodes; i++) {
-        if (i + NODE_AHEAD < j->n_nodes) prefetch_node(w, j->nodes[i + NODE_AHEAD]);
-        if (j->nodes[i] >= 0) left_node(j, i);
+        if (i + NODE_AHEAD < j->n_nodes) prefetch_node(w, nodes[i + NODE_AHEAD]);
+        int n = nodes[i];
+        if (n < 0) continue;
+        node_use *u = &w->use[n];
+        u->jobs--;
+        if (u->job == j->index) u->job = -1;
+        nodes[i] = -1;
+        j->n_held--;
+        if (u->drain) repair_node_left(w, n);
     }
 }
 
@@ -712,10 +731,17 @@ static void place_training(job *j) {
  * job's run are what is left of them. */
 static void begin(job *j, int n, double elapsed_s) {
     world *w = j->w;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n && w->where_kept; i++) {
         if (i + NODE_AHEAD < n) prefetch_node(w, j->nodes[i + NODE_AHEAD]);
         hold_node(j, i, j->nodes[i]);
     }
+    for (int i = 0; i < n && !w->where_kept; i++) {      /* hold_node without the index's step */
+        if (i + NODE_AHEAD < n) prefetch_node(w, j->nodes[i + NODE_AHEAD]);
+        node_use *u = &w->use[j->nodes[i]];
+        u->jobs++;
+        u->job = j->index;
+    }
+    if (!w->where_kept) j->n_held += n;
     if (j->kind == JOB_TRAINING) place_training(j);
     j->state = JOB_RUNNING;
     int again = j->started_once;
@@ -789,6 +815,10 @@ void job_on_submit(engine *e, void *arg) {
     (void)e;
     job *j = arg;
     world *w = j->w;
+    /* A trace's jobs are submitted in index order: the next core (its
+     * four cache lines, from calloc'd memory last read when the world was
+     * built) is asked for while this one is handled. */
+    for (int k = 0; k < (int)sizeof *j; k += 64) __builtin_prefetch((const char *)(j + 1) + k);
     job *dep = j->after >= 0 ? &w->jobs[j->after] : NULL;
     if (dep && dep->ph != PH_DONE) {
         j->dep_next = dep->dep_head;

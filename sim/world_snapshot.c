@@ -90,9 +90,7 @@ static void on_snapshot(engine *e, void *arg) {
 
 int snapshot_build(world *w, char *err, size_t errlen) {
     const scenario *s = w->s;
-    int running = 0;
-    for (int i = 0; i < s->n_trace_jobs; i++) running += s->trace_jobs[i].state == SC_JOB_RUNNING;
-    if (running == 0 && s->n_unavailable == 0) return 0;
+    if (w->trace_running == 0 && s->n_unavailable == 0) return 0;   /* counted as the jobs were made */
     int rc = check_named_nodes(w, err, errlen);
     if (rc < 0) return rc;
     return engine_schedule(w->e, 0, on_snapshot, w) ? 0 : -1;

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -103,6 +104,39 @@ static void test_easy_backfill(void **state) {
     assert_true(fabs(by_name(&f, "b-0")->start_s - 36000) < 1);   /* the head is not delayed either way */
     assert_true(by_name(&f, "c-0")->start_s >= by_name(&f, "b-0")->start_s);
     done(&f);
+}
+
+/* The running jobs' heap by expected end (sim/sched_run.c) is left
+ * loose while no reservation reads it, and ordered again by the next one.
+ * a holds node 0 for 10 h; the s jobs churn on node 1 (a minute each,
+ * every two minutes, with nothing queued: no reservation), so the heap
+ * goes loose with a first. At 62.5 min h (24 GPUs) waits: its reservation
+ * is a's end (10 h), past s-31's end (63 min), so c (2 h), behind h,
+ * starts at once on node 2. Read unordered, the walk would take a first
+ * and reserve at 63 min, and c would wait. (The sanitized build also
+ * checks the heap's order at every reservation.) */
+static void test_reservation_after_churn(void **state) {
+    (void)state;
+    char csv[64], xml[512];
+    snprintf(csv, sizeof csv, "/tmp/ct-loose-test-%d.csv", (int)getpid());
+    FILE *f = fopen(csv, "w");
+    assert_non_null(f);
+    fputs("submit,gpus,duration,name\n0,8,10h,a\n", f);
+    for (int k = 0; k < 100; k++) {
+        if (k == 32) fputs("3750,24,1h,h\n3756,8,2h,c\n", f);
+        fprintf(f, "%d,8,1min,s-%d\n", 120 * k, k);
+    }
+    fclose(f);
+    snprintf(xml, sizeof xml,
+             "<scenario name=\"loose\"><cluster><nodes type=\"dgx-h100\" count=\"3\"/></cluster>"
+             "<scheduler policy=\"fifo\" backfill=\"easy\"/><workload><trace href=\"%s\"/></workload></scenario>",
+             csv);
+    run r = simulate(xml, 1);
+    remove(csv);
+    assert_true(by_name(&r, "s-31")->end_s == 3780);
+    assert_true(by_name(&r, "c")->start_s == 3756);
+    assert_true(by_name(&r, "h")->start_s == 36000);
+    done(&r);
 }
 
 /* The backfill scan looks at most backfill-depth jobs behind the head (as
@@ -574,6 +608,7 @@ int main(void) {
         cmocka_unit_test(test_mmc_matches_erlang_c),
         cmocka_unit_test(test_easy_backfill),
         cmocka_unit_test(test_backfill_depth),
+        cmocka_unit_test(test_reservation_after_churn),
         cmocka_unit_test(test_priority_preemption),
         cmocka_unit_test(test_quota_reclaim),
         cmocka_unit_test(test_preemption_no_livelock),
