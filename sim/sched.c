@@ -116,6 +116,7 @@ int sched_holds(const sched *q) { return q->n_holds; }
 
 void sched_submit(sched *q, const sched_job *j) { sched_queue_add(q, j); }
 
+
 int sched_withdraw(sched *q, int job) {
     qref r = sched_queue_find(q, job);
     if (r.c < 0) return 0;
@@ -243,14 +244,19 @@ static int take_order(sched *q, int want) {
     return n;
 }
 
-static void start_queued(sched *q, qref r) {
-    sched_job j = *sched_queue_at(q, r);
-    sched_queue_remove(q, r);
+/* j, out of the queue, starts now. */
+static void start_job(sched *q, sched_job j) {
     j.expected_end_s = q->now + j.expected_end_s;       /* queued: runtime; running: end time */
     if (sched_run_add(q, &j) < 0) return;
     q->queues[j.queue].used += j.gpus;
     sched_drop_hold(q, j.id);
     q->ops.start(q->ops.ctx, j.id);
+}
+
+static void start_queued(sched *q, qref r) {
+    sched_job j = *sched_queue_at(q, r);
+    sched_queue_remove(q, r);
+    start_job(q, j);
 }
 
 /* Could anything start now? Without preemption or quotas a job can start
@@ -398,6 +404,44 @@ void sched_dispatch(sched *q, double now_s) {
     q->n_held = 0;
     dispatch_steps(q, now_s);
     q->n_order = 0;                  /* no order outside a pass: moves need not fix it */
+}
+
+/* A job submitted to an empty queue with nothing held is the head of the
+ * pass that follows; the pass starts it at once if it can (its first test
+ * and the head's, sched_can_start). Then it starts here, without joining
+ * its class and leaving it again: the class is still made (classes are
+ * kept in the order they were first seen), and what the join and the
+ * leave would change nets out (the class's slots, the per-pool size
+ * counts; a size count at 0 reads as none). The pass's first test,
+ * anything_can_start, reads for the job alone: q->evicts (preemption or
+ * a quota), or its GPUs free in its pool. Most of a trace's jobs start
+ * this way (docs/performance.md, "Issue 23: the SimPy peer, third
+ * round"). 1 when it started (or was lost out of memory, as a start of
+ * the pass's would be); 0 with nothing changed: the caller queues it. */
+int sched_start_alone(sched *q, const sched_job *j, double now_s) {
+    if (q->n_queued || q->n_holds) return 0;
+    q->now = now_s;
+    q->n_held = 0;
+    sched_job v = *j;
+    v.running = 0;
+    int may = q->evicts || v.gpus <= cluster_pool_free_gpus(q->c, v.pool);
+    int go = may && sched_can_start(q, &v);
+#ifdef CT_SCHED_CROSSCHECK
+    /* The pass's own way: the job joins, is the head, and its pass's
+     * tests agree; it starts from the queue, or leaves it again. */
+    if (sched_queue_add(q, &v) < 0 || GROW(q->order, q->cap_order, 1) || sort_classes(q) < 0) abort();
+    q->n_order = take_order(q, 1);
+    if (q->n_order != 1 || sched_queue_at(q, q->order[0])->id != v.id || anything_can_start(q) != may ||
+        (may && sched_can_start(q, sched_queue_at(q, q->order[0])) != go))
+        abort();
+    if (go) start_queued(q, q->order[0]);
+    else sched_queue_remove(q, q->order[0]);
+    q->n_order = 0;
+    return go;
+#endif
+    if (!go || sched_queue_class(q, &v) < 0) return 0;
+    start_job(q, v);
+    return 1;
 }
 
 int sched_fragmented_gpus(const sched *q) {

@@ -54,6 +54,12 @@ int sched_alloc(const sched *q, int qi, int pool, int gpus, int *nodes_out, int 
 
 /* A job enters the queue (new, requeued after preemption or failure). */
 void sched_submit(sched *q, const sched_job *j);
+/* A job submitted to an empty queue (nothing held) that the next pass
+ * would start at once, as its head, starts now without joining the queue;
+ * now_s is the time. 1 when it did (the same as sched_submit and the
+ * pass's first start); 0 with nothing changed: submit it. The caller
+ * keeps the pass's frame: callbacks then ask for another pass. */
+int sched_start_alone(sched *q, const sched_job *j, double now_s);
 /* Take a queued job out of the queue (it no longer wants to run).
  * Returns 1 when it was queued, 0 otherwise (nothing changes). */
 int sched_withdraw(sched *q, int job);

@@ -194,6 +194,7 @@ struct sched {
  * removed excepted). */
 int sched_queue_add(sched *q, const sched_job *j);      /* 0, or -1 when out of memory (nothing changes) */
 void sched_queue_remove(sched *q, qref r);
+int sched_queue_class(sched *q, const sched_job *j);   /* j's class, made when first seen; -1 when out of memory */
 qref sched_queue_find(const sched *q, int id);          /* c -1: not queued. O(queued) */
 static inline sched_job *sched_queue_at(const sched *q, qref r) { return &q->classes[r.c].v[r.i]; }
 

@@ -35,6 +35,10 @@ static int class_of(sched *q, int qi, int priority) {
     return q->n_cls++;
 }
 
+int sched_queue_class(sched *q, const sched_job *j) {
+    return class_of(q, j->queue, q->policy == SCHED_FIFO ? 0 : j->priority);
+}
+
 static int *small_slot(sched *q, const sched_job *j) {
     int per = cluster_pool_spec(q->c, j->pool)->gpus;
     return j->gpus >= 1 && j->gpus < per && j->gpus < SMALL_MAX ? &q->small[j->pool * SMALL_MAX + j->gpus] : NULL;
@@ -112,7 +116,7 @@ static int make_room(sched *q, int c) {
 }
 
 int sched_queue_add(sched *q, const sched_job *j) {
-    int c = class_of(q, j->queue, q->policy == SCHED_FIFO ? 0 : j->priority);
+    int c = sched_queue_class(q, j);
     if (c < 0 || make_room(q, c) < 0 || count_queued(q, j, 1) < 0) return -1;
     sclass *k = &q->classes[c];
     /* New jobs arrive in time order: an append but for requeued jobs. */

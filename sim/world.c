@@ -77,6 +77,8 @@ static int sched_nodes(void *ctx, int id, int *out, int cap, int *gpus_each) {
     return k;
 }
 
+static void dispatch_end(world *w);
+
 /* Let the scheduler start what it can; then sample the queue and the
  * fragmentation, and see whether the cloud should grow. Callbacks from the
  * scheduler may ask for another pass (a job requeued while it ran). */
@@ -90,6 +92,35 @@ static void dispatch(world *w) {
         w->redispatch = 0;
         sched_dispatch(w->q, now_s(w));
     } while (w->redispatch);
+    dispatch_end(w);
+}
+
+/* A job enters the queue and a dispatch pass follows: the same as
+ * sched_submit and dispatch, but a job that finds the queue empty and can
+ * start is the pass's head and its first start, which sched_start_alone
+ * makes without the queue. The pass goes on from there as it would (its
+ * loop runs while jobs are queued: a callback may have requeued one) and
+ * then the passes the callbacks asked for. */
+static void submit(world *w, const sched_job *v) {
+    if (w->in_dispatch) {
+        sched_submit(w->q, v);
+        w->redispatch = 1;
+        return;
+    }
+    w->in_dispatch = 1;
+    w->redispatch = 0;
+    int started = sched_start_alone(w->q, v, now_s(w));
+    if (!started) sched_submit(w->q, v);
+    if (!started || sched_queued(w->q) > 0) sched_dispatch(w->q, now_s(w));
+    while (w->redispatch) {
+        w->redispatch = 0;
+        sched_dispatch(w->q, now_s(w));
+    }
+    dispatch_end(w);
+}
+
+/* After the passes: the fragmentation and queue samples, the cloud. */
+static void dispatch_end(world *w) {
     w->in_dispatch = 0;
     sim_time t = now_of(w);
     if (w->frag_now) w->frag_gpu_s += w->frag_now * sim_to_s(t - w->frag_since);   /* else + 0: a division saved */
@@ -133,6 +164,7 @@ static int build_cluster(world *w) {
     }
     w->on_node = (node_hooks){ node_hit, node_back, cloud_node_idle };
     w->dispatch = dispatch;
+    w->submit = submit;
     cluster_set_spread(w->c, !strcmp(s->sched_placement, "spread"), s->network.nodes_per_leaf);
     sched_ops ops = { w, sched_start, sched_preempt, sched_nodes };
     w->q = sched_new(s, w->c, &ops);

@@ -25,8 +25,9 @@
  *           > world_repair.c > world_core.c
  *
  * A call up the order goes through a pointer that world.c sets: the
- * dispatch pass (w->dispatch) and what runs on a node (w->on_node), as
- * failures reaches the repair file through its failure_fn.
+ * dispatch pass (w->dispatch; w->submit, a submission and its pass) and
+ * what runs on a node (w->on_node), as failures reaches the repair file
+ * through its failure_fn.
  *
  * Per node the world keeps one node_rec (w->node[0 .. nodes-1]); the
  * cluster keeps the node's service state and free GPUs.
@@ -191,6 +192,7 @@ struct world {
     node_use *use;                 /* one per node: jobs and replicas on it */
     node_hooks on_node;
     void (*dispatch)(world *w);    /* world.c's dispatch pass (the job, hold and cloud files' call) */
+    void (*submit)(world *w, const sched_job *v);   /* world.c's: sched_submit, then the pass */
     rng *r_health;                 /* health-check coverage draws */
     /* jobs */
     job *jobs;                     /* cores, one per job */

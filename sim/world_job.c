@@ -826,10 +826,9 @@ void job_on_submit(engine *e, void *arg) {
         world_event(w, j->name, "job_submit", "%d GPUs, eligible once %s ends", j->gpus, dep->name);
         return;
     }
-    sched_job v = job_sched_view(j);
-    sched_submit(w->q, &v);
     world_event(w, j->name, "job_submit", "%d GPUs", j->gpus);
-    w->dispatch(w);
+    sched_job v = job_sched_view(j);
+    w->submit(w, &v);
 }
 
 /* A node is back in service: jobs waiting for nodes take it (scanned only
