@@ -396,6 +396,10 @@ sim_time engine_now(const engine *e) {
     return e->now;
 }
 
+const sim_time *engine_clock(const engine *e) {
+    return &e->now;
+}
+
 event_id engine_schedule(engine *e, sim_time t_ns, event_fn fn, void *arg) {
     assert(fn);
     if (t_ns < e->now)

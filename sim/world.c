@@ -154,6 +154,7 @@ static int build_cluster(world *w) {
     w->c = cluster_new(s);
     w->r_health = rng_new(s->seed, "health-checks", 0);
     if (!w->e || !w->c || !w->r_health) return -1;
+    w->clock = engine_clock(w->e);
     int nodes = cluster_node_count(w->c);
     w->node = calloc((size_t)nodes + 1, sizeof *w->node);
     w->use = calloc((size_t)nodes + 1, sizeof *w->use);

@@ -225,6 +225,7 @@ static void op_step(void) {
     assert_int_equal(S.dispatched_in_step, 1);
     assert_int_equal(engine_dispatched(S.e), before + 1);
     assert_int_equal(engine_now(S.e), x.t);
+    assert_int_equal(*engine_clock(S.e), x.t);      /* the clock a caller may read in place */
     note_gone(x.id);
     /* The event that ran cannot be cancelled any more. */
     assert_int_equal(engine_cancel(S.e, x.id), 0);
