@@ -116,7 +116,6 @@ int sched_holds(const sched *q) { return q->n_holds; }
 
 void sched_submit(sched *q, const sched_job *j) { sched_queue_add(q, j); }
 
-
 int sched_withdraw(sched *q, int job) {
     qref r = sched_queue_find(q, job);
     if (r.c < 0) return 0;
