@@ -179,7 +179,7 @@ static void init_act_quant(serve_model *s, const tf_dims *d) {
 
 /* Bytes one quantisation pass moves per element: the bf16 read and the
  * fp4 write with its scales. */
-static double act_quant_pass_bytes(void) { return 2 + serve_elem_bytes(PREC_FP4, FP4_NVFP4); }
+static double act_quant_pass_bytes(void) { return 2 + act_in_bytes(PREC_FP4); }
 
 double serve_elem_bytes(precision p, fp4_recipe fmt) {
     /* NVFP4 4.5 bits, MXFP4 4.25: sources at fp4_recipe (train_plan.h). */

@@ -251,11 +251,12 @@ static int symm_tp_applies(const llm_spec *m, const train_plan *p, const train_p
  * Replaces the exposed and hidden TP traffic of the default rule and adds
  * the pipeline's compute. */
 static void symm_tp_costs(const llm_spec *m, const train_plan *p, const gpu_spec *g, double tokens,
-                          double t_ag, double t_rs, double whole, int sac_ops, train_layer_cost *c) {
+                          double act, double t_ag, double t_rs, double whole, int sac_ops,
+                          train_layer_cost *c) {
     tf_gemm gm[4];
     tf_layer_gemms(m, tokens, p->tp, gm);
     symm_tp_pass sp;
-    train_symm_tp_pass(g, p, gm, t_ag, t_rs, 2, &sp);
+    train_symm_tp_pass(g, p, gm, t_ag, t_rs, act, &sp);
     double n_ag = 1 + whole + (sac_ops ? 1 : 0), n_rs = 1 + whole;
     double total = 2 * (t_ag + t_rs) + n_ag * 2 * t_ag + n_rs * 2 * t_rs;
     c->comm_fwd = sp.exposed[0] + sp.exposed[1];
@@ -383,10 +384,10 @@ void train_layer_costs(const llm_spec *m, const train_plan *p, const fabric *f,
         int rpn = p->tp < gpn ? p->tp : gpn;
         double bytes = tokens * d.h * act;
         t_ag = train_coll_s(f, COLL_ALLGATHER, bytes, p->tp, rpn, gpn / rpn);
-        t_rs = train_coll_s(f, COLL_REDUCESCATTER, bytes, p->tp, rpn, gpn / rpn);
-        if (p->sequence_parallel)
+        if (p->sequence_parallel) {
+            t_rs = train_coll_s(f, COLL_REDUCESCATTER, bytes, p->tp, rpn, gpn / rpn);
             t_tp = 2 * (t_ag + t_rs);
-        else
+        } else
             t_tp = 2 * train_coll_s(f, COLL_ALLREDUCE, bytes, p->tp, rpn, gpn / rpn);
     }
     /* Per-op checkpointing saves the reduce-scatters' outputs, not the
@@ -399,7 +400,7 @@ void train_layer_costs(const llm_spec *m, const train_plan *p, const fabric *f,
     c->comm_fwd = t_tp * exposed;
     c->comm_bwd = t_tp * tp_passes_bwd * exposed;
     c->hidden_comm = t_tp * (1 + tp_passes_bwd) * (1 - exposed);
-    if (symm_tp_applies(m, p, q)) symm_tp_costs(m, p, g, tokens, t_ag, t_rs, whole, sac_ops, c);
+    if (symm_tp_applies(m, p, q)) symm_tp_costs(m, p, g, tokens, act, t_ag, t_rs, whole, sac_ops, c);
 
     /* Context parallel (cp_costs); a recomputed forward repeats its traffic. */
     c->comm_fwd += cpc.comm_fwd;
