@@ -70,6 +70,12 @@ typedef struct gpu_spec {
     double eff_attention_fwd_causal;
     double eff_attention_fwd_full;
     double eff_attention_bwd;
+    /* Softmax exponentials (models/gpu.c, gpu_attention_pass_s): dense
+     * bf16 tensor FLOPs per SFU exponential in the same time, this GPU's
+     * and that of the GPU its attention efficiencies were measured on
+     * (0 = not modelled; 0 for the reference = this GPU's own). */
+    double bf16_flops_per_exp;
+    double eff_attention_flops_per_exp;
 } gpu_spec;
 
 typedef struct nic_spec {

@@ -76,11 +76,31 @@ double gpu_attention_s(const gpu_spec *g, precision p, double flops) {
     return attention_at(g, p, flops, or_default(g->eff_attention, 0.55));
 }
 
-double gpu_attention_pass_s(const gpu_spec *g, precision p, double flops, gpu_attn_pass pass) {
+/* Mechanism "exp". Per score element a fused attention pass does
+ * flops_per_exp tensor FLOPs and one exponential on the special-function
+ * units (MUFU.EX2): the forward's softmax, the backward's recomputed P. On
+ * H100 the exponentials take about half the time of the forward's GEMMs at
+ * head dim 128 (Shah et al., "FlashAttention-3", 2024, section 3.2: 989
+ * TFLOP/s of matmul against 3.9 TFLOP/s of exponentials, 256x), and
+ * FlashAttention-2 does not hide them behind the GEMMs (the ping-pong
+ * FlashAttention-3 adds there). Its efficiencies measured on one GPU
+ * therefore hold that GPU's exponential time; on a GPU whose tensor cores
+ * outrun its exponential units by more (Blackwell: 512x) the kernel takes
+ * the difference in addition, and by less, that much less. */
+double gpu_attention_exp_eff(const gpu_spec *g, double eff, double flops_per_exp) {
+    double own = g->bf16_flops_per_exp, ref = g->eff_attention_flops_per_exp;
+    if (!(own > 0 && ref > 0 && flops_per_exp > 0 && eff > 0) || own == ref) return eff;
+    double inv = 1 / eff + (own - ref) / flops_per_exp;
+    return inv > 1 ? 1 / inv : 1;
+}
+
+double gpu_attention_pass_s(const gpu_spec *g, precision p, double flops, gpu_attn_pass pass,
+                            double flops_per_exp) {
     double by_pass = pass == GPU_ATTN_FWD_CAUSAL ? g->eff_attention_fwd_causal
                    : pass == GPU_ATTN_FWD_FULL   ? g->eff_attention_fwd_full
                                                  : g->eff_attention_bwd;
-    return attention_at(g, p, flops, or_default(by_pass, or_default(g->eff_attention, 0.55)));
+    double eff = or_default(by_pass, or_default(g->eff_attention, 0.55));
+    return attention_at(g, p, flops, gpu_attention_exp_eff(g, eff, flops_per_exp));
 }
 
 double gpu_memory_s(const gpu_spec *g, double bytes) {

@@ -52,8 +52,22 @@ double gpu_attention_s(const gpu_spec *g, precision p, double flops);
 typedef enum gpu_attn_pass { GPU_ATTN_FWD_CAUSAL, GPU_ATTN_FWD_FULL, GPU_ATTN_BWD } gpu_attn_pass;
 
 /* As gpu_attention_s, at the pass's own efficiency where the catalog gives
- * one (eff-attention-fwd-causal, -fwd-full, -bwd), else eff_attention. */
-double gpu_attention_pass_s(const gpu_spec *g, precision p, double flops, gpu_attn_pass pass);
+ * one (eff-attention-fwd-causal, -fwd-full, -bwd), else eff_attention.
+ * flops_per_exp: the pass's tensor FLOPs per softmax exponential (forward
+ * 2·(qk_dim + v_dim), backward attn_bwd_factor times that); where g's
+ * exponential rate differs from that of the GPU its efficiencies were
+ * measured on, the difference in exponential time is added
+ * (gpu_attention_exp_eff; docs/blackwell-ultra.md). 0: not priced. */
+double gpu_attention_pass_s(const gpu_spec *g, precision p, double flops, gpu_attn_pass pass,
+                            double flops_per_exp);
+
+/* The attention efficiency `eff`, measured on a GPU doing
+ * g->eff_attention_flops_per_exp bf16 tensor FLOPs per exponential, carried
+ * to g, which does g->bf16_flops_per_exp: a FlashAttention-2-class kernel
+ * runs a tile's softmax after its QK^T GEMM, so its exponentials add to its
+ * time, 1/eff' = 1/eff + (own - ref) / flops_per_exp in units of the tensor
+ * peak's time. eff itself when either figure is 0 or they are equal. */
+double gpu_attention_exp_eff(const gpu_spec *g, double eff, double flops_per_exp);
 
 /* Time of memory-bound kernels moving `bytes` to and from HBM. */
 double gpu_memory_s(const gpu_spec *g, double bytes);

@@ -76,8 +76,9 @@ static int gpu_is_hopper(const gpu_spec *g) { return strcmp(g->arch, "hopper") =
  * that, no higher than 75% of the peak (Shah et al., "FlashAttention-3",
  * 2024, abstract: 1.5-2.0x FlashAttention-2's speed in FP16/BF16, up to
  * 740 TFLOP/s = 75% of H100's peak; we take the low end). */
-static double fused_attention_s(const gpu_spec *g, const train_plan *p, double flops, gpu_attn_pass pass) {
-    double t = gpu_attention_pass_s(g, p->precision, flops, pass);
+static double fused_attention_s(const gpu_spec *g, const train_plan *p, double flops, gpu_attn_pass pass,
+                                double flops_per_exp) {
+    double t = gpu_attention_pass_s(g, p->precision, flops, pass, flops_per_exp);
     if (p->attn_kernel != ATTN_FLASH3 || !gpu_is_hopper(g) || !(t > 0)) return t;
     double floor_s = flops / (0.75 * gpu_peak_flops(g, PREC_BF16));
     return fmax(t / 1.5, floor_s);
@@ -120,9 +121,13 @@ static double attention_s(const gpu_spec *g, const train_plan *p, const train_pa
          * work; the other steps' blocks are unmasked (cp_costs). The
          * backward's FLOPs are attn_bwd_factor times the forward's. */
         double causal = p->cp > 1 ? 1.0 / p->cp : 1;
-        attn_f = fused_attention_s(g, p, flops * causal, GPU_ATTN_FWD_CAUSAL)
-               + fused_attention_s(g, p, flops * (1 - causal), GPU_ATTN_FWD_FULL);
-        attn_b = fused_attention_s(g, p, q->attn_bwd_factor * flops, GPU_ATTN_BWD);
+        /* One exponential per score element in each pass (the forward's
+         * softmax, the backward's recomputed P): the pass's FLOPs per
+         * exponential (gpu_attention_exp_eff). */
+        double per_exp = 2 * (d.qk_dim + d.v_dim);
+        attn_f = fused_attention_s(g, p, flops * causal, GPU_ATTN_FWD_CAUSAL, per_exp)
+               + fused_attention_s(g, p, flops * (1 - causal), GPU_ATTN_FWD_FULL, per_exp);
+        attn_b = fused_attention_s(g, p, q->attn_bwd_factor * flops, GPU_ATTN_BWD, q->attn_bwd_factor * per_exp);
     }
 
     *bwd = attn_b;

@@ -36,13 +36,15 @@
 #include "models/power.h"
 #include "scenarios/catalog_xml.h"
 
-static const gpu_spec *a100, *h100;
+static const gpu_spec *a100, *h100, *gb200, *gb300;
 
 static int setup(void **state) {
     if (catalog_setup(state) < 0) return -1;
     a100 = catalog_gpu(cat, "A100-SXM4-80GB");
     h100 = catalog_gpu(cat, "H100-SXM5-80GB");
-    return a100 && h100 ? 0 : -1;
+    gb200 = catalog_gpu(cat, "GB200-B200-186GB");
+    gb300 = catalog_gpu(cat, "GB300-B300-288GB");
+    return a100 && h100 && gb200 && gb300 ? 0 : -1;
 }
 
 
@@ -112,14 +114,53 @@ static void test_memory_and_attention(void **state) {
 static void test_attention_passes(void **state) {
     (void)state;
     double s = h100->eff_sustained;
-    assert_rel(gpu_attention_pass_s(h100, PREC_BF16, 1e15, GPU_ATTN_FWD_CAUSAL), 1e15 / (989e12 * 0.339 * s), 1e-12);
-    assert_rel(gpu_attention_pass_s(h100, PREC_FP8, 1e15, GPU_ATTN_FWD_FULL), 1e15 / (989e12 * 0.374 * s), 1e-12);
-    assert_rel(gpu_attention_pass_s(h100, PREC_BF16, 1e15, GPU_ATTN_BWD), 1e15 / (989e12 * 0.326 * s), 1e-12);
-    assert_true(gpu_attention_pass_s(h100, PREC_BF16, 1e15, GPU_ATTN_BWD) >
-                gpu_attention_pass_s(h100, PREC_BF16, 1e15, GPU_ATTN_FWD_FULL));
+    assert_rel(gpu_attention_pass_s(h100, PREC_BF16, 1e15, GPU_ATTN_FWD_CAUSAL, 0), 1e15 / (989e12 * 0.339 * s), 1e-12);
+    assert_rel(gpu_attention_pass_s(h100, PREC_FP8, 1e15, GPU_ATTN_FWD_FULL, 0), 1e15 / (989e12 * 0.374 * s), 1e-12);
+    assert_rel(gpu_attention_pass_s(h100, PREC_BF16, 1e15, GPU_ATTN_BWD, 0), 1e15 / (989e12 * 0.326 * s), 1e-12);
+    assert_true(gpu_attention_pass_s(h100, PREC_BF16, 1e15, GPU_ATTN_BWD, 0) >
+                gpu_attention_pass_s(h100, PREC_BF16, 1e15, GPU_ATTN_FWD_FULL, 0));
     for (int pass = GPU_ATTN_FWD_CAUSAL; pass <= GPU_ATTN_BWD; pass++)
-        assert_true(gpu_attention_pass_s(a100, PREC_BF16, 1e15, (gpu_attn_pass)pass) ==
+        assert_true(gpu_attention_pass_s(a100, PREC_BF16, 1e15, (gpu_attn_pass)pass, 0) ==
                     gpu_attention_s(a100, PREC_BF16, 1e15));
+}
+
+/* Softmax exponentials (mechanism "exp", docs/blackwell-ultra.md). The
+ * H100 measured its own figures: any FLOPs per exponential leave them be.
+ * A GB200 (512 bf16 FLOPs per exponential) carrying the H100's figure
+ * (measured at 256) adds (512 - 256) / f of the peak's time per FLOP: the
+ * forward at head dim 128 (f = 512) runs at 1 / (1/0.35 + 0.5), the
+ * backward (f = 2.5 x 512) at 1 / (1/0.35 + 0.2). A GB300, whose doubled
+ * exponential rate is the Hopper balance again, keeps the figure, so at
+ * equal bf16 peaks and sustained fractions its forward is
+ * (1/0.35 + 0.5) * 0.35 = 1.175x faster than the GB200's. A GPU with more
+ * exponentials per FLOP than the reference gets faster, never above its
+ * peak; a GPU without the figures is as before. */
+static void test_attention_exponentials(void **state) {
+    (void)state;
+    for (int pass = GPU_ATTN_FWD_CAUSAL; pass <= GPU_ATTN_BWD; pass++)
+        assert_true(gpu_attention_pass_s(h100, PREC_BF16, 1e15, (gpu_attn_pass)pass, 512) ==
+                    gpu_attention_pass_s(h100, PREC_BF16, 1e15, (gpu_attn_pass)pass, 0));
+    double s = gb200->eff_sustained;
+    assert_rel(gpu_attention_pass_s(gb200, PREC_BF16, 1e15, GPU_ATTN_FWD_CAUSAL, 512),
+               1e15 / (2500e12 * s / (1 / 0.35 + 0.5)), 1e-12);
+    assert_rel(gpu_attention_pass_s(gb200, PREC_BF16, 1e15, GPU_ATTN_BWD, 1280),
+               1e15 / (2500e12 * s / (1 / 0.35 + 0.2)), 1e-12);
+    assert_rel(gpu_attention_pass_s(gb300, PREC_BF16, 1e15, GPU_ATTN_FWD_CAUSAL, 512),
+               1e15 / (2500e12 * gb300->eff_sustained * 0.35), 1e-12);
+    assert_rel(gpu_attention_pass_s(gb200, PREC_BF16, 1e15, GPU_ATTN_FWD_CAUSAL, 512) /
+               gpu_attention_pass_s(gb300, PREC_BF16, 1e15, GPU_ATTN_FWD_CAUSAL, 512),
+               (1 / 0.35 + 0.5) * 0.35 * gb300->eff_sustained / s, 1e-12);
+    /* The exponentials weigh less as the FLOPs per exponential grow. */
+    assert_true(gpu_attention_exp_eff(gb200, 0.35, 512) < gpu_attention_exp_eff(gb200, 0.35, 1280));
+    gpu_spec more = *gb200;
+    more.bf16_flops_per_exp = 128;
+    assert_rel(gpu_attention_exp_eff(&more, 0.35, 512), 1 / (1 / 0.35 - 0.25), 1e-12);
+    more.bf16_flops_per_exp = 1;
+    assert_true(gpu_attention_exp_eff(&more, 0.35, 64) == 1);
+    assert_true(gpu_attention_exp_eff(a100, 0.55, 512) == 0.55);
+    gpu_spec noref = *gb200;
+    noref.eff_attention_flops_per_exp = 0;
+    assert_true(gpu_attention_exp_eff(&noref, 0.35, 512) == 0.35);
 }
 
 static void test_defaults_for_hand_built(void **state) {
@@ -208,6 +249,7 @@ int main(void) {
         cmocka_unit_test(test_shape_curve),
         cmocka_unit_test(test_memory_and_attention),
         cmocka_unit_test(test_attention_passes),
+        cmocka_unit_test(test_attention_exponentials),
         cmocka_unit_test(test_defaults_for_hand_built),
         cmocka_unit_test(test_power_identity),
         cmocka_unit_test(test_power_monotone),
