@@ -58,10 +58,24 @@ static double dispatch_bytes(const train_plan *p) {
     return low && p->stack.fp8_activations ? FP8_TILE_BYTES : ACT_BYTES;
 }
 
+/* Expected number of the groups (nodes) that a token's k experts fall in,
+ * the experts spread evenly over the groups and a token's k distinct
+ * experts chosen uniformly (balanced routing): groups times the chance
+ * that a group holds at least one of them, 1 - C(E - E/g, k) / C(E, k). */
+double train_moe_groups_hit(double experts, double k, double groups) {
+    if (!(groups > 1)) return 1;
+    double out = experts - experts / groups, miss = 1;   /* P(no chosen expert in a given group) */
+    for (int i = 0; i < (int)k && miss > 0; i++) miss *= fmax(0, (out - i) / (experts - i));
+    return fmax(1, groups * (1 - miss));
+}
+
 /* One all-to-all of S bytes per GPU over the EP group on its placement
  * (train_moe.h): inside a node, inside a wider NVLink domain (every GPU at
- * its NVLink bandwidth through the switches), or across NICs, node-limited
- * when route_nodes is set. */
+ * its NVLink bandwidth through the switches), or across NICs. Across NICs
+ * a token crosses them once per node it targets and fans out over NVLink
+ * there when the routing limits its nodes (route_nodes) or the flex
+ * dispatcher forwards it (DeepEP, HybridEP); the alltoall dispatcher sends
+ * every one of its k copies through the NICs. */
 static double ep_alltoall_s(const llm_spec *m, const train_plan *p, const fabric *fab, double S) {
     int ep = train_plan_ep(p), etp = train_plan_etp(p);
     if (ep <= 1 || !(S > 0)) return 0;
@@ -74,12 +88,15 @@ static double ep_alltoall_s(const llm_spec *m, const train_plan *p, const fabric
     if (span <= domain) return p2p_time_s(f, S * (ep - 1) / ep, 1, 1);
     int rpn = train_per_node(ep, etp, domain), conc = domain / rpn;
     int nodes = ep / rpn;
-    if (p->route_nodes <= 0 || p->route_nodes >= m->experts_per_token)
+    double k = m->experts_per_token;
+    int limited = p->route_nodes > 0 && p->route_nodes < k;
+    if (!limited && p->moe_dispatcher == MOE_DISPATCHER_ALLTOALL)
         return train_coll_s(f, COLL_ALLTOALL, S, ep, rpn, conc);
-    /* Node-limited: one copy per target node through the NICs, the fan-out
-     * to the experts' GPUs over NVLink at the same time. */
-    double copies = p->route_nodes < nodes ? p->route_nodes : nodes;
-    double ib = train_coll_s(f, COLL_ALLTOALL, S * copies / m->experts_per_token, ep, rpn, conc);
+    /* One copy per target node through the NICs, the fan-out to the
+     * experts' GPUs over NVLink at the same time. */
+    double copies = limited ? (p->route_nodes < nodes ? p->route_nodes : nodes)
+                            : train_moe_groups_hit(m->experts, k, nodes);
+    double ib = train_coll_s(f, COLL_ALLTOALL, S * copies / k, ep, rpn, conc);
     double nvl = train_coll_s(f, COLL_ALLTOALL, S, rpn, rpn, conc);
     return fmax(ib, nvl);
 }

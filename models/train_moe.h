@@ -30,6 +30,9 @@
  * (route_nodes = M: DeepSeek-V3 section 2.1.2) a token reaches at most M
  * nodes and crosses the NICs once per node, then fans out over NVLink
  * (section 3.2.2); the two hops run at once, so the slower one counts.
+ * The flex dispatcher (DeepEP, HybridEP) forwards that way whatever the
+ * routing: once per node the token's experts fall in (train_moe_groups_hit);
+ * the alltoall dispatcher (NCCL) sends each of the k copies itself.
  */
 #ifndef CT_TRAIN_MOE_H
 #define CT_TRAIN_MOE_H
@@ -50,6 +53,11 @@ typedef struct moe_ffn_cost {
  * (micro_batch * seq_len / cp). The plan's defaults applied. */
 void moe_ffn_costs(const llm_spec *m, const train_plan *p, const fabric *f, double tokens,
                    moe_ffn_cost *c);
+
+/* Expected number of groups (nodes, each holding experts/groups of the
+ * experts) that a token's k experts fall in under balanced routing: the
+ * copies of a token the flex dispatcher sends through the NICs. */
+double train_moe_groups_hit(double experts, double k, double groups);
 
 /* Device idle time per forward pass of one MoE layer that the dispatcher's
  * host synchronisation costs (train_plan.h, moe_dispatcher): 0 for flex;

@@ -187,13 +187,14 @@ static void test_imbalance(void **state) {
 }
 
 /* DeepSeek-V3 across nodes: node-limited routing sends fewer copies over
- * the NICs; DualPipe's bubble is smaller than 1F1B's and its overlap hides
+ * the NICs than the alltoall dispatcher's k; DualPipe's bubble is smaller than 1F1B's and its overlap hides
  * the all-to-all. */
 static train_plan deepseek_plan(void) { return moe_plan(1, 16, 16, 16, 512, PREC_FP8); }
 
 static void test_deepseek(void **state) {
     (void)state;
     train_plan p = deepseek_plan();
+    p.moe_dispatcher = MOE_DISPATCHER_ALLTOALL;   /* every copy through the NICs unless node-limited */
     train_result all = step("deepseek-v3", "hgx-h800", &p);
     p.route_nodes = 1;
     train_result lim = step("deepseek-v3", "hgx-h800", &p);
@@ -355,6 +356,39 @@ static void test_dispatch_sync(void **state) {
     assert_int_equal(moe_dispatcher_parse("all2all"), -1);
 }
 
+/* The flex dispatcher across nodes (DeepEP, HybridEP) sends a token once
+ * per node its experts fall in and forwards it over NVLink there; the
+ * alltoall dispatcher sends every copy through the NICs. Inside a node the
+ * two are priced alike. */
+static void test_flex_nodes(void **state) {
+    (void)state;
+    assert_true(fabs(train_moe_groups_hit(128, 8, 2) - 1.9938082714464158) < 1e-12);
+    assert_true(fabs(train_moe_groups_hit(256, 8, 8) - 5.294652000382479) < 1e-12);
+    assert_true(fabs(train_moe_groups_hit(8, 2, 2) - 1.5714285714285714) < 1e-12);
+    assert_true(train_moe_groups_hit(16, 9, 2) == 2 && train_moe_groups_hit(64, 8, 1) == 1);
+    llm_spec m = *catalog_llm(cat, "qwen3-30b-a3b");
+    m.experts = 16;                     /* one a GPU, 8 a node; top-9 reaches both nodes */
+    m.experts_per_token = 9;
+    fabric f;
+    fabric_for(&f, "dgx-h100", 16);
+    train_plan p = moe_plan(1, 1, 16, 16, 64, PREC_BF16);   /* ep 16 over 2 nodes */
+    train_plan_defaults(&p);
+    moe_ffn_cost flex, nccl, lim, in_flex, in_nccl;
+    moe_ffn_costs(&m, &p, &f, 4096, &flex);
+    p.moe_dispatcher = MOE_DISPATCHER_ALLTOALL;
+    moe_ffn_costs(&m, &p, &f, 4096, &nccl);
+    p.route_nodes = 2;                  /* node-limited to both nodes: one copy a node */
+    moe_ffn_costs(&m, &p, &f, 4096, &lim);
+    assert_true(flex.a2a_fwd < nccl.a2a_fwd && flex.a2a_bwd < nccl.a2a_bwd);
+    assert_true(flex.a2a_fwd == lim.a2a_fwd && flex.a2a_bwd == lim.a2a_bwd);
+    train_plan q = moe_plan(1, 1, 16, 8, 64, PREC_BF16);    /* ep 8: one node */
+    train_plan_defaults(&q);
+    moe_ffn_costs(&m, &q, &f, 4096, &in_flex);
+    q.moe_dispatcher = MOE_DISPATCHER_ALLTOALL;
+    moe_ffn_costs(&m, &q, &f, 4096, &in_nccl);
+    assert_true(in_flex.a2a_fwd > 0 && in_flex.a2a_fwd == in_nccl.a2a_fwd);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_checks),     cmocka_unit_test(test_active_flops),
@@ -364,7 +398,7 @@ int main(void) {
         cmocka_unit_test(test_fp4),        cmocka_unit_test(test_pipeline_slots),
         cmocka_unit_test(test_rack_domain), cmocka_unit_test(test_comm_sms),
         cmocka_unit_test(test_expert_casts), cmocka_unit_test(test_expert_gemm_shape),
-        cmocka_unit_test(test_dispatch_sync),
+        cmocka_unit_test(test_dispatch_sync), cmocka_unit_test(test_flex_nodes),
     };
     return cmocka_run_group_tests(tests, catalog_setup, catalog_teardown);
 }
