@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "models/attn_kernel.h"
 #include "models/gpu.h"
 #include "models/train_moe.h"
 #include "models/train_symm_tp.h"
@@ -84,10 +85,21 @@ static double fused_attention_s(const gpu_spec *g, const train_plan *p, double f
     return fmax(t / 1.5, floor_s);
 }
 
+/* A fused pass at the layer's head dim: the kernel reaches a lower fraction
+ * of its head-dim-128 efficiency at smaller head dims (attn_kernel.h). The
+ * head dim is QK^T's inner size (qk_dim), FlashAttention's headdim. */
+static double shaped_attention_s(const gpu_spec *g, const train_plan *p, const tf_dims *d, double flops,
+                                 gpu_attn_pass pass, double flops_per_exp) {
+    attn_kernel_family fam = p->attn_kernel == ATTN_FLASH3 && gpu_is_hopper(g) ? ATTN_KERNEL_FA3 : ATTN_KERNEL_FA2;
+    return fused_attention_s(g, p, flops, pass, flops_per_exp) / attn_kernel_hdim_factor(fam, pass, d->qk_dim);
+}
+
 /* Attention core of one layer per micro-batch, forward (returned) and
- * backward (*bwd): queries on this GPU against all s keys. */
+ * backward (*bwd): queries on this GPU against all s keys; win_f and win_b
+ * the forward's and backward's work per layer against a full causal
+ * layer's (attn_kernel_window_work). */
 static double attention_s(const gpu_spec *g, const train_plan *p, const train_params *q,
-                          const tf_dims *dp, double tokens, double attended, double *bwd) {
+                          const tf_dims *dp, double tokens, double win_f, double win_b, double *bwd) {
     const tf_dims d = *dp;
     double b = p->micro_batch, s = p->seq_len;
     const double act = 2;
@@ -112,10 +124,12 @@ static double attention_s(const gpu_spec *g, const train_plan *p, const train_pa
         attn_b = 2 * mm + mem * 19.0 / 13.0;
     } else {
         /* QK^T over qk_dim and PV over v_dim per head (head_dim both,
-         * except under MLA); windowed layers attend to fewer keys
-         * (tf_mean_attended, scaled on the causal count). */
+         * except under MLA); windowed layers compute the tiles their
+         * window reaches (win_f, win_b on the causal count). */
         double flops = 2 * tokens * s * (d.qk_dim + d.v_dim) * heads * tf_causal_fraction(s);
-        if (attended < s) flops *= attended / s;
+        double flops_b = q->attn_bwd_factor * flops;
+        if (win_f != 1) flops *= win_f;
+        if (win_b != 1) flops_b *= win_b;
         /* Causal-masked kernels: the whole layer, or under (load-balanced)
          * context parallelism the first ring step's block, 1/cp of the
          * work; the other steps' blocks are unmasked (cp_costs). The
@@ -125,9 +139,9 @@ static double attention_s(const gpu_spec *g, const train_plan *p, const train_pa
          * softmax, the backward's recomputed P): the pass's FLOPs per
          * exponential (gpu_attention_exp_eff). */
         double per_exp = 2 * (d.qk_dim + d.v_dim);
-        attn_f = fused_attention_s(g, p, flops * causal, GPU_ATTN_FWD_CAUSAL, per_exp)
-               + fused_attention_s(g, p, flops * (1 - causal), GPU_ATTN_FWD_FULL, per_exp);
-        attn_b = fused_attention_s(g, p, q->attn_bwd_factor * flops, GPU_ATTN_BWD, q->attn_bwd_factor * per_exp);
+        attn_f = shaped_attention_s(g, p, &d, flops * causal, GPU_ATTN_FWD_CAUSAL, per_exp)
+               + shaped_attention_s(g, p, &d, flops * (1 - causal), GPU_ATTN_FWD_FULL, per_exp);
+        attn_b = shaped_attention_s(g, p, &d, flops_b, GPU_ATTN_BWD, q->attn_bwd_factor * per_exp);
     }
 
     *bwd = attn_b;
@@ -363,7 +377,9 @@ void train_layer_costs(const llm_spec *m, const train_plan *p, const fabric *f,
     if (kind == TRAIN_LAYER_MOE) moe_ffn_costs(m, p, f, tokens, &mc);
 
     /* Attention core: queries on this GPU against all s keys. */
-    double attn_b, attn_f = attention_s(g, p, q, &d, tokens, tf_mean_attended(m, s), &attn_b);
+    double win_f = attn_kernel_window_work(m, g, GPU_ATTN_FWD_CAUSAL, s);
+    double win_b = attn_kernel_window_work(m, g, GPU_ATTN_BWD, s);
+    double attn_b, attn_f = attention_s(g, p, q, &d, tokens, win_f, win_b, &attn_b);
 
     double extra_kernels, elem_f = elementwise_s(m, p, g, tokens, &extra_kernels);
 

@@ -103,13 +103,13 @@ void tf_param_counts_of(const llm_spec *m, tf_param_counts *c) {
 }
 
 /* Layers whose attention is windowed. */
-static int windowed_layers(const llm_spec *m) {
+int tf_windowed_layers(const llm_spec *m) {
     if (m->attn_window <= 0) return 0;
     return m->global_every > 0 ? m->layers - m->layers / m->global_every : m->layers;
 }
 
 double tf_mean_attended(const llm_spec *m, double ctx) {
-    int w = windowed_layers(m);
+    int w = tf_windowed_layers(m);
     if (w == 0 || m->layers <= 0 || ctx <= m->attn_window) return ctx;
     return ((m->layers - w) * ctx + w * (double)m->attn_window) / m->layers;
 }

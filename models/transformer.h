@@ -76,6 +76,8 @@ double tf_kv_cache_elems(const llm_spec *m, double ctx);
 /* Keys a layer attends to on average over the layers, for a context of
  * ctx tokens (ctx without windows; windowed layers see min(ctx, window)). */
 double tf_mean_attended(const llm_spec *m, double ctx);
+/* Layers of m that attend to a window of attn_window keys (0 without one). */
+int tf_windowed_layers(const llm_spec *m);
 
 /* The parameter counts of a model, whole and by part: what its weights
  * hold (a MoE model's every expert) and what one token passes through. */
