@@ -133,7 +133,7 @@ static int connect_db(store *st, const char *target, store_mode mode, int existe
     const char *path = st->path;
     /* Read-write even for reading: a run killed mid-transaction leaves a
      * hot journal that only a writer can roll back. */
-    int flags = SQLITE_OPEN_READWRITE | (mode == STORE_WRITE ? SQLITE_OPEN_CREATE : 0);
+    int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (mode == STORE_WRITE ? SQLITE_OPEN_CREATE : 0);
     int rc = sqlite3_open_v2(target, &st->db, flags, NULL), status;
     if (rc != SQLITE_OK) {
         int e = st->db ? sqlite3_system_errno(st->db) : ENOMEM;
