@@ -144,6 +144,11 @@ void json_num(json *j, const char *key, double v) {
     else printf_(j, "%.10g", v);
 }
 
+void json_raw(json *j, const char *key, const char *z, size_t n) {
+    begin_value(j, key);
+    put(j, z, n);
+}
+
 void json_int(json *j, const char *key, long long v) {
     begin_value(j, key);
     printf_(j, "%lld", v);

@@ -25,6 +25,9 @@ void json_int(json *j, const char *key, long long v);
 void json_str(json *j, const char *key, const char *z);
 void json_bool(json *j, const char *key, int v);
 void json_null(json *j, const char *key);
+/* A value whose JSON text z[0, n) the caller made (a number as json_num
+ * or json_int wrote it, a string literal with its quotes and escapes). */
+void json_raw(json *j, const char *key, const char *z, size_t n);
 
 /* Members of a struct written in order under their keys: a table of keys
  * and offsetof, doubles by json_nums, ints by json_ints, char arrays by

@@ -135,6 +135,37 @@ static void job_json(json *j, const scenario *s, const job_result *r, double sim
     json_end(j);
 }
 
+/* job_json's keys in its order (results.h); keep the two in step: the
+ * results store keeps a run's document without its jobs only when every
+ * job's keys follow this list, and tests/test_store.c rebuilds them. */
+const results_key results_job_keys[] = {
+    { "name", 'a', 's' }, { "id", 'o', 's' }, { "user", 'o', 's' }, { "account", 'o', 's' },
+    { "state_at_snapshot", 'o', 's' }, { "actual_start_s", 'o', 'n' }, { "kind", 'a', 's' }, { "gpus", 'a', 'i' },
+    { "queue", 'a', 's' }, { "state", 'a', 's' }, { "preemptions", 'a', 'i' }, { "submit_s", 'a', 'n' },
+    { "start_s", 'a', 'n' }, { "end_s", 'a', 'n' }, { "queue_wait_s", 'a', 'n' }, { "gpu_hours", 'a', 'n' },
+    { "cost_usd", 'a', 'n' },
+    /* train_json */
+    { "step_time_s", 't', 'n' }, { "steps_total", 't', 'i' }, { "steps_done", 't', 'i' }, { "tokens_done", 't', 'n' },
+    { "model_tflops_per_gpu", 't', 'n' }, { "hardware_tflops_per_gpu", 't', 'n' }, { "mfu", 't', 'n' },
+    { "tokens_per_s_per_gpu", 't', 'n' }, { "params", 't', 'n' }, { "total_params", 't', 'n' },
+    { "active_params", 't', 'n' }, { "ep", 't', 'i' }, { "micro_batches", 't', 'i' }, { "micro_batch", 't', 'i' },
+    { "pipeline_schedule", 't', 's' }, { "virtual_stages", 't', 'i' }, { "stack", 't', 's' },
+    { "breakdown.compute_s", 't', 'n' }, { "breakdown.tp_comm_s", 't', 'n' }, { "breakdown.pp_bubble_s", 't', 'n' },
+    { "breakdown.dp_comm_s", 't', 'n' }, { "breakdown.optimizer_s", 't', 'n' }, { "breakdown.other_s", 't', 'n' },
+    { "breakdown.ep_comm_s", 't', 'n' }, { "interruptions", 't', 'i' }, { "planned_interruptions", 't', 'i' },
+    { "lost_work_s", 't', 'n' }, { "lost_work_after_failures_s", 't', 'n' },
+    { "lost_work_after_preemption_s", 't', 'n' }, { "checkpoint_size_bytes", 't', 'n' },
+    { "checkpoint_write_s", 't', 'n' }, { "checkpoint_stall_s", 't', 'n' }, { "checkpoint_interval_s", 't', 'n' },
+    { "checkpoints", 't', 'i' }, { "shrinks", 't', 'i' }, { "grows", 't', 'i' }, { "leaf_groups", 't', 'i' },
+    { "ettr", 't', 'n' }, { "time.elapsed_s", 't', 'n' }, { "time.training_kept_s", 't', 'n' },
+    { "time.redone_s", 't', 'n' }, { "time.redone_after_failures_s", 't', 'n' },
+    { "time.redone_after_preemption_s", 't', 'n' }, { "time.checkpoint_stall_s", 't', 'n' },
+    { "time.restart_s", 't', 'n' }, { "time.waiting_for_nodes_s", 't', 'n' },
+    { "memory_per_gpu.weights_bytes", 't', 'n' }, { "memory_per_gpu.grads_bytes", 't', 'n' },
+    { "memory_per_gpu.optimizer_bytes", 't', 'n' }, { "memory_per_gpu.activations_bytes", 't', 'n' },
+    { "memory_per_gpu.other_bytes", 't', 'n' }, { "memory_per_gpu.total_bytes", 't', 'n' }, { NULL, 0, 0 },
+};
+
 /* A measurement's spread over its repetitions, and how it was repeated. */
 #define MEASURED(key, m) { key, offsetof(mb_measurement, m) }
 static const json_field measured_spread[] = {

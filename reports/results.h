@@ -19,4 +19,17 @@
  * ones that differ between two runs of the same scenario and seed. */
 void results_json(json *j, const scenario *s, const world *w, double wall_s);
 
+/* The keys a job's object in jobs[] can have, in the order results_json
+ * writes them ("a.b": member b of object a), ended by a NULL path: when
+ * one is there ('a' always, 't' for a training job, 'o' only when the
+ * job's trace has that column) and what it holds ('s' a string, 'i' an
+ * integer as json_int writes it, 'n' a number as json_num writes it; any
+ * may be null). The results store rebuilds a job's object
+ * from its row by this list (reports/store_doc.c). */
+typedef struct results_key {
+    const char *path;
+    char when, type;
+} results_key;
+extern const results_key results_job_keys[];
+
 #endif

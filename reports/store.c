@@ -132,8 +132,12 @@ static int locate(const char *path, store_mode mode, char *target, size_t len, i
 static int connect_db(store *st, const char *target, store_mode mode, int existed, char *err, size_t errlen) {
     const char *path = st->path;
     /* Read-write even for reading: a run killed mid-transaction leaves a
-     * hot journal that only a writer can roll back. */
-    int flags = SQLITE_OPEN_READWRITE | (mode == STORE_WRITE ? SQLITE_OPEN_CREATE : 0);
+     * hot journal that only a writer can roll back. NOMUTEX: one thread
+     * uses the connection at a time (store_writer.c hands it over under
+     * its own mutex), so SQLite's lock around every call, 4% of the
+     * 10K-GPU year's samples in the binds alone (perf, "The results store,
+     * fifth round" in docs/performance.md), guards nothing. */
+    int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (mode == STORE_WRITE ? SQLITE_OPEN_CREATE : 0);
     int rc = sqlite3_open_v2(target, &st->db, flags, NULL), status;
     if (rc != SQLITE_OK) {
         int e = st->db ? sqlite3_system_errno(st->db) : ENOMEM;

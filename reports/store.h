@@ -75,6 +75,13 @@ void store_run_watch(store *st, struct json *j);
  * 'incomplete' and the earlier rows are kept. */
 int store_run_finish(store *st, const world *w, const char *results_json, char *err, size_t errlen);
 
+/* The JSON results of run (runs.id) as the run wrote them, into *out
+ * (malloc'd, the caller frees): runs.results_json, whose jobs[] is left
+ * empty when the jobs table holds the jobs in a form that gives back the
+ * same text (store_run_finish decides; reports/store_doc.c). NULL in *out
+ * when the run has no document (it did not finish). */
+int store_run_json(store *st, int64_t run, char **out, char *err, size_t errlen);
+
 /* Record a finished run from its JSON results alone (no events, time
  * series or failure kinds: a sweep's replicas, simulated elsewhere): the
  * runs row ('complete') and its jobs, queues and services, exactly as

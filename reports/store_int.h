@@ -12,6 +12,7 @@
  *   store_rows.c     the JSON results as rows: jobs, queues, services,
  *                    microbenchmarks, the run's figures
  *   store_jobs.c     a run's own jobs[] as rows, scanned from its text
+ *   store_doc.c      a run's document rebuilt: its jobs[] from their rows
  *   store_batch.c    many rows per INSERT statement (events, jobs)
  *   store_events.c   a run's events: buffered, handed to the writer
  *   store_writer.c   the thread that writes event batches during a run
@@ -124,6 +125,7 @@ struct store {
     char writer_why[384];              /* why the writer's last batch failed */
     int64_t seq;                       /* events.seq of the next event */
     job_feed *feed;                    /* jobs read as the JSON is written (store_run_watch) */
+    int jobs_odd;                      /* a job its row cannot rebuild (store_jobs.c): keep the document whole */
     int final_open;                    /* the run's last transaction is open */
     sqlite3_stmt *kept[KEPT_N];
 };
@@ -265,6 +267,14 @@ int store_jobs_watched(store *st, const char *z, size_t a, size_t n, size_t *b);
 
 /* The watch's buffers freed (NULL feed: nothing). */
 void store_jobs_feed_free(store *st);
+
+/* Where the top-level member key (an array) of the document z[0, n)
+ * opens: 0 with *a at its '[', -1 when there is none (store_rows.c). */
+int store_find_array(const char *z, size_t n, const char *key, size_t *a);
+
+/* The JSON paths of the jobs table's columns after run_id and idx, in
+ * their order, NULL-ended ('.' -> '_' names the column: store_rows.c). */
+const char *const *store_job_paths(void);
 
 /* The hardware row, when the JSON has a hardware object (store_hw.c). */
 int store_insert_hardware(store *st, const char *json_text);

@@ -15,10 +15,12 @@
  */
 #include "reports/store.h"
 #include "reports/json.h"
+#include "reports/results.h"
 #include "reports/store_int.h"
 #include "base/grow.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,7 +83,85 @@ typedef struct jscan {
     size_t extra_n, extra_cap, tmp_cap;
     int n_extra;
     int bad;                           /* SQLite code of the first failure */
+    /* whether each job can be rebuilt from its row (store_doc.c) */
+    int *key_of;                       /* column -> results_job_keys index, -1 none */
+    int cols_a, cols_t;                /* columns of keys there always, for training */
+    int kind_col;                      /* the cell of "kind", -1 none */
+    int at, seen_a, seen_t;            /* the job's last key; its columns seen */
+    int odd;                           /* sticky: a job that cannot be rebuilt */
 } jscan;
+
+/* ---- can a job be rebuilt from its row? ------------------------------------
+ * A run's document is kept in runs.results_json without its jobs when the
+ * jobs table holds every job in a form store_doc.c turns back into the
+ * same text: each job's keys in the order of results_job_keys, each there
+ * when the list says, strings where it says strings, integers where it
+ * says json_int, numbers that come back as json_num wrote them (an
+ * integer literal below 1e15, or a decimal that is not a whole number
+ * below 2^63: %.10g of 28744100555.6 is 2.874410056e+10, which the REAL
+ * column gives back as the whole number 28744100560, which json_num
+ * writes by %.0f; a whole number 20468203520 is written so too, and the
+ * table cannot tell the two apart), no empty object, no array, no true
+ * or false. A job that is not so (another
+ * writer's text, a key added to results.c but not to the list) sets odd,
+ * and the run's document is kept whole, as before. */
+
+static int key_index(const char *path) {
+    for (int t = 0; results_job_keys[t].path; t++)
+        if (!strcmp(results_job_keys[t].path, path)) return t;
+    return -1;
+}
+
+/* key_of and the column counts for s->fields. 0, or -1 out of memory. */
+static int keys_setup(jscan *s) {
+    free(s->key_of);
+    if (!(s->key_of = malloc((size_t)(s->nf + 1) * sizeof *s->key_of))) return -1;
+    s->cols_a = s->cols_t = 0;
+    s->kind_col = -1;
+    for (int k = 0; k < s->nf; k++) {
+        if (!strcmp(s->fields[k], "kind")) s->kind_col = k + 2;
+        int t = s->key_of[k] = key_index(s->fields[k]);
+        if (t >= 0 && results_job_keys[t].when == 'a') s->cols_a++;
+        if (t >= 0 && results_job_keys[t].when == 't') s->cols_t++;
+    }
+    return 0;
+}
+
+/* A leaf at path (column k, or -1) whose text starts with c, read into
+ * cl (NULL for a leaf kept in extra). */
+static void key_check(jscan *s, const char *path, int k, char c, const cell *cl) {
+    int t = k >= 0 ? s->key_of[k] : key_index(path);
+    if (t <= s->at || (k >= 0 && results_job_keys[t].when == 'o')) {
+        s->odd = 1;
+        return;
+    }
+    s->at = t;
+    if (k >= 0) s->seen_a += results_job_keys[t].when == 'a', s->seen_t += results_job_keys[t].when == 't';
+    if (c == 'n') return;              /* null: either type */
+    char type = results_job_keys[t].type;
+    if (c == 't' || c == 'f' || (c == '"') != (type == 's')) {
+        s->odd = 1;
+        return;
+    }
+    if (!cl || c == '"') return;
+    /* what store_doc.c writes for the value SQLite gives back: json_int's
+     * text for an integer key, json_num's for a number */
+    if (cl->type == 'd') s->odd |= type == 'i' || (cl->v.d == floor(cl->v.d) && fabs(cl->v.d) < 9.2e18);
+    else s->odd |= type == 'n' && fabs((double)cl->v.i) >= 1e15;
+}
+
+/* At the end of a job (kind its kind cell): every key the list says is
+ * there was there. */
+static void keys_done(jscan *s, const cell *row, const char *arena) {
+    if (s->kind_col < 0) {
+        s->odd = 1;
+        return;
+    }
+    const cell *kind = &row[s->kind_col];
+    const char *z = kind->type == 't' ? kind->v.z : kind->type == 'a' ? arena + kind->v.off : NULL;
+    int training = z && kind->n == 8 && !memcmp(z, "training", 8);
+    if (s->seen_a != s->cols_a || s->seen_t != (training ? s->cols_t : 0)) s->odd = 1;
+}
 
 static void ws(jscan *s) {
     while (s->i < s->n && (s->z[s->i] == ' ' || s->z[s->i] == '\n' || s->z[s->i] == '\r' || s->z[s->i] == '\t'))
@@ -204,6 +284,7 @@ static int owned_text(job_block *b, cell *c, const char *z, size_t len) {
 static void leaf(jscan *s, const char *path, size_t a, size_t b, int escaped) {
     int k = field_of(s, path);
     if (k < 0) {                       /* "path":value, as written */
+        key_check(s, path, -1, s->z[a], NULL);
         if (!put(s, s->n_extra++ ? ",\"" : "{\"", 2) && !put(s, path, strlen(path)) && !put(s, "\":", 2))
             put(s, s->z + a, b - a);
         return;
@@ -220,6 +301,7 @@ static void leaf(jscan *s, const char *path, size_t a, size_t b, int escaped) {
         rc = len < 0 ? s->bad : owned_text(s->blk, cl, s->tmp, (size_t)len);
     }
     if (rc != SQLITE_OK && !s->bad) s->bad = rc;
+    key_check(s, path, k, c, cl);
 }
 
 static void value(jscan *s, char *path, size_t len, size_t cap);
@@ -268,6 +350,7 @@ static void container(jscan *s, char *path, size_t len, size_t cap) {
     }
     if (s->i >= s->n) s->bad = SQLITE_MISMATCH;
     else s->i++;
+    if (s->z[s->i - 1] != close || s->z[s->i - 2] == (close == '}' ? '{' : '[') || close == ']') s->odd = 1;
 }
 
 static void value(jscan *s, char *path, size_t len, size_t cap) {
@@ -303,8 +386,11 @@ static int job_row(jscan *s, sqlite3_int64 run, sqlite3_int64 idx) {
     s->row[1] = (cell){ .type = 'i', .v.i = idx };
     s->extra_n = 0;
     s->n_extra = 0;
+    s->at = -1;
+    s->seen_a = s->seen_t = 0;
     if (s->z[s->i] != '{') return SQLITE_MISMATCH;
     container(s, path, 0, sizeof path);
+    if (!s->bad) keys_done(s, s->row, b->arena);
     if (!s->bad && s->n_extra && !put(s, "}", 1)) s->bad = owned_text(b, &s->row[s->nf + 2], s->extra, s->extra_n);
     if (s->bad) return s->bad;
     int filled = 0;                    /* cells filled beyond the narrow columns */
@@ -400,6 +486,7 @@ static void block_free(job_block *b) {
 }
 
 static void scan_free(jscan *s) {
+    free(s->key_of);
     free(s->extra);
     free(s->tmp);
 }
@@ -410,7 +497,7 @@ int store_jobs_insert(store *st, sqlite3_stmt *many, sqlite3_stmt *one, const ch
     while (fields[s.nf]) s.nf++;
     int col[N_NARROW];
     job_block nb = { .ncols = s.nf + 3, .many = many, .one = one, .narrow_col = col };
-    int rc = narrow_statements(st, fields, &nb, col), end = 0;
+    int rc = keys_setup(&s) < 0 ? SQLITE_NOMEM : narrow_statements(st, fields, &nb, col), end = 0;
     job_block blk[2] = { nb, nb };
     for (int k = 0; k < 2; k++)
         if (!(blk[k].cells = malloc(JOB_BLOCK * (size_t)blk[k].ncols * sizeof(cell))) ||
@@ -426,6 +513,7 @@ int store_jobs_insert(store *st, sqlite3_stmt *many, sqlite3_stmt *one, const ch
     if (rc == SQLITE_OK) rc = last;
     if (rc == SQLITE_OK && s.i < n) *b = s.i + 1;
     else if (rc == SQLITE_OK) rc = SQLITE_MISMATCH;
+    st->jobs_odd |= s.odd;
     for (int k = 0; k < 2; k++) block_free(&blk[k]);
     scan_free(&s);
     return rc;
@@ -475,7 +563,7 @@ static int feed_prepare(job_feed *f) {
     f->s.fields = fields;
     for (f->s.nf = 0; fields[f->s.nf];) f->s.nf++;
     f->blk = (job_block){ .ncols = f->s.nf + 3, .many = many, .one = one, .narrow_col = f->col };
-    rc = narrow_statements(f->st, fields, &f->blk, f->col);
+    rc = keys_setup(&f->s) < 0 ? SQLITE_NOMEM : narrow_statements(f->st, fields, &f->blk, f->col);
     if (rc == SQLITE_OK && (!(f->blk.cells = malloc(JOB_BLOCK * (size_t)f->blk.ncols * sizeof(cell))) ||
                             !(f->blk.narrow = malloc(JOB_BLOCK))))
         rc = SQLITE_NOMEM;
@@ -494,6 +582,7 @@ static int feed_block(void *p) {
     f->s.n = t->n;
     if (rc == SQLITE_OK) rc = read_block(&f->s, &f->blk, f->st->run, t->idx0, &end);
     if (rc == SQLITE_OK && f->blk.rows != t->rows) rc = SQLITE_MISMATCH;
+    f->st->jobs_odd |= f->s.odd;       /* read by finish after its wait */
     if (rc == SQLITE_OK) rc = write_block(&f->blk);
     if (rc != SQLITE_OK) {
         char why[256];

@@ -296,8 +296,10 @@ static int insert_array(store *st, row_table t, const char *json_text, sqlite3_i
  * it could not be bound at all; a slice at a time it was still 85% of the
  * store's time. So jobs[] is found in the text (our own JSON writer's
  * output: strings escaped, no comments) and its elements read straight
- * from it (store_jobs.c); a document too long for one value is kept in
- * runs.results_json with "jobs":[] (the jobs table holds them). */
+ * from it (store_jobs.c). runs.results_json keeps the document with
+ * "jobs":[] when the jobs table holds every job in a form that gives back
+ * the same text (store_doc.c rebuilds it), or when it is too long for one
+ * value; otherwise whole. */
 
 static size_t skip_ws(const char *z, size_t i, size_t n) {
     while (i < n && (z[i] == ' ' || z[i] == '\n' || z[i] == '\r' || z[i] == '\t')) i++;
@@ -326,7 +328,7 @@ static size_t value_end(const char *z, size_t i, size_t n) {
 /* Where the top-level member `key` (an array) sits in the document z:
  * 0 with *a at the array's '[', -1 when there is none. The array itself is
  * not scanned: the jobs reader finds its end. */
-static int find_array(const char *z, size_t n, const char *key, size_t *a) {
+int store_find_array(const char *z, size_t n, const char *key, size_t *a) {
     size_t i = skip_ws(z, 0, n), klen = strlen(key);
     if (i >= n || z[i] != '{') return -1;
     for (i = skip_ws(z, i + 1, n); i < n && z[i] == '"';) {
@@ -343,6 +345,8 @@ static int find_array(const char *z, size_t n, const char *key, size_t *a) {
     }
     return -1;
 }
+
+const char *const *store_job_paths(void) { return job_fields; }
 
 int store_jobs_statements(store *st, sqlite3_stmt **many, sqlite3_stmt **one, const char *const **fields) {
     sqlite3_stmt *rd = NULL;
@@ -416,10 +420,14 @@ static char *without_jobs(const char *z, size_t n, size_t a, size_t b) {
 int store_insert_results(store *st, const char *results_json, double bucket_s, const char **step) {
     /* jobs[] a slice at a time; every other figure from the document
      * without jobs[] (SQLite's JSON functions parse what they are given,
-     * and the jobs are nearly all of it); the document is kept whole in
-     * runs.results_json unless it is longer than SQLite's longest value. */
+     * and the jobs are nearly all of it). runs.results_json keeps that
+     * document when the jobs' rows rebuild them (store_run_json): the 10K-
+     * GPU year's 33 MB were written twice, once as rows, and were the
+     * largest part of its last commit ("The results store, fifth round",
+     * docs/performance.md); else it is kept whole unless it is longer
+     * than SQLite's longest value. */
     size_t n = strlen(results_json), a = 0, b = 0;
-    int has_jobs = find_array(results_json, n, "jobs", &a) == 0, rc = SQLITE_OK;
+    int has_jobs = store_find_array(results_json, n, "jobs", &a) == 0, rc = SQLITE_OK;
     char *rest = NULL;
     const char *doc = results_json;
     if (has_jobs) *step = "jobs", rc = insert_jobs(st, results_json, a, n, &b);
@@ -428,7 +436,7 @@ int store_insert_results(store *st, const char *results_json, double bucket_s, c
         if (!rest) rc = SQLITE_NOMEM;
         else doc = rest;
     }
-    int whole = n < (size_t)sqlite3_limit(st->db, SQLITE_LIMIT_LENGTH, -1);
+    int whole = (!has_jobs || st->jobs_odd) && n < (size_t)sqlite3_limit(st->db, SQLITE_LIMIT_LENGTH, -1);
     if (rc == SQLITE_OK) *step = "queues", rc = insert_array(st, ROWS_QUEUES, doc, 0);
     if (rc == SQLITE_OK) *step = "services", rc = insert_array(st, ROWS_SERVICES, doc, 0);
     if (rc == SQLITE_OK) *step = "microbenchmarks", rc = insert_array(st, ROWS_MICROBENCHMARKS, doc, 0);

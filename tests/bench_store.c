@@ -16,8 +16,10 @@
  *   (wall time). One run each.
  *
  * Output (MISSED is printed, not failed, while issue 23 is open):
- *   results database, 10000 GPUs one year: 0.80 s without, 1.60 s with: 2.0x (target <= 1.5x) MISSED; CPU time 0.79 s and 1.50 s (1.20 s on the simulating thread): 1.90x (1.52x)
- *   results database, 100000 GPUs one year: 0.95 s without (target <= 1.0 s), 1.52 s with (target <= 1.5 s) MISSED; CPU time 0.94 s and 1.60 s (1.25 s on the simulating thread)
+ *   results database, 10000 GPUs one year: 0.27 s without, 0.76 s with: 2.82x (target <= 1.5x) MISSED; CPU time 0.27 s and 0.78 s (0.41 s on the simulating thread): 2.88x (1.53x)
+ *   results database, 100000 GPUs one year: 0.84 s without (target <= 1.0 s), 1.41 s with (target <= 1.5 s) ok; CPU time 0.82 s and 1.40 s (1.04 s on the simulating thread)
+ * (at load 3.5, docs/performance.md "Issue 23: the results store, fifth
+ * round"; at load 1.5 the first line's wall times were 0.27 s and 0.48 s)
  *
  * CPU times are given beside because a loaded machine moves them less:
  * of the process (every thread: the store writes on a second one) and of

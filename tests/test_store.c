@@ -113,6 +113,23 @@ static int max_value_bytes;
 /* When set, the store reads the jobs as the JSON is built (store_run_watch,
  * as clustertwin run does) instead of from the finished text. */
 static int watching;
+/* When set, the first tweak_from in the run's JSON becomes tweak_to before
+ * the store reads it (a job its row cannot give back). */
+static const char *tweak_from, *tweak_to;
+
+/* z with the first tweak_from replaced (malloc'd; z freed). */
+static char *tweaked(char *z) {
+    char *at = tweak_from ? strstr(z, tweak_from) : NULL;
+    if (!at) return z;
+    size_t a = (size_t)(at - z), nf = strlen(tweak_from), nt = strlen(tweak_to), n = strlen(z);
+    char *out = malloc(n - nf + nt + 1);
+    assert_non_null(out);
+    memcpy(out, z, a);
+    memcpy(out + a, tweak_to, nt);
+    memcpy(out + a + nt, z + a + nf, n - a - nf + 1);
+    free(z);
+    return out;
+}
 
 /* Simulate xml with seed into the database at path; fills r. */
 static void record(const char *path, const char *xml, unsigned long long seed, recorded *r) {
@@ -136,7 +153,7 @@ static void record(const char *path, const char *xml, unsigned long long seed, r
     json *j = json_new();
     if (watching) store_run_watch(st, j);
     results_json(j, s, w, 0.25);
-    r->json = strdup(json_text(j, NULL));
+    r->json = tweaked(strdup(json_text(j, NULL)));
     r->bus_events = c.n;
     r->bus_hash = c.hash;
     if (store_run_finish(st, w, r->json, err, sizeof err) != STORE_OK) fail_msg("%s", err);
@@ -263,9 +280,25 @@ static void check_run(const char *path, const recorded *r) {
     char *status = text(db, "SELECT status FROM runs WHERE id = ?1", r->id);
     assert_string_equal(status, "complete");
     free(status);
-    char *stored = text(db, "SELECT results_json FROM runs WHERE id = ?1", r->id);
-    assert_string_equal(stored, r->json);
-    free(stored);
+    /* The document, kept without its jobs when their rows give them back
+     * (store_doc.c), is the run's JSON byte for byte once rebuilt. */
+    store *st = NULL;
+    char err[512], *whole = NULL;
+    assert_int_equal(store_open(path, STORE_READ, &st, err, sizeof err), STORE_OK);
+    assert_int_equal(store_run_json(st, r->id, &whole, err, sizeof err), STORE_OK);
+    assert_non_null(whole);
+    assert_string_equal(whole, r->json);
+    free(whole);
+    store_close(st);
+    sqlite3_stmt *js = q(db, "SELECT json_array_length(?2, '$.jobs') > 0 AND json_array_length(results_json, "
+                             "'$.jobs') = 0 FROM runs WHERE id = ?1");
+    sqlite3_bind_int64(js, 1, r->id);
+    sqlite3_bind_text(js, 2, r->json, -1, SQLITE_STATIC);
+    assert_int_equal(sqlite3_step(js), SQLITE_ROW);
+    int dropped = sqlite3_column_int(js, 0);
+    sqlite3_finalize(js);
+    if (!tweak_from) assert_true(dropped || !strstr(r->json, "\"jobs\": [\n"));   /* held once, as rows */
+    else assert_false(dropped);        /* a job its row cannot give back: kept whole */
     char *xml = text(db, "SELECT scenario_xml FROM runs WHERE id = ?1", r->id);
     assert_true(!strcmp(xml, small_xml) || !strcmp(xml, long_xml) || !strcmp(xml, serving_xml));
     free(xml);
@@ -285,8 +318,12 @@ static void check_run(const char *path, const recorded *r) {
         snprintf(sql, sizeof sql, "SELECT %s = json_extract(results_json, '%s') FROM runs WHERE id = ?1", top[i][0], top[i][1]);
         if (num(db, sql, r->id) != 1) fail_msg("runs.%s differs from the JSON's %s", top[i][0], top[i][1]);
     }
-    assert_int_equal((int)num(db, "SELECT count(*) FROM jobs WHERE run_id = ?1", r->id),
-                     (int)num(db, "SELECT json_array_length(results_json, '$.jobs') FROM runs WHERE id = ?1", r->id));
+    js = q(db, "SELECT (SELECT count(*) FROM jobs WHERE run_id = ?1) = json_array_length(?2, '$.jobs')");
+    sqlite3_bind_int64(js, 1, r->id);
+    sqlite3_bind_text(js, 2, r->json, -1, SQLITE_STATIC);
+    assert_int_equal(sqlite3_step(js), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(js, 0), 1);
+    sqlite3_finalize(js);
 
     /* Against the world. */
     assert_int_equal((long)num(db, "SELECT count(*) FROM events WHERE run_id = ?1", r->id), r->bus_events);
@@ -561,6 +598,33 @@ static void test_run_longer_than_one_value(void **state) {
     free(r.json);
 }
 
+/* A job whose row would not give back its text keeps the run's document
+ * whole: a key results_job_keys does not list, keys out of its order, a
+ * whole number written as a decimal (SQLite would give back 1500), a
+ * boolean. */
+static void test_document_kept_whole(void **state) {
+    (void)state;
+    static const char *const tweaks[][2] = {
+        { "\"kind\": \"", "\"zzz\": 1,\n      \"kind\": \"" },
+        { "\"kind\": \"training\",\n      \"gpus\": 64", "\"gpus\": 64,\n      \"kind\": \"training\"" },
+        { "\"submit_s\": 0,", "\"submit_s\": 1.5e+03," },
+        { "\"preemptions\": 0,", "\"preemptions\": false," },
+    };
+    for (size_t i = 0; i < sizeof tweaks / sizeof *tweaks; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "whole%zu.db", i);
+        const char *path = tpath(name);
+        recorded r;
+        tweak_from = tweaks[i][0];
+        tweak_to = tweaks[i][1];
+        record(path, small_xml, 1, &r);
+        if (!strstr(r.json, tweak_to)) fail_msg("tweak %zu not applied", i);
+        check_run(path, &r);
+        tweak_from = tweak_to = NULL;
+        free(r.json);
+    }
+}
+
 static void test_two_runs_and_reopen(void **state) {
     (void)state;
     const char *path = tpath("two.db");
@@ -755,6 +819,7 @@ int main(void) {
         cmocka_unit_test(test_rows_watched),
         cmocka_unit_test(test_escaped_names),
         cmocka_unit_test(test_run_longer_than_one_value),
+        cmocka_unit_test(test_document_kept_whole),
         cmocka_unit_test(test_two_runs_and_reopen),
         cmocka_unit_test(test_killed_writer),
     };
