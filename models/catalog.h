@@ -214,6 +214,7 @@ typedef struct engine_spec {
     int block_size;                   /* KV block (page) tokens; 0 = default (16) */
     char kv_allocation[16];           /* reserve | on-demand; "" = default (reserve) */
     char kv_preemption[16];           /* recompute | swap; "" = default (recompute) */
+    char fp8_act_quant[8];            /* kernel | fused; "" = default (fused) */
 } engine_spec;
 
 typedef struct catalog catalog;

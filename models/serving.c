@@ -65,6 +65,7 @@ void serve_params_default(serve_params *p) {
     p->engine_gemm_eff = 1;
     p->engine_kv_eff = 1;
     p->host_sync = 0;
+    p->act_quant_fp8 = 0;
     p->n_graph_sizes = 0;
 }
 
@@ -160,6 +161,59 @@ static precision compute_of(precision w, const gpu_spec *g) {
  * precisions keep today's pricing (no pass). */
 static int nvfp4_act(const serve_model *s, precision c) { return c == PREC_FP4 && s->fp4 != FP4_MXFP4; }
 
+/* FP8 activation quantisation of TensorRT-LLM's PyTorch backend
+ * (docs/fp4-serving-path.md; NVIDIA/TensorRT-LLM at its v1.0 perf-overview,
+ * commit 00f37686, as near as the stored sources go). An FP8 (per-tensor,
+ * ModelOpt) GEMM runs on fp8 inputs: FP8QDQLinearMethod.apply
+ * (tensorrt_llm/_torch/modules/linear.py) turns a bf16 input into fp8 with
+ * torch.ops.tensorrt_llm.static_quantize_e4m3_per_tensor, a kernel of its
+ * own reading 2 bytes and writing 1 an element (one scalar scale), and the
+ * CUTLASS fused MoE does the same to its input before the permute
+ * (static_quantize_e4m3_per_tensor with fc31_input_dequant). Fused, so not
+ * priced: the attention kernel writes the o_proj input in fp8
+ * (Attention._use_quantize_output, modules/attention.py), and SwiGLU writes
+ * the down_proj input in fp8 (GatedMLP._apply_activation, quant_scale =
+ * down_proj.input_scale; NVIDIA/TensorRT-LLM pull request #6540). At tp > 1
+ * the decoder layer folds RMSNorm and the quantisation into the all-reduce
+ * (AllReduceFusionOp.RESIDUAL_RMS_NORM_QUANT_FP8: the gate/up input of a
+ * dense FFN after the attention's all-reduce, the next layer's QKV input
+ * after the FFN's; modeling_llama.py LlamaDecoderLayer, Llama4DecoderLayer)
+ * while the message fits the fused kernel's workspace; the first layer's QKV
+ * input (after a plain RMSNorm) and the MoE's and shared experts' inputs
+ * (the pre-MoE all-reduce fuses no quantisation) always pay. Only with the
+ * engine's act_quant_fp8, on a GPU with FP8 tensor cores. */
+static int fp8_act(const serve_model *s, precision c) {
+    return s->p.act_quant_fp8 && c == PREC_FP8 && s->g.tflops[PREC_FP8] > 0;
+}
+
+/* The fused all-reduce's workspace: 16 MB at two ranks or fewer, 8 MB above
+ * (getMaxRequiredWorkspaceSize, cpp/tensorrt_llm/common/customAllReduceUtils.h);
+ * a larger message falls back to NCCL and runs the norm and the quantisation
+ * after it (AllreduceOp ifFallbackToNCCL, cpp/tensorrt_llm/thop/allreduceOp.cpp). */
+static double ar_fusion_workspace_bytes(int tp) { return tp <= 2 ? 16e6 : 8e6; }
+
+static void init_fp8_act_quant(serve_model *s, int dense_ffn, double *e, double *k) {
+    double h = s->hidden;
+    if (fp8_act(s, s->compute)) {
+        double fusable = (s->layers - 1) + dense_ffn;   /* QKV after layer 1, gate/up */
+        *e += h;                                       /* layer 1's QKV input */
+        *k += 1;
+        if (s->tp > 1) {
+            s->act_quant_ar_elems = h * fusable;
+            s->act_quant_ar_kernels = fusable;
+            s->act_quant_ar_tokens = floor(ar_fusion_workspace_bytes(s->tp) / (h * 2));
+        } else {
+            *e += h * fusable;
+            *k += fusable;
+        }
+    }
+    if (s->moe_layers > 0 && fp8_act(s, s->compute_expert)) {
+        double passes = s->moe_layers * (s->shared_experts > 0 ? 2.0 : 1.0);   /* MoE, shared gate/up */
+        *e += h * passes;
+        *k += passes;
+    }
+}
+
 static void init_act_quant(serve_model *s, const tf_dims *d) {
     double h = s->hidden, fe = s->m.expert_ffn_hidden > 0 ? s->m.expert_ffn_hidden : d->f;
     int dense_ffn = s->moe_layers > 0 ? s->dense_layers : s->layers;
@@ -173,13 +227,19 @@ static void init_act_quant(serve_model *s, const tf_dims *d) {
         e += s->moe_layers * (h + (sh > 0 ? h + fe * sh / s->tp : 0));
         k += s->moe_layers * (sh > 0 ? 3.0 : 1.0);
     }
+    init_fp8_act_quant(s, dense_ffn, &e, &k);
     s->act_quant_elems = e;
     s->act_quant_kernels = k;
 }
 
 /* Bytes one quantisation pass moves per element: the bf16 read and the
- * fp4 write with its scales. */
-static double act_quant_pass_bytes(void) { return 2 + act_in_bytes(PREC_FP4); }
+ * fp4 write with its scales, or the fp8 write (one scalar scale). */
+static double act_quant_pass_bytes(const serve_model *s) { return 2 + act_in_bytes(s->compute_expert); }
+
+/* The MoE input arrives quantised (a pass of its own above). */
+static int moe_input_quantised(const serve_model *s) {
+    return nvfp4_act(s, s->compute_expert) || fp8_act(s, s->compute_expert);
+}
 
 double serve_elem_bytes(precision p, fp4_recipe fmt) {
     /* NVFP4 4.5 bits, MXFP4 4.25: sources at fp4_recipe (train_plan.h). */
@@ -492,9 +552,9 @@ static double moe_route_bytes(const serve_model *s, const tf_dims *d, double tok
     double fe = s->m.expert_ffn_hidden > 0 ? s->m.expert_ffn_hidden : d->f, act = (d->gated ? 3 : 2) * fe * 2;
     double h = s->hidden, rows = tokens * s->experts_per_token / s->ep;
     double per_row = h * act_in_bytes(s->compute_expert) + h * 2 + act / s->etp;
-    /* the permute reads the token's row as the MoE got it: fp4 after an
-     * NVFP4 input quantisation (init_act_quant), else bf16 */
-    double row_in = nvfp4_act(s, s->compute_expert) ? act_in_bytes(PREC_FP4) : 2;
+    /* the permute reads the token's row as the MoE got it: fp4 or fp8 after
+     * an input quantisation pass (init_act_quant), else bf16 */
+    double row_in = moe_input_quantised(s) ? act_in_bytes(s->compute_expert) : 2;
     return ta * (h * row_in + h * 2 + s->shared_experts * act / s->tp) + rows * per_row;
 }
 
@@ -516,7 +576,11 @@ void serve_tokens_part(const serve_model *sm, double tokens, serve_tok_part *p) 
     p->linear_s = linear_all_s(s, tokens, ta);
     tf_dims d;
     tf_dims_of(&s->m, &d);
-    double bytes = ta * (token_elementwise_bytes(s, &d) + s->act_quant_elems * act_quant_pass_bytes());
+    /* past the fused all-reduce's workspace its absorbed passes run alone */
+    int ar_fallback = ta > s->act_quant_ar_tokens;
+    double q_elems = s->act_quant_elems + (ar_fallback ? s->act_quant_ar_elems : 0);
+    p->quant_kernels = s->act_quant_kernels + (ar_fallback ? s->act_quant_ar_kernels : 0);
+    double bytes = ta * (token_elementwise_bytes(s, &d) + q_elems * act_quant_pass_bytes(s));
     if (s->moe_layers > 0) bytes += s->moe_layers * moe_route_bytes(s, &d, tokens, ta);
     p->elementwise_s = bytes / s->hbm_bytes_per_s;
     p->allreduce_s = s->tp > 1 ? 2 * s->layers * collective_s(s, COLL_ALLREDUCE, ta * s->hidden * 2) : 0;
@@ -536,7 +600,7 @@ double serve_tokens_sum(const serve_model *sm, const serve_tok_part *tp, const s
     /* an absent all-gather adds +0, which leaves the all-reduce's time as it is */
     double comm = tp->allreduce_s + rp->allgather_s + tp->a2a_s;
     double launch = s->p.kernel_gap_s * (s->p.kernels_per_layer * s->layers +
-                                         s->p.moe_kernels_per_layer * s->moe_layers + 4 + s->act_quant_kernels);
+                                         s->p.moe_kernels_per_layer * s->moe_layers + 4 + tp->quant_kernels);
     if (bd) {
         bd->linear_s = tp->linear_s;
         bd->lm_head_s = rp->lm_head_s;

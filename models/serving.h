@@ -26,7 +26,9 @@
  *
  * The terms add up: kernels of one iteration run one after another. Weight
  * precision sets the bytes per weight (bf16 2, fp8 1, int4 0.5) and the
- * tensor rate (fp8: W8A8 on the FP8 tensor cores; int8: W8A8 SmoothQuant;
+ * tensor rate (fp8: W8A8 on the FP8 tensor cores, its bf16 inputs turned into
+ * fp8 by passes of their own where the engine runs them, act_quant_fp8;
+ * int8: W8A8 SmoothQuant;
  * int4: W4A16, dequantised in the kernel, so bf16 tensor rate). The
  * embedding and the lm head stay bf16 under quantisation, as ModelOpt,
  * AWQ and GPTQ checkpoints keep them. fp4 weights are NVFP4 (an E2M1
@@ -94,6 +96,10 @@ typedef struct serve_params {
                                     serving model's (1): an older paged-attention kernel */
     int host_sync;               /* 1: host and GPU work add up (vLLM's synchronous
                                     loop); 0: the host works ahead, the longer sets the pace */
+    int act_quant_fp8;           /* 1: a kernel of its own turns each bf16 input of an FP8
+                                    GEMM into fp8 (TensorRT-LLM's PyTorch backend); 0: the
+                                    conversion is fused into its producer, not priced (0;
+                                    docs/fp4-serving-path.md) */
     int n_graph_sizes;           /* captured CUDA-graph batch sizes, ascending (0: none) */
     int graph_sizes[SERVE_GRAPH_SIZES_MAX];
 } serve_params;
@@ -169,11 +175,18 @@ typedef struct serve_model {
     fp4_recipe fp4;
     double total_params, active_params;   /* tf_param_counts' total and active */
     double attn_params;          /* one layer's attention matmul weights (tf_param_counts.attn) */
-    double act_quant_elems;      /* NVFP4 W4A4: activation elements per token of the attention
-                                    group that a separate quantisation kernel turns into fp4
-                                    before their GEMM, all layers (0 on other paths;
+    double act_quant_elems;      /* NVFP4 W4A4, or FP8 with act_quant_fp8: activation elements
+                                    per token of the attention group that a separate
+                                    quantisation kernel turns into fp4 or fp8 before their
+                                    GEMM, all layers (0 on other paths;
                                     docs/fp4-serving-path.md) */
     double act_quant_kernels;    /* those kernels per iteration (each one launch gap) */
+    double act_quant_ar_elems;   /* FP8 at tp > 1: the passes a fused all-reduce absorbs while
+                                    its message fits the fused kernel's workspace; paid as
+                                    above in an iteration whose message does not */
+    double act_quant_ar_kernels; /* those passes' kernels */
+    double act_quant_ar_tokens;  /* the most tokens per attention group whose all-reduce
+                                    message fits that workspace (0: no such fusion) */
     int decode_read_bound;       /* 1: decode attention's compute is at most half its KV read
                                     at every context (serve_model_init proves it), so
                                     serve_context_s skips the compute's price; 0: price both */
@@ -249,7 +262,10 @@ double serve_tokens_s(const serve_model *sm, double tokens, double rows, serve_b
  * sampling `rows` rows of logits costs (lm head, its all-gather).
  * serve_tokens_sum adds two halves up as serve_tokens_s does: the same
  * number, bit for bit (tokens > 0). bd may be NULL. */
-typedef struct serve_tok_part { double linear_s, elementwise_s, allreduce_s, a2a_s; } serve_tok_part;
+typedef struct serve_tok_part {
+    double linear_s, elementwise_s, allreduce_s, a2a_s;
+    double quant_kernels;        /* activation-quantisation kernels of the iteration */
+} serve_tok_part;
 typedef struct serve_row_part { double lm_head_s, allgather_s; } serve_row_part;
 void serve_tokens_part(const serve_model *sm, double tokens, serve_tok_part *p);
 void serve_rows_part(const serve_model *sm, double rows, serve_row_part *p);

@@ -358,8 +358,11 @@ int published_inference(const pubfile *pf, const csv_record *rec, pubrep_case *c
     for (int i = 0; i < 3; i++) xattr(&x, cols[i], published_col(pf, rec, cols[i]));
     xattr_long(&x, "tp", tp);
     if (ep > 1) xattr_long(&x, "ep", ep);
-    /* tests/cli_serving.sh: trtllm-bench's LLM-API defaults, max batch 2048, 8192 tokens */
-    xput(&x, " replicas=\"1\" max-batch=\"2048\" token-budget=\"8192\">\n      <arrivals process=\"offline\"");
+    /* tests/cli_serving.sh: trtllm-bench's LLM-API defaults, max batch 2048, 8192 tokens,
+     * on the PyTorch backend, whose FP8 GEMM inputs pay a quantisation kernel
+     * (fp8-act-quant, docs/fp4-serving-path.md) */
+    xput(&x, " replicas=\"1\" max-batch=\"2048\" token-budget=\"8192\" fp8-act-quant=\"kernel\">\n"
+             "      <arrivals process=\"offline\"");
     xattr_long(&x, "count", count);
     return simulate_service(&x, c, in, out);
 }

@@ -239,6 +239,9 @@ typedef struct sc_inference {
     int token_budget;                /* tokens per iteration (8192) */
     char kv_allocation[16];          /* reserve (whole request at admission) | on-demand (paged, preempts) */
     char kv_preemption[16];          /* recompute | swap (on-demand only) */
+    char fp8_act_quant[8];           /* kernel: each bf16 input of an FP8 GEMM pays a quantisation
+                                        kernel (TensorRT-LLM's PyTorch backend) | fused (default;
+                                        docs/fp4-serving-path.md) */
     int block_tokens;                /* KV block size in tokens (16) */
     double kv_memory_fraction;       /* 0 = default 0.9 */
     char engine[CATALOG_NAME_MAX];   /* serving engine profile (models/catalog/engines.xml); "" = the

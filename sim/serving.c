@@ -413,6 +413,7 @@ static serving *build(engine *e, metric_bus *bus, const scenario *s, const sc_in
     if (c->kv_memory_fraction > 0) p.kv_memory_fraction = c->kv_memory_fraction;
     if (node && node->host_s_per_seq > 0) p.host_s_per_seq = node->host_s_per_seq;
     engine_params(s, c, &p);
+    p.act_quant_fp8 = !strcmp(c->fp8_act_quant, "kernel");
     init_policy(sv, &p);
     double max_act;
     if (init_models(sv, &p, &max_act, err, errlen) < 0) goto fail;

@@ -569,6 +569,67 @@ static void test_fp4_activation_quant(void **state) {
     assert_true(fabs(with.elementwise_s - without.elementwise_s - want) < 1e-9 * want);
 }
 
+/* An FP8 checkpoint on the engine that converts each bf16 GEMM input in a
+ * kernel of its own (serve_params.act_quant_fp8: TensorRT-LLM's PyTorch
+ * backend; sources at init_fp8_act_quant in models/serving.c). */
+static serve_model fp8_kernel_on(const char *llm, const char *node_type, int tp) {
+    const node_spec *nd = catalog_node(cat, node_type);
+    fabric f;
+    assert_int_equal(fabric_init(&f, cat, nd, 1), 0);
+    serve_layout lay = { tp, 1, FP4_NVFP4 };
+    serve_params p;
+    serve_params_default(&p);
+    p.act_quant_fp8 = 1;
+    serve_model sm;
+    char why[256];
+    assert_int_equal(serve_model_init_layout(&sm, catalog_llm(cat, llm), catalog_gpu(cat, nd->gpu), &f, &lay,
+                                             PREC_FP8, PREC_FP8, 8192, &p, why, sizeof why), 0);
+    return sm;
+}
+
+/* FP8 passes (docs/fp4-serving-path.md). Llama 3.1 8B at tp 1: every
+ * layer's QKV input and gate/up input, 32 × 2 passes of 4096 (the o_proj
+ * and down inputs come in fp8 from attention and SwiGLU). Llama 3.3 70B at
+ * tp 2: layer 1's QKV input alone always; the other 79 QKV inputs and the 80
+ * gate/up inputs go into the fused all-reduce while its message fits 16 MB
+ * (976 tokens of 8192 bf16), and pay past it. Llama 4 Scout at tp 4 (48 MoE
+ * layers, one shared expert): the MoE input and the shared gate/up input
+ * every layer plus layer 1's QKV; 47 QKV inputs fused up to 8 MB (781
+ * tokens); the permute then reads fp8 rows. Without the engine's flag, or
+ * on a GPU without FP8 tensor cores (A100), nothing. */
+static void test_fp8_activation_quant(void **state) {
+    (void)state;
+    serve_model l8 = fp8_kernel_on("llama3.1-8b", "dgx-h100", 1);
+    assert_true(l8.act_quant_elems == 4096.0 * 64 && l8.act_quant_kernels == 64 && l8.act_quant_ar_elems == 0);
+    assert_true(preset_on("llama3.1-8b", "dgx-h100", 1, PREC_FP8).act_quant_elems == 0);
+    assert_true(fp8_kernel_on("llama3.1-8b", "dgx-a100-80gb", 1).act_quant_elems == 0);
+    serve_model l70 = fp8_kernel_on("llama3.3-70b", "dgx-h100", 2);
+    assert_true(l70.act_quant_elems == 8192 && l70.act_quant_kernels == 1);
+    assert_true(l70.act_quant_ar_elems == 8192.0 * 159 && l70.act_quant_ar_kernels == 159);
+    assert_true(l70.act_quant_ar_tokens == 976);
+    serve_tok_part in_ar, past_ar;
+    serve_tokens_part(&l70, 976, &in_ar);
+    serve_tokens_part(&l70, 977, &past_ar);
+    assert_true(in_ar.quant_kernels == 1 && past_ar.quant_kernels == 160);
+    serve_model sc = fp8_kernel_on("llama4-scout", "hgx-h200", 4);
+    assert_true(sc.act_quant_elems == 5120.0 * 97 && sc.act_quant_kernels == 97);
+    assert_true(sc.act_quant_ar_elems == 5120.0 * 47 && sc.act_quant_ar_tokens == 781);
+    /* 512 tokens: the passes' 3 bytes an element, less the permute's
+     * second byte of each token's MoE input row, in the elementwise time */
+    serve_model plain = sc;
+    plain.p.act_quant_fp8 = 0;
+    plain.act_quant_elems = plain.act_quant_ar_elems = plain.act_quant_ar_tokens = 0;
+    plain.act_quant_kernels = plain.act_quant_ar_kernels = 0;
+    serve_breakdown with, without;
+    serve_tokens_s(&sc, 512, 1, &with);
+    serve_tokens_s(&plain, 512, 1, &without);
+    double want = 512 * (sc.act_quant_elems * 3 - 48 * 5120.0) / sc.hbm_bytes_per_s;
+    printf("  llama4-scout fp8 4xH200, 512 tokens: fp8 quantisation passes %.3f ms of %.3f ms elementwise\n",
+           want * 1e3, with.elementwise_s * 1e3);
+    assert_true(fabs(with.elementwise_s - without.elementwise_s - want) < 1e-9 * want);
+    assert_true(with.launch_s - without.launch_s > 96.5 * sc.p.kernel_gap_s);
+}
+
 /* fp4: NVFP4 4.5 bits, MXFP4 4.25 bits per weight; on a MoE model only the
  * experts; on a GPU without FP4 tensor cores the GEMMs run at bf16. */
 static void test_fp4_weights(void **state) {
@@ -625,6 +686,7 @@ int main(void) {
         cmocka_unit_test(test_expert_parallel),
         cmocka_unit_test(test_fp4_weights),
         cmocka_unit_test(test_fp4_activation_quant),
+        cmocka_unit_test(test_fp8_activation_quant),
         cmocka_unit_test(test_windows_in_decode),
         cmocka_unit_test(test_engines),
         cmocka_unit_test(test_trtllm_engine_sync),
