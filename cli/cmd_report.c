@@ -1,5 +1,6 @@
 /*
- * report: a stored run (or two, compared) as HTML, Markdown or CSV.
+ * report: a stored run (or two, compared) as HTML, Markdown or CSV; one
+ * run's JSON results document as `run --json` wrote it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +13,7 @@
 #include "reports/sweepreport.h"
 
 static const char help[] =
-    "usage: clustertwin report DB [--run ID] [--compare ID2] [--out DIR] [--format html|md|csv]\n"
+    "usage: clustertwin report DB [--run ID] [--compare ID2] [--out DIR] [--format html|md|csv|json]\n"
     "       clustertwin report DB [--sweep ID] [--out DIR] [--format html|md|csv]\n"
     "       clustertwin report DB --list\n"
     "\n"
@@ -22,7 +23,10 @@ static const char help[] =
     "  --compare ID2   put run ID2 beside it, with the differences (absolute and %)\n"
     "  --out DIR       where to write (created when missing; default: DB without .db)\n"
     "  --format F      html (DIR/index.html with SVG charts and the topology, readable\n"
-    "                  offline), md (DIR/report.md) or csv (DIR/*.csv); default html\n"
+    "                  offline), md (DIR/report.md), csv (DIR/*.csv) or json\n"
+    "                  (DIR/results.json: the run's JSON results, byte for byte what\n"
+    "                  'run FILE --json' wrote; one run, no --compare or --sweep);\n"
+    "                  default html\n"
     "  --sweep ID      report sweep ID ('clustertwin sweep'): each metric against the\n"
     "                  varied values, mean, p10 and p90 across replicas, as tables and\n"
     "                  charts; without --run this is the default for a database holding\n"
@@ -42,6 +46,18 @@ static int parse_id(const char *z, long long *out) {
     return 0;
 }
 
+/* --format's word as a report_format. */
+static int format_of(const char *z, report_format *out) {
+    static const char *const words[] = { [REPORT_HTML] = "html", [REPORT_MD] = "md", [REPORT_CSV] = "csv",
+                                         [REPORT_JSON] = "json" };
+    for (size_t k = 0; k < sizeof words / sizeof *words; k++)
+        if (!strcmp(z, words[k])) {
+            *out = (report_format)k;
+            return 0;
+        }
+    return -1;
+}
+
 int cmd_report(int argc, char **argv) {
     const char *sweep_z = NULL;
     const char *db = NULL, *run_z = NULL, *cmp_z = NULL, *out = NULL, *format = "html";
@@ -50,7 +66,7 @@ int cmd_report(int argc, char **argv) {
         { "--run", NULL, CLI_VALUE, &run_z, "the run to report" },
         { "--compare", NULL, CLI_VALUE, &cmp_z, "put run ID2 beside it" },
         { "--out", NULL, CLI_VALUE, &out, "where to write" },
-        { "--format", NULL, CLI_VALUE, &format, "html, md or csv" },
+        { "--format", NULL, CLI_VALUE, &format, "html, md, csv or json" },
         { "--sweep", NULL, CLI_VALUE, &sweep_z, "report sweep ID" },
         { "--list", NULL, CLI_FLAG, &list, "list the runs in DB" },
         { NULL },
@@ -76,10 +92,10 @@ int cmd_report(int argc, char **argv) {
             return cli_usage_error("report", "--compare %s: expected a run id (1, 2, ...)", cmp_z);
         o.compare_id = id;
     }
-    if (!strcmp(format, "html")) o.format = REPORT_HTML;
-    else if (!strcmp(format, "md")) o.format = REPORT_MD;
-    else if (!strcmp(format, "csv")) o.format = REPORT_CSV;
-    else return cli_usage_error("report", "--format %s: expected html, md or csv", format);
+    if (format_of(format, &o.format) < 0) return cli_usage_error("report", "--format %s: expected html, md, csv or json", format);
+    if (o.format == REPORT_JSON && (cmp_z || sweep_z))
+        return cli_usage_error("report", "--format json writes one run's JSON document: not with %s",
+                               cmp_z ? "--compare" : "--sweep");
     if (out && !*out) return cli_usage_error("report", "--out needs a directory");
 
     char err[1024] = "";

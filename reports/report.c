@@ -7,7 +7,8 @@
  * them, then the scenario itself. Everything is read from the database
  * through the one reader (reports/rundata.h); nothing is simulated again.
  * This file opens the reader, loads the runs and hands them to the writer
- * of the format asked for (reports/report_int.h lists them).
+ * of the format asked for (reports/report_int.h lists them); the JSON
+ * format is the run's own document, written here as it was stored.
  */
 #include "reports/report.h"
 #include "base/errmsg.h"
@@ -68,6 +69,46 @@ static int write_md(rundata_db *rd, const report_opts *o, const rundata *a, cons
     return fileout_close(&fo, err, errlen);
 }
 
+/* DIR made (mkdir -p); 0, or 1 with err set. */
+static int make_dir(const char *dir, char *err, size_t errlen) {
+    if (fileout_mkdirs(dir) == 0) return 0;
+    errmsg_set(err, errlen, "cannot create %s: %s", dir, strerror(errno));
+    return 1;
+}
+
+/* The JSON results (DIR/results.json): the run's document as `run --json`
+ * wrote it, byte for byte (its text, then the newline json_write_file
+ * ends it with). One run: a comparison, or a database holding a sweep
+ * without --run, is bad input (2). */
+static int write_json(rundata_db *rd, const report_opts *o, char *path, size_t pathlen, char *notes,
+                      size_t noteslen, char *err, size_t errlen) {
+    int64_t sweep = 0;
+    if (o->compare_id) {
+        errmsg_set(err, errlen, "--format json writes one run's document: no --compare");
+        return 2;
+    }
+    if (!o->run_id && rundata_sweep_latest(rd, &sweep)) {
+        errmsg_set(err, errlen, "%s holds sweep %lld, which has no one JSON document: name a run with --run ID "
+                                "(--list shows them)", o->db_path, (long long)sweep);
+        return 2;
+    }
+    rd_document d;
+    int rc = rundata_document(rd, o->run_id, &d, err, errlen);
+    if (rc) return rc;
+    if (strcmp(d.status, "complete"))
+        addnote(notes, noteslen, "run %lld is incomplete (interrupted): its document holds the results so far",
+                (long long)d.id);
+    snprintf(path, pathlen, "%s/results.json", o->out_dir);
+    fileout fo;
+    if ((rc = make_dir(o->out_dir, err, errlen)) == 0 && (rc = fileout_open(&fo, path, 0, 0666, err, errlen)) == 0) {
+        fputs(d.text, fo.f);
+        fputc('\n', fo.f);
+        rc = fileout_close(&fo, err, errlen);
+    }
+    rundata_document_free(&d);
+    return rc ? 1 : 0;
+}
+
 /* Load run id into *r; on failure err names the database. */
 static int load(rundata_db *rd, const char *db_path, int64_t id, rundata **r, char *err, size_t errlen) {
     char why[512];
@@ -82,6 +123,11 @@ int report_write(const report_opts *o, char *main_file, size_t mainlen, char *no
     rundata_db *rd = NULL;
     int rc = rundata_open(o->db_path, &rd, err, errlen);
     if (rc != 0) return rc;
+    if (o->format == REPORT_JSON) {
+        rc = write_json(rd, o, main_file, mainlen, notes, noteslen, err, errlen);
+        rundata_close(rd);
+        return rc;
+    }
     int64_t sweep = 0;
     if (!o->run_id && !o->compare_id && rundata_sweep_latest(rd, &sweep)) {
         rc = sweepreport_write_from(rd, sweep, o, main_file, mainlen, notes, noteslen, err, errlen);
@@ -97,11 +143,7 @@ int report_write(const report_opts *o, char *main_file, size_t mainlen, char *no
             addnote(notes, noteslen, "run %lld is incomplete (interrupted or still running): its figures are missing",
                     (long long)r->id);
     }
-    if (fileout_mkdirs(o->out_dir) != 0) {
-        errmsg_set(err, errlen, "cannot create %s: %s", o->out_dir, strerror(errno));
-        rc = 1;
-        goto out;
-    }
+    if ((rc = make_dir(o->out_dir, err, errlen)) != 0) goto out;
     if (o->format == REPORT_CSV) {
         rc = report_csv(rd, o->out_dir, a, b, err, errlen);
         snprintf(main_file, mainlen, "%s", o->out_dir);

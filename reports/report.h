@@ -1,7 +1,7 @@
 /*
  * report: a stored run (or two, compared) as a report a person reads:
  * `clustertwin report results.db [--run ID] [--compare ID2] --out DIR
- * [--format html|md|csv]`.
+ * [--format html|md|csv|json]`.
  *
  *   html  DIR/index.html, self-contained and readable offline (inline CSS,
  *         no script), with its charts (reports/charts.h: SVG by gnuplot)
@@ -11,6 +11,10 @@
  *   csv   DIR/summary.csv (the headline figures), runs.csv, jobs.csv,
  *         queues.csv, failures.csv, events.csv, series.csv, and
  *         compare.csv with --compare.
+ *   json  DIR/results.json: the run's JSON results, byte for byte what
+ *         `clustertwin run FILE --json` wrote for it (jobs[] rebuilt from
+ *         the jobs table when the run was stored without them:
+ *         rundata_document). One run: no --compare, no sweep.
  *
  * The report reads the database only (the run's scenario is its stored
  * XML), so it can be written anywhere, any time after the run.
@@ -22,7 +26,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-typedef enum report_format { REPORT_HTML, REPORT_MD, REPORT_CSV } report_format;
+typedef enum report_format { REPORT_HTML, REPORT_MD, REPORT_CSV, REPORT_JSON } report_format;
 
 typedef struct report_opts {
     const char *db_path;
@@ -33,10 +37,12 @@ typedef struct report_opts {
 } report_opts;
 
 /* Write the report. A database holding a sweep, with run_id and
- * compare_id 0, gets the report of its latest sweep (reports/sweepreport.h).
+ * compare_id 0, gets the report of its latest sweep (reports/sweepreport.h;
+ * REPORT_JSON: status 2, a sweep has no one document, name a run).
  * Returns 0 and names the main file written in `main`
- * (DIR/index.html, DIR/report.md or DIR); 2 for bad input (not a results
- * database, no such run) or 1 when something could not be written or
+ * (DIR/index.html, DIR/report.md, DIR or DIR/results.json); 2 for bad
+ * input (not a results database, no such run, a run without a document
+ * or a comparison asked for as JSON) or 1 when something could not be written or
  * read, with err set to one line. Notes for the reader (a run that is
  * incomplete, charts not drawn) go into the report itself and, one line
  * each, into `notes` (may be NULL). */

@@ -9,6 +9,7 @@
  *                     read-only connection
  *   rundata_load      one run: its row, jobs, failure kinds, queues and
  *                     services (reports/rundata.c)
+ *   rundata_document  one run's whole JSON results (reports/rundata_doc.c)
  *   rundata_series    a time series; rundata_event_times, the events of a
  *                     kind; rundata_cost_at (reports/rundata_series.c)
  *   rundata_list      the runs; rundata_micro, rundata_hardware: measured
@@ -125,6 +126,24 @@ void rundata_free(rundata *r);                   /* NULL is a no-op */
 /* The training job the headline is about: the one with the most GPUs (the
  * first of equals), or NULL. */
 const rd_job *rundata_main_job(const rundata *r);
+
+/* ---- the whole results document (reports/rundata_doc.c) ------------------ */
+
+/* A run's JSON results as `run --json` wrote them, less the final newline:
+ * text malloc'd (rundata_document_free). */
+typedef struct rd_document {
+    int64_t id;
+    char status[16];
+    char *text;
+} rd_document;
+
+/* The document of run id (0: the latest complete run, else the latest),
+ * jobs[] rebuilt from the jobs table when the run was stored without them
+ * (store_run_json). Returns 0, or 2 (no such run, no runs, a run with no
+ * document: killed before it finished) / 1 (a read failed) with err set
+ * naming the database; out->text is NULL then. */
+int rundata_document(rundata_db *rd, int64_t id, rd_document *out, char *err, size_t errlen);
+void rundata_document_free(rd_document *d);
 
 /* ---- time series and events (reports/rundata_series.c) ------------------- */
 

@@ -51,6 +51,7 @@ expect "sweep --e: --emit-slurm" "--emit-slurm" "$bin" sweep --e
 expect "plan --max: --max-replicas, --maximize" "--max-replicas --maximize" "$bin" plan --max
 expect "run --backend: the backends" "cpu cuda mpi nccl" "$bin" run FILE --backend ""
 expect "report --format m: md" "md" "$bin" report x.db --format m
+expect "report --format j: json" "json" "$bin" report x.db --format j
 expect "plan --search: auto, bisect, grid" "auto bisect grid" "$bin" plan x.xml --search ""
 expect "measure --statistic: min, median" "median min" "$bin" measure --statistic ""
 expect "run --seed takes a number: nothing offered" "" "$bin" run x.xml --seed ""

@@ -2,7 +2,7 @@
 # cli_files.sh BINARY: outputs never replace what is not ours, and every
 # string that reaches an output is valid (issue 16).
 #
-#   every writer (--json, --db, report --out, topo --out, sweep --db,
+#   every writer (--json, --db, report --out (html, md, json), topo --out, sweep --db,
 #   --emit-slurm, plan --json, calibrate --out, merge OUT): a symlink is
 #   followed and stays a link; a FIFO without a reader exits 1 at once and
 #   stays a FIFO; as root, a character device made here with mknod (1,3 =
@@ -153,6 +153,17 @@ expect_status 0 "report into a directory whose index.html is a symlink" "$bin" r
 mkfifo "$tmp/rep/report.md"
 expect_status 1 "report --format md into a FIFO without a reader: exit 1" $limit "$bin" report "$tmp/one.db" --out "$tmp/rep" --format md
 [ "$(kind "$tmp/rep/report.md")" = fifo ] && ok "report: the FIFO stays a FIFO" || no "report: report.md is $(kind "$tmp/rep/report.md")"
+
+# report --format json: results.json through a symlink, which stays a link; a FIFO in its place
+echo old >"$tmp/results-real.json"
+ln -s "$tmp/results-real.json" "$tmp/rep/results.json"
+expect_status 0 "report --format json into a directory whose results.json is a symlink" "$bin" report "$tmp/one.db" --out "$tmp/rep" --format json
+[ "$(kind "$tmp/rep/results.json")" = link ] && grep -q '"scenario": "finetune-7b-8gpu"' "$tmp/results-real.json" \
+  && ok "report: results.json written through the link, which stays a link" || no "report: symlinked results.json is $(kind "$tmp/rep/results.json")"
+mkdir "$tmp/repj"
+mkfifo "$tmp/repj/results.json"
+expect_status 1 "report --format json into a FIFO without a reader: exit 1" $limit "$bin" report "$tmp/one.db" --out "$tmp/repj" --format json
+[ "$(kind "$tmp/repj/results.json")" = fifo ] && ok "report: the FIFO results.json stays a FIFO" || no "report: results.json is $(kind "$tmp/repj/results.json")"
 
 # a FIFO in place of a chart gnuplot would draw: the report is written
 # without charts, no wait (gnuplot would block opening it)

@@ -209,6 +209,52 @@ expect_status 0 "its report" "$bin" report "$tmp/sw1.db" --out "$tmp/sw1"
   && grep -q 'Mean queue wait, queue default is best at nodes/@count=5: 30 min (lower is better), 75.0% below' "$tmp/sw1/index.html" \
   && ok "one parameter: no heatmap, still the best point" || no "one parameter: no heatmap, still the best point"
 
+# --format json: the run's document back from the database, byte for byte
+# what run --json wrote. The 10K-GPU year's 100,000 jobs are stored only as
+# rows ("jobs": [] in runs.results_json) and rebuilt; ckpt-tier-70b's
+# document is kept whole (a job holds a figure the rows would not give back
+# as written: reports/store_doc.c).
+# stored_jobs DB: what runs.results_json of the latest run holds in jobs[]
+# ("empty" or "kept"), read with Python's sqlite3 when it is here.
+stored_jobs() {
+  python3 -c 'import sys, sqlite3, json
+d = json.loads(sqlite3.connect(sys.argv[1]).execute("SELECT results_json FROM runs ORDER BY id DESC").fetchone()[0])
+print("kept" if d["jobs"] else "empty")' "$1" 2>/dev/null
+}
+for sc in trace-10k-year:empty ckpt-tier-70b:kept; do
+  name=${sc%%:*} how=${sc#*:}
+  expect_status 0 "run $name --db --json" "$bin" run scenarios/$name.xml --db "$tmp/$name.db" --json "$tmp/$name.json" -q
+  expect_status 0 "report $name --format json" "$bin" report "$tmp/$name.db" --format json --out "$tmp/${name}-json"
+  [ "$(cat "$tmp/out")" = "$tmp/${name}-json/results.json" ] && ok "$name: it names DIR/results.json" \
+    || no "$name: it names DIR/results.json: $(cat "$tmp/out")"
+  cmp "$tmp/$name.json" "$tmp/${name}-json/results.json" >"$tmp/cmp.txt" 2>&1 \
+    && ok "$name: results.json is byte for byte what run --json wrote" || no "$name: results.json differs: $(cat "$tmp/cmp.txt")"
+  if command -v python3 >/dev/null 2>&1 && python3 -c 'import sqlite3' 2>/dev/null; then
+    got=$(stored_jobs "$tmp/$name.db")
+    [ "$got" = "$how" ] && ok "$name: runs.results_json holds jobs[] $how" || no "$name: jobs[] stored $got, want $how"
+  else skip "$name: no python3 sqlite3 to read runs.results_json"; fi
+done
+expect_status 0 "report --format json --run 2 of a database of three runs" "$bin" report "$db" --run 2 --format json --out "$tmp/j2"
+"$bin" run scenarios/default.xml --seed 2 --no-db --json "$tmp/default-2.json" -q 2>/dev/null
+# wall_s is the wall-clock time of the run: compare everything else
+sed 's/"wall_s": [0-9.e+-]*/"wall_s": W/' "$tmp/j2/results.json" >"$tmp/j2.a"
+sed 's/"wall_s": [0-9.e+-]*/"wall_s": W/' "$tmp/default-2.json" >"$tmp/j2.b"
+grep -q '"wall_s": W' "$tmp/j2.a" && cmp -s "$tmp/j2.a" "$tmp/j2.b" && ok "--run 2 gives run 2's document (default.xml, seed 2)" \
+  || no "--run 2 gives run 2's document: $(cmp "$tmp/j2.a" "$tmp/j2.b" 2>&1)"
+expect_status 2 "report --format json --run 99 (no such run)" "$bin" report "$db" --run 99 --format json --out "$tmp/j99"
+grep -qx "clustertwin report: $db: no run 99 in the database" "$tmp/err" && [ ! -e "$tmp/j99" ] \
+  && ok "... names the database and the run, writes nothing" || no "... message: $(cat "$tmp/err")"
+expect_status 2 "report --format json --compare" "$bin" report "$db" --run 1 --compare 2 --format json --out "$tmp/jc"
+grep -q "not with --compare" "$tmp/err" && ok "... says json is one run" || no "... message: $(cat "$tmp/err")"
+expect_status 2 "report --format json --sweep" "$bin" report "$tmp/sw1.db" --sweep 1 --format json --out "$tmp/jc"
+grep -q "not with --sweep" "$tmp/err" && ok "... says json is not a sweep's" || no "... message: $(cat "$tmp/err")"
+expect_status 2 "report --format json of a database holding a sweep, no --run" "$bin" report "$tmp/sw1.db" --format json --out "$tmp/jc"
+grep -q "holds sweep 1, which has no one JSON document: name a run with --run ID" "$tmp/err" && [ ! -e "$tmp/jc" ] \
+  && ok "... asks for a run" || no "... message: $(cat "$tmp/err")"
+expect_status 0 "report --format json --run 1 of the sweep's database" "$bin" report "$tmp/sw1.db" --run 1 --format json --out "$tmp/jsw"
+grep -q '"scenario": "toy-batch"' "$tmp/jsw/results.json" && ok "... a replica's document" \
+  || no "... a replica's document: $(head -c 200 "$tmp/jsw/results.json")"
+
 # One reader: SQLite only in the store and the run-data reader, never in a writer.
 writers=$(grep -l 'sqlite3' reports/*.c | grep -v '^reports/\(store\|sweepdb\|rundata\)[a-z_]*\.c$')
 [ -z "$writers" ] && ok "no report writer calls SQLite" || no "report writers calling SQLite: $writers"

@@ -17,6 +17,10 @@
  * - md and csv write report.md and the CSV files (one jobs.csv row per job);
  * - the same database gives byte-identical reports (determinism);
  * - an incomplete run is reported as such; bad input is status 2;
+ * - json writes DIR/results.json, the run's document byte for byte with
+ *   the newline `run --json` ends it with (its 300 batch jobs stored only
+ *   as rows and rebuilt); one run: a comparison, or an incomplete run
+ *   killed before its document, is status 2 and writes nothing;
  * - the headline charges a job its own GPU-hours at its price, and states
  *   the cluster's cost as the cluster's (the 64-GPU job of the 128-GPU
  *   test cluster used to be charged the whole cluster's cost);
@@ -77,6 +81,7 @@ static const char serving_xml[] =
 
 static char tmpdir[256], db_path[300], serving_db[300];
 static int n_jobs;
+static char *doc_run1;                 /* run 1's JSON results as results_json wrote them */
 
 static const char *tpath(const char *name) {
     static char buf[4][512];
@@ -104,6 +109,7 @@ static void record_into(const char *path, const char *xml, unsigned long long se
     if (finish) {
         json *j = json_new();
         results_json(j, s, w, 0.5);
+        if (path == db_path && seed == 1) doc_run1 = strdup(json_text(j, NULL));
         if (store_run_finish(st, w, json_text(j, NULL), err, sizeof err)) fail_msg("%s", err);
         json_free(j);
     }
@@ -134,6 +140,7 @@ static int teardown(void **state) {
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     xmlCleanupParser();
+    free(doc_run1);
     return system(cmd) == 0 ? 0 : -1;
 }
 
@@ -427,6 +434,34 @@ static double db_num(const char *path, const char *sql) {
  * cost_usd, to the 3 digits shown), well under the cluster's cost up to
  * its end, which is stated as the cluster's. It used to say "finishes in
  * N days at <the cluster's cost so far>". */
+static void test_json(void **state) {
+    (void)state;
+    char err[1024] = "";
+    /* Stored with "jobs": [] (its jobs only as rows): the document is rebuilt. */
+    assert_true(db_num(db_path, "SELECT instr(results_json, '\"jobs\": []') > 0 FROM runs WHERE id = 1") == 1);
+    assert_int_equal(write_report(1, 0, tpath("json"), REPORT_JSON, err, sizeof err), 0);
+    char *z = slurp(tpath("json/results.json"));
+    size_t n = strlen(doc_run1);
+    assert_int_equal(strlen(z), n + 1);
+    assert_memory_equal(z, doc_run1, n);
+    assert_int_equal(z[n], '\n');
+    free(z);
+    /* The default is the latest complete run (2), not the incomplete 3. */
+    assert_int_equal(write_report(0, 0, tpath("json-latest"), REPORT_JSON, err, sizeof err), 0);
+    z = slurp(tpath("json-latest/results.json"));
+    assert_non_null(strstr(z, "\"seed\": 2,"));
+    free(z);
+    /* Run 3 was killed before its document; a comparison is not one run. */
+    assert_int_equal(write_report(3, 0, tpath("json-x"), REPORT_JSON, err, sizeof err), 2);
+    assert_non_null(strstr(err, "run 3 has no JSON results (status incomplete"));
+    assert_int_equal(write_report(1, 2, tpath("json-x"), REPORT_JSON, err, sizeof err), 2);
+    assert_non_null(strstr(err, "no --compare"));
+    assert_int_equal(write_report(99, 0, tpath("json-x"), REPORT_JSON, err, sizeof err), 2);
+    assert_non_null(strstr(err, "no run 99 in the database"));
+    struct stat sb;
+    assert_int_not_equal(stat(tpath("json-x"), &sb), 0);
+}
+
 static void test_job_cost_not_cluster(void **state) {
     (void)state;
     char err[1024];
@@ -746,6 +781,7 @@ int main(void) {
         cmocka_unit_test(test_md_and_csv),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_incomplete_and_errors),
+        cmocka_unit_test(test_json),
         cmocka_unit_test(test_job_cost_not_cluster),
         cmocka_unit_test(test_numbers_formatted),
         cmocka_unit_test(test_serving_report),

@@ -63,7 +63,10 @@ _clustertwin_options() {
                     }
                     if (!(name in seen)) { order[++n] = name; seen[name] = 1 }
                     if (v) val[name] = 1
-                    if (words != "") w[name] = words
+                    # an option in two usage lines (report --format): every word of both
+                    nw = split(words, ws, " ")
+                    for (k = 1; k <= nw; k++)
+                        if (index(" " w[name] " ", " " ws[k] " ") == 0) w[name] = w[name] (w[name] == "" ? "" : " ") ws[k]
                 }
             }
             END { for (i = 1; i <= n; i++) printf "%s\t%d\t%s\n", order[i], val[order[i]] + 0, w[order[i]] }')
