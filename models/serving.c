@@ -355,6 +355,18 @@ static void init_memory(serve_model *s, const tf_dims *d, precision kv, int toke
 
 static int decode_read_bound(const serve_model *s);
 
+/* FP8 dense GEMMs bound by their weight read (docs/small-batch-gemm.md):
+ * the GPU's measured stream rate (gpus.xml eff-hbm-gemm-fp8; none: the
+ * copy rate) and fixed call time less the launch gap every kernel already
+ * pays (serve_params kernel_gap_s: the measurement replayed a CUDA graph,
+ * so its fixed time holds that gap). Other GEMMs keep the copy rate. */
+static void init_fp8_gemm(serve_model *s, const gpu_spec *g) {
+    s->fp8_gemm_bytes_per_s = s->hbm_bytes_per_s;
+    s->fp8_gemm_call_s = 0;
+    if (g->eff_hbm_gemm_fp8 > 0) s->fp8_gemm_bytes_per_s = g->hbm_bw_bytes_per_s * g->eff_hbm_gemm_fp8;
+    if (g->gemm_call_fp8_s > s->p.kernel_gap_s) s->fp8_gemm_call_s = g->gemm_call_fp8_s - s->p.kernel_gap_s;
+}
+
 int serve_model_init(serve_model *sm, const llm_spec *m, const gpu_spec *g, const fabric *f, int tp,
                      precision w, precision kv, int token_budget, const serve_params *p, char *why,
                      size_t whylen) {
@@ -400,6 +412,7 @@ int serve_model_init_layout(serve_model *sm, const llm_spec *m, const gpu_spec *
     s.kv_blocks = s.kv_capacity_bytes > 0 ? (long long)floor(s.kv_capacity_bytes / block_bytes) : 0;
     s.kv_capacity_tokens = (double)s.kv_blocks * s.p.block_tokens;
     s.hbm_bytes_per_s = gpu_hbm_bytes_per_s(g);
+    init_fp8_gemm(&s, g);
     s.decode_read_bound = decode_read_bound(&s);
     *sm = s;
     return 0;
@@ -441,22 +454,37 @@ static double gemm_rate(const serve_model *sm, precision c, double m, double n, 
  * work (its weights are read once either way). */
 #define SERVE_GROUPED_M_TILE 64.0
 
-/* One linear layer on one GPU: `count` GEMMs of m×k by k×n, weights read
- * once each; the tensor work counts mt ≥ m rows (tile padding). */
-static double tiled_linear_s(const serve_model *sm, precision c, double wbytes, double m, double mt, double n,
-                             double k, double count) {
+/* `count` GEMMs of m×k by k×n on one GPU, weights read once each at
+ * bw_bytes_per_s, each call call_s more when bound by that read; the
+ * tensor work counts mt ≥ m rows (tile padding). */
+static double gemm_group_s(const serve_model *sm, precision c, double wbytes, double m, double mt, double n,
+                           double k, double count, double bw_bytes_per_s, double call_s) {
     if (!(m > 0)) return 0;
     double flops = 2 * mt * n * k * count;
     double rate = gemm_rate(sm, c, m, n, k);
     double bytes = (n * k * wbytes + m * k * act_in_bytes(c) + m * n * 2) * count;
     double tc = rate > 0 ? flops / rate : 0;
-    double tm = bytes / sm->hbm_bytes_per_s;
+    double tm = bytes / bw_bytes_per_s + call_s * count;
     return tc > tm ? tc : tm;
 }
 
+/* One grouped linear layer (the routed experts: CUTLASS grouped GEMMs,
+ * priced at the copy rate; the small-M figures of the dense FP8 GEMMs were
+ * not measured for them, docs/small-batch-gemm.md). */
+static double tiled_linear_s(const serve_model *sm, precision c, double wbytes, double m, double mt, double n,
+                             double k, double count) {
+    return gemm_group_s(sm, c, wbytes, m, mt, n, k, count, sm->hbm_bytes_per_s, 0);
+}
+
+/* One dense linear layer: an FP8 one (fp8 weights and tensor work:
+ * cuBLASLt's FP8 GEMM) streams its weights at the GPU's FP8 dense-GEMM
+ * rate and pays its fixed call time (docs/small-batch-gemm.md); others
+ * read at the copy rate. */
 static double linear_s(const serve_model *sm, precision c, double wbytes, double m, double n, double k,
                        double count) {
-    return tiled_linear_s(sm, c, wbytes, m, m, n, k, count);
+    if (c == PREC_FP8 && wbytes == 1)
+        return gemm_group_s(sm, c, wbytes, m, m, n, k, count, sm->fp8_gemm_bytes_per_s, sm->fp8_gemm_call_s);
+    return gemm_group_s(sm, c, wbytes, m, m, n, k, count, sm->hbm_bytes_per_s, 0);
 }
 
 /* A collective over `ranks` GPUs of the replica, as many of them inside

@@ -161,6 +161,10 @@ typedef struct serve_model {
     int token_budget;
     /* cached rates */
     double hbm_bytes_per_s;
+    double fp8_gemm_bytes_per_s; /* weight stream of an FP8 dense GEMM bound by it (gpus.xml
+                                    eff-hbm-gemm-fp8; else hbm_bytes_per_s) */
+    double fp8_gemm_call_s;      /* its fixed time a call beyond the launch gap (gpus.xml
+                                    gemm-call-latency-fp8 less kernel_gap_s; 0: none) */
     double q_dim, kv_dim, hidden, vocab;
     double kv_heads_per_gpu;
     int layers;

@@ -630,6 +630,38 @@ static void test_fp8_activation_quant(void **state) {
     assert_true(with.launch_s - without.launch_s > 96.5 * sc.p.kernel_gap_s);
 }
 
+/* A weight-bound FP8 dense GEMM on an H100 SXM streams its weights at
+ * 0.845 of the HBM peak and pays 5.2 us a call, the graph gap included
+ * (gpus.xml eff-hbm-gemm-fp8, gemm-call-latency-fp8: TensorRT-LLM's FP8
+ * linear layer at M = 1-8 in NVIDIA's aiconfigurator tables;
+ * docs/small-batch-gemm.md). Llama 3.3 70B fp8 at TP 2, one decode token:
+ * its 320 FP8 GEMMs read at that rate and pay 5.2 - 2 us each beyond the
+ * launch gap; bf16 GEMMs and GPUs without the figures read at the copy rate. */
+static void test_fp8_small_m_gemm(void **state) {
+    (void)state;
+    serve_model l70 = preset_on("llama3.3-70b", "dgx-h100", 2, PREC_FP8), copy = l70;
+    assert_true(fabs(l70.fp8_gemm_bytes_per_s - 0.845 * 3.35e12) < 1);
+    assert_true(fabs(l70.fp8_gemm_call_s - (5.2e-6 - l70.p.kernel_gap_s)) < 1e-15);
+    copy.fp8_gemm_bytes_per_s = copy.hbm_bytes_per_s;
+    copy.fp8_gemm_call_s = 0;
+    serve_breakdown with, without;
+    serve_tokens_s(&l70, 1, 1, &with);
+    serve_tokens_s(&copy, 1, 1, &without);
+    double want = without.linear_s * l70.hbm_bytes_per_s / l70.fp8_gemm_bytes_per_s + 320 * l70.fp8_gemm_call_s;
+    printf("  llama3.3-70b fp8 2xH100, one token: linear layers %.3f ms (%.3f ms at the copy rate)\n",
+           with.linear_s * 1e3, without.linear_s * 1e3);
+    assert_true(fabs(with.linear_s - want) < 1e-9 * want);
+    assert_true(with.lm_head_s == without.lm_head_s);        /* the bf16 head: the copy rate */
+    serve_model b8 = preset_on("llama3-8b", "dgx-h100", 1, PREC_BF16), b8c = b8;
+    b8c.fp8_gemm_bytes_per_s = 1e9;
+    b8c.fp8_gemm_call_s = 1;
+    serve_tokens_s(&b8, 1, 1, &with);
+    serve_tokens_s(&b8c, 1, 1, &without);
+    assert_true(with.linear_s == without.linear_s);
+    serve_model h200 = preset_on("llama3.3-70b", "hgx-h200", 2, PREC_FP8);
+    assert_true(h200.fp8_gemm_bytes_per_s == h200.hbm_bytes_per_s && h200.fp8_gemm_call_s == 0);
+}
+
 /* fp4: NVFP4 4.5 bits, MXFP4 4.25 bits per weight; on a MoE model only the
  * experts; on a GPU without FP4 tensor cores the GEMMs run at bf16. */
 static void test_fp4_weights(void **state) {
@@ -687,6 +719,7 @@ int main(void) {
         cmocka_unit_test(test_fp4_weights),
         cmocka_unit_test(test_fp4_activation_quant),
         cmocka_unit_test(test_fp8_activation_quant),
+        cmocka_unit_test(test_fp8_small_m_gemm),
         cmocka_unit_test(test_windows_in_decode),
         cmocka_unit_test(test_engines),
         cmocka_unit_test(test_trtllm_engine_sync),
