@@ -37,7 +37,8 @@ int series_count(const series_set *ss);
  * out of memory (the series then stops at its previous time). */
 int series_put(series_set *ss, int i, double t_s, double v);
 
-/* End every series at t_end_s. Returns 0 or -1 (out of memory). */
+/* End every series at t_end_s (again at the same time: nothing more is
+ * done). Returns 0 or -1 (out of memory). */
 int series_close(series_set *ss, double t_end_s);
 
 /* The bucket width W in seconds. */

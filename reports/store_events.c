@@ -21,6 +21,7 @@
  * docs/performance.md).
  */
 #include "reports/store_int.h"
+#include "base/decimal.h"
 #include "base/grow.h"
 
 #include <stdarg.h>
@@ -105,6 +106,37 @@ static int pack(event_buf *b, const char *fmt, va_list ap) {
     return 0;
 }
 
+/* Text z[0, n) into out (room bytes) as snprintf puts it: cut to room -
+ * 1 bytes and ended; returns n. */
+static int put_cut(char *out, size_t room, const char *z, size_t n) {
+    size_t k = n < room ? n : room - 1;
+    memcpy(out, z, k);
+    out[k] = 0;
+    return (int)n;
+}
+
+/* The conversions of the world's details without flags, width or
+ * precision but "%.0f" (the times above all): their text made here, the
+ * same as snprintf's (base/decimal.h); -1 for any other (snprintf's). A
+ * signed conversion's argument was packed as its int64_t value. */
+static int convert_plain(char *out, size_t room, const char *spec, size_t n, const char *a) {
+    char t[DECIMAL_MAX];
+    int64_t i;
+    double d;
+    if (n == 2 && spec[1] == 's') return put_cut(out, room, a, strlen(a));
+    if ((n == 2 && spec[1] == 'd') || (n == 3 && spec[1] == 'z' && spec[2] == 'd') ||
+        (n == 4 && !memcmp(spec, "%lld", 4))) {
+        memcpy(&i, a, 8);
+        return put_cut(out, room, t, (size_t)decimal_int(t, i));
+    }
+    if (n == 4 && !memcmp(spec, "%.0f", 4)) {
+        memcpy(&d, a, 8);
+        int k = decimal_whole(t, d);
+        return k < 0 ? -1 : put_cut(out, room, t, (size_t)k);
+    }
+    return -1;
+}
+
 /* One conversion (spec[0, n)) of the argument at *a into out (room
  * bytes); *a moves past the argument. Returns what snprintf returns. */
 static int convert(char *out, size_t room, const char *spec, size_t n, const char **a) {
@@ -114,8 +146,9 @@ static int convert(char *out, size_t room, const char *spec, size_t n, const cha
     f[n] = 0;
     conversion(f, &conv, &mod);
     if (conv == '%') return snprintf(out, room, "%%");
+    int k = convert_plain(out, room, f, n, *a);
     if (conv == 's') {
-        int k = snprintf(out, room, f, *a);
+        if (k < 0) k = snprintf(out, room, f, *a);
         *a += strlen(*a) + 1;
         return k;
     }
@@ -123,6 +156,7 @@ static int convert(char *out, size_t room, const char *spec, size_t n, const cha
     double d;
     memcpy(strchr("feEgG", conv) ? (void *)&d : (void *)&i, *a, 8);
     *a += 8;
+    if (k >= 0) return k;
     if (strchr("feEgG", conv)) return snprintf(out, room, f, d);
     if (mod == 'z') return snprintf(out, room, f, (size_t)i);
     if (mod == 'L') return snprintf(out, room, f, (long long)i);

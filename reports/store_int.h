@@ -175,8 +175,9 @@ int store_batch_rows(sqlite3 *db, int ncols);
  * (store_writer.c), or NULL when one cannot be started. */
 store_writer *store_writer_start(void);
 
-/* Wait until fewer than room jobs are queued (the one running included);
- * queue job(arg) and return SQLITE_OK, or, when a job before failed,
+/* Wait until fewer than room jobs of this function are queued (the one
+ * running included; a caller cycling through room + 1 buffers, each job
+ * the next); queue job(arg) and return SQLITE_OK, or, when a job before failed,
  * return its code and queue nothing. Jobs run in the order given. With w
  * NULL, run job(arg) here and return its code. */
 int store_writer_give(store_writer *w, int room, int (*job)(void *), void *arg);
