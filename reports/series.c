@@ -222,6 +222,16 @@ int series_points(const series_set *ss, int i) {
     return n;
 }
 
+/* bucket(): below the lead every bucket is [k*W, (k+1)*W) at lead_v;
+ * from lead + n to the bucket holding tail_s, each but that last is a whole
+ * bucket at value (k*W and (k+1)*W are exact, W a power of two). */
+void series_runs(const series_set *ss, int i, int *lead, int *held) {
+    assert(i >= 0 && i < ss->n);
+    const sr *s = &ss->s[i];
+    *lead = s->lead;
+    *held = s->lead + s->n;
+}
+
 void series_point(const series_set *ss, int i, int k, double *t_s, double *dt_s,
                   double *mean, double *min, double *max) {
     assert(i >= 0 && i < ss->n && k >= 0 && k < series_points(ss, i));

@@ -48,6 +48,12 @@ double series_bucket_s(const series_set *ss);
  * ceil(t_end / W)). */
 int series_points(const series_set *ss, int i);
 
+/* Runs of buckets of series i equal bit for bit without being read: 1 ..
+ * *lead - 1 are bucket 0 (the value held from the start; none when *lead
+ * <= 1), and *held + 1 .. series_points - 2 are bucket *held (the value
+ * held after the last stored bucket to the close). */
+void series_runs(const series_set *ss, int i, int *lead, int *held);
+
 /* Bucket k of series i: its start t_s = k*W, the time it covers dt_s
  * (W except for the last bucket of a closed run), and the value's mean,
  * min and max over it. */
