@@ -12,10 +12,11 @@
  *                            of at most 18 digits) or strtod (at most 2^53
  *                            as digits and a power of ten up to 22) reads it
  *
- * The 10K-GPU year's store formats ~200,000 event details' "%d" and
- * "%.0f" and reads ~1.3 million numbers of its jobs' JSON on the writer
- * thread, which sets the run's wall time ("The results store, sixth round",
- * docs/performance.md); snprintf and strtod were a fifth of that thread.
+ * The 10K-GPU year's store formats ~310,000 event details (their "%d",
+ * "%s" and "%.0f") and reads ~840,000 numbers of its jobs' JSON on the
+ * writer thread, which sets the run's wall time ("The results store, sixth
+ * round", docs/performance.md); snprintf and strtod were a sixth of that
+ * thread's samples.
  */
 #ifndef CT_DECIMAL_H
 #define CT_DECIMAL_H

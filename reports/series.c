@@ -203,9 +203,10 @@ int series_close(series_set *ss, double t_end_s) {
         sr *s = &ss->s[i];
         /* Closed at this time already (the store closes when the bus does
          * and again at its finish): the tail stays held, not stored. Storing
-         * it was 962 progress series filled to their last bucket, 7% of the
-         * 10K-GPU year's simulating thread ("The results store, sixth
-         * round", docs/performance.md); bucket() reads the same bits. */
+         * it was 962 progress series filled to their last bucket, 59 of the
+         * 10K-GPU year's simulating thread's 1,107 perf samples ("The
+         * results store, sixth round", docs/performance.md); bucket()
+         * reads the same bits. */
         if (s->tail_s == t_end_s && s->tail_s > s->last_s) continue;
         double edge = ceil(s->last_s / ss->w) * ss->w;
         if (advance(ss, s, fmin(t_end_s, edge)) < 0) rc = -1;

@@ -21,8 +21,8 @@
  * cycles through less one: jobs of the same function only, so that the
  * event batches still queued when the run ends do not hold back the
  * jobs' blocks that the JSON hands over behind them (the simulating
- * thread waited there for up to 9 event batches: "The results store,
- * sixth round" in docs/performance.md).
+ * thread waited there for the batches queued before its first block:
+ * "The results store, sixth round" in docs/performance.md).
  *
  * The connection is used by one thread at a time: the writer while jobs
  * are queued, the caller after a wait that emptied the queue (the mutex

@@ -20,15 +20,7 @@
 #include <string.h>
 
 #include "base/decimal.h"
-
-/* A small deterministic generator (xorshift64*, Vigna 2016). */
-static uint64_t rnd_state = 88172645463325252ull;
-static uint64_t rnd(void) {
-    rnd_state ^= rnd_state >> 12;
-    rnd_state ^= rnd_state << 25;
-    rnd_state ^= rnd_state >> 27;
-    return rnd_state * 2685821657736338717ull;
-}
+#include "tests/rndfix.h"
 
 /* A double of random bits, finite. */
 static double rnd_bits(void) {
