@@ -37,7 +37,8 @@ int series_count(const series_set *ss);
  * out of memory (the series then stops at its previous time). */
 int series_put(series_set *ss, int i, double t_s, double v);
 
-/* End every series at t_end_s. Returns 0 or -1 (out of memory). */
+/* End every series at t_end_s (again at the same time: nothing more is
+ * done). Returns 0 or -1 (out of memory). */
 int series_close(series_set *ss, double t_end_s);
 
 /* The bucket width W in seconds. */
@@ -46,6 +47,12 @@ double series_bucket_s(const series_set *ss);
 /* Buckets of series i that hold time (after series_close: all of them,
  * ceil(t_end / W)). */
 int series_points(const series_set *ss, int i);
+
+/* Runs of buckets of series i equal bit for bit without being read: 1 ..
+ * *lead - 1 are bucket 0 (the value held from the start; none when *lead
+ * <= 1), and *held + 1 .. series_points - 2 are bucket *held (the value
+ * held after the last stored bucket to the close). */
+void series_runs(const series_set *ss, int i, int *lead, int *held);
 
 /* Bucket k of series i: its start t_s = k*W, the time it covers dt_s
  * (W except for the last bucket of a closed run), and the value's mean,

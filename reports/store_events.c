@@ -21,6 +21,7 @@
  * docs/performance.md).
  */
 #include "reports/store_int.h"
+#include "base/decimal.h"
 #include "base/grow.h"
 
 #include <stdarg.h>
@@ -44,16 +45,27 @@ static long node_of(const char *detail) {
  * conversion letter in *conv and its length modifier in *mod ('l' long,
  * 'L' long long, 'z' size_t, 0 none); 0 when the packer does not know it
  * ('*' widths, %n, %p, long double, wide strings). */
+static int is_fp(char c) { return c == 'f' || c == 'e' || c == 'E' || c == 'g' || c == 'G'; }
+
+/* A conversion letter the packer takes with length modifier mod. */
+static int known(char c, char mod) {
+    switch (c) {
+    case 'd': case 'i': case 'u': case 'x': case 'X': case 'o': return 1;
+    case 'c': case 'f': case 'e': case 'E': case 'g': case 'G': case 's': case '%': return !mod;
+    default: return 0;
+    }
+}
+
 static size_t conversion(const char *f, char *conv, char *mod) {
     size_t i = 1;
-    while (f[i] && strchr("-+ #0", f[i])) i++;
+    while (f[i] == '-' || f[i] == '+' || f[i] == ' ' || f[i] == '#' || f[i] == '0') i++;
     while (f[i] && ((f[i] >= '0' && f[i] <= '9') || f[i] == '.')) i++;
     *mod = 0;
     if (f[i] == 'z') *mod = 'z', i++;
     else if (f[i] == 'l' && f[i + 1] == 'l') *mod = 'L', i += 2;
     else if (f[i] == 'l') *mod = 'l', i++;
     *conv = f[i];
-    if (!f[i] || !strchr("diuxXocfeEgGs%", f[i]) || (*mod && strchr("cfeEgGs%", f[i]))) return 0;
+    if (!known(f[i], *mod)) return 0;
     return i + 1;
 }
 
@@ -89,7 +101,7 @@ static int pack(event_buf *b, const char *fmt, va_list ap) {
         if (conv == 's') {
             const char *z = va_arg(ap, const char *);
             rc = arena_add(b, z ? z : "(null)", strlen(z ? z : "(null)") + 1);
-        } else if (strchr("feEgG", conv)) {
+        } else if (is_fp(conv)) {
             d = va_arg(ap, double);
             rc = arena_add(b, &d, sizeof d);
         } else {
@@ -105,25 +117,54 @@ static int pack(event_buf *b, const char *fmt, va_list ap) {
     return 0;
 }
 
-/* One conversion (spec[0, n)) of the argument at *a into out (room
- * bytes); *a moves past the argument. Returns what snprintf returns. */
-static int convert(char *out, size_t room, const char *spec, size_t n, const char **a) {
-    char f[32], conv = spec[n - 1], mod;
-    if (n >= sizeof f) return -1;
-    memcpy(f, spec, n);
-    f[n] = 0;
-    conversion(f, &conv, &mod);
-    if (conv == '%') return snprintf(out, room, "%%");
-    if (conv == 's') {
-        int k = snprintf(out, room, f, *a);
-        *a += strlen(*a) + 1;
-        return k;
-    }
+/* Text z[0, n) into out (room bytes) as snprintf puts it: cut to room -
+ * 1 bytes and ended; returns n. */
+static int put_cut(char *out, size_t room, const char *z, size_t n) {
+    size_t k = n < room ? n : room - 1;
+    memcpy(out, z, k);
+    out[k] = 0;
+    return (int)n;
+}
+
+/* The conversions of the world's details without flags, width or
+ * precision but "%.0f" (the times above all): their text made here, the
+ * same as snprintf's (base/decimal.h); -1 for any other (snprintf's). A
+ * signed conversion's argument was packed as its int64_t value. */
+static int convert_plain(char *out, size_t room, const char *spec, size_t n, const char *a) {
+    char t[DECIMAL_MAX];
     int64_t i;
     double d;
-    memcpy(strchr("feEgG", conv) ? (void *)&d : (void *)&i, *a, 8);
-    *a += 8;
-    if (strchr("feEgG", conv)) return snprintf(out, room, f, d);
+    if (n == 2 && spec[1] == 's') return put_cut(out, room, a, strlen(a));
+    if ((n == 2 && spec[1] == 'd') || (n == 3 && spec[1] == 'z' && spec[2] == 'd') ||
+        (n == 4 && !memcmp(spec, "%lld", 4))) {
+        memcpy(&i, a, 8);
+        return put_cut(out, room, t, (size_t)decimal_int(t, i));
+    }
+    if (n == 4 && !memcmp(spec, "%.0f", 4)) {
+        memcpy(&d, a, 8);
+        int k = decimal_whole(t, d);
+        return k < 0 ? -1 : put_cut(out, room, t, (size_t)k);
+    }
+    return -1;
+}
+
+/* One conversion (spec[0, n), its letter conv and length modifier mod)
+ * of the argument at *a into out (room bytes); *a moves past the
+ * argument. Returns what snprintf returns. */
+static int convert(char *out, size_t room, const char *spec, size_t n, char conv, char mod, const char **a) {
+    if (conv == '%') return snprintf(out, room, "%%");
+    const char *arg = *a;
+    int k = convert_plain(out, room, spec, n, arg);
+    *a += conv == 's' ? strlen(arg) + 1 : 8;
+    char f[32];
+    if (k >= 0 || n >= sizeof f) return k;
+    memcpy(f, spec, n);
+    f[n] = 0;
+    if (conv == 's') return snprintf(out, room, f, arg);
+    int64_t i;
+    double d;
+    memcpy(is_fp(conv) ? (void *)&d : (void *)&i, arg, 8);
+    if (is_fp(conv)) return snprintf(out, room, f, d);
     if (mod == 'z') return snprintf(out, room, f, (size_t)i);
     if (mod == 'L') return snprintf(out, room, f, (long long)i);
     if (mod == 'l') return snprintf(out, room, f, (long)i);
@@ -132,8 +173,9 @@ static int convert(char *out, size_t room, const char *spec, size_t n, const cha
 }
 
 /* The text of fmt with the arguments packed at a, cut to
- * METRICS_DETAIL_MAX - 1 bytes as vsnprintf cuts it, into out. */
-static void unpack(char out[METRICS_DETAIL_MAX], const char *fmt, const char *a) {
+ * METRICS_DETAIL_MAX - 1 bytes as vsnprintf cuts it, into out; its
+ * length. */
+static size_t unpack(char out[METRICS_DETAIL_MAX], const char *fmt, const char *a) {
     size_t o = 0, room = METRICS_DETAIL_MAX;
     for (const char *p = fmt; *p && o + 1 < room;) {
         if (*p != '%') {
@@ -142,12 +184,13 @@ static void unpack(char out[METRICS_DETAIL_MAX], const char *fmt, const char *a)
         }
         char conv, mod;
         size_t n = conversion(p, &conv, &mod);
-        int k = convert(out + o, room - o, p, n, &a);
+        int k = n ? convert(out + o, room - o, p, n, conv, mod, &a) : -1;
         if (k < 0) break;
         o += (size_t)k < room - o ? (size_t)k : room - o - 1;
         p += n;
     }
     out[o] = 0;
+    return o;
 }
 
 /* The details of b's packed events made, in its arena (the writer). 0,
@@ -157,9 +200,8 @@ static int make_details(event_buf *b) {
     for (int i = 0; i < b->n; i++) {
         pending_event *e = &b->ev[i];
         if (!e->fmt) continue;
-        unpack(text, e->fmt, b->arena + e->detail);
-        size_t at = b->arena_n;
-        if (arena_add(b, text, strlen(text) + 1) < 0) return -1;
+        size_t n = unpack(text, e->fmt, b->arena + e->detail), at = b->arena_n;
+        if (arena_add(b, text, n + 1) < 0) return -1;
         e->detail = at;
         e->fmt = NULL;
     }

@@ -9,6 +9,7 @@
  *                    it, checking its version, migrating an older file
  *   store_run.c      a run: begin, the metric bus's sink (events buffered,
  *                    samples resampled), finish
+ *   store_series.c   a run's time series as rows (series, points)
  *   store_rows.c     the JSON results as rows: jobs, queues, services,
  *                    microbenchmarks, the run's figures
  *   store_jobs.c     a run's own jobs[] as rows, scanned from its text
@@ -88,6 +89,7 @@ typedef enum kept_stmt {
     KEPT_JOBS_MANY,                    /* INSERT INTO jobs, STORE_BATCH_ROWS rows */
     KEPT_JOBS_NARROW,                  /* INSERT INTO jobs, the columns every job fills */
     KEPT_JOBS_NARROW_MANY,             /* the same, STORE_BATCH_ROWS rows */
+    KEPT_POINTS_MANY,                  /* INSERT INTO points, STORE_BATCH_ROWS rows */
     KEPT_RUN_ROW,                      /* INSERT INTO runs ('incomplete') */
     KEPT_UPDATE_RUN,                   /* the run's figures from its JSON */
     KEPT_ROWS_INSERT,                  /* + table: INSERT INTO jobs, queues, ... */
@@ -175,8 +177,9 @@ int store_batch_rows(sqlite3 *db, int ncols);
  * (store_writer.c), or NULL when one cannot be started. */
 store_writer *store_writer_start(void);
 
-/* Wait until fewer than room jobs are queued (the one running included);
- * queue job(arg) and return SQLITE_OK, or, when a job before failed,
+/* Wait until fewer than room jobs of this function are queued (the one
+ * running included; a caller cycling through room + 1 buffers, each job
+ * the next); queue job(arg) and return SQLITE_OK, or, when a job before failed,
  * return its code and queue nothing. Jobs run in the order given. With w
  * NULL, run job(arg) here and return its code. */
 int store_writer_give(store_writer *w, int room, int (*job)(void *), void *arg);
@@ -200,6 +203,11 @@ int store_events_add(store *st, double t_s, const char *entity, const char *kind
 /* The same, the detail as a printf format (a string literal) and its
  * arguments: packed as they are, formatted by the writer. */
 int store_events_addv(store *st, double t_s, const char *entity, const char *kind, const char *fmt, va_list ap);
+
+/* Every series of the run and its points (the cluster's cost so far
+ * worked out from the run's cost when the world published none), inside
+ * the caller's transaction (store_series.c). An SQLite code. */
+int store_series_write(store *st, double simulated_s, double cost_usd);
 
 /* The buffer being filled written inside the caller's transaction. An
  * SQLite code; on failure st->writer_why says why. */

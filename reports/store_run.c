@@ -161,66 +161,6 @@ int store_run_begin(store *st, const scenario *s, metric_bus *bus, char *err, si
     return STORE_OK;
 }
 
-static int insert_series_row(store *st, sqlite3_stmt *q, const char *entity, const char *name, sqlite3_int64 *id) {
-    store_bind(q, "Itt", st->run, entity, name);
-    int rc = sqlite3_step(q);
-    sqlite3_reset(q);
-    *id = sqlite3_last_insert_rowid(st->db);
-    return rc == SQLITE_DONE ? SQLITE_OK : rc;
-}
-
-static int insert_point(sqlite3_stmt *q, sqlite3_int64 id, int k, double t, double dt, double mean, double mn,
-                        double mx) {
-    store_bind(q, "Iiddddd", (int64_t)id, k, t, dt, mean, mn, mx);
-    int rc = sqlite3_step(q);
-    sqlite3_reset(q);
-    return rc == SQLITE_DONE ? SQLITE_OK : rc;
-}
-
-/* Every series, plus cluster cost_usd (so far) when the world did not
- * publish it: the run's cost accrues at a constant rate (provisioned
- * node-hours at the node price), so cost(t) = cost_usd * t / simulated_s.
- * A job's or service's series leaves out a bucket equal, bit for bit, to
- * the one before it (first and last kept): a job's progress is flat
- * before it starts and after it ends, so a 10K-GPU year stores 15,447
- * rows for its 962 jobs instead of 1.85M. Readers fill the gaps
- * (rundata_series); cluster series are whole, for SQL over them. */
-static int write_series(store *st, const world_totals *tot) {
-    sqlite3_stmt *q = NULL, *ser = NULL;
-    int rc = sqlite3_prepare_v2(st->db, "INSERT INTO points(series_id, k, t_s, dt_s, mean, min, max) "
-                                        "VALUES (?, ?, ?, ?, ?, ?, ?)", -1, &q, NULL);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_prepare_v2(st->db, "INSERT INTO series(run_id, entity, name) VALUES (?, ?, ?)", -1, &ser, NULL);
-    int has_cost = 0;
-    for (int i = 0; rc == SQLITE_OK && i < st->n_names; i++) {
-        sqlite3_int64 id;
-        if (!strcmp(st->series_entity[i], "cluster") && !strcmp(st->series_name[i], "cost_usd")) has_cost = 1;
-        rc = insert_series_row(st, ser, st->series_entity[i], st->series_name[i], &id);
-        int n = series_points(st->ss, i), elide = strcmp(st->series_entity[i], "cluster") != 0;
-        double was[4] = { 0 };
-        for (int k = 0; rc == SQLITE_OK && k < n; k++) {
-            double t, b[4];
-            series_point(st->ss, i, k, &t, &b[0], &b[1], &b[2], &b[3]);
-            if (elide && k > 0 && k < n - 1 && !memcmp(b, was, sizeof b)) continue;   /* the row before holds */
-            memcpy(was, b, sizeof b);
-            rc = insert_point(q, id, k, t, b[0], b[1], b[2], b[3]);
-        }
-    }
-    if (rc == SQLITE_OK && !has_cost && st->n_names > 0) {
-        sqlite3_int64 id;
-        rc = insert_series_row(st, ser, "cluster", "cost_usd", &id);
-        double T = tot->simulated_s, rate = T > 0 ? tot->cost_usd / T : 0;
-        for (int k = 0; rc == SQLITE_OK && k < series_points(st->ss, 0); k++) {
-            double t, dt, mean, mn, mx;
-            series_point(st->ss, 0, k, &t, &dt, &mean, &mn, &mx);
-            rc = insert_point(q, id, k, t, dt, rate * (t + dt / 2), rate * t, rate * (t + dt));
-        }
-    }
-    sqlite3_finalize(q);
-    sqlite3_finalize(ser);
-    return rc;
-}
-
 static int write_failure_kinds(store *st, const world *w) {
     sqlite3_stmt *q = NULL;
     int rc = sqlite3_prepare_v2(st->db, "INSERT INTO failure_kinds(run_id, idx, component, cause, count) "
@@ -280,7 +220,7 @@ int store_run_finish(store *st, const world *w, const char *results_json, char *
     const char *step = "begin";
     int rc = store_final_begin(st);
     if (rc == SQLITE_OK) step = "events", rc = store_events_write_last(st);
-    if (rc == SQLITE_OK) step = "series", rc = write_series(st, &tot);
+    if (rc == SQLITE_OK) step = "series", rc = store_series_write(st, tot.simulated_s, tot.cost_usd);
     if (rc == SQLITE_OK) step = "failures", rc = write_failure_kinds(st, w);
     if (rc == SQLITE_OK) rc = store_insert_results(st, results_json, series_bucket_s(st->ss), &step);
     if (rc == SQLITE_OK) step = "commit", rc = store_exec(st->db, "COMMIT");

@@ -18,7 +18,11 @@
  * (0.17-0.33 s of wall time against 0.16 s of its CPU, "The results store,
  * fourth round" in docs/performance.md). A caller says how many jobs may
  * be in flight when it gives one (room), which is how many buffers it
- * cycles through less one.
+ * cycles through less one: jobs of the same function only, so that the
+ * event batches still queued when the run ends do not hold back the
+ * jobs' blocks that the JSON hands over behind them (the simulating
+ * thread waited there for the batches queued before its first block:
+ * "The results store, sixth round" in docs/performance.md).
  *
  * The connection is used by one thread at a time: the writer while jobs
  * are queued, the caller after a wait that emptied the queue (the mutex
@@ -32,7 +36,8 @@
 
 #include <sqlite3.h>
 
-/* Jobs queued at most: more than any caller's room (EVENT_BUFS). */
+/* Jobs queued at most: more than any two callers' rooms together (the
+ * event batches still queued when the jobs' blocks come). */
 #define WRITER_QUEUE 64
 
 struct store_writer {
@@ -95,12 +100,19 @@ int store_writer_wait(store_writer *w) {
     return rc;
 }
 
+/* Jobs of function job queued (the one running included); under w->mu. */
+static int queued(const store_writer *w, int (*job)(void *)) {
+    int n = 0;
+    for (int k = 0; k < w->n; k++) n += w->q[(w->head + k) % WRITER_QUEUE].job == job;
+    return n;
+}
+
 int store_writer_give(store_writer *w, int room, int (*job)(void *), void *arg) {
     if (!w) return job(arg);
     if (room < 1) room = 1;
     if (room > WRITER_QUEUE) room = WRITER_QUEUE;
     pthread_mutex_lock(&w->mu);
-    while (w->n >= room) pthread_cond_wait(&w->cv, &w->mu);
+    while (queued(w, job) >= room || w->n == WRITER_QUEUE) pthread_cond_wait(&w->cv, &w->mu);
     int rc = w->rc;
     w->rc = SQLITE_OK;
     if (rc == SQLITE_OK) {

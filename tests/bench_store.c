@@ -16,10 +16,13 @@
  *   (wall time). One run each.
  *
  * Output (MISSED is printed, not failed, while issue 23 is open):
- *   results database, 10000 GPUs one year: 0.27 s without, 0.76 s with: 2.82x (target <= 1.5x) MISSED; CPU time 0.27 s and 0.78 s (0.41 s on the simulating thread): 2.88x (1.53x)
- *   results database, 100000 GPUs one year: 0.84 s without (target <= 1.0 s), 1.41 s with (target <= 1.5 s) ok; CPU time 0.82 s and 1.40 s (1.04 s on the simulating thread)
- * (at load 3.5, docs/performance.md "Issue 23: the results store, fifth
- * round"; at load 1.5 the first line's wall times were 0.27 s and 0.48 s)
+ *   results database, 10000 GPUs one year: 0.28 s without, 0.39 s with: 1.38x (target <= 1.5x) ok; CPU time 0.28 s and 0.64 s (0.36 s on the simulating thread): 2.27x (1.27x)
+ *   results database, 100000 GPUs one year: 0.78 s without (target <= 1.0 s), 0.97 s with (target <= 1.5 s) ok; CPU time 0.78 s and 1.23 s (0.94 s on the simulating thread)
+ * (at load 1.8, docs/performance.md "Issue 23: the results store, sixth
+ * round"). The run without the database is the better of two, the second
+ * after a run with it, whose heap it inherits: its figure moves with how
+ * much memory that run left freed (0.27 s before the sixth round, 0.29 s
+ * after, as in a fresh process).
  *
  * CPU times are given beside because a loaded machine moves them less:
  * of the process (every thread: the store writes on a second one) and of

@@ -18,19 +18,11 @@
 #include <string.h>
 
 #include "base/select.h"
+#include "tests/rndfix.h"
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
-}
-
-/* A small deterministic generator (xorshift64*, Vigna 2016). */
-static uint64_t rnd_state = 88172645463325252ull;
-static uint64_t rnd(void) {
-    rnd_state ^= rnd_state >> 12;
-    rnd_state ^= rnd_state << 25;
-    rnd_state ^= rnd_state >> 27;
-    return rnd_state * 2685821657736338717ull;
 }
 
 enum { RANDOM, SORTED, REVERSED, EQUAL, TWO, ORGAN, SAWTOOTH, FEW, KILLER, N_KINDS };

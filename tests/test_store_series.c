@@ -9,7 +9,7 @@
  * equal the exact one computed here from the step function, bit for bit,
  * including after the grid has doubled many times, a first change on a
  * bucket edge, a value set back to the lead's, a second close and a sample
- * after a close.
+ * after a close; and the stretches series_runs says are equal are.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -51,8 +51,26 @@ static void same_bits(double got, double want, const char *what, int k) {
     if (memcmp(&got, &want, sizeof got) != 0) fail_msg("bucket %d: %s = %.17g, want %.17g", k, what, got, want);
 }
 
+/* series_runs' stretches: buckets 1 .. lead - 1 are bucket 0 and held + 1
+ * .. points - 2 are bucket held, every field to the bit (the store steps
+ * over them: store_series.c). */
+static void check_runs(const series_set *ss, int i) {
+    int lead, held, n = series_points(ss, i);
+    series_runs(ss, i, &lead, &held);
+    double first[5], at[5], q[5];
+    series_point(ss, i, 0, &first[0], &first[1], &first[2], &first[3], &first[4]);
+    if (held < n) series_point(ss, i, held, &at[0], &at[1], &at[2], &at[3], &at[4]);
+    for (int k = 1; k < n - 1; k++) {
+        if (k >= lead && k <= held) continue;
+        const double *want = k < lead ? first : at;
+        series_point(ss, i, k, &q[0], &q[1], &q[2], &q[3], &q[4]);
+        for (int f = 1; f < 5; f++) same_bits(q[f], want[f], "a held run's field", k);
+    }
+}
+
 /* Every bucket of series i against the exact step function closed at end. */
 static void check(const series_set *ss, int i, const change *c, int n, double initial, double end) {
+    check_runs(ss, i);
     double w = series_bucket_s(ss);
     assert_int_equal(series_points(ss, i), (int)ceil(end / w));
     for (int k = 0; k < series_points(ss, i); k++) {
