@@ -370,6 +370,16 @@ static void small_m_gemm(const serve_model *s, const gpu_spec *g, double eff, do
  * (eff-hbm-gemm-bf16, gemm-call-latency-bf16) dense GEMMs; other GEMMs
  * keep the copy rate. */
 static void init_small_m_gemm(serve_model *s, const gpu_spec *g) {
+    /* An engine with its own measured step profile (engines.xml
+     * gemm-efficiency, kv-read-efficiency: vllm-v0.2.3 from DistServe's
+     * profile) had that profile fitted against the copy-rate weight stream,
+     * so its fit already holds what the GPU's small-M tables measure: it
+     * keeps the copy rate, or the two would count the same time twice. */
+    if (s->p.engine_gemm_eff != 1 || s->p.engine_kv_eff != 1) {
+        small_m_gemm(s, g, 0, 0, &s->fp8_gemm_bytes_per_s, &s->fp8_gemm_call_s);
+        small_m_gemm(s, g, 0, 0, &s->bf16_gemm_bytes_per_s, &s->bf16_gemm_call_s);
+        return;
+    }
     small_m_gemm(s, g, g->eff_hbm_gemm_fp8, g->gemm_call_fp8_s, &s->fp8_gemm_bytes_per_s, &s->fp8_gemm_call_s);
     small_m_gemm(s, g, g->eff_hbm_gemm_bf16, g->gemm_call_bf16_s, &s->bf16_gemm_bytes_per_s, &s->bf16_gemm_call_s);
 }

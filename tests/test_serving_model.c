@@ -424,15 +424,16 @@ static void test_distserve_step_profile(void **state) {
         pub = vllm_pf[0] + vllm_pf[1] * n + vllm_pf[2] * n * n;
         assert_true(fabs(prefill_s(&sm, n) * 1e3 / pub - 1) < 0.12);
     }
-    /* The intercept stays v0's: within 4% at the copy rate. The A100's
-     * measured small-batch BF16 GEMM (gpus.xml gemm-call-latency-bf16:
-     * 11.6 us a call, vLLM's and SGLang's own A100 tables agree at 12.7 to
-     * 15.3 us; docs/small-batch-gemm.md) adds ~1.5 ms over OPT-13B's 160
-     * GEMMs a step, and the steps come out 4.3% (64 sequences) to 8.7%
-     * (one) slower than measured: within 9%. */
+    /* The intercept stays v0's: within 4%. Built again with the engine's
+     * figures, as the simulator builds a replica: an engine with its own
+     * fitted profile keeps the copy-rate weight stream (init_small_m_gemm),
+     * or the A100's small-batch table (11.6 us a call) would count its time
+     * twice (4.3% to 8.7% slow). */
+    serve_params pv = sm.p;
+    sm = layout_on_params(catalog_llm(cat, "opt-13b"), "dgx-a100-80gb", 1, 1, PREC_FP16, &pv);
     for (int i = 0; i < 4; i++) {
         double d = vllm_dec[0] + vllm_dec[1] * seqs[i] * 544 + vllm_dec[2] * seqs[i];
-        assert_true(fabs(decode_s(&sm, seqs[i], 544) * 1e3 / d - 1) < 0.09);
+        assert_true(fabs(decode_s(&sm, seqs[i], 544) * 1e3 / d - 1) < 0.04);
     }
     printf("  vllm-v0.2.3: prefill 512 / 1024 / 2048 %.1f / %.1f / %.1f ms (published %.1f / %.1f / %.1f), "
            "decode 32 x 544 %.1f ms\n", prefill_s(&sm, 512) * 1e3, prefill_s(&sm, 1024) * 1e3,
