@@ -70,12 +70,15 @@ typedef struct gpu_spec {
     double eff_attention_fwd_causal;
     double eff_attention_fwd_full;
     double eff_attention_bwd;
-    /* FP8 dense GEMMs bound by their weight read (small M, serving's linear
-     * layers; docs/small-batch-gemm.md): the fraction of the HBM peak the
-     * weights stream at (0 = eff_hbm) and the fixed time of one call beyond
-     * that stream, the graph-replay gap before it included (0 = none). */
+    /* FP8 and BF16/FP16 dense GEMMs bound by their weight read (small M,
+     * serving's linear layers; docs/small-batch-gemm.md): the fraction of
+     * the HBM peak the weights stream at (0 = eff_hbm) and the fixed time
+     * of one call beyond that stream, the graph-replay gap before it
+     * included (0 = none). */
     double eff_hbm_gemm_fp8;
     double gemm_call_fp8_s;
+    double eff_hbm_gemm_bf16;
+    double gemm_call_bf16_s;
     /* Softmax exponentials (models/gpu.c, gpu_attention_pass_s): dense
      * bf16 tensor FLOPs per SFU exponential in the same time, this GPU's
      * and that of the GPU its attention efficiencies were measured on

@@ -355,16 +355,33 @@ static void init_memory(serve_model *s, const tf_dims *d, precision kv, int toke
 
 static int decode_read_bound(const serve_model *s);
 
-/* FP8 dense GEMMs bound by their weight read (docs/small-batch-gemm.md):
- * the GPU's measured stream rate (gpus.xml eff-hbm-gemm-fp8; none: the
- * copy rate) and fixed call time less the launch gap every kernel already
- * pays (serve_params kernel_gap_s: the measurement replayed a CUDA graph,
- * so its fixed time holds that gap). Other GEMMs keep the copy rate. */
-static void init_fp8_gemm(serve_model *s, const gpu_spec *g) {
-    s->fp8_gemm_bytes_per_s = s->hbm_bytes_per_s;
-    s->fp8_gemm_call_s = 0;
-    if (g->eff_hbm_gemm_fp8 > 0) s->fp8_gemm_bytes_per_s = g->hbm_bw_bytes_per_s * g->eff_hbm_gemm_fp8;
-    if (g->gemm_call_fp8_s > s->p.kernel_gap_s) s->fp8_gemm_call_s = g->gemm_call_fp8_s - s->p.kernel_gap_s;
+/* A dense GEMM's weight stream and fixed call time when bound by its
+ * weight read (docs/small-batch-gemm.md): the GPU's measured fraction of
+ * the HBM peak (0: the copy rate) and call time less the launch gap every
+ * kernel already pays (serve_params kernel_gap_s: the measurements replayed
+ * a CUDA graph, so their fixed time holds that gap). */
+static void small_m_gemm(const serve_model *s, const gpu_spec *g, double eff, double call_s, double *bw_bytes_per_s,
+                         double *out_call_s) {
+    *bw_bytes_per_s = eff > 0 ? g->hbm_bw_bytes_per_s * eff : s->hbm_bytes_per_s;
+    *out_call_s = call_s > s->p.kernel_gap_s ? call_s - s->p.kernel_gap_s : 0;
+}
+
+/* FP8 (gpus.xml eff-hbm-gemm-fp8, gemm-call-latency-fp8) and BF16/FP16
+ * (eff-hbm-gemm-bf16, gemm-call-latency-bf16) dense GEMMs; other GEMMs
+ * keep the copy rate. */
+static void init_small_m_gemm(serve_model *s, const gpu_spec *g) {
+    /* An engine with its own measured step profile (engines.xml
+     * gemm-efficiency, kv-read-efficiency: vllm-v0.2.3 from DistServe's
+     * profile) had that profile fitted against the copy-rate weight stream,
+     * so its fit already holds what the GPU's small-M tables measure: it
+     * keeps the copy rate, or the two would count the same time twice. */
+    if (s->p.engine_gemm_eff != 1 || s->p.engine_kv_eff != 1) {
+        small_m_gemm(s, g, 0, 0, &s->fp8_gemm_bytes_per_s, &s->fp8_gemm_call_s);
+        small_m_gemm(s, g, 0, 0, &s->bf16_gemm_bytes_per_s, &s->bf16_gemm_call_s);
+        return;
+    }
+    small_m_gemm(s, g, g->eff_hbm_gemm_fp8, g->gemm_call_fp8_s, &s->fp8_gemm_bytes_per_s, &s->fp8_gemm_call_s);
+    small_m_gemm(s, g, g->eff_hbm_gemm_bf16, g->gemm_call_bf16_s, &s->bf16_gemm_bytes_per_s, &s->bf16_gemm_call_s);
 }
 
 int serve_model_init(serve_model *sm, const llm_spec *m, const gpu_spec *g, const fabric *f, int tp,
@@ -412,7 +429,7 @@ int serve_model_init_layout(serve_model *sm, const llm_spec *m, const gpu_spec *
     s.kv_blocks = s.kv_capacity_bytes > 0 ? (long long)floor(s.kv_capacity_bytes / block_bytes) : 0;
     s.kv_capacity_tokens = (double)s.kv_blocks * s.p.block_tokens;
     s.hbm_bytes_per_s = gpu_hbm_bytes_per_s(g);
-    init_fp8_gemm(&s, g);
+    init_small_m_gemm(&s, g);
     s.decode_read_bound = decode_read_bound(&s);
     *sm = s;
     return 0;
@@ -469,21 +486,25 @@ static double gemm_group_s(const serve_model *sm, precision c, double wbytes, do
 }
 
 /* One grouped linear layer (the routed experts: CUTLASS grouped GEMMs,
- * priced at the copy rate; the small-M figures of the dense FP8 GEMMs were
- * not measured for them, docs/small-batch-gemm.md). */
+ * priced at the copy rate; the small-M figures of the dense FP8 and BF16
+ * GEMMs were not measured for them, docs/small-batch-gemm.md). */
 static double tiled_linear_s(const serve_model *sm, precision c, double wbytes, double m, double mt, double n,
                              double k, double count) {
     return gemm_group_s(sm, c, wbytes, m, mt, n, k, count, sm->hbm_bytes_per_s, 0);
 }
 
 /* One dense linear layer: an FP8 one (fp8 weights and tensor work:
- * cuBLASLt's FP8 GEMM) streams its weights at the GPU's FP8 dense-GEMM
- * rate and pays its fixed call time (docs/small-batch-gemm.md); others
- * read at the copy rate. */
+ * cuBLASLt's FP8 GEMM) or a BF16/FP16 one (16-bit weights and tensor work:
+ * cuBLAS through torch's F.linear in TensorRT-LLM, vLLM and SGLang alike)
+ * streams its weights at the GPU's measured dense-GEMM rate for that
+ * precision and pays its fixed call time (docs/small-batch-gemm.md);
+ * others (weight-only quantised, fp4) read at the copy rate. */
 static double linear_s(const serve_model *sm, precision c, double wbytes, double m, double n, double k,
                        double count) {
     if (c == PREC_FP8 && wbytes == 1)
         return gemm_group_s(sm, c, wbytes, m, m, n, k, count, sm->fp8_gemm_bytes_per_s, sm->fp8_gemm_call_s);
+    if ((c == PREC_BF16 || c == PREC_FP16) && wbytes == 2)
+        return gemm_group_s(sm, c, wbytes, m, m, n, k, count, sm->bf16_gemm_bytes_per_s, sm->bf16_gemm_call_s);
     return gemm_group_s(sm, c, wbytes, m, m, n, k, count, sm->hbm_bytes_per_s, 0);
 }
 

@@ -165,6 +165,9 @@ typedef struct serve_model {
                                     eff-hbm-gemm-fp8; else hbm_bytes_per_s) */
     double fp8_gemm_call_s;      /* its fixed time a call beyond the launch gap (gpus.xml
                                     gemm-call-latency-fp8 less kernel_gap_s; 0: none) */
+    double bf16_gemm_bytes_per_s; /* the same for a BF16/FP16 dense GEMM (gpus.xml
+                                     eff-hbm-gemm-bf16; else hbm_bytes_per_s) */
+    double bf16_gemm_call_s;     /* (gpus.xml gemm-call-latency-bf16 less kernel_gap_s; 0: none) */
     double q_dim, kv_dim, hidden, vocab;
     double kv_heads_per_gpu;
     int layers;
