@@ -102,13 +102,17 @@ T resize-window -t dash -x 60 -y 20
 wait_for "terminal too small: 60x20" && [ "$(screen | grep -c .)" = 1 ] && ok "too small: one line" \
   || { no "too small message"; cat "$tmp/screen"; }
 T resize-window -t dash -x 120 -y 40
-# The jobs table beside the map is the wide layout's mark; wait for it, not
-# for any jobs table: on a busy machine the first frames after the resize
-# can still be the narrow one (a capture between SIGWINCH and the redraw).
-wait_for "nodes: 128 .*NAME +QUEUE"
-lines=$(wc -l <"$tmp/screen"); wide=$(awk 'length > 100' "$tmp/screen" | wc -l)
+# The jobs table beside the map is the wide layout's mark; wait for the
+# whole wide frame, not for its first line: on a busy machine a capture can
+# fall between SIGWINCH and the redraw (still the narrow layout) or in the
+# middle of the redraw (the header row drawn, the rows below not yet).
+wide_frame() {
+  screen >"$tmp/screen" || return 1
+  lines=$(wc -l <"$tmp/screen"); wide=$(awk 'length > 100' "$tmp/screen" | wc -l)
+  [ "$lines" -ge 38 ] && [ "$wide" -gt 5 ] && grep -q "nodes: 128 .*NAME" "$tmp/screen"
+}
 # wide layout: the jobs table sits right of the map on the same rows
-if [ "$lines" -ge 38 ] && [ "$wide" -gt 5 ] && grep -q "nodes: 128 .*NAME" "$tmp/screen"; then
+if poll wide_frame 'T has-session -t dash 2>/dev/null'; then
   ok "resized to 120x40: wide layout"
 else
   no "resize to 120x40 ($lines lines, $wide wide)"; cat "$tmp/screen"
