@@ -148,7 +148,7 @@ static int load_run_row(sqlite3 *db, int64_t id, rundata *r) {
     int used = snprintf(sql, sizeof sql, run_sql,
                         rd_has_column(db, "runs", "gpu_hours_by_state_serving") ? "gpu_hours_by_state_serving" : "NULL");
     snprintf(sql + used, sizeof sql - (size_t)used, "%s",
-             id > 0 ? "WHERE id = ?" : "ORDER BY status = 'complete' DESC, id DESC LIMIT 1");
+             id > 0 ? "WHERE id = ?" : RD_DEFAULT_RUN);
     int rc = sqlite3_prepare_v2(db, sql, -1, &q, NULL);
     if (rc != SQLITE_OK) return rc;
     if (id > 0) sqlite3_bind_int64(q, 1, id);

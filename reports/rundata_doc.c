@@ -18,7 +18,7 @@
 static int run_of(sqlite3 *db, int64_t id, rd_document *d) {
     sqlite3_stmt *q = NULL;
     int rc = sqlite3_prepare_v2(db, id > 0 ? "SELECT id, status FROM runs WHERE id = ?"
-                                           : "SELECT id, status FROM runs ORDER BY status = 'complete' DESC, id DESC LIMIT 1",
+                                           : "SELECT id, status FROM runs " RD_DEFAULT_RUN,
                                 -1, &q, NULL);
     if (rc != SQLITE_OK) return rc;
     if (id > 0) sqlite3_bind_int64(q, 1, id);

@@ -18,6 +18,10 @@ struct rundata_db {
     sqlite3 *db;                     /* our own read-only connection */
 };
 
+/* Which run a read takes when none is named (id 0): the latest complete
+ * run, else the latest; appended to a SELECT from runs. */
+#define RD_DEFAULT_RUN "ORDER BY status = 'complete' DESC, id DESC LIMIT 1"
+
 /* A column as a number, NAN for NULL. */
 static inline double rd_col_num(sqlite3_stmt *q, int i) {
     return sqlite3_column_type(q, i) == SQLITE_NULL ? NAN : sqlite3_column_double(q, i);
