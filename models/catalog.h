@@ -85,6 +85,16 @@ typedef struct gpu_spec {
      * (0 = not modelled; 0 for the reference = this GPU's own). */
     double bf16_flops_per_exp;
     double eff_attention_flops_per_exp;
+    /* TensorRT-LLM's CUTLASS fused-MoE layer (serving's routed experts;
+     * docs/moe-serving.md "The CUTLASS fused MoE"), by expert precision
+     * (fp4, fp8, bf16): its fixed time per layer, its time per local
+     * expert the batch touches, and the rate of its routing kernels'
+     * traffic as a fraction of the HBM peak; all fitted to NVIDIA's
+     * measured layer times. 0 = not measured: the layer is priced from
+     * its grouped GEMMs at the copy rate. */
+    double cutlass_moe_fp4_s, cutlass_moe_expert_fp4_s, eff_cutlass_moe_route_fp4;
+    double cutlass_moe_fp8_s, cutlass_moe_expert_fp8_s, eff_cutlass_moe_route_fp8;
+    double cutlass_moe_bf16_s, cutlass_moe_expert_bf16_s, eff_cutlass_moe_route_bf16;
 } gpu_spec;
 
 typedef struct nic_spec {
@@ -224,6 +234,7 @@ typedef struct engine_spec {
     char kv_allocation[16];           /* reserve | on-demand; "" = default (reserve) */
     char kv_preemption[16];           /* recompute | swap; "" = default (recompute) */
     char fp8_act_quant[8];            /* kernel | fused; "" = default (fused) */
+    char fused_moe[16];               /* cutlass | roofline; "" = default (roofline) */
 } engine_spec;
 
 typedef struct catalog catalog;

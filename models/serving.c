@@ -67,6 +67,7 @@ void serve_params_default(serve_params *p) {
     p->host_sync = 0;
     p->act_quant_fp8 = 0;
     p->n_graph_sizes = 0;
+    p->cutlass_moe = 0;
 }
 
 /* One item of a graph-size list: "n" or "first-last/step". 0, or -1. */
@@ -384,6 +385,33 @@ static void init_small_m_gemm(serve_model *s, const gpu_spec *g) {
     small_m_gemm(s, g, g->eff_hbm_gemm_bf16, g->gemm_call_bf16_s, &s->bf16_gemm_bytes_per_s, &s->bf16_gemm_call_s);
 }
 
+/* The CUTLASS fused-MoE law (docs/moe-serving.md "The CUTLASS fused MoE"):
+ * NVIDIA's measured layer times (ai-dynamo/aiconfigurator moe_perf tables)
+ * fitted per GPU and expert precision as a fixed time, a time per local
+ * expert touched and a rate for the routing kernels' traffic, beside the
+ * grouped GEMMs' own price (tiled_linear_s). On when the engine runs that
+ * kernel and the GPU has the figures for the experts' precision. */
+static void init_cutlass_moe(serve_model *s, const gpu_spec *g) {
+    /* MXFP4 checkpoints (GPT-OSS) resolve to other MoE backends
+     * (resolve_moe_backend: TRTLLM on Blackwell, TRITON on Hopper) */
+    if (!s->p.cutlass_moe || s->moe_layers == 0 || (s->weights == PREC_FP4 && s->fp4 == FP4_MXFP4)) return;
+    double layer = 0, expert = 0, route = 0;
+    switch (s->compute_expert) {
+    case PREC_FP4: layer = g->cutlass_moe_fp4_s, expert = g->cutlass_moe_expert_fp4_s,
+                   route = g->eff_cutlass_moe_route_fp4; break;
+    case PREC_FP8: layer = g->cutlass_moe_fp8_s, expert = g->cutlass_moe_expert_fp8_s,
+                   route = g->eff_cutlass_moe_route_fp8; break;
+    case PREC_BF16:
+    case PREC_FP16: layer = g->cutlass_moe_bf16_s, expert = g->cutlass_moe_expert_bf16_s,
+                    route = g->eff_cutlass_moe_route_bf16; break;
+    default: break;
+    }
+    if (!(layer > 0)) return;
+    s->cmoe_layer_s = layer;
+    s->cmoe_expert_s = expert;
+    s->cmoe_route_bytes_per_s = route > 0 ? g->hbm_bw_bytes_per_s * route : s->hbm_bytes_per_s;
+}
+
 int serve_model_init(serve_model *sm, const llm_spec *m, const gpu_spec *g, const fabric *f, int tp,
                      precision w, precision kv, int token_budget, const serve_params *p, char *why,
                      size_t whylen) {
@@ -430,6 +458,7 @@ int serve_model_init_layout(serve_model *sm, const llm_spec *m, const gpu_spec *
     s.kv_capacity_tokens = (double)s.kv_blocks * s.p.block_tokens;
     s.hbm_bytes_per_s = gpu_hbm_bytes_per_s(g);
     init_small_m_gemm(&s, g);
+    init_cutlass_moe(&s, g);
     s.decode_read_bound = decode_read_bound(&s);
     *sm = s;
     return 0;
@@ -541,10 +570,22 @@ static double attn_linear_s(const serve_model *s, double ta, const tf_gemm *gm) 
            linear_s(s, s->compute, wb, gm[1].m, gm[1].n, gm[1].k, 1);
 }
 
-/* One MoE layer's FFN on one GPU: the shared experts on the ta tokens of
- * its attention group, the router, and the routed experts the replica's
- * `tokens` touch, used/ep of them on this GPU, each read once and run on
- * tokens·k/used rows. */
+/* The routed experts of one MoE layer on one GPU: the experts the
+ * replica's `tokens` touch, used/ep of them on this GPU, each read once and
+ * run on tokens·k/used rows; under the CUTLASS fused-MoE law its fixed and
+ * per-expert time too (its routing traffic is moe_route_bytes'). */
+static double routed_experts_s(const serve_model *s, const tf_dims *d, double tokens) {
+    double fe = s->m.expert_ffn_hidden > 0 ? s->m.expert_ffn_hidden : d->f, up = (d->gated ? 2 : 1) * fe;
+    double k = s->experts_per_token, used = serve_experts_touched(s->experts, k, tokens);
+    double per = tokens * k / used, count = used / s->ep;
+    double tiled = ceil(per / SERVE_GROUPED_M_TILE) * SERVE_GROUPED_M_TILE;
+    double t = s->cmoe_layer_s > 0 ? s->cmoe_layer_s + s->cmoe_expert_s * count : 0;
+    return t + tiled_linear_s(s, s->compute_expert, s->w_expert_bytes, per, tiled, up / s->etp, s->hidden, count) +
+           tiled_linear_s(s, s->compute_expert, s->w_expert_bytes, per, tiled, s->hidden, fe / s->etp, count);
+}
+
+/* One MoE layer's FFN on one GPU: the router and the shared experts on the
+ * ta tokens of its attention group, and the routed experts. */
 static double moe_ffn_s(const serve_model *s, double tokens, double ta) {
     tf_dims d;
     tf_dims_of(&s->m, &d);
@@ -553,11 +594,7 @@ static double moe_ffn_s(const serve_model *s, double tokens, double ta) {
     precision c = s->compute_expert;
     double t = linear_s(s, PREC_BF16, 2, ta, s->experts, h, 1);
     if (sh > 0) t += linear_s(s, c, we, ta, up * sh / s->tp, h, 1) + linear_s(s, c, we, ta, h, fe * sh / s->tp, 1);
-    double k = s->experts_per_token, used = serve_experts_touched(s->experts, k, tokens);
-    double per = tokens * k / used, count = used / s->ep;
-    double tiled = ceil(per / SERVE_GROUPED_M_TILE) * SERVE_GROUPED_M_TILE;
-    return t + tiled_linear_s(s, c, we, per, tiled, up / s->etp, h, count) +
-           tiled_linear_s(s, c, we, per, tiled, h, fe / s->etp, count);
+    return t + routed_experts_s(s, &d, tokens);
 }
 
 /* Expert-parallel dispatch and combine of one MoE layer: every GPU sends
@@ -607,6 +644,14 @@ static double moe_route_bytes(const serve_model *s, const tf_dims *d, double tok
     return ta * (h * row_in + h * 2 + s->shared_experts * act / s->tp) + rows * per_row;
 }
 
+double serve_moe_layer_s(const serve_model *sm, double tokens) {
+    if (sm->moe_layers == 0 || !(tokens > 0)) return 0;
+    tf_dims d;
+    tf_dims_of(&sm->m, &d);
+    double rate = sm->cmoe_layer_s > 0 ? sm->cmoe_route_bytes_per_s : sm->hbm_bytes_per_s;
+    return routed_experts_s(sm, &d, tokens) + moe_route_bytes(sm, &d, tokens, tokens / sm->attn_dp) / rate;
+}
+
 /* Elementwise bytes per token of the attention group outside the MoE
  * routing: every layer's norms, residual adds and rotary embedding; the
  * dense layers' activation. A dense model keeps its one expression. */
@@ -630,8 +675,11 @@ void serve_tokens_part(const serve_model *sm, double tokens, serve_tok_part *p) 
     double q_elems = s->act_quant_elems + (ar_fallback ? s->act_quant_ar_elems : 0);
     p->quant_kernels = s->act_quant_kernels + (ar_fallback ? s->act_quant_ar_kernels : 0);
     double bytes = ta * (token_elementwise_bytes(s, &d) + q_elems * act_quant_pass_bytes(s));
-    if (s->moe_layers > 0) bytes += s->moe_layers * moe_route_bytes(s, &d, tokens, ta);
-    p->elementwise_s = bytes / s->hbm_bytes_per_s;
+    double route = s->moe_layers > 0 ? s->moe_layers * moe_route_bytes(s, &d, tokens, ta) : 0;
+    /* under the CUTLASS fused-MoE law the routing kernels move their bytes
+     * at its measured rate */
+    p->elementwise_s = bytes / s->hbm_bytes_per_s +
+                       route / (s->cmoe_layer_s > 0 ? s->cmoe_route_bytes_per_s : s->hbm_bytes_per_s);
     p->allreduce_s = s->tp > 1 ? 2 * s->layers * collective_s(s, COLL_ALLREDUCE, ta * s->hidden * 2) : 0;
     p->a2a_s = s->moe_layers * a2a_s(s, tokens);
 }
@@ -648,8 +696,12 @@ double serve_tokens_sum(const serve_model *sm, const serve_tok_part *tp, const s
     const serve_model *s = sm;
     /* an absent all-gather adds +0, which leaves the all-reduce's time as it is */
     double comm = tp->allreduce_s + rp->allgather_s + tp->a2a_s;
-    double launch = s->p.kernel_gap_s * (s->p.kernels_per_layer * s->layers +
-                                         s->p.moe_kernels_per_layer * s->moe_layers + 4 + tp->quant_kernels);
+    /* under the CUTLASS fused-MoE law its fixed time holds the gaps of the
+     * layer's kernels but the router GEMM's: the dense FFN's three and the
+     * routed FFN's further moe_kernels_per_layer, less that one */
+    double moe_kernels = s->cmoe_layer_s > 0 ? 1 - 3 : s->p.moe_kernels_per_layer;
+    double launch = s->p.kernel_gap_s * (s->p.kernels_per_layer * s->layers + moe_kernels * s->moe_layers + 4 +
+                                         tp->quant_kernels);
     if (bd) {
         bd->linear_s = tp->linear_s;
         bd->lm_head_s = rp->lm_head_s;

@@ -100,6 +100,10 @@ typedef struct serve_params {
                                     GEMM into fp8 (TensorRT-LLM's PyTorch backend); 0: the
                                     conversion is fused into its producer, not priced (0;
                                     docs/fp4-serving-path.md) */
+    int cutlass_moe;             /* 1: the routed experts run TensorRT-LLM's CUTLASS fused MoE,
+                                    priced by the GPU's measured cutlass-moe-* law where it has
+                                    one for the experts' precision; 0: grouped GEMMs at the
+                                    copy rate (0; docs/moe-serving.md "The CUTLASS fused MoE") */
     int n_graph_sizes;           /* captured CUDA-graph batch sizes, ascending (0: none) */
     int graph_sizes[SERVE_GRAPH_SIZES_MAX];
 } serve_params;
@@ -168,6 +172,11 @@ typedef struct serve_model {
     double bf16_gemm_bytes_per_s; /* the same for a BF16/FP16 dense GEMM (gpus.xml
                                      eff-hbm-gemm-bf16; else hbm_bytes_per_s) */
     double bf16_gemm_call_s;     /* (gpus.xml gemm-call-latency-bf16 less kernel_gap_s; 0: none) */
+    double cmoe_layer_s;         /* the CUTLASS fused-MoE law of the experts' precision (gpus.xml
+                                    cutlass-moe-*): fixed time per MoE layer, 0 where the law
+                                    is off (p.cutlass_moe 0 or no figure for the GPU) */
+    double cmoe_expert_s;        /* its time per local expert touched */
+    double cmoe_route_bytes_per_s; /* its routing kernels' traffic rate */
     double q_dim, kv_dim, hidden, vocab;
     double kv_heads_per_gpu;
     int layers;
@@ -285,6 +294,14 @@ double serve_tokens_sum(const serve_model *sm, const serve_tok_part *tp, const s
  * layers read). */
 double serve_context_s(const serve_model *sm, double prefill_pairs, double decode_ctx, double decode_seqs,
                        serve_breakdown *bd);
+
+/* One MoE layer's routed experts on one GPU for `tokens` tokens of the
+ * replica, as NVIDIA's fused-MoE measurements time them (router GEMM and
+ * shared-expert GEMMs left out): the permute, activation and finalize
+ * traffic, the grouped GEMMs and, under the CUTLASS fused-MoE law
+ * (p.cutlass_moe), its fixed and per-expert time; the kernels' launch gaps
+ * outside that law are serve_tokens_sum's. 0 for a dense model. */
+double serve_moe_layer_s(const serve_model *sm, double tokens);
 
 /* Distinct experts of E that B tokens routed top-k touch, in expectation
  * under uniform routing: E·(1 - (1 - k/E)^B), at least 1. */

@@ -242,6 +242,9 @@ typedef struct sc_inference {
     char fp8_act_quant[8];           /* kernel: each bf16 input of an FP8 GEMM pays a quantisation
                                         kernel (TensorRT-LLM's PyTorch backend) | fused (default;
                                         docs/fp4-serving-path.md) */
+    char fused_moe[16];              /* cutlass: the routed experts run TensorRT-LLM's CUTLASS
+                                        fused MoE, priced by the GPU's measured law | roofline
+                                        (default; docs/moe-serving.md) */
     int block_tokens;                /* KV block size in tokens (16) */
     double kv_memory_fraction;       /* 0 = default 0.9 */
     char engine[CATALOG_NAME_MAX];   /* serving engine profile (models/catalog/engines.xml); "" = the
