@@ -203,6 +203,8 @@ typedef struct llm_spec {
     int global_every;                 /* with attn_window: every n-th layer attends to the
                                          whole context (GPT-OSS 2, Llama 4 4); 0: none does */
     int mtp_depth;                    /* multi-token prediction modules (DeepSeek-V3: 1) */
+    int fp8_block_scales;             /* 1: its FP8 checkpoint scales weights in 128x128 blocks
+                                         (DeepSeek-V3's own release); 0: per tensor (ModelOpt) */
 } llm_spec;
 
 /* A serving engine's defaults (models/catalog/engines.xml; docs/serving-engines.md):

@@ -392,9 +392,13 @@ static void init_small_m_gemm(serve_model *s, const gpu_spec *g) {
  * grouped GEMMs' own price (tiled_linear_s). On when the engine runs that
  * kernel and the GPU has the figures for the experts' precision. */
 static void init_cutlass_moe(serve_model *s, const gpu_spec *g) {
-    /* MXFP4 checkpoints (GPT-OSS) resolve to other MoE backends
-     * (resolve_moe_backend: TRTLLM on Blackwell, TRITON on Hopper) */
-    if (!s->p.cutlass_moe || s->moe_layers == 0 || (s->weights == PREC_FP4 && s->fp4 == FP4_MXFP4)) return;
+    /* TensorRT-LLM's resolve_moe_backend sends MXFP4 checkpoints (GPT-OSS)
+     * to TRTLLM on Blackwell and TRITON on Hopper, and FP8 block-scale
+     * checkpoints to TRTLLM on Blackwell (SM100): not the CUTLASS kernels */
+    int blackwell = !strcmp(g->arch, "blackwell");
+    if (!s->p.cutlass_moe || s->moe_layers == 0 || (s->weights == PREC_FP4 && s->fp4 == FP4_MXFP4) ||
+        (s->weights == PREC_FP8 && s->m.fp8_block_scales && blackwell))
+        return;
     double layer = 0, expert = 0, route = 0;
     switch (s->compute_expert) {
     case PREC_FP4: layer = g->cutlass_moe_fp4_s, expert = g->cutlass_moe_expert_fp4_s,

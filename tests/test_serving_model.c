@@ -265,7 +265,8 @@ static void test_host_bound_and_moe_kernels(void **state) {
  * about half the measured time: its 16 large experts at 4-16 rows each
  * stream their weights at 2.5-2.8 TB/s, which the law (one weight rate for
  * every shape) does not hold. The law is off for an MXFP4 checkpoint
- * (GPT-OSS resolves to other backends), and where it is on the layer's
+ * (GPT-OSS resolves to other backends) and for a block-scaled FP8 one on
+ * Blackwell (DeepSeek-V3: TRTLLM there), and where it is on the layer's
  * kernels but the router pay no launch gap of their own. */
 static void test_cutlass_moe_law(void **state) {
     (void)state;
@@ -306,6 +307,11 @@ static void test_cutlass_moe_law(void **state) {
     assert_int_equal(serve_model_init_layout(&gpt, catalog_llm(cat, "gpt-oss-120b"), catalog_gpu(cat, nd->gpu), &f,
                                              &mx, PREC_FP4, PREC_FP8, 8192, &on, why, sizeof why), 0);
     assert_true(gpt.cmoe_layer_s == 0);
+    /* DeepSeek-V3's block-scaled FP8 checkpoint: TRTLLM on Blackwell, CUTLASS on Hopper */
+    const llm_spec *ds = catalog_llm(cat, "deepseek-v3");
+    assert_true(ds->fp8_block_scales);
+    assert_true(layout_on_params(ds, "dgx-b200", 8, 8, PREC_FP8, &on).cmoe_layer_s == 0);
+    assert_true(layout_on_params(ds, "hgx-h200", 8, 8, PREC_FP8, &on).cmoe_layer_s > 0);
     serve_model dense = preset_on("llama3-70b", "dgx-h100", 2, PREC_FP8);
     assert_true(serve_moe_layer_s(&dense, 1024) == 0);
 }
