@@ -136,6 +136,22 @@ assert s["output_tokens_per_s"] > 0 and s["slo_attainment"] > 0.9, s
 print("ok   serving-moe-chat: ep %d, %.0fB total, %.1fB active, %.0f output tokens/s"
       % (s["ep"], s["total_params"] / 1e9, s["active_params"] / 1e9, s["output_tokens_per_s"]))
 ' || rc=1
+# The same service with fused-moe="cutlass" (TensorRT-LLM's CUTLASS fused
+# MoE, priced by the H200's measured law; docs/moe-serving.md "The CUTLASS
+# fused MoE"): its decode steps are slower, so its TPOT is higher.
+cut=$(mktemp)
+sed 's/<inference name="moe-chat"/<inference name="moe-chat" fused-moe="cutlass"/' scenarios/serving-moe-chat.xml >"$cut"
+if "$bin" run "$cut" --json "$cut.json" --no-db >/dev/null && printf '%s' "$out" >"$cut.base"; then
+    python3 - "$cut.base" "$cut.json" <<'PY' || rc=1
+import json, sys
+r = json.load(open(sys.argv[1]))["services"][0]
+c = json.load(open(sys.argv[2]))["services"][0]
+assert c["tpot_p50_s"] > 1.05 * r["tpot_p50_s"], (r["tpot_p50_s"], c["tpot_p50_s"])
+print("ok   serving-moe-chat: TPOT p50 %.2f ms roofline, %.2f ms with the CUTLASS fused-MoE law"
+      % (r["tpot_p50_s"] * 1e3, c["tpot_p50_s"] * 1e3))
+PY
+else echo "FAIL serving-moe-chat with fused-moe=cutlass did not run"; rc=1; fi
+rm -f "$cut" "$cut.json" "$cut.base"
 bad=$(mktemp)
 sed 's/model="deepseek-v3"/model="llama3-70b"/' scenarios/serving-moe-chat.xml >"$bad"
 "$bin" run "$bad" --no-db >/dev/null 2>"$bad.err"
