@@ -635,9 +635,8 @@ static double linear_all_s(const serve_model *s, double tokens, double ta) {
  * FFN's activation does per row) and sums each token's k expert outputs
  * back (finalizeMoeRouting: reads k bf16 rows, writes one; with the
  * FINALIZE epilogue fusion the same rows are atomically added instead).
- * A GPU runs tokens·k/ep of those rows (each etp-sliced); the shared
- * experts' activation runs on its ta tokens. The GEMMs' own reads and
- * writes are tiled_linear_s's. */
+ * A GPU runs tokens·k/ep of those rows (each etp-sliced). The GEMMs' own
+ * reads and writes are tiled_linear_s's. */
 static double moe_route_bytes(const serve_model *s, const tf_dims *d, double tokens, double ta) {
     double fe = s->m.expert_ffn_hidden > 0 ? s->m.expert_ffn_hidden : d->f, act = (d->gated ? 3 : 2) * fe * 2;
     double h = s->hidden, rows = tokens * s->experts_per_token / s->ep;
@@ -645,7 +644,15 @@ static double moe_route_bytes(const serve_model *s, const tf_dims *d, double tok
     /* the permute reads the token's row as the MoE got it: fp4 or fp8 after
      * an input quantisation pass (init_act_quant), else bf16 */
     double row_in = moe_input_quantised(s) ? act_in_bytes(s->compute_expert) : 2;
-    return ta * (h * row_in + h * 2 + s->shared_experts * act / s->tp) + rows * per_row;
+    return ta * (h * row_in + h * 2) + rows * per_row;
+}
+
+/* Bytes of the shared experts' activation on the ta tokens of one GPU's
+ * attention group, one MoE layer: a kernel of the shared experts' own
+ * FFN, outside the fused MoE. */
+static double moe_shared_act_bytes(const serve_model *s, const tf_dims *d, double ta) {
+    double fe = s->m.expert_ffn_hidden > 0 ? s->m.expert_ffn_hidden : d->f, act = (d->gated ? 3 : 2) * fe * 2;
+    return ta * s->shared_experts * act / s->tp;
 }
 
 double serve_moe_layer_s(const serve_model *sm, double tokens) {
@@ -679,7 +686,11 @@ void serve_tokens_part(const serve_model *sm, double tokens, serve_tok_part *p) 
     double q_elems = s->act_quant_elems + (ar_fallback ? s->act_quant_ar_elems : 0);
     p->quant_kernels = s->act_quant_kernels + (ar_fallback ? s->act_quant_ar_kernels : 0);
     double bytes = ta * (token_elementwise_bytes(s, &d) + q_elems * act_quant_pass_bytes(s));
-    double route = s->moe_layers > 0 ? s->moe_layers * moe_route_bytes(s, &d, tokens, ta) : 0;
+    double route = 0;
+    if (s->moe_layers > 0) {
+        route = s->moe_layers * moe_route_bytes(s, &d, tokens, ta);
+        bytes += s->moe_layers * moe_shared_act_bytes(s, &d, ta);
+    }
     /* under the CUTLASS fused-MoE law the routing kernels move their bytes
      * at its measured rate */
     p->elementwise_s = bytes / s->hbm_bytes_per_s +

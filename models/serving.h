@@ -297,7 +297,7 @@ double serve_context_s(const serve_model *sm, double prefill_pairs, double decod
 
 /* One MoE layer's routed experts on one GPU for `tokens` tokens of the
  * replica, as NVIDIA's fused-MoE measurements time them (router GEMM and
- * shared-expert GEMMs left out): the permute, activation and finalize
+ * shared experts left out): the permute, activation and finalize
  * traffic, the grouped GEMMs and, under the CUTLASS fused-MoE law
  * (p.cutlass_moe), its fixed and per-expert time; the kernels' launch gaps
  * outside that law are serve_tokens_sum's. 0 for a dense model. */
