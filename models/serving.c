@@ -215,8 +215,19 @@ static void init_fp8_act_quant(serve_model *s, int dense_ffn, double *e, double 
     }
 }
 
+/* A routed expert's FFN width (the dense FFN's where the model gives none). */
+static double expert_ffn(const serve_model *s, const tf_dims *d) {
+    return s->m.expert_ffn_hidden > 0 ? s->m.expert_ffn_hidden : d->f;
+}
+
+/* Bytes one token row's expert activation moves: reads gate and up (or the
+ * one input), writes the product, in bf16. */
+static double expert_act_bytes(const serve_model *s, const tf_dims *d) {
+    return (d->gated ? 3 : 2) * expert_ffn(s, d) * 2;
+}
+
 static void init_act_quant(serve_model *s, const tf_dims *d) {
-    double h = s->hidden, fe = s->m.expert_ffn_hidden > 0 ? s->m.expert_ffn_hidden : d->f;
+    double h = s->hidden, fe = expert_ffn(s, d);
     int dense_ffn = s->moe_layers > 0 ? s->dense_layers : s->layers;
     double e = 0, k = 0;
     if (nvfp4_act(s, s->compute)) {
@@ -346,7 +357,7 @@ static void init_memory(serve_model *s, const tf_dims *d, precision kv, int toke
     s->kv_bytes_per_token = m->kv_lora_rank > 0 ? d->layers * tf_kv_elems_per_layer(m) * kvb / s->attn_dp
                                                 : 2.0 * d->layers * s->kv_heads_per_gpu * d->head_dim * kvb /
                                                       s->attn_dp;
-    double fe = m->expert_ffn_hidden > 0 ? m->expert_ffn_hidden : d->f;
+    double fe = expert_ffn(s, d);
     double ffn_act = tf_is_moe(m) ? (d->gated ? 2 : 1) * fe * (s->experts_per_token + s->shared_experts)
                                   : (d->gated ? 2 : 1) * d->f;
     s->activation_bytes = token_budget / s->attn_dp * ((d->q_dim + 2 * d->kv_dim) / s->tp + ffn_act / s->tp +
@@ -395,6 +406,7 @@ static void init_cutlass_moe(serve_model *s, const gpu_spec *g) {
     /* TensorRT-LLM's resolve_moe_backend sends MXFP4 checkpoints (GPT-OSS)
      * to TRTLLM on Blackwell and TRITON on Hopper, and FP8 block-scale
      * checkpoints to TRTLLM on Blackwell (SM100): not the CUTLASS kernels */
+    s->cmoe_route_bytes_per_s = s->hbm_bytes_per_s;
     int blackwell = !strcmp(g->arch, "blackwell");
     if (!s->p.cutlass_moe || s->moe_layers == 0 || (s->weights == PREC_FP4 && s->fp4 == FP4_MXFP4) ||
         (s->weights == PREC_FP8 && s->m.fp8_block_scales && blackwell))
@@ -413,7 +425,7 @@ static void init_cutlass_moe(serve_model *s, const gpu_spec *g) {
     if (!(layer > 0)) return;
     s->cmoe_layer_s = layer;
     s->cmoe_expert_s = expert;
-    s->cmoe_route_bytes_per_s = route > 0 ? g->hbm_bw_bytes_per_s * route : s->hbm_bytes_per_s;
+    if (route > 0) s->cmoe_route_bytes_per_s = g->hbm_bw_bytes_per_s * route;
 }
 
 int serve_model_init(serve_model *sm, const llm_spec *m, const gpu_spec *g, const fabric *f, int tp,
@@ -579,7 +591,7 @@ static double attn_linear_s(const serve_model *s, double ta, const tf_gemm *gm) 
  * run on tokens·k/used rows; under the CUTLASS fused-MoE law its fixed and
  * per-expert time too (its routing traffic is moe_route_bytes'). */
 static double routed_experts_s(const serve_model *s, const tf_dims *d, double tokens) {
-    double fe = s->m.expert_ffn_hidden > 0 ? s->m.expert_ffn_hidden : d->f, up = (d->gated ? 2 : 1) * fe;
+    double fe = expert_ffn(s, d), up = (d->gated ? 2 : 1) * fe;
     double k = s->experts_per_token, used = serve_experts_touched(s->experts, k, tokens);
     double per = tokens * k / used, count = used / s->ep;
     double tiled = ceil(per / SERVE_GROUPED_M_TILE) * SERVE_GROUPED_M_TILE;
@@ -593,7 +605,7 @@ static double routed_experts_s(const serve_model *s, const tf_dims *d, double to
 static double moe_ffn_s(const serve_model *s, double tokens, double ta) {
     tf_dims d;
     tf_dims_of(&s->m, &d);
-    double fe = s->m.expert_ffn_hidden > 0 ? s->m.expert_ffn_hidden : d.f, up = (d.gated ? 2 : 1) * fe;
+    double fe = expert_ffn(s, &d), up = (d.gated ? 2 : 1) * fe;
     double we = s->w_expert_bytes, h = s->hidden, sh = s->shared_experts;
     precision c = s->compute_expert;
     double t = linear_s(s, PREC_BF16, 2, ta, s->experts, h, 1);
@@ -638,8 +650,7 @@ static double linear_all_s(const serve_model *s, double tokens, double ta) {
  * A GPU runs tokens·k/ep of those rows (each etp-sliced). The GEMMs' own
  * reads and writes are tiled_linear_s's. */
 static double moe_route_bytes(const serve_model *s, const tf_dims *d, double tokens, double ta) {
-    double fe = s->m.expert_ffn_hidden > 0 ? s->m.expert_ffn_hidden : d->f, act = (d->gated ? 3 : 2) * fe * 2;
-    double h = s->hidden, rows = tokens * s->experts_per_token / s->ep;
+    double act = expert_act_bytes(s, d), h = s->hidden, rows = tokens * s->experts_per_token / s->ep;
     double per_row = h * act_in_bytes(s->compute_expert) + h * 2 + act / s->etp;
     /* the permute reads the token's row as the MoE got it: fp4 or fp8 after
      * an input quantisation pass (init_act_quant), else bf16 */
@@ -651,16 +662,15 @@ static double moe_route_bytes(const serve_model *s, const tf_dims *d, double tok
  * attention group, one MoE layer: a kernel of the shared experts' own
  * FFN, outside the fused MoE. */
 static double moe_shared_act_bytes(const serve_model *s, const tf_dims *d, double ta) {
-    double fe = s->m.expert_ffn_hidden > 0 ? s->m.expert_ffn_hidden : d->f, act = (d->gated ? 3 : 2) * fe * 2;
-    return ta * s->shared_experts * act / s->tp;
+    return ta * s->shared_experts * expert_act_bytes(s, d) / s->tp;
 }
 
 double serve_moe_layer_s(const serve_model *sm, double tokens) {
     if (sm->moe_layers == 0 || !(tokens > 0)) return 0;
     tf_dims d;
     tf_dims_of(&sm->m, &d);
-    double rate = sm->cmoe_layer_s > 0 ? sm->cmoe_route_bytes_per_s : sm->hbm_bytes_per_s;
-    return routed_experts_s(sm, &d, tokens) + moe_route_bytes(sm, &d, tokens, tokens / sm->attn_dp) / rate;
+    return routed_experts_s(sm, &d, tokens) +
+           moe_route_bytes(sm, &d, tokens, tokens / sm->attn_dp) / sm->cmoe_route_bytes_per_s;
 }
 
 /* Elementwise bytes per token of the attention group outside the MoE
@@ -691,10 +701,9 @@ void serve_tokens_part(const serve_model *sm, double tokens, serve_tok_part *p) 
         route = s->moe_layers * moe_route_bytes(s, &d, tokens, ta);
         bytes += s->moe_layers * moe_shared_act_bytes(s, &d, ta);
     }
-    /* under the CUTLASS fused-MoE law the routing kernels move their bytes
-     * at its measured rate */
-    p->elementwise_s = bytes / s->hbm_bytes_per_s +
-                       route / (s->cmoe_layer_s > 0 ? s->cmoe_route_bytes_per_s : s->hbm_bytes_per_s);
+    /* the routing kernels move their bytes at the CUTLASS fused-MoE law's
+     * measured rate, else the copy rate */
+    p->elementwise_s = bytes / s->hbm_bytes_per_s + route / s->cmoe_route_bytes_per_s;
     p->allreduce_s = s->tp > 1 ? 2 * s->layers * collective_s(s, COLL_ALLREDUCE, ta * s->hidden * 2) : 0;
     p->a2a_s = s->moe_layers * a2a_s(s, tokens);
 }

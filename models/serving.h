@@ -176,7 +176,8 @@ typedef struct serve_model {
                                     cutlass-moe-*): fixed time per MoE layer, 0 where the law
                                     is off (p.cutlass_moe 0 or no figure for the GPU) */
     double cmoe_expert_s;        /* its time per local expert touched */
-    double cmoe_route_bytes_per_s; /* its routing kernels' traffic rate */
+    double cmoe_route_bytes_per_s; /* the rate the MoE routing kernels' traffic moves at: the
+                                      law's, else hbm_bytes_per_s */
     double q_dim, kv_dim, hidden, vocab;
     double kv_heads_per_gpu;
     int layers;
