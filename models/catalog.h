@@ -95,6 +95,16 @@ typedef struct gpu_spec {
     double cutlass_moe_fp4_s, cutlass_moe_expert_fp4_s, eff_cutlass_moe_route_fp4;
     double cutlass_moe_fp8_s, cutlass_moe_expert_fp8_s, eff_cutlass_moe_route_fp8;
     double cutlass_moe_bf16_s, cutlass_moe_expert_bf16_s, eff_cutlass_moe_route_bf16;
+    /* TensorRT-LLM's context-attention call (serving's prefill attention;
+     * docs/serving.md "Prefill attention, measured"): its fixed time per
+     * layer, and by compute precision (bf16, fp8) its time per 64-row query
+     * tile and head and the rate of its causal work as a fraction of that
+     * precision's peak; fitted to NVIDIA's measured call times. 0 = not
+     * measured: prefill attention is its causal FLOPs at
+     * eff_prefill_attention of the bf16 peak. */
+    double ctx_fmha_s;
+    double ctx_fmha_tile_bf16_s, eff_ctx_fmha_bf16;
+    double ctx_fmha_tile_fp8_s, eff_ctx_fmha_fp8;
 } gpu_spec;
 
 typedef struct nic_spec {
@@ -237,6 +247,7 @@ typedef struct engine_spec {
     char kv_preemption[16];           /* recompute | swap; "" = default (recompute) */
     char fp8_act_quant[8];            /* kernel | fused; "" = default (fused) */
     char fused_moe[16];               /* cutlass | roofline; "" = default (roofline) */
+    char context_fmha[16];            /* trtllm | roofline; "" = default (roofline) */
 } engine_spec;
 
 typedef struct catalog catalog;

@@ -428,6 +428,30 @@ static void init_cutlass_moe(serve_model *s, const gpu_spec *g) {
     if (route > 0) s->cmoe_route_bytes_per_s = g->hbm_bw_bytes_per_s * route;
 }
 
+/* Prefill attention's price. By default its causal FLOPs run at
+ * eff_prefill_attention of the bf16 peak. Under the context-FMHA law
+ * (p.trtllm_fmha, where the GPU has figures) TensorRT-LLM's context
+ * attention call costs, per layer,
+ *     t = fixed + tile · Σ heads · ceil(c / 64) + causal FLOPs / rate,
+ * fitted to NVIDIA's measured call times (docs/serving.md "Prefill
+ * attention, measured"). The kernel runs in fp8 when the KV cache is fp8:
+ * the attention op takes its fp8-output path whenever the cache is fp8 and
+ * the context FMHA is paged, as TensorRT-LLM's PyTorch backend runs it
+ * (thop/attentionOp.cpp, as ai-dynamo/aiconfigurator's
+ * collector/trtllm/collect_attn.py reads it). */
+static void init_context_fmha(serve_model *s, const gpu_spec *g) {
+    s->prefill_attn_flops_per_s = gpu_peak_flops(g, PREC_BF16) * s->p.eff_prefill_attention *
+                                  (g->eff_sustained > 0 ? g->eff_sustained : 1);
+    s->ctx_fmha_s = s->ctx_fmha_tile_s = 0;
+    if (!s->p.trtllm_fmha || !(g->ctx_fmha_s > 0)) return;
+    int fp8 = s->kv == PREC_FP8 && g->eff_ctx_fmha_fp8 > 0 && gpu_peak_flops(g, PREC_FP8) > 0;
+    double eff = fp8 ? g->eff_ctx_fmha_fp8 : g->eff_ctx_fmha_bf16;
+    if (!(eff > 0)) return;
+    s->prefill_attn_flops_per_s = gpu_peak_flops(g, fp8 ? PREC_FP8 : PREC_BF16) * eff;
+    s->ctx_fmha_s = g->ctx_fmha_s;
+    s->ctx_fmha_tile_s = fp8 ? g->ctx_fmha_tile_fp8_s : g->ctx_fmha_tile_bf16_s;
+}
+
 int serve_model_init(serve_model *sm, const llm_spec *m, const gpu_spec *g, const fabric *f, int tp,
                      precision w, precision kv, int token_budget, const serve_params *p, char *why,
                      size_t whylen) {
@@ -475,6 +499,7 @@ int serve_model_init_layout(serve_model *sm, const llm_spec *m, const gpu_spec *
     s.hbm_bytes_per_s = gpu_hbm_bytes_per_s(g);
     init_small_m_gemm(&s, g);
     init_cutlass_moe(&s, g);
+    init_context_fmha(&s, g);
     s.decode_read_bound = decode_read_bound(&s);
     *sm = s;
     return 0;
@@ -487,6 +512,14 @@ int serve_fits(const serve_model *sm, double tokens) {
 double serve_model_bytes(const serve_model *sm) { return sm->weight_bytes * sm->gpus; }
 
 double serve_chunk_pairs(double c, double o) { return c * o + c * (c + 1) / 2; }
+
+double serve_chunk_tiles(double c) { return c > 0 ? ceil(c / 64) : 0; }
+
+double serve_prefill_fmha_s(const serve_model *sm, double tiles) {
+    if (!(tiles > 0) || !(sm->ctx_fmha_s > 0)) return 0;
+    double heads = (double)sm->m.heads / sm->tp;     /* query heads of one GPU */
+    return sm->layers * (sm->ctx_fmha_s + sm->ctx_fmha_tile_s * heads * (tiles / sm->attn_dp));
+}
 
 precision serve_default_kv(precision w) {
     /* ModelOpt's PTQ (examples/llm_ptq/hf_ptq.py, --kv_cache_qformat,
@@ -786,9 +819,7 @@ double serve_context_s(const serve_model *sm, double prefill_pairs, double decod
     const serve_model *s = sm;
     double attn = 0, kv = 0;
     if (prefill_pairs > 0) {
-        double rate = gpu_peak_flops(&s->g, PREC_BF16) * s->p.eff_prefill_attention *
-                      (s->g.eff_sustained > 0 ? s->g.eff_sustained : 1);
-        attn = pair_flops(s, 0) * (prefill_pairs / s->attn_dp) / rate;
+        attn = pair_flops(s, 0) * (prefill_pairs / s->attn_dp) / s->prefill_attn_flops_per_s;
     }
     if (s->m.attn_window > 0 && decode_seqs > 0)     /* windowed layers read at most the window */
         decode_ctx = decode_seqs * tf_mean_attended(&s->m, decode_ctx / decode_seqs);
@@ -814,6 +845,9 @@ double serve_iter_s(const serve_model *sm, const serve_batch *b, serve_breakdown
     if (tokens > 0) {
         t = serve_tokens_s(sm, tokens, rows, &z) +
             serve_context_s(sm, b->prefill_pairs, b->decode_ctx, b->decode_seqs, &z);
+        double fmha = serve_prefill_fmha_s(sm, b->prefill_tiles);
+        z.attention_s += fmha;
+        t += fmha;
         z.host_s = serve_host_s(sm, b->decode_seqs + b->prefill_done);
         t = serve_pace_s(&sm->p, t, z.host_s);
     }

@@ -104,6 +104,10 @@ typedef struct serve_params {
                                     priced by the GPU's measured cutlass-moe-* law where it has
                                     one for the experts' precision; 0: grouped GEMMs at the
                                     copy rate (0; docs/moe-serving.md "The CUTLASS fused MoE") */
+    int trtllm_fmha;             /* 1: prefill attention runs TensorRT-LLM's context FMHA, priced
+                                    by the GPU's measured context-fmha-* law (fp8 compute with an
+                                    fp8 KV cache); 0: causal FLOPs at eff_prefill_attention (0;
+                                    docs/serving.md "Prefill attention, measured") */
     int n_graph_sizes;           /* captured CUDA-graph batch sizes, ascending (0: none) */
     int graph_sizes[SERVE_GRAPH_SIZES_MAX];
 } serve_params;
@@ -178,6 +182,11 @@ typedef struct serve_model {
     double cmoe_expert_s;        /* its time per local expert touched */
     double cmoe_route_bytes_per_s; /* the rate the MoE routing kernels' traffic moves at: the
                                       law's, else hbm_bytes_per_s */
+    double prefill_attn_flops_per_s; /* the rate of prefill attention's causal FLOPs: the
+                                        context-FMHA law's, else eff_prefill_attention of the
+                                        bf16 peak (× eff_sustained) */
+    double ctx_fmha_s;           /* the law's fixed time of one layer's call (0: law off) */
+    double ctx_fmha_tile_s;      /* its time per 64-row query tile and head of one GPU (0: off) */
     double q_dim, kv_dim, hidden, vocab;
     double kv_heads_per_gpu;
     int layers;
@@ -246,10 +255,22 @@ typedef struct serve_batch {
     double prefill_done;         /* sequences whose prompt completes (they sample a token) */
     double decode_seqs;          /* sequences generating one token */
     double decode_ctx;           /* Σ of their context lengths (KV tokens read) */
+    double prefill_tiles;        /* Σ over the prompt chunks of their 64-row query tiles,
+                                    ceil(c / 64) (serve_chunk_tiles): what the context-FMHA law
+                                    charges per tile beside the pairs */
 } serve_batch;
 
 /* Prefill pairs of a chunk of c tokens after o cached ones. */
 double serve_chunk_pairs(double c, double o);
+
+/* The 64-row query tiles of a prompt chunk of c tokens, ceil(c / 64). */
+double serve_chunk_tiles(double c);
+
+/* Under the context-FMHA law (p.trtllm_fmha and the GPU's figures), what
+ * an iteration with prefill pays beside its causal FLOPs: each layer's
+ * fixed call time and the time per query tile and head over `tiles` 64-row
+ * query tiles; 0 without prefill (tiles 0) or with the law off. */
+double serve_prefill_fmha_s(const serve_model *sm, double tiles);
 
 /* Where an iteration's time goes (seconds; the parts sum to the total). */
 typedef struct serve_breakdown {

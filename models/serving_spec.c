@@ -52,14 +52,16 @@ double serve_spec_kv_bytes_per_token(const serve_spec *sp, const serve_model *t)
  * eagle) is one layer of the target: a layer's share of the target's
  * layer work and the whole lm head. */
 static double propose_pass_s(const serve_spec *sp, const serve_model *t, double tokens, double rows,
-                             double prefill_pairs, double ctx, double seqs) {
+                             double prefill_pairs, double prefill_tiles, double ctx, double seqs) {
     if (tokens <= 0) return 0;
     if (sp->method == SPEC_DRAFT)
         return serve_tokens_s(sp->draft, tokens, rows, NULL) +
-               serve_context_s(sp->draft, prefill_pairs, ctx, seqs, NULL);
+               serve_context_s(sp->draft, prefill_pairs, ctx, seqs, NULL) +
+               serve_prefill_fmha_s(sp->draft, prefill_tiles);
     serve_breakdown bd;
     memset(&bd, 0, sizeof bd);
-    double all = serve_tokens_s(t, tokens, rows, &bd) + serve_context_s(t, prefill_pairs, ctx, seqs, NULL);
+    double all = serve_tokens_s(t, tokens, rows, &bd) + serve_context_s(t, prefill_pairs, ctx, seqs, NULL) +
+                 serve_prefill_fmha_s(t, prefill_tiles);
     return (all - bd.lm_head_s) / t->layers + bd.lm_head_s;
 }
 
@@ -72,15 +74,16 @@ static double guess_pairs(double k, double seqs, double ctx) { return k * ctx + 
  * first query of each sequence reads its cache as decode does; the k
  * guesses add their attention FLOPs. */
 static double verify_s(const serve_spec *sp, const serve_model *t, double seqs, double ctx, double pre,
-                       double pre_pairs, double pre_rows) {
+                       double pre_pairs, double pre_tiles, double pre_rows) {
     double k = sp->k, v = seqs * (k + 1);
     return serve_tokens_s(t, v + pre, v + pre_rows, NULL) +
-           serve_context_s(t, pre_pairs + (seqs > 0 ? guess_pairs(k, seqs, ctx) : 0), ctx, seqs, NULL);
+           serve_context_s(t, pre_pairs + (seqs > 0 ? guess_pairs(k, seqs, ctx) : 0), ctx, seqs, NULL) +
+           serve_prefill_fmha_s(t, pre_tiles);
 }
 
 double serve_spec_step_s(const serve_spec *sp, const serve_model *t, double seqs, double ctx) {
     if (seqs <= 0) return 0;
-    return sp->k * propose_pass_s(sp, t, seqs, seqs, 0, ctx, seqs) + verify_s(sp, t, seqs, ctx, 0, 0, 0);
+    return sp->k * propose_pass_s(sp, t, seqs, seqs, 0, 0, ctx, seqs) + verify_s(sp, t, seqs, ctx, 0, 0, 0, 0);
 }
 
 double serve_spec_iter_s(const serve_spec *sp, const serve_model *t, const serve_batch *b, double *dec_s) {
@@ -89,9 +92,10 @@ double serve_spec_iter_s(const serve_spec *sp, const serve_model *t, const serve
     if (b->prefill_tokens > 0) {
         /* the proposer prefills the prompts too; the prompt tokens share
          * the verification's pass, and their cost is what they add to it */
-        double own = propose_pass_s(sp, t, b->prefill_tokens, b->prefill_done, b->prefill_pairs, 0, 0);
-        double full = verify_s(sp, t, n, c, b->prefill_tokens, b->prefill_pairs, b->prefill_done);
-        double alone = n > 0 ? verify_s(sp, t, n, c, 0, 0, 0) : 0;
+        double own = propose_pass_s(sp, t, b->prefill_tokens, b->prefill_done, b->prefill_pairs,
+                                    b->prefill_tiles, 0, 0);
+        double full = verify_s(sp, t, n, c, b->prefill_tokens, b->prefill_pairs, b->prefill_tiles, b->prefill_done);
+        double alone = n > 0 ? verify_s(sp, t, n, c, 0, 0, 0, 0) : 0;
         pre = own + (full > alone ? full - alone : 0);
     }
     double dec = step / serve_spec_expected_tokens(sp);

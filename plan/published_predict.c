@@ -361,9 +361,10 @@ int published_inference(const pubfile *pf, const csv_record *rec, pubrep_case *c
     /* tests/cli_serving.sh: trtllm-bench's LLM-API defaults, max batch 2048, 8192 tokens,
      * on the PyTorch backend, whose FP8 GEMM inputs pay a quantisation kernel
      * (fp8-act-quant, docs/fp4-serving-path.md) and whose MoE backend is
-     * CUTLASS unless set (fused-moe, docs/moe-serving.md) */
+     * CUTLASS unless set (fused-moe, docs/moe-serving.md), and whose prompts run
+     * TensorRT-LLM's context attention (context-fmha, docs/serving.md) */
     xput(&x, " replicas=\"1\" max-batch=\"2048\" token-budget=\"8192\" fp8-act-quant=\"kernel\"\n"
-             "       fused-moe=\"cutlass\">\n"
+             "       fused-moe=\"cutlass\" context-fmha=\"trtllm\">\n"
              "      <arrivals process=\"offline\"");
     xattr_long(&x, "count", count);
     return simulate_service(&x, c, in, out);

@@ -125,6 +125,7 @@ static int add_chunk(replica *r, int32_t i, int32_t c) {
     serve_batch *b = &r->ms[q->model].b;
     b->prefill_tokens += c;
     b->prefill_pairs += serve_chunk_pairs(c, q->prefilled);
+    b->prefill_tiles += serve_chunk_tiles(c);
     if (q->prefilled + c == q->prompt) b->prefill_done += 1;
     return 0;
 }
@@ -391,7 +392,8 @@ static double price_iteration(replica *r, int64_t it, double extra_s, double *pr
             tokens = rows = sv_graph_batch(sv, m, d_tok);
         serve_breakdown ctx;                    /* its decode reads: what the decode tokens alone read */
         double part = sv_tokens_s(sv, m, tokens, rows) +
-                      serve_context_s(&sv->models[m], ms->b.prefill_pairs, ms->b.decode_ctx, ms->b.decode_seqs, &ctx);
+                      serve_context_s(&sv->models[m], ms->b.prefill_pairs, ms->b.decode_ctx, ms->b.decode_seqs, &ctx) +
+                      serve_prefill_fmha_s(&sv->models[m], ms->b.prefill_tiles);
         t += part;
         double d = part;
         if (ms->b.prefill_tokens > 0) d = d_tok > 0 ? sv_tokens_s(sv, m, d_tok, d_tok) + ctx.kv_read_s : 0;

@@ -337,6 +337,68 @@ static void test_cutlass_moe_law(void **state) {
     assert_true(serve_moe_layer_s(&dense, 1024) == 0);
 }
 
+/* The context-FMHA law (models/serving.c init_context_fmha): NVIDIA's
+ * measured TensorRT-LLM context-attention call times for 32 query and 8 KV
+ * heads of 128 (Llama 3.1 8B's attention; a shape held out of the fit) in
+ * ai-dynamo/aiconfigurator <gpu>/attention/trtllm/1.3.0rc10/
+ * context_attention_perf.parquet, in us by (batch, prompt tokens): fp8
+ * compute on an fp8 cache on a B200 and an H100, bf16 on bf16 on an H100.
+ * One layer's call is serve_context_s over the prompts' causal pairs plus
+ * serve_prefill_fmha_s over their 64-row query tiles, all layers' over the
+ * layers. The law lands within 20% of every point (the fit's held-out p90
+ * is 16-25%) and nearer than the roofline (causal FLOPs at half the bf16
+ * peak), which is over half short at 512 tokens and below (the fixed and
+ * per-tile times) and on a B200 long at 8,192 tokens and more; it is off for an
+ * engine without it and on a GPU without figures. */
+static void test_context_fmha_law(void **state) {
+    (void)state;
+    static const double batch[] = { 1, 16, 8, 4, 2, 1 }, len[] = { 256, 512, 1024, 4096, 8192, 16384 };
+    static const struct { const char *node; precision w; double us[6]; } rows[] = {
+        { "dgx-b200", PREC_FP8, { 18.9, 130.9, 151.6, 591.9, 1009.1, 1686.7 } },
+        { "dgx-h100", PREC_FP8, { 17.8, 196.7, 237.7, 1074.8, 1731.9, 3255.9 } },
+        { "dgx-h100", PREC_BF16, { 18.8, 212.3, 270.2, 1247.1, 2264.3, 4380.5 } },
+    };
+    serve_params on, off;
+    serve_params_default(&on);
+    serve_params_default(&off);
+    on.trtllm_fmha = 1;
+    const llm_spec *m = catalog_llm(cat, "llama3.1-8b");
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+        serve_model law = layout_on_params(m, rows[r].node, 1, 1, rows[r].w, &on);
+        serve_model roof = layout_on_params(m, rows[r].node, 1, 1, rows[r].w, &off);
+        assert_true(law.ctx_fmha_s > 10e-6 && roof.ctx_fmha_s == 0);
+        for (int i = 0; i < 6; i++) {
+            double pairs = batch[i] * serve_chunk_pairs(len[i], 0), tiles = batch[i] * serve_chunk_tiles(len[i]);
+            double meas = rows[r].us[i] * 1e-6;
+            double t = (serve_context_s(&law, pairs, 0, 0, NULL) + serve_prefill_fmha_s(&law, tiles)) / law.layers;
+            double t0 = (serve_context_s(&roof, pairs, 0, 0, NULL) + serve_prefill_fmha_s(&roof, tiles)) / roof.layers;
+            printf("  %s %s, %2.0f x %5.0f tokens: measured %7.1f us, law %7.1f us (%+.0f%%), roofline %7.1f us "
+                   "(%+.0f%%)\n", rows[r].node, rows[r].w == PREC_FP8 ? "fp8" : "bf16", batch[i], len[i], meas * 1e6,
+                   t * 1e6, 100 * (t / meas - 1), t0 * 1e6, 100 * (t0 / meas - 1));
+            assert_true(fabs(t / meas - 1) < 0.20);
+            assert_true(fabs(t / meas - 1) < fabs(t0 / meas - 1));
+            if (len[i] <= 512) assert_true(t0 < 0.5 * meas);
+        }
+    }
+    /* a whole iteration pays it through serve_iter_s, and not without prefill */
+    serve_model law = layout_on_params(m, "dgx-b200", 1, 1, PREC_FP8, &on);
+    serve_batch b = { 0 };
+    b.prefill_tokens = 1024;
+    b.prefill_pairs = serve_chunk_pairs(1024, 0);
+    b.prefill_tiles = serve_chunk_tiles(1024);
+    serve_breakdown with, without;
+    double t1 = serve_iter_s(&law, &b, &with);
+    b.prefill_tiles = 0;
+    double t2 = serve_iter_s(&law, &b, &without);
+    assert_true(fabs(t1 - t2 - serve_prefill_fmha_s(&law, 16)) < 1e-12 && t1 > t2);
+    assert_true(with.attention_s > without.attention_s);
+    assert_true(serve_prefill_fmha_s(&law, 0) == 0);
+    /* no figures on an A100: the roofline price */
+    serve_model a100 = layout_on_params(m, "dgx-a100-80gb", 1, 1, PREC_BF16, &on);
+    assert_true(a100.ctx_fmha_s == 0);
+    assert_true(serve_chunk_tiles(1) == 1 && serve_chunk_tiles(64) == 1 && serve_chunk_tiles(65) == 2);
+}
+
 /* MoE routing traffic (models/serving.c moe_route_bytes): TensorRT-LLM's
  * CUTLASS fused MoE permutes each token into k expert rows, runs the gated
  * activation on every routed row and sums the k outputs back. Qwen3-30B-A3B
@@ -859,6 +921,7 @@ int main(void) {
         cmocka_unit_test(test_host_bound_and_moe_kernels),
         cmocka_unit_test(test_moe_route_traffic),
         cmocka_unit_test(test_cutlass_moe_law),
+        cmocka_unit_test(test_context_fmha_law),
         cmocka_unit_test(test_experts_touched),
         cmocka_unit_test(test_expert_parallel),
         cmocka_unit_test(test_fp4_weights),
