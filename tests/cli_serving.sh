@@ -138,40 +138,33 @@ assert s["output_tokens_per_s"] > 0 and s["slo_attainment"] > 0.9, s
 print("ok   serving-moe-chat: ep %d, %.0fB total, %.1fB active, %.0f output tokens/s"
       % (s["ep"], s["total_params"] / 1e9, s["active_params"] / 1e9, s["output_tokens_per_s"]))
 ' || rc=1
-# The same service with fused-moe="cutlass" (TensorRT-LLM's CUTLASS fused
+# law_rises SCENARIO NAME ATTR FIELD FACTOR WHAT: the scenario's service NAME
+# run as it is and with ATTR (name="value") written on its <inference>; FIELD
+# of the second must exceed FACTOR times the first's.
+law_rises() {
+    local base=$(mktemp) var=$(mktemp)
+    sed "s/<inference name=\"$2\"/<inference name=\"$2\" $3/" "$1" >"$var"
+    if "$bin" run "$1" --json "$base.json" --no-db >/dev/null && "$bin" run "$var" --json "$var.json" --no-db >/dev/null
+    then
+        python3 - "$base.json" "$var.json" "$4" "$5" "$(basename "$1" .xml): $6" <<'PY' || rc=1
+import json, sys
+r = json.load(open(sys.argv[1]))["services"][0][sys.argv[3]]
+c = json.load(open(sys.argv[2]))["services"][0][sys.argv[3]]
+assert c > float(sys.argv[4]) * r, (sys.argv[5], r, c)
+print("ok   %s: %s %.2f ms without, %.2f ms with" % (sys.argv[5], sys.argv[3], r * 1e3, c * 1e3))
+PY
+    else echo "FAIL $1 with $3 did not run"; rc=1; fi
+    rm -f "$base" "$base.json" "$var" "$var.json"
+}
+# The MoE chat service with fused-moe="cutlass" (TensorRT-LLM's CUTLASS fused
 # MoE, priced by the H200's measured law; docs/moe-serving.md "The CUTLASS
 # fused MoE"): its decode steps are slower, so its TPOT is higher.
-cut=$(mktemp)
-sed 's/<inference name="moe-chat"/<inference name="moe-chat" fused-moe="cutlass"/' scenarios/serving-moe-chat.xml >"$cut"
-if "$bin" run "$cut" --json "$cut.json" --no-db >/dev/null && printf '%s' "$out" >"$cut.base"; then
-    python3 - "$cut.base" "$cut.json" <<'PY' || rc=1
-import json, sys
-r = json.load(open(sys.argv[1]))["services"][0]
-c = json.load(open(sys.argv[2]))["services"][0]
-assert c["tpot_p50_s"] > 1.05 * r["tpot_p50_s"], (r["tpot_p50_s"], c["tpot_p50_s"])
-print("ok   serving-moe-chat: TPOT p50 %.2f ms roofline, %.2f ms with the CUTLASS fused-MoE law"
-      % (r["tpot_p50_s"] * 1e3, c["tpot_p50_s"] * 1e3))
-PY
-else echo "FAIL serving-moe-chat with fused-moe=cutlass did not run"; rc=1; fi
-rm -f "$cut" "$cut.json" "$cut.base"
+law_rises scenarios/serving-moe-chat.xml moe-chat 'fused-moe="cutlass"' tpot_p50_s 1.05 "the CUTLASS fused-MoE law"
 # The 70B chat service with context-fmha="trtllm" (TensorRT-LLM's context
 # attention, priced by the H100's measured law; docs/serving.md "Prefill
 # attention, measured"): at 1,000-token prompts the call's fixed and per-tile
 # times cost more than the causal FLOPs at half the peak, so TTFT rises.
-fm=$(mktemp)
-sed 's/<inference name="chat"/<inference name="chat" context-fmha="trtllm"/' scenarios/serving-chat-70b.xml >"$fm"
-if "$bin" run scenarios/serving-chat-70b.xml --json "$fm.base" --no-db >/dev/null &&
-   "$bin" run "$fm" --json "$fm.json" --no-db >/dev/null; then
-    python3 - "$fm.base" "$fm.json" <<'PY' || rc=1
-import json, sys
-r = json.load(open(sys.argv[1]))["services"][0]
-c = json.load(open(sys.argv[2]))["services"][0]
-assert c["ttft_p50_s"] > 1.02 * r["ttft_p50_s"], (r["ttft_p50_s"], c["ttft_p50_s"])
-print("ok   serving-chat-70b: TTFT p50 %.1f ms roofline, %.1f ms with the context-FMHA law"
-      % (r["ttft_p50_s"] * 1e3, c["ttft_p50_s"] * 1e3))
-PY
-else echo "FAIL serving-chat-70b with context-fmha=trtllm did not run"; rc=1; fi
-rm -f "$fm" "$fm.json" "$fm.base"
+law_rises scenarios/serving-chat-70b.xml chat 'context-fmha="trtllm"' ttft_p50_s 1.02 "the context-FMHA law"
 bad=$(mktemp)
 sed 's/model="deepseek-v3"/model="llama3-70b"/' scenarios/serving-moe-chat.xml >"$bad"
 "$bin" run "$bad" --no-db >/dev/null 2>"$bad.err"
