@@ -815,13 +815,14 @@ static int decode_read_bound(const serve_model *s) {
     return tc >= 0 && tm > 0 && tc <= DECODE_READ_BOUND_RATIO * tm;
 }
 
-double serve_context_s(const serve_model *sm, double prefill_pairs, double decode_ctx, double decode_seqs,
-                       serve_breakdown *bd) {
+double serve_context_s(const serve_model *sm, double prefill_pairs, double prefill_tiles, double decode_ctx,
+                       double decode_seqs, serve_breakdown *bd) {
     const serve_model *s = sm;
     double attn = 0, kv = 0;
     if (prefill_pairs > 0) {
         attn = pair_flops(s, 0) * (prefill_pairs / s->attn_dp) / s->prefill_attn_flops_per_s;
     }
+    attn += serve_prefill_fmha_s(s, prefill_tiles);
     if (s->m.attn_window > 0 && decode_seqs > 0)     /* windowed layers read at most the window */
         decode_ctx = decode_seqs * tf_mean_attended(&s->m, decode_ctx / decode_seqs);
     if (decode_ctx > 0) {
@@ -845,10 +846,7 @@ double serve_iter_s(const serve_model *sm, const serve_batch *b, serve_breakdown
         tokens = rows = serve_graph_batch(&sm->p, b->decode_seqs);
     if (tokens > 0) {
         t = serve_tokens_s(sm, tokens, rows, &z) +
-            serve_context_s(sm, b->prefill_pairs, b->decode_ctx, b->decode_seqs, &z);
-        double fmha = serve_prefill_fmha_s(sm, b->prefill_tiles);
-        z.attention_s += fmha;
-        t += fmha;
+            serve_context_s(sm, b->prefill_pairs, b->prefill_tiles, b->decode_ctx, b->decode_seqs, &z);
         z.host_s = serve_host_s(sm, b->decode_seqs + b->prefill_done);
         t = serve_pace_s(&sm->p, t, z.host_s);
     }

@@ -311,11 +311,12 @@ double serve_tokens_sum(const serve_model *sm, const serve_tok_part *tp, const s
                         serve_breakdown *bd);
 
 /* The part that depends on context: prefill attention over prefill_pairs
- * (query, key) pairs and the decode reads of decode_ctx cached tokens over
- * decode_seqs sequences (their mean context decides what sliding-window
- * layers read). */
-double serve_context_s(const serve_model *sm, double prefill_pairs, double decode_ctx, double decode_seqs,
-                       serve_breakdown *bd);
+ * (query, key) pairs in prefill_tiles 64-row query tiles (serve_chunk_tiles;
+ * what the context-FMHA law charges beside the pairs, serve_prefill_fmha_s)
+ * and the decode reads of decode_ctx cached tokens over decode_seqs
+ * sequences (their mean context decides what sliding-window layers read). */
+double serve_context_s(const serve_model *sm, double prefill_pairs, double prefill_tiles, double decode_ctx,
+                       double decode_seqs, serve_breakdown *bd);
 
 /* One MoE layer's routed experts on one GPU for `tokens` tokens of the
  * replica, as NVIDIA's fused-MoE measurements time them (router GEMM and

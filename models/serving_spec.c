@@ -56,12 +56,10 @@ static double propose_pass_s(const serve_spec *sp, const serve_model *t, double 
     if (tokens <= 0) return 0;
     if (sp->method == SPEC_DRAFT)
         return serve_tokens_s(sp->draft, tokens, rows, NULL) +
-               serve_context_s(sp->draft, prefill_pairs, ctx, seqs, NULL) +
-               serve_prefill_fmha_s(sp->draft, prefill_tiles);
+               serve_context_s(sp->draft, prefill_pairs, prefill_tiles, ctx, seqs, NULL);
     serve_breakdown bd;
     memset(&bd, 0, sizeof bd);
-    double all = serve_tokens_s(t, tokens, rows, &bd) + serve_context_s(t, prefill_pairs, ctx, seqs, NULL) +
-                 serve_prefill_fmha_s(t, prefill_tiles);
+    double all = serve_tokens_s(t, tokens, rows, &bd) + serve_context_s(t, prefill_pairs, prefill_tiles, ctx, seqs, NULL);
     return (all - bd.lm_head_s) / t->layers + bd.lm_head_s;
 }
 
@@ -77,8 +75,7 @@ static double verify_s(const serve_spec *sp, const serve_model *t, double seqs, 
                        double pre_pairs, double pre_tiles, double pre_rows) {
     double k = sp->k, v = seqs * (k + 1);
     return serve_tokens_s(t, v + pre, v + pre_rows, NULL) +
-           serve_context_s(t, pre_pairs + (seqs > 0 ? guess_pairs(k, seqs, ctx) : 0), ctx, seqs, NULL) +
-           serve_prefill_fmha_s(t, pre_tiles);
+           serve_context_s(t, pre_pairs + (seqs > 0 ? guess_pairs(k, seqs, ctx) : 0), pre_tiles, ctx, seqs, NULL);
 }
 
 double serve_spec_step_s(const serve_spec *sp, const serve_model *t, double seqs, double ctx) {

@@ -392,8 +392,8 @@ static double price_iteration(replica *r, int64_t it, double extra_s, double *pr
             tokens = rows = sv_graph_batch(sv, m, d_tok);
         serve_breakdown ctx;                    /* its decode reads: what the decode tokens alone read */
         double part = sv_tokens_s(sv, m, tokens, rows) +
-                      serve_context_s(&sv->models[m], ms->b.prefill_pairs, ms->b.decode_ctx, ms->b.decode_seqs, &ctx) +
-                      serve_prefill_fmha_s(&sv->models[m], ms->b.prefill_tiles);
+                      serve_context_s(&sv->models[m], ms->b.prefill_pairs, ms->b.prefill_tiles, ms->b.decode_ctx,
+                                      ms->b.decode_seqs, &ctx);
         t += part;
         double d = part;
         if (ms->b.prefill_tokens > 0) d = d_tok > 0 ? sv_tokens_s(sv, m, d_tok, d_tok) + ctx.kv_read_s : 0;

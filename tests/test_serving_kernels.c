@@ -143,8 +143,8 @@ static void test_context_fmha_law(void **state) {
         for (int i = 0; i < 6; i++) {
             double pairs = batch[i] * serve_chunk_pairs(len[i], 0), tiles = batch[i] * serve_chunk_tiles(len[i]);
             double meas = rows[r].us[i] * 1e-6;
-            double t = (serve_context_s(&law, pairs, 0, 0, NULL) + serve_prefill_fmha_s(&law, tiles)) / law.layers;
-            double t0 = (serve_context_s(&roof, pairs, 0, 0, NULL) + serve_prefill_fmha_s(&roof, tiles)) / roof.layers;
+            double t = (serve_context_s(&law, pairs, 0, 0, 0, NULL) + serve_prefill_fmha_s(&law, tiles)) / law.layers;
+            double t0 = (serve_context_s(&roof, pairs, 0, 0, 0, NULL) + serve_prefill_fmha_s(&roof, tiles)) / roof.layers;
             printf("  %s %s, %2.0f x %5.0f tokens: measured %7.1f us, law %7.1f us (%+.0f%%), roofline %7.1f us "
                    "(%+.0f%%)\n", rows[r].node, rows[r].w == PREC_FP8 ? "fp8" : "bf16", batch[i], len[i], meas * 1e6,
                    t * 1e6, 100 * (t / meas - 1), t0 * 1e6, 100 * (t0 / meas - 1));

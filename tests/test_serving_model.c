@@ -329,7 +329,7 @@ static void test_engines(void **state) {
     double t3 = serve_iter_s(&sm, &b, NULL);
     assert_int_equal(serve_graph_sizes_parse("1,2,4,8", &sm.p, why, sizeof why), 0);
     double t3p = serve_iter_s(&sm, &b, NULL);
-    double t4 = serve_tokens_s(&sm, 4, 4, NULL) + serve_context_s(&sm, 0, b.decode_ctx, 3, NULL);
+    double t4 = serve_tokens_s(&sm, 4, 4, NULL) + serve_context_s(&sm, 0, 0, b.decode_ctx, 3, NULL);
     assert_true(t3p > t3 && fabs(t3p - fmax(t4, serve_host_s(&sm, 3))) < 1e-12);
     const engine_spec *v1 = catalog_engine(cat, "vllm-v1"), *v0 = catalog_engine(cat, "vllm");
     const engine_spec *v0_alias = catalog_engine(cat, "vllm-v0");
@@ -751,12 +751,12 @@ static void test_windows_in_decode(void **state) {
     assert_int_equal(serve_model_init(&win, &w, catalog_gpu(cat, nd->gpu), NULL, 1, PREC_BF16, PREC_BF16, 8192,
                                       NULL, why, sizeof why), 0);
     serve_breakdown a, b;
-    serve_context_s(&full, 0, 64 * 8192.0, 64, &a);
-    serve_context_s(&win, 0, 64 * 8192.0, 64, &b);
+    serve_context_s(&full, 0, 0, 64 * 8192.0, 64, &a);
+    serve_context_s(&win, 0, 0, 64 * 8192.0, 64, &b);
     double expect = (8192.0 + 128) / 2 / 8192;
     assert_true(fabs(b.kv_read_s / a.kv_read_s - expect) < 1e-9);
-    serve_context_s(&win, 0, 64 * 100.0, 64, &b);            /* within the window: all of it */
-    serve_context_s(&full, 0, 64 * 100.0, 64, &a);
+    serve_context_s(&win, 0, 0, 64 * 100.0, 64, &b);            /* within the window: all of it */
+    serve_context_s(&full, 0, 0, 64 * 100.0, 64, &a);
     assert_true(b.kv_read_s == a.kv_read_s);
 }
 

@@ -48,7 +48,7 @@ static double plain_per_token(const serve_model *sm, double n, double ctx) {
     serve_batch b = { 0 };
     b.decode_seqs = n;
     b.decode_ctx = n * ctx;
-    return serve_tokens_s(sm, n, n, NULL) + serve_context_s(sm, 0, b.decode_ctx, n, NULL);
+    return serve_tokens_s(sm, n, n, NULL) + serve_context_s(sm, 0, 0, b.decode_ctx, n, NULL);
 }
 
 static double spec_per_token(const serve_spec *sp, const serve_model *sm, double n, double ctx) {
