@@ -295,9 +295,12 @@ int published_failure(const pubfile *pf, const csv_record *rec, pubrep_case *c) 
  * columns): one replica of the row's engine under a closed loop of `users`
  * users without think time, `count` requests, as tests/cli_engines.sh
  * replays it; the metric a TTFT or TPOT mean or median. */
+/* output_tokens_per_s_per_gpu: trtllm-bench's "Per GPU Output Throughput",
+ * the service's output tokens/s over the GPUs it held (one replica here). */
 static double service_metric(const service_result *r, const char *metric) {
     return !strcmp(metric, "tpot_mean_s") ? r->tpot_mean_s : !strcmp(metric, "ttft_mean_s") ? r->ttft_mean_s
          : !strcmp(metric, "tpot_p50_s")  ? r->tpot_p50_s  : !strcmp(metric, "ttft_p50_s") ? r->ttft_p50_s
+         : !strcmp(metric, "output_tokens_per_s_per_gpu") ? r->output_tokens_per_s / (r->gpus_peak > 0 ? r->gpus_peak : 1)
                                           : r->output_tokens_per_s;
 }
 
@@ -345,7 +348,8 @@ int published_inference(const pubfile *pf, const csv_record *rec, pubrep_case *c
         return -1;
     if (*published_col(pf, rec, "engine") && *published_col(pf, rec, "users"))
         return published_latency(pf, rec, c, tp, in, out);
-    if (strcmp(c->metric, "output_tokens_per_s")) return metric_error(pf, c, "output_tokens_per_s");
+    if (strcmp(c->metric, "output_tokens_per_s") && strcmp(c->metric, "output_tokens_per_s_per_gpu"))
+        return metric_error(pf, c, "output_tokens_per_s or output_tokens_per_s_per_gpu");
     if (published_count(pf, rec, "count", INFERENCE_REQUESTS, &count) < 0) return -1;
     xbuf x = { .n = 0 };
     long gpus = ep > tp ? ep : tp;            /* a replica: max(tp, ep) GPUs (models/serving.h) */
@@ -364,8 +368,12 @@ int published_inference(const pubfile *pf, const csv_record *rec, pubrep_case *c
      * CUTLASS unless set (fused-moe, docs/moe-serving.md), and whose prompts run
      * TensorRT-LLM's context attention (context-fmha, docs/serving.md) */
     xput(&x, " replicas=\"1\" max-batch=\"2048\" token-budget=\"8192\" fp8-act-quant=\"kernel\"\n"
-             "       fused-moe=\"cutlass\" context-fmha=\"trtllm\">\n"
-             "      <arrivals process=\"offline\"");
+             "       fused-moe=\"cutlass\" context-fmha=\"trtllm\"");
+    /* attrs: further <inference> attributes (the checkpoint's fp4-recipe, the
+     * KV cache's precision), written verbatim as for training rows */
+    const char *more = published_col(pf, rec, "attrs");
+    if (*more) xput(&x, " %s", more);
+    xput(&x, ">\n      <arrivals process=\"offline\"");
     xattr_long(&x, "count", count);
     return simulate_service(&x, c, in, out);
 }

@@ -183,6 +183,33 @@ expect_status 2 "--html without --published" "$bin" validate scenarios/twin-host
 expect_status 2 "--published with --backend" "$bin" validate --published "$d" --backend cpu
 expect_status 2 "a folder that is not there" "$bin" validate --published "$tmp/nope"
 
+# ---- Inference rows: the per-GPU metric and attrs (issue 20, twelfth serving pass) ----
+# One DEP2 replica (tp 1, ep 2: attention data parallel over two GPUs)
+# priced per replica and per GPU: the per-GPU figure is the replica's over
+# its two GPUs. attrs reach <inference> verbatim: gpt-oss-20b with a bf16 KV
+# cache holds half the tokens of the default fp8 one, so it serves fewer
+# sequences at once and fewer tokens/s at 1024/8192.
+inf=$tmp/inf
+mkdir -p "$inf"
+cat >"$inf/i.csv" <<'EOF'
+id,model,precision,gpu,node_type,tp,ep,input_tokens,output_tokens,metric,expected,tolerance_pct,set,mechanism,count,attrs
+i-total,qwen3-30b-a3b,fp4,B200-SXM-180GB,dgx-b200,1,2,1024,1024,output_tokens_per_s,50000,20,heldout,moe,400,
+i-per-gpu,qwen3-30b-a3b,fp4,B200-SXM-180GB,dgx-b200,1,2,1024,1024,output_tokens_per_s_per_gpu,25000,20,heldout,moe,400,
+i-kv-fp8,gpt-oss-20b,fp4,H100-SXM5-80GB,dgx-h100,1,1,1024,8192,output_tokens_per_s,8617,20,heldout,moe,300,fp4-recipe='mxfp4'
+i-kv-bf16,gpt-oss-20b,fp4,H100-SXM5-80GB,dgx-h100,1,1,1024,8192,output_tokens_per_s,8617,20,heldout,moe,300,fp4-recipe='mxfp4' kv-precision='bf16'
+i-bad-attr,gpt-oss-20b,fp4,H100-SXM5-80GB,dgx-h100,1,1,1024,8192,output_tokens_per_s,8617,20,heldout,moe,300,kv-precision='fp2'
+EOF
+expect_status 0 "inference rows with ep, attrs and the per-GPU metric" "$bin" validate --published "$inf" --json "$tmp/i.json" -q
+python3 - "$tmp/i.json" <<'PY' && ok "per-GPU metric = replica's over its 2 GPUs; attrs kv-precision bf16 serves less; a bad attrs value: no result" \
+  || no "inference attrs/per-GPU: $(head -c 400 "$tmp/i.json")"
+import json, sys
+c = {x["id"]: x for x in json.load(open(sys.argv[1]))["cases"]}
+t, g = c["i-total"]["predicted"], c["i-per-gpu"]["predicted"]
+assert t > 0 and abs(g - t / 2) < 1e-6 * t, (t, g)
+assert 0 < c["i-kv-bf16"]["predicted"] < 0.9 * c["i-kv-fp8"]["predicted"], (c["i-kv-bf16"], c["i-kv-fp8"])
+assert c["i-bad-attr"]["predicted"] is None and "kv-precision" in c["i-bad-attr"]["note"], c["i-bad-attr"]
+PY
+
 # ---- Malformed rows: file and line, exit 2 ----
 bad=$tmp/bad
 mkdir -p "$bad"
@@ -204,6 +231,9 @@ th=$(head -n 1 tests/validation/training.csv)
 bad_case "a training row with tp not a number" "column tp: expected a whole number" "$th" \
   "m,s,dgx-a100-80gb,A100-SXM4-80GB,32,one,1,32,1,none,24,2304,9216,24,24,51200,2048,512,,full,hardware_tflops_per_gpu,137,10"
 ih=id,model,precision,gpu,node_type,tp,input_tokens,output_tokens,metric,expected,tolerance_pct,count
+bad_case "an inference row with an unknown metric" \
+  "column metric: expected output_tokens_per_s or output_tokens_per_s_per_gpu, got 'tokens'" \
+  "$ih" "i,llama3.1-8b,fp8,H100-SXM5-80GB,dgx-h100,1,128,128,tokens,28312,20,10"
 bad_case "an inference row with a count of 0" "column count: expected a whole number from 1 to 100000000, got '0'" \
   "$ih" "i,llama3.1-8b,fp8,H100-SXM5-80GB,dgx-h100,1,128,128,output_tokens_per_s,28312,20,0"
 
