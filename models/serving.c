@@ -856,7 +856,13 @@ double serve_iter_s(const serve_model *sm, const serve_batch *b, serve_breakdown
 }
 
 double serve_host_s(const serve_model *sm, double seqs) {
-    return seqs > 0 ? sm->p.host_step_s + sm->p.host_s_per_seq * seqs : 0;
+    /* Under attention data parallelism each group's rank runs its own
+     * executor loop over its share of the sequences, in parallel with the
+     * others (TensorRT-LLM's enable_attention_dp: a PyExecutor per rank, each
+     * scheduling its own requests; SGLang's DP attention: a scheduler per DP
+     * rank). The per-sequence figure is per rank: PR #10273 measured it at
+     * 1536 sequences per rank under attention DP 2. */
+    return seqs > 0 ? sm->p.host_step_s + sm->p.host_s_per_seq * seqs / sm->attn_dp : 0;
 }
 
 double serve_pace_s(const serve_params *p, double gpu_s, double host_s) {

@@ -474,6 +474,39 @@ static void test_host_per_node(void **state) {
     assert_true(tps[0] > tps[1] && tps[1] > tps[2]);
 }
 
+/* Under attention data parallelism each group's rank runs its own executor
+ * loop over its share of the sequences (TensorRT-LLM's enable_attention_dp,
+ * SGLang's DP attention), so an iteration's host time is the per-sequence
+ * figure times the sequences of one group: Qwen3-235B-A22B DEP4 (tp 1, ep 4)
+ * pays a quarter of the host time of the same model at tp = ep = 4, and the
+ * same host time as one group alone would; the engine's fixed host time per
+ * iteration is not split. */
+static void test_host_attention_dp(void **state) {
+    (void)state;
+    const llm_spec *m = catalog_llm(cat, "qwen3-235b-a22b");
+    serve_model dep = layout_on(m, "dgx-b200", 1, 4, PREC_FP4);
+    serve_model tp4 = layout_on(m, "dgx-b200", 4, 4, PREC_FP4);
+    assert_int_equal(dep.attn_dp, 4);
+    assert_int_equal(tp4.attn_dp, 1);
+    double h = dep.p.host_s_per_seq;
+    assert_true(fabs(serve_host_s(&dep, 1024) - h * 256) < 1e-12);
+    assert_true(fabs(serve_host_s(&tp4, 1024) - h * 1024) < 1e-12);
+    dep.p.host_step_s = 1e-3;
+    assert_true(fabs(serve_host_s(&dep, 1024) - (1e-3 + h * 256)) < 1e-12);
+    assert_true(serve_host_s(&dep, 0) == 0);
+    /* a decode step of 2,048 short sequences: host-bound at tp 4 (2,048 x
+     * 29.4 us = 60 ms), not under DEP4 (15 ms of host, less than its GPU time) */
+    serve_batch b = { 0 };
+    b.decode_seqs = 2048;
+    b.decode_ctx = 2048 * 1100.0;
+    serve_breakdown bd;
+    serve_model fresh = layout_on(m, "dgx-b200", 1, 4, PREC_FP4);
+    double t = serve_iter_s(&fresh, &b, &bd);
+    printf("  qwen3-235b-a22b fp4 DEP4, 2048 sequences: step %.1f ms, host %.1f ms\n", t * 1e3, bd.host_s * 1e3);
+    assert_true(fabs(bd.host_s - h * 512) < 1e-12 && t > bd.host_s);
+    assert_true(serve_iter_s(&tp4, &b, NULL) >= h * 2048);
+}
+
 /* Expected distinct experts under uniform top-k routing: k for one token,
  * all E for a large batch, E(1-(1-k/E)^B) between (a one-token step reads k
  * experts, a large batch reads them all). */
@@ -768,6 +801,7 @@ int main(void) {
         cmocka_unit_test(test_prefill_compute_bound_decode_memory_bound),
         cmocka_unit_test(test_params_documented),
         cmocka_unit_test(test_host_per_node),
+        cmocka_unit_test(test_host_attention_dp),
         cmocka_unit_test(test_moe_memory_on_total_flops_on_active),
         cmocka_unit_test(test_host_bound_and_moe_kernels),
         cmocka_unit_test(test_moe_route_traffic),
