@@ -331,7 +331,9 @@ double serve_moe_layer_s(const serve_model *sm, double tokens);
 double serve_experts_touched(double E, double k, double B);
 
 /* Host time of an iteration of `seqs` sequences: host_step_s plus
- * host_s_per_seq per sequence. With an overlapping engine the CPU prepares
+ * host_s_per_seq per sequence of one attention-DP group (each group's rank
+ * runs its own loop over its share; seqs / attn_dp, all of them without
+ * attention DP). With an overlapping engine the CPU prepares
  * iteration i+1 while the GPUs run iteration i (TensorRT-LLM's overlap
  * scheduler, SGLang's zero-overhead scheduler), so an iteration lasts the
  * longer of its GPU time and this (docs/moe-serving.md); with a synchronous

@@ -294,13 +294,15 @@ int published_failure(const pubfile *pf, const csv_record *rec, pubrep_case *c) 
 /* A latency row (tests/validation/inference_latency.csv: engine and users
  * columns): one replica of the row's engine under a closed loop of `users`
  * users without think time, `count` requests, as tests/cli_engines.sh
- * replays it; the metric a TTFT or TPOT mean or median. */
-/* output_tokens_per_s_per_gpu: trtllm-bench's "Per GPU Output Throughput",
- * the service's output tokens/s over the GPUs it held (one replica here). */
+ * replays it; the metric a TTFT or TPOT mean or median. A throughput row's
+ * metric is the service's output tokens/s, or output_tokens_per_s_per_gpu
+ * (trtllm-bench's "Per GPU Output Throughput"): that over the GPUs the
+ * service held, one replica's here. */
 static double service_metric(const service_result *r, const char *metric) {
+    double gpus = r->gpus_peak > 0 ? r->gpus_peak : 1;
     return !strcmp(metric, "tpot_mean_s") ? r->tpot_mean_s : !strcmp(metric, "ttft_mean_s") ? r->ttft_mean_s
          : !strcmp(metric, "tpot_p50_s")  ? r->tpot_p50_s  : !strcmp(metric, "ttft_p50_s") ? r->ttft_p50_s
-         : !strcmp(metric, "output_tokens_per_s_per_gpu") ? r->output_tokens_per_s / (r->gpus_peak > 0 ? r->gpus_peak : 1)
+         : !strcmp(metric, "output_tokens_per_s_per_gpu") ? r->output_tokens_per_s / gpus
                                           : r->output_tokens_per_s;
 }
 
