@@ -59,7 +59,8 @@ static double propose_pass_s(const serve_spec *sp, const serve_model *t, double 
                serve_context_s(sp->draft, prefill_pairs, prefill_tiles, ctx, seqs, NULL);
     serve_breakdown bd;
     memset(&bd, 0, sizeof bd);
-    double all = serve_tokens_s(t, tokens, rows, &bd) + serve_context_s(t, prefill_pairs, prefill_tiles, ctx, seqs, NULL);
+    double all = serve_tokens_s(t, tokens, rows, &bd) +
+                 serve_context_s(t, prefill_pairs, prefill_tiles, ctx, seqs, NULL);
     return (all - bd.lm_head_s) / t->layers + bd.lm_head_s;
 }
 

@@ -155,7 +155,8 @@ static void same_context(serve_model sm) {
         for (int k = 0; k < 3; k++) {
             double pairs = k == 0 ? 0 : k == 1 ? 1e5 : 3e7, seqs = ctx < 256 ? 1 : 256;
             serve_breakdown a, b;
-            double x = serve_context_s(&sm, pairs, 0, ctx, seqs, &a), y = serve_context_s(&both, pairs, 0, ctx, seqs, &b);
+            double x = serve_context_s(&sm, pairs, 0, ctx, seqs, &a);
+            double y = serve_context_s(&both, pairs, 0, ctx, seqs, &b);
             assert_memory_equal(&x, &y, sizeof x);
             assert_memory_equal(&a.kv_read_s, &b.kv_read_s, sizeof a.kv_read_s);
         }
