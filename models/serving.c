@@ -334,6 +334,15 @@ static void init_shape(serve_model *s, const serve_layout *lay, const tf_dims *d
     s->w_expert_bytes = serve_elem_bytes(s->weights, s->fp4);
     s->w_bytes = experts_only ? 2 : s->w_expert_bytes;
     s->compute_expert = s->compute;
+    /* MXFP4 experts on FP4 tensor cores run W4A8: the engines quantise the
+     * MoE input to MXFP8 (NVIDIA/TensorRT-LLM examples/models/core/gpt_oss/
+     * README.md, "MoE Support Matrix": Blackwell, mxfp8 activation, mxfp4
+     * weight, UTCQMMA), and a mixed fp4 x fp8 MMA runs at the FP8 rate
+     * (tcgen05.mma kind::mxf8f6f4: 2x Hopper FP8; only kind::mxf4 and
+     * mxf4nvf4, both operands fp4, run at 4x: NVIDIA/cutlass
+     * media/docs/cpp/blackwell_functionality.md). NVFP4 checkpoints quantise
+     * the input to fp4 and keep the FP4 rate. */
+    if (experts_only && s->fp4 == FP4_MXFP4 && s->compute == PREC_FP4) s->compute_expert = PREC_FP8;
     if (experts_only) s->compute = PREC_BF16;
 }
 

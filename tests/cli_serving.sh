@@ -106,11 +106,12 @@ rc=$?
 # The later page's other MoE tables (inference_moe_models.csv: DeepSeek R1,
 # GPT-OSS, Maverick, Qwen3-235B-A22B, mostly attention DP; twelfth pass)
 # gave 22.5% when first run, as they did with each attention-DP rank's host
-# working its own share of the sequences: rounded up to 23%.
+# working its own share of the sequences: rounded up to 23%. With MXFP4
+# experts at the FP8 rate (thirteenth pass) it gives 20.2%: rounded up to 21%.
 "$bin" validate --published tests/validation --only inference 2>&1 | python3 -c '
 import sys
 want = {"file:inference_moe.csv": (18, 18.0), "file:inference_moe_later.csv": (10, 6.0),
-        "file:inference.csv": (3, 4.0), "file:inference_moe_models.csv": (76, 23.0)}
+        "file:inference.csv": (3, 4.0), "file:inference_moe_models.csv": (76, 21.0)}
 seen = {}
 for line in sys.stdin:
     f = line.split()
