@@ -413,16 +413,24 @@ static void init_small_m_gemm(serve_model *s, const gpu_spec *g) {
  * grouped GEMMs' own price (tiled_linear_s). On when the engine runs that
  * kernel and the GPU has the figures for the experts' precision. */
 static void init_cutlass_moe(serve_model *s, const gpu_spec *g) {
-    /* TensorRT-LLM's resolve_moe_backend sends MXFP4 checkpoints (GPT-OSS)
-     * to TRTLLM on Blackwell and TRITON on Hopper, and FP8 block-scale
-     * checkpoints to TRTLLM on Blackwell (SM100): not the CUTLASS kernels */
+    /* TensorRT-LLM's resolve_moe_backend sends FP8 block-scale checkpoints
+     * to TRTLLM on Blackwell (SM100): not the CUTLASS kernels. MXFP4
+     * checkpoints (GPT-OSS) run CUTLASS where the engine is told to, as the
+     * perf overview's GPT-OSS options do on Blackwell (moe_config backend
+     * CUTLASS; its gpt_oss README: CUTLASS for throughput there). Their
+     * experts are block-scaled fp4 weights loaded and run by the NVFP4
+     * path's machinery (MXFP4WeightCutlassFusedMoEMethod in
+     * _torch/modules/fused_moe/quantization.py: block_scale_interleave,
+     * float4_sf_dtype), so they take the NVFP4 figures. On Hopper they run
+     * TRITON ("Hopper: use TRITON"), which has no figures: the roofline. */
     s->cmoe_route_bytes_per_s = s->hbm_bytes_per_s;
     int blackwell = !strcmp(g->arch, "blackwell");
-    if (!s->p.cutlass_moe || s->moe_layers == 0 || (s->weights == PREC_FP4 && s->fp4 == FP4_MXFP4) ||
+    int mxfp4 = s->weights == PREC_FP4 && s->fp4 == FP4_MXFP4;
+    if (!s->p.cutlass_moe || s->moe_layers == 0 || (mxfp4 && !blackwell) ||
         (s->weights == PREC_FP8 && s->m.fp8_block_scales && blackwell))
         return;
     double layer = 0, expert = 0, route = 0;
-    switch (s->compute_expert) {
+    switch (mxfp4 ? PREC_FP4 : s->compute_expert) {
     case PREC_FP4: layer = g->cutlass_moe_fp4_s, expert = g->cutlass_moe_expert_fp4_s,
                    route = g->eff_cutlass_moe_route_fp4; break;
     case PREC_FP8: layer = g->cutlass_moe_fp8_s, expert = g->cutlass_moe_expert_fp8_s,

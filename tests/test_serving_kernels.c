@@ -37,8 +37,9 @@
  * point and of Scout's from 1,024 tokens. Scout at 64 and 256 tokens stays
  * about half the measured time: its 16 large experts at 4-16 rows each
  * stream their weights at 2.5-2.8 TB/s, which the law (one weight rate for
- * every shape) does not hold. The law is off for an MXFP4 checkpoint
- * (GPT-OSS resolves to other backends) and for a block-scaled FP8 one on
+ * every shape) does not hold. An MXFP4 checkpoint (GPT-OSS) takes the
+ * NVFP4 figures on Blackwell (the same block-scaled weight path) and none on
+ * Hopper (TRITON there); the law is off for a block-scaled FP8 one on
  * Blackwell (DeepSeek-V3: TRTLLM there), and where it is on the layer's
  * kernels but the router pay no launch gap of their own. */
 static void test_cutlass_moe_law(void **state) {
@@ -100,6 +101,12 @@ static void test_cutlass_moe_law(void **state) {
     char why[256];
     assert_int_equal(serve_model_init_layout(&gpt, catalog_llm(cat, "gpt-oss-120b"), catalog_gpu(cat, nd->gpu), &f,
                                              &mx, PREC_FP4, PREC_FP8, 8192, &on, why, sizeof why), 0);
+    assert_true(gpt.cmoe_layer_s == catalog_gpu(cat, nd->gpu)->cutlass_moe_fp4_s && gpt.cmoe_layer_s > 0);
+    assert_int_equal(gpt.compute_expert, PREC_FP8);
+    const node_spec *h200 = catalog_node(cat, "hgx-h200");
+    assert_int_equal(fabric_init(&f, cat, h200, 1), 0);
+    assert_int_equal(serve_model_init_layout(&gpt, catalog_llm(cat, "gpt-oss-120b"), catalog_gpu(cat, h200->gpu), &f,
+                                             &mx, PREC_FP4, PREC_BF16, 8192, &on, why, sizeof why), 0);
     assert_true(gpt.cmoe_layer_s == 0);
     /* DeepSeek-V3's block-scaled FP8 checkpoint: TRTLLM on Blackwell, CUTLASS on Hopper */
     const llm_spec *ds = catalog_llm(cat, "deepseek-v3");
