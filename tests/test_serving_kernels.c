@@ -3,9 +3,11 @@
  * measured inside TensorRT-LLM (models/serving.c): the CUTLASS fused MoE
  * (init_cutlass_moe, serve_moe_layer_s; docs/moe-serving.md "The CUTLASS
  * fused MoE") and the context attention call (init_context_fmha,
- * serve_prefill_fmha_s; docs/serving.md "Prefill attention, measured").
- * Each replays measured times of ai-dynamo/aiconfigurator's tables at shapes
- * the fits held out, against the law and against the roofline it replaces.
+ * serve_prefill_fmha_s; docs/serving.md "Prefill attention, measured"),
+ * and the W4A8 rate of MXFP4 experts on Blackwell (init_shape;
+ * docs/moe-serving.md "Thirteenth pass"). Each replays measured times of
+ * ai-dynamo/aiconfigurator's tables at shapes the fits held out, against
+ * the law and against the roofline it replaces.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -117,16 +119,18 @@ static void test_cutlass_moe_law(void **state) {
     assert_true(serve_moe_layer_s(&dense, 1024) == 0);
 }
 
-/* MXFP4 experts on Blackwell run W4A8 (models/serving.c init_shape): mxfp8 activations against mxfp4 weights, a mixed MMA at
- * the FP8 rate, not the FP4 one. NVIDIA's measured layer times of
- * TensorRT-LLM's MXFP4 x MXFP8 fused MoE on one B200 (ai-dynamo/
- * aiconfigurator, b200_sxm/moe/trtllm/1.3.0rc20/moe_perf.parquet, moe_dtype
- * w4a8_mxfp4_mxfp8, balanced routing, tp = ep = 1), in us by tokens, for
- * GPT-OSS-120B's experts (hidden 2880, 128 experts of 2880, top 4) and
- * GPT-OSS-20B's (32 of them): from 4,096 tokens the layer is bound by its
- * tensor work and the twin lands within 15% of every point; priced at the
- * FP4 rate it would be at least 20% short of them (35% from 8,192 tokens).
- * Nothing was fitted to these times. */
+/* MXFP4 experts on Blackwell run W4A8 (models/serving.c init_shape): mxfp8
+ * activations against mxfp4 weights, a mixed MMA at the FP8 rate, not the
+ * FP4 one. NVIDIA's measured layer times of TensorRT-LLM's MXFP4 x MXFP8
+ * fused MoE on one B200 (ai-dynamo/aiconfigurator,
+ * b200_sxm/moe/trtllm/1.3.0rc20/moe_perf.parquet, moe_dtype
+ * w4a8_mxfp4_mxfp8, balanced routing, tp = ep = 1; the TRTLLM backend's
+ * kernels, so the model is built without the CUTLASS law), in us by
+ * tokens, for GPT-OSS-120B's experts (hidden 2880, 128 experts of 2880,
+ * top 4) and GPT-OSS-20B's (32 of them): from 4,096 tokens the layer is
+ * bound by its tensor work and the twin lands within 15% of every point;
+ * priced at the FP4 rate it would be at least 20% short of them (35% from
+ * 8,192 tokens). Nothing was fitted to these times. */
 static void test_mxfp4_w4a8_moe(void **state) {
     (void)state;
     static const double tokens[] = { 4096, 8192, 16384 };
