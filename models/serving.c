@@ -413,16 +413,11 @@ static void init_small_m_gemm(serve_model *s, const gpu_spec *g) {
  * grouped GEMMs' own price (tiled_linear_s). On when the engine runs that
  * kernel and the GPU has the figures for the experts' precision. */
 static void init_cutlass_moe(serve_model *s, const gpu_spec *g) {
-    /* TensorRT-LLM's resolve_moe_backend sends FP8 block-scale checkpoints
-     * to TRTLLM on Blackwell (SM100): not the CUTLASS kernels. MXFP4
-     * checkpoints (GPT-OSS) run CUTLASS where the engine is told to, as the
-     * perf overview's GPT-OSS options do on Blackwell (moe_config backend
-     * CUTLASS; its gpt_oss README: CUTLASS for throughput there). Their
-     * experts are block-scaled fp4 weights loaded and run by the NVFP4
-     * path's machinery (MXFP4WeightCutlassFusedMoEMethod in
-     * _torch/modules/fused_moe/quantization.py: block_scale_interleave,
-     * float4_sf_dtype), so they take the NVFP4 figures. On Hopper they run
-     * TRITON ("Hopper: use TRITON"), which has no figures: the roofline. */
+    /* resolve_moe_backend sends FP8 block-scale checkpoints to TRTLLM on
+     * Blackwell (SM100): not CUTLASS. MXFP4 ones (GPT-OSS) run CUTLASS on
+     * Blackwell as the perf overview sets it, through the NVFP4 path's
+     * block-scaled weights (MXFP4WeightCutlassFusedMoEMethod): the NVFP4
+     * figures; TRITON on Hopper, no figures (docs/moe-serving.md). */
     s->cmoe_route_bytes_per_s = s->hbm_bytes_per_s;
     int blackwell = !strcmp(g->arch, "blackwell");
     int mxfp4 = s->weights == PREC_FP4 && s->fp4 == FP4_MXFP4;
