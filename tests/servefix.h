@@ -11,20 +11,26 @@
 
 #include "models/serving.h"
 
+/* As layout_on_params, with what fp4 weights mean (fmt) and the KV
+ * cache's precision (kv) given. */
+static inline serve_model layout_fmt_on(const llm_spec *m, const char *node_type, int tp, int ep, precision w,
+                                        fp4_recipe fmt, precision kv, const serve_params *p) {
+    const node_spec *nd = catalog_node(cat, node_type);
+    fabric f;
+    assert_int_equal(fabric_init(&f, cat, nd, 1), 0);
+    serve_layout lay = { tp, ep, fmt };
+    serve_model sm;
+    char why[256];
+    if (serve_model_init_layout(&sm, m, catalog_gpu(cat, nd->gpu), &f, &lay, w, kv, 8192, p, why, sizeof why) != 0)
+        fail_msg("%s on %s tp %d ep %d: %s", m->name, node_type, tp, ep, why);
+    return sm;
+}
+
 /* As layout_on, with the serving parameters p (NULL: the defaults), as the
  * simulator builds a replica's model with its engine's figures. */
 static inline serve_model layout_on_params(const llm_spec *m, const char *node_type, int tp, int ep, precision w,
                                            const serve_params *p) {
-    const node_spec *nd = catalog_node(cat, node_type);
-    fabric f;
-    assert_int_equal(fabric_init(&f, cat, nd, 1), 0);
-    serve_layout lay = { tp, ep, FP4_NVFP4 };
-    serve_model sm;
-    char why[256];
-    if (serve_model_init_layout(&sm, m, catalog_gpu(cat, nd->gpu), &f, &lay, w, serve_default_kv(w), 8192, p,
-                                why, sizeof why) != 0)
-        fail_msg("%s on %s tp %d ep %d: %s", m->name, node_type, tp, ep, why);
-    return sm;
+    return layout_fmt_on(m, node_type, tp, ep, w, FP4_NVFP4, serve_default_kv(w), p);
 }
 
 static inline serve_model layout_on(const llm_spec *m, const char *node_type, int tp, int ep, precision w) {

@@ -95,20 +95,12 @@ static void test_cutlass_moe_law(void **state) {
         sum_roof += fabs(t0 / meas - 1);
     }
     assert_true(sum_law < sum_roof);
-    serve_layout mx = { 1, 1, FP4_MXFP4 };
-    const node_spec *nd = catalog_node(cat, "dgx-b200");
-    fabric f;
-    assert_int_equal(fabric_init(&f, cat, nd, 1), 0);
-    serve_model gpt;
-    char why[256];
-    assert_int_equal(serve_model_init_layout(&gpt, catalog_llm(cat, "gpt-oss-120b"), catalog_gpu(cat, nd->gpu), &f,
-                                             &mx, PREC_FP4, PREC_FP8, 8192, &on, why, sizeof why), 0);
-    assert_true(gpt.cmoe_layer_s == catalog_gpu(cat, nd->gpu)->cutlass_moe_fp4_s && gpt.cmoe_layer_s > 0);
+    const llm_spec *oss = catalog_llm(cat, "gpt-oss-120b");
+    serve_model gpt = layout_fmt_on(oss, "dgx-b200", 1, 1, PREC_FP4, FP4_MXFP4, PREC_FP8, &on);
+    assert_true(gpt.cmoe_layer_s == catalog_gpu(cat, catalog_node(cat, "dgx-b200")->gpu)->cutlass_moe_fp4_s &&
+                gpt.cmoe_layer_s > 0);
     assert_int_equal(gpt.compute_expert, PREC_FP8);
-    const node_spec *h200 = catalog_node(cat, "hgx-h200");
-    assert_int_equal(fabric_init(&f, cat, h200, 1), 0);
-    assert_int_equal(serve_model_init_layout(&gpt, catalog_llm(cat, "gpt-oss-120b"), catalog_gpu(cat, h200->gpu), &f,
-                                             &mx, PREC_FP4, PREC_BF16, 8192, &on, why, sizeof why), 0);
+    gpt = layout_fmt_on(oss, "hgx-h200", 1, 1, PREC_FP4, FP4_MXFP4, PREC_BF16, &on);
     assert_true(gpt.cmoe_layer_s == 0);
     /* DeepSeek-V3's block-scaled FP8 checkpoint: TRTLLM on Blackwell, CUTLASS on Hopper */
     const llm_spec *ds = catalog_llm(cat, "deepseek-v3");
@@ -138,15 +130,9 @@ static void test_mxfp4_w4a8_moe(void **state) {
         { "gpt-oss-120b", { 486, 884, 1655 } },
         { "gpt-oss-20b", { 432, 827, 1611 } },
     };
-    const node_spec *nd = catalog_node(cat, "dgx-b200");
-    fabric f;
-    assert_int_equal(fabric_init(&f, cat, nd, 1), 0);
-    serve_layout mx = { 1, 1, FP4_MXFP4 };
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
-        serve_model sm;
-        char why[256];
-        assert_int_equal(serve_model_init_layout(&sm, catalog_llm(cat, rows[r].llm), catalog_gpu(cat, nd->gpu), &f,
-                                                 &mx, PREC_FP4, PREC_FP8, 8192, NULL, why, sizeof why), 0);
+        serve_model sm = layout_fmt_on(catalog_llm(cat, rows[r].llm), "dgx-b200", 1, 1, PREC_FP4, FP4_MXFP4, PREC_FP8,
+                                       NULL);
         assert_int_equal(sm.compute_expert, PREC_FP8);
         assert_int_equal(sm.compute, PREC_BF16);
         serve_model fp4 = sm;

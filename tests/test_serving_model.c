@@ -587,14 +587,7 @@ static void test_fp4_activation_quant(void **state) {
     assert_true(f8.act_quant_elems == 0 && f8.act_quant_kernels == 0);
     serve_model q = layout_on(catalog_llm(cat, "qwen3-30b-a3b"), "dgx-b200", 1, 1, PREC_FP4);
     assert_true(q.act_quant_elems == 48 * 2048.0 && q.act_quant_kernels == 48);
-    const node_spec *nd = catalog_node(cat, "dgx-b200");
-    fabric f;
-    assert_int_equal(fabric_init(&f, cat, nd, 1), 0);
-    serve_layout mx = { 1, 1, FP4_MXFP4 };
-    serve_model m4;
-    char why[256];
-    assert_int_equal(serve_model_init_layout(&m4, l70, catalog_gpu(cat, nd->gpu), &f, &mx, PREC_FP4, PREC_FP8, 8192,
-                                             NULL, why, sizeof why), 0);
+    serve_model m4 = layout_fmt_on(l70, "dgx-b200", 1, 1, PREC_FP4, FP4_MXFP4, PREC_FP8, NULL);
     assert_true(m4.act_quant_elems == 0 && m4.act_quant_kernels == 0);
     /* the pass's bytes are in the elementwise time: set them to nought and
      * the difference is 8192 tokens × the elements × (2 + 0.5625) bytes */
