@@ -122,7 +122,9 @@ static void write_row(FILE *f, const snap_plan *p, int *held, const live_job *j,
     fprintf(f, ",%.0f,", j->submit_s);
     fileout_csv(f, j->partition);
     fprintf(f, ",%d,%d,,%.0f,%s,", rank, j->gpus, job_limit_s(p->c, p->o, j), st[j->state]);
-    if (j->state == LIVE_RUNNING) fprintf(f, "%.0f", -j->start_s);
+    /* a job that started at the snapshot's own second has start_s 0: its
+     * elapsed is 0, not the "-0" that negating it would print */
+    if (j->state == LIVE_RUNNING) fprintf(f, "%.0f", j->start_s < 0 ? -j->start_s : 0.0);
     fputc(',', f), fileout_csv(f, j->user), fputc(',', f), fileout_csv(f, j->account), fputc(',', f);
     fileout_csv(f, after), fputc(',', f);
     if (j->state == LIVE_RUNNING && snap_claim(p, held, j->node_list, j->gpus)) fileout_csv(f, j->node_list);

@@ -71,6 +71,21 @@ expect_status 0 "snapshot with --sacct-text" "$bin" snapshot --from slurm --sque
 grep '<ratios' "$tmp/t.xml" >"$tmp/a"; grep '<ratios' "$tmp/s-22.05.xml" >"$tmp/b"
 cmp -s "$tmp/a" "$tmp/b" && ok "sacct -P text: the same ratios as sacct --json" || no "ratios differ"
 
+# A job that started in the snapshot's own second (start_time = --at, as a
+# live snapshot on a busy machine can read it) has elapsed 0, not "-0".
+python3 - "$tmp" <<'PY'
+import json, sys
+d = json.load(open("tests/slurm/23.11/squeue.json"))
+for j in d["jobs"]:
+    if j["job_id"] == 108:
+        j["start_time"] = {"set": True, "infinite": False, "number": 1764149400}
+json.dump(d, open(sys.argv[1] + "/squeue-now.json", "w"))
+PY
+expect_status 0 "a job started at the snapshot's second" "$bin" snapshot --from slurm --squeue "$tmp/squeue-now.json" \
+  --sinfo tests/slurm/23.11/sinfo.json --sacct tests/slurm/23.11/sacct.json --at $AT --out "$tmp/now.xml"
+grep -q '^108,[^,]*,gpu,[^,]*,8,,[^,]*,running,0,' "$tmp/now.jobs.csv" && ok "its elapsed is 0" \
+  || no "elapsed of a job started at --at: $(grep '^108,' "$tmp/now.jobs.csv")"
+
 # Replay: the history as a trace; run compares the simulated starts with Slurm's.
 expect_status 0 "--replay" "$bin" snapshot --from slurm --sacct tests/slurm/23.11/sacct.json --sinfo tests/slurm/23.11/sinfo.json \
   --replay --out "$tmp/rep.xml"
