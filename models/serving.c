@@ -375,8 +375,6 @@ static void init_memory(serve_model *s, const tf_dims *d, precision kv, int toke
                           LOGIT_ROWS * d->vocab / s->tp * 4;
 }
 
-static int decode_read_bound(const serve_model *s);
-
 /* A dense GEMM's weight stream and fixed call time when bound by its
  * weight read (docs/small-batch-gemm.md): the GPU's measured fraction of
  * the HBM peak (0: the copy rate) and call time less the launch gap every
@@ -441,30 +439,6 @@ static void init_cutlass_moe(serve_model *s, const gpu_spec *g) {
     if (route > 0) s->cmoe_route_bytes_per_s = g->hbm_bw_bytes_per_s * route;
 }
 
-/* Prefill attention's price. By default its causal FLOPs run at
- * eff_prefill_attention of the bf16 peak. Under the context-FMHA law
- * (p.trtllm_fmha, where the GPU has figures) TensorRT-LLM's context
- * attention call costs, per layer,
- *     t = fixed + tile · Σ heads · ceil(c / 64) + causal FLOPs / rate,
- * fitted to NVIDIA's measured call times (docs/serving.md "Prefill
- * attention, measured"). The kernel runs in fp8 when the KV cache is fp8:
- * the attention op takes its fp8-output path whenever the cache is fp8 and
- * the context FMHA is paged, as TensorRT-LLM's PyTorch backend runs it
- * (thop/attentionOp.cpp, as ai-dynamo/aiconfigurator's
- * collector/trtllm/collect_attn.py reads it). */
-static void init_context_fmha(serve_model *s, const gpu_spec *g) {
-    s->prefill_attn_flops_per_s = gpu_peak_flops(g, PREC_BF16) * s->p.eff_prefill_attention *
-                                  (g->eff_sustained > 0 ? g->eff_sustained : 1);
-    s->ctx_fmha_s = s->ctx_fmha_tile_s = 0;
-    if (!s->p.trtllm_fmha || !(g->ctx_fmha_s > 0)) return;
-    int fp8 = s->kv == PREC_FP8 && g->eff_ctx_fmha_fp8 > 0 && gpu_peak_flops(g, PREC_FP8) > 0;
-    double eff = fp8 ? g->eff_ctx_fmha_fp8 : g->eff_ctx_fmha_bf16;
-    if (!(eff > 0)) return;
-    s->prefill_attn_flops_per_s = gpu_peak_flops(g, fp8 ? PREC_FP8 : PREC_BF16) * eff;
-    s->ctx_fmha_s = g->ctx_fmha_s;
-    s->ctx_fmha_tile_s = fp8 ? g->ctx_fmha_tile_fp8_s : g->ctx_fmha_tile_bf16_s;
-}
-
 int serve_model_init(serve_model *sm, const llm_spec *m, const gpu_spec *g, const fabric *f, int tp,
                      precision w, precision kv, int token_budget, const serve_params *p, char *why,
                      size_t whylen) {
@@ -512,8 +486,7 @@ int serve_model_init_layout(serve_model *sm, const llm_spec *m, const gpu_spec *
     s.hbm_bytes_per_s = gpu_hbm_bytes_per_s(g);
     init_small_m_gemm(&s, g);
     init_cutlass_moe(&s, g);
-    init_context_fmha(&s, g);
-    s.decode_read_bound = decode_read_bound(&s);
+    serve_attn_init(&s, g);
     *sm = s;
     return 0;
 }
@@ -523,16 +496,6 @@ int serve_fits(const serve_model *sm, double tokens) {
 }
 
 double serve_model_bytes(const serve_model *sm) { return sm->weight_bytes * sm->gpus; }
-
-double serve_chunk_pairs(double c, double o) { return c * o + c * (c + 1) / 2; }
-
-double serve_chunk_tiles(double c) { return c > 0 ? ceil(c / 64) : 0; }
-
-double serve_prefill_fmha_s(const serve_model *sm, double tiles) {
-    if (!(tiles > 0) || !(sm->ctx_fmha_s > 0)) return 0;
-    double heads = (double)sm->m.heads / sm->tp;     /* query heads of one GPU */
-    return sm->layers * (sm->ctx_fmha_s + sm->ctx_fmha_tile_s * heads * (tiles / sm->attn_dp));
-}
 
 precision serve_default_kv(precision w) {
     /* ModelOpt's PTQ (examples/llm_ptq/hf_ptq.py, --kv_cache_qformat,
@@ -793,60 +756,6 @@ double serve_tokens_s(const serve_model *sm, double tokens, double rows, serve_b
     serve_tokens_part(sm, tokens, &tp);
     serve_rows_part(sm, rows, &rp);
     return serve_tokens_sum(sm, &tp, &rp, bd);
-}
-
-/* Attention-core FLOPs per (query, key) pair of all layers on one GPU:
- * 4·q_dim/tp (QK^T and PV); MLA prefill runs per head over qk_dim + v_dim;
- * MLA decode runs absorbed over the latent (DeepSeek-V2, arXiv 2405.04434,
- * section 2.1.3; DeepSeek's FlashMLA kernel): scores over kv_lora + rope
- * and the product with the kv_lora-wide latent. */
-static double pair_flops(const serve_model *s, int decode) {
-    const llm_spec *m = &s->m;
-    if (m->kv_lora_rank <= 0) return 4 * (s->q_dim / s->tp) * s->layers;
-    tf_dims d;
-    tf_dims_of(m, &d);
-    double hpg = d.heads / s->tp;
-    double per = decode ? 2 * hpg * (m->kv_lora_rank + m->rope_head_dim) + 2 * hpg * m->kv_lora_rank
-                        : 2 * hpg * (d.qk_dim + d.v_dim);
-    return per * s->layers;
-}
-
-/* Decode attention's compute (tc) and KV read (tm) are both proportional
- * to the context: tc = pair_flops · ctx / attn_dp / rate, tm = ctx ·
- * kv_bytes_per_token / bandwidth. When their ratio is at most 1/2 the
- * read is the larger at every context (each side carries a few roundings,
- * ~1e-15 of its value, far inside a factor of two), and serve_context_s's
- * max(tc, tm) is tm without pricing tc: the same number for less work
- * (pricing tc was ~5% of a 1e7-request run). Dense GQA models on today's GPUs are read-bound by a wide
- * margin; MLA's absorbed decode is not (tests/test_serving_memo.c). */
-#define DECODE_READ_BOUND_RATIO 0.5
-
-static int decode_read_bound(const serve_model *s) {
-    double tc = gpu_attention_s(&s->g, PREC_BF16, pair_flops(s, 1) * (1.0 / s->attn_dp));
-    double tm = s->kv_bytes_per_token / (s->hbm_bytes_per_s * s->p.engine_kv_eff);
-    return tc >= 0 && tm > 0 && tc <= DECODE_READ_BOUND_RATIO * tm;
-}
-
-double serve_context_s(const serve_model *sm, double prefill_pairs, double prefill_tiles, double decode_ctx,
-                       double decode_seqs, serve_breakdown *bd) {
-    const serve_model *s = sm;
-    double attn = 0, kv = 0;
-    if (prefill_pairs > 0) {
-        attn = pair_flops(s, 0) * (prefill_pairs / s->attn_dp) / s->prefill_attn_flops_per_s;
-    }
-    attn += serve_prefill_fmha_s(s, prefill_tiles);
-    if (s->m.attn_window > 0 && decode_seqs > 0)     /* windowed layers read at most the window */
-        decode_ctx = decode_seqs * tf_mean_attended(&s->m, decode_ctx / decode_seqs);
-    if (decode_ctx > 0) {
-        double tm = decode_ctx * s->kv_bytes_per_token / (s->hbm_bytes_per_s * s->p.engine_kv_eff);
-        double tc = s->decode_read_bound ? 0 : gpu_attention_s(&s->g, PREC_BF16, pair_flops(s, 1) * (decode_ctx / s->attn_dp));
-        kv = tc > tm ? tc : tm;
-    }
-    if (bd) {
-        bd->attention_s = attn;
-        bd->kv_read_s = kv;
-    }
-    return attn + kv;
 }
 
 double serve_iter_s(const serve_model *sm, const serve_batch *b, serve_breakdown *bd) {

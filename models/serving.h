@@ -237,6 +237,11 @@ int serve_model_init_layout(serve_model *sm, const llm_spec *m, const gpu_spec *
                             const serve_layout *lay, precision w, precision kv, int token_budget,
                             const serve_params *p, char *why, size_t whylen);
 
+/* The attention constants of sm on GPU g (models/serving_attn.c): the
+ * rates and laws serve_context_s prices with. serve_model_init_layout calls
+ * it once the shape, memory and engine parameters are set. */
+void serve_attn_init(serve_model *sm, const gpu_spec *g);
+
 /* 1 when the weights, workspace and reserve leave room for at least one
  * sequence of `tokens` tokens in the KV cache. */
 int serve_fits(const serve_model *sm, double tokens);
