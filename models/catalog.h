@@ -105,6 +105,14 @@ typedef struct gpu_spec {
     double ctx_fmha_s;
     double ctx_fmha_tile_bf16_s, eff_ctx_fmha_bf16;
     double ctx_fmha_tile_fp8_s, eff_ctx_fmha_fp8;
+    /* TensorRT-LLM's MLA generation call (an MLA model's decode attention;
+     * docs/moe-serving.md "MLA decode, measured"), by KV-cache precision:
+     * its fixed time per layer, time per sequence and per sequence and
+     * query head, and the rates of its absorbed (query, key) work and of
+     * its latent-cache read as fractions of the compute and HBM peaks;
+     * fitted to NVIDIA's measured call times. 0 = not measured. */
+    double mla_gen_fp8_s, mla_gen_seq_fp8_s, mla_gen_head_fp8_s, eff_mla_gen_fp8, eff_mla_gen_hbm_fp8;
+    double mla_gen_bf16_s, mla_gen_seq_bf16_s, mla_gen_head_bf16_s, eff_mla_gen_bf16, eff_mla_gen_hbm_bf16;
 } gpu_spec;
 
 typedef struct nic_spec {
@@ -248,6 +256,7 @@ typedef struct engine_spec {
     char fp8_act_quant[8];            /* kernel | fused; "" = default (fused) */
     char fused_moe[16];               /* cutlass | roofline; "" = default (roofline) */
     char context_fmha[16];            /* trtllm | roofline; "" = default (roofline) */
+    char mla_decode[16];              /* trtllm | roofline; "" = default (roofline) */
 } engine_spec;
 
 typedef struct catalog catalog;

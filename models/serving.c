@@ -69,6 +69,7 @@ void serve_params_default(serve_params *p) {
     p->n_graph_sizes = 0;
     p->cutlass_moe = 0;
     p->trtllm_fmha = 0;
+    p->trtllm_mla = 0;
 }
 
 /* One item of a graph-size list: "n" or "first-last/step". 0, or -1. */

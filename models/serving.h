@@ -108,6 +108,11 @@ typedef struct serve_params {
                                     by the GPU's measured context-fmha-* law (fp8 compute with an
                                     fp8 KV cache); 0: causal FLOPs at eff_prefill_attention (0;
                                     docs/serving.md "Prefill attention, measured") */
+    int trtllm_mla;              /* 1: an MLA model's decode attention runs TensorRT-LLM's MLA
+                                    generation call, priced by the GPU's measured mla-gen-* law
+                                    for the KV cache's precision; 0: the absorbed FLOPs at
+                                    eff-attention or the latent read, the longer (0;
+                                    docs/moe-serving.md "MLA decode, measured") */
     int n_graph_sizes;           /* captured CUDA-graph batch sizes, ascending (0: none) */
     int graph_sizes[SERVE_GRAPH_SIZES_MAX];
 } serve_params;
@@ -187,6 +192,11 @@ typedef struct serve_model {
                                         bf16 peak (× eff_sustained) */
     double ctx_fmha_s;           /* the law's fixed time of one layer's call (0: law off) */
     double ctx_fmha_tile_s;      /* its time per 64-row query tile and head of one GPU (0: off) */
+    double mla_gen_s;            /* the MLA generation law (p.trtllm_mla): fixed time of one
+                                    layer's call (0: law off) */
+    double mla_gen_seq_s;        /* its time per sequence of one GPU, its heads included */
+    double mla_gen_flops_per_s;  /* the rate of its absorbed (query, key) FLOPs */
+    double mla_gen_bytes_per_s;  /* the rate of its latent-cache read */
     double q_dim, kv_dim, hidden, vocab;
     double kv_heads_per_gpu;
     int layers;

@@ -45,6 +45,33 @@ double serve_prefill_fmha_s(const serve_model *sm, double tiles) {
     return sm->layers * (sm->ctx_fmha_s + sm->ctx_fmha_tile_s * heads * (tiles / sm->attn_dp));
 }
 
+/* MLA decode, measured (docs/moe-serving.md "MLA decode, measured"). Where
+ * the engine runs TensorRT-LLM's MLA generation path (p.trtllm_mla) and the
+ * GPU has figures for the KV cache's precision, one layer's call on one GPU
+ * of h query heads, for n sequences whose contexts sum to P, costs
+ *     t = fixed + n·(seq + head·h) + max(P·pair FLOPs / rate, P·latent bytes / bw)
+ * (mla_rope_generation: the rope of the queries' rope part, their fp8
+ * quantisation with an fp8 cache, the latent's append; then the generation
+ * FMHA over the latent cache, in fp8 with an fp8 cache), the law fitted to
+ * NVIDIA's measured call times (ai-dynamo/aiconfigurator
+ * systems/data/<gpu>/mla/trtllm/1.3.0rc20/generation_mla_perf.parquet,
+ * collector/trtllm/collect_mla.py). Off: the roofline of serve_context_s. */
+static void init_mla_gen(serve_model *s, const gpu_spec *g) {
+    s->mla_gen_s = s->mla_gen_seq_s = s->mla_gen_flops_per_s = s->mla_gen_bytes_per_s = 0;
+    if (!s->p.trtllm_mla || s->m.kv_lora_rank <= 0) return;
+    int fp8 = s->kv == PREC_FP8;
+    if (!fp8 && s->kv != PREC_BF16 && s->kv != PREC_FP16) return;
+    double fixed = fp8 ? g->mla_gen_fp8_s : g->mla_gen_bf16_s, seq = fp8 ? g->mla_gen_seq_fp8_s : g->mla_gen_seq_bf16_s;
+    double head = fp8 ? g->mla_gen_head_fp8_s : g->mla_gen_head_bf16_s;
+    double eff = fp8 ? g->eff_mla_gen_fp8 : g->eff_mla_gen_bf16, eff_hbm = fp8 ? g->eff_mla_gen_hbm_fp8 : g->eff_mla_gen_hbm_bf16;
+    double peak = gpu_peak_flops(g, fp8 ? PREC_FP8 : PREC_BF16);
+    if (!(fixed > 0 && eff > 0 && eff_hbm > 0 && peak > 0 && g->hbm_bw_bytes_per_s > 0)) return;
+    s->mla_gen_s = fixed;
+    s->mla_gen_seq_s = seq + head * s->m.heads / s->tp;
+    s->mla_gen_flops_per_s = peak * eff;
+    s->mla_gen_bytes_per_s = g->hbm_bw_bytes_per_s * eff_hbm;
+}
+
 /* Attention-core FLOPs per (query, key) pair of all layers on one GPU:
  * 4·q_dim/tp (QK^T and PV); MLA prefill runs per head over qk_dim + v_dim;
  * MLA decode runs absorbed over the latent (DeepSeek-V2, arXiv 2405.04434,
@@ -87,7 +114,12 @@ double serve_context_s(const serve_model *sm, double prefill_pairs, double prefi
     attn += serve_prefill_fmha_s(s, prefill_tiles);
     if (s->m.attn_window > 0 && decode_seqs > 0)     /* windowed layers read at most the window */
         decode_ctx = decode_seqs * tf_mean_attended(&s->m, decode_ctx / decode_seqs);
-    if (decode_ctx > 0) {
+    if (decode_ctx > 0 && s->mla_gen_s > 0) {        /* per GPU of an attention group, all layers */
+        double n = decode_seqs / s->attn_dp, pairs = decode_ctx / s->attn_dp;
+        double tc = pair_flops(s, 1) * pairs / s->mla_gen_flops_per_s;
+        double tm = pairs * s->kv_bytes_per_token * s->attn_dp / s->mla_gen_bytes_per_s;
+        kv = s->layers * (s->mla_gen_s + n * s->mla_gen_seq_s) + (tc > tm ? tc : tm);
+    } else if (decode_ctx > 0) {
         double tm = decode_ctx * s->kv_bytes_per_token / (s->hbm_bytes_per_s * s->p.engine_kv_eff);
         double tc = s->decode_read_bound ? 0 : gpu_attention_s(&s->g, PREC_BF16, pair_flops(s, 1) * (decode_ctx / s->attn_dp));
         kv = tc > tm ? tc : tm;
@@ -101,5 +133,6 @@ double serve_context_s(const serve_model *sm, double prefill_pairs, double prefi
 
 void serve_attn_init(serve_model *sm, const gpu_spec *g) {
     init_context_fmha(sm, g);
+    init_mla_gen(sm, g);
     sm->decode_read_bound = decode_read_bound(sm);
 }

@@ -25,6 +25,7 @@ static int parse_kv_preemption(const char *z) { return !strcmp(z, "recompute") ?
 static int parse_fp8_act_quant(const char *z) { return !strcmp(z, "fused") ? 0 : !strcmp(z, "kernel") ? 1 : -1; }
 static int parse_fused_moe(const char *z) { return !strcmp(z, "roofline") ? 0 : !strcmp(z, "cutlass") ? 1 : -1; }
 static int parse_context_fmha(const char *z) { return !strcmp(z, "roofline") ? 0 : !strcmp(z, "trtllm") ? 1 : -1; }
+static int parse_mla_decode(const char *z) { return parse_context_fmha(z); }   /* the same two words */
 static int parse_router(const char *z) {
     static const char *k[] = { "round-robin", "least-tokens", "random", "power-of-two", "prefix-aware", "kv-aware",
                                "cache-aware" };
@@ -135,6 +136,7 @@ static sc_inference *new_service(loader *L, const xmlNode *e) {
     strcpy(f->fp8_act_quant, "fused");
     strcpy(f->fused_moe, "roofline");
     strcpy(f->context_fmha, "roofline");
+    strcpy(f->mla_decode, "roofline");
     f->block_tokens = 16;
     strcpy(f->router, "least-tokens");
     f->prefixes = 1;
@@ -214,6 +216,8 @@ static void read_service_engine(loader *L, const xmlNode *e, sc_inference *f) {
         FAIL_RETURN(L, e, "engine", "engine %s: fused-moe must be cutlass or roofline", en->name);
     if (en->context_fmha[0] && parse_context_fmha(en->context_fmha) < 0)
         FAIL_RETURN(L, e, "engine", "engine %s: context-fmha must be trtllm or roofline", en->name);
+    if (en->mla_decode[0] && parse_mla_decode(en->mla_decode) < 0)
+        FAIL_RETURN(L, e, "engine", "engine %s: mla-decode must be trtllm or roofline", en->name);
     if (en->max_batch > 0) f->max_batch = en->max_batch;
     if (en->token_budget > 0) f->token_budget = en->token_budget;
     if (en->block_size > 0) f->block_tokens = en->block_size;
@@ -224,6 +228,7 @@ static void read_service_engine(loader *L, const xmlNode *e, sc_inference *f) {
     if (en->fp8_act_quant[0]) snprintf(f->fp8_act_quant, sizeof f->fp8_act_quant, "%s", en->fp8_act_quant);
     if (en->fused_moe[0]) snprintf(f->fused_moe, sizeof f->fused_moe, "%s", en->fused_moe);
     if (en->context_fmha[0]) snprintf(f->context_fmha, sizeof f->context_fmha, "%s", en->context_fmha);
+    if (en->mla_decode[0]) snprintf(f->mla_decode, sizeof f->mla_decode, "%s", en->mla_decode);
 }
 
 /* The serving stack: replicas, batching, KV cache, router, queue. */
@@ -246,6 +251,7 @@ static void read_service_stack(loader *L, const xmlNode *e, sc_inference *f) {
     attr_word(&L->x, e, "fused-moe", parse_fused_moe, "cutlass, roofline", NULL, f->fused_moe, sizeof f->fused_moe, 0);
     attr_word(&L->x, e, "context-fmha", parse_context_fmha, "trtllm, roofline", NULL, f->context_fmha,
               sizeof f->context_fmha, 0);
+    attr_word(&L->x, e, "mla-decode", parse_mla_decode, "trtllm, roofline", NULL, f->mla_decode, sizeof f->mla_decode, 0);
     attr_int(&L->x, e, "block-size", &f->block_tokens, 0, 1, 1024);
     if (attr_unit(&L->x, e, "kv-memory-fraction", UNIT_NUMBER, &f->kv_memory_fraction, 0, 1) > 0 &&
         f->kv_memory_fraction > 1)

@@ -248,6 +248,9 @@ typedef struct sc_inference {
     char context_fmha[16];           /* trtllm: prefill attention runs TensorRT-LLM's context
                                         FMHA, priced by the GPU's measured law | roofline
                                         (default; docs/serving.md) */
+    char mla_decode[16];             /* trtllm: an MLA model's decode attention runs TensorRT-LLM's
+                                        MLA generation call, priced by the GPU's measured law |
+                                        roofline (default; docs/moe-serving.md) */
     int block_tokens;                /* KV block size in tokens (16) */
     double kv_memory_fraction;       /* 0 = default 0.9 */
     char engine[CATALOG_NAME_MAX];   /* serving engine profile (models/catalog/engines.xml); "" = the

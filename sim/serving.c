@@ -416,6 +416,7 @@ static serving *build(engine *e, metric_bus *bus, const scenario *s, const sc_in
     p.act_quant_fp8 = !strcmp(c->fp8_act_quant, "kernel");
     p.cutlass_moe = !strcmp(c->fused_moe, "cutlass");
     p.trtllm_fmha = !strcmp(c->context_fmha, "trtllm");
+    p.trtllm_mla = !strcmp(c->mla_decode, "trtllm");
     init_policy(sv, &p);
     double max_act;
     if (init_models(sv, &p, &max_act, err, errlen) < 0) goto fail;
