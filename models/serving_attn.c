@@ -114,11 +114,10 @@ double serve_context_s(const serve_model *sm, double prefill_pairs, double prefi
     attn += serve_prefill_fmha_s(s, prefill_tiles);
     if (s->m.attn_window > 0 && decode_seqs > 0)     /* windowed layers read at most the window */
         decode_ctx = decode_seqs * tf_mean_attended(&s->m, decode_ctx / decode_seqs);
-    if (decode_ctx > 0 && s->mla_gen_s > 0) {        /* per GPU of an attention group, all layers */
-        double n = decode_seqs / s->attn_dp, pairs = decode_ctx / s->attn_dp;
-        double tc = pair_flops(s, 1) * pairs / s->mla_gen_flops_per_s;
-        double tm = pairs * s->kv_bytes_per_token * s->attn_dp / s->mla_gen_bytes_per_s;
-        kv = s->layers * (s->mla_gen_s + n * s->mla_gen_seq_s) + (tc > tm ? tc : tm);
+    if (decode_ctx > 0 && s->mla_gen_s > 0) {        /* the MLA generation law, all layers of one GPU */
+        double tm = decode_ctx * s->kv_bytes_per_token / s->mla_gen_bytes_per_s;
+        double tc = pair_flops(s, 1) * (decode_ctx / s->attn_dp) / s->mla_gen_flops_per_s;
+        kv = s->layers * (s->mla_gen_s + decode_seqs / s->attn_dp * s->mla_gen_seq_s) + (tc > tm ? tc : tm);
     } else if (decode_ctx > 0) {
         double tm = decode_ctx * s->kv_bytes_per_token / (s->hbm_bytes_per_s * s->p.engine_kv_eff);
         double tc = s->decode_read_bound ? 0 : gpu_attention_s(&s->g, PREC_BF16, pair_flops(s, 1) * (decode_ctx / s->attn_dp));
