@@ -220,6 +220,9 @@ typedef struct llm_spec {
                                          0: every layer attends to the whole context */
     int global_every;                 /* with attn_window: every n-th layer attends to the
                                          whole context (GPT-OSS 2, Llama 4 4); 0: none does */
+    int attn_chunked;                 /* 1: the local layers attend within fixed chunks of
+                                         attn_window tokens (Llama 4's attention_chunk_size),
+                                         not to a window sliding with the query */
     int mtp_depth;                    /* multi-token prediction modules (DeepSeek-V3: 1) */
     int fp8_block_scales;             /* 1: its FP8 checkpoint scales weights in 128x128 blocks
                                          (DeepSeek-V3's own release); 0: per tensor (ModelOpt) */

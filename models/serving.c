@@ -768,7 +768,8 @@ double serve_iter_s(const serve_model *sm, const serve_batch *b, serve_breakdown
         tokens = rows = serve_graph_batch(&sm->p, b->decode_seqs);
     if (tokens > 0) {
         t = serve_tokens_s(sm, tokens, rows, &z) +
-            serve_context_s(sm, b->prefill_pairs, b->prefill_tiles, b->decode_ctx, b->decode_seqs, &z);
+            serve_context_local_s(sm, b->prefill_pairs, b->prefill_tiles, b->decode_ctx, b->decode_seqs,
+                                  b->local_known ? b->decode_local : -1, &z);
         z.host_s = serve_host_s(sm, b->decode_seqs + b->prefill_done);
         t = serve_pace_s(&sm->p, t, z.host_s);
     }

@@ -273,6 +273,11 @@ typedef struct serve_batch {
     double prefill_tiles;        /* Σ over the prompt chunks of their 64-row query tiles,
                                     ceil(c / 64) (serve_chunk_tiles): what the context-FMHA law
                                     charges per tile beside the pairs */
+    double decode_local;         /* chunked attention (llm attn_chunked): Σ over the decoding
+                                    sequences of the keys a chunked layer reads, ((ctx - 1) mod
+                                    chunk) + 1 each; used when local_known, else estimated from
+                                    the mean context as a window's */
+    int local_known;
 } serve_batch;
 
 /* Prefill pairs of a chunk of c tokens after o cached ones. */
@@ -332,6 +337,11 @@ double serve_tokens_sum(const serve_model *sm, const serve_tok_part *tp, const s
  * sequences (their mean context decides what sliding-window layers read). */
 double serve_context_s(const serve_model *sm, double prefill_pairs, double prefill_tiles, double decode_ctx,
                        double decode_seqs, serve_breakdown *bd);
+/* serve_context_s with decode_local, the chunked layers' keys summed over
+ * the decoding sequences (serve_batch decode_local); < 0: not known, the
+ * window's estimate from the mean context. */
+double serve_context_local_s(const serve_model *sm, double prefill_pairs, double prefill_tiles, double decode_ctx,
+                             double decode_seqs, double decode_local, serve_breakdown *bd);
 
 /* One MoE layer's routed experts on one GPU for `tokens` tokens of the
  * replica, as NVIDIA's fused-MoE measurements time them (router GEMM and

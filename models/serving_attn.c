@@ -104,16 +104,31 @@ static int decode_read_bound(const serve_model *s) {
     return tc >= 0 && tm > 0 && tc <= DECODE_READ_BOUND_RATIO * tm;
 }
 
+/* Keys the decoding sequences' layers read, averaged over the layers:
+ * global layers the whole context; windowed ones at most the window, from
+ * the mean context; chunked ones their chunk so far, decode_local when the
+ * caller tracks it (sim/serving_chunk.c), else as a window. */
+static double decode_attended(const serve_model *s, double decode_ctx, double decode_seqs, double decode_local) {
+    int w = tf_windowed_layers(&s->m), L = s->m.layers;
+    if (w == 0 || L <= 0 || !(decode_seqs > 0)) return decode_ctx;
+    if (s->m.attn_chunked && decode_local >= 0) return ((L - w) * decode_ctx + w * decode_local) / L;
+    return decode_seqs * tf_mean_attended(&s->m, decode_ctx / decode_seqs);
+}
+
 double serve_context_s(const serve_model *sm, double prefill_pairs, double prefill_tiles, double decode_ctx,
                        double decode_seqs, serve_breakdown *bd) {
+    return serve_context_local_s(sm, prefill_pairs, prefill_tiles, decode_ctx, decode_seqs, -1, bd);
+}
+
+double serve_context_local_s(const serve_model *sm, double prefill_pairs, double prefill_tiles, double decode_ctx,
+                             double decode_seqs, double decode_local, serve_breakdown *bd) {
     const serve_model *s = sm;
     double attn = 0, kv = 0;
     if (prefill_pairs > 0) {
         attn = pair_flops(s, 0) * (prefill_pairs / s->attn_dp) / s->prefill_attn_flops_per_s;
     }
     attn += serve_prefill_fmha_s(s, prefill_tiles);
-    if (s->m.attn_window > 0 && decode_seqs > 0)     /* windowed layers read at most the window */
-        decode_ctx = decode_seqs * tf_mean_attended(&s->m, decode_ctx / decode_seqs);
+    decode_ctx = decode_attended(s, decode_ctx, decode_seqs, decode_local);
     if (decode_ctx > 0 && s->mla_gen_s > 0) {        /* the MLA generation law, all layers of one GPU */
         double tm = decode_ctx * s->kv_bytes_per_token / s->mla_gen_bytes_per_s;
         double tc = pair_flops(s, 1) * (decode_ctx / s->attn_dp) / s->mla_gen_flops_per_s;

@@ -6,6 +6,8 @@
  */
 #include "models/transformer.h"
 
+#include <math.h>
+
 void tf_dims_of(const llm_spec *m, tf_dims *d) {
     d->h = m->hidden;
     d->f = m->ffn_hidden;
@@ -112,6 +114,27 @@ double tf_mean_attended(const llm_spec *m, double ctx) {
     int w = tf_windowed_layers(m);
     if (w == 0 || m->layers <= 0 || ctx <= m->attn_window) return ctx;
     return ((m->layers - w) * ctx + w * (double)m->attn_window) / m->layers;
+}
+
+/* (query, key) pairs of the first n positions of a sequence on one layer:
+ * position p (0-based) attends p + 1 keys on a global layer, min(p + 1, W)
+ * under a window of W, and (p mod W) + 1 within chunks of W (Llama 4's
+ * chunked attention: the earlier keys of its own chunk and itself). */
+static double layer_pairs(double n, double w, int kind) {
+    if (kind == 0 || n <= w) return n * (n + 1) / 2;
+    if (kind == 1) return w * (w + 1) / 2 + (n - w) * w;
+    double k = floor(n / w), r = n - k * w;
+    return k * w * (w + 1) / 2 + r * (r + 1) / 2;
+}
+
+double tf_mean_pairs(const llm_spec *m, double o, double c) {
+    int w = tf_windowed_layers(m);
+    double full = layer_pairs(o + c, 0, 0) - layer_pairs(o, 0, 0);
+    if (w == 0 || m->layers <= 0) return full;
+    int kind = m->attn_chunked ? 2 : 1;
+    double win = m->attn_window;
+    double local = layer_pairs(o + c, win, kind) - layer_pairs(o, win, kind);
+    return ((m->layers - w) * full + w * local) / m->layers;
 }
 
 double tf_kv_elems_per_layer(const llm_spec *m) {

@@ -76,6 +76,10 @@ double tf_kv_cache_elems(const llm_spec *m, double ctx);
 /* Keys a layer attends to on average over the layers, for a context of
  * ctx tokens (ctx without windows; windowed layers see min(ctx, window)). */
 double tf_mean_attended(const llm_spec *m, double ctx);
+/* (query, key) pairs of c prompt positions after o cached ones, o..o+c-1,
+ * averaged over the layers: c·o + c(c+1)/2 on global layers, fewer on
+ * windowed or chunked ones (attn_window, attn_chunked). */
+double tf_mean_pairs(const llm_spec *m, double o, double c);
 /* Layers of m that attend to a window of attn_window keys (0 without one). */
 int tf_windowed_layers(const llm_spec *m);
 

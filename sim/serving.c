@@ -72,7 +72,10 @@ static void free_one(serving *sv) {
     sv_slo_free(sv);
     for (int i = 0; i < sv->n_reps; i++) {
         replica *r = &sv->reps[i];
-        for (int m = 0; r->ms && m < sv->n_models; m++) free(r->ms[m].bucket);
+        for (int m = 0; r->ms && m < sv->n_models; m++) {
+            free(r->ms[m].bucket);
+            free(r->ms[m].cfw);
+        }
         free(r->ms);
         free(r->heap);
         free(r->ch);

@@ -13,6 +13,7 @@
 
 #include <string.h>
 
+#include "models/transformer.h"
 #include "sim/serving_disagg.h"
 
 #include "base/grow.h"
@@ -48,9 +49,11 @@ static void finish_decode(replica *r, int32_t i, int64_t it) {
     if (!sv->reserve) ms->bucket[imod(q->base, sv->block)]--;
     int32_t blocks = sv->reserve ? q->blocks : blocks_for(sv, q->base + it);
     free_kv(r, i, blocks, 1);
-    if (sv->static_b) {
+    if (sv->static_b) {                  /* a ghost: still computed, its chunk too */
         ms->ghost_n++;
         ms->ghost_S += q->base;
+    } else {
+        sv_chunk_put(ms, q->base, -1);
     }
     complete(r, i);
 }
@@ -66,6 +69,7 @@ static int enter_decode(replica *r, int32_t i, int64_t j, int64_t k) {
     ms->n_dec++;
     ms->S += q->base;
     if (!sv->reserve) ms->bucket[imod(q->base, sv->block)]++;
+    sv_chunk_put(ms, q->base, 1);
     return sv_heap_push(r, i, j + (q->output - q->gen) - 1);   /* its last decode iteration */
 }
 
@@ -96,6 +100,7 @@ static void preempt_youngest(replica *r, int64_t it) {
     ms->n_dec--;
     ms->S -= q->base;
     ms->bucket[imod(q->base, sv->block)]--;
+    sv_chunk_put(ms, q->base, -1);
     int64_t len = q->base + it - 1;            /* cache after iteration it-1 */
     int32_t blocks = blocks_for(sv, len);
     q->gen += (int32_t)(it - q->dec_start);
@@ -124,7 +129,7 @@ static int add_chunk(replica *r, int32_t i, int32_t c) {
     req *q = &sv->rq[i];
     serve_batch *b = &r->ms[q->model].b;
     b->prefill_tokens += c;
-    b->prefill_pairs += serve_chunk_pairs(c, q->prefilled);
+    b->prefill_pairs += tf_mean_pairs(&sv->models[q->model].m, q->prefilled, c);   /* windows and chunks applied */
     b->prefill_tiles += serve_chunk_tiles(c);
     if (q->prefilled + c == q->prompt) b->prefill_done += 1;
     return 0;
@@ -227,7 +232,10 @@ static int admit_arrived(replica *r, int32_t i) {
 static int compose_static(replica *r) {
     serving *sv = r->sv;
     if (r->running.n != 0) return 0;
-    for (int m = 0; m < sv->n_models; m++) r->ms[m].ghost_n = r->ms[m].ghost_S = 0;
+    for (int m = 0; m < sv->n_models; m++) {          /* no sequence runs: the ghosts go */
+        r->ms[m].ghost_n = r->ms[m].ghost_S = 0;
+        sv_chunk_clear(&r->ms[m]);
+    }
     int32_t i = peek_next(r);
     int model = i != NIL ? sv->rq[i].model : -1;
     while (i != NIL && r->running.n < sv->max_batch && sv->rq[i].model == model &&
@@ -376,6 +384,8 @@ static double price_iteration(replica *r, int64_t it, double extra_s, double *pr
         int64_t d_tok = dec_on * (ms->n_dec + ms->ghost_n);
         ms->b.decode_seqs = (double)d_tok;
         ms->b.decode_ctx = dec_on * ((double)(ms->S + ms->ghost_S) + (double)d_tok * (double)it);
+        ms->b.decode_local = dec_on * sv_chunk_keys(ms, ms->S + ms->ghost_S, it);
+        ms->b.local_known = ms->chunk > 0;
         r->produced += dec_on * ms->n_dec + (int64_t)ms->b.prefill_done;
         *seqs += dec_on ? ms->running : 0;
         int64_t tokens = (int64_t)ms->b.prefill_tokens + d_tok;
@@ -392,8 +402,9 @@ static double price_iteration(replica *r, int64_t it, double extra_s, double *pr
             tokens = rows = sv_graph_batch(sv, m, d_tok);
         serve_breakdown ctx;                    /* its decode reads: what the decode tokens alone read */
         double part = sv_tokens_s(sv, m, tokens, rows) +
-                      serve_context_s(&sv->models[m], ms->b.prefill_pairs, ms->b.prefill_tiles, ms->b.decode_ctx,
-                                      ms->b.decode_seqs, &ctx);
+                      serve_context_local_s(&sv->models[m], ms->b.prefill_pairs, ms->b.prefill_tiles,
+                                            ms->b.decode_ctx, ms->b.decode_seqs,
+                                            ms->b.local_known ? ms->b.decode_local : -1, &ctx);
         t += part;
         double d = part;
         if (ms->b.prefill_tokens > 0) d = d_tok > 0 ? sv_tokens_s(sv, m, d_tok, d_tok) + ctx.kv_read_s : 0;

@@ -121,6 +121,9 @@ typedef struct mstate {            /* one model on one replica */
     int64_t n_dec, S;
     int64_t ghost_n, ghost_S;      /* static batching: finished slots still computed */
     int64_t *bucket;               /* block_tokens entries */
+    int64_t *cfw, cq, cn;          /* chunked attention (serving_chunk.c): Fenwick tree over
+                                      (base - 1) mod chunk, Σ quotients, sequences */
+    int32_t chunk;                 /* its chunk in tokens; 0: the model has none */
     serve_batch b;                 /* this iteration */
 } mstate;
 
@@ -434,6 +437,17 @@ void sv_req_free(serving *sv, int32_t i);
 /* Decoding request i generates its last token in iteration finish_iter
  * (0, or -1 when out of memory). */
 int sv_heap_push(replica *r, int32_t i, int64_t finish_iter);
+
+/* Chunked attention's decode keys (serving_chunk.c). sv_chunk_init: 0, or
+ * -1 out of memory (nothing to do for a model without chunked layers);
+ * sv_chunk_put: a decoding sequence of that base enters (+1) or leaves
+ * (-1) the sums; sv_chunk_clear: all leave; sv_chunk_keys: Σ over them of
+ * the keys a chunked layer reads in iteration it, S their Σ base (-1: the
+ * model has no chunks). */
+int sv_chunk_init(mstate *ms, const llm_spec *m);
+void sv_chunk_put(mstate *ms, int64_t base, int sign);
+void sv_chunk_clear(mstate *ms);
+double sv_chunk_keys(const mstate *ms, int64_t S, int64_t it);
 /* The first to finish leaves the heap: its request. The heap is not empty. */
 int32_t sv_heap_pop(replica *r);
 /* Request i, which is in the heap, leaves it. */

@@ -97,7 +97,7 @@ static replica *new_replica(serving *sv) {
         list_init(&r->ms[m].queue);
         list_init(&r->ms[m].swapped);
         r->ms[m].bucket = calloc((size_t)sv->block, sizeof *r->ms[m].bucket);
-        if (!r->ms[m].bucket) return NULL;
+        if (!r->ms[m].bucket || sv_chunk_init(&r->ms[m], &sv->models[m].m) < 0) return NULL;
     }
     return r;
 }
@@ -286,6 +286,7 @@ static void evict_all(replica *r) {
             sv_queue_push(sv, &ms->queue, i);
         }
         ms->ghost_n = ms->ghost_S = 0;
+        sv_chunk_clear(ms);                   /* every decoder and ghost has gone */
         memset(&ms->b, 0, sizeof ms->b);
         if (ms->resident == M_LOADING) ms->resident = M_UNLOADED;
     }

@@ -289,6 +289,37 @@ static void test_gemm_shapes(void **state) {
     }
 }
 
+/* Prompt pairs under each attention kind against a count, position by
+ * position: global layers see every earlier key and themselves, windowed
+ * ones the last W, chunked ones the earlier keys of their own chunk; the
+ * layers' mean weighs them by their numbers (global_every). */
+static double brute_pairs(double o, double c, double w, int kind) {
+    double n = 0;
+    for (double p = o; p < o + c; p++)
+        n += kind == 0 ? p + 1 : kind == 1 ? fmin(p + 1, w) : fmod(p, w) + 1;
+    return n;
+}
+
+static void test_mean_pairs(void **state) {
+    (void)state;
+    llm_spec g = mha(8, 1024, 8, 1000), win = g, chk = g;
+    win.attn_window = chk.attn_window = 64;
+    win.global_every = chk.global_every = 4;      /* 6 of 8 layers local */
+    chk.attn_chunked = 1;
+    static const double cases[][2] = { { 0, 1 }, { 0, 64 }, { 0, 200 }, { 63, 2 }, { 100, 37 }, { 128, 128 },
+                                       { 190, 300 }, { 1000, 1 } };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        double o = cases[i][0], c = cases[i][1], full = brute_pairs(o, c, 0, 0);
+        assert_rel(tf_mean_pairs(&g, o, c), full, 1e-12, "global");
+        assert_rel(tf_mean_pairs(&g, o, c), c * o + c * (c + 1) / 2, 1e-12, "serve_chunk_pairs' form");
+        assert_rel(tf_mean_pairs(&win, o, c), (2 * full + 6 * brute_pairs(o, c, 64, 1)) / 8, 1e-12, "window");
+        assert_rel(tf_mean_pairs(&chk, o, c), (2 * full + 6 * brute_pairs(o, c, 64, 2)) / 8, 1e-12, "chunk");
+    }
+    /* past the first chunk, a chunk's queries attend fewer keys than a window's */
+    assert_true(tf_mean_pairs(&chk, 4096, 64) < tf_mean_pairs(&win, 4096, 64));
+    assert_true(tf_mean_pairs(&chk, 0, 64) == tf_mean_pairs(&win, 0, 64));
+}
+
 static void test_causal_and_elementwise(void **state) {
     (void)state;
     assert_rel(tf_causal_fraction(8192), 0.5, 1e-3, "causal");
@@ -315,6 +346,7 @@ int main(void) {
         cmocka_unit_test(test_six_n),
         cmocka_unit_test(test_gemm_shapes),
         cmocka_unit_test(test_causal_and_elementwise),
+        cmocka_unit_test(test_mean_pairs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
