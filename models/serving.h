@@ -280,7 +280,10 @@ typedef struct serve_batch {
     int local_known;
 } serve_batch;
 
-/* Prefill pairs of a chunk of c tokens after o cached ones. */
+/* Prefill pairs of a chunk of c tokens after o cached ones on a global
+ * layer, the causal triangle's c·o + c(c+1)/2 (the simulator takes each
+ * layer kind's, windows and chunks applied: models/transformer.h
+ * tf_mean_pairs). */
 double serve_chunk_pairs(double c, double o);
 
 /* The 64-row query tiles of a prompt chunk of c tokens, ceil(c / 64). */
