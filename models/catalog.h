@@ -260,6 +260,7 @@ typedef struct engine_spec {
     char fused_moe[16];               /* cutlass | roofline; "" = default (roofline) */
     char context_fmha[16];            /* trtllm | roofline; "" = default (roofline) */
     char mla_decode[16];              /* trtllm | roofline; "" = default (roofline) */
+    char moe_comm[16];                /* auto | alltoall | allgather; "" = default (auto) */
 } engine_spec;
 
 typedef struct catalog catalog;

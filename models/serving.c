@@ -70,6 +70,12 @@ void serve_params_default(serve_params *p) {
     p->cutlass_moe = 0;
     p->trtllm_fmha = 0;
     p->trtllm_mla = 0;
+    p->moe_comm = SERVE_MOE_COMM_AUTO;
+}
+
+int serve_moe_comm_parse(const char *z) {
+    return !z ? -1 : !strcmp(z, "auto") ? SERVE_MOE_COMM_AUTO : !strcmp(z, "alltoall") ? SERVE_MOE_COMM_ALLTOALL
+         : !strcmp(z, "allgather") ? SERVE_MOE_COMM_ALLGATHER : -1;
 }
 
 /* One item of a graph-size list: "n" or "first-last/step". 0, or -1. */
@@ -319,6 +325,18 @@ static void init_shape(serve_model *s, const serve_layout *lay, const tf_dims *d
     s->gpus = serve_layout_gpus(lay);
     s->attn_dp = s->gpus / s->tp;
     s->etp = s->gpus / s->ep;
+    /* auto: TensorRT-LLM 1.2's choice under attention DP (CutlassFusedMoE.
+     * select_alltoall_method_type after NVIDIA/TensorRT-LLM #8950): its NVLink
+     * all-to-all wherever MnnvlMemory.supports_mnnvl() holds, which asks only
+     * that every NVLink be up (since #6645 also on x86 nodes, over POSIX file
+     * descriptors), so on any replica inside one NVLink domain; its memory
+     * cannot span the domain (#18785), so a replica across domains falls back
+     * to NCCL all-gather and reduce-scatter (DeepEP being opt-in) */
+    int mode = s->p.moe_comm;
+    if (mode == SERVE_MOE_COMM_AUTO)
+        mode = s->has_fabric && s->gpus > fabric_domain_gpus(&s->f) ? SERVE_MOE_COMM_ALLGATHER
+                                                                    : SERVE_MOE_COMM_ALLTOALL;
+    s->moe_allgather = s->has_fabric && s->ep > 1 && s->attn_dp > 1 && mode == SERVE_MOE_COMM_ALLGATHER;
     s->moe_layers = tf_moe_layers(m);
     s->dense_layers = tf_dense_layers(m);
     s->shared_experts = tf_is_moe(m) && m->shared_experts > 0 ? m->shared_experts : 0;
@@ -623,13 +641,32 @@ static double moe_ffn_s(const serve_model *s, double tokens, double ta) {
     return t + routed_experts_s(s, &d, tokens);
 }
 
-/* Expert-parallel dispatch and combine of one MoE layer: every GPU sends
- * its share of the tokens to their k experts' GPUs (hidden-size rows, at
- * the experts' activation precision: FP8 dispatch as DeepEP's kernels) and
- * gets the expert outputs back in bf16. Exposed: decode leaves little
- * compute to hide it behind (docs/moe-serving.md). */
+/* Bytes per element of the rows the MoE's communication carries to the
+ * experts: the experts' activation precision (the input is quantised before
+ * it is sent: FP8 per tensor, NVFP4 with its scales), but bf16 for an FP8
+ * block-scaled checkpoint, whose MoE quantises after the gather
+ * (CutlassFusedMoE.forward_chunk, has_deepseek_fp8_block_scales). */
+static double moe_send_bytes(const serve_model *s) {
+    if (s->weights == PREC_FP8 && s->m.fp8_block_scales) return 2;
+    return act_in_bytes(s->compute_expert);
+}
+
+/* Expert-parallel dispatch and combine of one MoE layer. All-to-all: every
+ * GPU sends its share of the tokens to their k experts' GPUs (hidden-size
+ * rows, at the experts' activation precision: FP8 dispatch as DeepEP's
+ * kernels) and gets the expert outputs back in bf16. All-gather
+ * (moe_allgather): every GPU gathers all the replica's tokens with their k
+ * expert ids (int32) and weights (fp32), and the bf16 outputs, partial sums
+ * over each GPU's experts, are reduce-scattered back to their attention
+ * groups. Exposed: decode leaves little compute to hide it behind
+ * (docs/moe-serving.md). */
 static double a2a_s(const serve_model *s, double tokens) {
     if (s->ep <= 1) return 0;
+    if (s->moe_allgather) {
+        double row = s->hidden * moe_send_bytes(s) + s->experts_per_token * 8.0;
+        return group_coll_s(s, COLL_ALLGATHER, s->gpus, tokens * row) +
+               group_coll_s(s, COLL_REDUCESCATTER, s->gpus, tokens * s->hidden * 2);
+    }
     double rows = tokens * s->experts_per_token * s->hidden / s->gpus;
     return group_coll_s(s, COLL_ALLTOALL, s->ep, rows * act_in_bytes(s->compute_expert)) +
            group_coll_s(s, COLL_ALLTOALL, s->ep, rows * 2);
@@ -665,6 +702,10 @@ static double moe_route_bytes(const serve_model *s, const tf_dims *d, double tok
     /* the permute reads the token's row as the MoE got it: fp4 or fp8 after
      * an input quantisation pass (init_act_quant), else bf16 */
     double row_in = moe_input_quantised(s) ? act_in_bytes(s->compute_expert) : 2;
+    /* gathered (moe_allgather): the permute reads every token of the
+     * replica and the finalize writes every token's bf16 row, into an
+     * output zeroed first (the MoeOutputMemset stream) */
+    if (s->moe_allgather) return tokens * (h * row_in + 2 * h * 2) + rows * per_row;
     return ta * (h * row_in + h * 2) + rows * per_row;
 }
 

@@ -113,6 +113,9 @@ typedef struct serve_params {
                                     for the KV cache's precision; 0: the absorbed FLOPs at
                                     eff-attention or the latent read, the longer (0;
                                     docs/moe-serving.md "MLA decode, measured") */
+    int moe_comm;                /* how an attention-DP replica moves tokens to its experts and
+                                    back (serve_moe_comm; SERVE_MOE_COMM_AUTO: docs/moe-serving.md
+                                    "MoE communication under attention DP") */
     int n_graph_sizes;           /* captured CUDA-graph batch sizes, ascending (0: none) */
     int graph_sizes[SERVE_GRAPH_SIZES_MAX];
 } serve_params;
@@ -125,6 +128,22 @@ void serve_params_default(serve_params *p);
  * that is empty or descends, sizes out of order, more than
  * SERVE_GRAPH_SIZES_MAX sizes). "" gives none. */
 int serve_graph_sizes_parse(const char *z, serve_params *p, char *why, size_t whylen);
+
+/* The MoE communication of a replica whose attention runs data parallel
+ * (ep > tp), as the `moe-comm` attribute names it:
+ *   AUTO       TensorRT-LLM's own choice: ALLTOALL where the replica's GPUs
+ *              share a multi-node NVLink fabric (a rack such as GB200 NVL72),
+ *              else ALLGATHER
+ *   ALLTOALL   each GPU sends its tokens' rows to their experts' GPUs and
+ *              takes the outputs back (NVLink one- or two-sided all-to-all,
+ *              DeepEP)
+ *   ALLGATHER  every GPU gathers every token of the replica before the MoE
+ *              and the partial outputs are reduce-scattered after it (NCCL;
+ *              the fallback of TensorRT-LLM, vLLM and SGLang)
+ * serve_moe_comm_parse reads "auto", "alltoall", "allgather"; -1 when
+ * unknown. */
+enum { SERVE_MOE_COMM_AUTO, SERVE_MOE_COMM_ALLTOALL, SERVE_MOE_COMM_ALLGATHER };
+int serve_moe_comm_parse(const char *z);
 
 /* The batch a decode-only iteration of n sequences runs as: the smallest
  * captured size at least n, or n above the largest (or without graphs). */
@@ -204,6 +223,8 @@ typedef struct serve_model {
     /* mixture of experts and layout */
     int ep, etp, attn_dp, gpus;  /* experts over ep GPUs, each sliced etp ways; attention in
                                     attn_dp data-parallel groups of tp GPUs; gpus per replica */
+    int moe_allgather;           /* 1: the MoE's tokens are all-gathered and its outputs
+                                    reduce-scattered (p.moe_comm resolved; attn_dp > 1 only) */
     int moe_layers, dense_layers, shared_experts;
     double expert_params;        /* one expert's FFN weights */
     double w_bytes, w_expert_bytes;   /* bytes per weight: non-expert and expert linear layers */

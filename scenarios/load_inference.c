@@ -137,6 +137,7 @@ static sc_inference *new_service(loader *L, const xmlNode *e) {
     strcpy(f->fused_moe, "roofline");
     strcpy(f->context_fmha, "roofline");
     strcpy(f->mla_decode, "roofline");
+    strcpy(f->moe_comm, "auto");
     f->block_tokens = 16;
     strcpy(f->router, "least-tokens");
     f->prefixes = 1;
@@ -218,6 +219,8 @@ static void read_service_engine(loader *L, const xmlNode *e, sc_inference *f) {
         FAIL_RETURN(L, e, "engine", "engine %s: context-fmha must be trtllm or roofline", en->name);
     if (en->mla_decode[0] && parse_mla_decode(en->mla_decode) < 0)
         FAIL_RETURN(L, e, "engine", "engine %s: mla-decode must be trtllm or roofline", en->name);
+    if (en->moe_comm[0] && serve_moe_comm_parse(en->moe_comm) < 0)
+        FAIL_RETURN(L, e, "engine", "engine %s: moe-comm must be auto, alltoall or allgather", en->name);
     if (en->max_batch > 0) f->max_batch = en->max_batch;
     if (en->token_budget > 0) f->token_budget = en->token_budget;
     if (en->block_size > 0) f->block_tokens = en->block_size;
@@ -229,6 +232,7 @@ static void read_service_engine(loader *L, const xmlNode *e, sc_inference *f) {
     if (en->fused_moe[0]) snprintf(f->fused_moe, sizeof f->fused_moe, "%s", en->fused_moe);
     if (en->context_fmha[0]) snprintf(f->context_fmha, sizeof f->context_fmha, "%s", en->context_fmha);
     if (en->mla_decode[0]) snprintf(f->mla_decode, sizeof f->mla_decode, "%s", en->mla_decode);
+    if (en->moe_comm[0]) snprintf(f->moe_comm, sizeof f->moe_comm, "%s", en->moe_comm);
 }
 
 /* The serving stack: replicas, batching, KV cache, router, queue. */
@@ -252,6 +256,8 @@ static void read_service_stack(loader *L, const xmlNode *e, sc_inference *f) {
     attr_word(&L->x, e, "context-fmha", parse_context_fmha, "trtllm, roofline", NULL, f->context_fmha,
               sizeof f->context_fmha, 0);
     attr_word(&L->x, e, "mla-decode", parse_mla_decode, "trtllm, roofline", NULL, f->mla_decode, sizeof f->mla_decode, 0);
+    attr_word(&L->x, e, "moe-comm", serve_moe_comm_parse, "auto, alltoall, allgather", NULL, f->moe_comm,
+              sizeof f->moe_comm, 0);
     attr_int(&L->x, e, "block-size", &f->block_tokens, 0, 1, 1024);
     if (attr_unit(&L->x, e, "kv-memory-fraction", UNIT_NUMBER, &f->kv_memory_fraction, 0, 1) > 0 &&
         f->kv_memory_fraction > 1)

@@ -251,6 +251,8 @@ typedef struct sc_inference {
     char mla_decode[16];             /* trtllm: an MLA model's decode attention runs TensorRT-LLM's
                                         MLA generation call, priced by the GPU's measured law |
                                         roofline (default; docs/moe-serving.md) */
+    char moe_comm[16];               /* auto | alltoall | allgather: the MoE communication of an
+                                        attention-DP replica (serve_moe_comm_parse; auto default) */
     int block_tokens;                /* KV block size in tokens (16) */
     double kv_memory_fraction;       /* 0 = default 0.9 */
     char engine[CATALOG_NAME_MAX];   /* serving engine profile (models/catalog/engines.xml); "" = the

@@ -74,6 +74,39 @@ bad overlap 'ep="8" moe-overlap="sometimes"' "overlap.xml:3: .*moe-overlap"
 bad fp4recipe 'ep="8" fp4-recipe="nvfp4"' "fp4recipe.xml:3: .*needs precision=\"fp4\""
 bad dualpipe 'ep="8" pipeline-schedule="dualpipe"' "dualpipe.xml:3: .*even pp"
 
+# ---- MoE communication under attention DP (moe-comm) -------------------
+# Qwen3-235B-A22B, attention DP over the GPUs of one HGX H200 (ep 8) and of
+# two (ep 16): auto keeps the all-to-all inside the NVLink domain and
+# all-gathers across nodes; an explicit value overrides it
+# (docs/moe-serving.md "MoE communication under attention DP").
+comm() {
+  cat >"$tmp/comm-$1.xml" <<XML
+<?xml version="1.0"?>
+<scenario name="comm" seed="1">
+  <cluster><nodes type="hgx-h200" count="$2"/></cluster>
+  <workload>
+    <inference name="q" model="qwen3-235b-a22b" precision="fp8" gpu="H200-SXM-141GB" tp="1" ep="$3" $4>
+      <arrivals process="offline" count="400"/>
+      <requests input-tokens="1024" output-tokens="256"/>
+    </inference>
+  </workload>
+</scenario>
+XML
+  "$bin" run "$tmp/comm-$1.xml" --no-db --json "$tmp/comm-$1.json" >/dev/null 2>"$tmp/err" || no "moe-comm $1 did not run: $(cat "$tmp/err")"
+  tr -d ' \n' <"$tmp/comm-$1.json" | sed 's/.*"output_tokens_per_s"://; s/[,}].*//'
+}
+a=$(comm auto1 1 8 "") t=$(comm a2a1 1 8 'moe-comm="alltoall"') g=$(comm ag1 1 8 'moe-comm="allgather"')
+a2=$(comm auto2 2 16 "") g2=$(comm ag2 2 16 'moe-comm="allgather"') t2=$(comm a2a2 2 16 'moe-comm="alltoall"')
+echo "     moe-comm: one node auto $a, alltoall $t, allgather $g tokens/s; two nodes auto $a2, allgather $g2, alltoall $t2"
+[ -n "$a" ] && [ "$a" = "$t" ] && [ "$a" != "$g" ] && ok "one NVLink domain: auto is the all-to-all, allgather differs" ||
+  no "one node: auto $a, alltoall $t, allgather $g"
+[ -n "$a2" ] && [ "$a2" = "$g2" ] && [ "$a2" != "$t2" ] && ok "across nodes: auto all-gathers, alltoall differs" ||
+  no "two nodes: auto $a2, allgather $g2, alltoall $t2"
+sed 's/ep="8" >/ep="8" moe-comm="ring">/' "$tmp/comm-auto1.xml" >"$tmp/ring.xml"
+expect_status 2 "moe-comm=\"ring\" is refused" "$bin" check "$tmp/ring.xml"
+grep -q 'ring.xml:5: .*moe-comm must be one of: auto,alltoall,allgather' "$tmp/err" &&
+  ok "ring: the message names the file, line and the values" || no "ring: $(cat "$tmp/err")"
+
 # ---- published rows naming a model preset and an ep ---------------------
 expect_status 0 "validate --published reads a row with model and ep columns" \
   "$bin" validate --published tests/moe-published --json "$tmp/pub.json"

@@ -567,6 +567,50 @@ static void test_expert_parallel(void **state) {
     assert_non_null(strstr(why, "dense"));
 }
 
+/* The MoE communication of an attention-DP replica (moe-comm; models/
+ * serving.c a2a_s): auto keeps the all-to-all inside one NVLink domain (one
+ * HGX H200) and all-gathers across domains (two of them); a replica without
+ * attention DP never gathers. Gathered, each GPU receives every token of
+ * the replica before its experts (the all-gather of tokens x (hidden x 1
+ * byte of FP8 + 8 bytes of routing per expert choice), at least that
+ * collective's time) and the permute and finalize touch every token, so the
+ * routing traffic grows. The linear layers do not change. */
+static void test_moe_comm(void **state) {
+    (void)state;
+    const llm_spec *q = catalog_llm(cat, "qwen3-235b-a22b");
+    serve_params ag, a2a;
+    serve_params_default(&ag);
+    serve_params_default(&a2a);
+    ag.moe_comm = SERVE_MOE_COMM_ALLGATHER;
+    a2a.moe_comm = SERVE_MOE_COMM_ALLTOALL;
+    serve_model one = layout_on(q, "hgx-h200", 1, 8, PREC_FP8);
+    serve_model two = layout_on(q, "hgx-h200", 1, 16, PREC_FP8);      /* two nodes */
+    serve_model one_ag = layout_on_params(q, "hgx-h200", 1, 8, PREC_FP8, &ag);
+    serve_model two_a2a = layout_on_params(q, "hgx-h200", 1, 16, PREC_FP8, &a2a);
+    serve_model tp8_ag = layout_on_params(q, "hgx-h200", 8, 8, PREC_FP8, &ag);
+    assert_int_equal(one.moe_allgather, 0);
+    assert_int_equal(two.moe_allgather, 1);
+    assert_int_equal(one_ag.moe_allgather, 1);
+    assert_int_equal(two_a2a.moe_allgather, 0);
+    assert_int_equal(tp8_ag.moe_allgather, 0);
+    assert_int_equal(serve_moe_comm_parse("auto"), SERVE_MOE_COMM_AUTO);
+    assert_int_equal(serve_moe_comm_parse("allgather"), SERVE_MOE_COMM_ALLGATHER);
+    assert_int_equal(serve_moe_comm_parse("ring"), -1);
+    assert_int_equal(serve_moe_comm_parse(NULL), -1);
+    double tokens = 1024;
+    serve_tok_part pa, pg;
+    serve_tokens_part(&one, tokens, &pa);
+    serve_tokens_part(&one_ag, tokens, &pg);
+    coll_group grp = { 8, 8, 1 };
+    coll_result r;
+    assert_int_equal(coll_time(&one_ag.f, COLL_ALLGATHER, tokens * (one_ag.hidden + 8.0 * 8), &grp, COLL_AUTO, &r), 0);
+    printf("  qwen3-235b-a22b fp8 DEP8, %g tokens: all-to-all %.2f ms, all-gather + reduce-scatter %.2f ms "
+           "(all-gather alone %.3f ms a layer)\n", tokens, pa.a2a_s * 1e3, pg.a2a_s * 1e3, r.time_s * 1e3);
+    assert_true(pg.a2a_s > one_ag.moe_layers * r.time_s && pg.a2a_s != pa.a2a_s);
+    assert_true(pg.elementwise_s > pa.elementwise_s);
+    assert_true(fabs(pg.linear_s - pa.linear_s) < 1e-15);
+}
+
 /* NVFP4 activation quantisation (models/serving.c init_act_quant; sources in
  * docs/fp4-serving-path.md): TensorRT-LLM quantises a bf16 GEMM input to fp4
  * in a kernel of its own (fp4_quantize), reading 2 bytes and writing 4.5
@@ -800,6 +844,7 @@ int main(void) {
         cmocka_unit_test(test_moe_route_traffic),
         cmocka_unit_test(test_experts_touched),
         cmocka_unit_test(test_expert_parallel),
+        cmocka_unit_test(test_moe_comm),
         cmocka_unit_test(test_fp4_weights),
         cmocka_unit_test(test_fp4_activation_quant),
         cmocka_unit_test(test_fp8_activation_quant),
