@@ -131,9 +131,9 @@ int serve_graph_sizes_parse(const char *z, serve_params *p, char *why, size_t wh
 
 /* The MoE communication of a replica whose attention runs data parallel
  * (ep > tp), as the `moe-comm` attribute names it:
- *   AUTO       TensorRT-LLM's own choice: ALLTOALL where the replica's GPUs
- *              share a multi-node NVLink fabric (a rack such as GB200 NVL72),
- *              else ALLGATHER
+ *   AUTO       TensorRT-LLM 1.2's own choice: ALLTOALL while the replica's
+ *              GPUs are inside one NVLink domain (an HGX node, a GB200 NVL72
+ *              rack), ALLGATHER when it spans domains
  *   ALLTOALL   each GPU sends its tokens' rows to their experts' GPUs and
  *              takes the outputs back (NVLink one- or two-sided all-to-all,
  *              DeepEP)

@@ -420,7 +420,8 @@ static serving *build(engine *e, metric_bus *bus, const scenario *s, const sc_in
     p.cutlass_moe = !strcmp(c->fused_moe, "cutlass");
     p.trtllm_fmha = !strcmp(c->context_fmha, "trtllm");
     p.trtllm_mla = !strcmp(c->mla_decode, "trtllm");
-    p.moe_comm = serve_moe_comm_parse(c->moe_comm) > 0 ? serve_moe_comm_parse(c->moe_comm) : SERVE_MOE_COMM_AUTO;
+    int moe_comm = serve_moe_comm_parse(c->moe_comm);     /* checked by the loader */
+    p.moe_comm = moe_comm > 0 ? moe_comm : SERVE_MOE_COMM_AUTO;
     init_policy(sv, &p);
     double max_act;
     if (init_models(sv, &p, &max_act, err, errlen) < 0) goto fail;

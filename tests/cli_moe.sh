@@ -10,6 +10,9 @@
 #   total_params.
 # - Bad expert-parallel plans fail with exit 2 naming the file, line and
 #   what was expected.
+# - moe-comm: Qwen3-235B-A22B under attention DP over one HGX H200 (auto is
+#   the all-to-all) and two (auto all-gathers); explicit values override it;
+#   an unknown value fails with exit 2 naming the file and line.
 # - A published training row may name a catalog preset (model column) and
 #   an ep (tests/moe-published, a made-up row): `validate --published` and
 #   tests/replay-training predict it, the same figure both ways.
