@@ -214,6 +214,11 @@ static int measure_gemm(hw_backend *b, const mb_case *c, mb_measurement *m, char
                               "use --backend cuda on a machine with one", precision_name(c->precision));
         return HW_UNSUPPORTED;
     }
+    if (mb_groups(c) > 1) {
+        snprintf(why, whylen, "a grouped GEMM (%d GEMMs in one batched call, as a GPU runs a mixture-of-experts "
+                              "layer) is measured by --backend cuda", c->groups);
+        return HW_UNSUPPORTED;
+    }
     size_t w = c->precision == PREC_FP64 ? 8 : 4;
     size_t na = (size_t)c->m * c->k, nb = (size_t)c->k * c->n, nc = (size_t)c->m * c->n;
     if ((na + nb + nc) * w > ((size_t)1 << 34)) {

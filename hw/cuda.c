@@ -20,7 +20,15 @@
  * entries of C are read back and checked against sums computed on the
  * host: a wrong layout or transpose is a failure, not a figure.
  *
- * Load: a copy holds its size twice; a GEMM its three matrices, on GPU 0.
+ * A grouped GEMM (groups = G > 1: a mixture-of-experts layer's G experts,
+ * each m tokens x n outputs x k inputs with its own weights) is one batched
+ * call: cublasGemmStridedBatchedEx, or for fp8 cublasLtMatmul with
+ * CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT and STRIDED_BATCH_OFFSET on each
+ * layout. The groups lie one after another in each operand (hw/gemmdata.h),
+ * and the 16-entry check runs in the first, the middle and the last group.
+ *
+ * Load: a copy holds its size twice; a GEMM its three matrices (times its
+ * groups), on GPU 0.
  */
 #include "hw/backend_impl.h"
 
@@ -52,6 +60,8 @@
 #define LT_DESC_TRANSB 4
 #define LT_DESC_A_SCALE_POINTER 17
 #define LT_DESC_B_SCALE_POINTER 18
+#define LT_LAYOUT_BATCH_COUNT 5
+#define LT_LAYOUT_STRIDED_BATCH_OFFSET 6
 #define LT_PREF_MAX_WORKSPACE_BYTES 1
 #define LT_WORKSPACE_BYTES ((uint64_t)32 << 20)
 
@@ -199,14 +209,19 @@ out:
 
 typedef struct gemm_op {
     cuda_impl *x;
-    int m, n, k, atype, ctype, compute;
+    int m, n, k, atype, ctype, compute, groups;
     const void *alpha, *beta;
     void *a, *b, *c;
 } gemm_op;
 
 static int gemm_once(void *p) {
     gemm_op *g = p;
-    /* Column-major C(m x n) = A(m x k) B(k x n), no transposes. */
+    /* Column-major C(m x n) = A(m x k) B(k x n), no transposes; groups one after another. */
+    if (g->groups > 1)
+        return g->x->L.cublasGemmStridedBatchedEx(g->x->blas, 0, 0, g->m, g->n, g->k, g->alpha, g->a, g->atype, g->m,
+                                                  (long long)g->m * g->k, g->b, g->atype, g->k, (long long)g->k * g->n,
+                                                  g->beta, g->c, g->ctype, g->m, (long long)g->m * g->n, g->groups,
+                                                  g->compute, GEMM_DEFAULT) == 0 ? 0 : -1;
     return g->x->L.cublasGemmEx(g->x->blas, 0, 0, g->m, g->n, g->k, g->alpha, g->a, g->atype, g->m, g->b, g->atype,
                                 g->k, g->beta, g->c, g->ctype, g->m, g->compute, GEMM_DEFAULT) == 0 ? 0 : -1;
 }
@@ -233,7 +248,7 @@ static int fp8_once(void *p) {
  * to dev, slice by slice. 0 or -1. */
 static int gemm_upload(cudalib *L, void *dev, const gemmdata_shape *g, int which) {
     size_t w = gemmdata_in_bytes(g->prec), per = FILL_SLICE_BYTES / w;
-    uint64_t count = which == GEMMDATA_A ? (uint64_t)g->m * g->k : (uint64_t)g->k * g->n;
+    uint64_t count = gemmdata_count(g, which);
     unsigned char *h = malloc(FILL_SLICE_BYTES);
     if (!h) return -1;
     int rc = 0;
@@ -254,20 +269,36 @@ static int gemm_operands(cudalib *L, const gemmdata_shape *g, void *a, void *b, 
 }
 
 /* C (on GPU 0) checked at a 4 x 4 grid of entries against the host's sums
- * (hw/gemmdata.c gives the tolerance). 0, or -1 with why. */
-static int gemm_check(cudalib *L, const gemmdata_shape *g, const void *c, char *why, size_t whylen) {
-    size_t w = gemmdata_out_bytes(g->prec);
-    for (int s = 0; s < 16; s++) {
-        int i, j;
-        gemmdata_grid(g, s, &i, &j);
-        unsigned char raw[8];
-        if (L->cudaMemcpy(raw, (const char *)c + w * ((size_t)i + (size_t)j * g->m), w, CT_D2H) != 0) {
-            snprintf(why, whylen, "cannot read the %s GEMM's result back", precision_name(g->prec));
-            return -1;
+ * (hw/gemmdata.c gives the tolerance), in the first, middle and last group
+ * of a grouped GEMM. 0, or -1 with why. */
+static int gemm_check(cudalib *L, const gemmdata_shape *shape, const void *c, char *why, size_t whylen) {
+    size_t w = gemmdata_out_bytes(shape->prec);
+    int groups = shape->groups > 1 ? shape->groups : 1;
+    const int pick[3] = { 0, groups / 2, groups - 1 };
+    for (int t = 0; t < 3; t++) {
+        if (t > 0 && pick[t] == pick[t - 1]) continue;
+        gemmdata_shape g = *shape;
+        g.group = pick[t];
+        const char *cg = (const char *)c + w * (size_t)g.group * g.m * g.n;
+        for (int s = 0; s < 16; s++) {
+            int i, j;
+            gemmdata_grid(&g, s, &i, &j);
+            unsigned char raw[8];
+            if (L->cudaMemcpy(raw, cg + w * ((size_t)i + (size_t)j * g.m), w, CT_D2H) != 0) {
+                snprintf(why, whylen, "cannot read the %s GEMM's result back", precision_name(g.prec));
+                return -1;
+            }
+            if (gemmdata_check(&g, i, j, gemmdata_decode(g.prec, raw), why, whylen) < 0) return -1;
         }
-        if (gemmdata_check(g, i, j, gemmdata_decode(g->prec, raw), why, whylen) < 0) return -1;
     }
     return 0;
+}
+
+/* An fp8 layout batched over a grouped GEMM's groups: 0, or a cuBLASLt status. */
+static int lt_batch(cudalib *L, void *layout, int groups, int64_t stride) {
+    if (groups <= 1) return 0;
+    int st = L->cublasLtMatrixLayoutSetAttribute(layout, LT_LAYOUT_BATCH_COUNT, &groups, sizeof groups);
+    return st ? st : L->cublasLtMatrixLayoutSetAttribute(layout, LT_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride);
 }
 
 static int measure_fp8(hw_backend *b, cuda_impl *x, const mb_case *c, mb_measurement *m, char *why, size_t whylen) {
@@ -291,13 +322,14 @@ static int measure_fp8(hw_backend *b, cuda_impl *x, const mb_case *c, mb_measure
         return HW_UNSUPPORTED;
     }
     fp8_op g = { L, x->lt, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, LT_WORKSPACE_BYTES };
-    gemmdata_shape gs = { PREC_FP8, c->m, c->n, c->k, 1 };   /* A stored k x m: "TN" */
+    int groups = mb_groups(c);
+    gemmdata_shape gs = { PREC_FP8, c->m, c->n, c->k, 1, groups, 0 };   /* A stored k x m: "TN" */
     void *pref = NULL;
     float *scale = NULL;
     lt_heuristic h;
     memset(&h, 0, sizeof h);
     g.h = &h;
-    size_t na = (size_t)c->m * c->k, nb = (size_t)c->k * c->n, nd = (size_t)c->m * c->n * 2;
+    size_t na = (size_t)c->m * c->k * groups, nb = (size_t)c->k * c->n * groups, nd = (size_t)c->m * c->n * 2 * groups;
     int rc = HW_FAILED, got = 0, st;
     static const float one = 1;
     if (L->cudaMalloc(&g.a, na) != 0 || L->cudaMalloc(&g.b, nb) != 0 || L->cudaMalloc(&g.d, nd) != 0 ||
@@ -321,6 +353,9 @@ static int measure_fp8(hw_backend *b, cuda_impl *x, const mb_case *c, mb_measure
         (st = L->cublasLtMatrixLayoutCreate(&g.la, R_8F_E4M3, (uint64_t)c->k, (uint64_t)c->m, c->k)) != 0 ||
         (st = L->cublasLtMatrixLayoutCreate(&g.lb, R_8F_E4M3, (uint64_t)c->k, (uint64_t)c->n, c->k)) != 0 ||
         (st = L->cublasLtMatrixLayoutCreate(&g.lc, R_16BF, (uint64_t)c->m, (uint64_t)c->n, c->m)) != 0 ||
+        (st = lt_batch(L, g.la, groups, (int64_t)c->m * c->k)) != 0 ||
+        (st = lt_batch(L, g.lb, groups, (int64_t)c->k * c->n)) != 0 ||
+        (st = lt_batch(L, g.lc, groups, (int64_t)c->m * c->n)) != 0 ||
         (st = L->cublasLtMatmulPreferenceCreate(&pref)) != 0 ||
         (st = L->cublasLtMatmulPreferenceSetAttribute(pref, LT_PREF_MAX_WORKSPACE_BYTES, &wsb, sizeof wsb)) != 0) {
         snprintf(why, whylen, "cuBLASLt refused the fp8 GEMM's descriptors (status %d)", st);
@@ -334,7 +369,7 @@ static int measure_fp8(hw_backend *b, cuda_impl *x, const mb_case *c, mb_measure
     }
     hw_timer tm = { ev_start, ev_stop, x };
     if (hw_time(b, fp8_once, &g, &tm, m) < 0) {
-        snprintf(why, whylen, "cublasLtMatmul (fp8 %dx%dx%d) failed", c->m, c->n, c->k);
+        snprintf(why, whylen, "cublasLtMatmul (fp8 %dx%dx%d x %d) failed", c->m, c->n, c->k, groups);
         goto out;
     }
     if (gemm_check(L, &gs, g.d, why, whylen) < 0) goto out;
@@ -362,7 +397,7 @@ static int measure_gemm(hw_backend *b, cuda_impl *x, const mb_case *c, mb_measur
     }
     static const float f1 = 1, f0 = 0;
     static const double d1 = 1, d0 = 0;
-    gemm_op g = { x, c->m, c->n, c->k, R_32F, R_32F, COMPUTE_32F, &f1, &f0, NULL, NULL, NULL };
+    gemm_op g = { x, c->m, c->n, c->k, R_32F, R_32F, COMPUTE_32F, mb_groups(c), &f1, &f0, NULL, NULL, NULL };
     size_t w = 4;
     switch (c->precision) {
     case PREC_FP64: g.atype = g.ctype = R_64F, g.compute = COMPUTE_64F, g.alpha = &d1, g.beta = &d0, w = 8; break;
@@ -375,21 +410,25 @@ static int measure_gemm(hw_backend *b, cuda_impl *x, const mb_case *c, mb_measur
                               "not %s", precision_name(c->precision));
         return HW_UNSUPPORTED;
     }
-    size_t na = (size_t)c->m * c->k * w, nb = (size_t)c->k * c->n * w, nc = (size_t)c->m * c->n * w;
+    size_t na = (size_t)c->m * c->k * w * g.groups, nb = (size_t)c->k * c->n * w * g.groups,
+           nc = (size_t)c->m * c->n * w * g.groups;
     int rc = HW_OK;
     if (L->cudaMalloc(&g.a, na) != 0 || L->cudaMalloc(&g.b, nb) != 0 || L->cudaMalloc(&g.c, nc) != 0) {
         snprintf(why, whylen, "cannot allocate the GEMM's %zu bytes on GPU 0", na + nb + nc);
         rc = HW_FAILED;
         goto out;
     }
-    gemmdata_shape gs = { c->precision, c->m, c->n, c->k, 0 };
+    gemmdata_shape gs = { c->precision, c->m, c->n, c->k, 0, g.groups, 0 };
     if (gemm_operands(L, &gs, g.a, g.b, why, whylen) < 0) {
         rc = HW_FAILED;
         goto out;
     }
     hw_timer tm = { ev_start, ev_stop, x };
     if (hw_time(b, gemm_once, &g, &tm, m) < 0) {
-        snprintf(why, whylen, "cublasGemmEx (%s %dx%dx%d) failed", precision_name(c->precision), c->m, c->n, c->k);
+        char grp[32] = "";
+        if (g.groups > 1) snprintf(grp, sizeof grp, ", %d groups", g.groups);
+        snprintf(why, whylen, "%s (%s %dx%dx%d%s) failed", g.groups > 1 ? "cublasGemmStridedBatchedEx" : "cublasGemmEx",
+                 precision_name(c->precision), c->m, c->n, c->k, grp);
         rc = HW_FAILED;
     } else if (gemm_check(L, &gs, g.c, why, whylen) < 0) {
         rc = HW_FAILED;

@@ -127,6 +127,7 @@ int cudalib_load_blas(cudalib *L, char *err, size_t errlen) {
     SYM(L->blas, cublasDestroy, "cublasDestroy_v2");
     SYM(L->blas, cublasGetVersion, "cublasGetVersion_v2");
     SYM(L->blas, cublasGemmEx, "cublasGemmEx");
+    SYM(L->blas, cublasGemmStridedBatchedEx, "cublasGemmStridedBatchedEx");
     if (*missing) {
         snprintf(err, errlen, "cuBLAS %s lacks %s", tried, missing);
         dlclose(L->blas);
@@ -152,6 +153,7 @@ int cudalib_load_lt(cudalib *L, char *err, size_t errlen) {
     SYM(L->lt, cublasLtMatmulDescSetAttribute, "cublasLtMatmulDescSetAttribute");
     SYM(L->lt, cublasLtMatrixLayoutCreate, "cublasLtMatrixLayoutCreate");
     SYM(L->lt, cublasLtMatrixLayoutDestroy, "cublasLtMatrixLayoutDestroy");
+    SYM(L->lt, cublasLtMatrixLayoutSetAttribute, "cublasLtMatrixLayoutSetAttribute");
     SYM(L->lt, cublasLtMatmulPreferenceCreate, "cublasLtMatmulPreferenceCreate");
     SYM(L->lt, cublasLtMatmulPreferenceDestroy, "cublasLtMatmulPreferenceDestroy");
     SYM(L->lt, cublasLtMatmulPreferenceSetAttribute, "cublasLtMatmulPreferenceSetAttribute");

@@ -55,6 +55,9 @@ typedef struct cudalib {
     int (*cublasGetVersion)(void *, int *);
     int (*cublasGemmEx)(void *, int, int, int, int, int, const void *, const void *, int, int, const void *, int,
                         int, const void *, void *, int, int, int, int);
+    int (*cublasGemmStridedBatchedEx)(void *, int, int, int, int, int, const void *, const void *, int, int,
+                                      long long, const void *, int, int, long long, const void *, void *, int, int,
+                                      long long, int, int, int);
     /* cuBLASLt (NULL until cudalib_load_lt); handles and descriptors are
      * opaque pointers, the heuristic result a caller-sized buffer. */
     void *lt;
@@ -66,6 +69,7 @@ typedef struct cudalib {
     int (*cublasLtMatmulDescSetAttribute)(void *, int, const void *, size_t);
     int (*cublasLtMatrixLayoutCreate)(void **, int, uint64_t, uint64_t, int64_t);
     int (*cublasLtMatrixLayoutDestroy)(void *);
+    int (*cublasLtMatrixLayoutSetAttribute)(void *, int, const void *, size_t);
     int (*cublasLtMatmulPreferenceCreate)(void **);
     int (*cublasLtMatmulPreferenceDestroy)(void *);
     int (*cublasLtMatmulPreferenceSetAttribute)(void *, int, const void *, size_t);

@@ -163,12 +163,18 @@ double gemmdata_tolerance(precision p, int k, double want, double mag) {
     return 2 * u_out * (fabs(want) + acc) + acc + gamma_n((double)k + 1, 0x1p-53) * mag;
 }
 
+uint64_t gemmdata_count(const gemmdata_shape *g, int which) {
+    uint64_t one = which == GEMMDATA_A ? (uint64_t)g->m * g->k : (uint64_t)g->k * g->n;
+    return one * (uint64_t)(g->groups > 1 ? g->groups : 1);
+}
+
 void gemmdata_expect(const gemmdata_shape *g, int i, int j, double *want, double *mag) {
     double s = 0, a = 0;
+    uint64_t a0 = (uint64_t)g->group * g->m * g->k, b0 = (uint64_t)g->group * g->k * g->n;
     for (int p = 0; p < g->k; p++) {
         uint64_t ia = g->a_transposed ? (uint64_t)p + (uint64_t)i * g->k : (uint64_t)i + (uint64_t)p * g->m;
-        double x = gemmdata_value(g->prec, GEMMDATA_A, ia, NULL) *
-                   gemmdata_value(g->prec, GEMMDATA_B, (uint64_t)p + (uint64_t)j * g->k, NULL);
+        double x = gemmdata_value(g->prec, GEMMDATA_A, a0 + ia, NULL) *
+                   gemmdata_value(g->prec, GEMMDATA_B, b0 + (uint64_t)p + (uint64_t)j * g->k, NULL);
         s += x;
         a += fabs(x);
     }
@@ -186,7 +192,9 @@ int gemmdata_check(const gemmdata_shape *g, int i, int j, double got, char *why,
     gemmdata_expect(g, i, j, &want, &mag);
     double tol = gemmdata_tolerance(g->prec, g->k, want, mag);
     if (fabs(got - want) <= tol) return 0;      /* false for NaN */
-    snprintf(why, whylen, "%s GEMM %dx%dx%d gave C(%d,%d) = %.9g, expected %.9g +- %.2g (layout or transpose wrong?)",
-             precision_name(g->prec), g->m, g->n, g->k, i, j, got, want, tol);
+    char grp[48] = "";
+    if (g->groups > 1) snprintf(grp, sizeof grp, " (group %d of %d)", g->group, g->groups);
+    snprintf(why, whylen, "%s GEMM %dx%dx%d%s gave C(%d,%d) = %.9g, expected %.9g +- %.2g (layout or transpose wrong?)",
+             precision_name(g->prec), g->m, g->n, g->k, grp, i, j, got, want, tol);
     return -1;
 }

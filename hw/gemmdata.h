@@ -53,12 +53,21 @@ double gemmdata_tolerance(precision p, int k, double want, double mag);
 
 /* A GEMM's shape and how its operands are stored (column-major): A(i,p) at
  * i + p*m, or at p + i*k when a_transposed (cuBLASLt's "TN" fp8 layout);
- * B(p,j) at p + j*k; C(i,j) at i + j*m. */
+ * B(p,j) at p + j*k; C(i,j) at i + j*m. A grouped GEMM (groups > 1, a
+ * mixture-of-experts layer's experts in one batched call) stores its groups
+ * one after another, each operand continuing the one sequence of values:
+ * group g's A starts at element g*m*k, its B at g*k*n, its C at g*m*n.
+ * `group` is the group an entry is expected and checked in. */
 typedef struct gemmdata_shape {
     precision prec;
     int m, n, k;
     int a_transposed;
+    int groups;                  /* 0 or 1: one GEMM */
+    int group;                   /* 0 .. groups-1 */
 } gemmdata_shape;
+
+/* Elements of operand `which` over every group. */
+uint64_t gemmdata_count(const gemmdata_shape *g, int which);
 
 /* The exact C(i,j) (to double rounding) and the sum of its products'
  * magnitudes. */

@@ -42,7 +42,9 @@ const char *calibrate_group_of(const mb_case *c, const char *backend) {
                                                "coll.alltoall", "coll.broadcast", "coll.sendrecv" };
     switch (c->kind) {
     case MBC_COPY: return c->copy == COPY_HOST ? "copy" : NULL;
-    case MBC_GEMM: return c->precision == PREC_FP32 ? "gemm.fp32" : c->precision == PREC_FP64 ? "gemm.fp64" : NULL;
+    case MBC_GEMM:   /* a grouped GEMM checks the law the single ones fit, and is not fitted */
+        if (mb_groups(c) > 1) return NULL;
+        return c->precision == PREC_FP32 ? "gemm.fp32" : c->precision == PREC_FP64 ? "gemm.fp64" : NULL;
     case MBC_STORAGE: return "storage.write";
     case MBC_COLLECTIVE: return c->op >= 0 && c->op < COLL_OP_COUNT && c->ranks > 1 ? coll[c->op] : NULL;
     }
@@ -99,7 +101,7 @@ static int resid(const gsl_vector *x, void *params, gsl_vector *r) {
 
 /* Size of a point for ordering: bytes, or FLOPs for GEMM. */
 static double size_of(const cal_point *q) {
-    return q->c.kind == MBC_GEMM ? 2.0 * q->c.m * q->c.n * q->c.k : q->c.size_bytes;
+    return q->c.kind == MBC_GEMM ? mb_gemm_flops(&q->c) : q->c.size_bytes;
 }
 
 static int cmp_size(const void *a, const void *b) {

@@ -27,7 +27,8 @@ const char *const *calibrate_gpu_groups(void) {
 }
 
 const char *calibrate_gpu_group(const mb_case *c) {
-    if (c->kind == MBC_GEMM) return gemm_group(c->precision);
+    /* A grouped GEMM checks the law the single GEMMs fit; it is not fitted. */
+    if (c->kind == MBC_GEMM) return mb_groups(c) > 1 ? NULL : gemm_group(c->precision);
     if (c->kind != MBC_COPY) return NULL;
     return c->copy == COPY_D2D ? "gpu.copy" : c->copy == COPY_H2D || c->copy == COPY_D2H ? "gpu.pcie" : NULL;
 }
@@ -42,7 +43,7 @@ double calibrate_gpu_predict_s(const cal_target *t, const mb_case *c) {
     return mb_predict(c, &env, &p) == 0 ? p.time_s : -1;
 }
 
-static double flops_of(const mb_case *c) { return 2.0 * c->m * c->n * c->k; }
+static double flops_of(const mb_case *c) { return mb_gemm_flops(c); }
 
 /* gpu.gemm.P: eff from the largest GEMM, half_dim from the catalog's. */
 static int gemm_params(const char *g, const cal_point *hi, const cal_target *t, const char **names, double *x0,

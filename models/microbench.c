@@ -82,11 +82,11 @@ static int predict_collective(const mb_case *c, const mb_env *env, mb_prediction
 static int predict_gemm(const mb_case *c, const mb_env *env, mb_prediction *p) {
     const gpu_spec *g = env->fabric ? env->fabric->gpu : NULL;
     if (!g || c->m < 1 || c->n < 1 || c->k < 1) return -1;
-    double m = c->m, n = c->n, k = c->k;
-    double flops = 2 * m * n * k;
+    double m = c->m, n = c->n, k = c->k, groups = mb_groups(c);
+    double flops = mb_gemm_flops(c);
     double rate = gpu_peak_flops(g, c->precision) * gpu_gemm_eff(g, c->precision, m, n, k);
     double w = precision_bytes(c->precision);
-    double bytes = (m * k + k * n) * w + m * n * (w < 2 ? 2 : w);
+    double bytes = ((m * k + k * n) * w + m * n * (w < 2 ? 2 : w)) * groups;
     double t_compute = rate > 0 ? flops / rate : INFINITY;
     double t_memory = bytes / (g->hbm_bw_bytes_per_s * (g->eff_hbm > 0 ? g->eff_hbm : 0.85));
     p->time_s = KERNEL_LAUNCH_S + (t_compute > t_memory ? t_compute : t_memory);
@@ -171,7 +171,7 @@ void mb_measurement_rates(const mb_case *c, mb_measurement *m) {
         m->busbw_bytes_per_s = m->algbw_bytes_per_s * coll_busbw_factor(c->op, c->ranks);
         break;
     case MBC_GEMM:
-        m->tflops = 2.0 * c->m * c->n * c->k / t / 1e12;
+        m->tflops = mb_gemm_flops(c) / t / 1e12;
         break;
     default:
         m->algbw_bytes_per_s = c->size_bytes / t;
@@ -183,7 +183,8 @@ double mb_error_pct(double predicted_s, double measured_s) {
     return measured_s > 0 ? 100.0 * (predicted_s - measured_s) / measured_s : NAN;
 }
 
-/* "allreduce 2r 1 MiB", "gemm fp32 512x512x512", "copy host 4 MiB", "storage 64 MiB/2 files". */
+/* "allreduce 2r 1 MiB", "gemm fp32 512x512x512", "gemm bf16 32 x 64x4096x7168" (32
+ * groups), "copy host 4 MiB", "storage 64 MiB/2 files". */
 void mb_case_label(const mb_case *c, char *buf, size_t len) {
     char z[64];
     switch (c->kind) {
@@ -192,7 +193,10 @@ void mb_case_label(const mb_case *c, char *buf, size_t len) {
                  units_format(c->size_bytes, UNIT_SIZE, z, sizeof z));
         break;
     case MBC_GEMM:
-        snprintf(buf, len, "gemm %s %dx%dx%d", precision_name(c->precision), c->m, c->n, c->k);
+        if (mb_groups(c) > 1)
+            snprintf(buf, len, "gemm %s %d x %dx%dx%d", precision_name(c->precision), c->groups, c->m, c->n, c->k);
+        else
+            snprintf(buf, len, "gemm %s %dx%dx%d", precision_name(c->precision), c->m, c->n, c->k);
         break;
     case MBC_COPY:
         snprintf(buf, len, "copy %s %s", copy_kind_name(c->copy), units_format(c->size_bytes, UNIT_SIZE, z, sizeof z));

@@ -5,7 +5,12 @@
  *   collective  coll_time() on the scenario's fabric; nccl-tests sizes and
  *               bus bandwidth
  *   gemm        the GPU roofline (models/gpu) for one m x n x k GEMM, as a
- *               short cuBLAS benchmark runs it (no sustained-clock derating)
+ *               short cuBLAS benchmark runs it (no sustained-clock derating);
+ *               with groups = G > 1, G such GEMMs with their own operands
+ *               in one batched call (a mixture-of-experts layer's grouped
+ *               GEMM under balanced routing: m tokens per expert, G local
+ *               experts), priced as the MoE models price it: each GEMM at
+ *               the efficiency its own shape gets, G of them, one launch
  *   copy        d2d: read + write through HBM; h2d/d2h: PCIe per GPU;
  *               host: host DRAM memcpy (read + write)
  *   storage     `files` files of size/files bytes written in parallel from
@@ -31,6 +36,7 @@ typedef struct mb_case {
     unsigned algo_mask, proto_mask;  /* collective: forced (0 = the fabric's) */
     double size_bytes;           /* collective, copy, storage (total) */
     int m, n, k;                 /* gemm */
+    int groups;                  /* gemm: GEMMs of m x n x k in one batched call (0 or 1: one) */
     precision precision;
     copy_kind copy;
     int files;                   /* storage */
@@ -85,6 +91,12 @@ typedef struct mb_hardware {
     char gemm_operands[16];      /* what GEMMs ran on: "random" (cuda: seeded random values
                                     of each type, hw/gemmdata.h); "" = not recorded */
 } mb_hardware;
+
+/* A GEMM case's group count: 1 unless groups > 1. */
+static inline int mb_groups(const mb_case *c) { return c->groups > 1 ? c->groups : 1; }
+
+/* A GEMM case's FLOPs: 2 m n k per group. */
+static inline double mb_gemm_flops(const mb_case *c) { return 2.0 * c->m * c->n * c->k * mb_groups(c); }
 
 /* A case in a few words: "allreduce 2r 1 MiB", "gemm fp32 512x512x512",
  * "copy host 4 MiB", "storage-write 64 MiB/2". */

@@ -196,6 +196,7 @@ static void microbench_json(json *j, const mb_case *c, const mb_prediction *p, c
         json_int(j, "m", c->m);
         json_int(j, "n", c->n);
         json_int(j, "k", c->k);
+        if (mb_groups(c) > 1) json_int(j, "groups", c->groups);
         json_str(j, "precision", precision_name(c->precision));
         break;
     case MBC_COPY:

@@ -223,6 +223,13 @@ ALTER TABLE services ADD COLUMN goodput_requests_per_s REAL;   -- requests/s tha
 ALTER TABLE jobs ADD COLUMN gpu_hours REAL;        -- the GPUs the job held, integrated
 ALTER TABLE jobs ADD COLUMN cost_usd REAL;         -- gpu_hours at its node type's price
 
+-- @v5
+-- A grouped GEMM case (the JSON's microbenchmarks[].groups): that many
+-- m x n x k GEMMs in one batched call, as a mixture-of-experts layer runs its
+-- experts. NULL for a single GEMM and for every other case. A column only,
+-- so a version 3 or 4 file is read as it is: its cases are single GEMMs.
+ALTER TABLE microbenchmarks ADD COLUMN groups INTEGER;
+
 -- @sweeps
 -- Not versioned: created with IF NOT EXISTS when a sweep first writes (a
 -- database without sweeps stays as it was, and older readers ignore them).

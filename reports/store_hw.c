@@ -44,13 +44,21 @@ int store_measurements(store *st, const char *backend, store_measurement **out, 
     *out = NULL;
     *n = 0;
     sqlite3_stmt *q = NULL;
-    int rc = sqlite3_prepare_v2(st->db, "SELECT m.op, m.ranks, m.size_bytes, m.m, m.n, m.k, m.precision, m.kind, m.files, "
-                         "m.measured_s, m.measured_read_s, m.run_id, h.backend, h.host, h.peak_fp64_flops, "
-                         "h.peak_fp32_flops, h.statistic, h.devices "
-                         "FROM microbenchmarks m JOIN runs r ON r.id = m.run_id "
-                         "JOIN hardware h ON h.run_id = m.run_id "
-                         "WHERE r.status = 'complete' AND m.measured_s > 0 AND (?1 IS NULL OR h.backend = ?1) "
-                         "ORDER BY m.run_id, m.idx", -1, &q, NULL);
+    static const char *sql = "SELECT m.op, m.ranks, m.size_bytes, m.m, m.n, m.k, m.precision, m.kind, m.files, "
+                             "m.measured_s, m.measured_read_s, m.run_id, h.backend, h.host, h.peak_fp64_flops, "
+                             "h.peak_fp32_flops, h.statistic, h.devices, %s "
+                             "FROM microbenchmarks m JOIN runs r ON r.id = m.run_id "
+                             "JOIN hardware h ON h.run_id = m.run_id "
+                             "WHERE r.status = 'complete' AND m.measured_s > 0 AND (?1 IS NULL OR h.backend = ?1) "
+                             "ORDER BY m.run_id, m.idx";
+    char full[640];
+    /* A version 3 or 4 file, read as it is, has no groups column: its GEMMs are single. */
+    snprintf(full, sizeof full, sql, "m.groups");
+    int rc = sqlite3_prepare_v2(st->db, full, -1, &q, NULL);
+    if (rc != SQLITE_OK) {
+        snprintf(full, sizeof full, sql, "NULL");
+        rc = sqlite3_prepare_v2(st->db, full, -1, &q, NULL);
+    }
     if (rc == SQLITE_OK && backend) sqlite3_bind_text(q, 1, backend, -1, SQLITE_STATIC);
     store_measurement *v = NULL;
     int cnt = 0;
@@ -67,6 +75,7 @@ int store_measurements(store *st, const char *backend, store_measurement **out, 
             x.c.m = sqlite3_column_int(q, 3);
             x.c.n = sqlite3_column_int(q, 4);
             x.c.k = sqlite3_column_int(q, 5);
+            x.c.groups = sqlite3_column_int(q, 18);   /* NULL reads as 0: one GEMM */
             int p = prec ? precision_parse(prec) : -1;
             if (p < 0) continue;
             x.c.precision = (precision)p;

@@ -13,9 +13,10 @@
 #define STORE_FAILED 1
 #define STORE_BAD_INPUT 2
 
-#define STORE_SCHEMA_VERSION 4       /* 2: microbenchmarks and hardware tables; 3: statistic;
+#define STORE_SCHEMA_VERSION 5       /* 2: microbenchmarks and hardware tables; 3: statistic;
                                         4: productive utilisation, lost work by cause,
-                                           serving GPU-hours, SLO goodput, a job's own cost */
+                                           serving GPU-hours, SLO goodput, a job's own cost;
+                                        5: a grouped GEMM case's groups */
 /* The oldest version a reader opens as it is (STORE_READ), without the
  * upgrade a writer makes: the versions after it only added columns, which
  * readers take as not known (NULL). An older file is refused for reading

@@ -47,7 +47,9 @@ static const char *const microbench_fields[] = {
     "predicted_busbw_GBps", "predicted_algbw_GBps", "predicted_GBps", "predicted_tflops", "model", "measured_s",
     "measured_busbw_GBps", "measured_algbw_GBps", "measured_GBps", "measured_tflops", "error_pct",
     "measured_min_s", "measured_q1_s", "measured_q3_s", "measured_max_s", "warmup", "reps", "iters",
-    "measured_read_s", "measured_read_GBps", "note", "measured_median_s", NULL
+    "measured_read_s", "measured_read_GBps", "note", "measured_median_s",
+    /* schema version 5 */
+    "groups", NULL
 };
 static const char *const queue_fields[] = {
     "name", "quota_gpus", "jobs", "started", "waiting", "gpu_hours", "quota_share", "mean_wait_s",

@@ -146,6 +146,8 @@ void load_microbenchmarks(loader *L, const xmlNode *sec) {
             attr_int(&L->x, e, "m", &b->m, 1, 1, 1 << 20);
             attr_int(&L->x, e, "n", &b->n, 1, 1, 1 << 20);
             attr_int(&L->x, e, "k", &b->k, 1, 1, 1 << 20);
+            b->groups = 1;
+            attr_int(&L->x, e, "groups", &b->groups, 0, 1, 4096);
             if (attr_enum(&L->x, e, "precision", precision_parse, "fp64, fp32, tf32, bf16, fp16, fp8", &v) > 0)
                 b->precision = (precision)v;
         } else if (xml_is(e, "copy")) {

@@ -361,6 +361,7 @@ typedef struct sc_microbench {
     unsigned algo_mask, proto_mask;  /* MB_COLLECTIVE algo=, protocol= (0 = the network's) */
     double min_bytes, max_bytes, factor;
     int m, n, k;                     /* MB_GEMM */
+    int groups;                      /* MB_GEMM: GEMMs in one batched call (1: one) */
     precision precision;
     char copy_kind[8];               /* MB_COPY: d2d | h2d | d2h | host */
     double size_bytes;               /* MB_STORAGE_WRITE */

@@ -47,6 +47,7 @@ static int case_of(const sc_microbench *b, mb_case *c, double *sizes) {
         c->m = b->m;
         c->n = b->n;
         c->k = b->k;
+        c->groups = b->groups;
         break;
     case MB_COPY:
         c->kind = MBC_COPY;

@@ -149,14 +149,15 @@ PY
 # checkpoint holds (cli_ckpt), the progress
 # line and the answers to a mistyped command, what run prints, speculative
 # decoding (cli_spec), disaggregated prefill and decode (cli_disagg),
-# calibrating the GPU from cuda measurements (cli_gpucal), a scenario that
+# calibrating the GPU from cuda measurements (cli_gpucal), grouped (MoE
+# expert) GEMMs predicted and measured (cli_grouped), a scenario that
 # starts from a live cluster's state (cli_snapstate), request classes and
 # per-class and per-model SLOs (cli_slo), forecasting a snapshot's queue
 # (cli_forecast), failure profiles fitted from a cluster's history (cli_fitfail),
 # the public job traces (cli_jobtraces), a live Slurm cluster snapshotted (cli_snapshot),
 # the flow-level fabric shared between jobs (cli_flow), a real Slurm run,
 # captured and forecast (cli_slurm; it skips when not root).
-for suite in cli_fitfail cli_report cli_serving cli_engines cli_prefix cli_spec cli_disagg cli_slo cli_dash cli_rack cli_sweep cli_hw cli_nccl cli_account cli_train cli_ckpt cli_progress cli_summary cli_published cli_moe cli_gpucal cli_snapstate cli_forecast cli_jobtraces cli_snapshot cli_flow cli_slurm; do
+for suite in cli_fitfail cli_report cli_serving cli_engines cli_prefix cli_spec cli_disagg cli_slo cli_dash cli_rack cli_sweep cli_hw cli_nccl cli_account cli_train cli_ckpt cli_progress cli_summary cli_published cli_moe cli_gpucal cli_grouped cli_snapstate cli_forecast cli_jobtraces cli_snapshot cli_flow cli_slurm; do
   [ -f "tests/$suite.sh" ] || continue
   sh "tests/$suite.sh" "$bin" >"$tmp/$suite" 2>&1 && ok "$suite ($(tail -n 1 "$tmp/$suite"))" \
     || { no "$suite"; grep -i "fail" "$tmp/$suite" | head -20; }

@@ -142,7 +142,7 @@ static double device_sum(const gemmdata_shape *g, int i, int j, int misread) {
 static void test_check(void **state) {
     (void)state;
     static const gemmdata_shape shapes[] = {
-        { PREC_BF16, 64, 64, 16384, 0 }, { PREC_FP8, 64, 64, 16384, 1 }, { PREC_FP16, 128, 96, 7168, 0 }
+        { PREC_BF16, 64, 64, 16384, 0, 0, 0 }, { PREC_FP8, 64, 64, 16384, 1, 0, 0 }, { PREC_FP16, 128, 96, 7168, 0, 0, 0 }
     };
     char why[256];
     for (size_t c = 0; c < sizeof shapes / sizeof *shapes; c++) {
@@ -160,7 +160,7 @@ static void test_check(void **state) {
         if (caught == 0) fail_msg("%s: B read transposed passed all 16 entries", precision_name(g->prec));
     }
     /* the grid: corners and thirds */
-    gemmdata_shape g = { PREC_BF16, 16, 7168, 2048, 0 };
+    gemmdata_shape g = { PREC_BF16, 16, 7168, 2048, 0, 0, 0 };
     int i, j;
     gemmdata_grid(&g, 0, &i, &j);
     assert_true(i == 0 && j == 0);

@@ -578,7 +578,7 @@ static void test_serving_report(void **state) {
     assert_int_equal(sqlite3_open(tpath("v3.db"), &db), SQLITE_OK);
     assert_int_equal(sqlite3_exec(db, "ALTER TABLE runs DROP COLUMN gpu_hours_by_state_serving; ALTER TABLE services "
                                       "DROP COLUMN goodput_requests_per_s; ALTER TABLE jobs DROP COLUMN gpu_hours; "
-                                      "ALTER TABLE jobs DROP COLUMN cost_usd; PRAGMA user_version = 3", NULL, NULL, NULL),
+                                      "ALTER TABLE jobs DROP COLUMN cost_usd; ALTER TABLE microbenchmarks DROP COLUMN groups; PRAGMA user_version = 3", NULL, NULL, NULL),
                      SQLITE_OK);
     sqlite3_close(db);
     o.db_path = tpath("v3.db");

@@ -73,8 +73,11 @@ static void expect_refused(const char *path, store_mode mode, int want, const ch
     if (!strstr(err, words)) fail_msg("message '%s' lacks '%s'", err, words);
 }
 
-/* What schema version 4 added: dropped to make a file of an older version. */
-#define V4_COLUMNS_DROP \
+/* What schema version 5 added: dropped to make a file of version 4 or older. */
+#define V5_COLUMNS_DROP "ALTER TABLE microbenchmarks DROP COLUMN groups; "
+
+/* What schema versions 4 and 5 added: dropped to make a file of version 3 or older. */
+#define V4_COLUMNS_DROP V5_COLUMNS_DROP \
     "ALTER TABLE runs DROP COLUMN gpu_utilization_allocated; ALTER TABLE runs DROP COLUMN gpu_utilization_productive; " \
     "ALTER TABLE runs DROP COLUMN gpu_productive_hours; ALTER TABLE jobs DROP COLUMN lost_work_after_failures_s; " \
     "ALTER TABLE jobs DROP COLUMN lost_work_after_preemption_s; " \
@@ -176,6 +179,21 @@ static void test_open_errors(void **state) {
                                   "'gpu_hours_by_state_serving'", 0), 1);
     assert_int_equal((int)num(db, "SELECT count(*) FROM pragma_table_info('services') WHERE name = "
                                   "'goodput_requests_per_s'", 0), 1);
+    sqlite3_close(db);
+    /* Version 4 (before the grouped GEMMs' column): read as it is, upgraded by a writer. */
+    const char *v4 = tpath("v4.db");
+    assert_int_equal(store_open(v4, STORE_WRITE, &st, err, sizeof err), STORE_OK);
+    store_close(st);
+    db = db_open(v4);
+    assert_int_equal(sqlite3_exec(db, V5_COLUMNS_DROP "PRAGMA user_version = 4", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    assert_int_equal(store_open(v4, STORE_READ, &st, err, sizeof err), STORE_OK);
+    store_close(st);
+    assert_int_equal(store_open(v4, STORE_WRITE, &st, err, sizeof err), STORE_OK);
+    store_close(st);
+    db = db_open(v4);
+    assert_int_equal((int)num(db, "PRAGMA user_version", 0), STORE_SCHEMA_VERSION);
+    assert_int_equal((int)num(db, "SELECT count(*) FROM pragma_table_info('microbenchmarks') WHERE name = 'groups'", 0), 1);
     sqlite3_close(db);
     /* Missing: reading refuses and creates nothing; an empty file has no runs. */
     const char *missing = tpath("missing.db");

@@ -215,7 +215,7 @@ static void test_merge(void **state) {
     assert_int_equal(sqlite3_open(c, &db), SQLITE_OK);
     assert_int_equal(sqlite3_exec(db, "ALTER TABLE runs DROP COLUMN gpu_hours_by_state_serving; ALTER TABLE services "
                                       "DROP COLUMN goodput_requests_per_s; ALTER TABLE jobs DROP COLUMN gpu_hours; "
-                                      "ALTER TABLE jobs DROP COLUMN cost_usd; PRAGMA user_version = 3", NULL, NULL, NULL),
+                                      "ALTER TABLE jobs DROP COLUMN cost_usd; ALTER TABLE microbenchmarks DROP COLUMN groups; PRAGMA user_version = 3", NULL, NULL, NULL),
                      SQLITE_OK);
     sqlite3_close(db);
     if (sweepdb_merge(sa, c, &added, &skipped, err, sizeof err) != STORE_OK) fail_msg("%s", err);

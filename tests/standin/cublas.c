@@ -8,6 +8,11 @@
  * type to nearest even, as cuBLAS's CUBLAS_COMPUTE_32F does). A and B of
  * different types, or C of another, are CUBLAS_STATUS_NOT_SUPPORTED (15).
  *
+ * cublasGemmStridedBatchedEx is cublasGemmEx once per batch, each operand
+ * advanced by its stride (in elements); CT_STANDIN_BLAS_SAME_B=1 makes every
+ * batch read the first batch's B (a stride bug: every expert computing with
+ * expert 0's weights), which the first group's check cannot see.
+ *
  * CT_STANDIN_BLAS_MISREAD=1 reads B as if it were stored row-major (B(p,j)
  * at j + p*n, a transposed-operand bug) so a test can check that hw/cuda.c's
  * result check catches it; CT_STANDIN_BLAS_REFUSE=T refuses data type T
@@ -76,5 +81,22 @@ int cublasGemmEx(void *h, int ta, int tb, int m, int n, int k, const void *alpha
             double s = wide ? sd : (double)sf;
             store(ctype, C, at, be != 0 ? al * s + be * load(ctype, C, at) : al * s);
         }
+    return 0;
+}
+
+static size_t elem_bytes(int t) { return t == R_64F ? 8 : t == R_32F ? 4 : 2; }
+
+int cublasGemmStridedBatchedEx(void *h, int ta, int tb, int m, int n, int k, const void *alpha, const void *A,
+                               int atype, int lda, long long sa, const void *B, int btype, int ldb, long long sb,
+                               const void *beta, void *C, int ctype, int ldc, long long sc, int batch, int compute,
+                               int algo) {
+    if (batch < 1) return 7;     /* CUBLAS_STATUS_INVALID_VALUE */
+    int same_b = env_is("CT_STANDIN_BLAS_SAME_B", 1);
+    for (int g = 0; g < batch; g++) {
+        int st = cublasGemmEx(h, ta, tb, m, n, k, alpha, (const char *)A + (size_t)(g * sa) * elem_bytes(atype), atype,
+                              lda, (const char *)B + (size_t)(same_b ? 0 : g * sb) * elem_bytes(btype), btype, ldb, beta,
+                              (char *)C + (size_t)(g * sc) * elem_bytes(ctype), ctype, ldc, compute, algo);
+        if (st) return st;
+    }
     return 0;
 }

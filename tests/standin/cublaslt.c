@@ -14,6 +14,11 @@
  * op(A) B + beta * C, column-major, accumulated in float, rounded to the
  * output type to nearest even.
  *
+ * A layout may be batched (CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, 5, and
+ * STRIDED_BATCH_OFFSET, 6, in elements, as cuBLASLt takes them): every
+ * layout of a product must have the same batch count, and the product runs
+ * once per batch at each operand's offset.
+ *
  * CT_STANDIN_LT_MISREAD=1 makes cublasLtMatmul read a transposed A as if
  * it were stored m x k untransposed (a wrong-layout bug), so a test can
  * check that hw/cuda.c's result check catches a misread operand.
@@ -46,6 +51,8 @@ typedef struct layout {
     int type;
     uint64_t rows, cols;
     int64_t ld;
+    int batch;                   /* 1 unless batched */
+    int64_t stride;              /* elements between batches */
 } layout;
 
 typedef struct pref { uint64_t workspace; } pref;
@@ -94,11 +101,25 @@ int cublasLtMatrixLayoutCreate(void **l, int type, uint64_t rows, uint64_t cols,
     if (ld < 1 || (uint64_t)ld < rows) return INVALID_VALUE;
     layout *x = malloc(sizeof *x);
     if (!x) return ALLOC_FAILED;
-    *x = (layout){ type, rows, cols, ld };
+    *x = (layout){ type, rows, cols, ld, 1, 0 };
     *l = x;
     return OK;
 }
 int cublasLtMatrixLayoutDestroy(void *l) { free(l); return OK; }
+
+int cublasLtMatrixLayoutSetAttribute(void *l, int attr, const void *buf, size_t size) {
+    layout *x = l;
+    if (!x || !buf) return INVALID_VALUE;
+    if (attr == 5 && size == sizeof(int)) {               /* CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT */
+        memcpy(&x->batch, buf, sizeof(int));
+        return x->batch >= 1 ? OK : INVALID_VALUE;
+    }
+    if (attr == 6 && size == sizeof(int64_t)) {           /* CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET */
+        memcpy(&x->stride, buf, sizeof(int64_t));
+        return OK;
+    }
+    return INVALID_VALUE;        /* an attribute the stand-in does not know */
+}
 
 int cublasLtMatmulPreferenceCreate(void **p) { *p = calloc(1, sizeof(pref)); return *p ? OK : ALLOC_FAILED; }
 int cublasLtMatmulPreferenceDestroy(void *p) { free(p); return OK; }
@@ -117,6 +138,7 @@ static int check(const desc *d, const layout *a, const layout *b, const layout *
     uint64_t kb = d->transb ? b->cols : b->rows;
     *n = d->transb ? b->rows : b->cols;
     if (kb != *k || c->rows != *m || c->cols != *n || dd->rows != *m || dd->cols != *n) return INVALID_VALUE;
+    if (b->batch != a->batch || c->batch != a->batch || dd->batch != a->batch) return INVALID_VALUE;
     if (d->compute != COMPUTE_32F || d->scale_type != R_32F) return NOT_SUPPORTED;
     if (a->type != R_8F_E4M3 || b->type != R_8F_E4M3) return NOT_SUPPORTED;
     if ((c->type != R_16BF && c->type != R_16F) || dd->type != c->type || c->ld != dd->ld) return NOT_SUPPORTED;
@@ -170,16 +192,19 @@ int cublasLtMatmul(void *h, void *dp, const void *alpha, const void *A, void *ad
     int misread = bug && *bug == '1';
     float lut[256];
     for (int v = 0; v < 256; v++) lut[v] = e4m3_to_float((unsigned char)v);
-    for (uint64_t j = 0; j < n; j++)
+    /* Column jj of the batches' D, side by side: batch jj / n, column jj % n. */
+    for (uint64_t jj = 0; jj < n * (uint64_t)la->batch; jj++) {
+        uint64_t g = jj / n, j = jj % n;
+        const unsigned char *ag = a + g * (uint64_t)la->stride, *bg = b + g * (uint64_t)lb->stride;
         for (uint64_t i = 0; i < m; i++) {
             float s = 0;
             for (uint64_t p = 0; p < k; p++) {
                 /* op(A)(i,p) is A(p,i) when transposed; B(p,j) (TN: B not transposed) */
-                float x = lut[a[misread ? i + p * m : d->transa ? p + i * (uint64_t)la->ld : i + p * (uint64_t)la->ld]];
-                float y = lut[b[d->transb ? j + p * (uint64_t)lb->ld : p + j * (uint64_t)lb->ld]];
+                float x = lut[ag[misread ? i + p * m : d->transa ? p + i * (uint64_t)la->ld : i + p * (uint64_t)la->ld]];
+                float y = lut[bg[d->transb ? j + p * (uint64_t)lb->ld : p + j * (uint64_t)lb->ld]];
                 s += x * y;
             }
-            size_t at = (size_t)(i + j * (uint64_t)lc->ld);
+            size_t at = (size_t)(i + j * (uint64_t)lc->ld + g * (uint64_t)lc->stride);
             float v = al * sc * s;
             if (be != 0) {
                 uint16_t c16 = ((const uint16_t *)C)[at];
@@ -187,5 +212,6 @@ int cublasLtMatmul(void *h, void *dp, const void *alpha, const void *A, void *ad
             }
             ((uint16_t *)D)[at] = lc->type == R_16BF ? to_bf16(v) : to_fp16(v);
         }
+    }
     return OK;
 }
