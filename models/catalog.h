@@ -261,6 +261,7 @@ typedef struct engine_spec {
     char context_fmha[16];            /* trtllm | roofline; "" = default (roofline) */
     char mla_decode[16];              /* trtllm | roofline; "" = default (roofline) */
     char moe_comm[16];                /* auto | alltoall | allgather; "" = default (auto) */
+    char attn_dp_limits[16];          /* replica | per-rank; "" = default (replica) */
 } engine_spec;
 
 typedef struct catalog catalog;

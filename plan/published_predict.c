@@ -369,9 +369,10 @@ int published_inference(const pubfile *pf, const csv_record *rec, pubrep_case *c
      * (fp8-act-quant, docs/fp4-serving-path.md) and whose MoE backend is
      * CUTLASS unless set (fused-moe, docs/moe-serving.md), and whose prompts run
      * TensorRT-LLM's context attention (context-fmha, docs/serving.md) and
-     * an MLA model's decode its MLA generation call (mla-decode, docs/moe-serving.md) */
+     * an MLA model's decode its MLA generation call (mla-decode, docs/moe-serving.md);
+     * under attention DP the limits are each rank's (attn-dp-limits, docs/moe-serving.md) */
     xput(&x, " replicas=\"1\" max-batch=\"2048\" token-budget=\"8192\" fp8-act-quant=\"kernel\"\n"
-             "       fused-moe=\"cutlass\" context-fmha=\"trtllm\" mla-decode=\"trtllm\"");
+             "       fused-moe=\"cutlass\" context-fmha=\"trtllm\" mla-decode=\"trtllm\" attn-dp-limits=\"per-rank\"");
     /* attrs: further <inference> attributes (the checkpoint's fp4-recipe, the
      * KV cache's precision), written verbatim as for training rows */
     const char *more = published_col(pf, rec, "attrs");

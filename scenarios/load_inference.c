@@ -26,6 +26,7 @@ static int parse_fp8_act_quant(const char *z) { return !strcmp(z, "fused") ? 0 :
 static int parse_fused_moe(const char *z) { return !strcmp(z, "roofline") ? 0 : !strcmp(z, "cutlass") ? 1 : -1; }
 static int parse_context_fmha(const char *z) { return !strcmp(z, "roofline") ? 0 : !strcmp(z, "trtllm") ? 1 : -1; }
 static int parse_mla_decode(const char *z) { return parse_context_fmha(z); }   /* the same two words */
+static int parse_attn_dp_limits(const char *z) { return !strcmp(z, "replica") ? 0 : !strcmp(z, "per-rank") ? 1 : -1; }
 static int parse_router(const char *z) {
     static const char *k[] = { "round-robin", "least-tokens", "random", "power-of-two", "prefix-aware", "kv-aware",
                                "cache-aware" };
@@ -138,6 +139,7 @@ static sc_inference *new_service(loader *L, const xmlNode *e) {
     strcpy(f->context_fmha, "roofline");
     strcpy(f->mla_decode, "roofline");
     strcpy(f->moe_comm, "auto");
+    strcpy(f->attn_dp_limits, "replica");
     f->block_tokens = 16;
     strcpy(f->router, "least-tokens");
     f->prefixes = 1;
@@ -221,6 +223,8 @@ static void read_service_engine(loader *L, const xmlNode *e, sc_inference *f) {
         FAIL_RETURN(L, e, "engine", "engine %s: mla-decode must be trtllm or roofline", en->name);
     if (en->moe_comm[0] && serve_moe_comm_parse(en->moe_comm) < 0)
         FAIL_RETURN(L, e, "engine", "engine %s: moe-comm must be auto, alltoall or allgather", en->name);
+    if (en->attn_dp_limits[0] && parse_attn_dp_limits(en->attn_dp_limits) < 0)
+        FAIL_RETURN(L, e, "engine", "engine %s: attn-dp-limits must be replica or per-rank", en->name);
     if (en->max_batch > 0) f->max_batch = en->max_batch;
     if (en->token_budget > 0) f->token_budget = en->token_budget;
     if (en->block_size > 0) f->block_tokens = en->block_size;
@@ -233,6 +237,7 @@ static void read_service_engine(loader *L, const xmlNode *e, sc_inference *f) {
     if (en->context_fmha[0]) snprintf(f->context_fmha, sizeof f->context_fmha, "%s", en->context_fmha);
     if (en->mla_decode[0]) snprintf(f->mla_decode, sizeof f->mla_decode, "%s", en->mla_decode);
     if (en->moe_comm[0]) snprintf(f->moe_comm, sizeof f->moe_comm, "%s", en->moe_comm);
+    if (en->attn_dp_limits[0]) snprintf(f->attn_dp_limits, sizeof f->attn_dp_limits, "%s", en->attn_dp_limits);
 }
 
 /* The serving stack: replicas, batching, KV cache, router, queue. */
@@ -258,6 +263,8 @@ static void read_service_stack(loader *L, const xmlNode *e, sc_inference *f) {
     attr_word(&L->x, e, "mla-decode", parse_mla_decode, "trtllm, roofline", NULL, f->mla_decode, sizeof f->mla_decode, 0);
     attr_word(&L->x, e, "moe-comm", serve_moe_comm_parse, "auto, alltoall, allgather", NULL, f->moe_comm,
               sizeof f->moe_comm, 0);
+    attr_word(&L->x, e, "attn-dp-limits", parse_attn_dp_limits, "replica, per-rank", NULL, f->attn_dp_limits,
+              sizeof f->attn_dp_limits, 0);
     attr_int(&L->x, e, "block-size", &f->block_tokens, 0, 1, 1024);
     if (attr_unit(&L->x, e, "kv-memory-fraction", UNIT_NUMBER, &f->kv_memory_fraction, 0, 1) > 0 &&
         f->kv_memory_fraction > 1)

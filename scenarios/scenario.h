@@ -253,6 +253,10 @@ typedef struct sc_inference {
                                         roofline (default; docs/moe-serving.md) */
     char moe_comm[16];               /* auto | alltoall | allgather: the MoE communication of an
                                         attention-DP replica (serve_moe_comm_parse; auto default) */
+    char attn_dp_limits[16];         /* replica (default): max_batch and token_budget bound the whole
+                                        replica | per-rank: they bound each attention-DP rank, so a
+                                        replica with attn_dp groups admits attn_dp times them
+                                        (TensorRT-LLM; docs/moe-serving.md) */
     int block_tokens;                /* KV block size in tokens (16) */
     double kv_memory_fraction;       /* 0 = default 0.9 */
     char engine[CATALOG_NAME_MAX];   /* serving engine profile (models/catalog/engines.xml); "" = the

@@ -278,6 +278,17 @@ static void init_policy(serving *sv, const serve_params *p) {
     sv->budget = c->token_budget > 0 ? c->token_budget : 8192;
     sv->max_batch = c->max_batch > 0 ? c->max_batch : 256;
     sv->rep_gpus = c->ep > c->tp ? c->ep : c->tp;
+    /* attn-dp-limits="per-rank" (TensorRT-LLM): each attention-DP rank runs
+     * a scheduler of its own with these limits, so the replica admits
+     * attn_dp times them; each GPU's activation workspace stays one rank's
+     * budget (serve_model_init_layout divides by attn_dp) and the KV cache
+     * stays the replica's (docs/moe-serving.md "Per-rank budgets under
+     * attention DP") */
+    int attn_dp = sv->rep_gpus / (c->tp > 0 ? c->tp : 1);
+    if (attn_dp > 1 && !strcmp(c->attn_dp_limits, "per-rank")) {
+        sv->budget = (int)fmin((double)sv->budget * attn_dp, INT32_MAX);
+        sv->max_batch = (int)fmin((double)sv->max_batch * attn_dp, INT32_MAX);
+    }
     sv->reserve = strcmp(c->kv_allocation, "on-demand") != 0;
     sv->chunked = c->chunked_prefill;
     sv->prefill_alone = c->prefill_alone && !sv->chunked;

@@ -13,6 +13,12 @@
 # - moe-comm: Qwen3-235B-A22B under attention DP over one HGX H200 (auto is
 #   the all-to-all) and two (auto all-gathers); explicit values override it;
 #   an unknown value fails with exit 2 naming the file and line.
+# - attn-dp-limits: under attention DP (ep > tp) per-rank max-batch bounds
+#   each attention-DP rank, so the replica's mean batch passes it (and stays
+#   within attn_dp times it); replica (the default) holds the whole replica
+#   to it; the trtllm engine is per-rank unless the scenario says replica;
+#   without attention DP (tp = ep) per-rank changes nothing; the KV cache is
+#   not multiplied; an unknown value fails with exit 2 naming file and line.
 # - A published training row may name a catalog preset (model column) and
 #   an ep (tests/moe-published, a made-up row): `validate --published` and
 #   tests/replay-training predict it, the same figure both ways.
@@ -109,6 +115,58 @@ sed 's/ep="8" >/ep="8" moe-comm="ring">/' "$tmp/comm-auto1.xml" >"$tmp/ring.xml"
 expect_status 2 "moe-comm=\"ring\" is refused" "$bin" check "$tmp/ring.xml"
 grep -q 'ring.xml:5: .*moe-comm must be one of: auto,alltoall,allgather' "$tmp/err" &&
   ok "ring: the message names the file, line and the values" || no "ring: $(cat "$tmp/err")"
+
+# ---- per-rank batch limits under attention DP (attn-dp-limits) -----------
+# Qwen3-235B-A22B over one HGX H200, max-batch 16, 400 requests queued at
+# once: the batch is bounded, not timed (docs/moe-serving.md "Per-rank
+# budgets under attention DP").
+lim() {
+  cat >"$tmp/lim-$1.xml" <<XML
+<?xml version="1.0"?>
+<scenario name="lim" seed="1">
+  <cluster><nodes type="hgx-h200" count="1"/></cluster>
+  <workload>
+    <inference name="q" model="qwen3-235b-a22b" precision="fp8" gpu="H200-SXM-141GB" $2 max-batch="16" $3>
+      <arrivals process="offline" count="400"/>
+      <requests input-tokens="1024" output-tokens="256"/>
+    </inference>
+  </workload>
+</scenario>
+XML
+  "$bin" run "$tmp/lim-$1.xml" --no-db --json "$tmp/lim-$1.json" >/dev/null 2>"$tmp/err" ||
+    no "attn-dp-limits $1 did not run: $(cat "$tmp/err")"
+  tr -d ' \n' <"$tmp/lim-$1.json" | sed 's/.*"kv_capacity_tokens":\([^,}]*\).*"batch_mean":\([^,}]*\).*/\1 \2/'
+}
+read -r kr br <<EOF2
+$(lim rep 'tp="1" ep="8"' '')
+EOF2
+read -r kp bp <<EOF2
+$(lim pr 'tp="1" ep="8"' 'attn-dp-limits="per-rank"')
+EOF2
+read -r kt bt <<EOF2
+$(lim trt 'tp="1" ep="8"' 'engine="trtllm"')
+EOF2
+read -r ktr btr <<EOF2
+$(lim trtrep 'tp="1" ep="8"' 'engine="trtllm" attn-dp-limits="replica"')
+EOF2
+read -r kn bn <<EOF2
+$(lim tp8 'tp="8" ep="8"' 'attn-dp-limits="per-rank"')
+EOF2
+echo "     attn-dp-limits, max-batch 16 over 8 attention-DP ranks: mean batch replica $br, per-rank $bp, trtllm $bt, trtllm+replica $btr; tp=ep=8 per-rank $bn; KV tokens replica $kr, per-rank $kp"
+awk -v b="$br" 'BEGIN { exit !(b > 0 && b <= 16) }' && ok "replica (default): the replica's batch stays within max-batch" ||
+  no "replica: mean batch $br with max-batch 16"
+awk -v b="$bp" 'BEGIN { exit !(b > 16 && b <= 128) }' && ok "per-rank: the batch passes max-batch, within 8 ranks of it" ||
+  no "per-rank: mean batch $bp with max-batch 16 per rank over 8 ranks"
+awk -v b="$bt" -v c="$btr" 'BEGIN { exit !(b > 16 && c > 0 && c <= 16) }' &&
+  ok "engine trtllm is per-rank; attn-dp-limits=replica overrides it" || no "trtllm: mean batch $bt, with replica $btr"
+awk -v b="$bn" 'BEGIN { exit !(b > 0 && b <= 16) }' && ok "without attention DP (tp = ep) per-rank changes nothing" ||
+  no "tp=ep=8 per-rank: mean batch $bn"
+awk -v r="$kr" -v p="$kp" 'BEGIN { exit !(p > 0 && p <= r) }' &&
+  ok "per-rank does not multiply the KV cache ($kp <= $kr tokens)" || no "KV tokens per-rank $kp, replica $kr"
+sed 's/max-batch="16"/max-batch="16" attn-dp-limits="per-gpu"/' "$tmp/lim-rep.xml" >"$tmp/limbad.xml"
+expect_status 2 "attn-dp-limits=\"per-gpu\" is refused" "$bin" check "$tmp/limbad.xml"
+grep -q 'limbad.xml:5: .*attn-dp-limits must be one of: replica,per-rank' "$tmp/err" &&
+  ok "per-gpu: the message names the file, line and the values" || no "per-gpu: $(cat "$tmp/err")"
 
 # ---- published rows naming a model preset and an ep ---------------------
 expect_status 0 "validate --published reads a row with model and ep columns" \
