@@ -139,8 +139,8 @@ int host_predict(const host_profile *h, const mb_case *c, mb_prediction *p, char
             snprintf(why, whylen, "no %s GEMM on the host (CBLAS runs fp32 and fp64)", precision_name(c->precision));
             return -1;
         }
-        double flops = 2.0 * c->m * c->n * c->k;
-        r.time_s = h->gemm_latency_s[c->precision] + flops / rate;
+        double flops = mb_gemm_flops(c);   /* a grouped case: one CBLAS call per group */
+        r.time_s = mb_groups(c) * h->gemm_latency_s[c->precision] + flops / rate;
         r.tflops = flops / r.time_s / 1e12;
         r.detail = "host CBLAS";
         break;

@@ -9,7 +9,8 @@
 #   grouped cases, the JSON and the database carry `groups`, and the result
 #   check looks past the first group: a batch stride bug (every group
 #   computing with group 0's weights) fails the case;
-# - --backend cpu says a grouped GEMM needs cuda; groups="0" is exit 2;
+# - --backend cpu says a grouped GEMM needs cuda (the host model prices it as
+#   one CBLAS call per group); groups="0" is exit 2;
 # - calibrate does not fit grouped cases: the H200 fixture of 2026-11-25 with
 #   the grouped measurements of 2026-11-26 beside it gives the same GEMM fit;
 # - the twin's uncalibrated H200 predicts the 59 grouped and single expert
@@ -86,6 +87,8 @@ python3 - "$tmp/c.json" <<'PY' && ok "cpu: a grouped GEMM is measured by --backe
 import json, sys
 g = json.load(open(sys.argv[1]))["microbenchmarks"]
 assert g[2]["measured_s"] is None and "grouped GEMM (3 GEMMs in one batched call" in g[2]["note"], g[2]
+# the host model still prices it: three CBLAS calls' FLOPs
+assert abs(g[2]["predicted_tflops"] / (2 * 16 * 16 * 32 * 3 / g[2]["predicted_s"] / 1e12) - 1) < 1e-9, g[2]
 PY
 
 sed -e 's/groups="5"/groups="0"/' "$tmp/g.xml" >"$tmp/zero.xml"
