@@ -369,7 +369,9 @@ static int measure_fp8(hw_backend *b, cuda_impl *x, const mb_case *c, mb_measure
     }
     hw_timer tm = { ev_start, ev_stop, x };
     if (hw_time(b, fp8_once, &g, &tm, m) < 0) {
-        snprintf(why, whylen, "cublasLtMatmul (fp8 %dx%dx%d x %d) failed", c->m, c->n, c->k, groups);
+        char grp[32] = "";
+        if (groups > 1) snprintf(grp, sizeof grp, ", %d groups", groups);
+        snprintf(why, whylen, "cublasLtMatmul (fp8 %dx%dx%d%s) failed", c->m, c->n, c->k, grp);
         goto out;
     }
     if (gemm_check(L, &gs, g.d, why, whylen) < 0) goto out;
