@@ -67,6 +67,7 @@ void serve_params_default(serve_params *p) {
     p->host_sync = 0;
     p->act_quant_fp8 = 0;
     p->n_graph_sizes = 0;
+    p->graph_rank_limit = 0;
     p->cutlass_moe = 0;
     p->trtllm_fmha = 0;
     p->trtllm_mla = 0;
@@ -102,9 +103,8 @@ int serve_graph_sizes_parse(const char *z, serve_params *p, char *why, size_t wh
         }
         for (long v = a; v <= b; v += st) {
             if (n == SERVE_GRAPH_SIZES_MAX || v > 1000000 || (n > 0 && v <= p->graph_sizes[n - 1])) {
-                snprintf(why, whylen, n == SERVE_GRAPH_SIZES_MAX ? "more than %d sizes"
-                                                                 : "sizes must ascend, at most 1000000 (%d)",
-                         SERVE_GRAPH_SIZES_MAX);
+                if (n == SERVE_GRAPH_SIZES_MAX) snprintf(why, whylen, "more than %d sizes", SERVE_GRAPH_SIZES_MAX);
+                else snprintf(why, whylen, "sizes must ascend and be at most 1000000");
                 return -1;
             }
             p->graph_sizes[n++] = (int)v;
@@ -114,6 +114,17 @@ int serve_graph_sizes_parse(const char *z, serve_params *p, char *why, size_t wh
     }
     p->n_graph_sizes = n;
     return 0;
+}
+
+double serve_graph_rows(const serve_model *sm, double seqs) {
+    const serve_params *p = &sm->p;
+    if (p->n_graph_sizes == 0 || !(seqs > 0)) return seqs;
+    double dp = sm->attn_dp > 1 ? sm->attn_dp : 1;
+    double rank = ceil(seqs / dp);
+    double g = serve_graph_batch(p, rank);
+    if (rank > p->graph_sizes[p->n_graph_sizes - 1] || (p->graph_rank_limit > 0 && g > p->graph_rank_limit))
+        return seqs;
+    return g * dp;
 }
 
 double serve_graph_batch(const serve_params *p, double n) {
@@ -806,7 +817,7 @@ double serve_iter_s(const serve_model *sm, const serve_batch *b, serve_breakdown
     memset(&z, 0, sizeof z);
     double t = 0, rows = b->decode_seqs + b->prefill_done;
     if (b->prefill_tokens <= 0 && b->decode_seqs > 0)       /* a decode-only batch replays a graph */
-        tokens = rows = serve_graph_batch(&sm->p, b->decode_seqs);
+        tokens = rows = serve_graph_rows(sm, b->decode_seqs);
     if (tokens > 0) {
         t = serve_tokens_s(sm, tokens, rows, &z) +
             serve_context_local_s(sm, b->prefill_pairs, b->prefill_tiles, b->decode_ctx, b->decode_seqs,

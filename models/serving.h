@@ -118,6 +118,10 @@ typedef struct serve_params {
                                     "MoE communication under attention DP") */
     int n_graph_sizes;           /* captured CUDA-graph batch sizes, ascending (0: none) */
     int graph_sizes[SERVE_GRAPH_SIZES_MAX];
+    int graph_rank_limit;        /* one rank's batch limit: padding never takes a rank's batch
+                                    above it, the engine runs that batch uncaptured at its own
+                                    size (TensorRT-LLM's CUDAGraphRunner._get_padded_batch);
+                                    0: no limit */
 } serve_params;
 
 void serve_params_default(serve_params *p);
@@ -148,6 +152,7 @@ int serve_moe_comm_parse(const char *z);
 /* The batch a decode-only iteration of n sequences runs as: the smallest
  * captured size at least n, or n above the largest (or without graphs). */
 double serve_graph_batch(const serve_params *p, double n);
+
 
 /* Name, default and source of each serve_params figure, for the README and
  * for tests that hold the defaults to their sources. NULL-terminated. */
@@ -378,6 +383,17 @@ double serve_moe_layer_s(const serve_model *sm, double tokens);
 /* Distinct experts of E that B tokens routed top-k touch, in expectation
  * under uniform routing: E·(1 - (1 - k/E)^B), at least 1. */
 double serve_experts_touched(double E, double k, double B);
+
+/* Rows a decode-only iteration of `seqs` sequences runs through its linear
+ * layers when the engine replays captured graphs. Every attention-DP rank
+ * replays the same graph: the largest rank's batch, ceil(seqs / attn_dp)
+ * under the even spread the step model assumes, padded to the next captured
+ * size, so the replica runs attn_dp times that size (TensorRT-LLM gathers
+ * each rank's batch size and pads all of them to the padded maximum;
+ * CUDAGraphRunner._get_padded_batch). A rank batch above the largest
+ * captured size, or one whose padded size passes p.graph_rank_limit, runs
+ * uncaptured at its own size: seqs. Without graphs: seqs. */
+double serve_graph_rows(const serve_model *sm, double seqs);
 
 /* Host time of an iteration of `seqs` sequences: host_step_s plus
  * host_s_per_seq per sequence of one attention-DP group (each group's rank

@@ -238,6 +238,19 @@ static void read_service_engine(loader *L, const xmlNode *e, sc_inference *f) {
     if (en->mla_decode[0]) snprintf(f->mla_decode, sizeof f->mla_decode, "%s", en->mla_decode);
     if (en->moe_comm[0]) snprintf(f->moe_comm, sizeof f->moe_comm, "%s", en->moe_comm);
     if (en->attn_dp_limits[0]) snprintf(f->attn_dp_limits, sizeof f->attn_dp_limits, "%s", en->attn_dp_limits);
+    snprintf(f->cuda_graph_sizes, sizeof f->cuda_graph_sizes, "%s", en->cuda_graph_sizes);
+}
+
+/* cuda-graph-sizes="1,2,4,8-248/8" (or "none"): the captured decode batch
+ * sizes in place of the engine's, checked as the engine's are. */
+static void read_graph_sizes(loader *L, const xmlNode *e, sc_inference *f) {
+    char z[sizeof f->cuda_graph_sizes], why[256];
+    serve_params p;
+    if (attr_str(&L->x, e, "cuda-graph-sizes", z, sizeof z, 0) <= 0) return;
+    if (!strcmp(z, "none")) z[0] = 0;
+    if (serve_graph_sizes_parse(z, &p, why, sizeof why) < 0)
+        FAIL_RETURN(L, e, "cuda-graph-sizes", "%s, or none", why);
+    snprintf(f->cuda_graph_sizes, sizeof f->cuda_graph_sizes, "%s", z);
 }
 
 /* The serving stack: replicas, batching, KV cache, router, queue. */
@@ -265,6 +278,7 @@ static void read_service_stack(loader *L, const xmlNode *e, sc_inference *f) {
               sizeof f->moe_comm, 0);
     attr_word(&L->x, e, "attn-dp-limits", parse_attn_dp_limits, "replica, per-rank", NULL, f->attn_dp_limits,
               sizeof f->attn_dp_limits, 0);
+    read_graph_sizes(L, e, f);
     attr_int(&L->x, e, "block-size", &f->block_tokens, 0, 1, 1024);
     if (attr_unit(&L->x, e, "kv-memory-fraction", UNIT_NUMBER, &f->kv_memory_fraction, 0, 1) > 0 &&
         f->kv_memory_fraction > 1)

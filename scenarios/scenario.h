@@ -257,6 +257,9 @@ typedef struct sc_inference {
                                         replica | per-rank: they bound each attention-DP rank, so a
                                         replica with attn_dp groups admits attn_dp times them
                                         (TensorRT-LLM; docs/moe-serving.md) */
+    char cuda_graph_sizes[160];      /* the decode batch sizes captured as CUDA graphs, "1,2,4,8-248/8"
+                                        (serve_graph_sizes_parse): the engine's, or the attribute's;
+                                        "" none (docs/serving-engines.md) */
     int block_tokens;                /* KV block size in tokens (16) */
     double kv_memory_fraction;       /* 0 = default 0.9 */
     char engine[CATALOG_NAME_MAX];   /* serving engine profile (models/catalog/engines.xml); "" = the

@@ -271,7 +271,7 @@ static int size_kv_caches(serving *sv, char *err, size_t errlen) {
 
 /* The scheduler's settings: batch limits, KV allocation and preemption,
  * batching and routing. */
-static void init_policy(serving *sv, const serve_params *p) {
+static void init_policy(serving *sv, serve_params *p) {
     const sc_inference *c = sv->cfg;
     sv->block = p->block_tokens;
     sv->kv_frac = p->kv_memory_fraction;
@@ -289,6 +289,8 @@ static void init_policy(serving *sv, const serve_params *p) {
         sv->budget = (int)fmin((double)sv->budget * attn_dp, INT32_MAX);
         sv->max_batch = (int)fmin((double)sv->max_batch * attn_dp, INT32_MAX);
     }
+    /* a CUDA graph is padded no further than one rank's batch limit */
+    p->graph_rank_limit = sv->max_batch / (attn_dp > 1 ? attn_dp : 1);
     sv->reserve = strcmp(c->kv_allocation, "on-demand") != 0;
     sv->chunked = c->chunked_prefill;
     sv->prefill_alone = c->prefill_alone && !sv->chunked;
@@ -377,18 +379,19 @@ static int start_replicas(serving *sv, int initial, char *err, size_t errlen) {
     return 0;
 }
 
-/* The engine's host figures and CUDA graphs (models/catalog/engines.xml;
- * the loader has checked them): none named, the ideal engine's defaults. */
+/* The engine's host figures (models/catalog/engines.xml; the loader has
+ * checked them): none named, the ideal engine's defaults. The captured CUDA
+ * graphs are the service's: the engine's list or the scenario's. */
 static void engine_params(const scenario *s, const sc_inference *c, serve_params *p) {
     const engine_spec *en = c->engine[0] ? catalog_engine(s->cat, c->engine) : NULL;
     char why[256];
+    if (serve_graph_sizes_parse(c->cuda_graph_sizes, p, why, sizeof why) < 0) p->n_graph_sizes = 0;
     if (!en) return;
     p->host_step_s = en->host_step_s;
     p->host_sync = !strcmp(en->scheduler, "sync");
     if (en->host_s_per_seq > 0) p->host_s_per_seq = en->host_s_per_seq;
     if (en->gemm_efficiency > 0) p->engine_gemm_eff = en->gemm_efficiency;
     if (en->kv_read_efficiency > 0) p->engine_kv_eff = en->kv_read_efficiency;
-    if (serve_graph_sizes_parse(en->cuda_graph_sizes, p, why, sizeof why) < 0) p->n_graph_sizes = 0;
 }
 
 /* A decode pool draws no arrivals (its requests come from the prefill

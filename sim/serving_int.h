@@ -395,7 +395,7 @@ static inline double min_kv(const serving *sv) { return MIN_KV_SHARE * sv->kv_fr
 /* serve_tokens_s of model m for (tokens >= 1, rows), remembered. */
 double sv_tokens_s(serving *sv, int m, int64_t tokens, int64_t rows);
 /* The tokens (and rows) a decode-only iteration of n >= 1 sequences of
- * model m runs: serve_graph_batch, remembered. */
+ * model m runs: serve_graph_rows (per attention-DP rank), remembered. */
 int64_t sv_graph_batch(serving *sv, int m, int64_t n);
 void sv_memo_free(serving *sv);
 

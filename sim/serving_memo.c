@@ -73,7 +73,7 @@ double sv_tokens_s(serving *sv, int m, int64_t tokens, int64_t rows) {
 int64_t sv_graph_batch(serving *sv, int m, int64_t n) {
     memo *c = &sv->memo[m];
     if ((uint64_t)n < c->cap_graph && c->graph[n] > 0) return c->graph[n];
-    int64_t g = (int64_t)serve_graph_batch(&sv->models[m].p, (double)n);
+    int64_t g = (int64_t)serve_graph_rows(&sv->models[m], (double)n);
     if (g > 0 && g <= INT32_MAX && memo_room((void **)&c->graph, &c->cap_graph, sizeof *c->graph, n) == 0)
         c->graph[n] = (int32_t)g;                  /* new entries are -1 (memo_room's 0xFF bytes): empty */
     return g;

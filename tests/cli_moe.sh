@@ -19,6 +19,12 @@
 #   to it; the trtllm engine is per-rank unless the scenario says replica;
 #   without attention DP (tp = ep) per-rank changes nothing; the KV cache is
 #   not multiplied; an unknown value fails with exit 2 naming file and line.
+# - cuda-graph-sizes: a decode step under attention DP replays the largest
+#   rank's batch padded to the next captured size on every rank, so a run
+#   with graphs takes longer per output token than one without; padding
+#   that would pass a rank's max-batch is not done (the run equals the one
+#   without graphs); "none" drops an engine's list; sizes that do not
+#   ascend fail with exit 2 naming the file and line.
 # - A published training row may name a catalog preset (model column) and
 #   an ep (tests/moe-published, a made-up row): `validate --published` and
 #   tests/replay-training predict it, the same figure both ways.
@@ -167,6 +173,46 @@ sed 's/max-batch="16"/max-batch="16" attn-dp-limits="per-gpu"/' "$tmp/lim-rep.xm
 expect_status 2 "attn-dp-limits=\"per-gpu\" is refused" "$bin" check "$tmp/limbad.xml"
 grep -q 'limbad.xml:5: .*attn-dp-limits must be one of: replica,per-rank' "$tmp/err" &&
   ok "per-gpu: the message names the file, line and the values" || no "per-gpu: $(cat "$tmp/err")"
+
+# ---- CUDA-graph padding under attention DP (cuda-graph-sizes) ------------
+# 100 requests over 8 attention-DP ranks: 13 on the largest rank, padded to
+# 32 when 32 is captured and within the rank's max-batch (docs/serving-
+# engines.md "CUDA graphs under attention DP"). Simulated time, not timed.
+gr() {
+  cat >"$tmp/gr-$1.xml" <<XML
+<?xml version="1.0"?>
+<scenario name="gr" seed="1">
+  <cluster><nodes type="hgx-h200" count="1"/></cluster>
+  <workload>
+    <inference name="q" model="qwen3-235b-a22b" precision="fp8" gpu="H200-SXM-141GB" tp="1" ep="8"
+               attn-dp-limits="per-rank" $2>
+      <arrivals process="offline" count="100"/>
+      <requests input-tokens="512" output-tokens="256"/>
+    </inference>
+  </workload>
+</scenario>
+XML
+  "$bin" run "$tmp/gr-$1.xml" --no-db --json "$tmp/gr-$1.json" >/dev/null 2>"$tmp/err" ||
+    no "cuda-graph-sizes $1 did not run: $(cat "$tmp/err")"
+  tr -d ' \n' <"$tmp/gr-$1.json" | sed 's/.*"tpot_mean_s":\([^,}]*\).*/\1/'
+}
+g_none=$(gr none 'max-batch="32"')
+g_pad=$(gr pad 'max-batch="32" cuda-graph-sizes="1,2,4,8,32"')
+g_lim=$(gr lim 'max-batch="20" cuda-graph-sizes="1,2,4,8,32"')
+g_limn=$(gr limn 'max-batch="20"')
+g_eng=$(gr eng 'max-batch="32" engine="sglang"')
+g_engn=$(gr engn 'max-batch="32" engine="sglang" cuda-graph-sizes="none"')
+echo "     TPOT (s): no graphs $g_none, padded to 32 $g_pad; max-batch 20: $g_lim, without graphs $g_limn; sglang $g_eng, none $g_engn"
+awk -v a="$g_none" -v b="$g_pad" 'BEGIN { exit !(a > 0 && b > a) }' &&
+  ok "13 sequences a rank padded to 32: a longer TPOT than without graphs" || no "padding: $g_pad vs $g_none"
+[ -n "$g_lim" ] && [ "$g_lim" = "$g_limn" ] &&
+  ok "padding past a rank's max-batch is not done: the same run as without graphs" || no "limit: $g_lim vs $g_limn"
+[ -n "$g_engn" ] && [ -n "$g_eng" ] && [ "$g_engn" != "$g_eng" ] &&
+  ok "cuda-graph-sizes=\"none\" drops the engine's list" || no "none: $g_engn, the engine's: $g_eng"
+sed 's/cuda-graph-sizes="1,2,4,8,32"/cuda-graph-sizes="8,4"/' "$tmp/gr-pad.xml" >"$tmp/grbad.xml"
+expect_status 2 "cuda-graph-sizes=\"8,4\" is refused" "$bin" check "$tmp/grbad.xml"
+grep -q 'grbad.xml:5: .*cuda-graph-sizes.*ascend' "$tmp/err" &&
+  ok "8,4: the message names the file, line and what was expected" || no "8,4: $(cat "$tmp/err")"
 
 # ---- published rows naming a model preset and an ep ---------------------
 expect_status 0 "validate --published reads a row with model and ep columns" \

@@ -507,6 +507,38 @@ static void test_host_attention_dp(void **state) {
     assert_true(serve_host_s(&dep, 0) == 0);
 }
 
+/* CUDA-graph padding under attention DP (serve_graph_rows): every rank
+ * replays the largest rank's batch padded to the next captured size, so the
+ * replica runs attn_dp times it; a rank batch above the largest captured
+ * size, or one whose padded size passes the rank's batch limit, runs at its
+ * own size (TensorRT-LLM CUDAGraphRunner._get_padded_batch). */
+static void test_graph_rows_attention_dp(void **state) {
+    (void)state;
+    char why[256];
+    const llm_spec *m = catalog_llm(cat, "qwen3-235b-a22b");
+    serve_model dep = layout_on(m, "dgx-b200", 1, 4, PREC_FP4);
+    serve_model tp4 = layout_on(m, "dgx-b200", 4, 4, PREC_FP4);
+    assert_true(serve_graph_rows(&dep, 1000) == 1000);                      /* no graphs */
+    assert_int_equal(serve_graph_sizes_parse("1,2,4,8,16,32,64,128,256,384,512,1024", &dep.p, why, sizeof why), 0);
+    tp4.p = dep.p;
+    assert_true(serve_graph_rows(&dep, 1000) == 4 * 256);                   /* 250 a rank -> 256 */
+    assert_true(serve_graph_rows(&dep, 1025) == 4 * 384);                   /* the largest rank has 257 */
+    assert_true(serve_graph_rows(&dep, 1024) == 1024);                      /* 256 a rank: captured */
+    assert_true(serve_graph_rows(&tp4, 1000) == 1024);                      /* one rank of 1000 */
+    assert_true(serve_graph_rows(&dep, 5000) == 5000);                      /* 1250 a rank: above 1024 */
+    dep.p.graph_rank_limit = 300;
+    assert_true(serve_graph_rows(&dep, 1025) == 1025);                      /* 384 > 300: not padded */
+    assert_true(serve_graph_rows(&dep, 1000) == 4 * 256);                   /* 256 <= 300 */
+    /* a decode-only step pays the padded rows in its linear layers */
+    dep.p.graph_rank_limit = 0;
+    serve_batch b = { 0 };
+    b.decode_seqs = 1025;
+    b.decode_ctx = 1025 * 1100.0;
+    double padded = serve_iter_s(&dep, &b, NULL);
+    dep.p.n_graph_sizes = 0;
+    assert_true(padded > serve_iter_s(&dep, &b, NULL));
+}
+
 /* Expected distinct experts under uniform top-k routing: k for one token,
  * all E for a large batch, E(1-(1-k/E)^B) between (a one-token step reads k
  * experts, a large batch reads them all). */
@@ -852,6 +884,7 @@ int main(void) {
         cmocka_unit_test(test_bf16_small_m_gemm),
         cmocka_unit_test(test_windows_in_decode),
         cmocka_unit_test(test_engines),
+        cmocka_unit_test(test_graph_rows_attention_dp),
         cmocka_unit_test(test_trtllm_engine_sync),
         cmocka_unit_test(test_distserve_step_profile),
     };
