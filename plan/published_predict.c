@@ -370,9 +370,13 @@ int published_inference(const pubfile *pf, const csv_record *rec, pubrep_case *c
      * CUTLASS unless set (fused-moe, docs/moe-serving.md), and whose prompts run
      * TensorRT-LLM's context attention (context-fmha, docs/serving.md) and
      * an MLA model's decode its MLA generation call (mla-decode, docs/moe-serving.md);
-     * under attention DP the limits are each rank's (attn-dp-limits, docs/moe-serving.md) */
+     * under attention DP the limits are each rank's (attn-dp-limits, docs/moe-serving.md);
+     * decode steps replay the CUDA graphs the page's llm_options capture, with padding
+     * (cuda_graph_config, every model of perf-overview.md at 00f37686 and 03e27c7d;
+     * docs/serving-engines.md "CUDA graphs under attention DP") */
     xput(&x, " replicas=\"1\" max-batch=\"2048\" token-budget=\"8192\" fp8-act-quant=\"kernel\"\n"
-             "       fused-moe=\"cutlass\" context-fmha=\"trtllm\" mla-decode=\"trtllm\" attn-dp-limits=\"per-rank\"");
+             "       fused-moe=\"cutlass\" context-fmha=\"trtllm\" mla-decode=\"trtllm\" attn-dp-limits=\"per-rank\"\n"
+             "       cuda-graph-sizes=\"1,2,4,8,16,32,64,128,256,384,512,1024,2048,4096,8192\"");
     /* attrs: further <inference> attributes (the checkpoint's fp4-recipe, the
      * KV cache's precision), written verbatim as for training rows */
     const char *more = published_col(pf, rec, "attrs");
