@@ -126,21 +126,28 @@ grep -q 'ring.xml:5: .*moe-comm must be one of: auto,alltoall,allgather' "$tmp/e
 # Qwen3-235B-A22B over one HGX H200, max-batch 16, 400 requests queued at
 # once: the batch is bounded, not timed (docs/moe-serving.md "Per-rank
 # budgets under attention DP").
-lim() {
-  cat >"$tmp/lim-$1.xml" <<XML
+# q256 NAME ATTRS COUNT IN: Qwen3-235B-A22B FP8 on one HGX H200 with the
+# <inference> attributes ATTRS, COUNT requests of IN input and 256 output
+# tokens queued at once; runs it into $tmp/NAME.json (a failure is a check
+# failed).
+q256() {
+  cat >"$tmp/$1.xml" <<XML
 <?xml version="1.0"?>
-<scenario name="lim" seed="1">
+<scenario name="q256" seed="1">
   <cluster><nodes type="hgx-h200" count="1"/></cluster>
   <workload>
-    <inference name="q" model="qwen3-235b-a22b" precision="fp8" gpu="H200-SXM-141GB" $2 max-batch="16" $3>
-      <arrivals process="offline" count="400"/>
-      <requests input-tokens="1024" output-tokens="256"/>
+    <inference name="q" model="qwen3-235b-a22b" precision="fp8" gpu="H200-SXM-141GB" $2>
+      <arrivals process="offline" count="$3"/>
+      <requests input-tokens="$4" output-tokens="256"/>
     </inference>
   </workload>
 </scenario>
 XML
-  "$bin" run "$tmp/lim-$1.xml" --no-db --json "$tmp/lim-$1.json" >/dev/null 2>"$tmp/err" ||
-    no "attn-dp-limits $1 did not run: $(cat "$tmp/err")"
+  "$bin" run "$tmp/$1.xml" --no-db --json "$tmp/$1.json" >/dev/null 2>"$tmp/err" ||
+    no "$1 did not run: $(cat "$tmp/err")"
+}
+lim() {
+  q256 "lim-$1" "$2 max-batch=\"16\" $3" 400 1024
   tr -d ' \n' <"$tmp/lim-$1.json" | sed 's/.*"kv_capacity_tokens":\([^,}]*\).*"batch_mean":\([^,}]*\).*/\1 \2/'
 }
 read -r kr br <<EOF2
@@ -179,21 +186,7 @@ grep -q 'limbad.xml:5: .*attn-dp-limits must be one of: replica,per-rank' "$tmp/
 # 32 when 32 is captured and within the rank's max-batch (docs/serving-
 # engines.md "CUDA graphs under attention DP"). Simulated time, not timed.
 gr() {
-  cat >"$tmp/gr-$1.xml" <<XML
-<?xml version="1.0"?>
-<scenario name="gr" seed="1">
-  <cluster><nodes type="hgx-h200" count="1"/></cluster>
-  <workload>
-    <inference name="q" model="qwen3-235b-a22b" precision="fp8" gpu="H200-SXM-141GB" tp="1" ep="8"
-               attn-dp-limits="per-rank" $2>
-      <arrivals process="offline" count="100"/>
-      <requests input-tokens="512" output-tokens="256"/>
-    </inference>
-  </workload>
-</scenario>
-XML
-  "$bin" run "$tmp/gr-$1.xml" --no-db --json "$tmp/gr-$1.json" >/dev/null 2>"$tmp/err" ||
-    no "cuda-graph-sizes $1 did not run: $(cat "$tmp/err")"
+  q256 "gr-$1" "tp=\"1\" ep=\"8\" attn-dp-limits=\"per-rank\" $2" 100 512
   tr -d ' \n' <"$tmp/gr-$1.json" | sed 's/.*"tpot_mean_s":\([^,}]*\).*/\1/'
 }
 g_none=$(gr none 'max-batch="32"')
