@@ -153,7 +153,6 @@ int serve_moe_comm_parse(const char *z);
  * captured size at least n, or n above the largest (or without graphs). */
 double serve_graph_batch(const serve_params *p, double n);
 
-
 /* Name, default and source of each serve_params figure, for the README and
  * for tests that hold the defaults to their sources. NULL-terminated. */
 typedef struct serve_param_doc { const char *name; double def; const char *source; } serve_param_doc;
