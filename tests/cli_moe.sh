@@ -89,25 +89,34 @@ bad overlap 'ep="8" moe-overlap="sometimes"' "overlap.xml:3: .*moe-overlap"
 bad fp4recipe 'ep="8" fp4-recipe="nvfp4"' "fp4recipe.xml:3: .*needs precision=\"fp4\""
 bad dualpipe 'ep="8" pipeline-schedule="dualpipe"' "dualpipe.xml:3: .*even pp"
 
+# q256 NAME ATTRS COUNT IN [NODES]: Qwen3-235B-A22B FP8 on NODES HGX H200
+# nodes (1) with the <inference> attributes ATTRS, COUNT requests of IN
+# input and 256 output tokens queued at once; runs it into $tmp/NAME.json
+# (a failure is a check failed).
+q256() {
+  cat >"$tmp/$1.xml" <<XML
+<?xml version="1.0"?>
+<scenario name="q256" seed="1">
+  <cluster><nodes type="hgx-h200" count="${5:-1}"/></cluster>
+  <workload>
+    <inference name="q" model="qwen3-235b-a22b" precision="fp8" gpu="H200-SXM-141GB" $2>
+      <arrivals process="offline" count="$3"/>
+      <requests input-tokens="$4" output-tokens="256"/>
+    </inference>
+  </workload>
+</scenario>
+XML
+  "$bin" run "$tmp/$1.xml" --no-db --json "$tmp/$1.json" >/dev/null 2>"$tmp/err" ||
+    no "$1 did not run: $(cat "$tmp/err")"
+}
+
 # ---- MoE communication under attention DP (moe-comm) -------------------
 # Qwen3-235B-A22B, attention DP over the GPUs of one HGX H200 (ep 8) and of
 # two (ep 16): auto keeps the all-to-all inside the NVLink domain and
 # all-gathers across nodes; an explicit value overrides it
 # (docs/moe-serving.md "MoE communication under attention DP").
 comm() {
-  cat >"$tmp/comm-$1.xml" <<XML
-<?xml version="1.0"?>
-<scenario name="comm" seed="1">
-  <cluster><nodes type="hgx-h200" count="$2"/></cluster>
-  <workload>
-    <inference name="q" model="qwen3-235b-a22b" precision="fp8" gpu="H200-SXM-141GB" tp="1" ep="$3" $4>
-      <arrivals process="offline" count="400"/>
-      <requests input-tokens="1024" output-tokens="256"/>
-    </inference>
-  </workload>
-</scenario>
-XML
-  "$bin" run "$tmp/comm-$1.xml" --no-db --json "$tmp/comm-$1.json" >/dev/null 2>"$tmp/err" || no "moe-comm $1 did not run: $(cat "$tmp/err")"
+  q256 "comm-$1" "tp=\"1\" ep=\"$3\" $4" 400 1024 "$2"
   tr -d ' \n' <"$tmp/comm-$1.json" | sed 's/.*"output_tokens_per_s"://; s/[,}].*//'
 }
 a=$(comm auto1 1 8 "") t=$(comm a2a1 1 8 'moe-comm="alltoall"') g=$(comm ag1 1 8 'moe-comm="allgather"')
@@ -126,26 +135,6 @@ grep -q 'ring.xml:5: .*moe-comm must be one of: auto,alltoall,allgather' "$tmp/e
 # Qwen3-235B-A22B over one HGX H200, max-batch 16, 400 requests queued at
 # once: the batch is bounded, not timed (docs/moe-serving.md "Per-rank
 # budgets under attention DP").
-# q256 NAME ATTRS COUNT IN: Qwen3-235B-A22B FP8 on one HGX H200 with the
-# <inference> attributes ATTRS, COUNT requests of IN input and 256 output
-# tokens queued at once; runs it into $tmp/NAME.json (a failure is a check
-# failed).
-q256() {
-  cat >"$tmp/$1.xml" <<XML
-<?xml version="1.0"?>
-<scenario name="q256" seed="1">
-  <cluster><nodes type="hgx-h200" count="1"/></cluster>
-  <workload>
-    <inference name="q" model="qwen3-235b-a22b" precision="fp8" gpu="H200-SXM-141GB" $2>
-      <arrivals process="offline" count="$3"/>
-      <requests input-tokens="$4" output-tokens="256"/>
-    </inference>
-  </workload>
-</scenario>
-XML
-  "$bin" run "$tmp/$1.xml" --no-db --json "$tmp/$1.json" >/dev/null 2>"$tmp/err" ||
-    no "$1 did not run: $(cat "$tmp/err")"
-}
 lim() {
   q256 "lim-$1" "$2 max-batch=\"16\" $3" 400 1024
   tr -d ' \n' <"$tmp/lim-$1.json" | sed 's/.*"kv_capacity_tokens":\([^,}]*\).*"batch_mean":\([^,}]*\).*/\1 \2/'
