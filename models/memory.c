@@ -378,7 +378,7 @@ void mem_explain(const llm_spec *m, const train_plan *p, int v, const gpu_spec *
         if (total_of(m, &t, tv, g, q) <= g->hbm_bytes)
             snprintf(tries[n++], sizeof tries[0], "%s", z);
     }
-    int w = snprintf(why, len, "needs %.1f GB per GPU, %s has %.0f GB", mb->total_bytes / 1e9,
+    int w = snprintf(why, len, "needs %.1f GB per GPU, %s has %.1f GB", mb->total_bytes / 1e9,
                      g->name, g->hbm_bytes / 1e9);
     if (w < 0 || (size_t)w >= len) return;
     if (n == 1) snprintf(why + w, len - (size_t)w, "; try %s", tries[0]);

@@ -119,11 +119,14 @@ rc=$?
 # later ones 5.3% and the other MoE tables 15.0%: 14%, 6% and 15.5%. The
 # dense rows run the page's request counts and pay the padding too: 8.5%
 # (the 70B TP2 row -4.0% -> -8.5%: its KV cache holds ~224 sequences, padded to 256):
-# 9%.
+# 9%. With each GPU's memory as the driver reports it (models/catalog/gpus.xml
+# "hbm", docs/serving.md "GPU memory") the MoE rows give 13.6%, the later
+# ones 5.9%, the other MoE tables 14.3% and the dense rows 2.1%: 14%, 6.5%,
+# 15% and 3%.
 "$bin" validate --published tests/validation --only inference 2>&1 | python3 -c '
 import sys
-want = {"file:inference_moe.csv": (18, 14.0), "file:inference_moe_later.csv": (10, 6.0),
-        "file:inference.csv": (3, 9.0), "file:inference_moe_models.csv": (76, 15.5)}
+want = {"file:inference_moe.csv": (18, 14.0), "file:inference_moe_later.csv": (10, 6.5),
+        "file:inference.csv": (3, 3.0), "file:inference_moe_models.csv": (76, 15.0)}
 seen = {}
 for line in sys.stdin:
     f = line.split()
@@ -135,7 +138,7 @@ for k, (n, ceil) in want.items():
         print("FAIL %s: no summary line" % k); bad = 1; continue
     got_n, none, med = seen[k]
     good = got_n == n and none == 0 and med <= ceil
-    print("%s %s: %d rows, %d without a result, median |error| %.1f%% (at most %.0f%%)"
+    print("%s %s: %d rows, %d without a result, median |error| %.1f%% (at most %g%%)"
           % ("ok  " if good else "FAIL", k, got_n, none, med, ceil))
     bad |= not good
 sys.exit(bad)

@@ -11,7 +11,10 @@
  *   H100-SXM5-80GB  989   1979  80      3.35      900                700
  *   H200-SXM-141GB  989   1979  141     4.8       900                700
  *
- * (NVLink totals are both directions; node_spec stores one direction.)
+ * (NVLink totals are both directions; node_spec stores one direction.) The
+ * catalog holds HBM as the driver reports it (nvidia-smi memory.total in MiB:
+ * 40960, 81920, 81559, 143771), the marketed "GB" being binary; parts with no
+ * such listing keep the marketed figure in decimal GB.
  * The loader's error cases run on small XML texts; each must fail with the
  * file, the line, the element and what was expected, and leave the catalog
  * as it was.
@@ -37,6 +40,7 @@
 #include "scenarios/catalog_xml.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
+#define MIB 1048576.0 /* nvidia-smi lists memory.total in MiB (models/catalog/gpus.xml "hbm") */
 static const char *const kinds[] = { "gpu", "nic", "node", "storage", "llm" };
 
 static catalog *builtin(void) {
@@ -126,12 +130,12 @@ static void test_builtin_peaks(void **state) {
     (void)state;
     static const struct {
         const char *gpu, *node;
-        double bf16, fp8, hbm_gb, hbm_tbps, nvlink_total_gbps, tdp;
+        double bf16, fp8, hbm, hbm_tbps, nvlink_total_gbps, tdp;
     } t[] = {
-        { "A100-SXM4-40GB", "dgx-a100-40gb", 312, 0, 40, 1.555, 600, 400 },
-        { "A100-SXM4-80GB", "dgx-a100-80gb", 312, 0, 80, 2.039, 600, 400 },
-        { "H100-SXM5-80GB", "dgx-h100", 989, 1979, 80, 3.35, 900, 700 },
-        { "H200-SXM-141GB", "hgx-h200", 989, 1979, 141, 4.8, 900, 700 },
+        { "A100-SXM4-40GB", "dgx-a100-40gb", 312, 0, 40960 * MIB, 1.555, 600, 400 },
+        { "A100-SXM4-80GB", "dgx-a100-80gb", 312, 0, 81920 * MIB, 2.039, 600, 400 },
+        { "H100-SXM5-80GB", "dgx-h100", 989, 1979, 81559 * MIB, 3.35, 900, 700 },
+        { "H200-SXM-141GB", "hgx-h200", 989, 1979, 143771 * MIB, 4.8, 900, 700 },
     };
     catalog *c = builtin();
     for (size_t i = 0; i < N(t); i++) {
@@ -142,7 +146,7 @@ static void test_builtin_peaks(void **state) {
         /* Units are parsed exactly: "3.35TB/s" is the double nearest 3.35e12. */
         assert_true(g->tflops[PREC_BF16] == t[i].bf16);
         assert_true(g->tflops[PREC_FP8] == t[i].fp8);
-        assert_true(g->hbm_bytes == t[i].hbm_gb * 1e9);
+        assert_true(g->hbm_bytes == t[i].hbm);
         assert_true(fabs(g->hbm_bw_bytes_per_s - t[i].hbm_tbps * 1e12) <= 1e-12 * g->hbm_bw_bytes_per_s);
         assert_true(g->tdp_w == t[i].tdp);
         assert_true(fabs(n->nvlink_bw_bytes_per_s - t[i].nvlink_total_gbps / 2 * 1e9) < 1);
@@ -154,7 +158,7 @@ static void test_builtin_peaks(void **state) {
     const gpu_spec *h = catalog_gpu(c, "H100-SXM5-80GB");
     assert_true(h->tflops[PREC_BF16] == 989);
     assert_true(h->hbm_bw_bytes_per_s == 3.35e12);
-    assert_true(h->hbm_bytes == 80e9);
+    assert_true(h->hbm_bytes == 81559 * MIB);
     catalog_free(c);
 }
 
@@ -167,20 +171,20 @@ static void test_builtin_variants(void **state) {
     (void)state;
     static const struct {
         const char *gpu, *node;
-        double bf16, hbm_gb, hbm_tbps, tdp, max_w, nvlink_total_gbps;
+        double bf16, hbm, hbm_tbps, tdp, max_w, nvlink_total_gbps;
     } t[] = {
-        { "H100-SXM5-96GB", "hgx-h100-96gb", 989, 96, 2.4, 500, 700, 900 },
-        { "H100-NVL-94GB", NULL, 835.5, 94, 3.9, 400, 400, 0 },
-        { "H100-PCIe-80GB", NULL, 756, 80, 2.0, 350, 350, 0 },
-        { "H800-SXM5-80GB", "hgx-h800", 989, 80, 3.35, 700, 0, 400 },
-        { "H20-96GB", "hgx-h20", 148, 96, 4.0, 400, 400, 900 },
+        { "H100-SXM5-96GB", "hgx-h100-96gb", 989, 96e9, 2.4, 500, 700, 900 },
+        { "H100-NVL-94GB", NULL, 835.5, 94e9, 3.9, 400, 400, 0 },
+        { "H100-PCIe-80GB", NULL, 756, 80e9, 2.0, 350, 350, 0 },
+        { "H800-SXM5-80GB", "hgx-h800", 989, 81559 * MIB, 3.35, 700, 0, 400 },
+        { "H20-96GB", "hgx-h20", 148, 96e9, 4.0, 400, 400, 900 },
     };
     catalog *c = builtin();
     for (size_t i = 0; i < N(t); i++) {
         const gpu_spec *g = catalog_gpu(c, t[i].gpu);
         assert_non_null(g);
         assert_true(g->tflops[PREC_BF16] == t[i].bf16);
-        assert_true(g->hbm_bytes == t[i].hbm_gb * 1e9);
+        assert_true(g->hbm_bytes == t[i].hbm);
         assert_true(fabs(g->hbm_bw_bytes_per_s - t[i].hbm_tbps * 1e12) <= 1e-12 * g->hbm_bw_bytes_per_s);
         assert_true(g->tdp_w == t[i].tdp && g->max_power_w == t[i].max_w);
         if (!t[i].node) continue;
@@ -270,15 +274,15 @@ static void test_2026_gpus(void **state) {
     (void)state;
     static const struct {
         const char *gpu, *arch;
-        double bf16, fp8, fp6, fp4, hbm_gb, hbm_tbps, tdp;
+        double bf16, fp8, fp6, fp4, hbm, hbm_tbps, tdp;
     } t[] = {
-        { "B200-SXM-180GB", "blackwell", 2250, 4500, 4500, 9000, 180, 7.7, 1000 },
-        { "B300-SXM-288GB", "blackwell", 2250, 4500, 4500, 13500, 288, 8, 1100 },
-        { "GB200-B200-186GB", "blackwell", 2500, 5000, 5000, 10000, 186, 8, 1200 },
-        { "GB300-B300-288GB", "blackwell", 2500, 5000, 5000, 15000, 288, 8, 1400 },
-        { "H200-NVL-141GB", "hopper", 835.5, 1670.5, 0, 0, 141, 4.8, 600 },
-        { "MI325X-256GB", "cdna3", 1307.4, 2614.9, 0, 0, 256, 6, 1000 },
-        { "MI355X-288GB", "cdna4", 2516.6, 5033.2, 10066.3, 10066.3, 288, 8, 1400 },
+        { "B200-SXM-180GB", "blackwell", 2250, 4500, 4500, 9000, 183359 * MIB, 7.7, 1000 },
+        { "B300-SXM-288GB", "blackwell", 2250, 4500, 4500, 13500, 288e9, 8, 1100 },
+        { "GB200-B200-186GB", "blackwell", 2500, 5000, 5000, 10000, 189471 * MIB, 8, 1200 },
+        { "GB300-B300-288GB", "blackwell", 2500, 5000, 5000, 15000, 288e9, 8, 1400 },
+        { "H200-NVL-141GB", "hopper", 835.5, 1670.5, 0, 0, 141e9, 4.8, 600 },
+        { "MI325X-256GB", "cdna3", 1307.4, 2614.9, 0, 0, 256e9, 6, 1000 },
+        { "MI355X-288GB", "cdna4", 2516.6, 5033.2, 10066.3, 10066.3, 288e9, 8, 1400 },
     };
     catalog *c = builtin();
     for (size_t i = 0; i < N(t); i++) {
@@ -290,7 +294,7 @@ static void test_2026_gpus(void **state) {
         assert_true(g->tflops[PREC_FP8] == t[i].fp8);
         assert_true(g->tflops[PREC_FP6] == t[i].fp6);
         assert_true(g->tflops[PREC_FP4] == t[i].fp4);
-        assert_true(g->hbm_bytes == t[i].hbm_gb * 1e9);
+        assert_true(g->hbm_bytes == t[i].hbm);
         assert_true(fabs(g->hbm_bw_bytes_per_s - t[i].hbm_tbps * 1e12) <= 1e-12 * g->hbm_bw_bytes_per_s);
         assert_true(g->tdp_w == t[i].tdp);
     }

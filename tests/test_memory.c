@@ -216,7 +216,7 @@ static void test_explain(void **state) {
     char why[256];
     mem_explain(m, &p, 1, h100, 8, &q, &mb, why, sizeof why);
     char head[64];
-    snprintf(head, sizeof head, "needs %.1f GB per GPU, H100-SXM5-80GB has 80 GB; try ", mb.total_bytes / 1e9);
+    snprintf(head, sizeof head, "needs %.1f GB per GPU, H100-SXM5-80GB has 85.5 GB; try ", mb.total_bytes / 1e9);
     if (strncmp(why, head, strlen(head)) != 0) {
         print_error("why: \"%s\"\n", why);
         fail();
@@ -344,8 +344,9 @@ static void test_mpt7b_fsdp_fits(void **state) {
  * profile's grad-reduce-bf16. The gradient buffer is then 2 bytes per
  * parameter and the optimizer keeps an fp32 copy of its 1/dp shard (Megatron
  * Core's distributed optimizer guide: "4 + 16/d" bytes per parameter for
- * 16-bit gradients against "6 + 12/d" for fp32). The run fits in 80 GB; with
- * fp32 gradients and TE's cached FP8 weights the model says it would not.
+ * 16-bit gradients against "6 + 12/d" for fp32). The run fits in 80 GB; fp32
+ * gradients with TE's cached FP8 weights take 1.5 bytes per parameter more
+ * (81.7 GB: within the 81,559 MiB the driver reports, though not within 80e9).
  * FP8 primary weights (megatron-core-2025, fp8_param_gather) hold only the
  * FP8 weight and its transpose: 2 bytes per parameter, not 2 + 2. */
 static void test_megatron_fp8_llama2_7b_fits(void **state) {
@@ -380,8 +381,10 @@ static void test_megatron_fp8_llama2_7b_fits(void **state) {
 
     train_plan fp32_grads = p;
     fp32_grads.stack.grad_reduce_bf16 = 0;
-    assert_int_equal(mem_estimate(m, &fp32_grads, 1, &lay, h100, &q, &mb), 0);
+    double bf16_total = mb.total_bytes;
+    mem_estimate(m, &fp32_grads, 1, &lay, h100, &q, &mb);
     assert_true(fabs(mb.grads_bytes - 4 * n) < 1e-5 * n);
+    assert_true(mb.total_bytes > bf16_total + 1.4 * n);
 
     train_plan fp8_param = p;
     fp8_param.stack = *s25;

@@ -526,7 +526,7 @@ static void test_does_not_fit(void **state) {
     assert_int_equal(train_step(m, &p, &f, &r), 0);
     assert_int_equal(r.fits, 0);
     assert_true(strncmp(r.why, "needs ", 6) == 0);
-    assert_non_null(strstr(r.why, "GB per GPU, H100-SXM5-80GB has 80 GB; try "));
+    assert_non_null(strstr(r.why, "GB per GPU, H100-SXM5-80GB has 85.5 GB; try "));
 }
 
 static void test_names_and_defaults(void **state) {
