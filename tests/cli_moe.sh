@@ -73,6 +73,13 @@ awk '/"jobs": \[/ { in_jobs = 1 } in_jobs && /"name":/ { gsub(/[",]/, "", $2); n
 awk -v a="$act" -v t="$tot" 'BEGIN { exit !(a > 36e9 && a < 39e9 && t > 660e9 && t < 690e9) }' &&
   ok "active and total parameters are DeepSeek-V3's 37B and 671B" || no "params: active $act, total $tot"
 
+# refused NAME PATTERN: $tmp/NAME.xml is refused (exit 2) with a message
+# matching PATTERN (the file, the line and what was expected).
+refused() {
+  expect_status 2 "$1 is refused" "$bin" check "$tmp/$1.xml"
+  grep -q "$2" "$tmp/err" && ok "$1: the message names the file, the line and the rule" || no "$1: $(cat "$tmp/err")"
+}
+
 bad() {   # NAME ATTRIBUTES PATTERN
   cat >"$tmp/$1.xml" <<XML
 <scenario name="b"><cluster><nodes type="dgx-h100" count="2"/></cluster>
@@ -80,8 +87,7 @@ bad() {   # NAME ATTRIBUTES PATTERN
   <training name="job" gpus="16" $2 steps="10"><model preset="mixtral-8x7b"/></training>
 </workload></scenario>
 XML
-  expect_status 2 "$1 is refused" "$bin" check "$tmp/$1.xml"
-  grep -q "$3" "$tmp/err" && ok "$1: the message names the file and the rule" || no "$1: $(cat "$tmp/err")"
+  refused "$1" "$3"
 }
 bad ep3 'tp="2" ep="3"' "ep3.xml:3: .*experts (8) must be a multiple of ep (3)"
 bad imbalance 'ep="8" expert-imbalance="0.5"' "imbalance.xml:3: .*expert-imbalance"
@@ -127,9 +133,7 @@ echo "     moe-comm: one node auto $a, alltoall $t, allgather $g tokens/s; two n
 [ -n "$a2" ] && [ "$a2" = "$g2" ] && [ "$a2" != "$t2" ] && ok "across nodes: auto all-gathers, alltoall differs" ||
   no "two nodes: auto $a2, allgather $g2, alltoall $t2"
 sed 's/ep="8" >/ep="8" moe-comm="ring">/' "$tmp/comm-auto1.xml" >"$tmp/ring.xml"
-expect_status 2 "moe-comm=\"ring\" is refused" "$bin" check "$tmp/ring.xml"
-grep -q 'ring.xml:5: .*moe-comm must be one of: auto,alltoall,allgather' "$tmp/err" &&
-  ok "ring: the message names the file, line and the values" || no "ring: $(cat "$tmp/err")"
+refused ring 'ring.xml:5: .*moe-comm must be one of: auto,alltoall,allgather'
 
 # ---- per-rank batch limits under attention DP (attn-dp-limits) -----------
 # Qwen3-235B-A22B over one HGX H200, max-batch 16, 400 requests queued at
@@ -166,9 +170,7 @@ awk -v b="$bn" 'BEGIN { exit !(b > 0 && b <= 16) }' && ok "without attention DP 
 awk -v r="$kr" -v p="$kp" 'BEGIN { exit !(p > 0 && p <= r) }' &&
   ok "per-rank does not multiply the KV cache ($kp <= $kr tokens)" || no "KV tokens per-rank $kp, replica $kr"
 sed 's/max-batch="16"/max-batch="16" attn-dp-limits="per-gpu"/' "$tmp/lim-rep.xml" >"$tmp/limbad.xml"
-expect_status 2 "attn-dp-limits=\"per-gpu\" is refused" "$bin" check "$tmp/limbad.xml"
-grep -q 'limbad.xml:5: .*attn-dp-limits must be one of: replica,per-rank' "$tmp/err" &&
-  ok "per-gpu: the message names the file, line and the values" || no "per-gpu: $(cat "$tmp/err")"
+refused limbad 'limbad.xml:5: .*attn-dp-limits must be one of: replica,per-rank'
 
 # ---- CUDA-graph padding under attention DP (cuda-graph-sizes) ------------
 # 100 requests over 8 attention-DP ranks: 13 on the largest rank, padded to
@@ -192,9 +194,7 @@ awk -v a="$g_none" -v b="$g_pad" 'BEGIN { exit !(a > 0 && b > a) }' &&
 [ -n "$g_engn" ] && [ -n "$g_eng" ] && [ "$g_engn" != "$g_eng" ] &&
   ok "cuda-graph-sizes=\"none\" drops the engine's list" || no "none: $g_engn, the engine's: $g_eng"
 sed 's/cuda-graph-sizes="1,2,4,8,32"/cuda-graph-sizes="8,4"/' "$tmp/gr-pad.xml" >"$tmp/grbad.xml"
-expect_status 2 "cuda-graph-sizes=\"8,4\" is refused" "$bin" check "$tmp/grbad.xml"
-grep -q 'grbad.xml:5: .*cuda-graph-sizes.*ascend' "$tmp/err" &&
-  ok "8,4: the message names the file, line and what was expected" || no "8,4: $(cat "$tmp/err")"
+refused grbad 'grbad.xml:5: .*cuda-graph-sizes.*ascend'
 
 # ---- published rows naming a model preset and an ep ---------------------
 expect_status 0 "validate --published reads a row with model and ep columns" \
