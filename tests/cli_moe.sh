@@ -143,21 +143,11 @@ lim() {
   q256 "lim-$1" "$2 max-batch=\"16\" $3" 400 1024
   tr -d ' \n' <"$tmp/lim-$1.json" | sed 's/.*"kv_capacity_tokens":\([^,}]*\).*"batch_mean":\([^,}]*\).*/\1 \2/'
 }
-read -r kr br <<EOF2
-$(lim rep 'tp="1" ep="8"' '')
-EOF2
-read -r kp bp <<EOF2
-$(lim pr 'tp="1" ep="8"' 'attn-dp-limits="per-rank"')
-EOF2
-read -r kt bt <<EOF2
-$(lim trt 'tp="1" ep="8"' 'engine="trtllm"')
-EOF2
-read -r ktr btr <<EOF2
-$(lim trtrep 'tp="1" ep="8"' 'engine="trtllm" attn-dp-limits="replica"')
-EOF2
-read -r kn bn <<EOF2
-$(lim tp8 'tp="8" ep="8"' 'attn-dp-limits="per-rank"')
-EOF2
+set -- $(lim rep 'tp="1" ep="8"' ''); kr=$1 br=$2
+set -- $(lim pr 'tp="1" ep="8"' 'attn-dp-limits="per-rank"'); kp=$1 bp=$2
+set -- $(lim trt 'tp="1" ep="8"' 'engine="trtllm"'); kt=$1 bt=$2
+set -- $(lim trtrep 'tp="1" ep="8"' 'engine="trtllm" attn-dp-limits="replica"'); ktr=$1 btr=$2
+set -- $(lim tp8 'tp="8" ep="8"' 'attn-dp-limits="per-rank"'); kn=$1 bn=$2
 echo "     attn-dp-limits, max-batch 16 over 8 attention-DP ranks: mean batch replica $br, per-rank $bp, trtllm $bt, trtllm+replica $btr; tp=ep=8 per-rank $bn; KV tokens replica $kr, per-rank $kp"
 awk -v b="$br" 'BEGIN { exit !(b > 0 && b <= 16) }' && ok "replica (default): the replica's batch stays within max-batch" ||
   no "replica: mean batch $br with max-batch 16"
